@@ -32,6 +32,7 @@ let package = Package(
             dependencies: [
                 "ForceJSON",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ],
             swiftSettings: strictConcurrency),
         .target(

@@ -1,1 +1,164 @@
-// placeholder
+import Foundation
+import ForceJSON
+import GRDB
+
+/// A SmartStore-compatible JSON document store in one SQLite file.
+///
+/// Every call runs in its own transaction; `write` and `read` group several. The file is in WAL mode
+/// with a busy timeout, so the TUI and `forceterm sync` can have it open at the same time.
+public final class SmartStore: Sendable {
+    public static let soupEntryId = "_soupEntryId"
+    public static let soupLastModifiedDate = "_soupLastModifiedDate"
+    public static let soupCreatedDate = "_soupCreatedDate"
+
+    /// How long a writer waits for another process's transaction before giving up.
+    public static let busyTimeout: TimeInterval = 15
+
+    public let path: String
+    let pool: DatabasePool
+    let catalog = SoupCatalog()
+
+    /// Opens the store at `path`, creating it unless `mustExist` is set. Resumes any alterSoup that a
+    /// killed process left half done.
+    public init(path: String, mustExist: Bool = false) throws {
+        self.path = path
+        let fileManager = FileManager.default
+        if mustExist {
+            guard fileManager.fileExists(atPath: path) else { throw SmartStoreError.storeNotFound(path: path) }
+        } else {
+            let directory = (path as NSString).deletingLastPathComponent
+            if !directory.isEmpty, !fileManager.fileExists(atPath: directory) {
+                try fileManager.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            }
+        }
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(Self.busyTimeout)
+        configuration.foreignKeysEnabled = false
+        configuration.label = "SmartStore"
+        do {
+            pool = try DatabasePool(path: path, configuration: configuration)
+            try pool.write { db in
+                if mustExist {
+                    guard try SoupSchema.hasMetaTables(db) else {
+                        throw SmartStoreError.notASmartStore(path: path, reason: "it has no soup_attrs table")
+                    }
+                } else {
+                    try SoupSchema.createMetaTables(db)
+                }
+            }
+        } catch let error as DatabaseError where error.resultCode == .SQLITE_NOTADB {
+            throw SmartStoreError.notASmartStore(path: path, reason: "not an SQLite database")
+        } catch let error as DatabaseError {
+            throw SmartStoreError.database(message: "cannot open \(path): \(error.message ?? error.description)")
+        }
+        if !mustExist { try? fileManager.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path) }
+        try resumeLongOperations()
+    }
+
+    static func currentTimeMillis() -> Int64 { Int64((Date().timeIntervalSince1970 * 1000).rounded()) }
+
+    // MARK: Transactions
+
+    /// Runs `body` in one IMMEDIATE transaction: all of it commits, or none of it if it throws.
+    public func write<T>(_ body: (StoreTransaction) throws -> T) throws -> T {
+        try translatingErrors { try pool.write { db in try body(StoreTransaction(db: db, catalog: catalog)) } }
+    }
+
+    /// Runs `body` on a consistent snapshot, concurrently with writers.
+    public func read<T>(_ body: (StoreTransaction) throws -> T) throws -> T {
+        try translatingErrors { try pool.read { db in try body(StoreTransaction(db: db, catalog: catalog)) } }
+    }
+
+    private func translatingErrors<T>(_ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let error as DatabaseError {
+            throw SmartStoreError.database(message: error.message ?? error.description)
+        }
+    }
+
+    // MARK: Soups
+
+    @discardableResult
+    public func registerSoup(_ name: String, indexSpecs: [IndexSpec]) throws -> Bool {
+        try write { try $0.registerSoup(name, indexSpecs: indexSpecs) }
+    }
+
+    public func hasSoup(_ name: String) throws -> Bool { try read { try $0.hasSoup(name) } }
+    public func soupNames() throws -> [String] { try read { try $0.soupNames() } }
+    public func indexSpecs(soup: String) throws -> [IndexSpec] { try read { try $0.indexSpecs(soup: soup) } }
+    public func soupInfo(_ name: String) throws -> SoupInfo { try read { try $0.soupInfo(name) } }
+    public func hasIndex(soup: String, path: String) throws -> Bool { try read { try $0.hasIndex(soup: soup, path: path) } }
+    public func dropSoup(_ name: String) throws { try write { try $0.dropSoup(name) } }
+    public func dropAllSoups() throws { try write { try $0.dropAllSoups() } }
+    public func clearSoup(_ name: String) throws { try write { try $0.clearSoup(name) } }
+
+    // MARK: Entries
+
+    public func create(_ document: JSONObject, in soup: String) throws -> JSONObject {
+        try write { try $0.create([document], in: soup)[0] }
+    }
+
+    public func create(_ documents: [JSONObject], in soup: String) throws -> [JSONObject] {
+        try write { try $0.create(documents, in: soup) }
+    }
+
+    public func update(_ document: JSONObject, id: Int64, in soup: String) throws -> JSONObject? {
+        try write { try $0.update(document, id: id, in: soup) }
+    }
+
+    public func upsert(_ document: JSONObject, in soup: String, externalIdPath: String = soupEntryId) throws -> JSONObject {
+        try write { try $0.upsert([document], in: soup, externalIdPath: externalIdPath)[0] }
+    }
+
+    /// Upserts a batch in one transaction: all of it, or none of it.
+    public func upsert(_ documents: [JSONObject], in soup: String, externalIdPath: String = soupEntryId) throws -> [JSONObject] {
+        try write { try $0.upsert(documents, in: soup, externalIdPath: externalIdPath) }
+    }
+
+    /// Upserts a stream in one transaction without keeping the documents in memory.
+    @discardableResult
+    public func upsert<S: Sequence<JSONObject>>(
+        contentsOf documents: S, in soup: String, externalIdPath: String = soupEntryId
+    ) throws -> Int {
+        try write { try $0.upsert(contentsOf: documents, in: soup, externalIdPath: externalIdPath) }
+    }
+
+    public func retrieve(_ ids: [Int64], from soup: String) throws -> [JSONObject] {
+        try read { try $0.retrieve(ids, from: soup) }
+    }
+
+    public func delete(_ ids: [Int64], from soup: String) throws { try write { try $0.delete(ids, from: soup) } }
+
+    @discardableResult
+    public func delete(matching spec: QuerySpec, from soup: String) throws -> [Int64] {
+        try write { try $0.delete(matching: spec, from: soup) }
+    }
+
+    public func lookupSoupEntryId(soup: String, path: String, value: JSONValue) throws -> Int64? {
+        try read { try $0.lookupSoupEntryId(soup: soup, path: path, value: value) }
+    }
+
+    // MARK: Queries
+
+    public func query(_ spec: QuerySpec, pageIndex: Int = 0, arguments: [JSONValue] = []) throws -> [JSONValue] {
+        try read { try $0.query(spec, pageIndex: pageIndex, arguments: arguments) }
+    }
+
+    public func queryPage(_ spec: QuerySpec, pageIndex: Int = 0, arguments: [JSONValue] = []) throws -> QueryPage {
+        try read { try $0.queryPage(spec, pageIndex: pageIndex, arguments: arguments) }
+    }
+
+    public func count(_ spec: QuerySpec, arguments: [JSONValue] = []) throws -> Int {
+        try read { try $0.count(spec, arguments: arguments) }
+    }
+
+    public func convertSmartSql(_ smartSql: String) throws -> String { try read { try $0.convertSmartSql(smartSql) } }
+
+    /// The size of the database file after folding the WAL back into it.
+    public func databaseSize() throws -> Int64 {
+        try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA wal_checkpoint(PASSIVE)") }
+        let attributes = try FileManager.default.attributesOfItem(atPath: path)
+        return (attributes[.size] as? NSNumber)?.int64Value ?? 0
+    }
+}
