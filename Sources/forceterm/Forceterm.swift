@@ -1,0 +1,48 @@
+import ArgumentParser
+
+/// The `forceterm` command: the terminal UI (not built yet) and its command-line subcommands.
+@main
+struct Forceterm: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "forceterm",
+        abstract: "An offline terminal client for your Salesforce contacts and accounts.",
+        discussion: """
+            forceterm keeps your contacts and accounts in a local store so you can work without a \
+            network, and syncs your changes when you are back online. The store lives in \
+            $XDG_DATA_HOME/forceterm/store.sqlite (or ~/.local/share/forceterm/store.sqlite); \
+            --store points at another one.
+            """,
+        subcommands: [QueryCommand.self])
+
+    @OptionGroup var storeOptions: StoreOptions
+
+    /// ArgumentParser's own entry point, except that usage errors exit with 2 as the design's
+    /// command-line contract says (ArgumentParser uses 64, EX_USAGE).
+    static func main() {
+        do {
+            var command = try parseAsRoot()
+            try command.run()
+        } catch {
+            if exitCode(for: error) == .validationFailure {
+                Terminal.writeError(fullMessage(for: error) + "\n")
+                exit(withError: ExitCode(usageErrorExitCode))
+            }
+            exit(withError: error)
+        }
+    }
+
+    static let usageErrorExitCode: Int32 = 2
+}
+
+/// Options every command that opens the store understands, before or after the subcommand's name.
+struct StoreOptions: ParsableArguments {
+    @Option(
+        name: .customLong("store"),
+        help: ArgumentHelp(
+            "The store file to use instead of the default one.",
+            discussion: "Default: $XDG_DATA_HOME/forceterm/store.sqlite, or ~/.local/share/forceterm/store.sqlite.",
+            valueName: "path"))
+    var storePath: String?
+
+    var location: StoreLocation { StoreLocation(explicitPath: storePath) }
+}
