@@ -50,6 +50,7 @@ let package = Package(
             dependencies: [
                 "SmartStore", "ForceJSON",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strictConcurrency),

@@ -3,6 +3,11 @@ public struct JSONParseError: Error, Equatable, CustomStringConvertible, Sendabl
     public let message: String
     public let offset: Int
 
+    public init(message: String, offset: Int) {
+        self.message = message
+        self.offset = offset
+    }
+
     public var description: String { "invalid JSON at byte \(offset): \(message)" }
 }
 
