@@ -24,7 +24,7 @@ struct Forceterm: ParsableCommand {
             try command.run()
         } catch {
             if exitCode(for: error) == .validationFailure {
-                Terminal.writeError(fullMessage(for: error) + "\n")
+                StandardStreams.writeError(fullMessage(for: error) + "\n")
                 exit(withError: ExitCode(usageErrorExitCode))
             }
             exit(withError: error)
@@ -43,6 +43,10 @@ struct StoreOptions: ParsableArguments {
             discussion: "Default: $XDG_DATA_HOME/forceterm/store.sqlite, or ~/.local/share/forceterm/store.sqlite.",
             valueName: "path"))
     var storePath: String?
+
+    func validate() throws {
+        if storePath?.isEmpty == true { throw ValidationError("--store needs the path of a store file.") }
+    }
 
     var location: StoreLocation { StoreLocation(explicitPath: storePath) }
 }

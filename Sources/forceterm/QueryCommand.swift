@@ -58,10 +58,10 @@ struct QueryCommand: ParsableCommand {
             let columns = ColumnNames.readable(result.columns, soups: soups)
             let summary = PageSummary(page: page, pageSize: pageSize, rowsOnPage: result.rows.count, totalRows: totalRows)
             if json {
-                Terminal.write(JSONWriter.string(summary.json(columns: columns, rows: result.rows), pretty: true) + "\n")
+                StandardStreams.write(JSONWriter.string(summary.json(columns: columns, rows: result.rows), pretty: true) + "\n")
             } else {
-                Terminal.write(ResultTable(headers: columns, rows: result.rows).rendered())
-                Terminal.writeError(summary.footer + "\n")
+                StandardStreams.write(ResultTable(headers: columns, rows: result.rows).rendered())
+                StandardStreams.writeError(summary.footer + "\n")
             }
         }
     }

@@ -10,11 +10,7 @@ struct StoreLocation: Equatable, Sendable {
 
     /// The store named on the command line, or the default one for this user's environment.
     init(explicitPath: String?, environment: [String: String] = ProcessInfo.processInfo.environment) {
-        if let explicitPath, !explicitPath.isEmpty {
-            path = explicitPath
-        } else {
-            path = Self.defaultPath(environment: environment)
-        }
+        path = explicitPath ?? Self.defaultPath(environment: environment)
     }
 
     /// XDG says a relative or empty `XDG_DATA_HOME` is invalid and must be ignored.

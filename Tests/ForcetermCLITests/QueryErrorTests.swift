@@ -115,6 +115,7 @@ struct UsageErrorTests {
         ["query", "SELECT 1", "--page", "0"],
         ["query", "SELECT 1", "--page-size", "ten"],
         ["query", "SELECT 1", "--no-such-flag"],
+        ["query", "SELECT 1", "--store", ""],
         ["query"],
         ["no-such-command"],
     ])
