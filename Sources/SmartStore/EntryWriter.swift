@@ -8,33 +8,35 @@ struct EntryWriter {
     private let soup: SoupInfo
     private let now: Int64
     private let columnSpecs: [IndexSpec]
-    private let fullTextSpecs: [IndexSpec]
+    private let columnSegments: [[String]]
     private var nextId: Int64
-    private let insert: Statement
-    private let updateStatement: Statement
-    private let ftsInsert: Statement?
-    private let ftsDelete: Statement?
+    private let insert: RawStatement
+    private let updateStatement: RawStatement
+    private let ftsInsert: RawStatement?
+    private let ftsDelete: RawStatement?
+    /// Reused between rows so serialising a document does not allocate.
+    private var json: [UInt8] = []
 
     init(transaction: StoreTransaction, soup: SoupInfo) throws {
         db = transaction.db
         self.soup = soup
         now = transaction.now
         columnSpecs = soup.columnSpecs
-        fullTextSpecs = soup.fullTextSpecs
+        columnSegments = columnSpecs.map { PathProjection.segments(of: $0.path) }
         let table = soup.tableName
         let columns = columnSpecs.compactMap(\.columnName)
         let insertColumns = (["id", "soup", "created", "lastModified"] + columns).joined(separator: ", ")
         let placeholders = Array(repeating: "?", count: columns.count + 4).joined(separator: ", ")
-        insert = try db.cachedStatement(sql: "INSERT INTO \(table) (\(insertColumns)) VALUES (\(placeholders))")
+        insert = try RawStatement(db, sql: "INSERT INTO \(table) (\(insertColumns)) VALUES (\(placeholders))")
         let assignments = (["soup", "lastModified"] + columns).map { "\($0) = ?" }.joined(separator: ", ")
-        updateStatement = try db.cachedStatement(sql: "UPDATE \(table) SET \(assignments) WHERE id = ?")
+        updateStatement = try RawStatement(db, sql: "UPDATE \(table) SET \(assignments) WHERE id = ?")
         if soup.hasFullTextSearch {
-            let ftsColumns = fullTextSpecs.compactMap(\.columnName)
-            ftsInsert = try db.cachedStatement(sql: """
+            let ftsColumns = soup.fullTextSpecs.compactMap(\.columnName)
+            ftsInsert = try RawStatement(db, sql: """
                 INSERT INTO \(soup.ftsTableName) (rowid, \(ftsColumns.joined(separator: ", "))) \
                 VALUES (?, \(Array(repeating: "?", count: ftsColumns.count).joined(separator: ", ")))
                 """)
-            ftsDelete = try db.cachedStatement(sql: "DELETE FROM \(soup.ftsTableName) WHERE rowid = ?")
+            ftsDelete = try RawStatement(db, sql: "DELETE FROM \(soup.ftsTableName) WHERE rowid = ?")
         } else {
             ftsInsert = nil
             ftsDelete = nil
@@ -45,29 +47,30 @@ struct EntryWriter {
 
     mutating func create(_ document: JSONObject) throws -> JSONObject {
         let id = nextId
-        var stored = document
-        stored[SmartStore.soupEntryId] = .int(id)
-        stored[SmartStore.soupLastModifiedDate] = .int(now)
+        let stored = stamped(document, id: id)
         let values = projections(of: stored)
-        var arguments: [DatabaseValue] = [id.databaseValue, JSONWriter.string(.object(stored)).databaseValue,
-                                          now.databaseValue, now.databaseValue]
-        arguments += values.map(\.databaseValue)
-        try insert.execute(arguments: StatementArguments(arguments))
+        serialize(stored)
+        insert.bind(id, at: 1)
+        insert.bindText(json, at: 2)
+        insert.bind(now, at: 3)
+        insert.bind(now, at: 4)
+        for (offset, value) in values.enumerated() { insert.bind(value, at: Int32(offset + 5)) }
+        try insert.execute()
         nextId += 1
         try writeFullText(id: id, values: values, replacing: false)
         return stored
     }
 
-    func update(_ document: JSONObject, id: Int64) throws -> JSONObject? {
-        var stored = document
-        stored[SmartStore.soupEntryId] = .int(id)
-        stored[SmartStore.soupLastModifiedDate] = .int(now)
+    mutating func update(_ document: JSONObject, id: Int64) throws -> JSONObject? {
+        let stored = stamped(document, id: id)
         let values = projections(of: stored)
-        var arguments: [DatabaseValue] = [JSONWriter.string(.object(stored)).databaseValue, now.databaseValue]
-        arguments += values.map(\.databaseValue)
-        arguments.append(id.databaseValue)
-        try updateStatement.execute(arguments: StatementArguments(arguments))
-        guard db.changesCount > 0 else { return nil }
+        serialize(stored)
+        updateStatement.bindText(json, at: 1)
+        updateStatement.bind(now, at: 2)
+        for (offset, value) in values.enumerated() { updateStatement.bind(value, at: Int32(offset + 3)) }
+        updateStatement.bind(id, at: Int32(values.count + 3))
+        try updateStatement.execute()
+        guard updateStatement.changes > 0 else { return nil }
         try writeFullText(id: id, values: values, replacing: true)
         return stored
     }
@@ -78,6 +81,18 @@ struct EntryWriter {
             throw SmartStoreError.entryNotFound(soup: soup.name, id: id)
         }
         return stored
+    }
+
+    private func stamped(_ document: JSONObject, id: Int64) -> JSONObject {
+        var stored = document
+        stored[SmartStore.soupEntryId] = .int(id)
+        stored[SmartStore.soupLastModifiedDate] = .int(now)
+        return stored
+    }
+
+    private mutating func serialize(_ document: JSONObject) {
+        json.removeAll(keepingCapacity: true)
+        JSONWriter.write(.object(document), into: &json)
     }
 
     private func existingId(of document: JSONObject, externalIdPath: String) throws -> Int64? {
@@ -104,16 +119,23 @@ struct EntryWriter {
     }
 
     private func projections(of document: JSONObject) -> [ColumnValue] {
-        columnSpecs.map { ColumnValue(projecting: PathProjection.project($0.path, in: document), as: $0.type) }
+        zip(columnSpecs, columnSegments).map { spec, segments in
+            ColumnValue(projecting: PathProjection.project(segments, in: document), as: spec.type)
+        }
     }
 
     private func writeFullText(id: Int64, values: [ColumnValue], replacing: Bool) throws {
         guard let ftsInsert else { return }
-        if replacing { try ftsDelete?.execute(arguments: [id]) }
-        var arguments: [DatabaseValue] = [id.databaseValue]
-        for (spec, value) in zip(columnSpecs, values) where spec.type == .fullText {
-            arguments.append(value.databaseValue)
+        if replacing, let ftsDelete {
+            ftsDelete.bind(id, at: 1)
+            try ftsDelete.execute()
         }
-        try ftsInsert.execute(arguments: StatementArguments(arguments))
+        ftsInsert.bind(id, at: 1)
+        var position: Int32 = 2
+        for (spec, value) in zip(columnSpecs, values) where spec.type == .fullText {
+            ftsInsert.bind(value, at: position)
+            position += 1
+        }
+        try ftsInsert.execute()
     }
 }

@@ -7,8 +7,18 @@ import ForceJSON
 public enum PathProjection {
     public static func project(_ path: String, in document: JSONObject) -> JSONValue? {
         if path.isEmpty { return .object(document) }
-        let segments = path.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
-        return project(segments[...], in: .object(document))
+        return project(segments(of: path), in: document)
+    }
+
+    /// A path split once, for projecting it out of many documents.
+    public static func segments(of path: String) -> [String] {
+        path.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+    }
+
+    public static func project(_ segments: [String], in document: JSONObject) -> JSONValue? {
+        guard let head = segments.first else { return .object(document) }
+        guard let child = document[head] else { return nil }
+        return project(segments[1...], in: child)
     }
 
     private static func project(_ segments: ArraySlice<String>, in value: JSONValue) -> JSONValue? {

@@ -36,16 +36,17 @@ public final class SmartStore: Sendable {
         configuration.foreignKeysEnabled = false
         configuration.label = "SmartStore"
         do {
-            pool = try DatabasePool(path: path, configuration: configuration)
-            try pool.write { db in
-                if mustExist {
-                    guard try SoupSchema.hasMetaTables(db) else {
-                        throw SmartStoreError.notASmartStore(path: path, reason: "it has no soup_attrs table")
-                    }
-                } else {
-                    try SoupSchema.createMetaTables(db)
+            if mustExist {
+                // Look before opening for writing: a pool would switch someone else's database to WAL.
+                var readOnly = configuration
+                readOnly.readonly = true
+                let hasMetaTables = try DatabaseQueue(path: path, configuration: readOnly).read(SoupSchema.hasMetaTables)
+                guard hasMetaTables else {
+                    throw SmartStoreError.notASmartStore(path: path, reason: "it has no soup_attrs table")
                 }
             }
+            pool = try DatabasePool(path: path, configuration: configuration)
+            if !mustExist { try pool.write(SoupSchema.createMetaTables) }
         } catch let error as DatabaseError where error.resultCode == .SQLITE_NOTADB {
             throw SmartStoreError.notASmartStore(path: path, reason: "not an SQLite database")
         } catch let error as DatabaseError {

@@ -96,14 +96,11 @@ struct QueryErrorTests {
         _ = try Forceterm.run(["query", "SELECT 1", "--store", path])
         #expect(!FileManager.default.fileExists(atPath: path + "-wal"))
         #expect(!FileManager.default.fileExists(atPath: path + "-shm"))
-        // Known issue in SmartStore(path:mustExist:): it opens a DatabasePool, which turns the file to
-        // WAL mode before finding there is no soup_attrs table. Reported to the SmartStore owner.
-        withKnownIssue("SmartStore(mustExist:) switches a foreign SQLite file to WAL before refusing it") {
-            let after = try Data(contentsOf: URL(fileURLWithPath: path))
-            // Header byte 18 is the write version: 1 for a rollback journal, 2 for WAL.
-            #expect(after.dropFirst(18).first == before.dropFirst(18).first)
-            #expect(after.count == before.count)
-        }
+        // Refusing a foreign SQLite file must not change it (e.g. switch it to WAL mode).
+        let after = try Data(contentsOf: URL(fileURLWithPath: path))
+        // Header byte 18 is the write version: 1 for a rollback journal, 2 for WAL.
+        #expect(after.dropFirst(18).first == before.dropFirst(18).first)
+        #expect(after == before)
     }
 }
 
