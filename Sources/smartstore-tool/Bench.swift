@@ -55,12 +55,15 @@ struct Bench: ParsableCommand {
                     ("exact lookup on Id (per lookup)", "exact", "<1 ms"),
                     ("like '%Thompson%' on LastName (page of 100)", "like", ""),
                     ("match 'Thompson' on FTS (page of 100)", "match", size == 100_000 ? "<10 ms" : ""),
+                    ("like on Email, one match (full scan)", "likeRare", ""),
+                    ("match on Email, one match", "matchRare", size == 100_000 ? "<10 ms" : ""),
                     ("all by LastName, page of 10", "all10", ""),
                     ("all by LastName, page of 100", "all100", ""),
                     ("all by LastName, page of 1000", "all1000", ""),
                 ] {
                     guard let seconds = queries[key]?.doubleValue else { continue }
-                    let baselineSeconds = key == "match" ? queries["like"]?.doubleValue : nil
+                    let baselineSeconds = key == "match" ? queries["like"]?.doubleValue
+                        : key == "matchRare" ? queries["likeRare"]?.doubleValue : nil
                     table.add(name, size, ["seconds": .double(seconds)], baselineSeconds: baselineSeconds, goal: goal)
                 }
             }
@@ -78,7 +81,7 @@ struct BenchTable {
 
     mutating func add(_ name: String, _ size: Int, _ result: JSONObject, baselineSeconds: Double?, goal: String) {
         let seconds = result["seconds"]?.doubleValue ?? .nan
-        let ratio = baselineSeconds.map { String(format: "%.2fx", seconds / $0) } ?? ""
+        let ratio = baselineSeconds.map { String(format: seconds / $0 < 0.1 ? "%.3fx" : "%.2fx", seconds / $0) } ?? ""
         let rss = result["peakRSSMB"]?.doubleValue.map { String(format: "%.0f MB", $0) } ?? ""
         rows.append([name, "\(size)", Self.format(seconds), baselineSeconds.map(Self.format) ?? "", ratio, rss, goal])
     }
@@ -169,6 +172,15 @@ struct BenchCase: ParsableCommand {
         })
         result["match"] = .double(try average(20) { _ in
             _ = try store.query(.match("contacts", path: "LastName", matchKey: "Thompson", pageSize: 100))
+        })
+        let rare = "contact\(n / 2)"
+        result["likeRare"] = .double(try average(10) { _ in
+            let found = try store.query(.like("contacts", path: "Email", likeKey: "%\(rare).%", pageSize: 100))
+            guard found.count == 1 else { throw ValidationError("like \(rare) found \(found.count)") }
+        })
+        result["matchRare"] = .double(try average(10) { _ in
+            let found = try store.query(.match("contacts", path: "Email", matchKey: rare, pageSize: 100))
+            guard found.count == 1 else { throw ValidationError("match \(rare) found \(found.count)") }
         })
         for size in [10, 100, 1000] {
             result["all\(size)"] = .double(try average(20) { index in
