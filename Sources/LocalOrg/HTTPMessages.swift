@@ -78,6 +78,27 @@ enum FormDecoding {
         return result
     }
 
+    /// The text fields of a `multipart/form-data` body (file parts are kept as text too).
+    static func decodeMultipart(_ body: [UInt8], contentType: String) -> [String: String] {
+        guard let boundaryRange = contentType.range(of: "boundary=") else { return [:] }
+        var boundary = String(contentType[boundaryRange.upperBound...])
+        if let semicolon = boundary.firstIndex(of: ";") { boundary = String(boundary[..<semicolon]) }
+        boundary = boundary.trimmingCharacters(in: CharacterSet(charactersIn: "\" "))
+        let text = String(decoding: body, as: UTF8.self)
+        var result: [String: String] = [:]
+        for part in text.components(separatedBy: "--" + boundary) {
+            guard let headerEnd = part.range(of: "\r\n\r\n") else { continue }
+            let headers = part[..<headerEnd.lowerBound]
+            guard let nameStart = headers.range(of: "name=\"") else { continue }
+            let afterName = headers[nameStart.upperBound...]
+            guard let nameEnd = afterName.firstIndex(of: "\"") else { continue }
+            var value = String(part[headerEnd.upperBound...])
+            if value.hasSuffix("\r\n") { value.removeLast() }  // "\r\n" is one Character in Swift
+            result[String(afterName[..<nameEnd])] = value
+        }
+        return result
+    }
+
     /// Decodes `%XX` escapes (invalid ones stay as they are) and optionally `+` as a space.
     static func percentDecode(_ text: String, plusIsSpace: Bool) -> String {
         let bytes = Array(text.utf8)

@@ -71,6 +71,8 @@ public struct LocalOrgAPI: Sendable {
                 return versions()
             case "services" where segments.count >= 3 && segments[1] == "data":
                 return try await handleData(request, version: segments[2], rest: Array(segments.dropFirst(3)))
+            case "setup" where segments.count == 2 && segments[1] == "connect":
+                return try await verificationPage(request)
             case "id" where segments.count == 3:
                 return try await identity(request, userId: segments[2])
             default:

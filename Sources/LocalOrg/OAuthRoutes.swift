@@ -10,6 +10,9 @@ extension LocalOrgAPI {
         let contentType = request.header("content-type")?.lowercased() ?? ""
         if contentType.hasPrefix("application/x-www-form-urlencoded") || (contentType.isEmpty && !request.body.isEmpty) {
             for (key, value) in FormDecoding.decode(String(decoding: request.body, as: UTF8.self)) { parameters[key] = value }
+        } else if contentType.hasPrefix("multipart/form-data") {
+            // sfdx-core sends the device-flow requests as multipart forms.
+            for (key, value) in FormDecoding.decodeMultipart(request.body, contentType: contentType) { parameters[key] = value }
         }
         // Client credentials may come as HTTP Basic instead of body fields.
         if let header = request.header("authorization"), header.lowercased().hasPrefix("basic "),
@@ -44,7 +47,30 @@ extension LocalOrgAPI {
         let parameters = oauthParameters(request)
         let clientId = parameters["client_id"] ?? ""
         guard clientId == Self.builtInClientId else { return .oauthError("invalid_client_id", "client identifier invalid") }
+        if parameters["response_type"] == "device_code" {
+            let started = try await DeviceAuthorization(store: store).start(clientId: clientId, scope: parameters["scope"] ?? "api refresh_token")
+            return .json([
+                "device_code": .string(started.deviceCode), "user_code": .string(started.userCode),
+                "verification_uri": .string("\(request.baseURL)/setup/connect"),
+                "interval": .int(DeviceAuthorization.interval), "expires_in": .int(DeviceAuthorization.lifetime),
+            ])
+        }
         switch parameters["grant_type"] ?? "" {
+        case "device", "urn:ietf:params:oauth:grant-type:device_code":
+            // Salesforce's poll sends `code`; RFC 8628 clients send `device_code`.
+            guard let code = parameters["code"] ?? parameters["device_code"] else {
+                return .oauthError("invalid_request", "missing device code")
+            }
+            switch try await DeviceAuthorization(store: store).poll(deviceCode: code, clientId: clientId) {
+            case .pending: return .oauthError("authorization_pending", "authorization pending")
+            case .slowDown: return .oauthError("slow_down", "polling too fast: wait \(DeviceAuthorization.interval) seconds between polls")
+            case .expired: return .oauthError("expired_token", "the device code has expired")
+            case .denied: return .oauthError("access_denied", "end-user denied authorization")
+            case .invalid: return .oauthError("invalid_grant", "invalid device code")
+            case let .approved(userId):
+                let refresh = try await tokens.issue(kind: .refresh, userId: userId, clientId: clientId)
+                return try await tokenResponse(request, userId: userId, clientId: clientId, refresh: (refresh.token, refresh.selector), scope: "api refresh_token")
+            }
         case "password":
             guard let username = parameters["username"], let password = parameters["password"],
                   let credential = try await store.credential(username: username),
@@ -131,4 +157,68 @@ extension LocalOrgAPI {
             "utcOffset": 0, "last_modified_date": lastModified, "is_app_installed": true,
         ])
     }
+}
+
+extension LocalOrgAPI {
+    /// The device flow's verification page: a person enters the code shown by the device and
+    /// signs in to approve it (or denies it).
+    func verificationPage(_ request: APIRequest) async throws -> APIResponse {
+        var notice = ""
+        var prefilledCode = request.queryItems["user_code"] ?? ""
+        if request.method == "POST" {
+            let form = oauthParameters(request)
+            prefilledCode = form["user_code"] ?? ""
+            let approve = form["action"] != "deny"
+            if let username = form["username"], let password = form["password"],
+               let credential = try await store.credential(username: username),
+               PasswordHasher.verify(password, against: credential.passwordHash) {
+                if try DeviceAuthorization(store: store).decide(userCode: prefilledCode, userId: credential.userId, approve: approve) {
+                    return htmlPage(title: approve ? "Device connected" : "Request denied",
+                                    body: approve ? "<p>You can go back to your device; it is signed in as \(htmlEscaped(username)).</p>"
+                                                  : "<p>The device was not connected.</p>")
+                }
+                notice = "That code is unknown, expired or already used."
+            } else {
+                notice = "Wrong username or password."
+            }
+        }
+        let form = """
+            \(notice.isEmpty ? "" : "<p class=\"notice\">\(htmlEscaped(notice))</p>")
+            <form method="post" action="/setup/connect">
+              <label>Code shown on your device <input name="user_code" value="\(htmlEscaped(prefilledCode))" autocomplete="off" required></label>
+              <label>Username <input name="username" type="email" required></label>
+              <label>Password <input name="password" type="password" required></label>
+              <button name="action" value="approve">Connect</button> <button name="action" value="deny">Deny</button>
+            </form>
+            """
+        return htmlPage(title: "Connect a device to localorg", body: form)
+    }
+
+    func htmlPage(title: String, body: String) -> APIResponse {
+        let page = """
+            <!doctype html>
+            <html lang="en"><head><meta charset="utf-8"><title>\(htmlEscaped(title))</title>
+            <style>body{font-family:sans-serif;max-width:28em;margin:3em auto}label{display:block;margin:.8em 0}input{display:block;width:100%}.notice{color:#a00}</style>
+            </head><body><h1>\(htmlEscaped(title))</h1>
+            \(body)
+            </body></html>
+            """
+        return APIResponse(status: 200, headers: [("Content-Type", "text/html;charset=UTF-8"), ("Cache-Control", "no-store")], body: Array(page.utf8))
+    }
+}
+
+/// Escapes text for HTML element content and attribute values.
+func htmlEscaped(_ text: String) -> String {
+    var result = ""
+    for character in text {
+        switch character {
+        case "&": result += "&amp;"
+        case "<": result += "&lt;"
+        case ">": result += "&gt;"
+        case "\"": result += "&quot;"
+        case "'": result += "&#39;"
+        default: result.append(character)
+        }
+    }
+    return result
 }

@@ -46,6 +46,7 @@ public final class OrgStore: Sendable {
                     expiresAt INTEGER, refreshSelector TEXT, revoked INTEGER NOT NULL DEFAULT 0);
                 CREATE INDEX IF NOT EXISTS localorg_token_refresh ON localorg_token(refreshSelector);
                 """)
+            try DeviceAuthorization.ensureTable(db)
             for object in schema.objects {
                 let table = object.tableName
                 if try db.tableExists(table) {

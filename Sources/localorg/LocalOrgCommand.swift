@@ -16,7 +16,7 @@ struct LocalOrgCommand: AsyncParsableCommand {
 
             Start with:  localorg seed --accounts 50 --contacts 500  then  localorg serve
             """,
-        subcommands: [Serve.self, Seed.self, Info.self, UserCommand.self, Edit.self, Delete.self])
+        subcommands: [Serve.self, Seed.self, Info.self, UserCommand.self, Approve.self, Edit.self, Delete.self])
 }
 
 /// The `--data` option every command shares.
@@ -215,5 +215,25 @@ struct RecordEditor {
         do { try await body(editor) } catch let error as APIError {
             throw ValidationError("\(error.errorCode): \(error.message)")
         }
+    }
+}
+
+struct Approve: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Approve a device-flow sign-in by the code the device shows.",
+        discussion: "The same as signing in at the verification page (https://localhost:PORT/setup/connect) and pressing Connect.")
+
+    @OptionGroup var data: DataOption
+    @Argument(help: "The code the device shows, e.g. ABCD2345.") var code: String
+    @Option(name: .customLong("as"), help: "Username the device signs in as (default: demo@localorg.test).") var username = "demo@localorg.test"
+    @Flag(help: "Deny the sign-in instead.") var deny = false
+
+    func run() throws {
+        let store = try data.orgDirectory.openStore()
+        guard let userId = try store.userId(username: username) else { throw ValidationError("No user \(username).") }
+        guard try DeviceAuthorization(store: store).decide(userCode: code, userId: userId, approve: !deny) else {
+            throw ValidationError("No pending sign-in with code \(code) (unknown, expired or already decided).")
+        }
+        print(deny ? "Denied \(code)." : "Approved \(code) as \(username).")
     }
 }

@@ -181,3 +181,18 @@ def test_expired_tokens_get_401_and_server_stops_cleanly_on_sigint(tmp_path):
         assert response.json() == [{"message": "Session expired or invalid", "errorCode": "INVALID_SESSION_ID"}]
     finally:
         assert server.stop(signal.SIGINT) == 0, "".join(server.output)
+
+
+def test_device_flow_approved_from_the_command_line(org):
+    start = requests.post(f"{org.url}/services/oauth2/token", data={"response_type": "device_code", "client_id": "forceterm"},
+                          verify=org.ca_path, timeout=30).json()
+    assert start["verification_uri"] == f"{org.url}/setup/connect" and start["interval"] == 5
+    poll = {"grant_type": "device", "client_id": "forceterm", "code": start["device_code"]}
+    pending = requests.post(f"{org.url}/services/oauth2/token", data=poll, verify=org.ca_path, timeout=30)
+    assert pending.status_code == 400 and pending.json()["error"] == "authorization_pending"
+    approved = run_cli(org.data_dir, "approve", start["user_code"], "--as", "trainer@localorg.test")
+    assert approved.returncode == 0, approved.stderr
+    tokens = requests.post(f"{org.url}/services/oauth2/token", data=poll, verify=org.ca_path, timeout=30).json()
+    userinfo = requests.get(f"{org.url}/services/oauth2/userinfo", verify=org.ca_path, timeout=30,
+                            headers={"Authorization": f"Bearer {tokens['access_token']}"}).json()
+    assert userinfo["preferred_username"] == "trainer@localorg.test"
