@@ -129,6 +129,29 @@ import Testing
         #expect(records[1]["attributes"]?["url"]?.stringValue?.hasPrefix("/services/data/v59.0/sobjects/Contact/003") == true)
     }
 
+    @Test func childSubqueriesNestTheirRecords() async throws {
+        let (org, _) = try await makeOrg()
+        defer { org.remove() }
+        let result = try await org.query("""
+            SELECT Name, (SELECT LastName, Account.Name FROM Contacts WHERE Title != null ORDER BY LastName DESC LIMIT 1)
+            FROM Account ORDER BY Name
+            """)
+        #expect(result.status == 200)
+        let records = try #require(result.body["records"]?.arrayValue)
+        #expect(records.count == 2)
+        let acmeContacts = try #require(records[0]["Contacts"])
+        #expect(acmeContacts["totalSize"] == 1 && acmeContacts["done"] == true)
+        #expect(acmeContacts["records"]?.arrayValue?.first?["LastName"] == "O'Brien")
+        #expect(acmeContacts["records"]?.arrayValue?.first?["Account"]?["Name"] == "Acme")
+        #expect(records[1]["Contacts"]?["records"]?.arrayValue?.first?["LastName"] == "陈")
+        let none = try await org.query("SELECT Name, (SELECT Id FROM Contacts WHERE LastName = 'nobody') FROM Account LIMIT 1")
+        #expect(none.body["records"]?.arrayValue?.first?["Contacts"] == .null)
+        let unknown = try await org.query("SELECT Name, (SELECT Id FROM Friends) FROM Account")
+        #expect(unknown.body.firstErrorCode == "INVALID_TYPE")
+        let nested = try await org.query("SELECT Name, (SELECT Id, (SELECT Id FROM Contacts) FROM Contacts) FROM Account")
+        #expect(nested.body.firstErrorCode == "MALFORMED_QUERY")
+    }
+
     @Test func countReturnsOnlyTheTotal() async throws {
         let (org, _) = try await makeOrg()
         defer { org.remove() }

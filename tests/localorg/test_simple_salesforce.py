@@ -196,3 +196,12 @@ def test_device_flow_approved_from_the_command_line(org):
     userinfo = requests.get(f"{org.url}/services/oauth2/userinfo", verify=org.ca_path, timeout=30,
                             headers={"Authorization": f"Bearer {tokens['access_token']}"}).json()
     assert userinfo["preferred_username"] == "trainer@localorg.test"
+
+
+def test_child_subqueries(sf):
+    accounts = sf.query("SELECT Name, (SELECT LastName FROM Contacts ORDER BY LastName) FROM Account ORDER BY Name")["records"]
+    with_contacts = [account for account in accounts if account["Contacts"] is not None]
+    assert with_contacts, "seeded accounts have contacts"
+    children = with_contacts[0]["Contacts"]
+    assert children["done"] is True and children["totalSize"] == len(children["records"])
+    assert all(child["attributes"]["type"] == "Contact" for child in children["records"])

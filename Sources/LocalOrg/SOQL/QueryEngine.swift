@@ -91,14 +91,32 @@ public actor QueryEngine {
         for row in try await store.rows(sql: sql, arguments: ids.map(\.databaseValue)) {
             if let id = row.first.flatMap(String.fromDatabaseValue) { rowsById[id] = row }
         }
+        // Child subqueries: one query per relationship for the whole page, grouped by parent.
+        var childrenByRelationship: [String: [String: [JSONValue]]] = [:]
+        for entry in compiled.root.entries {
+            guard case let .children(name, child) = entry else { continue }
+            var grouped: [String: [JSONValue]] = [:]
+            let rows = try await store.rows(sql: child.sql(parentCount: ids.count),
+                                            arguments: child.query.whereArguments + ids.map(\.databaseValue))
+            for row in rows {
+                guard let parentId = String.fromDatabaseValue(row[0]), let childId = String.fromDatabaseValue(row[1]) else { continue }
+                if let limit = child.query.limit, grouped[parentId, default: []].count >= limit { continue }
+                grouped[parentId, default: []].append(Self.renderNode(child.query.root, row: Array(row.dropFirst(2)), rootId: childId,
+                                                                      apiVersion: apiVersion))
+            }
+            childrenByRelationship[name] = grouped
+        }
         return ids.compactMap { id in
             guard let row = rowsById[id] else { return nil }
             // Column 0 is the root Id; selected columns start at 1.
-            return Self.renderNode(compiled.root, row: Array(row.dropFirst()), rootId: id, apiVersion: apiVersion)
+            return Self.renderNode(compiled.root, row: Array(row.dropFirst()), rootId: id, apiVersion: apiVersion,
+                                   children: childrenByRelationship.mapValues { $0[id] ?? [] })
         }
     }
 
-    static func renderNode(_ node: SOQLOutputNode, row: [DatabaseValue], rootId: String?, apiVersion: String) -> JSONValue {
+    /// Renders one record; `children` holds, per child relationship, this record's child records.
+    static func renderNode(_ node: SOQLOutputNode, row: [DatabaseValue], rootId: String?, apiVersion: String,
+                           children: [String: [JSONValue]] = [:]) -> JSONValue {
         let id = rootId ?? node.idColumn.flatMap { String.fromDatabaseValue(row[$0]) }
         guard let id else { return .null }
         var object: JSONObject = ["attributes": RecordRenderer.attributes(type: node.object.name, id: id, apiVersion: apiVersion)]
@@ -108,6 +126,10 @@ public actor QueryEngine {
                 object[field.name] = RecordRenderer.json(row[column], for: field)
             case let .parent(relationshipName, child):
                 object[relationshipName] = renderNode(child, row: row, rootId: nil, apiVersion: apiVersion)
+            case let .children(relationshipName, _):
+                let records = children[relationshipName] ?? []
+                object[relationshipName] = records.isEmpty ? .null
+                    : ["totalSize": .int(Int64(records.count)), "done": true, "records": .array(records)]
             }
         }
         return .object(object)

@@ -5,6 +5,8 @@ struct SOQLOutputNode: Sendable {
     enum Entry: Sendable {
         case field(FieldDefinition, column: Int)
         case parent(relationshipName: String, node: SOQLOutputNode)
+        /// A child subquery's records, fetched separately for each page of parents.
+        indirect case children(relationshipName: String, query: CompiledChildQuery)
     }
     var object: ObjectDefinition
     /// The result column holding this object's Id (nil for the root when Id is not selected).
@@ -23,6 +25,28 @@ struct CompiledSOQL: Sendable {
     /// The selected columns of the records whose ids are appended as `?` placeholders inside `IN (…)`.
     var rowsSQLPrefix: String
     var root: SOQLOutputNode
+    /// The pieces of the statement, for child subqueries that add their own parent filter.
+    var selectedColumnsSQL: String
+    var fromSQL: String
+    var whereSQL: String
+    var whereArguments: [DatabaseValue]
+    var orderSQL: String
+    var limit: Int?
+}
+
+/// A compiled `(SELECT … FROM Contacts …)`: the child query plus the reference column that
+/// points at the parent.
+struct CompiledChildQuery: Sendable {
+    var query: CompiledSOQL
+    var foreignKeyColumn: String
+
+    /// Rows of the children of `parentIds`: parent id, child id, then the selected columns.
+    func sql(parentCount: Int) -> String {
+        let placeholders = Array(repeating: "?", count: parentCount).joined(separator: ", ")
+        let filter = "t.\(quoted(foreignKeyColumn)) IN (\(placeholders))"
+        let whereSQL = query.whereSQL.isEmpty ? " WHERE \(filter)" : "\(query.whereSQL) AND \(filter)"
+        return "SELECT t.\(quoted(foreignKeyColumn)), t.\"Id\", \(query.selectedColumnsSQL) \(query.fromSQL)\(whereSQL) ORDER BY \(query.orderSQL)"
+    }
 }
 
 /// Checks a parsed query against the schema and turns it into SQL.
@@ -44,18 +68,45 @@ struct SOQLCompiler {
 
     static func compile(_ query: SOQLQuery, schema: OrgSchema, includeDeleted: Bool, now: Int64) throws(SOQLError) -> CompiledSOQL {
         var compiler = SOQLCompiler(schema: schema, includeDeleted: includeDeleted, now: now)
-        return try compiler.compile(query)
+        guard let object = schema.object(named: query.objectName) else { throw unsupportedType(query) }
+        return try compiler.compile(query, object: object)
     }
 
-    private mutating func compile(_ query: SOQLQuery) throws(SOQLError) -> CompiledSOQL {
-        guard let object = schema.object(named: query.objectName) else {
+    static func unsupportedType(_ query: SOQLQuery) -> SOQLError {
+        SOQLError(errorCode: "INVALID_TYPE",
+                  detail: "sObject type '\(query.objectName)' is not supported. If you are attempting to use a custom object, be sure to append the '__c' after the entity name. Please reference your WSDL or the describe call for the appropriate names.",
+                  offset: query.objectOffset)
+    }
+
+    /// Compiles `(SELECT … FROM Contacts)` of a query on `parent`.
+    private func compileChild(_ subquery: SOQLQuery, parent: ObjectDefinition) throws(SOQLError) -> (String, CompiledChildQuery) {
+        guard let relationship = schema.childRelationships(of: parent.name).first(where: { $0.relationshipName.lowercased() == subquery.objectName.lowercased() }),
+              let child = schema.object(named: relationship.childObject), let field = child.field(named: relationship.field) else {
             throw SOQLError(errorCode: "INVALID_TYPE",
-                            detail: "sObject type '\(query.objectName)' is not supported. If you are attempting to use a custom object, be sure to append the '__c' after the entity name. Please reference your WSDL or the describe call for the appropriate names.",
-                            offset: query.objectOffset)
+                            detail: "Didn't understand relationship '\(subquery.objectName)' in FROM part of query call. If you are attempting to use a custom relationship, be sure to append the '__r' after the custom relationship name. Please reference your WSDL or the describe call for the appropriate names.",
+                            offset: subquery.objectOffset)
         }
+        guard !subquery.isCount, subquery.offset == nil else {
+            throw SOQLError(errorCode: "MALFORMED_QUERY", detail: "COUNT() and OFFSET are not supported in child subqueries", offset: subquery.objectOffset)
+        }
+        var compiler = SOQLCompiler(schema: schema, includeDeleted: includeDeleted, now: todayStartDays * 86_400)
+        return (relationship.relationshipName, CompiledChildQuery(query: try compiler.compile(subquery, object: child), foreignKeyColumn: field.columnName))
+    }
+
+    private mutating func compile(_ query: SOQLQuery, object: ObjectDefinition) throws(SOQLError) -> CompiledSOQL {
         var root = SOQLOutputNode(object: object, idColumn: nil)
         var seen = Set<String>()
-        for path in query.fields {
+        for item in query.items {
+            guard case let .field(path) = item else {
+                if case let .subquery(subquery) = item {
+                    let (name, child) = try compileChild(subquery, parent: object)
+                    guard seen.insert(name.lowercased()).inserted else {
+                        throw SOQLError(errorCode: "MALFORMED_QUERY", detail: "duplicate field selected: \(name)", offset: subquery.objectOffset)
+                    }
+                    root.entries.append(.children(relationshipName: name, query: child))
+                }
+                continue
+            }
             let (alias, field, chain) = try resolve(path, from: object)
             let key = (chain.map(\.relationshipName) + [field.name]).joined(separator: ".").lowercased()
             guard seen.insert(key).inserted else {
@@ -80,6 +131,7 @@ struct SOQLCompiler {
         orderParts.append("t.\"Id\" ASC")  // a stable order, so pages never overlap or skip
         let from = "FROM \(quoted(object.tableName)) t" + joins.map { " " + $0.sql }.joined()
         let whereSQL = whereParts.isEmpty ? "" : " WHERE " + whereParts.map { "(\($0))" }.joined(separator: " AND ")
+        let whereArguments = arguments
         var idsSQL = "SELECT t.\"Id\" \(from)\(whereSQL) ORDER BY \(orderParts.joined(separator: ", "))"
         var idsArguments = arguments
         if query.limit != nil || query.offset != nil {
@@ -89,7 +141,9 @@ struct SOQLCompiler {
         }
         let selected = columns.isEmpty ? "t.\"Id\"" : columns.joined(separator: ", ")
         return CompiledSOQL(object: object, isCount: query.isCount, idsSQL: idsSQL, idsArguments: idsArguments,
-                            rowsSQLPrefix: "SELECT t.\"Id\", \(selected) \(from) WHERE t.\"Id\" IN (", root: root)
+                            rowsSQLPrefix: "SELECT t.\"Id\", \(selected) \(from) WHERE t.\"Id\" IN (", root: root,
+                            selectedColumnsSQL: selected, fromSQL: from, whereSQL: whereSQL, whereArguments: whereArguments,
+                            orderSQL: orderParts.joined(separator: ", "), limit: query.limit)
     }
 
     /// Places a selected field in the output tree, adding parent nodes (and their Id columns) as needed.

@@ -37,9 +37,16 @@ struct SOQLOrdering: Sendable {
     var nullsFirst: Bool?
 }
 
+/// One item of a SELECT list: a field path or a child-relationship subquery.
+indirect enum SOQLSelectItem: Sendable {
+    case field(SOQLFieldPath)
+    /// `(SELECT LastName FROM Contacts …)`: its `objectName` is the relationship name.
+    case subquery(SOQLQuery)
+}
+
 /// A parsed SELECT statement.
 struct SOQLQuery: Sendable {
-    var fields: [SOQLFieldPath]
+    var items: [SOQLSelectItem]
     var isCount: Bool
     var objectName: String
     var objectOffset: Int
@@ -58,15 +65,17 @@ struct SOQLParser {
 
     static func parse(_ text: String) throws(SOQLError) -> SOQLQuery {
         var parser = SOQLParser(tokens: try SOQLLexer.tokenize(text))
-        return try parser.parseQuery()
+        let query = try parser.parseQuery(nested: false)
+        guard parser.current.kind == .end else { throw parser.unexpected() }
+        return query
     }
 
     private init(tokens: [SOQLToken]) { self.tokens = tokens }
 
-    private var current: SOQLToken { tokens[index] }
+    var current: SOQLToken { tokens[index] }
     private mutating func advance() { if index < tokens.count - 1 { index += 1 } }
 
-    private func unexpected(_ token: SOQLToken? = nil) -> SOQLError {
+    func unexpected(_ token: SOQLToken? = nil) -> SOQLError {
         let culprit = token ?? current
         return SOQLError(errorCode: "MALFORMED_QUERY", detail: "unexpected token: \(culprit.kind == .end ? "<EOF>" : "'\(culprit.text)'")", offset: culprit.offset)
     }
@@ -76,9 +85,10 @@ struct SOQLParser {
         advance()
     }
 
-    private mutating func parseQuery() throws(SOQLError) -> SOQLQuery {
+    /// A SELECT statement; `nested` for a child subquery, which ends at its closing parenthesis.
+    private mutating func parseQuery(nested: Bool) throws(SOQLError) -> SOQLQuery {
         try expectKeyword("SELECT")
-        var fields: [SOQLFieldPath] = []
+        var items: [SOQLSelectItem] = []
         var isCount = false
         if current.isKeyword("COUNT"), tokens[index + 1].kind == .leftParenthesis {
             advance(); advance()
@@ -91,16 +101,21 @@ struct SOQLParser {
             repeat {
                 if current.kind == .comma { advance() }
                 if current.kind == .leftParenthesis {
-                    throw SOQLError(errorCode: "MALFORMED_QUERY", detail: "child relationship subqueries are not supported yet", offset: current.offset)
+                    guard !nested else { throw unexpected() }
+                    advance()
+                    items.append(.subquery(try parseQuery(nested: true)))
+                    guard current.kind == .rightParenthesis else { throw unexpected() }
+                    advance()
+                } else {
+                    items.append(.field(try parseFieldPath()))
                 }
-                fields.append(try parseFieldPath())
             } while current.kind == .comma
         }
         try expectKeyword("FROM")
         guard case let .identifier(objectName) = current.kind, !objectName.contains(".") else { throw unexpected() }
         let objectOffset = current.offset
         advance()
-        var query = SOQLQuery(fields: fields, isCount: isCount, objectName: objectName, objectOffset: objectOffset,
+        var query = SOQLQuery(items: items, isCount: isCount, objectName: objectName, objectOffset: objectOffset,
                               condition: nil, ordering: [], limit: nil, offset: nil)
         if current.isKeyword("WHERE") {
             advance()
@@ -136,7 +151,6 @@ struct SOQLParser {
             query.offset = Int(offset)
             advance()
         }
-        guard current.kind == .end else { throw unexpected() }
         return query
     }
 
