@@ -4,10 +4,15 @@ SWIFT ?= swift
 BUILD_FLAGS ?=
 # Debian packages: the three the app links against, plus what the test and demo scripts drive.
 SYSTEM_PACKAGES := libncursesw5-dev libsqlite3-dev libcurl4-openssl-dev sqlite3 tmux
+# localorg's HTTPS test checks TLS with curl as an independent client.
+SYSTEM_PACKAGES += curl
 BIN_DEBUG := .build/debug
 BIN_RELEASE := .build/release
+# Python test tooling (pytest, simple-salesforce), from PyPI into a project-local virtual environment.
+VENV := .venv
+VENV_STAMP := $(VENV)/.installed-requirements
 
-.PHONY: all deps build build-release demo test test-swift bench clean
+.PHONY: all deps build build-release demo test test-swift test-python venv bench clean
 
 all: build
 
@@ -25,11 +30,26 @@ demo: build
 	@scripts/demo.sh $(BIN_DEBUG)
 
 ## test: every test suite, on a real SQLite file and the real binaries.
-test: deps test-swift
+test: deps test-swift test-python
 
 test-swift:
 	$(SWIFT) build --build-tests $(BUILD_FLAGS)
 	FORCETERM_BIN_DIR=$(CURDIR)/$(BIN_DEBUG) $(SWIFT) test --skip-build $(BUILD_FLAGS)
+
+## test-python: an independent client (simple-salesforce) drives the real localorg binary over HTTPS.
+## pytest's exit 5 ("no tests ran") counts as a failure.
+test-python: venv
+	$(SWIFT) build --product localorg $(BUILD_FLAGS)
+	LOCALORG_BIN=$(CURDIR)/$(BIN_DEBUG)/localorg $(VENV)/bin/python -m pytest tests/localorg -q -p no:cacheprovider; \
+	  status=$$?; if [ $$status -eq 5 ]; then echo "pytest collected no tests" >&2; exit 1; fi; exit $$status
+
+## venv: the test virtual environment, rebuilt only when tests/requirements.txt changes.
+venv: $(VENV_STAMP)
+
+$(VENV_STAMP): tests/requirements.txt
+	python3 -m venv $(VENV)
+	$(VENV)/bin/python -m pip install --quiet --disable-pip-version-check -r tests/requirements.txt
+	cp tests/requirements.txt $@
 
 ## bench: benchmarks in a release build; prints a table with ratios against baselines run alongside.
 bench: build-release

@@ -15,12 +15,22 @@ let package = Package(
         .executable(name: "forceterm", targets: ["forceterm"]),
         .executable(name: "smartstore-tool", targets: ["smartstore-tool"]),
         .library(name: "SmartStore", targets: ["SmartStore"]),
+        .executable(name: "localorg", targets: ["localorg"]),
+        .library(name: "LocalOrg", targets: ["LocalOrg"]),
     ],
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
+        // localorg: HTTPS server, local certificate authority, logging.
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
+        .package(url: "https://github.com/apple/swift-certificates", from: "1.21.1"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+        .package(url: "https://github.com/apple/swift-asn1", from: "1.7.4"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     ],
     targets: [
         .target(
@@ -54,6 +64,34 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strictConcurrency),
+        .target(
+            name: "LocalOrg",
+            dependencies: [
+                "ForceJSON",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "HummingbirdTLS", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            resources: [.copy("Resources/schema.json")],
+            swiftSettings: strictConcurrency),
+        .executableTarget(
+            name: "localorg",
+            dependencies: [
+                "LocalOrg", "ForceJSON",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: strictConcurrency),
+        .testTarget(
+            name: "LocalOrgTests",
+            dependencies: ["LocalOrg", "ForceJSON"]),
         .testTarget(
             name: "ForceJSONTests",
             dependencies: ["ForceJSON", .product(name: "PropertyBased", package: "swift-property-based")]),

@@ -1,0 +1,217 @@
+import ForceJSON
+import Foundation
+import GRDB
+
+extension LocalOrgAPI {
+    static let collectionLimit = 200
+    static let retrieveLimit = 2000
+
+    /// `/composite/sobjects`: create (POST), update (PATCH), delete (DELETE) and retrieve
+    /// (GET or POST on `/composite/sobjects/T`), up to 200 records, optionally all-or-none.
+    func compositeSObjects(_ context: DataContext, rest: [String]) async throws -> APIResponse {
+        if let typeName = rest.first {
+            guard let object = schema.object(named: typeName) else { return .error(.resourceNotFound) }
+            guard rest.count == 1 else { return .error(.resourceNotFound) }
+            try requireMethod(context.method, "GET", "POST")
+            return try await retrieveMany(object, context: context)
+        }
+        switch context.method {
+        case "POST", "PATCH":
+            let body = try jsonObjectBody(context.request)
+            guard let records = body["records"]?.arrayValue else {
+                throw APIError(status: 400, errorCode: "INVALID_FIELD", message: "The records field is required")
+            }
+            guard records.count <= Self.collectionLimit else {
+                throw APIError(status: 400, errorCode: "EXCEEDED_ID_LIMIT", message: "record limit reached. cannot submit more than \(Self.collectionLimit) records into this call")
+            }
+            let allOrNone = body["allOrNone"]?.boolValue ?? false
+            return try await saveMany(records, creating: context.method == "POST", allOrNone: allOrNone, context: context)
+        case "DELETE":
+            let items = context.request.queryItems
+            let ids = (items["ids"] ?? "").split(separator: ",").map(String.init)
+            guard !ids.isEmpty else { throw APIError(status: 400, errorCode: "MALFORMED_ID", message: "ids parameter is required") }
+            guard ids.count <= Self.collectionLimit else {
+                throw APIError(status: 400, errorCode: "EXCEEDED_ID_LIMIT", message: "record limit reached. cannot submit more than \(Self.collectionLimit) records into this call")
+            }
+            return try await deleteMany(ids, allOrNone: items["allOrNone"] == "true", context: context)
+        default:
+            try requireMethod(context.method, "POST", "PATCH", "DELETE")
+            return .empty(405)
+        }
+    }
+
+    /// What one record of a collection will do, decided before the transaction starts.
+    private enum PlannedWrite {
+        case insert(ObjectDefinition, [String: DatabaseValue])
+        case update(ObjectDefinition, String, [String: DatabaseValue])
+        case failed(APIError)
+    }
+
+    func saveMany(_ records: [JSONValue], creating: Bool, allOrNone: Bool, context: DataContext) async throws -> APIResponse {
+        let plans: [PlannedWrite] = records.map { record in
+            do {
+                guard var body = record.objectValue else { throw APIError.jsonParser("each record must be a JSON object") }
+                guard let typeName = body["attributes"]?["type"]?.stringValue, let object = schema.object(named: typeName) else {
+                    throw APIError(status: 400, errorCode: "INVALID_TYPE", message: "sObject type is required in attributes")
+                }
+                if creating {
+                    if body["Id"] != nil || body["id"] != nil {
+                        throw APIError(status: 400, errorCode: "INVALID_FIELD", message: "cannot specify Id in an insert call", fields: ["Id"])
+                    }
+                    return .insert(object, try RecordValidator.values(for: object, body: body, mode: .create))
+                }
+                let idText = (body.removeValue(forKey: "Id") ?? body.removeValue(forKey: "id"))?.stringValue
+                guard let idText else {
+                    throw APIError(status: 400, errorCode: "MISSING_ARGUMENT", message: "Id not specified in an update call", fields: [])
+                }
+                guard let id = SalesforceId.canonical(idText), SalesforceId.keyPrefix(of: id) == object.keyPrefix else {
+                    throw APIError(status: 400, errorCode: "MALFORMED_ID", message: "\(object.label) ID: id value of incorrect type: \(idText)", fields: ["Id"])
+                }
+                return .update(object, id, try RecordValidator.values(for: object, body: body, mode: .update))
+            } catch let error as APIError {
+                return .failed(error)
+            } catch {
+                return .failed(APIError(status: 500, errorCode: "UNKNOWN_EXCEPTION", message: "\(error)"))
+            }
+        }
+        let userId = context.session.userId
+        let now = OrgStore.now()
+        let outcomes: [Result<String, APIError>]
+        do {
+            outcomes = try await writePlans(plans, allOrNone: allOrNone, userId: userId, now: now)
+        } catch let rollback as AllOrNoneRollback {
+            return .json(.array(rollback.rolledBackResults))
+        }
+        return .json(.array(outcomes.map(collectionResult)))
+    }
+
+    private func writePlans(_ plans: [PlannedWrite], allOrNone: Bool, userId: String, now: Int64) async throws -> [Result<String, APIError>] {
+        let store = self.store
+        return try await store.write { db -> [Result<String, APIError>] in
+            var outcomes: [Result<String, APIError>] = []
+            for plan in plans {
+                // Each record is its own savepoint, so a failure undoes only that record.
+                var outcome: Result<String, APIError> = .failure(APIError.resourceNotFound)
+                try db.inSavepoint {
+                    do {
+                        switch plan {
+                        case .insert(let object, var values):
+                            outcome = .success(try store.insertRow(db, object: object, values: &values, actingUserId: userId, now: now))
+                        case let .update(object, id, values):
+                            try store.updateRow(db, object: object, id: id, values: values, actingUserId: userId, now: now)
+                            outcome = .success(id)
+                        case let .failed(error):
+                            outcome = .failure(error)
+                        }
+                        return .commit
+                    } catch let error as APIError {
+                        outcome = .failure(error)
+                        return .rollback
+                    }
+                }
+                outcomes.append(outcome)
+            }
+            if allOrNone, outcomes.contains(where: { if case .failure = $0 { return true } else { return false } }) {
+                throw AllOrNoneRollback(outcomes: outcomes)
+            }
+            return outcomes
+        }
+    }
+
+    func deleteMany(_ idTexts: [String], allOrNone: Bool, context: DataContext) async throws -> APIResponse {
+        let userId = context.session.userId
+        let now = OrgStore.now()
+        let store = self.store
+        let schema = self.schema
+        do {
+            let outcomes = try await store.write { db -> [Result<String, APIError>] in
+                var outcomes: [Result<String, APIError>] = []
+                for idText in idTexts {
+                    var outcome: Result<String, APIError> = .failure(APIError.resourceNotFound)
+                    try db.inSavepoint {
+                        do {
+                            guard let id = SalesforceId.canonical(idText), let object = schema.object(keyPrefix: SalesforceId.keyPrefix(of: id)) else {
+                                throw APIError(status: 400, errorCode: "MALFORMED_ID", message: "malformed id \(idText)", fields: [])
+                            }
+                            try store.deleteRow(db, object: object, id: id, actingUserId: userId, now: now)
+                            outcome = .success(id)
+                            return .commit
+                        } catch let error as APIError {
+                            outcome = .failure(error.status == 404 && error.errorCode == "NOT_FOUND"
+                                ? APIError(status: 404, errorCode: "INVALID_CROSS_REFERENCE_KEY", message: "invalid cross reference id", fields: []) : error)
+                            return .rollback
+                        }
+                    }
+                    outcomes.append(outcome)
+                }
+                if allOrNone, outcomes.contains(where: { if case .failure = $0 { return true } else { return false } }) {
+                    throw AllOrNoneRollback(outcomes: outcomes)
+                }
+                return outcomes
+            }
+            return .json(.array(outcomes.map(collectionResult)))
+        } catch let rollback as AllOrNoneRollback {
+            return .json(.array(rollback.rolledBackResults))
+        }
+    }
+
+    func collectionResult(_ outcome: Result<String, APIError>) -> JSONValue {
+        switch outcome {
+        case let .success(id): return ["id": .string(id), "success": true, "errors": []]
+        case let .failure(error): return ["success": false, "errors": [error.collectionEntry]]
+        }
+    }
+
+    func retrieveMany(_ object: ObjectDefinition, context: DataContext) async throws -> APIResponse {
+        var idTexts: [String]
+        var fieldNames: [String]
+        if context.method == "POST" {
+            let body = try jsonObjectBody(context.request)
+            idTexts = body["ids"]?.arrayValue?.compactMap(\.stringValue) ?? []
+            fieldNames = body["fields"]?.arrayValue?.compactMap(\.stringValue) ?? []
+        } else {
+            let items = context.request.queryItems
+            idTexts = (items["ids"] ?? "").split(separator: ",").map(String.init)
+            fieldNames = (items["fields"] ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+        }
+        guard !idTexts.isEmpty, !fieldNames.isEmpty else {
+            throw APIError(status: 400, errorCode: "MALFORMED_QUERY", message: "ids and fields are required")
+        }
+        guard idTexts.count <= Self.retrieveLimit else {
+            throw APIError(status: 400, errorCode: "EXCEEDED_ID_LIMIT", message: "record limit reached. cannot submit more than \(Self.retrieveLimit) records into this call")
+        }
+        let fields = try fieldNames.map { name in
+            guard let field = object.field(named: name) else {
+                throw APIError(status: 400, errorCode: "INVALID_FIELD", message: "No such column '\(name)' on entity '\(object.name)'.")
+            }
+            return field
+        }
+        var results: [JSONValue] = []
+        for idText in idTexts {
+            guard let id = SalesforceId.canonical(idText), let stored = try await store.record(object, id: id), !stored.isDeleted else {
+                results.append(.null)
+                continue
+            }
+            results.append(RecordRenderer.record(stored, object: object, fields: fields, apiVersion: context.apiVersion))
+        }
+        return .json(.array(results))
+    }
+}
+
+/// Thrown out of an all-or-none transaction so it rolls back; carries what each record did.
+struct AllOrNoneRollback: Error {
+    var outcomes: [Result<String, APIError>]
+
+    /// Salesforce's answer: the failing records keep their errors, the others say they were rolled back.
+    var rolledBackResults: [JSONValue] {
+        outcomes.map { outcome in
+            switch outcome {
+            case let .failure(error): return ["success": false, "errors": [error.collectionEntry]]
+            case .success:
+                return ["success": false, "errors": [["statusCode": "ALL_OR_NONE_OPERATION_ROLLED_BACK",
+                                                      "message": "Record rolled back because not all records were valid and the request was using AllOrNone header",
+                                                      "fields": []]]]
+            }
+        }
+    }
+}

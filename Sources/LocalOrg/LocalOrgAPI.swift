@@ -1,0 +1,237 @@
+import Crypto
+import ForceJSON
+import Foundation
+import GRDB
+
+/// Settings of a running org.
+public struct OrgSettings: Sendable {
+    /// Access-token lifetime in seconds (`--token-ttl`).
+    public var tokenLifetime: Int64 = 7200
+    /// API requests per user per day (`--api-limit`); then 403 REQUEST_LIMIT_EXCEEDED.
+    public var dailyAPILimit: Int = 100_000
+    /// Largest accepted request body.
+    public var maximumBodyBytes: Int = 8 * 1024 * 1024
+    public init() {}
+}
+
+/// Counts API calls per user per UTC day, for `Sforce-Limit-Info` and the daily limit.
+actor APIUsage {
+    private var counts: [String: (day: Int64, count: Int)] = [:]
+
+    /// Counts one call and returns the count so far today.
+    func record(userId: String) -> Int {
+        let today = OrgStore.now() / 86_400
+        var entry = counts[userId] ?? (today, 0)
+        if entry.day != today { entry = (today, 0) }
+        entry.count += 1
+        counts[userId] = entry
+        return entry.count
+    }
+}
+
+/// The Salesforce REST API over one org: OAuth, sObjects, queries and collections. Transport-free,
+/// so tests can call it directly and the HTTP server only translates messages.
+public struct LocalOrgAPI: Sendable {
+    public let store: OrgStore
+    public let tokens: TokenService
+    public let queries: QueryEngine
+    public let settings: OrgSettings
+    let usage = APIUsage()
+    let organizationId: String
+    /// When the schema was loaded: describes answer 304 to `If-Modified-Since` later than this.
+    let schemaLoadedAt: Int64
+
+    public static let supportedVersions: ClosedRange<Int> = 31...66
+    /// The client id forceterm uses; it is a public client and needs no secret.
+    public static let builtInClientId = "forceterm"
+
+    public init(store: OrgStore, settings: OrgSettings) throws {
+        self.store = store
+        self.settings = settings
+        self.tokens = try TokenService(store: store, accessTokenLifetime: settings.tokenLifetime)
+        self.queries = QueryEngine(store: store)
+        self.organizationId = try store.organizationId()
+        self.schemaLoadedAt = OrgStore.now()
+    }
+
+    var schema: OrgSchema { store.schema }
+
+    /// Answers one request; never throws: every failure becomes a Salesforce-shaped error.
+    public func handle(_ request: APIRequest) async -> APIResponse {
+        guard request.body.count <= settings.maximumBodyBytes else {
+            return .error(APIError(status: 413, errorCode: "REQUEST_ENTITY_TOO_LARGE", message: "Request body exceeds \(settings.maximumBodyBytes) bytes"))
+        }
+        let segments = request.path.split(separator: "/", omittingEmptySubsequences: true)
+            .map { FormDecoding.percentDecode(String($0), plusIsSpace: false) }
+        do {
+            switch segments.first {
+            case "services" where segments.count >= 2 && segments[1] == "oauth2":
+                return try await handleOAuth(request, endpoint: segments.count > 2 ? segments[2] : "")
+            case "services" where segments.count == 2 && segments[1] == "data":
+                return versions()
+            case "services" where segments.count >= 3 && segments[1] == "data":
+                return try await handleData(request, version: segments[2], rest: Array(segments.dropFirst(3)))
+            case "setup" where segments.count == 2 && segments[1] == "connect":
+                return try await verificationPage(request)
+            case "id" where segments.count == 3:
+                return try await identity(request, userId: segments[2])
+            default:
+                return .error(.resourceNotFound)
+            }
+        } catch let error as APIError {
+            return .error(error)
+        } catch {
+            return .error(APIError(status: 500, errorCode: "UNKNOWN_EXCEPTION",
+                                   message: "An unexpected error occurred. Please include this ErrorId if you contact support: \(Int.random(in: 100_000_000...999_999_999))-\(Int.random(in: 10_000...99_999)) (\(Int.random(in: 1_000_000...9_999_999)))"))
+        }
+    }
+
+    // MARK: Versions and authentication
+
+    static func releaseLabel(_ version: Int) -> String {
+        let seasons = ["Winter", "Spring", "Summer"]
+        let sinceWinter24 = version - 59
+        let season = ((sinceWinter24 % 3) + 3) % 3
+        let year = 24 + Int((Double(sinceWinter24) / 3).rounded(.down))
+        return "\(seasons[season]) '\(year)"
+    }
+
+    func versions() -> APIResponse {
+        .json(.array(Self.supportedVersions.map { version in
+            ["label": .string(Self.releaseLabel(version)), "url": .string("/services/data/v\(version).0"), "version": .string("\(version).0")]
+        }))
+    }
+
+    /// The session behind the request's bearer token, or the exact 401 Salesforce sends.
+    func authenticate(_ request: APIRequest, allowQueryToken: Bool = false) async throws -> Session {
+        var token: String?
+        if let header = request.header("authorization") {
+            let parts = header.split(separator: " ", maxSplits: 1)
+            guard let scheme = parts.first, ["bearer", "oauth"].contains(scheme.lowercased()) else {
+                throw APIError(status: 401, errorCode: "INVALID_AUTH_HEADER", message: "INVALID_HEADER_TYPE")
+            }
+            token = parts.count == 2 ? String(parts[1]).trimmingCharacters(in: .whitespaces) : ""
+        } else if allowQueryToken {
+            token = request.queryItems["oauth_token"]
+        }
+        guard let token, let session = try await tokens.session(forAccessToken: token) else { throw APIError.sessionInvalid }
+        return session
+    }
+
+    // MARK: Data API
+
+    func handleData(_ request: APIRequest, version versionSegment: String, rest: [String]) async throws -> APIResponse {
+        guard versionSegment.hasPrefix("v"), let number = Double(versionSegment.dropFirst()),
+              Self.supportedVersions.contains(Int(number)), number == number.rounded() else {
+            return .error(.resourceNotFound)
+        }
+        let apiVersion = "\(Int(number)).0"
+        let session = try await authenticate(request)
+        let used = await usage.record(userId: session.userId)
+        let limitHeader = ("Sforce-Limit-Info", "api-usage=\(min(used, settings.dailyAPILimit))/\(settings.dailyAPILimit)")
+        var response: APIResponse
+        if used > settings.dailyAPILimit {
+            response = .error(APIError(status: 403, errorCode: "REQUEST_LIMIT_EXCEEDED", message: "TotalRequests Limit exceeded."))
+        } else {
+            do {
+                var method = request.method
+                if method == "POST", let override = request.queryItems["_HttpMethod"] { method = override.uppercased() }
+                let context = DataContext(request: request, method: method, apiVersion: apiVersion, session: session, apiUsed: used)
+                response = try await routeData(context, rest: rest)
+            } catch let error as APIError {
+                response = .error(error)
+            }
+        }
+        response.headers.append(limitHeader)
+        return response
+    }
+
+    struct DataContext {
+        var request: APIRequest
+        var method: String
+        var apiVersion: String
+        var session: Session
+        var apiUsed: Int
+    }
+
+    func routeData(_ context: DataContext, rest: [String]) async throws -> APIResponse {
+        let method = context.method
+        switch (rest.first, rest.count) {
+        case (nil, _):
+            try requireMethod(method, "GET")
+            return resources(context)
+        case ("sobjects", 1):
+            try requireMethod(method, "GET")
+            return try describeGlobal(context)
+        case ("sobjects", _):
+            guard let object = schema.object(named: rest[1]) else { return .error(.resourceNotFound) }
+            return try await routeSObject(context, object: object, rest: Array(rest.dropFirst(2)))
+        case ("query", _), ("queryAll", _):
+            try requireMethod(method, "GET")
+            return try await query(context, includeDeleted: rest[0] == "queryAll", locator: rest.count > 1 ? rest[1] : nil)
+        case ("limits", 1):
+            try requireMethod(method, "GET")
+            return limits(context)
+        case ("composite", _) where rest.count >= 2 && rest[1] == "sobjects":
+            return try await compositeSObjects(context, rest: Array(rest.dropFirst(2)))
+        default:
+            return .error(.resourceNotFound)
+        }
+    }
+
+    func requireMethod(_ method: String, _ allowed: String...) throws {
+        guard allowed.contains(method) else {
+            throw APIError(status: 405, errorCode: "METHOD_NOT_ALLOWED", message: "HTTP Method '\(method)' not allowed. Allowed are \(allowed.joined(separator: ","))")
+        }
+    }
+
+    func resources(_ context: DataContext) -> APIResponse {
+        let base = "/services/data/v\(context.apiVersion)"
+        var map: JSONObject = [:]
+        for name in ["sobjects", "query", "queryAll", "limits", "composite"] { map[name] = .string("\(base)/\(name)") }
+        map["identity"] = .string(identityURL(context.request, userId: context.session.userId))
+        return .json(.object(map))
+    }
+
+    func identityURL(_ request: APIRequest, userId: String) -> String {
+        "\(request.baseURL)/id/\(organizationId)/\(userId)"
+    }
+
+    func limits(_ context: DataContext) -> APIResponse {
+        .json([
+            "DailyApiRequests": ["Max": .int(Int64(settings.dailyAPILimit)), "Remaining": .int(Int64(max(0, settings.dailyAPILimit - context.apiUsed)))],
+            "DailyBulkApiBatches": ["Max": 15000, "Remaining": 15000],
+            "DataStorageMB": ["Max": 1024, "Remaining": 1024],
+            "FileStorageMB": ["Max": 1024, "Remaining": 1024],
+        ])
+    }
+
+    // MARK: Queries
+
+    func query(_ context: DataContext, includeDeleted: Bool, locator: String?) async throws -> APIResponse {
+        let page: QueryEngine.Page
+        if let locator {
+            page = try await queries.more(locator: locator, userId: context.session.userId, apiVersion: context.apiVersion)
+        } else {
+            guard let text = context.request.queryItems["q"], !text.trimmingCharacters(in: .whitespaces).isEmpty else {
+                throw APIError.malformedQuery("A query string has to be specified")
+            }
+            page = try await queries.query(text, includeDeleted: includeDeleted, batchSize: batchSize(context.request),
+                                           userId: context.session.userId, apiVersion: context.apiVersion)
+        }
+        var body: JSONObject = ["totalSize": .int(Int64(page.totalSize)), "done": .bool(page.done)]
+        if let next = page.nextLocator { body["nextRecordsUrl"] = .string("/services/data/v\(context.apiVersion)/query/\(next)") }
+        body["records"] = .array(page.records)
+        return .json(.object(body))
+    }
+
+    /// `Sforce-Query-Options: batchSize=N`, clamped by the engine to 200…2000.
+    func batchSize(_ request: APIRequest) -> Int {
+        guard let options = request.header("sforce-query-options") else { return QueryEngine.defaultBatchSize }
+        for option in options.split(separator: ",") {
+            let pair = option.split(separator: "=").map { $0.trimmingCharacters(in: .whitespaces) }
+            if pair.count == 2, pair[0].lowercased() == "batchsize", let size = Int(pair[1]) { return size }
+        }
+        return QueryEngine.defaultBatchSize
+    }
+}

@@ -1,0 +1,91 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdCore
+import HummingbirdTLS
+import Logging
+import NIOCore
+import NIOSSL
+
+/// Serves a `LocalOrgAPI` over HTTP or HTTPS with Hummingbird. The API does the work; this only
+/// converts HTTP messages both ways.
+public struct LocalOrgServer: Sendable {
+    public struct TLSFiles: Sendable {
+        public var certificateChainPath: String
+        public var privateKeyPath: String
+        public init(certificateChainPath: String, privateKeyPath: String) {
+            self.certificateChainPath = certificateChainPath
+            self.privateKeyPath = privateKeyPath
+        }
+    }
+
+    public let api: LocalOrgAPI
+    public let host: String
+    public let port: Int
+    public let tls: TLSFiles?
+    /// Log only critical problems (tests stop servers by cancelling, which the server logs as errors).
+    public var quiet = false
+
+    public init(api: LocalOrgAPI, host: String = "127.0.0.1", port: Int, tls: TLSFiles?) {
+        self.api = api
+        self.host = host
+        self.port = port
+        self.tls = tls
+    }
+
+    /// Runs until cancelled or, when `stopSignals` is not empty, until one of those signals
+    /// arrives; then stops accepting and finishes requests in flight. `onRunning` gets the bound
+    /// port (useful with port 0).
+    public func run(stopOnSignals: Bool, onRunning: @escaping @Sendable (Int) async -> Void) async throws {
+        let api = self.api
+        let scheme = tls == nil ? "http" : "https"
+        let fallbackAuthority = "\(host):\(port)"
+        let maximumBody = api.settings.maximumBodyBytes
+        let responder = CallbackResponder<BasicRequestContext> { request, _ in
+            var request = request
+            var headers: [String: String] = [:]
+            for field in request.headers {
+                let name = field.name.canonicalName
+                headers[name] = headers[name].map { "\($0), \(field.value)" } ?? field.value
+            }
+            let body: [UInt8]
+            do {
+                body = Array(try await request.collectBody(upTo: maximumBody).readableBytesView)
+            } catch {
+                return Self.response(from: .error(APIError(status: 413, errorCode: "REQUEST_ENTITY_TOO_LARGE",
+                                                           message: "Request body exceeds \(maximumBody) bytes")))
+            }
+            let authority = request.head.authority ?? headers["host"] ?? fallbackAuthority
+            let apiRequest = APIRequest(method: request.method.rawValue, path: request.uri.path, query: request.uri.query ?? "",
+                                        headers: headers, body: body, baseURL: "\(scheme)://\(authority)")
+            return Self.response(from: await api.handle(apiRequest))
+        }
+        var logger = Logger(label: "localorg")
+        logger.logLevel = quiet ? .critical : .warning
+        let configuration = ApplicationConfiguration(address: .hostname(host, port: port), serverName: "localorg")
+        let server: HTTPServerBuilder
+        if let tls {
+            let chain = try NIOSSLCertificate.fromPEMFile(tls.certificateChainPath).map { NIOSSLCertificateSource.certificate($0) }
+            let key = try NIOSSLPrivateKey(file: tls.privateKeyPath, format: .pem)
+            server = try .tls(.http1(), tlsConfiguration: .makeServerConfiguration(certificateChain: chain, privateKey: .privateKey(key)))
+        } else {
+            server = .http1()
+        }
+        let app = Application(responder: responder, server: server, configuration: configuration,
+                              onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? 0) }, logger: logger)
+        if stopOnSignals {
+            try await app.runService()  // stops gracefully on SIGTERM and SIGINT
+        } else {
+            try await app.runService(gracefulShutdownSignals: [])
+        }
+    }
+
+    static func response(from apiResponse: APIResponse) -> Response {
+        var fields = HTTPFields()
+        for (name, value) in apiResponse.headers {
+            if let fieldName = HTTPField.Name(name) { fields.append(HTTPField(name: fieldName, value: value)) }
+        }
+        return Response(status: HTTPResponse.Status(code: apiResponse.status), headers: fields,
+                        body: ResponseBody(byteBuffer: ByteBuffer(bytes: apiResponse.body)))
+    }
+}

@@ -1,0 +1,358 @@
+import ForceJSON
+import Foundation
+import GRDB
+
+/// One record as stored: canonical field name → column value.
+public struct StoredRecord: Sendable {
+    public var object: String
+    public var values: [String: DatabaseValue]
+
+    public var id: String { String.fromDatabaseValue(values["Id"] ?? .null) ?? "" }
+    public var isDeleted: Bool { Bool.fromDatabaseValue(values["IsDeleted"] ?? .null) ?? false }
+    public var lastModifiedDate: Int64 { Int64.fromDatabaseValue(values["LastModifiedDate"] ?? .null) ?? 0 }
+}
+
+/// The org's SQLite database (WAL mode, every write in one transaction): one table per object,
+/// soft deletes (the recycle bin is `IsDeleted = 1`), id sequences, credentials and tokens.
+public final class OrgStore: Sendable {
+    public let schema: OrgSchema
+    let pool: DatabasePool
+    /// Column name of the moment a record went to the recycle bin.
+    static let deletedAtColumn = "localorg_deleted_at"
+
+    public init(path: String, schema: OrgSchema) throws {
+        self.schema = schema
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(10)
+        configuration.prepareDatabase { db in
+            // WAL is DatabasePool's default; synchronous=FULL makes every acknowledged commit durable.
+            try db.execute(sql: "PRAGMA synchronous = FULL")
+        }
+        pool = try DatabasePool(path: path, configuration: configuration)
+        try migrate()
+    }
+
+    /// Creates the tables, adds columns for fields new to the schema file, and on first open
+    /// creates the organization and its demo users.
+    private func migrate() throws {
+        try pool.write { db in
+            try db.execute(sql: """
+                CREATE TABLE IF NOT EXISTS localorg_sequence (keyPrefix TEXT PRIMARY KEY NOT NULL, lastNumber INTEGER NOT NULL);
+                CREATE TABLE IF NOT EXISTS localorg_credential (
+                    userId TEXT PRIMARY KEY NOT NULL, passwordHash TEXT NOT NULL, isAdmin INTEGER NOT NULL);
+                CREATE TABLE IF NOT EXISTS localorg_token (
+                    selector TEXT PRIMARY KEY NOT NULL, verifierHash BLOB NOT NULL, kind TEXT NOT NULL,
+                    userId TEXT NOT NULL, clientId TEXT NOT NULL, issuedAt INTEGER NOT NULL,
+                    expiresAt INTEGER, refreshSelector TEXT, revoked INTEGER NOT NULL DEFAULT 0);
+                CREATE INDEX IF NOT EXISTS localorg_token_refresh ON localorg_token(refreshSelector);
+                """)
+            try DeviceAuthorization.ensureTable(db)
+            for object in schema.objects {
+                let table = object.tableName
+                if try db.tableExists(table) {
+                    let existing = Set(try db.columns(in: table).map { $0.name.lowercased() })
+                    for field in object.fields where !existing.contains(field.columnName.lowercased()) {
+                        try db.execute(sql: "ALTER TABLE \(quoted(table)) ADD COLUMN \(Self.columnDefinition(field))")
+                    }
+                } else {
+                    let columns = object.fields.map(Self.columnDefinition) + ["\(quoted(Self.deletedAtColumn)) INTEGER"]
+                    try db.execute(sql: "CREATE TABLE \(quoted(table)) (\(columns.joined(separator: ", ")))")
+                }
+                for field in object.fields where field.type == .reference || field.externalId || field.unique
+                    || field.nameField || field.name == "SystemModstamp" || field.name == "LastModifiedDate" {
+                    try db.execute(sql: "CREATE INDEX IF NOT EXISTS \(quoted("\(table)_\(field.name)")) ON \(quoted(table))(\(quoted(field.columnName)))")
+                }
+            }
+        }
+        try bootstrapIfEmpty()
+    }
+
+    static func columnDefinition(_ field: FieldDefinition) -> String {
+        let name = quoted(field.columnName)
+        switch field.type {
+        case .id: return "\(name) TEXT PRIMARY KEY NOT NULL"
+        case .reference: return "\(name) TEXT"
+        case .boolean: return "\(name) INTEGER NOT NULL DEFAULT 0"
+        case .int, .datetime: return "\(name) INTEGER"
+        case .double, .currency: return "\(name) REAL"
+        case .date: return "\(name) TEXT"
+        default: return "\(name) TEXT COLLATE NOCASE"
+        }
+    }
+
+    // MARK: Organization and users
+
+    /// The demo users every new org has; `localorg serve` prints their credentials.
+    public static let demoUsers: [(username: String, password: String, first: String, last: String, admin: Bool)] = [
+        ("demo@localorg.test", "localorg-demo", "Dana", "Demo", true),
+        ("trainer@localorg.test", "localorg-trainer", "Taylor", "Trainer", false),
+    ]
+
+    private func bootstrapIfEmpty() throws {
+        guard let organization = schema.object(named: "Organization"), let user = schema.object(named: "User") else {
+            throw SchemaError(description: "the schema needs Organization and User objects")
+        }
+        let hasOrganization = try pool.read { db in
+            try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \(quoted(organization.tableName))") ?? 0 > 0
+        }
+        if hasOrganization { return }
+        // Hash outside the transaction: each hash takes a noticeable fraction of a second.
+        let hashes = try Self.demoUsers.map { try PasswordHasher.hash($0.password) }
+        let now = Self.now()
+        try pool.write { db in
+            let firstUserId = SalesforceId.make(keyPrefix: user.keyPrefix, number: try reserveNumbers(db, keyPrefix: user.keyPrefix, count: 1))
+            var orgValues: [String: DatabaseValue] = [
+                "Name": "LocalOrg Demo Company".databaseValue, "OrganizationType": "Developer Edition".databaseValue,
+                "InstanceName": "LO1".databaseValue, "IsSandbox": true.databaseValue,
+                "DefaultLocaleSidKey": "en_US".databaseValue, "TimeZoneSidKey": "GMT".databaseValue,
+            ]
+            _ = try insertRow(db, object: organization, values: &orgValues, actingUserId: firstUserId, now: now)
+            for (index, demo) in Self.demoUsers.enumerated() {
+                var values: [String: DatabaseValue] = [
+                    "Username": demo.username.databaseValue, "FirstName": demo.first.databaseValue,
+                    "LastName": demo.last.databaseValue, "Email": demo.username.databaseValue,
+                    "Alias": String((demo.first.prefix(1) + demo.last).prefix(8)).lowercased().databaseValue,
+                    "IsActive": true.databaseValue, "TimeZoneSidKey": "GMT".databaseValue,
+                    "LanguageLocaleKey": "en_US".databaseValue,
+                ]
+                let id = try insertRow(db, object: user, values: &values, actingUserId: firstUserId, now: now,
+                                       presetId: index == 0 ? firstUserId : nil)
+                try db.execute(sql: "INSERT INTO localorg_credential (userId, passwordHash, isAdmin) VALUES (?, ?, ?)",
+                               arguments: [id, hashes[index], demo.admin])
+            }
+        }
+    }
+
+    /// The organization's id (`00D…`).
+    public func organizationId() throws -> String {
+        guard let organization = schema.object(named: "Organization") else { return "" }
+        return try pool.read { db in
+            try String.fetchOne(db, sql: "SELECT Id FROM \(quoted(organization.tableName)) LIMIT 1") ?? ""
+        }
+    }
+
+    /// Adds a user who can sign in.
+    public func addUser(username: String, password: String, firstName: String?, lastName: String, email: String?,
+                        isAdmin: Bool) throws -> String {
+        guard let user = schema.object(named: "User") else { throw SchemaError(description: "no User object") }
+        let hash = try PasswordHasher.hash(password)
+        let body: JSONObject = [
+            "Username": .string(username), "FirstName": firstName.map(JSONValue.string) ?? .null,
+            "LastName": .string(lastName), "Email": .string(email ?? username), "IsActive": true,
+            "Alias": .string(String(username.prefix(8))), "TimeZoneSidKey": "GMT", "LanguageLocaleKey": "en_US",
+        ]
+        var values = try RecordValidator.values(for: user, body: body, mode: .create)
+        let now = Self.now()
+        return try pool.write { db in
+            let adminId = try String.fetchOne(db, sql: "SELECT userId FROM localorg_credential WHERE isAdmin = 1 LIMIT 1") ?? ""
+            let id = try insertRow(db, object: user, values: &values, actingUserId: adminId, now: now)
+            try db.execute(sql: "INSERT INTO localorg_credential (userId, passwordHash, isAdmin) VALUES (?, ?, ?)",
+                           arguments: [id, hash, isAdmin])
+            return id
+        }
+    }
+
+    /// The active user with this username (case-insensitive) and its stored password hash.
+    func credential(username: String) async throws -> (userId: String, passwordHash: String, isAdmin: Bool)? {
+        guard let user = schema.object(named: "User") else { return nil }
+        return try await pool.read { db in
+            guard let row = try Row.fetchOne(db, sql: """
+                SELECT u.Id, c.passwordHash, c.isAdmin FROM \(quoted(user.tableName)) u
+                JOIN localorg_credential c ON c.userId = u.Id
+                WHERE u.Username = ? COLLATE NOCASE AND u.IsActive = 1 AND u.IsDeleted = 0
+                """, arguments: [username]) else { return nil }
+            return (row[0], row[1], row[2])
+        }
+    }
+
+    /// The user a `--as USERNAME` option names, or the first non-admin demo user.
+    public func userId(username: String?) throws -> String? {
+        guard let user = schema.object(named: "User") else { return nil }
+        return try pool.read { db in
+            if let username {
+                return try String.fetchOne(db, sql: "SELECT Id FROM \(quoted(user.tableName)) WHERE Username = ? COLLATE NOCASE", arguments: [username])
+            }
+            return try String.fetchOne(db, sql: "SELECT userId FROM localorg_credential WHERE isAdmin = 0 ORDER BY userId LIMIT 1")
+        }
+    }
+
+    // MARK: Reading records
+
+    /// One record by canonical id, deleted or not.
+    public func record(_ object: ObjectDefinition, id: String) async throws -> StoredRecord? {
+        try await pool.read { db in try self.fetchRecord(db, object: object, id: id) }
+    }
+
+    func fetchRecord(_ db: Database, object: ObjectDefinition, id: String) throws -> StoredRecord? {
+        guard let row = try Row.fetchOne(db, sql: "SELECT * FROM \(quoted(object.tableName)) WHERE Id = ?", arguments: [id]) else { return nil }
+        return Self.record(from: row, object: object)
+    }
+
+    static func record(from row: Row, object: ObjectDefinition) -> StoredRecord {
+        var values: [String: DatabaseValue] = [:]
+        for field in object.fields { values[field.name] = row[field.columnName] as DatabaseValue? ?? .null }
+        return StoredRecord(object: object.name, values: values)
+    }
+
+    /// Ids of live records whose `field` equals `value` (external-id lookups).
+    public func ids(_ object: ObjectDefinition, whereField field: FieldDefinition, equals value: DatabaseValue) async throws -> [String] {
+        try await pool.read { db in
+            try String.fetchAll(db, sql: "SELECT Id FROM \(quoted(object.tableName)) WHERE \(quoted(field.columnName)) = ? AND IsDeleted = 0 ORDER BY Id LIMIT 10",
+                                arguments: [value])
+        }
+    }
+
+    /// Ids of live records whose SystemModstamp lies in [start, end].
+    public func updatedIds(_ object: ObjectDefinition, start: Int64, end: Int64) async throws -> [String] {
+        try await pool.read { db in
+            try String.fetchAll(db, sql: "SELECT Id FROM \(quoted(object.tableName)) WHERE IsDeleted = 0 AND SystemModstamp >= ? AND SystemModstamp <= ? ORDER BY SystemModstamp, Id",
+                                arguments: [start, end])
+        }
+    }
+
+    /// Records that went to the recycle bin in [start, end], with when.
+    public func deletedRecords(_ object: ObjectDefinition, start: Int64, end: Int64) async throws -> [(id: String, deletedAt: Int64)] {
+        try await pool.read { db in
+            try Row.fetchAll(db, sql: "SELECT Id, \(quoted(Self.deletedAtColumn)) FROM \(quoted(object.tableName)) WHERE IsDeleted = 1 AND \(quoted(Self.deletedAtColumn)) >= ? AND \(quoted(Self.deletedAtColumn)) <= ? ORDER BY 2, 1",
+                             arguments: [start, end]).map { ($0[0], $0[1]) }
+        }
+    }
+
+    /// Rows of a compiled, parameterised query.
+    func rows(sql: String, arguments: [DatabaseValue]) async throws -> [[DatabaseValue]] {
+        try await pool.read { db in
+            try Row.fetchAll(db, sql: sql, arguments: StatementArguments(arguments)).map { row in
+                (0..<row.count).map { row[$0] as DatabaseValue }
+            }
+        }
+    }
+
+    /// Counts live records per object, for `localorg info`.
+    public func counts() throws -> [(object: String, live: Int, deleted: Int)] {
+        try pool.read { db in
+            try schema.objects.map { object in
+                let row = try Row.fetchOne(db, sql: "SELECT COUNT(*) - COALESCE(SUM(IsDeleted), 0), COALESCE(SUM(IsDeleted), 0) FROM \(quoted(object.tableName))")
+                return (object.name, row?[0] ?? 0, row?[1] ?? 0)
+            }
+        }
+    }
+
+    // MARK: Writing records
+
+    /// Runs `body` in one write transaction (rolled back when it throws).
+    public func write<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        try await pool.write(body)
+    }
+
+    /// Synchronous write transaction, for the command-line tools.
+    public func writeNow<T>(_ body: (Database) throws -> T) throws -> T {
+        try pool.write(body)
+    }
+
+    /// Reserves `count` consecutive record numbers for a key prefix and returns the first.
+    func reserveNumbers(_ db: Database, keyPrefix: String, count: Int64) throws -> Int64 {
+        try db.execute(sql: "INSERT OR IGNORE INTO localorg_sequence (keyPrefix, lastNumber) VALUES (?, 0)", arguments: [keyPrefix])
+        try db.execute(sql: "UPDATE localorg_sequence SET lastNumber = lastNumber + ? WHERE keyPrefix = ?", arguments: [count, keyPrefix])
+        let last = try Int64.fetchOne(db, sql: "SELECT lastNumber FROM localorg_sequence WHERE keyPrefix = ?", arguments: [keyPrefix]) ?? count
+        return last - count + 1
+    }
+
+    /// Inserts a validated record: checks references and unique fields, fills computed and
+    /// system fields, and returns the new id.
+    func insertRow(_ db: Database, object: ObjectDefinition, values: inout [String: DatabaseValue], actingUserId: String,
+                   now: Int64, presetId: String? = nil, checkReferences: Bool = true) throws -> String {
+        if checkReferences { try checkReferencesAndUniqueness(db, object: object, values: values, excludingId: nil) }
+        let id = try presetId ?? SalesforceId.make(keyPrefix: object.keyPrefix, number: reserveNumbers(db, keyPrefix: object.keyPrefix, count: 1))
+        values["Id"] = id.databaseValue
+        values["IsDeleted"] = false.databaseValue
+        if object.hasOwner && (values["OwnerId"] ?? .null).isNull { values["OwnerId"] = actingUserId.databaseValue }
+        values["CreatedDate"] = now.databaseValue
+        values["LastModifiedDate"] = now.databaseValue
+        values["SystemModstamp"] = now.databaseValue
+        values["CreatedById"] = actingUserId.databaseValue
+        values["LastModifiedById"] = actingUserId.databaseValue
+        Self.fillComputedFields(object: object, values: &values)
+        let fields = object.fields.filter { values[$0.name] != nil }
+        let columns = fields.map { quoted($0.columnName) }.joined(separator: ", ")
+        let placeholders = Array(repeating: "?", count: fields.count).joined(separator: ", ")
+        // Cached: seeding repeats the same few column sets many thousand times.
+        try db.cachedStatement(sql: "INSERT INTO \(quoted(object.tableName)) (\(columns)) VALUES (\(placeholders))")
+            .execute(arguments: StatementArguments(fields.map { values[$0.name] ?? .null }))
+        return id
+    }
+
+    /// Updates a live record. `ifUnmodifiedSince` makes the update conditional (412 when the
+    /// record changed after that moment), checked in the same transaction as the write.
+    func updateRow(_ db: Database, object: ObjectDefinition, id: String, values: [String: DatabaseValue], actingUserId: String,
+                   now: Int64, ifUnmodifiedSince: Int64? = nil) throws {
+        guard var existing = try fetchRecord(db, object: object, id: id) else { throw APIError.resourceNotFound }
+        if existing.isDeleted { throw APIError.entityIsDeleted }
+        if let ifUnmodifiedSince, existing.lastModifiedDate > ifUnmodifiedSince {
+            throw APIError(status: 412, errorCode: "PRECONDITION_FAILED",
+                           message: "The requested resource has been modified since the If-Unmodified-Since date: \(SalesforceDate.formatHTTPDate(ifUnmodifiedSince))")
+        }
+        try checkReferencesAndUniqueness(db, object: object, values: values, excludingId: id)
+        for (name, value) in values { existing.values[name] = value }
+        existing.values["LastModifiedDate"] = now.databaseValue
+        existing.values["SystemModstamp"] = now.databaseValue
+        existing.values["LastModifiedById"] = actingUserId.databaseValue
+        Self.fillComputedFields(object: object, values: &existing.values)
+        let fields = object.fields.filter { $0.type != .id }
+        let assignments = fields.map { "\(quoted($0.columnName)) = ?" }.joined(separator: ", ")
+        try db.execute(sql: "UPDATE \(quoted(object.tableName)) SET \(assignments) WHERE Id = ?",
+                       arguments: StatementArguments(fields.map { existing.values[$0.name] ?? .null } + [id.databaseValue]))
+    }
+
+    /// Moves a record (and its cascade-deleted children) to the recycle bin.
+    func deleteRow(_ db: Database, object: ObjectDefinition, id: String, actingUserId: String, now: Int64) throws {
+        guard let existing = try fetchRecord(db, object: object, id: id) else { throw APIError.resourceNotFound }
+        if existing.isDeleted { throw APIError.entityIsDeleted }
+        guard object.deletable else {
+            throw APIError(status: 400, errorCode: "INSUFFICIENT_ACCESS_OR_READONLY", message: "insufficient access rights on object id", fields: [])
+        }
+        try db.execute(sql: "UPDATE \(quoted(object.tableName)) SET IsDeleted = 1, \(quoted(Self.deletedAtColumn)) = ?, SystemModstamp = ?, LastModifiedById = ? WHERE Id = ?",
+                       arguments: [now, now, actingUserId, id])
+        for relationship in schema.childRelationships(of: object.name) where relationship.cascadeDelete {
+            guard let child = schema.object(named: relationship.childObject), let field = child.field(named: relationship.field) else { continue }
+            try db.execute(sql: "UPDATE \(quoted(child.tableName)) SET IsDeleted = 1, \(quoted(Self.deletedAtColumn)) = ?, SystemModstamp = ?, LastModifiedById = ? WHERE \(quoted(field.columnName)) = ? AND IsDeleted = 0",
+                           arguments: [now, now, actingUserId, id])
+        }
+    }
+
+    /// References must name a live record of the right object; unique fields must be unique.
+    func checkReferencesAndUniqueness(_ db: Database, object: ObjectDefinition, values: [String: DatabaseValue], excludingId: String?) throws {
+        for field in object.fields where field.type == .reference {
+            guard let value = values[field.name], let id = String.fromDatabaseValue(value),
+                  let targetName = field.referenceTo, let target = schema.object(named: targetName) else { continue }
+            guard SalesforceId.keyPrefix(of: id) == target.keyPrefix else { throw RecordValidator.malformedReference(field, id) }
+            let exists = try Bool.fetchOne(db, sql: "SELECT 1 FROM \(quoted(target.tableName)) WHERE Id = ? AND IsDeleted = 0", arguments: [id]) ?? false
+            if !exists {
+                throw APIError(status: 400, errorCode: "INVALID_CROSS_REFERENCE_KEY", message: "invalid cross reference id", fields: [field.name])
+            }
+        }
+        for field in object.fields where field.unique {
+            guard let value = values[field.name], !value.isNull else { continue }
+            if let other = try String.fetchOne(db, sql: "SELECT Id FROM \(quoted(object.tableName)) WHERE \(quoted(field.columnName)) = ? AND IsDeleted = 0 AND Id IS NOT ?",
+                                               arguments: [value, excludingId]) {
+                throw APIError(status: 400, errorCode: "DUPLICATE_VALUE",
+                               message: "duplicate value found: \(field.name) duplicates value on record with id: \(other)", fields: [field.name])
+            }
+        }
+    }
+
+    /// Fills fields such as Contact.Name from the fields they concatenate.
+    static func fillComputedFields(object: ObjectDefinition, values: inout [String: DatabaseValue]) {
+        for field in object.fields where !field.concatenationOf.isEmpty {
+            let parts = field.concatenationOf.compactMap { values[$0].flatMap(String.fromDatabaseValue) }.filter { !$0.isEmpty }
+            values[field.name] = parts.isEmpty ? .null : parts.joined(separator: " ").databaseValue
+        }
+    }
+
+    /// The current time in whole seconds, the precision Salesforce keeps.
+    public static func now() -> Int64 { Int64(Date().timeIntervalSince1970.rounded(.down)) }
+}
+
+/// Double-quotes an SQL identifier. Only names from the schema file reach this, never request input.
+func quoted(_ identifier: String) -> String {
+    "\"" + identifier.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+}

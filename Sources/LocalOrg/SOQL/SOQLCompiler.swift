@@ -1,0 +1,348 @@
+import GRDB
+
+/// How one selected object renders: its fields and nested parent objects, in SELECT order.
+struct SOQLOutputNode: Sendable {
+    enum Entry: Sendable {
+        case field(FieldDefinition, column: Int)
+        case parent(relationshipName: String, node: SOQLOutputNode)
+        /// A child subquery's records, fetched separately for each page of parents.
+        indirect case children(relationshipName: String, query: CompiledChildQuery)
+    }
+    var object: ObjectDefinition
+    /// The result column holding this object's Id (nil for the root when Id is not selected).
+    var idColumn: Int?
+    var entries: [Entry] = []
+}
+
+/// A query compiled to parameterised SQL. No text from the query ever reaches the SQL: field
+/// and object names are checked against the schema and written from it; values are `?` arguments.
+struct CompiledSOQL: Sendable {
+    var object: ObjectDefinition
+    var isCount: Bool
+    /// Ids of all matching records, in the query's order, with LIMIT and OFFSET applied.
+    var idsSQL: String
+    var idsArguments: [DatabaseValue]
+    /// The selected columns of the records whose ids are appended as `?` placeholders inside `IN (…)`.
+    var rowsSQLPrefix: String
+    var root: SOQLOutputNode
+    /// The pieces of the statement, for child subqueries that add their own parent filter.
+    var selectedColumnsSQL: String
+    var fromSQL: String
+    var whereSQL: String
+    var whereArguments: [DatabaseValue]
+    var orderSQL: String
+    var limit: Int?
+}
+
+/// A compiled `(SELECT … FROM Contacts …)`: the child query plus the reference column that
+/// points at the parent.
+struct CompiledChildQuery: Sendable {
+    var query: CompiledSOQL
+    var foreignKeyColumn: String
+
+    /// Rows of the children of `parentIds`: parent id, child id, then the selected columns.
+    func sql(parentCount: Int) -> String {
+        let placeholders = Array(repeating: "?", count: parentCount).joined(separator: ", ")
+        let filter = "t.\(quoted(foreignKeyColumn)) IN (\(placeholders))"
+        let whereSQL = query.whereSQL.isEmpty ? " WHERE \(filter)" : "\(query.whereSQL) AND \(filter)"
+        return "SELECT t.\(quoted(foreignKeyColumn)), t.\"Id\", \(query.selectedColumnsSQL) \(query.fromSQL)\(whereSQL) ORDER BY \(query.orderSQL)"
+    }
+}
+
+/// Checks a parsed query against the schema and turns it into SQL.
+struct SOQLCompiler {
+    let schema: OrgSchema
+    let includeDeleted: Bool
+    /// The start of the current day (UTC), for TODAY and LAST_N_DAYS.
+    let todayStartDays: Int64
+
+    private var joins: [(key: String, alias: String, sql: String, object: ObjectDefinition)] = []
+    private var columns: [String] = []
+    private var arguments: [DatabaseValue] = []
+
+    init(schema: OrgSchema, includeDeleted: Bool, now: Int64) {
+        self.schema = schema
+        self.includeDeleted = includeDeleted
+        self.todayStartDays = SalesforceDate.floorDivide(now, 86_400)
+    }
+
+    static func compile(_ query: SOQLQuery, schema: OrgSchema, includeDeleted: Bool, now: Int64) throws(SOQLError) -> CompiledSOQL {
+        var compiler = SOQLCompiler(schema: schema, includeDeleted: includeDeleted, now: now)
+        guard let object = schema.object(named: query.objectName) else { throw unsupportedType(query) }
+        return try compiler.compile(query, object: object)
+    }
+
+    static func unsupportedType(_ query: SOQLQuery) -> SOQLError {
+        SOQLError(errorCode: "INVALID_TYPE",
+                  detail: "sObject type '\(query.objectName)' is not supported. If you are attempting to use a custom object, be sure to append the '__c' after the entity name. Please reference your WSDL or the describe call for the appropriate names.",
+                  offset: query.objectOffset)
+    }
+
+    /// Compiles `(SELECT … FROM Contacts)` of a query on `parent`.
+    private func compileChild(_ subquery: SOQLQuery, parent: ObjectDefinition) throws(SOQLError) -> (String, CompiledChildQuery) {
+        guard let relationship = schema.childRelationships(of: parent.name).first(where: { $0.relationshipName.lowercased() == subquery.objectName.lowercased() }),
+              let child = schema.object(named: relationship.childObject), let field = child.field(named: relationship.field) else {
+            throw SOQLError(errorCode: "INVALID_TYPE",
+                            detail: "Didn't understand relationship '\(subquery.objectName)' in FROM part of query call. If you are attempting to use a custom relationship, be sure to append the '__r' after the custom relationship name. Please reference your WSDL or the describe call for the appropriate names.",
+                            offset: subquery.objectOffset)
+        }
+        guard !subquery.isCount, subquery.offset == nil else {
+            throw SOQLError(errorCode: "MALFORMED_QUERY", detail: "COUNT() and OFFSET are not supported in child subqueries", offset: subquery.objectOffset)
+        }
+        var compiler = SOQLCompiler(schema: schema, includeDeleted: includeDeleted, now: todayStartDays * 86_400)
+        return (relationship.relationshipName, CompiledChildQuery(query: try compiler.compile(subquery, object: child), foreignKeyColumn: field.columnName))
+    }
+
+    private mutating func compile(_ query: SOQLQuery, object: ObjectDefinition) throws(SOQLError) -> CompiledSOQL {
+        var root = SOQLOutputNode(object: object, idColumn: nil)
+        var seen = Set<String>()
+        for item in query.items {
+            guard case let .field(path) = item else {
+                if case let .subquery(subquery) = item {
+                    let (name, child) = try compileChild(subquery, parent: object)
+                    guard seen.insert(name.lowercased()).inserted else {
+                        throw SOQLError(errorCode: "MALFORMED_QUERY", detail: "duplicate field selected: \(name)", offset: subquery.objectOffset)
+                    }
+                    root.entries.append(.children(relationshipName: name, query: child))
+                }
+                continue
+            }
+            let (alias, field, chain) = try resolve(path, from: object)
+            let key = (chain.map(\.relationshipName) + [field.name]).joined(separator: ".").lowercased()
+            guard seen.insert(key).inserted else {
+                throw SOQLError(errorCode: "MALFORMED_QUERY", detail: "duplicate field selected: \(path.text)", offset: path.offset)
+            }
+            columns.append("\(alias).\(quoted(field.columnName))")
+            let column = columns.count - 1
+            if chain.isEmpty && field.type == .id { root.idColumn = column }
+            insert(field: field, column: column, chain: chain[...], into: &root)
+        }
+        var whereParts = includeDeleted ? [] : ["t.\"IsDeleted\" = 0"]
+        if let condition = query.condition {
+            whereParts.append(try compileCondition(condition, object: object))
+        }
+        var orderParts: [String] = []
+        for ordering in query.ordering {
+            let (alias, field, _) = try resolve(ordering.field, from: object)
+            var part = "\(alias).\(quoted(field.columnName)) \(ordering.descending ? "DESC" : "ASC")"
+            if let nullsFirst = ordering.nullsFirst { part += nullsFirst ? " NULLS FIRST" : " NULLS LAST" }
+            orderParts.append(part)
+        }
+        orderParts.append("t.\"Id\" ASC")  // a stable order, so pages never overlap or skip
+        let from = "FROM \(quoted(object.tableName)) t" + joins.map { " " + $0.sql }.joined()
+        let whereSQL = whereParts.isEmpty ? "" : " WHERE " + whereParts.map { "(\($0))" }.joined(separator: " AND ")
+        let whereArguments = arguments
+        var idsSQL = "SELECT t.\"Id\" \(from)\(whereSQL) ORDER BY \(orderParts.joined(separator: ", "))"
+        var idsArguments = arguments
+        if query.limit != nil || query.offset != nil {
+            idsSQL += " LIMIT ? OFFSET ?"
+            idsArguments.append(Int64(query.limit ?? -1).databaseValue)
+            idsArguments.append(Int64(query.offset ?? 0).databaseValue)
+        }
+        let selected = columns.isEmpty ? "t.\"Id\"" : columns.joined(separator: ", ")
+        return CompiledSOQL(object: object, isCount: query.isCount, idsSQL: idsSQL, idsArguments: idsArguments,
+                            rowsSQLPrefix: "SELECT t.\"Id\", \(selected) \(from) WHERE t.\"Id\" IN (", root: root,
+                            selectedColumnsSQL: selected, fromSQL: from, whereSQL: whereSQL, whereArguments: whereArguments,
+                            orderSQL: orderParts.joined(separator: ", "), limit: query.limit)
+    }
+
+    /// Places a selected field in the output tree, adding parent nodes (and their Id columns) as needed.
+    private mutating func insert(field: FieldDefinition, column: Int, chain: ArraySlice<(relationshipName: String, object: ObjectDefinition, alias: String)>,
+                                 into node: inout SOQLOutputNode) {
+        guard let link = chain.first else {
+            node.entries.append(.field(field, column: column))
+            return
+        }
+        if let position = node.entries.firstIndex(where: { entry in
+            if case let .parent(name, _) = entry { return name == link.relationshipName }
+            return false
+        }), case .parent(let name, var child) = node.entries[position] {
+            insert(field: field, column: column, chain: chain.dropFirst(), into: &child)
+            node.entries[position] = .parent(relationshipName: name, node: child)
+        } else {
+            columns.append("\(link.alias).\"Id\"")
+            var child = SOQLOutputNode(object: link.object, idColumn: columns.count - 1)
+            insert(field: field, column: column, chain: chain.dropFirst(), into: &child)
+            node.entries.append(.parent(relationshipName: link.relationshipName, node: child))
+        }
+    }
+
+    /// Resolves `Account.Owner.Name` to the join alias and field, adding LEFT JOINs for each hop.
+    private mutating func resolve(_ path: SOQLFieldPath, from object: ObjectDefinition) throws(SOQLError)
+        -> (alias: String, field: FieldDefinition, chain: [(relationshipName: String, object: ObjectDefinition, alias: String)]) {
+        var components = path.components
+        // A path may start with the object's own name: `Contact.LastName`.
+        if components.count > 1, components[0].lowercased() == object.name.lowercased(), object.relationship(named: components[0]) == nil {
+            components.removeFirst()
+        }
+        var current = object
+        var alias = "t"
+        var key = ""
+        var chain: [(relationshipName: String, object: ObjectDefinition, alias: String)] = []
+        for relationshipName in components.dropLast() {
+            guard let reference = current.relationship(named: relationshipName), let targetName = reference.referenceTo,
+                  let target = schema.object(named: targetName), let canonicalName = reference.relationshipName else {
+                throw SOQLError(errorCode: "INVALID_FIELD",
+                                detail: "Didn't understand relationship '\(relationshipName)' in field path. If you are attempting to use a custom relationship, be sure to append the '__r' after the custom relationship name. Please reference your WSDL or the describe call for the appropriate names.",
+                                offset: path.offset)
+            }
+            key += "." + canonicalName.lowercased()
+            if let existing = joins.first(where: { $0.key == key }) {
+                alias = existing.alias
+            } else {
+                let joinAlias = "j\(joins.count + 1)"
+                joins.append((key, joinAlias, "LEFT JOIN \(quoted(target.tableName)) \(joinAlias) ON \(joinAlias).\"Id\" = \(alias).\(quoted(reference.columnName))", target))
+                alias = joinAlias
+            }
+            chain.append((canonicalName, target, alias))
+            current = target
+        }
+        guard let last = components.last, let field = current.field(named: last) else {
+            throw SOQLError(errorCode: "INVALID_FIELD",
+                            detail: "No such column '\(components.last ?? path.text)' on entity '\(current.name)'. If you are attempting to use a custom field, be sure to append the '__c' after the custom field name. Please reference your WSDL or the describe call for the appropriate names.",
+                            offset: path.offset)
+        }
+        return (alias, field, chain)
+    }
+
+    private mutating func compileCondition(_ condition: SOQLCondition, object: ObjectDefinition) throws(SOQLError) -> String {
+        switch condition {
+        case let .and(parts):
+            var compiled: [String] = []
+            for part in parts { compiled.append("(" + (try compileCondition(part, object: object)) + ")") }
+            return compiled.joined(separator: " AND ")
+        case let .or(parts):
+            var compiled: [String] = []
+            for part in parts { compiled.append("(" + (try compileCondition(part, object: object)) + ")") }
+            return compiled.joined(separator: " OR ")
+        case let .not(inner):
+            // SOQL's NOT also matches rows where the inner condition is unknown because of nulls.
+            return "NOT COALESCE((\(try compileCondition(inner, object: object))), 0)"
+        case let .comparison(path, comparison, literal, offset):
+            let (alias, field, _) = try resolve(path, from: object)
+            return try compileComparison(column: "\(alias).\(quoted(field.columnName))", field: field, comparison: comparison, literal: literal, offset: offset)
+        case let .inList(path, negated, literals, offset):
+            let (alias, field, _) = try resolve(path, from: object)
+            let column = "\(alias).\(quoted(field.columnName))"
+            var placeholders: [String] = []
+            var includesNull = false
+            for literal in literals {
+                if case .null = literal { includesNull = true; continue }
+                arguments.append(try value(of: literal, for: field, offset: offset))
+                placeholders.append("?")
+            }
+            let list = placeholders.isEmpty ? "SELECT NULL WHERE 0" : placeholders.joined(separator: ", ")
+            if negated {
+                return includesNull ? "\(column) IS NOT NULL AND \(column) NOT IN (\(list))" : "\(column) IS NULL OR \(column) NOT IN (\(list))"
+            }
+            return includesNull ? "\(column) IS NULL OR \(column) IN (\(list))" : "\(column) IN (\(list))"
+        case let .like(path, literal, offset):
+            let (alias, field, _) = try resolve(path, from: object)
+            guard field.type.isText || field.type == .id || field.type == .reference else {
+                throw SOQLError(errorCode: "INVALID_FIELD", detail: "invalid operator on \(field.type.rawValue) field: \(field.name)", offset: offset)
+            }
+            guard case let .string(_, pattern) = literal else {
+                throw SOQLError(errorCode: "MALFORMED_QUERY", detail: "LIKE needs a quoted string", offset: offset)
+            }
+            arguments.append(pattern.databaseValue)
+            return "\(alias).\(quoted(field.columnName)) LIKE ? ESCAPE '\\'"
+        }
+    }
+
+    private mutating func compileComparison(column: String, field: FieldDefinition, comparison: SOQLComparisonOperator,
+                                            literal: SOQLLiteral, offset: Int) throws(SOQLError) -> String {
+        if case .null = literal {
+            switch comparison {
+            case .equal: return "\(column) IS NULL"
+            case .notEqual: return "\(column) IS NOT NULL"
+            default: throw SOQLError(errorCode: "INVALID_QUERY_FILTER_OPERATOR", detail: "invalid operator for null: \(comparison.rawValue)", offset: offset)
+            }
+        }
+        if case let .relativeDate(firstDayOffset, dayCount) = literal {
+            let firstDay = todayStartDays + firstDayOffset
+            let start: DatabaseValue
+            let end: DatabaseValue
+            switch field.type {
+            case .datetime:
+                start = (firstDay * 86_400).databaseValue
+                end = ((firstDay + dayCount) * 86_400).databaseValue
+            case .date:
+                start = SalesforceDate.formatDate(days: firstDay).databaseValue
+                end = SalesforceDate.formatDate(days: firstDay + dayCount).databaseValue
+            default:
+                throw typeMismatch(field, offset: offset)
+            }
+            switch comparison {
+            case .equal: arguments += [start, end]; return "\(column) >= ? AND \(column) < ?"
+            case .notEqual: arguments += [start, end]; return "\(column) IS NULL OR \(column) < ? OR \(column) >= ?"
+            case .less: arguments.append(start); return "\(column) < ?"
+            case .lessOrEqual: arguments.append(end); return "\(column) < ?"
+            case .greater: arguments.append(end); return "\(column) >= ?"
+            case .greaterOrEqual: arguments.append(start); return "\(column) >= ?"
+            }
+        }
+        arguments.append(try value(of: literal, for: field, offset: offset))
+        switch comparison {
+        case .notEqual: return "\(column) IS NULL OR \(column) <> ?"  // SOQL's != also matches nulls
+        default: return "\(column) \(comparison.rawValue) ?"
+        }
+    }
+
+    /// The stored form of a literal compared with `field`, or Salesforce's type-mismatch error.
+    private func value(of literal: SOQLLiteral, for field: FieldDefinition, offset: Int) throws(SOQLError) -> DatabaseValue {
+        switch (field.type, literal) {
+        case (.id, .string(let text, _)), (.reference, .string(let text, _)):
+            guard let id = SalesforceId.canonical(text) else {
+                throw SOQLError(errorCode: "INVALID_QUERY_FILTER_OPERATOR", detail: "invalid ID field: \(text)", offset: offset)
+            }
+            return id.databaseValue
+        case (let type, .string(let text, _)) where type.isText:
+            return text.databaseValue
+        case (.boolean, .boolean(let flag)):
+            return flag.databaseValue
+        case (.int, .integer(let number)):
+            return number.databaseValue
+        case (.double, .integer(let number)), (.currency, .integer(let number)):
+            return Double(number).databaseValue
+        case (.double, .decimal(let number)), (.currency, .decimal(let number)), (.int, .decimal(let number)):
+            return number.databaseValue
+        case (.date, .date(let days)):
+            return SalesforceDate.formatDate(days: days).databaseValue
+        case (.datetime, .dateTime(let seconds)):
+            return seconds.databaseValue
+        default:
+            throw typeMismatch(field, offset: offset)
+        }
+    }
+
+    private func typeMismatch(_ field: FieldDefinition, offset: Int) -> SOQLError {
+        let typeName: String
+        switch field.type {
+        case .datetime: typeName = "dateTime"
+        case .int: typeName = "integer"
+        case .id, .reference: typeName = "id"
+        default: typeName = field.type.rawValue
+        }
+        let quoting = field.type.isText || field.type == .id || field.type == .reference
+            ? "should be enclosed in quotes" : "should not be enclosed in quotes"
+        return SOQLError(errorCode: "INVALID_QUERY_FILTER_OPERATOR",
+                         detail: "value of filter criterion for field '\(field.name)' must be of type \(typeName) and \(quoting)", offset: offset)
+    }
+}
+
+extension SOQLError {
+    /// The message as Salesforce words it: the query line, a caret under the culprit, the
+    /// position, then the detail.
+    func message(for query: String) -> String {
+        let bytes = Array(query.utf8)
+        let clamped = min(max(offset, 0), bytes.count)
+        var lineStart = 0
+        var row = 1
+        for index in 0..<clamped where bytes[index] == 10 { row += 1; lineStart = index + 1 }
+        var lineEnd = lineStart
+        while lineEnd < bytes.count, bytes[lineEnd] != 10 { lineEnd += 1 }
+        let line = String(decoding: bytes[lineStart..<lineEnd], as: UTF8.self)
+        let column = String(decoding: bytes[lineStart..<clamped], as: UTF8.self).count + 1
+        return "\n\(line)\n\(String(repeating: " ", count: column - 1))^\nERROR at Row:\(row):Column:\(column)\n\(detail)"
+    }
+}

@@ -1,0 +1,257 @@
+/// A field path as written in the query (`Name`, `Account.Name`), with where it starts.
+struct SOQLFieldPath: Sendable {
+    var components: [String]
+    var offset: Int
+    var text: String { components.joined(separator: ".") }
+}
+
+/// A literal on the right of a comparison.
+enum SOQLLiteral: Sendable {
+    case null
+    case boolean(Bool)
+    case integer(Int64)
+    case decimal(Double)
+    case string(value: String, likePattern: String)
+    case date(days: Int64)
+    case dateTime(seconds: Int64)
+    /// TODAY, YESTERDAY, TOMORROW, LAST_N_DAYS:n, NEXT_N_DAYS:n — a range of whole days.
+    case relativeDate(firstDayOffset: Int64, dayCount: Int64)
+}
+
+enum SOQLComparisonOperator: String, Sendable { case equal = "=", notEqual = "!=", less = "<", lessOrEqual = "<=", greater = ">", greaterOrEqual = ">=" }
+
+/// A WHERE condition tree.
+indirect enum SOQLCondition: Sendable {
+    case and([SOQLCondition])
+    case or([SOQLCondition])
+    case not(SOQLCondition)
+    case comparison(SOQLFieldPath, SOQLComparisonOperator, SOQLLiteral, literalOffset: Int)
+    case inList(SOQLFieldPath, negated: Bool, [SOQLLiteral], literalOffset: Int)
+    case like(SOQLFieldPath, SOQLLiteral, literalOffset: Int)
+}
+
+struct SOQLOrdering: Sendable {
+    var field: SOQLFieldPath
+    var descending: Bool
+    /// nil: Salesforce's default (nulls first ascending, last descending).
+    var nullsFirst: Bool?
+}
+
+/// One item of a SELECT list: a field path or a child-relationship subquery.
+indirect enum SOQLSelectItem: Sendable {
+    case field(SOQLFieldPath)
+    /// `(SELECT LastName FROM Contacts …)`: its `objectName` is the relationship name.
+    case subquery(SOQLQuery)
+}
+
+/// A parsed SELECT statement.
+struct SOQLQuery: Sendable {
+    var items: [SOQLSelectItem]
+    var isCount: Bool
+    var objectName: String
+    var objectOffset: Int
+    var condition: SOQLCondition?
+    var ordering: [SOQLOrdering]
+    var limit: Int?
+    var offset: Int?
+}
+
+/// Recursive-descent parser for the SOQL subset localorg runs.
+struct SOQLParser {
+    private let tokens: [SOQLToken]
+    private var index = 0
+
+    static let maximumOffset = 2000
+
+    static func parse(_ text: String) throws(SOQLError) -> SOQLQuery {
+        var parser = SOQLParser(tokens: try SOQLLexer.tokenize(text))
+        let query = try parser.parseQuery(nested: false)
+        guard parser.current.kind == .end else { throw parser.unexpected() }
+        return query
+    }
+
+    private init(tokens: [SOQLToken]) { self.tokens = tokens }
+
+    var current: SOQLToken { tokens[index] }
+    private mutating func advance() { if index < tokens.count - 1 { index += 1 } }
+
+    func unexpected(_ token: SOQLToken? = nil) -> SOQLError {
+        let culprit = token ?? current
+        return SOQLError(errorCode: "MALFORMED_QUERY", detail: "unexpected token: \(culprit.kind == .end ? "<EOF>" : "'\(culprit.text)'")", offset: culprit.offset)
+    }
+
+    private mutating func expectKeyword(_ word: String) throws(SOQLError) {
+        guard current.isKeyword(word) else { throw unexpected() }
+        advance()
+    }
+
+    /// A SELECT statement; `nested` for a child subquery, which ends at its closing parenthesis.
+    private mutating func parseQuery(nested: Bool) throws(SOQLError) -> SOQLQuery {
+        try expectKeyword("SELECT")
+        var items: [SOQLSelectItem] = []
+        var isCount = false
+        if current.isKeyword("COUNT"), tokens[index + 1].kind == .leftParenthesis {
+            advance(); advance()
+            guard current.kind == .rightParenthesis else {
+                throw SOQLError(errorCode: "MALFORMED_QUERY", detail: "only COUNT() is supported; aggregate functions with arguments are not", offset: current.offset)
+            }
+            advance()
+            isCount = true
+        } else {
+            repeat {
+                if current.kind == .comma { advance() }
+                if current.kind == .leftParenthesis {
+                    guard !nested else { throw unexpected() }
+                    advance()
+                    items.append(.subquery(try parseQuery(nested: true)))
+                    guard current.kind == .rightParenthesis else { throw unexpected() }
+                    advance()
+                } else {
+                    items.append(.field(try parseFieldPath()))
+                }
+            } while current.kind == .comma
+        }
+        try expectKeyword("FROM")
+        guard case let .identifier(objectName) = current.kind, !objectName.contains(".") else { throw unexpected() }
+        let objectOffset = current.offset
+        advance()
+        var query = SOQLQuery(items: items, isCount: isCount, objectName: objectName, objectOffset: objectOffset,
+                              condition: nil, ordering: [], limit: nil, offset: nil)
+        if current.isKeyword("WHERE") {
+            advance()
+            query.condition = try parseCondition()
+        }
+        if current.isKeyword("ORDER") {
+            advance()
+            try expectKeyword("BY")
+            repeat {
+                if current.kind == .comma { advance() }
+                var ordering = SOQLOrdering(field: try parseFieldPath(), descending: false, nullsFirst: nil)
+                if current.isKeyword("ASC") { advance() } else if current.isKeyword("DESC") { ordering.descending = true; advance() }
+                if current.isKeyword("NULLS") {
+                    advance()
+                    if current.isKeyword("FIRST") { ordering.nullsFirst = true } else if current.isKeyword("LAST") { ordering.nullsFirst = false } else { throw unexpected() }
+                    advance()
+                }
+                query.ordering.append(ordering)
+            } while current.kind == .comma
+        }
+        if current.isKeyword("LIMIT") {
+            advance()
+            guard case let .integer(limit) = current.kind, limit >= 0 else { throw unexpected() }
+            query.limit = Int(clamping: limit)
+            advance()
+        }
+        if current.isKeyword("OFFSET") {
+            advance()
+            guard case let .integer(offset) = current.kind, offset >= 0 else { throw unexpected() }
+            guard offset <= Self.maximumOffset else {
+                throw SOQLError(errorCode: "NUMBER_OUTSIDE_VALID_RANGE", detail: "Maximum SOQL offset allowed is \(Self.maximumOffset)", offset: current.offset)
+            }
+            query.offset = Int(offset)
+            advance()
+        }
+        return query
+    }
+
+    private mutating func parseFieldPath() throws(SOQLError) -> SOQLFieldPath {
+        guard case let .identifier(text) = current.kind, !text.hasPrefix("."), !text.hasSuffix("."), !text.contains("..") else { throw unexpected() }
+        let path = SOQLFieldPath(components: text.split(separator: ".").map(String.init), offset: current.offset)
+        advance()
+        return path
+    }
+
+    /// `a AND b AND c` or `a OR b OR c`; mixing the two needs parentheses, as in Salesforce.
+    private mutating func parseCondition() throws(SOQLError) -> SOQLCondition {
+        let first = try parseUnary()
+        var operands = [first]
+        var conjunction: String?
+        while current.isKeyword("AND") || current.isKeyword("OR") {
+            let word = current.isKeyword("AND") ? "AND" : "OR"
+            if let conjunction, conjunction != word {
+                throw SOQLError(errorCode: "MALFORMED_QUERY", detail: "unexpected token: '\(current.text)'", offset: current.offset)
+            }
+            conjunction = word
+            advance()
+            operands.append(try parseUnary())
+        }
+        guard let conjunction else { return first }
+        return conjunction == "AND" ? .and(operands) : .or(operands)
+    }
+
+    private mutating func parseUnary() throws(SOQLError) -> SOQLCondition {
+        if current.isKeyword("NOT") {
+            advance()
+            return .not(try parseUnary())
+        }
+        if current.kind == .leftParenthesis {
+            advance()
+            let inner = try parseCondition()
+            guard current.kind == .rightParenthesis else { throw unexpected() }
+            advance()
+            return inner
+        }
+        let field = try parseFieldPath()
+        if current.isKeyword("LIKE") {
+            advance()
+            let offset = current.offset
+            return .like(field, try parseLiteral(), literalOffset: offset)
+        }
+        var negated = false
+        if current.isKeyword("NOT"), tokens[index + 1].isKeyword("IN") {
+            negated = true
+            advance()
+        }
+        if current.isKeyword("IN") {
+            advance()
+            guard current.kind == .leftParenthesis else { throw unexpected() }
+            advance()
+            let offset = current.offset
+            var values: [SOQLLiteral] = []
+            repeat {
+                if current.kind == .comma { advance() }
+                values.append(try parseLiteral())
+            } while current.kind == .comma
+            guard current.kind == .rightParenthesis else { throw unexpected() }
+            advance()
+            return .inList(field, negated: negated, values, literalOffset: offset)
+        }
+        guard case let .comparison(symbol) = current.kind, let comparison = SOQLComparisonOperator(rawValue: symbol) else { throw unexpected() }
+        advance()
+        let offset = current.offset
+        return .comparison(field, comparison, try parseLiteral(), literalOffset: offset)
+    }
+
+    private mutating func parseLiteral() throws(SOQLError) -> SOQLLiteral {
+        let token = current
+        advance()
+        switch token.kind {
+        case let .string(value, likePattern): return .string(value: value, likePattern: likePattern)
+        case let .integer(number): return .integer(number)
+        case let .decimal(number): return .decimal(number)
+        case let .date(days): return .date(days: days)
+        case let .dateTime(seconds): return .dateTime(seconds: seconds)
+        case let .identifier(word):
+            switch word.uppercased() {
+            case "NULL": return .null
+            case "TRUE": return .boolean(true)
+            case "FALSE": return .boolean(false)
+            case "TODAY": return .relativeDate(firstDayOffset: 0, dayCount: 1)
+            case "YESTERDAY": return .relativeDate(firstDayOffset: -1, dayCount: 1)
+            case "TOMORROW": return .relativeDate(firstDayOffset: 1, dayCount: 1)
+            case "LAST_N_DAYS", "NEXT_N_DAYS":
+                guard current.kind == .colon else { throw unexpected() }
+                advance()
+                guard case let .integer(days) = current.kind, days >= 0, days <= 100_000 else { throw unexpected() }
+                advance()
+                // LAST_N_DAYS:n covers today and the n days before it; NEXT_N_DAYS:n the n days after today.
+                return word.uppercased() == "LAST_N_DAYS"
+                    ? .relativeDate(firstDayOffset: -days, dayCount: days + 1)
+                    : .relativeDate(firstDayOffset: 1, dayCount: days)
+            default: throw unexpected(token)
+            }
+        default:
+            throw unexpected(token)
+        }
+    }
+}

@@ -1,0 +1,298 @@
+import ForceJSON
+import Foundation
+import GRDB
+
+extension LocalOrgAPI {
+    // MARK: Describe
+
+    func sobjectSummary(_ object: ObjectDefinition, apiVersion: String) -> JSONObject {
+        let base = "/services/data/v\(apiVersion)/sobjects/\(object.name)"
+        return [
+            "activateable": false, "createable": .bool(object.createable), "custom": false, "customSetting": false,
+            "deepCloneable": false, "deletable": .bool(object.deletable), "deprecatedAndHidden": false, "feedEnabled": false,
+            "hasSubtypes": false, "isInterface": false, "isSubtype": false, "keyPrefix": .string(object.keyPrefix),
+            "label": .string(object.label), "labelPlural": .string(object.labelPlural), "layoutable": true,
+            "mergeable": .bool(object.deletable), "mruEnabled": true, "name": .string(object.name), "queryable": true,
+            "replicateable": true, "retrieveable": true, "searchable": true, "triggerable": true,
+            "undeletable": .bool(object.deletable), "updateable": true,
+            "urls": ["sobject": .string(base), "describe": .string("\(base)/describe"), "rowTemplate": .string("\(base)/{ID}")],
+        ]
+    }
+
+    /// True when the client's `If-Modified-Since` is no earlier than `lastChange` (answer 304).
+    func notModified(_ request: APIRequest, since lastChange: Int64) -> Bool {
+        guard let header = request.header("if-modified-since"), let date = SalesforceDate.parseHTTPDate(header) else { return false }
+        return lastChange <= date
+    }
+
+    func describeGlobal(_ context: DataContext) throws -> APIResponse {
+        if notModified(context.request, since: schemaLoadedAt) { return .empty(304) }
+        return .json(["encoding": "UTF-8", "maxBatchSize": 200,
+                      "sobjects": .array(schema.objects.map { .object(sobjectSummary($0, apiVersion: context.apiVersion)) })])
+    }
+
+    func describe(_ object: ObjectDefinition, context: DataContext) -> APIResponse {
+        if notModified(context.request, since: schemaLoadedAt) { return .empty(304) }
+        var body = sobjectSummary(object, apiVersion: context.apiVersion)
+        body["fields"] = .array(object.fields.map { describeField($0) })
+        body["childRelationships"] = .array(schema.childRelationships(of: object.name).map { relationship in
+            ["childSObject": .string(relationship.childObject), "field": .string(relationship.field),
+             "relationshipName": .string(relationship.relationshipName), "cascadeDelete": .bool(relationship.cascadeDelete),
+             "restrictedDelete": false, "deprecatedAndHidden": false, "junctionIdListNames": [], "junctionReferenceTo": []]
+        })
+        body["recordTypeInfos"] = []
+        body["actionOverrides"] = []
+        body["namedLayoutInfos"] = []
+        body["supportedScopes"] = [["label": "All", "name": "everything"], ["label": "My", "name": "mine"]]
+        body["listviewable"] = .null
+        body["lookupLayoutable"] = .null
+        body["searchLayoutable"] = true
+        body["compactLayoutable"] = true
+        body["networkScopeFieldName"] = .null
+        return .json(.object(body))
+    }
+
+    func describeField(_ field: FieldDefinition) -> JSONValue {
+        let isNumber = [.int, .double, .currency].contains(field.type)
+        return [
+            "name": .string(field.name), "label": .string(field.label), "type": .string(field.type.rawValue),
+            "soapType": .string(field.type.soapType), "length": .int(Int64(field.type.isText || field.type == .id || field.type == .reference ? field.length : 0)),
+            "byteLength": .int(Int64(field.length * 3)), "digits": .int(Int64(field.digits)),
+            "precision": .int(Int64(field.precision)), "scale": .int(Int64(field.scale)),
+            "nillable": .bool(field.nillable), "createable": .bool(field.createable), "updateable": .bool(field.updateable),
+            "defaultedOnCreate": .bool(field.defaultedOnCreate), "unique": .bool(field.unique), "externalId": .bool(field.externalId),
+            "idLookup": .bool(field.idLookup), "nameField": .bool(field.nameField), "calculated": .bool(!field.concatenationOf.isEmpty),
+            "autoNumber": false, "custom": .bool(field.custom), "caseSensitive": false,
+            "filterable": true, "sortable": .bool(field.type != .textarea || field.length <= 255), "groupable": .bool(!isNumber),
+            "aggregatable": true, "referenceTo": .array(field.referenceTo.map { [.string($0)] } ?? []),
+            "relationshipName": field.relationshipName.map(JSONValue.string) ?? .null,
+            "cascadeDelete": .bool(field.cascadeDelete), "restrictedDelete": false,
+            "picklistValues": .array(field.picklistValues.map { ["active": true, "defaultValue": false, "label": .string($0), "validFor": .null, "value": .string($0)] }),
+            "restrictedPicklist": false, "dependentPicklist": false, "controllerName": .null,
+            "defaultValue": field.defaultValue ?? .null, "defaultValueFormula": .null, "calculatedFormula": .null,
+            "inlineHelpText": .null, "htmlFormatted": false, "encrypted": false, "deprecatedAndHidden": false,
+            "compoundFieldName": field.concatenationOf.isEmpty ? .null : .null, "extraTypeInfo": .null,
+            "permissionable": .bool(!field.isSystem && field.nillable), "writeRequiresMasterRead": false,
+        ]
+    }
+
+    // MARK: Routing within /sobjects/T
+
+    func routeSObject(_ context: DataContext, object: ObjectDefinition, rest: [String]) async throws -> APIResponse {
+        let method = context.method
+        switch rest.count {
+        case 0:
+            switch method {
+            case "GET": return try await basicInfo(object, context: context)
+            case "POST": return try await create(object, context: context)
+            default: try requireMethod(method, "GET", "POST"); return .empty(405)
+            }
+        case 1 where rest[0].lowercased() == "describe":
+            try requireMethod(method, "GET")
+            return describe(object, context: context)
+        case 1 where rest[0].lowercased() == "updated" || rest[0].lowercased() == "deleted":
+            try requireMethod(method, "GET")
+            return try await replication(object, context: context, deleted: rest[0].lowercased() == "deleted")
+        case 1:
+            let segment = rest[0]
+            guard let id = SalesforceId.canonical(segment), SalesforceId.keyPrefix(of: id) == object.keyPrefix else {
+                if let field = object.field(named: segment), field.idLookup, method == "POST", field.type == .id {
+                    return try await create(object, context: context)
+                }
+                if SalesforceId.canonical(segment) != nil { return .error(.resourceNotFound) }
+                return .error(.externalIdFieldMissing(segment))
+            }
+            switch method {
+            case "GET", "HEAD": return try await read(object, id: id, context: context)
+            case "PATCH": return try await update(object, id: id, context: context)
+            case "DELETE": return try await delete(object, id: id, context: context)
+            default: try requireMethod(method, "GET", "PATCH", "DELETE"); return .empty(405)
+            }
+        case 2:
+            guard let field = object.field(named: rest[0]), field.idLookup || field.externalId else {
+                return .error(.externalIdFieldMissing(rest[0]))
+            }
+            if field.type == .id, let id = SalesforceId.canonical(rest[1]) {
+                switch method {
+                case "GET": return try await read(object, id: id, context: context)
+                case "PATCH": return try await update(object, id: id, context: context)
+                case "DELETE": return try await delete(object, id: id, context: context)
+                default: break
+                }
+            }
+            return try await byExternalId(object, field: field, value: rest[1], context: context)
+        default:
+            return .error(.resourceNotFound)
+        }
+    }
+
+    func basicInfo(_ object: ObjectDefinition, context: DataContext) async throws -> APIResponse {
+        let nameField = object.nameFieldName
+        var sql = "SELECT Id\(nameField.map { ", \(quoted($0))" } ?? "") FROM \(quoted(object.tableName)) WHERE IsDeleted = 0"
+        var arguments: [DatabaseValue] = []
+        if object.hasOwner {
+            sql += " AND OwnerId = ?"
+            arguments.append(context.session.userId.databaseValue)
+        }
+        sql += " ORDER BY LastModifiedDate DESC, Id DESC LIMIT 3"
+        let rows = try await store.rows(sql: sql, arguments: arguments)
+        let recent: [JSONValue] = rows.map { row in
+            let id = String.fromDatabaseValue(row[0]) ?? ""
+            var item: JSONObject = ["attributes": RecordRenderer.attributes(type: object.name, id: id, apiVersion: context.apiVersion), "Id": .string(id)]
+            if let nameField { item[nameField] = row.count > 1 ? (String.fromDatabaseValue(row[1]).map(JSONValue.string) ?? .null) : .null }
+            return .object(item)
+        }
+        return .json(["objectDescribe": .object(sobjectSummary(object, apiVersion: context.apiVersion)), "recentItems": .array(recent)])
+    }
+
+    // MARK: Records
+
+    /// Parses a request body that must be a JSON object.
+    func jsonObjectBody(_ request: APIRequest) throws -> JSONObject {
+        let value: JSONValue
+        do { value = try JSONParser.parse(request.body) } catch {
+            throw APIError.jsonParser("Unexpected character at [line:1, column:\(error.offset + 1)]: \(error.message)")
+        }
+        guard let object = value.objectValue else {
+            throw APIError.jsonParser("Cannot deserialize instance of SObject from a value that is not a JSON object")
+        }
+        return object
+    }
+
+    func create(_ object: ObjectDefinition, context: DataContext) async throws -> APIResponse {
+        guard object.createable else {
+            throw APIError(status: 400, errorCode: "INVALID_TYPE_FOR_OPERATION", message: "entity type \(object.name) does not support insert")
+        }
+        let values = try RecordValidator.values(for: object, body: try jsonObjectBody(context.request), mode: .create)
+        let userId = context.session.userId
+        let now = OrgStore.now()
+        let store = self.store
+        let id = try await store.write { db in
+            var values = values
+            return try store.insertRow(db, object: object, values: &values, actingUserId: userId, now: now)
+        }
+        var response = APIResponse.json(["id": .string(id), "success": true, "errors": []], status: 201)
+        response.headers.append(("Location", "/services/data/v\(context.apiVersion)/sobjects/\(object.name)/\(id)"))
+        return response
+    }
+
+    func read(_ object: ObjectDefinition, id: String, context: DataContext) async throws -> APIResponse {
+        var selected: [FieldDefinition]?
+        if let list = context.request.queryItems["fields"], !list.isEmpty {
+            selected = try list.split(separator: ",").map { name in
+                let trimmed = name.trimmingCharacters(in: .whitespaces)
+                guard let field = object.field(named: trimmed) else {
+                    throw APIError(status: 400, errorCode: "INVALID_FIELD",
+                                   message: "No such column '\(trimmed)' on entity '\(object.name)'. If you are attempting to use a custom field, be sure to append the '__c' after the custom field name. Please reference your WSDL or the describe call for the appropriate names.")
+                }
+                return field
+            }
+        }
+        guard let stored = try await store.record(object, id: id) else { throw APIError.resourceNotFound }
+        if stored.isDeleted { throw APIError.entityIsDeleted }
+        if notModified(context.request, since: stored.lastModifiedDate) { return .empty(304) }
+        var response = APIResponse.json(RecordRenderer.record(stored, object: object, fields: selected, apiVersion: context.apiVersion))
+        response.headers.append(("Last-Modified", SalesforceDate.formatHTTPDate(stored.lastModifiedDate)))
+        return response
+    }
+
+    /// `If-Unmodified-Since` as seconds; a value that is not an HTTP date is a 400, as in Salesforce.
+    func ifUnmodifiedSince(_ request: APIRequest) throws -> Int64? {
+        guard let header = request.header("if-unmodified-since") else { return nil }
+        guard let date = SalesforceDate.parseHTTPDate(header) else {
+            throw APIError(status: 400, errorCode: "INVALID_HEADER_TYPE", message: "Invalid If-Unmodified-Since header: \(header)")
+        }
+        return date
+    }
+
+    func update(_ object: ObjectDefinition, id: String, context: DataContext) async throws -> APIResponse {
+        let values = try RecordValidator.values(for: object, body: try jsonObjectBody(context.request), mode: .update)
+        let condition = try ifUnmodifiedSince(context.request)
+        let userId = context.session.userId
+        let now = OrgStore.now()
+        let store = self.store
+        try await store.write { db in
+            try store.updateRow(db, object: object, id: id, values: values, actingUserId: userId, now: now, ifUnmodifiedSince: condition)
+        }
+        return .empty(204)
+    }
+
+    func delete(_ object: ObjectDefinition, id: String, context: DataContext) async throws -> APIResponse {
+        let userId = context.session.userId
+        let now = OrgStore.now()
+        let store = self.store
+        try await store.write { db in try store.deleteRow(db, object: object, id: id, actingUserId: userId, now: now) }
+        return .empty(204)
+    }
+
+    /// GET, PATCH (upsert) and DELETE by an external-id field.
+    func byExternalId(_ object: ObjectDefinition, field: FieldDefinition, value: String, context: DataContext) async throws -> APIResponse {
+        let key = try RecordValidator.convert(.string(value), for: field)
+        let matches = key.isNull ? [] : try await store.ids(object, whereField: field, equals: key)
+        if matches.count > 1 {
+            return .json(.array(matches.map { .string("/services/data/v\(context.apiVersion)/sobjects/\(object.name)/\($0)") }), status: 300)
+        }
+        switch context.method {
+        case "GET":
+            guard let id = matches.first else { throw APIError.resourceNotFound }
+            return try await read(object, id: id, context: context)
+        case "DELETE":
+            guard let id = matches.first else { throw APIError.resourceNotFound }
+            return try await delete(object, id: id, context: context)
+        case "PATCH":
+            var body = try jsonObjectBody(context.request)
+            body.removeValue(forKey: field.name)
+            if let id = matches.first {
+                let values = try RecordValidator.values(for: object, body: body, mode: .update)
+                let userId = context.session.userId
+                let now = OrgStore.now()
+                let store = self.store
+                try await store.write { db in try store.updateRow(db, object: object, id: id, values: values, actingUserId: userId, now: now) }
+                if (Double(context.apiVersion) ?? 0) < 46 { return .empty(204) }
+                return .json(["id": .string(id), "success": true, "errors": [], "created": false], status: 200)
+            }
+            if context.request.queryItems["updateOnly"] == "true" { throw APIError.resourceNotFound }
+            body[field.name] = .string(value)
+            let values = try RecordValidator.values(for: object, body: body, mode: .create)
+            let userId = context.session.userId
+            let now = OrgStore.now()
+            let store = self.store
+            let id = try await store.write { db in
+            var values = values
+            return try store.insertRow(db, object: object, values: &values, actingUserId: userId, now: now)
+        }
+            return .json(["id": .string(id), "success": true, "errors": [], "created": true], status: 201)
+        default:
+            try requireMethod(context.method, "GET", "PATCH", "DELETE")
+            return .empty(405)
+        }
+    }
+
+    // MARK: Replication windows
+
+    /// `/updated` and `/deleted`: ids changed in [start, end]; seconds are ignored, as in Salesforce.
+    func replication(_ object: ObjectDefinition, context: DataContext, deleted: Bool) async throws -> APIResponse {
+        let items = context.request.queryItems
+        guard let startText = items["start"], let endText = items["end"],
+              let start = SalesforceDate.parseDateTime(startText), let end = SalesforceDate.parseDateTime(endText) else {
+            throw APIError(status: 400, errorCode: "INVALID_REPLICATION_DATE", message: "start and end must be dateTime values such as 2024-01-02T03:04:05+00:00")
+        }
+        guard start <= end else {
+            throw APIError(status: 400, errorCode: "INVALID_REPLICATION_DATE", message: "startDate must chronologically precede endDate by more than one minute")
+        }
+        let windowStart = start - start % 60
+        let windowEnd = min(end, OrgStore.now()) - min(end, OrgStore.now()) % 60
+        let covered = JSONValue.string(SalesforceDate.formatDateTime(windowEnd))
+        if deleted {
+            let records = try await store.deletedRecords(object, start: windowStart, end: windowEnd - 1)
+            let organizationCreated = try await store.record(schema.object(named: "Organization") ?? object, id: organizationId)?.values["CreatedDate"]
+            return .json([
+                "deletedRecords": .array(records.map { ["id": .string($0.id), "deletedDate": .string(SalesforceDate.formatDateTime($0.deletedAt))] }),
+                "earliestDateAvailable": .string(SalesforceDate.formatDateTime(organizationCreated.flatMap(Int64.fromDatabaseValue) ?? 0)),
+                "latestDateCovered": covered,
+            ])
+        }
+        let ids = try await store.updatedIds(object, start: windowStart, end: windowEnd - 1)
+        return .json(["ids": .array(ids.map(JSONValue.string)), "latestDateCovered": covered])
+    }
+}

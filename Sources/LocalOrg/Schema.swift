@@ -1,0 +1,268 @@
+import ForceJSON
+import Foundation
+
+/// The field types localorg stores; the raw values are Salesforce's describe `type` names.
+public enum FieldType: String, Sendable {
+    case id, string, textarea, email, phone, url, picklist, boolean, int, double, currency, date, datetime, reference
+
+    /// The describe `soapType` for this type.
+    var soapType: String {
+        switch self {
+        case .id, .reference: return "tns:ID"
+        case .boolean: return "xsd:boolean"
+        case .int: return "xsd:int"
+        case .double, .currency: return "xsd:double"
+        case .date: return "xsd:date"
+        case .datetime: return "xsd:dateTime"
+        default: return "xsd:string"
+        }
+    }
+
+    /// True for the types whose values are text in JSON and compare case-insensitively in SOQL.
+    var isText: Bool {
+        switch self {
+        case .string, .textarea, .email, .phone, .url, .picklist: return true
+        default: return false
+        }
+    }
+}
+
+/// One field of an object, as the schema file describes it (plus the system fields added in code).
+public struct FieldDefinition: Sendable {
+    public var name: String
+    public var label: String
+    public var type: FieldType
+    public var length: Int = 0
+    public var digits: Int = 0
+    public var precision: Int = 0
+    public var scale: Int = 0
+    public var nillable = true
+    public var createable = true
+    public var updateable = true
+    public var defaultedOnCreate = false
+    public var externalId = false
+    public var unique = false
+    public var idLookup = false
+    public var nameField = false
+    public var custom = false
+    public var picklistValues: [String] = []
+    public var referenceTo: String?
+    public var relationshipName: String?
+    public var childRelationshipName: String?
+    public var cascadeDelete = false
+    /// For computed name fields: the fields joined with a space (Contact.Name = FirstName LastName).
+    public var concatenationOf: [String] = []
+    public var defaultValue: JSONValue?
+    public var isSystem = false
+
+    /// Salesforce's rule: required on create when createable, not nillable and not defaulted.
+    public var isRequiredOnCreate: Bool { createable && !nillable && !defaultedOnCreate }
+    /// The SQLite column holding this field.
+    var columnName: String { name }
+}
+
+/// One sObject type.
+public struct ObjectDefinition: Sendable {
+    public var name: String
+    public var label: String
+    public var labelPlural: String
+    public var keyPrefix: String
+    public var hasOwner: Bool
+    public var createable: Bool
+    public var deletable: Bool
+    public var fields: [FieldDefinition]
+    private var fieldIndexByLowercaseName: [String: Int] = [:]
+
+    init(name: String, label: String, labelPlural: String, keyPrefix: String, hasOwner: Bool,
+         createable: Bool, deletable: Bool, fields: [FieldDefinition]) {
+        self.name = name
+        self.label = label
+        self.labelPlural = labelPlural
+        self.keyPrefix = keyPrefix
+        self.hasOwner = hasOwner
+        self.createable = createable
+        self.deletable = deletable
+        self.fields = fields
+        for (index, field) in fields.enumerated() { fieldIndexByLowercaseName[field.name.lowercased()] = index }
+    }
+
+    /// Looks a field up by name, ignoring case as Salesforce does.
+    public func field(named name: some StringProtocol) -> FieldDefinition? {
+        fieldIndexByLowercaseName[name.lowercased()].map { fields[$0] }
+    }
+
+    /// The reference field whose relationship name is `name` (`Account` → `AccountId`).
+    public func relationship(named name: some StringProtocol) -> FieldDefinition? {
+        let lowered = name.lowercased()
+        return fields.first { $0.type == .reference && $0.relationshipName?.lowercased() == lowered }
+    }
+
+    /// The SQLite table holding this object's records.
+    var tableName: String { "sobject_\(name)" }
+    /// The field shown as the record's name (`Name` for all objects shipped).
+    var nameFieldName: String? { fields.first { $0.nameField }?.name }
+}
+
+/// A parent-to-child relationship, seen from the parent (Account → Contacts).
+public struct ChildRelationship: Sendable {
+    public var childObject: String
+    public var field: String
+    public var relationshipName: String
+    public var cascadeDelete: Bool
+}
+
+public struct SchemaError: Error, CustomStringConvertible {
+    public var description: String
+}
+
+/// Every object localorg serves, loaded from the schema file so adding an object is configuration.
+public struct OrgSchema: Sendable {
+    public let objects: [ObjectDefinition]
+    private let objectIndexByLowercaseName: [String: Int]
+
+    public init(objects: [ObjectDefinition]) throws {
+        self.objects = objects
+        var index: [String: Int] = [:]
+        for (position, object) in objects.enumerated() {
+            guard index[object.name.lowercased()] == nil else { throw SchemaError(description: "object \(object.name) is defined twice") }
+            index[object.name.lowercased()] = position
+        }
+        objectIndexByLowercaseName = index
+        for object in objects {
+            for field in object.fields where field.type == .reference {
+                guard let target = field.referenceTo, index[target.lowercased()] != nil else {
+                    throw SchemaError(description: "\(object.name).\(field.name) refers to an unknown object")
+                }
+            }
+        }
+    }
+
+    /// The object named `name`, ignoring case.
+    public func object(named name: some StringProtocol) -> ObjectDefinition? {
+        objectIndexByLowercaseName[name.lowercased()].map { objects[$0] }
+    }
+
+    /// The object whose ids start with `keyPrefix`.
+    public func object(keyPrefix: String) -> ObjectDefinition? {
+        objects.first { $0.keyPrefix == keyPrefix }
+    }
+
+    /// The relationships whose parent is `parent`, e.g. Account's `Contacts`.
+    public func childRelationships(of parent: String) -> [ChildRelationship] {
+        objects.flatMap { child in
+            child.fields.compactMap { field -> ChildRelationship? in
+                guard field.type == .reference, field.referenceTo == parent, let name = field.childRelationshipName else { return nil }
+                return ChildRelationship(childObject: child.name, field: field.name, relationshipName: name, cascadeDelete: field.cascadeDelete)
+            }
+        }
+    }
+
+    /// The schema shipped with localorg (`Sources/LocalOrg/Resources/schema.json`).
+    public static func bundled() throws -> OrgSchema {
+        guard let url = Bundle.module.url(forResource: "schema", withExtension: "json") else {
+            throw SchemaError(description: "the bundled schema.json is missing")
+        }
+        return try load(from: url)
+    }
+
+    public static func load(from url: URL) throws -> OrgSchema {
+        let data = try Data(contentsOf: url)
+        let document: JSONValue
+        do { document = try JSONParser.parse(data) } catch { throw SchemaError(description: "\(url.path): \(error)") }
+        return try parse(document)
+    }
+
+    /// Builds the schema from its JSON form, adding the system fields every object has.
+    public static func parse(_ document: JSONValue) throws -> OrgSchema {
+        guard let objectList = document["objects"]?.arrayValue else { throw SchemaError(description: "schema needs an \"objects\" array") }
+        var objects: [ObjectDefinition] = []
+        for objectJSON in objectList {
+            guard let name = objectJSON["name"]?.stringValue, let keyPrefix = objectJSON["keyPrefix"]?.stringValue,
+                  keyPrefix.utf8.count == 3 else { throw SchemaError(description: "every object needs a name and a 3-character keyPrefix") }
+            let hasOwner = objectJSON["hasOwner"]?.boolValue ?? true
+            var fields = [systemField("Id", label: "\(name) ID", type: .id)]
+            fields.append(systemField("IsDeleted", label: "Deleted", type: .boolean))
+            for fieldJSON in objectJSON["fields"]?.arrayValue ?? [] {
+                fields.append(try parseField(fieldJSON, objectName: name))
+            }
+            if hasOwner {
+                var owner = systemField("OwnerId", label: "Owner ID", type: .reference, reference: ("User", "Owner"))
+                owner.createable = true
+                owner.updateable = true
+                owner.defaultedOnCreate = true
+                fields.append(owner)
+            }
+            fields.append(systemField("CreatedDate", label: "Created Date", type: .datetime))
+            fields.append(systemField("CreatedById", label: "Created By ID", type: .reference, reference: ("User", "CreatedBy")))
+            fields.append(systemField("LastModifiedDate", label: "Last Modified Date", type: .datetime))
+            fields.append(systemField("LastModifiedById", label: "Last Modified By ID", type: .reference, reference: ("User", "LastModifiedBy")))
+            fields.append(systemField("SystemModstamp", label: "System Modstamp", type: .datetime))
+            var seen = Set<String>()
+            for field in fields {
+                guard seen.insert(field.name.lowercased()).inserted else { throw SchemaError(description: "\(name).\(field.name) is defined twice") }
+            }
+            objects.append(ObjectDefinition(
+                name: name,
+                label: objectJSON["label"]?.stringValue ?? name,
+                labelPlural: objectJSON["labelPlural"]?.stringValue ?? name + "s",
+                keyPrefix: keyPrefix,
+                hasOwner: hasOwner,
+                createable: objectJSON["createable"]?.boolValue ?? true,
+                deletable: objectJSON["deletable"]?.boolValue ?? true,
+                fields: fields))
+        }
+        return try OrgSchema(objects: objects)
+    }
+
+    private static func systemField(_ name: String, label: String, type: FieldType, reference: (String, String)? = nil) -> FieldDefinition {
+        var field = FieldDefinition(name: name, label: label, type: type)
+        field.isSystem = true
+        field.createable = false
+        field.updateable = false
+        field.nillable = false
+        field.defaultedOnCreate = true
+        field.length = type == .id || type == .reference ? 18 : 0
+        field.idLookup = type == .id
+        field.referenceTo = reference?.0
+        field.relationshipName = reference?.1
+        return field
+    }
+
+    private static func parseField(_ json: JSONValue, objectName: String) throws -> FieldDefinition {
+        guard let name = json["name"]?.stringValue, let typeName = json["type"]?.stringValue else {
+            throw SchemaError(description: "every field of \(objectName) needs a name and a type")
+        }
+        guard let type = FieldType(rawValue: typeName), type != .id else {
+            throw SchemaError(description: "\(objectName).\(name) has an unsupported type \(typeName)")
+        }
+        var field = FieldDefinition(name: name, label: json["label"]?.stringValue ?? name, type: type)
+        field.length = Int(json["length"]?.int64Value ?? (type == .reference ? 18 : 0))
+        field.digits = Int(json["digits"]?.int64Value ?? 0)
+        field.precision = Int(json["precision"]?.int64Value ?? 0)
+        field.scale = Int(json["scale"]?.int64Value ?? 0)
+        field.nillable = json["nillable"]?.boolValue ?? true
+        field.createable = json["createable"]?.boolValue ?? true
+        field.updateable = json["updateable"]?.boolValue ?? true
+        field.externalId = json["externalId"]?.boolValue ?? false
+        field.unique = json["unique"]?.boolValue ?? false
+        field.idLookup = json["idLookup"]?.boolValue ?? field.externalId
+        field.nameField = json["nameField"]?.boolValue ?? false
+        field.custom = json["custom"]?.boolValue ?? name.hasSuffix("__c")
+        field.picklistValues = json["picklistValues"]?.arrayValue?.compactMap(\.stringValue) ?? []
+        field.referenceTo = json["referenceTo"]?.stringValue
+        field.relationshipName = json["relationshipName"]?.stringValue
+        field.childRelationshipName = json["childRelationshipName"]?.stringValue
+        field.cascadeDelete = json["cascadeDelete"]?.boolValue ?? false
+        field.concatenationOf = json["concatenationOf"]?.arrayValue?.compactMap(\.stringValue) ?? []
+        field.defaultValue = json["defaultValue"]
+        // Booleans always have a value (false unless the schema says otherwise), as in Salesforce.
+        if type == .boolean {
+            field.nillable = false
+            field.defaultedOnCreate = true
+        }
+        if type == .reference && (field.referenceTo == nil || field.relationshipName == nil) {
+            throw SchemaError(description: "\(objectName).\(name) needs referenceTo and relationshipName")
+        }
+        return field
+    }
+}

@@ -1,0 +1,239 @@
+import ArgumentParser
+import ForceJSON
+import Foundation
+import LocalOrg
+
+/// `localorg`: a Salesforce-compatible org on this machine, for demos, training rooms and tests.
+@main
+struct LocalOrgCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "localorg",
+        abstract: "A Salesforce-compatible org that runs on this machine.",
+        discussion: """
+            localorg keeps an org (accounts, contacts, users) in a SQLite database in its data \
+            directory and serves it over the Salesforce REST API, so forceterm, simple-salesforce \
+            and other Salesforce clients work against it unchanged.
+
+            Start with:  localorg seed --accounts 50 --contacts 500  then  localorg serve
+            """,
+        subcommands: [Serve.self, Seed.self, Info.self, UserCommand.self, Approve.self, Edit.self, Delete.self])
+}
+
+/// The `--data` option every command shares.
+struct DataOption: ParsableArguments {
+    @Option(name: .customLong("data"), help: ArgumentHelp("The org's data directory.", discussion: "Default: $XDG_DATA_HOME/localorg, or ~/.local/share/localorg.", valueName: "dir"))
+    var directory: String?
+
+    var orgDirectory: OrgDirectory { OrgDirectory(path: directory) }
+}
+
+struct Serve: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Serve the org over HTTPS (or HTTP) on 127.0.0.1.",
+        discussion: """
+            On first start this creates, in the data directory, a certificate authority (ca.pem) \
+            and a server certificate it signs for localhost, 127.0.0.1 and ::1. Point clients at \
+            ca.pem: curl --cacert DIR/ca.pem, Python requests verify='DIR/ca.pem'. \
+            Stops cleanly on Ctrl-C (SIGINT) or SIGTERM.
+            """)
+
+    @OptionGroup var data: DataOption
+    @Option(help: "Port to listen on; 0 picks a free one (printed on start).") var port = 8443
+    @Flag(help: "Serve plain HTTP instead of HTTPS.") var http = false
+    @Option(help: "Seconds an access token stays valid.") var tokenTTL: Int64 = 7200
+    @Option(help: "API requests allowed per user per day before 403 REQUEST_LIMIT_EXCEEDED.") var apiLimit = 100_000
+    @Option(help: "Serve this certificate chain (PEM) instead of the local CA's.") var tlsCert: String?
+    @Option(help: "Private key (PEM) for --tls-cert.") var tlsKey: String?
+
+    func validate() throws {
+        if (tlsCert == nil) != (tlsKey == nil) { throw ValidationError("--tls-cert and --tls-key go together.") }
+        if tokenTTL < 1 { throw ValidationError("--token-ttl must be at least 1 second.") }
+    }
+
+    func run() async throws {
+        let directory = data.orgDirectory
+        let store = try directory.openStore()
+        var settings = OrgSettings()
+        settings.tokenLifetime = tokenTTL
+        settings.dailyAPILimit = apiLimit
+        let api = try LocalOrgAPI(store: store, settings: settings)
+        var tls: LocalOrgServer.TLSFiles?
+        if !http {
+            if let tlsCert, let tlsKey {
+                tls = .init(certificateChainPath: tlsCert, privateKeyPath: tlsKey)
+            } else {
+                let authority = directory.certificateAuthority
+                if try authority.ensureCertificates() {
+                    FileHandle.standardOutput.write(Data("Created a local certificate authority: \(authority.caCertificatePath)\n".utf8))
+                }
+                tls = .init(certificateChainPath: authority.serverCertificatePath, privateKeyPath: authority.serverKeyPath)
+            }
+        }
+        let server = LocalOrgServer(api: api, port: port, tls: tls)
+        let scheme = http ? "http" : "https"
+        let caPath = tlsCert == nil && !http ? directory.certificateAuthority.caCertificatePath : nil
+        try await server.run(stopOnSignals: true) { boundPort in
+            var lines = ["localorg is serving \(scheme)://localhost:\(boundPort)  (data: \(directory.path))"]
+            if let caPath { lines.append("Trust this CA:  \(caPath)") }
+            lines.append("Client id:      \(LocalOrgAPI.builtInClientId)  (no secret needed)")
+            for user in OrgStore.demoUsers {
+                lines.append("Demo user:      \(user.username)  password \(user.password)\(user.admin ? "  (admin)" : "")")
+            }
+            lines.append("Stop with Ctrl-C.")
+            // Written unbuffered, so a script reading our output sees the URL at once.
+            FileHandle.standardOutput.write(Data((lines.joined(separator: "\n") + "\n").utf8))
+        }
+        print("localorg stopped.")
+    }
+}
+
+struct Seed: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Add demo accounts and contacts (deterministic for a given --random-seed).",
+        discussion: "Names come from many languages, some are very long, and optional fields are often empty, as in real orgs.")
+
+    @OptionGroup var data: DataOption
+    @Option(help: "How many accounts to add.") var accounts = 20
+    @Option(help: "How many contacts to add, spread over the accounts.") var contacts = 200
+    @Option(help: "Seed for the generator: the same seed gives the same data.") var randomSeed: UInt64 = 1
+
+    func validate() throws {
+        if accounts < 0 || contacts < 0 { throw ValidationError("Counts cannot be negative.") }
+    }
+
+    func run() throws {
+        let store = try data.orgDirectory.openStore()
+        let started = Date()
+        let created = try Seeder.seed(store: store, accounts: accounts, contacts: contacts, randomSeed: randomSeed)
+        print("Added \(created.accounts) accounts and \(created.contacts) contacts in \(String(format: "%.2f", Date().timeIntervalSince(started))) s.")
+    }
+}
+
+struct Info: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Show the org: data directory, organization id, users and record counts.")
+
+    @OptionGroup var data: DataOption
+
+    func run() throws {
+        let directory = data.orgDirectory
+        let store = try directory.openStore()
+        print("Data directory:  \(directory.path)")
+        print("Organization:    \(try store.organizationId())")
+        print("Users:           \(OrgStore.demoUsers.map(\.username).joined(separator: ", ")) (demo)")
+        for count in try store.counts() {
+            print("\(count.object.padding(toLength: 16, withPad: " ", startingAt: 0)) \(count.live) live, \(count.deleted) in the recycle bin")
+        }
+    }
+}
+
+struct UserCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "user", abstract: "Manage the org's users.", subcommands: [AddUser.self])
+}
+
+struct AddUser: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "add", abstract: "Add a user who can sign in; the password is read from standard input.")
+
+    @OptionGroup var data: DataOption
+    @Argument(help: "The username, shaped like an email address (e.g. sam@localorg.test).") var username: String
+    @Flag(help: "Read the password from standard input (the only way; keeps it out of shell history).") var passwordStdin = false
+    @Option(help: "Last name (default: the part of the username before @).") var lastName: String?
+    @Option(help: "First name.") var firstName: String?
+    @Flag(help: "Make the user an administrator.") var admin = false
+
+    func validate() throws {
+        if !passwordStdin { throw ValidationError("Pass --password-stdin and type the password on standard input.") }
+    }
+
+    func run() throws {
+        guard let line = readLine(strippingNewline: true), !line.isEmpty else { throw ValidationError("No password on standard input.") }
+        let store = try data.orgDirectory.openStore()
+        do {
+            let id = try store.addUser(username: username, password: line, firstName: firstName,
+                                       lastName: lastName ?? String(username.split(separator: "@").first ?? Substring(username)),
+                                       email: nil, isAdmin: admin)
+            print("Added user \(username) (\(id)).")
+        } catch let error as APIError {
+            throw ValidationError("\(error.errorCode): \(error.message)")
+        }
+    }
+}
+
+struct Edit: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Change a record as another user, to show a server-side change or a conflict.",
+        discussion: "Example: localorg edit Contact 003Lo0000000001AAA Title='Head of Sales' Phone=")
+
+    @OptionGroup var data: DataOption
+    @Argument(help: "The object, e.g. Contact.") var object: String
+    @Argument(help: "The record id (15 or 18 characters).") var id: String
+    @Argument(help: "Field=Value pairs; an empty value clears the field.") var assignments: [String]
+    @Option(name: .customLong("as"), help: "Username to act as (default: the non-admin demo user).") var actingUsername: String?
+
+    func run() async throws {
+        let store = try data.orgDirectory.openStore()
+        var body: JSONObject = [:]
+        for assignment in assignments {
+            guard let equals = assignment.firstIndex(of: "=") else { throw ValidationError("'\(assignment)' is not Field=Value.") }
+            let value = String(assignment[assignment.index(after: equals)...])
+            body[String(assignment[..<equals])] = value.isEmpty ? .null : typedValue(value)
+        }
+        try await RecordEditor(store: store).run { editor in try await editor.update(object: object, id: id, body: body, actingUsername: actingUsername) }
+        print("Updated \(object) \(id).")
+    }
+
+    /// `true`/`false` and numbers become JSON booleans and numbers; everything else stays text.
+    private func typedValue(_ text: String) -> JSONValue {
+        if text == "true" { return .bool(true) }
+        if text == "false" { return .bool(false) }
+        if let integer = Int64(text), text.first != "0" || text == "0" { return .int(integer) }
+        return .string(text)
+    }
+}
+
+struct Delete: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Move a record to the recycle bin as another user.")
+
+    @OptionGroup var data: DataOption
+    @Argument(help: "The object, e.g. Contact.") var object: String
+    @Argument(help: "The record id (15 or 18 characters).") var id: String
+    @Option(name: .customLong("as"), help: "Username to act as (default: the non-admin demo user).") var actingUsername: String?
+
+    func run() async throws {
+        let store = try data.orgDirectory.openStore()
+        try await RecordEditor(store: store).run { editor in try await editor.delete(object: object, id: id, actingUsername: actingUsername) }
+        print("Deleted \(object) \(id).")
+    }
+}
+
+/// Turns Salesforce-style errors into readable command-line failures.
+struct RecordEditor {
+    let editor: LocalOrg.RecordEditor
+
+    init(store: OrgStore) { editor = LocalOrg.RecordEditor(store: store) }
+
+    func run(_ body: (LocalOrg.RecordEditor) async throws -> Void) async throws {
+        do { try await body(editor) } catch let error as APIError {
+            throw ValidationError("\(error.errorCode): \(error.message)")
+        }
+    }
+}
+
+struct Approve: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Approve a device-flow sign-in by the code the device shows.",
+        discussion: "The same as signing in at the verification page (https://localhost:PORT/setup/connect) and pressing Connect.")
+
+    @OptionGroup var data: DataOption
+    @Argument(help: "The code the device shows, e.g. ABCD2345.") var code: String
+    @Option(name: .customLong("as"), help: "Username the device signs in as (default: demo@localorg.test).") var username = "demo@localorg.test"
+    @Flag(help: "Deny the sign-in instead.") var deny = false
+
+    func run() throws {
+        let store = try data.orgDirectory.openStore()
+        guard let userId = try store.userId(username: username) else { throw ValidationError("No user \(username).") }
+        guard try DeviceAuthorization(store: store).decide(userCode: code, userId: userId, approve: !deny) else {
+            throw ValidationError("No pending sign-in with code \(code) (unknown, expired or already decided).")
+        }
+        print(deny ? "Denied \(code)." : "Approved \(code) as \(username).")
+    }
+}

@@ -1,0 +1,133 @@
+import ForceJSON
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Testing
+@testable import LocalOrg
+
+/// A real localorg server on 127.0.0.1 and an ephemeral port, stopped by cancelling its task.
+struct RunningServer {
+    let task: Task<Void, any Error>
+    let port: Int
+    let org: TestOrg
+
+    static func start(tls: Bool) async throws -> RunningServer {
+        let org = try await TestOrg()
+        var files: LocalOrgServer.TLSFiles?
+        if tls {
+            let authority = LocalCertificateAuthority(directory: org.directory)
+            try authority.ensureCertificates()
+            files = .init(certificateChainPath: authority.serverCertificatePath, privateKeyPath: authority.serverKeyPath)
+        }
+        var server = LocalOrgServer(api: org.api, port: 0, tls: files)
+        server.quiet = true
+        let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
+        let task = Task { try await server.run(stopOnSignals: false) { port in continuation.yield(port) } }
+        let port = await withTaskGroup(of: Int?.self) { group in
+            group.addTask { for await port in ports { return port }; return nil }
+            group.addTask { try? await Task.sleep(for: .seconds(20)); return nil }
+            let first = await group.next() ?? nil
+            group.cancelAll()
+            return first
+        }
+        guard let port else {
+            task.cancel()
+            throw TestFailure("server did not start within 20 s")
+        }
+        return RunningServer(task: task, port: port, org: org)
+    }
+
+    func stop() async {
+        task.cancel()
+        _ = await task.result
+        org.remove()
+    }
+}
+
+@Suite(.serialized) struct HTTPServerTests {
+    @Test func plainHTTPServesTheAPIEndToEnd() async throws {
+        let server = try await RunningServer.start(tls: false)
+        let base = "http://127.0.0.1:\(server.port)"
+        do {
+            let session = URLSession(configuration: .ephemeral)
+            var request = URLRequest(url: try #require(URL(string: "\(base)/services/oauth2/token")))
+            request.httpMethod = "POST"
+            request.setValue("application/x-www-form-urlencoded", forHTTPHeaderField: "Content-Type")
+            request.httpBody = Data("grant_type=password&client_id=forceterm&username=demo%40localorg.test&password=localorg-demo".utf8)
+            request.timeoutInterval = 30
+            let (tokenData, tokenResponse) = try await session.data(for: request)
+            #expect((tokenResponse as? HTTPURLResponse)?.statusCode == 200)
+            let token = try #require(try JSONParser.parse(tokenData)["access_token"]?.stringValue)
+            #expect(try JSONParser.parse(tokenData)["instance_url"] == .string("http://127.0.0.1:\(server.port)"))
+
+            var create = URLRequest(url: try #require(URL(string: "\(base)/services/data/v59.0/sobjects/Contact/")))
+            create.httpMethod = "POST"
+            create.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
+            create.setValue("application/json", forHTTPHeaderField: "Content-Type")
+            create.httpBody = Data(#"{"LastName":"Über HTTP","FirstName":"Ünal"}"#.utf8)
+            let (createdData, createdResponse) = try await session.data(for: create)
+            let created = try #require(createdResponse as? HTTPURLResponse)
+            #expect(created.statusCode == 201)
+            #expect(created.value(forHTTPHeaderField: "Content-Type") == "application/json;charset=UTF-8")
+            #expect(created.value(forHTTPHeaderField: "Sforce-Limit-Info")?.hasPrefix("api-usage=") == true)
+            #expect(try JSONParser.parse(createdData)["success"] == true)
+
+            var query = URLRequest(url: try #require(URL(string: "\(base)/services/data/v59.0/query?q=SELECT+Name+FROM+Contact+WHERE+LastName+LIKE+'%C3%9Cber%25'")))
+            query.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
+            let (queryData, _) = try await session.data(for: query)
+            let result = try JSONParser.parse(queryData)
+            #expect(result["totalSize"] == 1)
+            #expect(result["records"]?.arrayValue?.first?["Name"] == "Ünal Über HTTP")
+
+            let (versionsData, _) = try await session.data(from: try #require(URL(string: "\(base)/services/data/")))
+            #expect(try JSONParser.parse(versionsData).arrayValue?.contains { $0["version"] == "59.0" } == true)
+
+            var unauthorized = URLRequest(url: try #require(URL(string: "\(base)/services/data/v59.0/sobjects/")))
+            unauthorized.setValue("Bearer nope", forHTTPHeaderField: "Authorization")
+            let (errorData, errorResponse) = try await session.data(for: unauthorized)
+            #expect((errorResponse as? HTTPURLResponse)?.statusCode == 401)
+            #expect(String(decoding: errorData, as: UTF8.self) == #"[{"message":"Session expired or invalid","errorCode":"INVALID_SESSION_ID"}]"#)
+        } catch {
+            await server.stop()
+            throw error
+        }
+        await server.stop()
+    }
+
+    @Test func httpsIsVerifiedAgainstTheLocalCertificateAuthority() async throws {
+        let curl = "/usr/bin/curl"
+        try #require(FileManager.default.isExecutableFile(atPath: curl), "curl is needed to check TLS from another client")
+        let server = try await RunningServer.start(tls: true)
+        let caPath = server.org.directory + "/ca.pem"
+        func run(_ arguments: [String]) throws -> (status: Int32, output: String) {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: curl)
+            process.arguments = ["--silent", "--show-error", "--max-time", "20"] + arguments
+            let pipe = Pipe()
+            process.standardOutput = pipe
+            process.standardError = pipe
+            try process.run()
+            let data = pipe.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+        }
+        do {
+            for host in ["localhost", "127.0.0.1"] {
+                let verified = try run(["--cacert", caPath, "https://\(host):\(server.port)/services/data/"])
+                #expect(verified.status == 0, "\(host): \(verified.output)")
+                #expect(verified.output.contains(#""version":"59.0""#))
+            }
+            let untrusted = try run(["https://127.0.0.1:\(server.port)/services/data/"])
+            #expect(untrusted.status != 0)  // not trusted without the local CA
+            let login = try run(["--cacert", caPath, "-d", "grant_type=password", "-d", "client_id=forceterm",
+                                 "--data-urlencode", "username=demo@localorg.test", "-d", "password=localorg-demo",
+                                 "https://localhost:\(server.port)/services/oauth2/token"])
+            #expect(try JSONParser.parse(login.output)["instance_url"] == .string("https://localhost:\(server.port)"))
+        } catch {
+            await server.stop()
+            throw error
+        }
+        await server.stop()
+    }
+}

@@ -1,0 +1,111 @@
+import ForceJSON
+import Foundation
+import Testing
+@testable import LocalOrg
+
+@Suite struct OAuthTests {
+    func form(_ org: TestOrg, _ body: String, path: String = "/services/oauth2/token") async -> APIResponse {
+        await org.api.handle(APIRequest(method: "POST", path: path, headers: ["Content-Type": "application/x-www-form-urlencoded"],
+                                        body: Array(body.utf8), baseURL: TestOrg.baseURL))
+    }
+
+    @Test func passwordGrantGivesSalesforceShapedTokens() async throws {
+        let org = try await TestOrg()
+        defer { org.remove() }
+        let response = await form(org, "grant_type=password&client_id=forceterm&username=DEMO%40localorg.test&password=localorg-demo")
+        #expect(response.status == 200)
+        let body = try JSONParser.parse(response.body)
+        #expect(body["instance_url"] == "https://localhost:8443")
+        #expect(body["token_type"] == "Bearer")
+        let id = try #require(body["id"]?.stringValue)
+        #expect(id.hasPrefix("https://localhost:8443/id/00D"))
+        #expect(body["issued_at"]?.stringValue.flatMap(Int64.init) != nil)
+        #expect(body["access_token"]?.stringValue?.hasPrefix("00D") == true)
+    }
+
+    @Test(arguments: [
+        ("grant_type=password&client_id=forceterm&username=demo%40localorg.test&password=wrong", "invalid_grant", "authentication failure"),
+        ("grant_type=password&client_id=forceterm&username=nobody%40localorg.test&password=x", "invalid_grant", "authentication failure"),
+        ("grant_type=password&client_id=someone-else&username=demo%40localorg.test&password=localorg-demo", "invalid_client_id", "client identifier invalid"),
+        ("grant_type=telepathy&client_id=forceterm", "unsupported_grant_type", "grant type not supported"),
+        ("grant_type=refresh_token&client_id=forceterm&refresh_token=00D!bogus.bogus", "invalid_grant", "expired access/refresh token"),
+    ])
+    func badGrantsGetFlatOAuthErrors(body: String, error: String, description: String) async throws {
+        let org = try await TestOrg()
+        defer { org.remove() }
+        let response = await form(org, body)
+        #expect(response.status == 400)
+        #expect(try JSONParser.parse(response.body) == ["error": .string(error), "error_description": .string(description)])
+    }
+
+    @Test func expiredAccessTokensGetTheExact401AndRefreshWorks() async throws {
+        let org = try await TestOrg(tokenLifetime: 1)
+        defer { org.remove() }
+        let login = try JSONParser.parse(await form(org, "grant_type=password&client_id=forceterm&username=demo%40localorg.test&password=localorg-demo").body)
+        let refresh = try #require(login["refresh_token"]?.stringValue)
+        try await Task.sleep(for: .milliseconds(2100))
+        let expired = await org.call("GET", "/services/data/v59.0/sobjects")
+        #expect(expired.status == 401)
+        #expect(expired.bodyText == #"[{"message":"Session expired or invalid","errorCode":"INVALID_SESSION_ID"}]"#)
+        #expect(expired.header("Content-Type") == "application/json;charset=UTF-8")
+        let refreshed = try JSONParser.parse(await form(org, "grant_type=refresh_token&client_id=forceterm&refresh_token=\(refresh.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")").body)
+        let token = try #require(refreshed["access_token"]?.stringValue)
+        #expect(refreshed["refresh_token"] == nil)
+        let fresh = await org.api.handle(APIRequest(method: "GET", path: "/services/data/v59.0/limits/", headers: ["Authorization": "Bearer \(token)"], baseURL: TestOrg.baseURL))
+        #expect(fresh.status == 200)
+        // Revoking the refresh token revokes the access tokens made from it.
+        let revoke = await form(org, "token=\(refresh.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")", path: "/services/oauth2/revoke")
+        #expect(revoke.status == 200 && revoke.body.isEmpty)
+        let after = await org.api.handle(APIRequest(method: "GET", path: "/services/data/v59.0/limits/", headers: ["Authorization": "Bearer \(token)"], baseURL: TestOrg.baseURL))
+        #expect(after.status == 401)
+    }
+
+    @Test func tamperedTokensAndHeadersAreRefused() async throws {
+        let org = try await TestOrg()
+        defer { org.remove() }
+        var tampered = org.accessToken
+        tampered.removeLast()
+        tampered.append(org.accessToken.last == "A" ? "B" : "A")
+        for header in ["Bearer \(tampered)", "Bearer ", "Bearer nonsense"] {
+            let response = await org.api.handle(APIRequest(method: "GET", path: "/services/data/v59.0/", headers: ["Authorization": header], baseURL: TestOrg.baseURL))
+            #expect(response.status == 401)
+            #expect(try JSONParser.parse(response.body).firstErrorCode == "INVALID_SESSION_ID")
+        }
+        let basic = await org.api.handle(APIRequest(method: "GET", path: "/services/data/v59.0/", headers: ["Authorization": "Basic abc"], baseURL: TestOrg.baseURL))
+        #expect(try JSONParser.parse(basic.body).firstErrorCode == "INVALID_AUTH_HEADER")
+    }
+
+    @Test func userinfoAndIdentityDescribeTheSignedInUser() async throws {
+        let org = try await TestOrg()
+        defer { org.remove() }
+        let userinfo = try JSONParser.parse(await org.call("GET", "/services/oauth2/userinfo").body)
+        #expect(userinfo["preferred_username"] == "demo@localorg.test")
+        let identityURL = try #require(userinfo["sub"]?.stringValue)
+        let path = String(identityURL.dropFirst(TestOrg.baseURL.count))
+        let identity = try JSONParser.parse(await org.call("GET", path).body)
+        for key in ["username", "email", "first_name", "last_name", "display_name", "id", "user_id", "organization_id", "nick_name", "user_type", "language", "locale", "last_modified_date"] {
+            #expect(identity[key] != nil, "identity lacks \(key)")
+        }
+        let noToken = await org.api.handle(APIRequest(method: "GET", path: "/services/oauth2/userinfo", baseURL: TestOrg.baseURL))
+        #expect(noToken.status == 403 && noToken.bodyText == "Bad_OAuth_Token")
+    }
+
+    @Test func passwordsAreHashedAndVerified() throws {
+        let hash = try PasswordHasher.hash("s3cret é")
+        #expect(hash.hasPrefix("pbkdf2-sha256$210000$"))
+        #expect(!hash.contains("s3cret"))
+        #expect(PasswordHasher.verify("s3cret é", against: hash))
+        #expect(!PasswordHasher.verify("s3cret e", against: hash))
+        #expect(try PasswordHasher.hash("same") != PasswordHasher.hash("same"))
+    }
+
+    @Test func theDailyLimitEndsInRequestLimitExceeded() async throws {
+        let org = try await TestOrg(apiLimit: 2)
+        defer { org.remove() }
+        #expect(await org.call("GET", "/services/data/v59.0/limits").header("Sforce-Limit-Info") == "api-usage=1/2")
+        #expect(await org.call("GET", "/services/data/v59.0/limits").status == 200)
+        let refused = await org.call("GET", "/services/data/v59.0/limits")
+        #expect(refused.status == 403)
+        #expect(try JSONParser.parse(refused.body) == [["message": "TotalRequests Limit exceeded.", "errorCode": "REQUEST_LIMIT_EXCEEDED"]])
+    }
+}

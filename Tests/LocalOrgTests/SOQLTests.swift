@@ -1,0 +1,215 @@
+import ForceJSON
+import Testing
+@testable import LocalOrg
+
+@Suite struct SOQLParserTests {
+    static let schema: OrgSchema = {
+        do { return try OrgSchema.bundled() } catch { fatalError("schema: \(error)") }
+    }()
+
+    func compile(_ text: String, includeDeleted: Bool = false) throws -> CompiledSOQL {
+        try SOQLCompiler.compile(try SOQLParser.parse(text), schema: Self.schema, includeDeleted: includeDeleted, now: 1_704_164_645)
+    }
+
+    func compileError(_ text: String) -> SOQLError? {
+        do { _ = try compile(text); return nil } catch let error as SOQLError { return error } catch { return nil }
+    }
+
+    @Test func valuesBecomeArgumentsAndNeverSQLText() throws {
+        let hostile = "x' OR 1=1; DROP TABLE sobject_Contact; --"
+        let compiled = try compile("SELECT Id FROM Contact WHERE LastName = '\(hostile.replacingOccurrences(of: "'", with: "\\'"))' AND Email LIKE 'a\\%b%'")
+        #expect(!compiled.idsSQL.contains("DROP"))
+        #expect(!compiled.idsSQL.contains("OR 1=1"))
+        #expect(compiled.idsArguments.contains(hostile.databaseValue))
+        #expect(compiled.idsArguments.contains("a\\%b%".databaseValue))
+    }
+
+    @Test(arguments: ["2024-01-02T03:04:05Z", "2024-01-02T03:04:05+00:00", "2024-01-02T03:04:05.000+0000"])
+    func datetimeLiteralsInEveryFormCompileToTheSameInstant(literal: String) throws {
+        let compiled = try compile("SELECT Id FROM Contact WHERE LastModifiedDate > \(literal)")
+        #expect(compiled.idsArguments == [Int64(1_704_164_645).databaseValue])
+    }
+
+    @Test func stringEscapesAreDecoded() throws {
+        let compiled = try compile(#"SELECT Id FROM Contact WHERE LastName = 'O\'Brien \\ \n'"#)
+        #expect(compiled.idsArguments == ["O'Brien \\ \n".databaseValue])
+    }
+
+    @Test func malformedQueriesPointAtTheCulprit() throws {
+        let error = try #require(compileError("SELECT Id FRM Contact"))
+        #expect(error.errorCode == "MALFORMED_QUERY")
+        #expect(error.message(for: "SELECT Id FRM Contact") == "\nSELECT Id FRM Contact\n          ^\nERROR at Row:1:Column:11\nunexpected token: 'FRM'")
+    }
+
+    @Test func unknownFieldsAndObjectsAreNamed() throws {
+        let field = try #require(compileError("SELECT Id, Foo FROM Contact"))
+        #expect(field.errorCode == "INVALID_FIELD")
+        #expect(field.detail.hasPrefix("No such column 'Foo' on entity 'Contact'."))
+        #expect(field.offset == 11)
+        let object = try #require(compileError("SELECT Id FROM Widget"))
+        #expect(object.errorCode == "INVALID_TYPE")
+        let relationship = try #require(compileError("SELECT Nope.Name FROM Contact"))
+        #expect(relationship.detail.hasPrefix("Didn't understand relationship 'Nope'"))
+    }
+
+    @Test(arguments: [
+        "SELECT Id FROM Contact WHERE LastName = 'a' AND FirstName = 'b' OR Title = 'c'",
+        "SELECT Id FROM Contact WHERE",
+        "SELECT Id FROM Contact LIMIT -1",
+        "SELECT Id FROM Contact WHERE LastName = 'unterminated",
+        "SELECT Id FROM Contact OFFSET 2001",
+        "SELECT Id, Id FROM Contact",
+        "SELECT FROM Contact",
+        "SELECT Id FROM Contact WHERE LastName LIKE 5",
+    ])
+    func badSyntaxIsRejected(text: String) {
+        #expect(compileError(text) != nil)
+    }
+
+    @Test func typeMismatchesAreReportedLikeSalesforce() throws {
+        let quotedDate = try #require(compileError("SELECT Id FROM Contact WHERE CreatedDate > '2024-01-01T00:00:00Z'"))
+        #expect(quotedDate.errorCode == "INVALID_QUERY_FILTER_OPERATOR")
+        #expect(quotedDate.detail == "value of filter criterion for field 'CreatedDate' must be of type dateTime and should not be enclosed in quotes")
+        let badId = try #require(compileError("SELECT Id FROM Contact WHERE AccountId = 'nope'"))
+        #expect(badId.detail == "invalid ID field: nope")
+    }
+
+    @Test func parentFieldsJoinTheParentOnce() throws {
+        let compiled = try compile("SELECT Account.Name, Account.Industry, Owner.Name FROM Contact WHERE Account.Name LIKE 'A%' ORDER BY Account.Name")
+        #expect(compiled.idsSQL.components(separatedBy: "LEFT JOIN").count == 3)
+    }
+}
+
+@Suite struct SOQLExecutionTests {
+    /// Four contacts: two at Acme, one at Zeta, one without an account or first name.
+    func makeOrg() async throws -> (TestOrg, [String: String]) {
+        let org = try await TestOrg()
+        let acme = try await org.create("Account", #"{"Name":"Acme","Industry":"Technology"}"#)
+        let zeta = try await org.create("Account", #"{"Name":"Zeta GmbH"}"#)
+        var ids = ["acme": acme, "zeta": zeta]
+        ids["ana"] = try await org.create("Contact", #"{"FirstName":"Ana","LastName":"García","AccountId":"\#(acme)","Email":"ana@example.com"}"#)
+        ids["bo"] = try await org.create("Contact", #"{"FirstName":"Bo","LastName":"O'Brien","AccountId":"\#(acme)","Title":"CTO"}"#)
+        ids["chen"] = try await org.create("Contact", #"{"FirstName":"伟","LastName":"陈","AccountId":"\#(zeta)","Title":"CEO"}"#)
+        ids["dee"] = try await org.create("Contact", #"{"LastName":"Dee 100%"}"#)
+        return (org, ids)
+    }
+
+    func lastNames(_ body: JSONValue) -> [String] {
+        body["records"]?.arrayValue?.compactMap { $0["LastName"]?.stringValue } ?? []
+    }
+
+    @Test func filtersOrdersAndPages() async throws {
+        let (org, _) = try await makeOrg()
+        defer { org.remove() }
+        var result = try await org.query("SELECT LastName FROM Contact WHERE Title IN ('CTO','CEO') ORDER BY LastName DESC")
+        #expect(result.status == 200)
+        #expect(lastNames(result.body) == ["陈", "O'Brien"])
+        result = try await org.query("SELECT LastName FROM Contact WHERE Title NOT IN ('CTO') ORDER BY LastName")
+        #expect(lastNames(result.body) == ["Dee 100%", "García", "陈"])  // NOT IN keeps nulls, as in Salesforce
+        result = try await org.query("SELECT LastName FROM Contact WHERE Title != 'CEO' ORDER BY Title NULLS LAST, LastName")
+        #expect(lastNames(result.body) == ["O'Brien", "Dee 100%", "García"])
+        result = try await org.query(#"SELECT LastName FROM Contact WHERE LastName LIKE '%\%'"#)
+        #expect(lastNames(result.body) == ["Dee 100%"])
+        result = try await org.query("SELECT LastName FROM Contact WHERE (FirstName = null OR Email != null) AND NOT LastName = 'x' ORDER BY LastName LIMIT 1 OFFSET 1")
+        #expect(lastNames(result.body) == ["García"])
+        #expect(result.body["totalSize"] == 1)
+        result = try await org.query("SELECT LastName FROM Contact WHERE lastname = 'GARCíA' OR LastName = 'o\\'brien' ORDER BY LastName")
+        #expect(lastNames(result.body) == ["García", "O'Brien"])  // case-insensitive (for ASCII letters, as SQLite's NOCASE)
+    }
+
+    @Test func parentFieldsNestAndAreNullWithoutAParent() async throws {
+        let (org, _) = try await makeOrg()
+        defer { org.remove() }
+        let result = try await org.query("SELECT LastName, Account.Name FROM Contact WHERE Account.Industry = 'Technology' OR AccountId = null ORDER BY LastName")
+        let records = try #require(result.body["records"]?.arrayValue)
+        #expect(records.count == 3)
+        #expect(records[0]["Account"] == .null)
+        #expect(records[1]["Account"]?["Name"] == "Acme")
+        #expect(records[1]["Account"]?["attributes"]?["type"] == "Account")
+        #expect(records[1]["attributes"]?["url"]?.stringValue?.hasPrefix("/services/data/v59.0/sobjects/Contact/003") == true)
+    }
+
+    @Test func childSubqueriesNestTheirRecords() async throws {
+        let (org, _) = try await makeOrg()
+        defer { org.remove() }
+        let result = try await org.query("""
+            SELECT Name, (SELECT LastName, Account.Name FROM Contacts WHERE Title != null ORDER BY LastName DESC LIMIT 1)
+            FROM Account ORDER BY Name
+            """)
+        #expect(result.status == 200)
+        let records = try #require(result.body["records"]?.arrayValue)
+        #expect(records.count == 2)
+        let acmeContacts = try #require(records[0]["Contacts"])
+        #expect(acmeContacts["totalSize"] == 1 && acmeContacts["done"] == true)
+        #expect(acmeContacts["records"]?.arrayValue?.first?["LastName"] == "O'Brien")
+        #expect(acmeContacts["records"]?.arrayValue?.first?["Account"]?["Name"] == "Acme")
+        #expect(records[1]["Contacts"]?["records"]?.arrayValue?.first?["LastName"] == "陈")
+        let none = try await org.query("SELECT Name, (SELECT Id FROM Contacts WHERE LastName = 'nobody') FROM Account LIMIT 1")
+        #expect(none.body["records"]?.arrayValue?.first?["Contacts"] == .null)
+        let unknown = try await org.query("SELECT Name, (SELECT Id FROM Friends) FROM Account")
+        #expect(unknown.body.firstErrorCode == "INVALID_TYPE")
+        let nested = try await org.query("SELECT Name, (SELECT Id, (SELECT Id FROM Contacts) FROM Contacts) FROM Account")
+        #expect(nested.body.firstErrorCode == "MALFORMED_QUERY")
+    }
+
+    @Test func countReturnsOnlyTheTotal() async throws {
+        let (org, _) = try await makeOrg()
+        defer { org.remove() }
+        let result = try await org.query("SELECT COUNT() FROM Contact WHERE AccountId != null")
+        #expect(result.body["totalSize"] == 3)
+        #expect(result.body["records"] == [])
+    }
+
+    @Test func queryAllSeesTheRecycleBin() async throws {
+        let (org, ids) = try await makeOrg()
+        defer { org.remove() }
+        let deleted = await org.call("DELETE", "/services/data/v59.0/sobjects/Account/\(ids["acme"]!)")
+        #expect(deleted.status == 204)
+        let live = try await org.query("SELECT LastName FROM Contact ORDER BY LastName")
+        #expect(lastNames(live.body) == ["Dee 100%", "陈"])  // Acme's contacts went with it (cascade delete)
+        let all = try await org.query("SELECT LastName, IsDeleted FROM Contact WHERE IsDeleted = true ORDER BY LastName", all: true)
+        #expect(lastNames(all.body) == ["García", "O'Brien"])
+    }
+
+    @Test func relativeAndAbsoluteDateLiteralsFilter() async throws {
+        let (org, _) = try await makeOrg()
+        defer { org.remove() }
+        #expect(try await org.query("SELECT Id FROM Contact WHERE CreatedDate = TODAY").body["totalSize"] == 4)
+        #expect(try await org.query("SELECT Id FROM Contact WHERE CreatedDate = LAST_N_DAYS:3").body["totalSize"] == 4)
+        #expect(try await org.query("SELECT Id FROM Contact WHERE CreatedDate < YESTERDAY").body["totalSize"] == 0)
+        #expect(try await org.query("SELECT Id FROM Contact WHERE CreatedDate > 2020-01-01T00:00:00.000+0000").body["totalSize"] == 4)
+        #expect(try await org.query("SELECT Id FROM Contact WHERE CreatedDate > 2999-01-01T00:00:00Z").body["totalSize"] == 0)
+    }
+
+    @Test func errorsComeBackAsSalesforceArrays() async throws {
+        let (org, _) = try await makeOrg()
+        defer { org.remove() }
+        let result = try await org.query("SELECT Bogus FROM Contact")
+        #expect(result.status == 400)
+        #expect(result.body.firstErrorCode == "INVALID_FIELD")
+        #expect(result.body.firstErrorMessage?.contains("ERROR at Row:1:Column:8") == true)
+        let missing = await org.call("GET", "/services/data/v59.0/query/")
+        #expect(missing.status == 400)
+        #expect(try JSONParser.parse(missing.body).firstErrorCode == "MALFORMED_QUERY")
+    }
+
+    @Test func largeResultsPageThroughLocatorsWithoutGapsOrRepeats() async throws {
+        let org = try await TestOrg()
+        defer { org.remove() }
+        _ = try Seeder.seed(store: org.store, accounts: 5, contacts: 450, randomSeed: 7)
+        var seen: [String] = []
+        var page = try await org.query("SELECT Id, Name FROM Contact ORDER BY Name", headers: ["Sforce-Query-Options": "batchSize=200"])
+        #expect(page.body["totalSize"] == 450)
+        while true {
+            seen += page.body["records"]?.arrayValue?.compactMap { $0["attributes"]?["url"]?.stringValue } ?? []
+            guard page.body["done"] == false, let next = page.body["nextRecordsUrl"]?.stringValue else { break }
+            #expect(next.hasPrefix("/services/data/v59.0/query/01g"))
+            let response = await org.call("GET", next)
+            page = (response.status, try JSONParser.parse(response.body))
+        }
+        #expect(seen.count == 450)
+        #expect(Set(seen).count == 450)
+        let expired = await org.call("GET", "/services/data/v59.0/query/01gLo000000000zAAA-200")
+        #expect(try JSONParser.parse(expired.body).firstErrorCode == "INVALID_QUERY_LOCATOR")
+    }
+}
