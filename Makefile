@@ -6,6 +6,8 @@ BUILD_FLAGS ?=
 SYSTEM_PACKAGES := libncursesw5-dev libsqlite3-dev libcurl4-openssl-dev sqlite3 tmux
 # localorg's HTTPS test checks TLS with curl as an independent client.
 SYSTEM_PACKAGES += curl
+# `make test` builds its Python test environment with venv, which Debian packages separately.
+SYSTEM_PACKAGES += python3 python3-venv
 BIN_DEBUG := .build/debug
 BIN_RELEASE := .build/release
 # Python test tooling (pytest, simple-salesforce), from PyPI into a project-local virtual environment.
