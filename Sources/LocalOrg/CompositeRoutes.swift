@@ -78,14 +78,14 @@ extension LocalOrgAPI {
         let now = OrgStore.now()
         let outcomes: [Result<String, APIError>]
         do {
-            outcomes = try await writePlans(plans, allOrNone: allOrNone, userId: userId, now: now)
+            outcomes = try await writePlans(plans, allOrNone: allOrNone, userId: userId, now: now, visibleTo: context.visibleOwner)
         } catch let rollback as AllOrNoneRollback {
             return .json(.array(rollback.rolledBackResults))
         }
         return .json(.array(outcomes.map(collectionResult)))
     }
 
-    private func writePlans(_ plans: [PlannedWrite], allOrNone: Bool, userId: String, now: Int64) async throws -> [Result<String, APIError>] {
+    private func writePlans(_ plans: [PlannedWrite], allOrNone: Bool, userId: String, now: Int64, visibleTo owner: String?) async throws -> [Result<String, APIError>] {
         let store = self.store
         return try await store.write { db -> [Result<String, APIError>] in
             var outcomes: [Result<String, APIError>] = []
@@ -96,9 +96,9 @@ extension LocalOrgAPI {
                     do {
                         switch plan {
                         case .insert(let object, var values):
-                            outcome = .success(try store.insertRow(db, object: object, values: &values, actingUserId: userId, now: now))
+                            outcome = .success(try store.insertRow(db, object: object, values: &values, actingUserId: userId, now: now, visibleTo: owner))
                         case let .update(object, id, values):
-                            try store.updateRow(db, object: object, id: id, values: values, actingUserId: userId, now: now)
+                            try store.updateRow(db, object: object, id: id, values: values, actingUserId: userId, now: now, visibleTo: owner)
                             outcome = .success(id)
                         case let .failed(error):
                             outcome = .failure(error)
@@ -123,6 +123,7 @@ extension LocalOrgAPI {
         let now = OrgStore.now()
         let store = self.store
         let schema = self.schema
+        let owner = context.visibleOwner
         do {
             let outcomes = try await store.write { db -> [Result<String, APIError>] in
                 var outcomes: [Result<String, APIError>] = []
@@ -133,7 +134,7 @@ extension LocalOrgAPI {
                             guard let id = SalesforceId.canonical(idText), let object = schema.object(keyPrefix: SalesforceId.keyPrefix(of: id)) else {
                                 throw APIError(status: 400, errorCode: "MALFORMED_ID", message: "malformed id \(idText)", fields: [])
                             }
-                            try store.deleteRow(db, object: object, id: id, actingUserId: userId, now: now)
+                            try store.deleteRow(db, object: object, id: id, actingUserId: userId, now: now, visibleTo: owner)
                             outcome = .success(id)
                             return .commit
                         } catch let error as APIError {
@@ -188,7 +189,8 @@ extension LocalOrgAPI {
         }
         var results: [JSONValue] = []
         for idText in idTexts {
-            guard let id = SalesforceId.canonical(idText), let stored = try await store.record(object, id: id), !stored.isDeleted else {
+            guard let id = SalesforceId.canonical(idText), let stored = try await store.record(object, id: id, visibleTo: context.visibleOwner),
+                  !stored.isDeleted else {
                 results.append(.null)
                 continue
             }

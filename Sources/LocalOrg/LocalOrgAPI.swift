@@ -11,6 +11,10 @@ public struct OrgSettings: Sendable {
     public var dailyAPILimit: Int = 100_000
     /// Largest accepted request body.
     public var maximumBodyBytes: Int = 8 * 1024 * 1024
+    /// `private`: users see and change only the records they own (admins see all).
+    public var sharing: Sharing = .public
+
+    public enum Sharing: String, Sendable, CaseIterable { case `public`, `private` }
     public init() {}
 }
 
@@ -136,7 +140,9 @@ public struct LocalOrgAPI: Sendable {
             do {
                 var method = request.method
                 if method == "POST", let override = request.queryItems["_HttpMethod"] { method = override.uppercased() }
-                let context = DataContext(request: request, method: method, apiVersion: apiVersion, session: session, apiUsed: used)
+                let visibleOwner = settings.sharing == .private && !session.isAdmin ? session.userId : nil
+                let context = DataContext(request: request, method: method, apiVersion: apiVersion, session: session, apiUsed: used,
+                                          visibleOwner: visibleOwner)
                 response = try await routeData(context, rest: rest)
             } catch let error as APIError {
                 response = .error(error)
@@ -152,6 +158,8 @@ public struct LocalOrgAPI: Sendable {
         var apiVersion: String
         var session: Session
         var apiUsed: Int
+        /// With private sharing, the user whose records alone are visible; nil when all are.
+        var visibleOwner: String?
     }
 
     func routeData(_ context: DataContext, rest: [String]) async throws -> APIResponse {
@@ -217,7 +225,7 @@ public struct LocalOrgAPI: Sendable {
                 throw APIError.malformedQuery("A query string has to be specified")
             }
             page = try await queries.query(text, includeDeleted: includeDeleted, batchSize: batchSize(context.request),
-                                           userId: context.session.userId, apiVersion: context.apiVersion)
+                                           userId: context.session.userId, visibleTo: context.visibleOwner, apiVersion: context.apiVersion)
         }
         var body: JSONObject = ["totalSize": .int(Int64(page.totalSize)), "done": .bool(page.done)]
         if let next = page.nextLocator { body["nextRecordsUrl"] = .string("/services/data/v\(context.apiVersion)/query/\(next)") }

@@ -167,9 +167,10 @@ extension LocalOrgAPI {
         let userId = context.session.userId
         let now = OrgStore.now()
         let store = self.store
+        let owner = context.visibleOwner
         let id = try await store.write { db in
             var values = values
-            return try store.insertRow(db, object: object, values: &values, actingUserId: userId, now: now)
+            return try store.insertRow(db, object: object, values: &values, actingUserId: userId, now: now, visibleTo: owner)
         }
         var response = APIResponse.json(["id": .string(id), "success": true, "errors": []], status: 201)
         response.headers.append(("Location", "/services/data/v\(context.apiVersion)/sobjects/\(object.name)/\(id)"))
@@ -188,7 +189,7 @@ extension LocalOrgAPI {
                 return field
             }
         }
-        guard let stored = try await store.record(object, id: id) else { throw APIError.resourceNotFound }
+        guard let stored = try await store.record(object, id: id, visibleTo: context.visibleOwner) else { throw APIError.resourceNotFound }
         if stored.isDeleted { throw APIError.entityIsDeleted }
         if notModified(context.request, since: stored.lastModifiedDate) { return .empty(304) }
         var response = APIResponse.json(RecordRenderer.record(stored, object: object, fields: selected, apiVersion: context.apiVersion))
@@ -212,7 +213,8 @@ extension LocalOrgAPI {
         let now = OrgStore.now()
         let store = self.store
         try await store.write { db in
-            try store.updateRow(db, object: object, id: id, values: values, actingUserId: userId, now: now, ifUnmodifiedSince: condition)
+            try store.updateRow(db, object: object, id: id, values: values, actingUserId: userId, now: now, ifUnmodifiedSince: condition,
+                                visibleTo: context.visibleOwner)
         }
         return .empty(204)
     }
@@ -221,14 +223,15 @@ extension LocalOrgAPI {
         let userId = context.session.userId
         let now = OrgStore.now()
         let store = self.store
-        try await store.write { db in try store.deleteRow(db, object: object, id: id, actingUserId: userId, now: now) }
+        let owner = context.visibleOwner
+        try await store.write { db in try store.deleteRow(db, object: object, id: id, actingUserId: userId, now: now, visibleTo: owner) }
         return .empty(204)
     }
 
     /// GET, PATCH (upsert) and DELETE by an external-id field.
     func byExternalId(_ object: ObjectDefinition, field: FieldDefinition, value: String, context: DataContext) async throws -> APIResponse {
         let key = try RecordValidator.convert(.string(value), for: field)
-        let matches = key.isNull ? [] : try await store.ids(object, whereField: field, equals: key)
+        let matches = key.isNull ? [] : try await store.ids(object, whereField: field, equals: key, visibleTo: context.visibleOwner)
         if matches.count > 1 {
             return .json(.array(matches.map { .string("/services/data/v\(context.apiVersion)/sobjects/\(object.name)/\($0)") }), status: 300)
         }
@@ -247,7 +250,8 @@ extension LocalOrgAPI {
                 let userId = context.session.userId
                 let now = OrgStore.now()
                 let store = self.store
-                try await store.write { db in try store.updateRow(db, object: object, id: id, values: values, actingUserId: userId, now: now) }
+                let owner = context.visibleOwner
+                try await store.write { db in try store.updateRow(db, object: object, id: id, values: values, actingUserId: userId, now: now, visibleTo: owner) }
                 if (Double(context.apiVersion) ?? 0) < 46 { return .empty(204) }
                 return .json(["id": .string(id), "success": true, "errors": [], "created": false], status: 200)
             }
@@ -257,10 +261,11 @@ extension LocalOrgAPI {
             let userId = context.session.userId
             let now = OrgStore.now()
             let store = self.store
+            let owner = context.visibleOwner
             let id = try await store.write { db in
-            var values = values
-            return try store.insertRow(db, object: object, values: &values, actingUserId: userId, now: now)
-        }
+                var values = values
+                return try store.insertRow(db, object: object, values: &values, actingUserId: userId, now: now, visibleTo: owner)
+            }
             return .json(["id": .string(id), "success": true, "errors": [], "created": true], status: 201)
         default:
             try requireMethod(context.method, "GET", "PATCH", "DELETE")
@@ -284,7 +289,7 @@ extension LocalOrgAPI {
         let windowEnd = min(end, OrgStore.now()) - min(end, OrgStore.now()) % 60
         let covered = JSONValue.string(SalesforceDate.formatDateTime(windowEnd))
         if deleted {
-            let records = try await store.deletedRecords(object, start: windowStart, end: windowEnd - 1)
+            let records = try await store.deletedRecords(object, start: windowStart, end: windowEnd - 1, visibleTo: context.visibleOwner)
             let organizationCreated = try await store.record(schema.object(named: "Organization") ?? object, id: organizationId)?.values["CreatedDate"]
             return .json([
                 "deletedRecords": .array(records.map { ["id": .string($0.id), "deletedDate": .string(SalesforceDate.formatDateTime($0.deletedAt))] }),
@@ -292,7 +297,7 @@ extension LocalOrgAPI {
                 "latestDateCovered": covered,
             ])
         }
-        let ids = try await store.updatedIds(object, start: windowStart, end: windowEnd - 1)
+        let ids = try await store.updatedIds(object, start: windowStart, end: windowEnd - 1, visibleTo: context.visibleOwner)
         return .json(["ids": .array(ids.map(JSONValue.string)), "latestDateCovered": covered])
     }
 }

@@ -42,6 +42,8 @@ struct Serve: AsyncParsableCommand {
     @Flag(help: "Serve plain HTTP instead of HTTPS.") var http = false
     @Option(help: "Seconds an access token stays valid.") var tokenTTL: Int64 = 7200
     @Option(help: "API requests allowed per user per day before 403 REQUEST_LIMIT_EXCEEDED.") var apiLimit = 100_000
+    @Option(help: "public: everyone sees every record. private: users see and change only records they own (admins see all).")
+    var sharing: OrgSettings.Sharing = .public
     @Option(help: "Serve this certificate chain (PEM) instead of the local CA's.") var tlsCert: String?
     @Option(help: "Private key (PEM) for --tls-cert.") var tlsKey: String?
 
@@ -56,6 +58,7 @@ struct Serve: AsyncParsableCommand {
         var settings = OrgSettings()
         settings.tokenLifetime = tokenTTL
         settings.dailyAPILimit = apiLimit
+        settings.sharing = sharing
         let api = try LocalOrgAPI(store: store, settings: settings)
         var tls: LocalOrgServer.TLSFiles?
         if !http {
@@ -237,3 +240,5 @@ struct Approve: ParsableCommand {
         print(deny ? "Denied \(code)." : "Approved \(code) as \(username).")
     }
 }
+
+extension OrgSettings.Sharing: ExpressibleByArgument {}
