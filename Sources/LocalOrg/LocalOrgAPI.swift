@@ -182,6 +182,13 @@ public struct LocalOrgAPI: Sendable {
             return limits(context)
         case ("composite", _) where rest.count >= 2 && rest[1] == "sobjects":
             return try await compositeSObjects(context, rest: Array(rest.dropFirst(2)))
+        case ("composite", 1):
+            return try await composite(context)
+        case ("composite", 2) where rest[1] == "batch":
+            return try await compositeBatch(context)
+        case ("composite", 3) where rest[1] == "tree":
+            guard let object = schema.object(named: rest[2]) else { return .error(.resourceNotFound) }
+            return try await compositeTree(object, context: context)
         default:
             return .error(.resourceNotFound)
         }
