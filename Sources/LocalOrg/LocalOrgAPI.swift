@@ -177,6 +177,19 @@ public struct LocalOrgAPI: Sendable {
         case ("query", _), ("queryAll", _):
             try requireMethod(method, "GET")
             return try await query(context, includeDeleted: rest[0] == "queryAll", locator: rest.count > 1 ? rest[1] : nil)
+        case ("search", 1), ("parameterizedSearch", 1):
+            try requireMethod(method, "GET")
+            let records: [JSONValue]
+            if rest[0] == "search" {
+                guard let text = context.request.queryItems["q"], !text.isEmpty else {
+                    throw APIError(status: 400, errorCode: "MALFORMED_SEARCH", message: "A search string has to be specified")
+                }
+                records = try await queries.search(text, userId: context.session.userId, visibleTo: context.visibleOwner, apiVersion: context.apiVersion)
+            } else {
+                records = try await queries.parameterizedSearch(context.request.queryItems, visibleTo: context.visibleOwner, apiVersion: context.apiVersion)
+            }
+            // Before v36.0 the answer was a bare array.
+            return (Double(context.apiVersion) ?? 0) < 36 ? .json(.array(records)) : .json(["searchRecords": .array(records)])
         case ("limits", 1):
             try requireMethod(method, "GET")
             return limits(context)
@@ -203,7 +216,7 @@ public struct LocalOrgAPI: Sendable {
     func resources(_ context: DataContext) -> APIResponse {
         let base = "/services/data/v\(context.apiVersion)"
         var map: JSONObject = [:]
-        for name in ["sobjects", "query", "queryAll", "limits", "composite"] { map[name] = .string("\(base)/\(name)") }
+        for name in ["sobjects", "query", "queryAll", "search", "parameterizedSearch", "limits", "composite"] { map[name] = .string("\(base)/\(name)") }
         map["identity"] = .string(identityURL(context.request, userId: context.session.userId))
         return .json(.object(map))
     }

@@ -205,3 +205,13 @@ def test_child_subqueries(sf):
     children = with_contacts[0]["Contacts"]
     assert children["done"] is True and children["totalSize"] == len(children["records"])
     assert all(child["attributes"]["type"] == "Contact" for child in children["records"])
+
+
+def test_sosl_search(sf):
+    sf.Contact.create({"FirstName": "Xanthippe", "LastName": "Sökmen"})
+    found = sf.search("FIND {Xanthippe} IN NAME FIELDS RETURNING Contact(Name, Email)")
+    assert [record["Name"] for record in found["searchRecords"]] == ["Xanthippe Sökmen"]
+    assert sf.quick_search("Sökmen")["searchRecords"][0]["attributes"]["type"] == "Contact"
+    with pytest.raises(SalesforceMalformedRequest) as malformed:
+        sf.search("FIND Xanthippe")
+    assert malformed.value.content[0]["errorCode"] == "MALFORMED_SEARCH"
