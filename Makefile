@@ -4,8 +4,8 @@ SWIFT ?= swift
 BUILD_FLAGS ?=
 # Debian packages: the three the app links against, plus what the test and demo scripts drive.
 SYSTEM_PACKAGES := libncursesw5-dev libsqlite3-dev libcurl4-openssl-dev sqlite3 tmux
-# localorg's HTTPS test checks TLS with curl as an independent client.
-SYSTEM_PACKAGES += curl
+# localorg links zlib (gzip in both directions); its HTTPS test checks TLS with curl as an independent client.
+SYSTEM_PACKAGES += zlib1g-dev curl
 BIN_DEBUG := .build/debug
 BIN_RELEASE := .build/release
 # Python test tooling (pytest, simple-salesforce), from PyPI into a project-local virtual environment.

@@ -61,7 +61,22 @@ public struct LocalOrgAPI: Sendable {
     var schema: OrgSchema { store.schema }
 
     /// Answers one request; never throws: every failure becomes a Salesforce-shaped error.
+    /// Bodies sent with `Content-Encoding: gzip|deflate` are inflated first, and answers are
+    /// compressed when the client's `Accept-Encoding` allows it.
     public func handle(_ request: APIRequest) async -> APIResponse {
+        var request = request
+        do {
+            request.body = try HTTPCompression.decodedBody(request.body, contentEncoding: request.header("content-encoding"),
+                                                           maximumBytes: settings.maximumBodyBytes)
+        } catch {
+            return .error(error)
+        }
+        var response = await handleDecoded(request)
+        HTTPCompression.compress(&response, acceptEncoding: request.header("accept-encoding"))
+        return response
+    }
+
+    func handleDecoded(_ request: APIRequest) async -> APIResponse {
         guard request.body.count <= settings.maximumBodyBytes else {
             return .error(APIError(status: 413, errorCode: "REQUEST_ENTITY_TOO_LARGE", message: "Request body exceeds \(settings.maximumBodyBytes) bytes"))
         }

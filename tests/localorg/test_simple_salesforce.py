@@ -215,3 +215,20 @@ def test_sosl_search(sf):
     with pytest.raises(SalesforceMalformedRequest) as malformed:
         sf.search("FIND Xanthippe")
     assert malformed.value.content[0]["errorCode"] == "MALFORMED_SEARCH"
+
+
+def test_gzip_in_both_directions(org, token):
+    import gzip
+    import json
+    session = requests.Session()
+    session.trust_env = False
+    session.verify = org.ca_path
+    headers = {"Authorization": f"Bearer {token['access_token']}", "Content-Type": "application/json"}
+    described = session.get(f"{org.url}/services/data/v59.0/sobjects/Contact/describe", headers={**headers, "Accept-Encoding": "gzip"}, timeout=30)
+    assert described.headers["Content-Encoding"] == "gzip" and described.json()["name"] == "Contact"
+    identity = session.get(f"{org.url}/services/data/v59.0/sobjects/Contact/describe", headers={**headers, "Accept-Encoding": "identity"}, timeout=30)
+    assert "Content-Encoding" not in identity.headers
+    body = gzip.compress(json.dumps({"LastName": "Compressed upload"}).encode())
+    created = session.post(f"{org.url}/services/data/v59.0/sobjects/Contact/", data=body,
+                           headers={**headers, "Content-Encoding": "gzip"}, timeout=30)
+    assert created.status_code == 201, created.text
