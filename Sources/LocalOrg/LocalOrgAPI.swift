@@ -15,6 +15,11 @@ public struct OrgSettings: Sendable {
     public var sharing: Sharing = .public
 
     public enum Sharing: String, Sendable, CaseIterable { case `public`, `private` }
+    /// Added to every data API request (`--latency`), to show a slow network.
+    public var latencyMilliseconds: Int = 0
+    /// Share of data API requests refused with 503 before doing anything (`--fail-rate`), to
+    /// show retries; between 0 and 1.
+    public var failureRate: Double = 0
     public init() {}
 }
 
@@ -145,6 +150,11 @@ public struct LocalOrgAPI: Sendable {
             return .error(.resourceNotFound)
         }
         let apiVersion = "\(Int(number)).0"
+        if settings.latencyMilliseconds > 0 { try? await Task.sleep(for: .milliseconds(settings.latencyMilliseconds)) }
+        if settings.failureRate > 0, Double.random(in: 0..<1) < settings.failureRate {
+            return .error(APIError(status: 503, errorCode: "SERVER_UNAVAILABLE",
+                                   message: "Server temporarily unavailable (localorg --fail-rate); nothing was changed, try again"))
+        }
         let session = try await authenticate(request)
         let used = await usage.record(userId: session.userId)
         let limitHeader = ("Sforce-Limit-Info", "api-usage=\(min(used, settings.dailyAPILimit))/\(settings.dailyAPILimit)")
@@ -205,6 +215,9 @@ public struct LocalOrgAPI: Sendable {
             }
             // Before v36.0 the answer was a bare array.
             return (Double(context.apiVersion) ?? 0) < 36 ? .json(.array(records)) : .json(["searchRecords": .array(records)])
+        case ("recent", 1):
+            try requireMethod(method, "GET")
+            return try await recentItems(context)
         case ("limits", 1):
             try requireMethod(method, "GET")
             return limits(context)
@@ -231,7 +244,7 @@ public struct LocalOrgAPI: Sendable {
     func resources(_ context: DataContext) -> APIResponse {
         let base = "/services/data/v\(context.apiVersion)"
         var map: JSONObject = [:]
-        for name in ["sobjects", "query", "queryAll", "search", "parameterizedSearch", "limits", "composite"] { map[name] = .string("\(base)/\(name)") }
+        for name in ["sobjects", "query", "queryAll", "search", "parameterizedSearch", "recent", "limits", "composite"] { map[name] = .string("\(base)/\(name)") }
         map["identity"] = .string(identityURL(context.request, userId: context.session.userId))
         return .json(.object(map))
     }

@@ -127,22 +127,32 @@ extension LocalOrgAPI {
     }
 
     func basicInfo(_ object: ObjectDefinition, context: DataContext) async throws -> APIResponse {
+        let recent = try await recentlyChanged(object, limit: 3, context: context)
+        return .json(["objectDescribe": .object(sobjectSummary(object, apiVersion: context.apiVersion)), "recentItems": .array(recent.map(\.record))])
+    }
+
+    /// The user's most recently changed records of an object (localorg has no view tracking, so
+    /// "recent" means last modified by this user), newest first.
+    func recentlyChanged(_ object: ObjectDefinition, limit: Int, context: DataContext) async throws -> [(record: JSONValue, modified: Int64)] {
         let nameField = object.nameFieldName
-        var sql = "SELECT Id\(nameField.map { ", \(quoted($0))" } ?? "") FROM \(quoted(object.tableName)) WHERE IsDeleted = 0"
-        var arguments: [DatabaseValue] = []
-        if object.hasOwner {
-            sql += " AND OwnerId = ?"
-            arguments.append(context.session.userId.databaseValue)
-        }
-        sql += " ORDER BY LastModifiedDate DESC, Id DESC LIMIT 3"
-        let rows = try await store.rows(sql: sql, arguments: arguments)
-        let recent: [JSONValue] = rows.map { row in
+        let sql = "SELECT Id, LastModifiedDate\(nameField.map { ", \(quoted($0))" } ?? "") FROM \(quoted(object.tableName)) WHERE IsDeleted = 0 AND LastModifiedById = ? ORDER BY LastModifiedDate DESC, Id DESC LIMIT ?"
+        let rows = try await store.rows(sql: sql, arguments: [context.session.userId.databaseValue, Int64(limit).databaseValue])
+        return rows.map { row in
             let id = String.fromDatabaseValue(row[0]) ?? ""
             var item: JSONObject = ["attributes": RecordRenderer.attributes(type: object.name, id: id, apiVersion: context.apiVersion), "Id": .string(id)]
-            if let nameField { item[nameField] = row.count > 1 ? (String.fromDatabaseValue(row[1]).map(JSONValue.string) ?? .null) : .null }
-            return .object(item)
+            if let nameField { item[nameField] = row.count > 2 ? (String.fromDatabaseValue(row[2]).map(JSONValue.string) ?? .null) : .null }
+            return (.object(item), Int64.fromDatabaseValue(row[1]) ?? 0)
         }
-        return .json(["objectDescribe": .object(sobjectSummary(object, apiVersion: context.apiVersion)), "recentItems": .array(recent)])
+    }
+
+    /// `/recent`: the user's recently changed records across objects (default 200).
+    func recentItems(_ context: DataContext) async throws -> APIResponse {
+        let limit = min(max(context.request.queryItems["limit"].flatMap(Int.init) ?? 200, 1), 200)
+        var items: [(record: JSONValue, modified: Int64)] = []
+        for object in schema.objects where object.hasOwner {
+            items += try await recentlyChanged(object, limit: limit, context: context)
+        }
+        return .json(.array(items.sorted { $0.modified > $1.modified }.prefix(limit).map(\.record)))
     }
 
     // MARK: Records

@@ -44,12 +44,16 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "API requests allowed per user per day before 403 REQUEST_LIMIT_EXCEEDED.") var apiLimit = 100_000
     @Option(help: "public: everyone sees every record. private: users see and change only records they own (admins see all).")
     var sharing: OrgSettings.Sharing = .public
+    @Option(help: "Milliseconds added to every data API request, to show a slow network.") var latency = 0
+    @Option(help: "Share (0 to 1) of data API requests refused with 503 before doing anything, to show retries.") var failRate = 0.0
     @Option(help: "Serve this certificate chain (PEM) instead of the local CA's.") var tlsCert: String?
     @Option(help: "Private key (PEM) for --tls-cert.") var tlsKey: String?
 
     func validate() throws {
         if (tlsCert == nil) != (tlsKey == nil) { throw ValidationError("--tls-cert and --tls-key go together.") }
         if tokenTTL < 1 { throw ValidationError("--token-ttl must be at least 1 second.") }
+        if !(0...1).contains(failRate) { throw ValidationError("--fail-rate is a share between 0 and 1.") }
+        if latency < 0 { throw ValidationError("--latency cannot be negative.") }
     }
 
     func run() async throws {
@@ -59,6 +63,8 @@ struct Serve: AsyncParsableCommand {
         settings.tokenLifetime = tokenTTL
         settings.dailyAPILimit = apiLimit
         settings.sharing = sharing
+        settings.latencyMilliseconds = latency
+        settings.failureRate = failRate
         let api = try LocalOrgAPI(store: store, settings: settings)
         var tls: LocalOrgServer.TLSFiles?
         if !http {

@@ -11,7 +11,8 @@ struct TestOrg {
     private(set) var accessToken: String
     static let baseURL = "https://localhost:8443"
 
-    init(tokenLifetime: Int64 = 3600, apiLimit: Int = 100_000, sharing: OrgSettings.Sharing = .public) async throws {
+    init(tokenLifetime: Int64 = 3600, apiLimit: Int = 100_000, sharing: OrgSettings.Sharing = .public,
+         latencyMilliseconds: Int = 0, failureRate: Double = 0) async throws {
         directory = NSTemporaryDirectory() + "localorg-test-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         store = try OrgStore(path: directory + "/org.sqlite", schema: try OrgSchema.bundled())
@@ -19,6 +20,8 @@ struct TestOrg {
         settings.tokenLifetime = tokenLifetime
         settings.dailyAPILimit = apiLimit
         settings.sharing = sharing
+        settings.latencyMilliseconds = latencyMilliseconds
+        settings.failureRate = failureRate
         api = try LocalOrgAPI(store: store, settings: settings)
         accessToken = try await Self.signIn(api, username: "demo@localorg.test", password: "localorg-demo")
     }
