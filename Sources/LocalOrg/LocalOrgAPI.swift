@@ -15,6 +15,9 @@ public struct OrgSettings: Sendable {
     public var sharing: Sharing = .public
 
     public enum Sharing: String, Sendable, CaseIterable { case `public`, `private` }
+    /// Connected apps besides the built-in `forceterm`: client id → client secret
+    /// (from `connected-apps.json` in the data directory).
+    public var connectedApps: [String: String] = [:]
     /// Added to every data API request (`--latency`), to show a slow network.
     public var latencyMilliseconds: Int = 0
     /// Share of data API requests refused with 503 before doing anything (`--fail-rate`), to

@@ -165,6 +165,15 @@ public final class OrgStore: Sendable {
         }
     }
 
+    /// Every user who can sign in, for `localorg info`.
+    public func users() throws -> [(username: String, isAdmin: Bool, isActive: Bool)] {
+        guard let user = schema.object(named: "User") else { return [] }
+        return try pool.read { db in
+            try Row.fetchAll(db, sql: "SELECT u.Username, c.isAdmin, u.IsActive FROM \(quoted(user.tableName)) u JOIN localorg_credential c ON c.userId = u.Id ORDER BY u.Username")
+                .map { ($0[0], $0[1], $0[2]) }
+        }
+    }
+
     /// The user a `--as USERNAME` option names, or the first non-admin demo user.
     public func userId(username: String?) throws -> String? {
         guard let user = schema.object(named: "User") else { return nil }

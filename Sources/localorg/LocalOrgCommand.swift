@@ -65,6 +65,7 @@ struct Serve: AsyncParsableCommand {
         settings.sharing = sharing
         settings.latencyMilliseconds = latency
         settings.failureRate = failRate
+        settings.connectedApps = try directory.connectedApps()
         let api = try LocalOrgAPI(store: store, settings: settings)
         var tls: LocalOrgServer.TLSFiles?
         if !http {
@@ -128,7 +129,9 @@ struct Info: ParsableCommand {
         let store = try directory.openStore()
         print("Data directory:  \(directory.path)")
         print("Organization:    \(try store.organizationId())")
-        print("Users:           \(OrgStore.demoUsers.map(\.username).joined(separator: ", ")) (demo)")
+        for user in try store.users() {
+            print("User:            \(user.username)\(user.isAdmin ? " (admin)" : "")\(user.isActive ? "" : " (inactive)")")
+        }
         for count in try store.counts() {
             print("\(count.object.padding(toLength: 16, withPad: " ", startingAt: 0)) \(count.live) live, \(count.deleted) in the recycle bin")
         }

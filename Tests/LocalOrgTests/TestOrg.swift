@@ -12,7 +12,7 @@ struct TestOrg {
     static let baseURL = "https://localhost:8443"
 
     init(tokenLifetime: Int64 = 3600, apiLimit: Int = 100_000, sharing: OrgSettings.Sharing = .public,
-         latencyMilliseconds: Int = 0, failureRate: Double = 0) async throws {
+         latencyMilliseconds: Int = 0, failureRate: Double = 0, connectedApps: [String: String] = [:]) async throws {
         directory = NSTemporaryDirectory() + "localorg-test-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         store = try OrgStore(path: directory + "/org.sqlite", schema: try OrgSchema.bundled())
@@ -22,6 +22,7 @@ struct TestOrg {
         settings.sharing = sharing
         settings.latencyMilliseconds = latencyMilliseconds
         settings.failureRate = failureRate
+        settings.connectedApps = connectedApps
         api = try LocalOrgAPI(store: store, settings: settings)
         accessToken = try await Self.signIn(api, username: "demo@localorg.test", password: "localorg-demo")
     }
