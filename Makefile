@@ -12,7 +12,7 @@ BIN_RELEASE := .build/release
 VENV := .venv
 VENV_STAMP := $(VENV)/.installed-requirements
 
-.PHONY: all deps build build-release demo test test-swift test-python venv bench clean
+.PHONY: all deps build build-release demo test test-swift test-python venv bench bench-localorg clean
 
 all: build
 
@@ -54,6 +54,12 @@ $(VENV_STAMP): tests/requirements.txt
 ## bench: benchmarks in a release build; prints a table with ratios against baselines run alongside.
 bench: build-release
 	$(BIN_RELEASE)/smartstore-tool bench
+
+## bench-localorg: localorg's seeding speed and request rates/latencies (wrk over HTTPS on loopback).
+bench-localorg: deps
+	@scripts/install-system-deps.sh wrk
+	$(SWIFT) build -c release --product localorg $(BUILD_FLAGS)
+	scripts/localorg-bench.sh $(BIN_RELEASE)/localorg
 
 clean:
 	rm -rf .build
