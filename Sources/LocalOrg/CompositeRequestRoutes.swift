@@ -183,6 +183,7 @@ extension LocalOrgAPI {
     /// `/composite/tree/T`: creates records with nested children in one all-or-nothing transaction.
     func compositeTree(_ object: ObjectDefinition, context: DataContext) async throws -> APIResponse {
         try requireMethod(context.method, "POST")
+        try checkWriteAccess(object, context: context)
         let body = try jsonObjectBody(context.request)
         guard let records = body["records"]?.arrayValue, !records.isEmpty else {
             throw APIError(status: 400, errorCode: "INVALID_INPUT", message: "records is required")

@@ -54,6 +54,7 @@ extension LocalOrgAPI {
                 guard let typeName = body["attributes"]?["type"]?.stringValue, let object = schema.object(named: typeName) else {
                     throw APIError(status: 400, errorCode: "INVALID_TYPE", message: "sObject type is required in attributes")
                 }
+                try checkWriteAccess(object, context: context)
                 if creating {
                     if body["Id"] != nil || body["id"] != nil {
                         throw APIError(status: 400, errorCode: "INVALID_FIELD", message: "cannot specify Id in an insert call", fields: ["Id"])
@@ -124,6 +125,7 @@ extension LocalOrgAPI {
         let store = self.store
         let schema = self.schema
         let owner = context.visibleOwner
+        let isAdmin = context.session.isAdmin
         do {
             let outcomes = try await store.write { db -> [Result<String, APIError>] in
                 var outcomes: [Result<String, APIError>] = []
@@ -134,6 +136,7 @@ extension LocalOrgAPI {
                             guard let id = SalesforceId.canonical(idText), let object = schema.object(keyPrefix: SalesforceId.keyPrefix(of: id)) else {
                                 throw APIError(status: 400, errorCode: "MALFORMED_ID", message: "malformed id \(idText)", fields: [])
                             }
+                            if !object.hasOwner && !isAdmin { throw APIError.insufficientAccess }
                             try store.deleteRow(db, object: object, id: id, actingUserId: userId, now: now, visibleTo: owner)
                             outcome = .success(id)
                             return .commit

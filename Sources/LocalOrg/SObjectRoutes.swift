@@ -169,7 +169,13 @@ extension LocalOrgAPI {
         return object
     }
 
+    /// Objects without owners (User, Organization) are changed only by administrators.
+    func checkWriteAccess(_ object: ObjectDefinition, context: DataContext) throws(APIError) {
+        if !object.hasOwner && !context.session.isAdmin { throw APIError.insufficientAccess }
+    }
+
     func create(_ object: ObjectDefinition, context: DataContext) async throws -> APIResponse {
+        try checkWriteAccess(object, context: context)
         guard object.createable else {
             throw APIError(status: 400, errorCode: "INVALID_TYPE_FOR_OPERATION", message: "entity type \(object.name) does not support insert")
         }
@@ -217,6 +223,7 @@ extension LocalOrgAPI {
     }
 
     func update(_ object: ObjectDefinition, id: String, context: DataContext) async throws -> APIResponse {
+        try checkWriteAccess(object, context: context)
         let values = try RecordValidator.values(for: object, body: try jsonObjectBody(context.request), mode: .update)
         let condition = try ifUnmodifiedSince(context.request)
         let userId = context.session.userId
@@ -230,6 +237,7 @@ extension LocalOrgAPI {
     }
 
     func delete(_ object: ObjectDefinition, id: String, context: DataContext) async throws -> APIResponse {
+        try checkWriteAccess(object, context: context)
         let userId = context.session.userId
         let now = OrgStore.now()
         let store = self.store
@@ -253,6 +261,7 @@ extension LocalOrgAPI {
             guard let id = matches.first else { throw APIError.resourceNotFound }
             return try await delete(object, id: id, context: context)
         case "PATCH":
+            try checkWriteAccess(object, context: context)
             var body = try jsonObjectBody(context.request)
             body.removeValue(forKey: field.name)
             if let id = matches.first {

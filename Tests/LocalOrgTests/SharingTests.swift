@@ -48,4 +48,17 @@ import Testing
         #expect(await trainer.call("GET", "/services/data/v59.0/sobjects/Contact/\(id)").status == 200)
         #expect(await trainer.call("PATCH", "/services/data/v59.0/sobjects/Contact/\(id)", body: #"{"Title":"x"}"#).status == 204)
     }
+
+    @Test func onlyAdministratorsChangeUsers() async throws {
+        let admin = try await TestOrg()
+        defer { admin.remove() }
+        let trainer = try await admin.signedIn(as: "trainer@localorg.test", password: "localorg-trainer")
+        let trainerId = try #require(try admin.store.userId(username: "trainer@localorg.test"))
+        let refused = await trainer.call("PATCH", "/services/data/v59.0/sobjects/User/\(trainerId)", body: #"{"IsActive":false}"#)
+        #expect(try JSONParser.parse(refused.body).firstErrorCode == "INSUFFICIENT_ACCESS_OR_READONLY")
+        let created = await trainer.call("POST", "/services/data/v59.0/composite/sobjects", body: #"{"records":[{"attributes":{"type":"User"},"Username":"x@y.z","LastName":"X","Email":"x@y.z"}]}"#)
+        #expect(try JSONParser.parse(created.body).arrayValue?.first?["errors"]?.arrayValue?.first?["statusCode"] == "INSUFFICIENT_ACCESS_OR_READONLY")
+        #expect(await admin.call("PATCH", "/services/data/v59.0/sobjects/User/\(trainerId)", body: #"{"Title__x":1}"#).status == 400)
+        #expect(await admin.call("PATCH", "/services/data/v59.0/sobjects/User/\(trainerId)", body: #"{"FirstName":"Tay"}"#).status == 204)
+    }
 }
