@@ -41,6 +41,9 @@ def test_crud_round_trip_with_unicode(sf):
     with pytest.raises(SalesforceResourceNotFound) as deleted:
         sf.Contact.get(created["id"])
     assert deleted.value.content[0]["errorCode"] == "ENTITY_IS_DELETED"
+    recycled = sf.query_all(f"SELECT Id, IsDeleted FROM Contact WHERE Id = '{created['id']}'", include_deleted=True)
+    assert [record["IsDeleted"] for record in recycled["records"]] == [True]
+    assert sf.query(f"SELECT COUNT() FROM Contact WHERE Id = '{created['id'][:15]}'")["totalSize"] == 0
 
 
 def test_upsert_by_external_id(sf):
