@@ -180,7 +180,7 @@ public struct LocalOrgAPI: Sendable {
         return response
     }
 
-    struct DataContext {
+    struct DataContext: Sendable {
         var request: APIRequest
         var method: String
         var apiVersion: String

@@ -272,6 +272,11 @@ public final class OrgStore: Sendable {
         try await pool.write(body)
     }
 
+    /// Runs `body` with a read-only view of the database.
+    public func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        try await pool.read(body)
+    }
+
     /// Synchronous write transaction, for the command-line tools.
     public func writeNow<T>(_ body: (Database) throws -> T) throws -> T {
         try pool.write(body)
