@@ -6,9 +6,9 @@ extension LocalOrgAPI {
     static let batchLimit = 25
     static let treeLimit = 200
 
-    /// Runs one subrequest of `/composite` or `/composite/batch` as the same user, through the
-    /// same routes as a top-level request. `url` is `vXX.X/…` or `/services/data/vXX.X/…`.
-    func subrequest(method: String, url: String, body: JSONValue?, headers: [String: String], parent: DataContext) async -> APIResponse {
+    /// The context and remaining path (after the version) of a subrequest of `/composite` or
+    /// `/composite/batch`, or the error answer for its URL. `url` is `vXX.X/…` or `/services/data/vXX.X/…`.
+    func subcontext(method: String, url: String, body: JSONValue?, headers: [String: String], parent: DataContext) -> Result<(DataContext, [String]), APIError> {
         var path = url
         var query = ""
         if let mark = path.firstIndex(of: "?") {
@@ -18,9 +18,9 @@ extension LocalOrgAPI {
         var segments = path.split(separator: "/").map { FormDecoding.percentDecode(String($0), plusIsSpace: false) }
         if segments.count >= 2 && segments[0] == "services" && segments[1] == "data" { segments.removeFirst(2) }
         guard let version = segments.first, version.hasPrefix("v"), let number = Double(version.dropFirst()),
-              Self.supportedVersions.contains(Int(number)) else { return .error(.resourceNotFound) }
+              Self.supportedVersions.contains(Int(number)) else { return .failure(.resourceNotFound) }
         if segments.count > 1 && segments[1] == "composite" && !(segments.count > 2 && segments[2] == "sobjects") {
-            return .error(APIError(status: 400, errorCode: "INVALID_BATCH_REQUEST", message: "A composite subrequest cannot be another composite or batch request"))
+            return .failure(APIError(status: 400, errorCode: "INVALID_BATCH_REQUEST", message: "A composite subrequest cannot be another composite or batch request"))
         }
         var requestHeaders = parent.request.headers
         for (name, value) in headers where !["authorization", "content-type", "accept"].contains(name.lowercased()) {
@@ -28,18 +28,27 @@ extension LocalOrgAPI {
         }
         var bodyBytes: [UInt8] = []
         if let body { JSONWriter.write(body, into: &bodyBytes) }
-        let request = APIRequest(method: method, path: "/services/data/" + segments.joined(separator: "/"), query: query,
-                                 headers: requestHeaders, body: bodyBytes, baseURL: parent.request.baseURL)
         var context = parent
-        context.request = request
+        context.request = APIRequest(method: method, path: "/services/data/" + segments.joined(separator: "/"), query: query,
+                                     headers: requestHeaders, body: bodyBytes, baseURL: parent.request.baseURL)
         context.method = method.uppercased()
         context.apiVersion = "\(Int(number)).0"
-        do {
-            return try await routeData(context, rest: Array(segments.dropFirst()))
-        } catch let error as APIError {
+        return .success((context, Array(segments.dropFirst())))
+    }
+
+    /// Runs one subrequest as the same user, through the same routes as a top-level request.
+    func subrequest(method: String, url: String, body: JSONValue?, headers: [String: String], parent: DataContext) async -> APIResponse {
+        switch subcontext(method: method, url: url, body: body, headers: headers, parent: parent) {
+        case let .failure(error):
             return .error(error)
-        } catch {
-            return .error(APIError(status: 500, errorCode: "UNKNOWN_EXCEPTION", message: "An unexpected error occurred."))
+        case let .success((context, rest)):
+            do {
+                return try await routeData(context, rest: rest)
+            } catch let error as APIError {
+                return .error(error)
+            } catch {
+                return .error(APIError(status: 500, errorCode: "UNKNOWN_EXCEPTION", message: "An unexpected error occurred."))
+            }
         }
     }
 
@@ -79,7 +88,7 @@ extension LocalOrgAPI {
     }
 
     /// `/composite`: up to 25 subrequests in order, later ones able to use earlier results through
-    /// `@{referenceId.field}`. Only allOrNone=false is supported: each subrequest commits on its own.
+    /// `@{referenceId.field}`. Without allOrNone each subrequest commits on its own.
     func composite(_ context: DataContext) async throws -> APIResponse {
         try requireMethod(context.method, "POST")
         let body = try jsonObjectBody(context.request)
@@ -89,9 +98,7 @@ extension LocalOrgAPI {
         guard requests.count <= Self.batchLimit else {
             throw APIError(status: 400, errorCode: "LIMIT_EXCEEDED", message: "Composite request cannot contain more than \(Self.batchLimit) subrequests")
         }
-        if body["allOrNone"]?.boolValue == true {
-            throw APIError(status: 400, errorCode: "INVALID_INPUT", message: "localorg does not support allOrNone=true in /composite yet; use /composite/sobjects with allOrNone")
-        }
+        if body["allOrNone"]?.boolValue == true { return try await compositeAllOrNone(requests, context: context) }
         var resultsByReference: [String: JSONValue] = [:]
         var responses: [JSONValue] = []
         for request in requests {
@@ -111,13 +118,74 @@ extension LocalOrgAPI {
             }
             let result = bodyJSON(response)
             if response.status < 400 { resultsByReference[referenceId] = result }
-            var httpHeaders: JSONObject = [:]
-            if let location = response.header("Location") { httpHeaders["Location"] = .string(location) }
-            if let lastModified = response.header("Last-Modified") { httpHeaders["Last-Modified"] = .string(lastModified) }
-            responses.append(["body": result, "httpHeaders": .object(httpHeaders), "httpStatusCode": .int(Int64(response.status)),
-                              "referenceId": .string(referenceId)])
+            responses.append(Self.compositeEntry(response, referenceId: referenceId, body: result))
         }
         return .json(["compositeResponse": .array(responses)])
+    }
+
+    /// One subresponse of `/composite`, with the headers clients read.
+    static func compositeEntry(_ response: APIResponse, referenceId: String, body: JSONValue) -> JSONValue {
+        var httpHeaders: JSONObject = [:]
+        if let location = response.header("Location") { httpHeaders["Location"] = .string(location) }
+        if let lastModified = response.header("Last-Modified") { httpHeaders["Last-Modified"] = .string(lastModified) }
+        return ["body": body, "httpHeaders": .object(httpHeaders), "httpStatusCode": .int(Int64(response.status)), "referenceId": .string(referenceId)]
+    }
+
+    /// `/composite` with allOrNone=true: every subrequest runs in one transaction; if one fails,
+    /// all are rolled back and the others answer PROCESSING_HALTED. Only sObject record
+    /// subrequests (create, read, update, delete, upsert) can run inside that transaction.
+    func compositeAllOrNone(_ requests: [JSONValue], context: DataContext) async throws -> APIResponse {
+        struct Subrequest: Sendable {
+            var method: String, url: String, referenceId: String, body: JSONValue?, headers: [String: String]
+        }
+        var subrequests: [Subrequest] = []
+        for request in requests {
+            guard let method = request["method"]?.stringValue, let url = request["url"]?.stringValue,
+                  let referenceId = request["referenceId"]?.stringValue else {
+                throw APIError(status: 400, errorCode: "INVALID_FIELD", message: "each subrequest needs method, url and referenceId")
+            }
+            subrequests.append(Subrequest(method: method, url: url, referenceId: referenceId, body: request["body"],
+                                          headers: request["httpHeaders"]?.objectValue?.compactMapValues(\.stringValue).reduce(into: [:]) { $0[$1.key] = $1.value } ?? [:]))
+        }
+        /// Thrown out of the transaction to roll it back, carrying the failing subresponse.
+        struct RolledBack: Error { var index: Int; var entry: JSONValue }
+        let halted: JSONValue = [["errorCode": "PROCESSING_HALTED", "message": "The transaction was rolled back since another operation in the same transaction failed."]]
+        let planned = subrequests
+        do {
+            let entries = try await store.write { db -> [JSONValue] in
+                var resultsByReference: [String: JSONValue] = [:]
+                var entries: [JSONValue] = []
+                for (index, subrequest) in planned.enumerated() {
+                    var response: APIResponse
+                    do {
+                        let url = try Self.resolveReferences(in: subrequest.url, results: resultsByReference)
+                        let body = try subrequest.body.map { try Self.resolveReferences(in: $0, results: resultsByReference) }
+                        let (subcontext, rest) = try self.subcontext(method: subrequest.method, url: url, body: body, headers: subrequest.headers, parent: context).get()
+                        guard rest.count >= 2, rest[0] == "sobjects", let object = self.schema.object(named: rest[1]) else {
+                            throw APIError(status: 400, errorCode: "INVALID_INPUT",
+                                           message: "localorg runs only sObject record subrequests (…/sobjects/T[/id]) in an allOrNone composite request")
+                        }
+                        let operation = try self.recordOperation(object, rest: Array(rest.dropFirst(2)), method: subcontext.method)
+                        response = try self.perform(operation, object: object, context: subcontext, db: db)
+                    } catch let error as APIError {
+                        response = .error(error)
+                    }
+                    let result = self.bodyJSON(response)
+                    let entry = Self.compositeEntry(response, referenceId: subrequest.referenceId, body: result)
+                    if response.status >= 400 { throw RolledBack(index: index, entry: entry) }
+                    resultsByReference[subrequest.referenceId] = result
+                    entries.append(entry)
+                }
+                return entries
+            }
+            return .json(["compositeResponse": .array(entries)])
+        } catch let rollback as RolledBack {
+            let entries: [JSONValue] = subrequests.enumerated().map { index, subrequest in
+                index == rollback.index ? rollback.entry
+                    : ["body": halted, "httpHeaders": [:], "httpStatusCode": 400, "referenceId": .string(subrequest.referenceId)]
+            }
+            return .json(["compositeResponse": .array(entries)])
+        }
     }
 
     /// Replaces every `@{ref.path}` in strings with the value at `path` in the result of `ref`.

@@ -46,8 +46,53 @@ import Testing
         #expect(results[2]["httpHeaders"] == [:])
         #expect(results[2]["body"]?["records"]?.arrayValue?.first?["Account"]?["Name"] == "Composite")
         #expect(results[4]["body"]?.firstErrorCode == "PROCESSING_HALTED")
-        let allOrNone = await org.call("POST", "/services/data/v59.0/composite", body: #"{"allOrNone":true,"compositeRequest":[{"method":"GET","url":"/services/data/v59.0/limits","referenceId":"a"}]}"#)
-        #expect(allOrNone.status == 400)
+    }
+
+    @Test func compositeAllOrNoneCommitsEverythingOrNothing() async throws {
+        let org = try await TestOrg()
+        defer { org.remove() }
+        func composite(_ lastContactBody: String) -> String {
+            """
+            {"allOrNone":true,"compositeRequest":[
+              {"method":"POST","url":"/services/data/v59.0/sobjects/Account","referenceId":"refAccount","body":{"Name":"All or none"}},
+              {"method":"POST","url":"/services/data/v59.0/sobjects/Contact","referenceId":"refContact","body":{"LastName":"First","AccountId":"@{refAccount.id}"}},
+              {"method":"GET","url":"/services/data/v59.0/sobjects/Contact/@{refContact.id}?fields=LastName,AccountId","referenceId":"refRead"},
+              {"method":"PATCH","url":"/services/data/v59.0/sobjects/Contact/ExternalKey__c/aon-1","referenceId":"refUpsert","body":\(lastContactBody)}]}
+            """
+        }
+        let failed = await org.call("POST", "/services/data/v59.0/composite", body: composite(#"{"LastName":"Bad","Email":"nope"}"#))
+        #expect(failed.status == 200)
+        let failedResults = try #require(try JSONParser.parse(failed.body)["compositeResponse"]?.arrayValue)
+        #expect(failedResults.map { $0["httpStatusCode"] } == [400, 400, 400, 400])
+        #expect(failedResults[0]["body"]?.firstErrorCode == "PROCESSING_HALTED")
+        #expect(failedResults[3]["body"]?.firstErrorCode == "INVALID_EMAIL_ADDRESS")
+        #expect(try await org.query("SELECT COUNT() FROM Account").body["totalSize"] == 0)  // the account was rolled back
+        #expect(try await org.query("SELECT COUNT() FROM Contact").body["totalSize"] == 0)
+
+        let succeeded = await org.call("POST", "/services/data/v59.0/composite", body: composite(#"{"LastName":"Upserted"}"#))
+        let results = try #require(try JSONParser.parse(succeeded.body)["compositeResponse"]?.arrayValue)
+        #expect(results.map { $0["httpStatusCode"] } == [201, 201, 200, 201])
+        #expect(results[2]["body"]?["AccountId"] == results[0]["body"]?["id"])  // reads see the transaction's own writes
+        #expect(try await org.query("SELECT COUNT() FROM Contact").body["totalSize"] == 2)
+
+        let unsupported = await org.call("POST", "/services/data/v59.0/composite", body: #"{"allOrNone":true,"compositeRequest":[{"method":"GET","url":"/services/data/v59.0/limits","referenceId":"a"}]}"#)
+        #expect(try JSONParser.parse(unsupported.body)["compositeResponse"]?.arrayValue?.first?["httpStatusCode"] == 400)
+    }
+
+    @Test func subrequestsCarryConditionalHeaders() async throws {
+        let org = try await TestOrg()
+        defer { org.remove() }
+        let id = try await org.create("Contact", #"{"LastName":"Conditional"}"#)
+        let stale = SalesforceDate.formatHTTPDate(OrgStore.now() - 3600)
+        for allOrNone in [false, true] {
+            let response = await org.call("POST", "/services/data/v59.0/composite", body: """
+                {"allOrNone":\(allOrNone),"compositeRequest":[{"method":"PATCH","url":"/services/data/v59.0/sobjects/Contact/\(id)","referenceId":"update",
+                  "body":{"Title":"Mine"},"httpHeaders":{"If-Unmodified-Since":"\(stale)"}}]}
+                """)
+            let result = try JSONParser.parse(response.body)["compositeResponse"]?.arrayValue?.first
+            #expect(result?["httpStatusCode"] == 412)
+            #expect(result?["body"]?.firstErrorCode == "PRECONDITION_FAILED")
+        }
     }
 
     @Test func treeCreatesNestedRecordsAllOrNothing() async throws {
