@@ -4,8 +4,8 @@ SWIFT ?= swift
 BUILD_FLAGS ?=
 # Debian packages: the three the app links against, plus what the test and demo scripts drive.
 SYSTEM_PACKAGES := libncursesw5-dev libsqlite3-dev libcurl4-openssl-dev sqlite3 tmux
-# localorg's HTTPS test checks TLS with curl as an independent client.
-SYSTEM_PACKAGES += curl
+# localorg links zlib (gzip in both directions); its HTTPS test checks TLS with curl as an independent client.
+SYSTEM_PACKAGES += zlib1g-dev curl
 # `make test` builds its Python test environment with venv, which Debian packages separately.
 SYSTEM_PACKAGES += python3 python3-venv
 BIN_DEBUG := .build/debug
@@ -14,7 +14,7 @@ BIN_RELEASE := .build/release
 VENV := .venv
 VENV_STAMP := $(VENV)/.installed-requirements
 
-.PHONY: all deps build build-release demo test test-swift test-python venv bench clean
+.PHONY: all deps build build-release demo test test-swift test-python venv bench bench-localorg clean
 
 all: build
 
@@ -56,6 +56,12 @@ $(VENV_STAMP): tests/requirements.txt
 ## bench: benchmarks in a release build; prints a table with ratios against baselines run alongside.
 bench: build-release
 	$(BIN_RELEASE)/smartstore-tool bench
+
+## bench-localorg: localorg's seeding speed and request rates/latencies (wrk over HTTPS on loopback).
+bench-localorg: deps
+	@scripts/install-system-deps.sh wrk
+	$(SWIFT) build -c release --product localorg $(BUILD_FLAGS)
+	scripts/localorg-bench.sh $(BIN_RELEASE)/localorg
 
 clean:
 	rm -rf .build

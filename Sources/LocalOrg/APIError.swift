@@ -30,6 +30,8 @@ public struct APIError: Error, Sendable, Equatable {
 
     static let resourceNotFound = APIError(status: 404, errorCode: "NOT_FOUND", message: "The requested resource does not exist")
     static let sessionInvalid = APIError(status: 401, errorCode: "INVALID_SESSION_ID", message: "Session expired or invalid")
+    static let insufficientAccess = APIError(status: 400, errorCode: "INSUFFICIENT_ACCESS_OR_READONLY",
+                                             message: "insufficient access rights on object id", fields: [])
     static let entityIsDeleted = APIError(status: 404, errorCode: "ENTITY_IS_DELETED", message: "entity is deleted", fields: [])
 
     static func externalIdFieldMissing(_ segment: String) -> APIError {

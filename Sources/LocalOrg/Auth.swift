@@ -74,6 +74,8 @@ public struct TokenService: Sendable {
         let now = OrgStore.now()
         let expiresAt: Int64? = kind == .access ? now + accessTokenLifetime : nil
         try await store.write { db in
+            // Forget access tokens that expired more than a day ago, so the table does not grow forever.
+            try db.execute(sql: "DELETE FROM localorg_token WHERE kind = 'access' AND expiresAt < ?", arguments: [now - 86_400])
             try db.execute(sql: """
                 INSERT INTO localorg_token (selector, verifierHash, kind, userId, clientId, issuedAt, expiresAt, refreshSelector)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?)

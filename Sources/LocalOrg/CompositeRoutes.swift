@@ -54,6 +54,7 @@ extension LocalOrgAPI {
                 guard let typeName = body["attributes"]?["type"]?.stringValue, let object = schema.object(named: typeName) else {
                     throw APIError(status: 400, errorCode: "INVALID_TYPE", message: "sObject type is required in attributes")
                 }
+                try checkWriteAccess(object, context: context)
                 if creating {
                     if body["Id"] != nil || body["id"] != nil {
                         throw APIError(status: 400, errorCode: "INVALID_FIELD", message: "cannot specify Id in an insert call", fields: ["Id"])
@@ -78,14 +79,14 @@ extension LocalOrgAPI {
         let now = OrgStore.now()
         let outcomes: [Result<String, APIError>]
         do {
-            outcomes = try await writePlans(plans, allOrNone: allOrNone, userId: userId, now: now)
+            outcomes = try await writePlans(plans, allOrNone: allOrNone, userId: userId, now: now, visibleTo: context.visibleOwner)
         } catch let rollback as AllOrNoneRollback {
             return .json(.array(rollback.rolledBackResults))
         }
         return .json(.array(outcomes.map(collectionResult)))
     }
 
-    private func writePlans(_ plans: [PlannedWrite], allOrNone: Bool, userId: String, now: Int64) async throws -> [Result<String, APIError>] {
+    private func writePlans(_ plans: [PlannedWrite], allOrNone: Bool, userId: String, now: Int64, visibleTo owner: String?) async throws -> [Result<String, APIError>] {
         let store = self.store
         return try await store.write { db -> [Result<String, APIError>] in
             var outcomes: [Result<String, APIError>] = []
@@ -96,9 +97,9 @@ extension LocalOrgAPI {
                     do {
                         switch plan {
                         case .insert(let object, var values):
-                            outcome = .success(try store.insertRow(db, object: object, values: &values, actingUserId: userId, now: now))
+                            outcome = .success(try store.insertRow(db, object: object, values: &values, actingUserId: userId, now: now, visibleTo: owner))
                         case let .update(object, id, values):
-                            try store.updateRow(db, object: object, id: id, values: values, actingUserId: userId, now: now)
+                            try store.updateRow(db, object: object, id: id, values: values, actingUserId: userId, now: now, visibleTo: owner)
                             outcome = .success(id)
                         case let .failed(error):
                             outcome = .failure(error)
@@ -123,6 +124,8 @@ extension LocalOrgAPI {
         let now = OrgStore.now()
         let store = self.store
         let schema = self.schema
+        let owner = context.visibleOwner
+        let isAdmin = context.session.isAdmin
         do {
             let outcomes = try await store.write { db -> [Result<String, APIError>] in
                 var outcomes: [Result<String, APIError>] = []
@@ -133,7 +136,8 @@ extension LocalOrgAPI {
                             guard let id = SalesforceId.canonical(idText), let object = schema.object(keyPrefix: SalesforceId.keyPrefix(of: id)) else {
                                 throw APIError(status: 400, errorCode: "MALFORMED_ID", message: "malformed id \(idText)", fields: [])
                             }
-                            try store.deleteRow(db, object: object, id: id, actingUserId: userId, now: now)
+                            if !object.hasOwner && !isAdmin { throw APIError.insufficientAccess }
+                            try store.deleteRow(db, object: object, id: id, actingUserId: userId, now: now, visibleTo: owner)
                             outcome = .success(id)
                             return .commit
                         } catch let error as APIError {
@@ -188,7 +192,8 @@ extension LocalOrgAPI {
         }
         var results: [JSONValue] = []
         for idText in idTexts {
-            guard let id = SalesforceId.canonical(idText), let stored = try await store.record(object, id: id), !stored.isDeleted else {
+            guard let id = SalesforceId.canonical(idText), let stored = try await store.record(object, id: id, visibleTo: context.visibleOwner),
+                  !stored.isDeleted else {
                 results.append(.null)
                 continue
             }

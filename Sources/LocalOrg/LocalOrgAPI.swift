@@ -11,6 +11,18 @@ public struct OrgSettings: Sendable {
     public var dailyAPILimit: Int = 100_000
     /// Largest accepted request body.
     public var maximumBodyBytes: Int = 8 * 1024 * 1024
+    /// `private`: users see and change only the records they own (admins see all).
+    public var sharing: Sharing = .public
+
+    public enum Sharing: String, Sendable, CaseIterable { case `public`, `private` }
+    /// Connected apps besides the built-in `forceterm`: client id → client secret
+    /// (from `connected-apps.json` in the data directory).
+    public var connectedApps: [String: String] = [:]
+    /// Added to every data API request (`--latency`), to show a slow network.
+    public var latencyMilliseconds: Int = 0
+    /// Share of data API requests refused with 503 before doing anything (`--fail-rate`), to
+    /// show retries; between 0 and 1.
+    public var failureRate: Double = 0
     public init() {}
 }
 
@@ -57,7 +69,22 @@ public struct LocalOrgAPI: Sendable {
     var schema: OrgSchema { store.schema }
 
     /// Answers one request; never throws: every failure becomes a Salesforce-shaped error.
+    /// Bodies sent with `Content-Encoding: gzip|deflate` are inflated first, and answers are
+    /// compressed when the client's `Accept-Encoding` allows it.
     public func handle(_ request: APIRequest) async -> APIResponse {
+        var request = request
+        do {
+            request.body = try HTTPCompression.decodedBody(request.body, contentEncoding: request.header("content-encoding"),
+                                                           maximumBytes: settings.maximumBodyBytes)
+        } catch {
+            return .error(error)
+        }
+        var response = await handleDecoded(request)
+        HTTPCompression.compress(&response, acceptEncoding: request.header("accept-encoding"))
+        return response
+    }
+
+    func handleDecoded(_ request: APIRequest) async -> APIResponse {
         guard request.body.count <= settings.maximumBodyBytes else {
             return .error(APIError(status: 413, errorCode: "REQUEST_ENTITY_TOO_LARGE", message: "Request body exceeds \(settings.maximumBodyBytes) bytes"))
         }
@@ -126,6 +153,11 @@ public struct LocalOrgAPI: Sendable {
             return .error(.resourceNotFound)
         }
         let apiVersion = "\(Int(number)).0"
+        if settings.latencyMilliseconds > 0 { try? await Task.sleep(for: .milliseconds(settings.latencyMilliseconds)) }
+        if settings.failureRate > 0, Double.random(in: 0..<1) < settings.failureRate {
+            return .error(APIError(status: 503, errorCode: "SERVER_UNAVAILABLE",
+                                   message: "Server temporarily unavailable (localorg --fail-rate); nothing was changed, try again"))
+        }
         let session = try await authenticate(request)
         let used = await usage.record(userId: session.userId)
         let limitHeader = ("Sforce-Limit-Info", "api-usage=\(min(used, settings.dailyAPILimit))/\(settings.dailyAPILimit)")
@@ -136,7 +168,9 @@ public struct LocalOrgAPI: Sendable {
             do {
                 var method = request.method
                 if method == "POST", let override = request.queryItems["_HttpMethod"] { method = override.uppercased() }
-                let context = DataContext(request: request, method: method, apiVersion: apiVersion, session: session, apiUsed: used)
+                let visibleOwner = settings.sharing == .private && !session.isAdmin ? session.userId : nil
+                let context = DataContext(request: request, method: method, apiVersion: apiVersion, session: session, apiUsed: used,
+                                          visibleOwner: visibleOwner)
                 response = try await routeData(context, rest: rest)
             } catch let error as APIError {
                 response = .error(error)
@@ -146,12 +180,14 @@ public struct LocalOrgAPI: Sendable {
         return response
     }
 
-    struct DataContext {
+    struct DataContext: Sendable {
         var request: APIRequest
         var method: String
         var apiVersion: String
         var session: Session
         var apiUsed: Int
+        /// With private sharing, the user whose records alone are visible; nil when all are.
+        var visibleOwner: String?
     }
 
     func routeData(_ context: DataContext, rest: [String]) async throws -> APIResponse {
@@ -169,11 +205,34 @@ public struct LocalOrgAPI: Sendable {
         case ("query", _), ("queryAll", _):
             try requireMethod(method, "GET")
             return try await query(context, includeDeleted: rest[0] == "queryAll", locator: rest.count > 1 ? rest[1] : nil)
+        case ("search", 1), ("parameterizedSearch", 1):
+            try requireMethod(method, "GET")
+            let records: [JSONValue]
+            if rest[0] == "search" {
+                guard let text = context.request.queryItems["q"], !text.isEmpty else {
+                    throw APIError(status: 400, errorCode: "MALFORMED_SEARCH", message: "A search string has to be specified")
+                }
+                records = try await queries.search(text, userId: context.session.userId, visibleTo: context.visibleOwner, apiVersion: context.apiVersion)
+            } else {
+                records = try await queries.parameterizedSearch(context.request.queryItems, visibleTo: context.visibleOwner, apiVersion: context.apiVersion)
+            }
+            // Before v36.0 the answer was a bare array.
+            return (Double(context.apiVersion) ?? 0) < 36 ? .json(.array(records)) : .json(["searchRecords": .array(records)])
+        case ("recent", 1):
+            try requireMethod(method, "GET")
+            return try await recentItems(context)
         case ("limits", 1):
             try requireMethod(method, "GET")
             return limits(context)
         case ("composite", _) where rest.count >= 2 && rest[1] == "sobjects":
             return try await compositeSObjects(context, rest: Array(rest.dropFirst(2)))
+        case ("composite", 1):
+            return try await composite(context)
+        case ("composite", 2) where rest[1] == "batch":
+            return try await compositeBatch(context)
+        case ("composite", 3) where rest[1] == "tree":
+            guard let object = schema.object(named: rest[2]) else { return .error(.resourceNotFound) }
+            return try await compositeTree(object, context: context)
         default:
             return .error(.resourceNotFound)
         }
@@ -188,7 +247,7 @@ public struct LocalOrgAPI: Sendable {
     func resources(_ context: DataContext) -> APIResponse {
         let base = "/services/data/v\(context.apiVersion)"
         var map: JSONObject = [:]
-        for name in ["sobjects", "query", "queryAll", "limits", "composite"] { map[name] = .string("\(base)/\(name)") }
+        for name in ["sobjects", "query", "queryAll", "search", "parameterizedSearch", "recent", "limits", "composite"] { map[name] = .string("\(base)/\(name)") }
         map["identity"] = .string(identityURL(context.request, userId: context.session.userId))
         return .json(.object(map))
     }
@@ -217,7 +276,7 @@ public struct LocalOrgAPI: Sendable {
                 throw APIError.malformedQuery("A query string has to be specified")
             }
             page = try await queries.query(text, includeDeleted: includeDeleted, batchSize: batchSize(context.request),
-                                           userId: context.session.userId, apiVersion: context.apiVersion)
+                                           userId: context.session.userId, visibleTo: context.visibleOwner, apiVersion: context.apiVersion)
         }
         var body: JSONObject = ["totalSize": .int(Int64(page.totalSize)), "done": .bool(page.done)]
         if let next = page.nextLocator { body["nextRecordsUrl"] = .string("/services/data/v\(context.apiVersion)/query/\(next)") }

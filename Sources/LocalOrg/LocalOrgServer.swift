@@ -60,9 +60,11 @@ public struct LocalOrgServer: Sendable {
                                         headers: headers, body: body, baseURL: "\(scheme)://\(authority)")
             return Self.response(from: await api.handle(apiRequest))
         }
-        var logger = Logger(label: "localorg")
-        logger.logLevel = quiet ? .critical : .warning
-        let configuration = ApplicationConfiguration(address: .hostname(host, port: port), serverName: "localorg")
+        let logger = {
+            var logger = Logger(label: "localorg")
+            logger.logLevel = quiet ? .critical : .warning
+            return logger
+        }()
         let server: HTTPServerBuilder
         if let tls {
             let chain = try NIOSSLCertificate.fromPEMFile(tls.certificateChainPath).map { NIOSSLCertificateSource.certificate($0) }
@@ -71,12 +73,44 @@ public struct LocalOrgServer: Sendable {
         } else {
             server = .http1()
         }
-        let app = Application(responder: responder, server: server, configuration: configuration,
-                              onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? 0) }, logger: logger)
-        if stopOnSignals {
-            try await app.runService()  // stops gracefully on SIGTERM and SIGINT
-        } else {
-            try await app.runService(gracefulShutdownSignals: [])
+        @Sendable func serve(host: String, port: Int, onBound: @escaping @Sendable (Int) async -> Void) async throws {
+            let app = Application(responder: responder, server: server,
+                                  configuration: ApplicationConfiguration(address: .hostname(host, port: port), serverName: "localorg"),
+                                  onServerRunning: { channel in await onBound(channel.localAddress?.port ?? 0) }, logger: logger)
+            if stopOnSignals {
+                try await app.runService()  // stops gracefully on SIGTERM and SIGINT
+            } else {
+                try await app.runService(gracefulShutdownSignals: [])
+            }
+        }
+        guard host == "127.0.0.1" else {
+            try await serve(host: host, port: port, onBound: onRunning)
+            return
+        }
+        // "localhost" may resolve to ::1 first, so the IPv6 loopback gets a listener on the same
+        // port once the IPv4 one is bound; a machine without IPv6 just keeps the IPv4 one.
+        let (boundPorts, portContinuation) = AsyncStream.makeStream(of: Int.self)
+        try await withThrowingTaskGroup(of: Bool.self) { group in
+            group.addTask {
+                try await serve(host: host, port: port) { bound in portContinuation.yield(bound) }
+                return true
+            }
+            var iterator = boundPorts.makeAsyncIterator()
+            if let bound = await iterator.next() {
+                group.addTask {
+                    do {
+                        try await serve(host: "::1", port: bound) { _ in }
+                    } catch {
+                        logger.warning("not listening on [::1]:\(bound): \(error)")
+                    }
+                    return false
+                }
+                await onRunning(bound)
+            }
+            // The IPv4 listener decides: when it stops (signal, cancellation or error), so does the other.
+            while let finishedPrimary = try await group.next() {
+                if finishedPrimary { group.cancelAll() }
+            }
         }
     }
 

@@ -46,7 +46,13 @@ extension LocalOrgAPI {
     func token(_ request: APIRequest) async throws -> APIResponse {
         let parameters = oauthParameters(request)
         let clientId = parameters["client_id"] ?? ""
-        guard clientId == Self.builtInClientId else { return .oauthError("invalid_client_id", "client identifier invalid") }
+        // The built-in app is a public client; configured apps must present their secret.
+        if clientId != Self.builtInClientId {
+            guard let secret = settings.connectedApps[clientId] else { return .oauthError("invalid_client_id", "client identifier invalid") }
+            guard constantTimeEqual(Array((parameters["client_secret"] ?? "").utf8), Array(secret.utf8)) else {
+                return .oauthError("invalid_client", "invalid client credentials")
+            }
+        }
         if parameters["response_type"] == "device_code" {
             let started = try await DeviceAuthorization(store: store).start(clientId: clientId, scope: parameters["scope"] ?? "api refresh_token")
             return .json([
@@ -100,7 +106,10 @@ extension LocalOrgAPI {
         let access = try await tokens.issue(kind: .access, userId: userId, clientId: clientId, refreshSelector: refresh?.selector)
         let issuedAt = String(OrgStore.now() * 1000)
         let identity = identityURL(request, userId: userId)
-        let signature = HMAC<SHA256>.authenticationCode(for: Array((identity + issuedAt).utf8), using: SymmetricKey(data: Array(clientId.utf8)))
+        // Salesforce signs id + issued_at with the client secret; the public built-in app has none,
+        // so its client id stands in.
+        let signingKey = settings.connectedApps[clientId] ?? clientId
+        let signature = HMAC<SHA256>.authenticationCode(for: Array((identity + issuedAt).utf8), using: SymmetricKey(data: Array(signingKey.utf8)))
         var body: JSONObject = [
             "access_token": .string(access.token), "instance_url": .string(request.baseURL), "id": .string(identity),
             "token_type": "Bearer", "issued_at": .string(issuedAt), "signature": .string(Data(signature).base64EncodedString()),

@@ -1,3 +1,4 @@
+import ForceJSON
 import Foundation
 
 /// The data directory of one org: its database and its TLS files.
@@ -16,6 +17,25 @@ public struct OrgDirectory: Sendable {
     }
 
     public var databasePath: String { path + "/org.sqlite" }
+    /// Optional: `{"connectedApps":[{"clientId":"…","clientSecret":"…"}]}`.
+    public var connectedAppsPath: String { path + "/connected-apps.json" }
+
+    /// The connected apps configured for this org (client id → secret); none when the file is absent.
+    public func connectedApps() throws -> [String: String] {
+        guard FileManager.default.fileExists(atPath: connectedAppsPath) else { return [:] }
+        let document: JSONValue
+        do { document = try JSONParser.parse(try Data(contentsOf: URL(fileURLWithPath: connectedAppsPath))) } catch {
+            throw SchemaError(description: "\(connectedAppsPath): \(error)")
+        }
+        var apps: [String: String] = [:]
+        for app in document["connectedApps"]?.arrayValue ?? [] {
+            guard let id = app["clientId"]?.stringValue, let secret = app["clientSecret"]?.stringValue, !id.isEmpty, !secret.isEmpty else {
+                throw SchemaError(description: "\(connectedAppsPath): every connected app needs a clientId and a clientSecret")
+            }
+            apps[id] = secret
+        }
+        return apps
+    }
     public var certificateAuthority: LocalCertificateAuthority { LocalCertificateAuthority(directory: path) }
 
     /// Creates the directory (owner-only) and opens the org in it, creating it on first use.

@@ -165,6 +165,15 @@ public final class OrgStore: Sendable {
         }
     }
 
+    /// Every user who can sign in, for `localorg info`.
+    public func users() throws -> [(username: String, isAdmin: Bool, isActive: Bool)] {
+        guard let user = schema.object(named: "User") else { return [] }
+        return try pool.read { db in
+            try Row.fetchAll(db, sql: "SELECT u.Username, c.isAdmin, u.IsActive FROM \(quoted(user.tableName)) u JOIN localorg_credential c ON c.userId = u.Id ORDER BY u.Username")
+                .map { ($0[0], $0[1], $0[2]) }
+        }
+    }
+
     /// The user a `--as USERNAME` option names, or the first non-admin demo user.
     public func userId(username: String?) throws -> String? {
         guard let user = schema.object(named: "User") else { return nil }
@@ -178,9 +187,25 @@ public final class OrgStore: Sendable {
 
     // MARK: Reading records
 
-    /// One record by canonical id, deleted or not.
-    public func record(_ object: ObjectDefinition, id: String) async throws -> StoredRecord? {
-        try await pool.read { db in try self.fetchRecord(db, object: object, id: id) }
+    /// One record by canonical id, deleted or not; nil when it does not exist or, with private
+    /// sharing (`visibleTo` set), belongs to someone else.
+    public func record(_ object: ObjectDefinition, id: String, visibleTo ownerId: String? = nil) async throws -> StoredRecord? {
+        try await pool.read { db in
+            guard let record = try self.fetchRecord(db, object: object, id: id), Self.isVisible(record, object: object, to: ownerId) else { return nil }
+            return record
+        }
+    }
+
+    /// Private sharing: a record of an object with owners is visible only to its owner.
+    static func isVisible(_ record: StoredRecord, object: ObjectDefinition, to ownerId: String?) -> Bool {
+        guard let ownerId, object.hasOwner else { return true }
+        return String.fromDatabaseValue(record.values["OwnerId"] ?? .null) == ownerId
+    }
+
+    /// SQL condition (and its argument) restricting `alias` to records `ownerId` may see.
+    static func ownerCondition(_ object: ObjectDefinition, alias: String, ownerId: String?) -> (sql: String, arguments: [DatabaseValue]) {
+        guard let ownerId, object.hasOwner else { return ("", []) }
+        return (" AND \(alias).\"OwnerId\" = ?", [ownerId.databaseValue])
     }
 
     func fetchRecord(_ db: Database, object: ObjectDefinition, id: String) throws -> StoredRecord? {
@@ -195,26 +220,29 @@ public final class OrgStore: Sendable {
     }
 
     /// Ids of live records whose `field` equals `value` (external-id lookups).
-    public func ids(_ object: ObjectDefinition, whereField field: FieldDefinition, equals value: DatabaseValue) async throws -> [String] {
-        try await pool.read { db in
-            try String.fetchAll(db, sql: "SELECT Id FROM \(quoted(object.tableName)) WHERE \(quoted(field.columnName)) = ? AND IsDeleted = 0 ORDER BY Id LIMIT 10",
-                                arguments: [value])
+    public func ids(_ object: ObjectDefinition, whereField field: FieldDefinition, equals value: DatabaseValue, visibleTo ownerId: String? = nil) async throws -> [String] {
+        let owner = Self.ownerCondition(object, alias: "t", ownerId: ownerId)
+        return try await pool.read { db in
+            try String.fetchAll(db, sql: "SELECT Id FROM \(quoted(object.tableName)) t WHERE \(quoted(field.columnName)) = ? AND IsDeleted = 0\(owner.sql) ORDER BY Id LIMIT 10",
+                                arguments: StatementArguments([value] + owner.arguments))
         }
     }
 
     /// Ids of live records whose SystemModstamp lies in [start, end].
-    public func updatedIds(_ object: ObjectDefinition, start: Int64, end: Int64) async throws -> [String] {
-        try await pool.read { db in
-            try String.fetchAll(db, sql: "SELECT Id FROM \(quoted(object.tableName)) WHERE IsDeleted = 0 AND SystemModstamp >= ? AND SystemModstamp <= ? ORDER BY SystemModstamp, Id",
-                                arguments: [start, end])
+    public func updatedIds(_ object: ObjectDefinition, start: Int64, end: Int64, visibleTo ownerId: String? = nil) async throws -> [String] {
+        let owner = Self.ownerCondition(object, alias: "t", ownerId: ownerId)
+        return try await pool.read { db in
+            try String.fetchAll(db, sql: "SELECT Id FROM \(quoted(object.tableName)) t WHERE IsDeleted = 0 AND SystemModstamp >= ? AND SystemModstamp <= ?\(owner.sql) ORDER BY SystemModstamp, Id",
+                                arguments: StatementArguments([start.databaseValue, end.databaseValue] + owner.arguments))
         }
     }
 
     /// Records that went to the recycle bin in [start, end], with when.
-    public func deletedRecords(_ object: ObjectDefinition, start: Int64, end: Int64) async throws -> [(id: String, deletedAt: Int64)] {
-        try await pool.read { db in
-            try Row.fetchAll(db, sql: "SELECT Id, \(quoted(Self.deletedAtColumn)) FROM \(quoted(object.tableName)) WHERE IsDeleted = 1 AND \(quoted(Self.deletedAtColumn)) >= ? AND \(quoted(Self.deletedAtColumn)) <= ? ORDER BY 2, 1",
-                             arguments: [start, end]).map { ($0[0], $0[1]) }
+    public func deletedRecords(_ object: ObjectDefinition, start: Int64, end: Int64, visibleTo ownerId: String? = nil) async throws -> [(id: String, deletedAt: Int64)] {
+        let owner = Self.ownerCondition(object, alias: "t", ownerId: ownerId)
+        return try await pool.read { db in
+            try Row.fetchAll(db, sql: "SELECT Id, \(quoted(Self.deletedAtColumn)) FROM \(quoted(object.tableName)) t WHERE IsDeleted = 1 AND \(quoted(Self.deletedAtColumn)) >= ? AND \(quoted(Self.deletedAtColumn)) <= ?\(owner.sql) ORDER BY 2, 1",
+                             arguments: StatementArguments([start.databaseValue, end.databaseValue] + owner.arguments)).map { ($0[0], $0[1]) }
         }
     }
 
@@ -244,6 +272,11 @@ public final class OrgStore: Sendable {
         try await pool.write(body)
     }
 
+    /// Runs `body` with a read-only view of the database.
+    public func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        try await pool.read(body)
+    }
+
     /// Synchronous write transaction, for the command-line tools.
     public func writeNow<T>(_ body: (Database) throws -> T) throws -> T {
         try pool.write(body)
@@ -260,8 +293,8 @@ public final class OrgStore: Sendable {
     /// Inserts a validated record: checks references and unique fields, fills computed and
     /// system fields, and returns the new id.
     func insertRow(_ db: Database, object: ObjectDefinition, values: inout [String: DatabaseValue], actingUserId: String,
-                   now: Int64, presetId: String? = nil, checkReferences: Bool = true) throws -> String {
-        if checkReferences { try checkReferencesAndUniqueness(db, object: object, values: values, excludingId: nil) }
+                   now: Int64, presetId: String? = nil, checkReferences: Bool = true, visibleTo ownerId: String? = nil) throws -> String {
+        if checkReferences { try checkReferencesAndUniqueness(db, object: object, values: values, excludingId: nil, visibleTo: ownerId) }
         let id = try presetId ?? SalesforceId.make(keyPrefix: object.keyPrefix, number: reserveNumbers(db, keyPrefix: object.keyPrefix, count: 1))
         values["Id"] = id.databaseValue
         values["IsDeleted"] = false.databaseValue
@@ -284,14 +317,15 @@ public final class OrgStore: Sendable {
     /// Updates a live record. `ifUnmodifiedSince` makes the update conditional (412 when the
     /// record changed after that moment), checked in the same transaction as the write.
     func updateRow(_ db: Database, object: ObjectDefinition, id: String, values: [String: DatabaseValue], actingUserId: String,
-                   now: Int64, ifUnmodifiedSince: Int64? = nil) throws {
+                   now: Int64, ifUnmodifiedSince: Int64? = nil, visibleTo ownerId: String? = nil) throws {
         guard var existing = try fetchRecord(db, object: object, id: id) else { throw APIError.resourceNotFound }
+        guard Self.isVisible(existing, object: object, to: ownerId) else { throw APIError.insufficientAccess }
         if existing.isDeleted { throw APIError.entityIsDeleted }
         if let ifUnmodifiedSince, existing.lastModifiedDate > ifUnmodifiedSince {
             throw APIError(status: 412, errorCode: "PRECONDITION_FAILED",
                            message: "The requested resource has been modified since the If-Unmodified-Since date: \(SalesforceDate.formatHTTPDate(ifUnmodifiedSince))")
         }
-        try checkReferencesAndUniqueness(db, object: object, values: values, excludingId: id)
+        try checkReferencesAndUniqueness(db, object: object, values: values, excludingId: id, visibleTo: ownerId)
         for (name, value) in values { existing.values[name] = value }
         existing.values["LastModifiedDate"] = now.databaseValue
         existing.values["SystemModstamp"] = now.databaseValue
@@ -304,8 +338,9 @@ public final class OrgStore: Sendable {
     }
 
     /// Moves a record (and its cascade-deleted children) to the recycle bin.
-    func deleteRow(_ db: Database, object: ObjectDefinition, id: String, actingUserId: String, now: Int64) throws {
+    func deleteRow(_ db: Database, object: ObjectDefinition, id: String, actingUserId: String, now: Int64, visibleTo ownerId: String? = nil) throws {
         guard let existing = try fetchRecord(db, object: object, id: id) else { throw APIError.resourceNotFound }
+        guard Self.isVisible(existing, object: object, to: ownerId) else { throw APIError.insufficientAccess }
         if existing.isDeleted { throw APIError.entityIsDeleted }
         guard object.deletable else {
             throw APIError(status: 400, errorCode: "INSUFFICIENT_ACCESS_OR_READONLY", message: "insufficient access rights on object id", fields: [])
@@ -320,14 +355,19 @@ public final class OrgStore: Sendable {
     }
 
     /// References must name a live record of the right object; unique fields must be unique.
-    func checkReferencesAndUniqueness(_ db: Database, object: ObjectDefinition, values: [String: DatabaseValue], excludingId: String?) throws {
+    func checkReferencesAndUniqueness(_ db: Database, object: ObjectDefinition, values: [String: DatabaseValue], excludingId: String?,
+                                      visibleTo ownerId: String? = nil) throws {
         for field in object.fields where field.type == .reference {
             guard let value = values[field.name], let id = String.fromDatabaseValue(value),
                   let targetName = field.referenceTo, let target = schema.object(named: targetName) else { continue }
             guard SalesforceId.keyPrefix(of: id) == target.keyPrefix else { throw RecordValidator.malformedReference(field, id) }
-            let exists = try Bool.fetchOne(db, sql: "SELECT 1 FROM \(quoted(target.tableName)) WHERE Id = ? AND IsDeleted = 0", arguments: [id]) ?? false
-            if !exists {
+            guard let referenced = try fetchRecord(db, object: target, id: id), !referenced.isDeleted else {
                 throw APIError(status: 400, errorCode: "INVALID_CROSS_REFERENCE_KEY", message: "invalid cross reference id", fields: [field.name])
+            }
+            // Owners may be any user; other references must point at records the user can see.
+            if field.name != "OwnerId", !Self.isVisible(referenced, object: target, to: ownerId) {
+                throw APIError(status: 400, errorCode: "INSUFFICIENT_ACCESS_ON_CROSS_REFERENCE_ENTITY",
+                               message: "insufficient access rights on cross-reference id", fields: [field.name])
             }
         }
         for field in object.fields where field.unique {

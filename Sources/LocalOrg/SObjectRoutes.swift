@@ -81,68 +81,51 @@ extension LocalOrgAPI {
     func routeSObject(_ context: DataContext, object: ObjectDefinition, rest: [String]) async throws -> APIResponse {
         let method = context.method
         switch rest.count {
-        case 0:
-            switch method {
-            case "GET": return try await basicInfo(object, context: context)
-            case "POST": return try await create(object, context: context)
-            default: try requireMethod(method, "GET", "POST"); return .empty(405)
-            }
+        case 0 where method == "GET":
+            return try await basicInfo(object, context: context)
         case 1 where rest[0].lowercased() == "describe":
             try requireMethod(method, "GET")
             return describe(object, context: context)
         case 1 where rest[0].lowercased() == "updated" || rest[0].lowercased() == "deleted":
             try requireMethod(method, "GET")
             return try await replication(object, context: context, deleted: rest[0].lowercased() == "deleted")
-        case 1:
-            let segment = rest[0]
-            guard let id = SalesforceId.canonical(segment), SalesforceId.keyPrefix(of: id) == object.keyPrefix else {
-                if let field = object.field(named: segment), field.idLookup, method == "POST", field.type == .id {
-                    return try await create(object, context: context)
-                }
-                if SalesforceId.canonical(segment) != nil { return .error(.resourceNotFound) }
-                return .error(.externalIdFieldMissing(segment))
-            }
-            switch method {
-            case "GET", "HEAD": return try await read(object, id: id, context: context)
-            case "PATCH": return try await update(object, id: id, context: context)
-            case "DELETE": return try await delete(object, id: id, context: context)
-            default: try requireMethod(method, "GET", "PATCH", "DELETE"); return .empty(405)
-            }
-        case 2:
-            guard let field = object.field(named: rest[0]), field.idLookup || field.externalId else {
-                return .error(.externalIdFieldMissing(rest[0]))
-            }
-            if field.type == .id, let id = SalesforceId.canonical(rest[1]) {
-                switch method {
-                case "GET": return try await read(object, id: id, context: context)
-                case "PATCH": return try await update(object, id: id, context: context)
-                case "DELETE": return try await delete(object, id: id, context: context)
-                default: break
-                }
-            }
-            return try await byExternalId(object, field: field, value: rest[1], context: context)
         default:
-            return .error(.resourceNotFound)
+            let operation = try recordOperation(object, rest: rest, method: method)
+            // Each record operation runs in one transaction (a read-only one for reads).
+            if operation.isRead(method: method) {
+                return try await store.read { db in try self.perform(operation, object: object, context: context, db: db) }
+            }
+            return try await store.write { db in try self.perform(operation, object: object, context: context, db: db) }
         }
     }
 
     func basicInfo(_ object: ObjectDefinition, context: DataContext) async throws -> APIResponse {
+        let recent = try await recentlyChanged(object, limit: 3, context: context)
+        return .json(["objectDescribe": .object(sobjectSummary(object, apiVersion: context.apiVersion)), "recentItems": .array(recent.map(\.record))])
+    }
+
+    /// The user's most recently changed records of an object (localorg has no view tracking, so
+    /// "recent" means last modified by this user), newest first.
+    func recentlyChanged(_ object: ObjectDefinition, limit: Int, context: DataContext) async throws -> [(record: JSONValue, modified: Int64)] {
         let nameField = object.nameFieldName
-        var sql = "SELECT Id\(nameField.map { ", \(quoted($0))" } ?? "") FROM \(quoted(object.tableName)) WHERE IsDeleted = 0"
-        var arguments: [DatabaseValue] = []
-        if object.hasOwner {
-            sql += " AND OwnerId = ?"
-            arguments.append(context.session.userId.databaseValue)
-        }
-        sql += " ORDER BY LastModifiedDate DESC, Id DESC LIMIT 3"
-        let rows = try await store.rows(sql: sql, arguments: arguments)
-        let recent: [JSONValue] = rows.map { row in
+        let sql = "SELECT Id, LastModifiedDate\(nameField.map { ", \(quoted($0))" } ?? "") FROM \(quoted(object.tableName)) WHERE IsDeleted = 0 AND LastModifiedById = ? ORDER BY LastModifiedDate DESC, Id DESC LIMIT ?"
+        let rows = try await store.rows(sql: sql, arguments: [context.session.userId.databaseValue, Int64(limit).databaseValue])
+        return rows.map { row in
             let id = String.fromDatabaseValue(row[0]) ?? ""
             var item: JSONObject = ["attributes": RecordRenderer.attributes(type: object.name, id: id, apiVersion: context.apiVersion), "Id": .string(id)]
-            if let nameField { item[nameField] = row.count > 1 ? (String.fromDatabaseValue(row[1]).map(JSONValue.string) ?? .null) : .null }
-            return .object(item)
+            if let nameField { item[nameField] = row.count > 2 ? (String.fromDatabaseValue(row[2]).map(JSONValue.string) ?? .null) : .null }
+            return (.object(item), Int64.fromDatabaseValue(row[1]) ?? 0)
         }
-        return .json(["objectDescribe": .object(sobjectSummary(object, apiVersion: context.apiVersion)), "recentItems": .array(recent)])
+    }
+
+    /// `/recent`: the user's recently changed records across objects (default 200).
+    func recentItems(_ context: DataContext) async throws -> APIResponse {
+        let limit = min(max(context.request.queryItems["limit"].flatMap(Int.init) ?? 200, 1), 200)
+        var items: [(record: JSONValue, modified: Int64)] = []
+        for object in schema.objects where object.hasOwner {
+            items += try await recentlyChanged(object, limit: limit, context: context)
+        }
+        return .json(.array(items.sorted { $0.modified > $1.modified }.prefix(limit).map(\.record)))
     }
 
     // MARK: Records
@@ -159,24 +142,92 @@ extension LocalOrgAPI {
         return object
     }
 
-    func create(_ object: ObjectDefinition, context: DataContext) async throws -> APIResponse {
+    /// Objects without owners (User, Organization) are changed only by administrators.
+    func checkWriteAccess(_ object: ObjectDefinition, context: DataContext) throws(APIError) {
+        if !object.hasOwner && !context.session.isAdmin { throw APIError.insufficientAccess }
+    }
+
+    // MARK: Records, one transaction each
+
+    /// What a path under `/sobjects/T` asks to do with records.
+    enum RecordOperation: Sendable {
+        case create
+        case read(id: String)
+        case update(id: String)
+        case delete(id: String)
+        case byExternalId(field: FieldDefinition, value: String)
+
+        func isRead(method: String) -> Bool {
+            switch self {
+            case .read: return true
+            case .byExternalId: return method == "GET"
+            default: return false
+            }
+        }
+    }
+
+    /// Reads `rest` (the path after `/sobjects/T`) as a record operation, or throws the answer
+    /// Salesforce gives for such a path.
+    func recordOperation(_ object: ObjectDefinition, rest: [String], method: String) throws(APIError) -> RecordOperation {
+        func byId(_ id: String) throws(APIError) -> RecordOperation {
+            switch method {
+            case "GET", "HEAD": return .read(id: id)
+            case "PATCH": return .update(id: id)
+            case "DELETE": return .delete(id: id)
+            default: throw APIError(status: 405, errorCode: "METHOD_NOT_ALLOWED", message: "HTTP Method '\(method)' not allowed. Allowed are GET,PATCH,DELETE")
+            }
+        }
+        switch rest.count {
+        case 0:
+            guard method == "POST" else { throw APIError(status: 405, errorCode: "METHOD_NOT_ALLOWED", message: "HTTP Method '\(method)' not allowed. Allowed are GET,POST") }
+            return .create
+        case 1:
+            let segment = rest[0]
+            guard let id = SalesforceId.canonical(segment), SalesforceId.keyPrefix(of: id) == object.keyPrefix else {
+                // POST …/T/Id with no value creates, as the Android SDK's upsert without an external id does.
+                if let field = object.field(named: segment), field.type == .id, method == "POST" { return .create }
+                if SalesforceId.canonical(segment) != nil { throw APIError.resourceNotFound }
+                throw APIError.externalIdFieldMissing(segment)
+            }
+            return try byId(id)
+        case 2:
+            guard let field = object.field(named: rest[0]), field.idLookup || field.externalId else {
+                throw APIError.externalIdFieldMissing(rest[0])
+            }
+            if field.type == .id, let id = SalesforceId.canonical(rest[1]) { return try byId(id) }
+            return .byExternalId(field: field, value: rest[1])
+        default:
+            throw APIError.resourceNotFound
+        }
+    }
+
+    /// Performs a record operation inside the caller's transaction; a thrown error rolls it back.
+    func perform(_ operation: RecordOperation, object: ObjectDefinition, context: DataContext, db: Database) throws -> APIResponse {
+        switch operation {
+        case .create: return try create(object, context: context, db: db)
+        case let .read(id): return try read(object, id: id, context: context, db: db)
+        case let .update(id): return try update(object, id: id, context: context, db: db)
+        case let .delete(id): return try delete(object, id: id, context: context, db: db)
+        case let .byExternalId(field, value): return try byExternalId(object, field: field, value: value, context: context, db: db)
+        }
+    }
+
+    func create(_ object: ObjectDefinition, context: DataContext, db: Database, body: JSONObject? = nil, upserted: Bool = false) throws -> APIResponse {
+        try checkWriteAccess(object, context: context)
         guard object.createable else {
             throw APIError(status: 400, errorCode: "INVALID_TYPE_FOR_OPERATION", message: "entity type \(object.name) does not support insert")
         }
-        let values = try RecordValidator.values(for: object, body: try jsonObjectBody(context.request), mode: .create)
-        let userId = context.session.userId
-        let now = OrgStore.now()
-        let store = self.store
-        let id = try await store.write { db in
-            var values = values
-            return try store.insertRow(db, object: object, values: &values, actingUserId: userId, now: now)
-        }
-        var response = APIResponse.json(["id": .string(id), "success": true, "errors": []], status: 201)
+        var values = try RecordValidator.values(for: object, body: try body ?? jsonObjectBody(context.request), mode: .create)
+        let id = try store.insertRow(db, object: object, values: &values, actingUserId: context.session.userId, now: OrgStore.now(),
+                                     visibleTo: context.visibleOwner)
+        var result: JSONObject = ["id": .string(id), "success": true, "errors": []]
+        if upserted { result["created"] = true }
+        var response = APIResponse.json(.object(result), status: 201)
         response.headers.append(("Location", "/services/data/v\(context.apiVersion)/sobjects/\(object.name)/\(id)"))
         return response
     }
 
-    func read(_ object: ObjectDefinition, id: String, context: DataContext) async throws -> APIResponse {
+    func read(_ object: ObjectDefinition, id: String, context: DataContext, db: Database) throws -> APIResponse {
         var selected: [FieldDefinition]?
         if let list = context.request.queryItems["fields"], !list.isEmpty {
             selected = try list.split(separator: ",").map { name in
@@ -188,7 +239,8 @@ extension LocalOrgAPI {
                 return field
             }
         }
-        guard let stored = try await store.record(object, id: id) else { throw APIError.resourceNotFound }
+        guard let stored = try store.fetchRecord(db, object: object, id: id),
+              OrgStore.isVisible(stored, object: object, to: context.visibleOwner) else { throw APIError.resourceNotFound }
         if stored.isDeleted { throw APIError.entityIsDeleted }
         if notModified(context.request, since: stored.lastModifiedDate) { return .empty(304) }
         var response = APIResponse.json(RecordRenderer.record(stored, object: object, fields: selected, apiVersion: context.apiVersion))
@@ -205,66 +257,50 @@ extension LocalOrgAPI {
         return date
     }
 
-    func update(_ object: ObjectDefinition, id: String, context: DataContext) async throws -> APIResponse {
-        let values = try RecordValidator.values(for: object, body: try jsonObjectBody(context.request), mode: .update)
-        let condition = try ifUnmodifiedSince(context.request)
-        let userId = context.session.userId
-        let now = OrgStore.now()
-        let store = self.store
-        try await store.write { db in
-            try store.updateRow(db, object: object, id: id, values: values, actingUserId: userId, now: now, ifUnmodifiedSince: condition)
-        }
+    func update(_ object: ObjectDefinition, id: String, context: DataContext, db: Database, body: JSONObject? = nil) throws -> APIResponse {
+        try checkWriteAccess(object, context: context)
+        let values = try RecordValidator.values(for: object, body: try body ?? jsonObjectBody(context.request), mode: .update)
+        try store.updateRow(db, object: object, id: id, values: values, actingUserId: context.session.userId, now: OrgStore.now(),
+                            ifUnmodifiedSince: try ifUnmodifiedSince(context.request), visibleTo: context.visibleOwner)
         return .empty(204)
     }
 
-    func delete(_ object: ObjectDefinition, id: String, context: DataContext) async throws -> APIResponse {
-        let userId = context.session.userId
-        let now = OrgStore.now()
-        let store = self.store
-        try await store.write { db in try store.deleteRow(db, object: object, id: id, actingUserId: userId, now: now) }
+    func delete(_ object: ObjectDefinition, id: String, context: DataContext, db: Database) throws -> APIResponse {
+        try checkWriteAccess(object, context: context)
+        try store.deleteRow(db, object: object, id: id, actingUserId: context.session.userId, now: OrgStore.now(), visibleTo: context.visibleOwner)
         return .empty(204)
     }
 
     /// GET, PATCH (upsert) and DELETE by an external-id field.
-    func byExternalId(_ object: ObjectDefinition, field: FieldDefinition, value: String, context: DataContext) async throws -> APIResponse {
+    func byExternalId(_ object: ObjectDefinition, field: FieldDefinition, value: String, context: DataContext, db: Database) throws -> APIResponse {
         let key = try RecordValidator.convert(.string(value), for: field)
-        let matches = key.isNull ? [] : try await store.ids(object, whereField: field, equals: key)
+        let owner = OrgStore.ownerCondition(object, alias: "t", ownerId: context.visibleOwner)
+        let matches = key.isNull ? [] : try String.fetchAll(
+            db, sql: "SELECT Id FROM \(quoted(object.tableName)) t WHERE \(quoted(field.columnName)) = ? AND IsDeleted = 0\(owner.sql) ORDER BY Id LIMIT 10",
+            arguments: StatementArguments([key] + owner.arguments))
         if matches.count > 1 {
             return .json(.array(matches.map { .string("/services/data/v\(context.apiVersion)/sobjects/\(object.name)/\($0)") }), status: 300)
         }
         switch context.method {
         case "GET":
             guard let id = matches.first else { throw APIError.resourceNotFound }
-            return try await read(object, id: id, context: context)
+            return try read(object, id: id, context: context, db: db)
         case "DELETE":
             guard let id = matches.first else { throw APIError.resourceNotFound }
-            return try await delete(object, id: id, context: context)
+            return try delete(object, id: id, context: context, db: db)
         case "PATCH":
             var body = try jsonObjectBody(context.request)
             body.removeValue(forKey: field.name)
             if let id = matches.first {
-                let values = try RecordValidator.values(for: object, body: body, mode: .update)
-                let userId = context.session.userId
-                let now = OrgStore.now()
-                let store = self.store
-                try await store.write { db in try store.updateRow(db, object: object, id: id, values: values, actingUserId: userId, now: now) }
+                _ = try update(object, id: id, context: context, db: db, body: body)
                 if (Double(context.apiVersion) ?? 0) < 46 { return .empty(204) }
                 return .json(["id": .string(id), "success": true, "errors": [], "created": false], status: 200)
             }
             if context.request.queryItems["updateOnly"] == "true" { throw APIError.resourceNotFound }
             body[field.name] = .string(value)
-            let values = try RecordValidator.values(for: object, body: body, mode: .create)
-            let userId = context.session.userId
-            let now = OrgStore.now()
-            let store = self.store
-            let id = try await store.write { db in
-            var values = values
-            return try store.insertRow(db, object: object, values: &values, actingUserId: userId, now: now)
-        }
-            return .json(["id": .string(id), "success": true, "errors": [], "created": true], status: 201)
+            return try create(object, context: context, db: db, body: body, upserted: true)
         default:
-            try requireMethod(context.method, "GET", "PATCH", "DELETE")
-            return .empty(405)
+            throw APIError(status: 405, errorCode: "METHOD_NOT_ALLOWED", message: "HTTP Method '\(context.method)' not allowed. Allowed are GET,PATCH,DELETE")
         }
     }
 
@@ -284,7 +320,7 @@ extension LocalOrgAPI {
         let windowEnd = min(end, OrgStore.now()) - min(end, OrgStore.now()) % 60
         let covered = JSONValue.string(SalesforceDate.formatDateTime(windowEnd))
         if deleted {
-            let records = try await store.deletedRecords(object, start: windowStart, end: windowEnd - 1)
+            let records = try await store.deletedRecords(object, start: windowStart, end: windowEnd - 1, visibleTo: context.visibleOwner)
             let organizationCreated = try await store.record(schema.object(named: "Organization") ?? object, id: organizationId)?.values["CreatedDate"]
             return .json([
                 "deletedRecords": .array(records.map { ["id": .string($0.id), "deletedDate": .string(SalesforceDate.formatDateTime($0.deletedAt))] }),
@@ -292,7 +328,7 @@ extension LocalOrgAPI {
                 "latestDateCovered": covered,
             ])
         }
-        let ids = try await store.updatedIds(object, start: windowStart, end: windowEnd - 1)
+        let ids = try await store.updatedIds(object, start: windowStart, end: windowEnd - 1, visibleTo: context.visibleOwner)
         return .json(["ids": .array(ids.map(JSONValue.string)), "latestDateCovered": covered])
     }
 }

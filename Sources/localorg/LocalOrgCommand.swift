@@ -42,12 +42,18 @@ struct Serve: AsyncParsableCommand {
     @Flag(help: "Serve plain HTTP instead of HTTPS.") var http = false
     @Option(help: "Seconds an access token stays valid.") var tokenTTL: Int64 = 7200
     @Option(help: "API requests allowed per user per day before 403 REQUEST_LIMIT_EXCEEDED.") var apiLimit = 100_000
+    @Option(help: "public: everyone sees every record. private: users see and change only records they own (admins see all).")
+    var sharing: OrgSettings.Sharing = .public
+    @Option(help: "Milliseconds added to every data API request, to show a slow network.") var latency = 0
+    @Option(help: "Share (0 to 1) of data API requests refused with 503 before doing anything, to show retries.") var failRate = 0.0
     @Option(help: "Serve this certificate chain (PEM) instead of the local CA's.") var tlsCert: String?
     @Option(help: "Private key (PEM) for --tls-cert.") var tlsKey: String?
 
     func validate() throws {
         if (tlsCert == nil) != (tlsKey == nil) { throw ValidationError("--tls-cert and --tls-key go together.") }
         if tokenTTL < 1 { throw ValidationError("--token-ttl must be at least 1 second.") }
+        if !(0...1).contains(failRate) { throw ValidationError("--fail-rate is a share between 0 and 1.") }
+        if latency < 0 { throw ValidationError("--latency cannot be negative.") }
     }
 
     func run() async throws {
@@ -56,6 +62,10 @@ struct Serve: AsyncParsableCommand {
         var settings = OrgSettings()
         settings.tokenLifetime = tokenTTL
         settings.dailyAPILimit = apiLimit
+        settings.sharing = sharing
+        settings.latencyMilliseconds = latency
+        settings.failureRate = failRate
+        settings.connectedApps = try directory.connectedApps()
         let api = try LocalOrgAPI(store: store, settings: settings)
         var tls: LocalOrgServer.TLSFiles?
         if !http {
@@ -119,7 +129,9 @@ struct Info: ParsableCommand {
         let store = try directory.openStore()
         print("Data directory:  \(directory.path)")
         print("Organization:    \(try store.organizationId())")
-        print("Users:           \(OrgStore.demoUsers.map(\.username).joined(separator: ", ")) (demo)")
+        for user in try store.users() {
+            print("User:            \(user.username)\(user.isAdmin ? " (admin)" : "")\(user.isActive ? "" : " (inactive)")")
+        }
         for count in try store.counts() {
             print("\(count.object.padding(toLength: 16, withPad: " ", startingAt: 0)) \(count.live) live, \(count.deleted) in the recycle bin")
         }
@@ -237,3 +249,5 @@ struct Approve: ParsableCommand {
         print(deny ? "Denied \(code)." : "Approved \(code) as \(username).")
     }
 }
+
+extension OrgSettings.Sharing: ExpressibleByArgument {}

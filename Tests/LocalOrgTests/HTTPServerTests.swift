@@ -118,6 +118,11 @@ struct RunningServer {
                 #expect(verified.status == 0, "\(host): \(verified.output)")
                 #expect(verified.output.contains(#""version":"59.0""#))
             }
+            // The IPv6 loopback answers on the same port when the machine has one.
+            if (try? String(contentsOfFile: "/proc/net/if_inet6", encoding: .utf8))?.contains("00000000000000000000000000000001") == true {
+                let ipv6 = try run(["--cacert", caPath, "https://[::1]:\(server.port)/services/data/"])
+                #expect(ipv6.status == 0, "[::1]: \(ipv6.output)")
+            }
             let untrusted = try run(["https://127.0.0.1:\(server.port)/services/data/"])
             #expect(untrusted.status != 0)  // not trusted without the local CA
             let login = try run(["--cacert", caPath, "-d", "grant_type=password", "-d", "client_id=forceterm",

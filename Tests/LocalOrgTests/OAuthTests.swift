@@ -115,4 +115,19 @@ import Testing
         #expect(refused.status == 403)
         #expect(try JSONParser.parse(refused.body) == [["message": "TotalRequests Limit exceeded.", "errorCode": "REQUEST_LIMIT_EXCEEDED"]])
     }
+
+    @Test func configuredConnectedAppsNeedTheirSecret() async throws {
+        let org = try await TestOrg(connectedApps: ["training-app": "s3cret"])
+        defer { org.remove() }
+        let grant = "grant_type=password&username=demo%40localorg.test&password=localorg-demo&client_id=training-app"
+        #expect(await form(org, grant + "&client_secret=s3cret").status == 200)
+        #expect(try JSONParser.parse(await form(org, grant + "&client_secret=wrong").body)["error"] == "invalid_client")
+        #expect(try JSONParser.parse(await form(org, grant).body)["error"] == "invalid_client")
+        // HTTP Basic client authentication works too.
+        let basic = await org.api.handle(APIRequest(
+            method: "POST", path: "/services/oauth2/token",
+            headers: ["Content-Type": "application/x-www-form-urlencoded", "Authorization": "Basic dHJhaW5pbmctYXBwOnMzY3JldA=="],
+            body: Array("grant_type=password&username=demo%40localorg.test&password=localorg-demo".utf8), baseURL: TestOrg.baseURL))
+        #expect(basic.status == 200)
+    }
 }

@@ -186,4 +186,31 @@ import Testing
         response = await org.call("POST", "/services/data/v59.0/composite/sobjects", body: #"{"records":[\#(tooMany)]}"#)
         #expect(response.status == 400)
     }
+
+    @Test func recentItemsListTheUsersLatestChanges() async throws {
+        let org = try await TestOrg()
+        defer { org.remove() }
+        let account = try await org.create("Account", #"{"Name":"Recent Account"}"#)
+        let contact = try await org.create("Contact", #"{"FirstName":"Rae","LastName":"Recent"}"#)
+        let recent = try JSONParser.parse(await org.call("GET", "/services/data/v59.0/recent/?limit=10").body)
+        #expect(Set(recent.arrayValue?.compactMap { $0["Id"]?.stringValue } ?? []) == [account, contact])
+        let basic = try JSONParser.parse(await org.call("GET", "/services/data/v59.0/sobjects/Contact/").body)
+        #expect(basic["recentItems"] == [["attributes": ["type": "Contact", "url": .string("/services/data/v59.0/sobjects/Contact/\(contact)")],
+                                         "Id": .string(contact), "Name": "Rae Recent"]])
+        #expect(basic["objectDescribe"]?["keyPrefix"] == "003")
+    }
+
+    @Test func faultInjectionRefusesBeforeDoingAnythingAndDelays() async throws {
+        let failing = try await TestOrg(failureRate: 1)
+        defer { failing.remove() }
+        let refused = await failing.call("POST", "/services/data/v59.0/sobjects/Contact", body: #"{"LastName":"Never"}"#)
+        #expect(refused.status == 503)
+        #expect(try JSONParser.parse(refused.body).firstErrorCode == "SERVER_UNAVAILABLE")
+        #expect(try failing.store.counts().first { $0.object == "Contact" }?.live == 0)
+        let slow = try await TestOrg(latencyMilliseconds: 300)
+        defer { slow.remove() }
+        let started = ContinuousClock.now
+        #expect(await slow.call("GET", "/services/data/v59.0/limits").status == 200)
+        #expect(ContinuousClock.now - started >= .milliseconds(300))
+    }
 }

@@ -8,25 +8,42 @@ struct TestOrg {
     let directory: String
     let store: OrgStore
     let api: LocalOrgAPI
-    let accessToken: String
+    private(set) var accessToken: String
     static let baseURL = "https://localhost:8443"
 
-    init(tokenLifetime: Int64 = 3600, apiLimit: Int = 100_000) async throws {
+    init(tokenLifetime: Int64 = 3600, apiLimit: Int = 100_000, sharing: OrgSettings.Sharing = .public,
+         latencyMilliseconds: Int = 0, failureRate: Double = 0, connectedApps: [String: String] = [:]) async throws {
         directory = NSTemporaryDirectory() + "localorg-test-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         store = try OrgStore(path: directory + "/org.sqlite", schema: try OrgSchema.bundled())
         var settings = OrgSettings()
         settings.tokenLifetime = tokenLifetime
         settings.dailyAPILimit = apiLimit
+        settings.sharing = sharing
+        settings.latencyMilliseconds = latencyMilliseconds
+        settings.failureRate = failureRate
+        settings.connectedApps = connectedApps
         api = try LocalOrgAPI(store: store, settings: settings)
+        accessToken = try await Self.signIn(api, username: "demo@localorg.test", password: "localorg-demo")
+    }
+
+    /// An access token from the password grant.
+    static func signIn(_ api: LocalOrgAPI, username: String, password: String) async throws -> String {
         let login = await api.handle(APIRequest(
             method: "POST", path: "/services/oauth2/token", headers: ["Content-Type": "application/x-www-form-urlencoded"],
-            body: Array("grant_type=password&client_id=forceterm&username=demo%40localorg.test&password=localorg-demo".utf8),
+            body: Array("grant_type=password&client_id=forceterm&username=\(username)&password=\(password)".utf8),
             baseURL: Self.baseURL))
         guard login.status == 200, let token = try JSONParser.parse(login.body)["access_token"]?.stringValue else {
             throw TestFailure("login failed: \(login.status) \(login.bodyText)")
         }
-        accessToken = token
+        return token
+    }
+
+    /// The same org seen by another user.
+    func signedIn(as username: String, password: String) async throws -> TestOrg {
+        var other = self
+        other.accessToken = try await Self.signIn(api, username: username, password: password)
+        return other
     }
 
     /// Sends a request with the admin's token; `body` is JSON text.

@@ -41,6 +41,9 @@ def test_crud_round_trip_with_unicode(sf):
     with pytest.raises(SalesforceResourceNotFound) as deleted:
         sf.Contact.get(created["id"])
     assert deleted.value.content[0]["errorCode"] == "ENTITY_IS_DELETED"
+    recycled = sf.query_all(f"SELECT Id, IsDeleted FROM Contact WHERE Id = '{created['id']}'", include_deleted=True)
+    assert [record["IsDeleted"] for record in recycled["records"]] == [True]
+    assert sf.query(f"SELECT COUNT() FROM Contact WHERE Id = '{created['id'][:15]}'")["totalSize"] == 0
 
 
 def test_upsert_by_external_id(sf):
@@ -205,3 +208,30 @@ def test_child_subqueries(sf):
     children = with_contacts[0]["Contacts"]
     assert children["done"] is True and children["totalSize"] == len(children["records"])
     assert all(child["attributes"]["type"] == "Contact" for child in children["records"])
+
+
+def test_sosl_search(sf):
+    sf.Contact.create({"FirstName": "Xanthippe", "LastName": "Sökmen"})
+    found = sf.search("FIND {Xanthippe} IN NAME FIELDS RETURNING Contact(Name, Email)")
+    assert [record["Name"] for record in found["searchRecords"]] == ["Xanthippe Sökmen"]
+    assert sf.quick_search("Sökmen")["searchRecords"][0]["attributes"]["type"] == "Contact"
+    with pytest.raises(SalesforceMalformedRequest) as malformed:
+        sf.search("FIND Xanthippe")
+    assert malformed.value.content[0]["errorCode"] == "MALFORMED_SEARCH"
+
+
+def test_gzip_in_both_directions(org, token):
+    import gzip
+    import json
+    session = requests.Session()
+    session.trust_env = False
+    session.verify = org.ca_path
+    headers = {"Authorization": f"Bearer {token['access_token']}", "Content-Type": "application/json"}
+    described = session.get(f"{org.url}/services/data/v59.0/sobjects/Contact/describe", headers={**headers, "Accept-Encoding": "gzip"}, timeout=30)
+    assert described.headers["Content-Encoding"] == "gzip" and described.json()["name"] == "Contact"
+    identity = session.get(f"{org.url}/services/data/v59.0/sobjects/Contact/describe", headers={**headers, "Accept-Encoding": "identity"}, timeout=30)
+    assert "Content-Encoding" not in identity.headers
+    body = gzip.compress(json.dumps({"LastName": "Compressed upload"}).encode())
+    created = session.post(f"{org.url}/services/data/v59.0/sobjects/Contact/", data=body,
+                           headers={**headers, "Content-Encoding": "gzip"}, timeout=30)
+    assert created.status_code == 201, created.text

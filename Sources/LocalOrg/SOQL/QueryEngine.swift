@@ -32,11 +32,13 @@ public actor QueryEngine {
     }
 
     /// Runs a query and returns its first page. Errors come back as Salesforce's 400 bodies.
-    public func query(_ text: String, includeDeleted: Bool, batchSize: Int, userId: String, apiVersion: String) async throws -> Page {
+    /// `visibleTo`: with private sharing, the user whose records alone the query sees.
+    public func query(_ text: String, includeDeleted: Bool, batchSize: Int, userId: String, visibleTo ownerId: String? = nil,
+                      apiVersion: String) async throws -> Page {
         let compiled: CompiledSOQL
         do {
             let parsed = try SOQLParser.parse(text)
-            compiled = try SOQLCompiler.compile(parsed, schema: store.schema, includeDeleted: includeDeleted, now: OrgStore.now())
+            compiled = try SOQLCompiler.compile(parsed, schema: store.schema, includeDeleted: includeDeleted, now: OrgStore.now(), ownerId: ownerId)
         } catch {
             throw APIError(status: 400, errorCode: error.errorCode, message: error.message(for: text))
         }
@@ -88,7 +90,7 @@ public actor QueryEngine {
         var rowsById: [String: [DatabaseValue]] = [:]
         // SQLite allows 32766 parameters; pages are at most 2000 ids.
         let sql = compiled.rowsSQLPrefix + Array(repeating: "?", count: ids.count).joined(separator: ", ") + ")"
-        for row in try await store.rows(sql: sql, arguments: ids.map(\.databaseValue)) {
+        for row in try await store.rows(sql: sql, arguments: compiled.fromArguments + ids.map(\.databaseValue)) {
             if let id = row.first.flatMap(String.fromDatabaseValue) { rowsById[id] = row }
         }
         // Child subqueries: one query per relationship for the whole page, grouped by parent.
@@ -97,7 +99,7 @@ public actor QueryEngine {
             guard case let .children(name, child) = entry else { continue }
             var grouped: [String: [JSONValue]] = [:]
             let rows = try await store.rows(sql: child.sql(parentCount: ids.count),
-                                            arguments: child.query.whereArguments + ids.map(\.databaseValue))
+                                            arguments: child.query.fromArguments + child.query.whereArguments + ids.map(\.databaseValue))
             for row in rows {
                 guard let parentId = String.fromDatabaseValue(row[0]), let childId = String.fromDatabaseValue(row[1]) else { continue }
                 if let limit = child.query.limit, grouped[parentId, default: []].count >= limit { continue }

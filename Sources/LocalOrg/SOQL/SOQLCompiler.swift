@@ -28,6 +28,8 @@ struct CompiledSOQL: Sendable {
     /// The pieces of the statement, for child subqueries that add their own parent filter.
     var selectedColumnsSQL: String
     var fromSQL: String
+    /// Arguments of placeholders in `fromSQL` (sharing conditions on joins); they come first.
+    var fromArguments: [DatabaseValue]
     var whereSQL: String
     var whereArguments: [DatabaseValue]
     var orderSQL: String
@@ -53,21 +55,25 @@ struct CompiledChildQuery: Sendable {
 struct SOQLCompiler {
     let schema: OrgSchema
     let includeDeleted: Bool
+    /// With private sharing, the user whose records alone are visible (nil: all records).
+    let ownerId: String?
     /// The start of the current day (UTC), for TODAY and LAST_N_DAYS.
     let todayStartDays: Int64
 
     private var joins: [(key: String, alias: String, sql: String, object: ObjectDefinition)] = []
     private var columns: [String] = []
     private var arguments: [DatabaseValue] = []
+    private var joinArguments: [DatabaseValue] = []
 
-    init(schema: OrgSchema, includeDeleted: Bool, now: Int64) {
+    init(schema: OrgSchema, includeDeleted: Bool, now: Int64, ownerId: String? = nil) {
         self.schema = schema
         self.includeDeleted = includeDeleted
+        self.ownerId = ownerId
         self.todayStartDays = SalesforceDate.floorDivide(now, 86_400)
     }
 
-    static func compile(_ query: SOQLQuery, schema: OrgSchema, includeDeleted: Bool, now: Int64) throws(SOQLError) -> CompiledSOQL {
-        var compiler = SOQLCompiler(schema: schema, includeDeleted: includeDeleted, now: now)
+    static func compile(_ query: SOQLQuery, schema: OrgSchema, includeDeleted: Bool, now: Int64, ownerId: String? = nil) throws(SOQLError) -> CompiledSOQL {
+        var compiler = SOQLCompiler(schema: schema, includeDeleted: includeDeleted, now: now, ownerId: ownerId)
         guard let object = schema.object(named: query.objectName) else { throw unsupportedType(query) }
         return try compiler.compile(query, object: object)
     }
@@ -89,7 +95,7 @@ struct SOQLCompiler {
         guard !subquery.isCount, subquery.offset == nil else {
             throw SOQLError(errorCode: "MALFORMED_QUERY", detail: "COUNT() and OFFSET are not supported in child subqueries", offset: subquery.objectOffset)
         }
-        var compiler = SOQLCompiler(schema: schema, includeDeleted: includeDeleted, now: todayStartDays * 86_400)
+        var compiler = SOQLCompiler(schema: schema, includeDeleted: includeDeleted, now: todayStartDays * 86_400, ownerId: ownerId)
         return (relationship.relationshipName, CompiledChildQuery(query: try compiler.compile(subquery, object: child), foreignKeyColumn: field.columnName))
     }
 
@@ -118,6 +124,10 @@ struct SOQLCompiler {
             insert(field: field, column: column, chain: chain[...], into: &root)
         }
         var whereParts = includeDeleted ? [] : ["t.\"IsDeleted\" = 0"]
+        if let ownerId, object.hasOwner {
+            whereParts.append("t.\"OwnerId\" = ?")
+            arguments.append(ownerId.databaseValue)
+        }
         if let condition = query.condition {
             whereParts.append(try compileCondition(condition, object: object))
         }
@@ -133,7 +143,7 @@ struct SOQLCompiler {
         let whereSQL = whereParts.isEmpty ? "" : " WHERE " + whereParts.map { "(\($0))" }.joined(separator: " AND ")
         let whereArguments = arguments
         var idsSQL = "SELECT t.\"Id\" \(from)\(whereSQL) ORDER BY \(orderParts.joined(separator: ", "))"
-        var idsArguments = arguments
+        var idsArguments = joinArguments + arguments
         if query.limit != nil || query.offset != nil {
             idsSQL += " LIMIT ? OFFSET ?"
             idsArguments.append(Int64(query.limit ?? -1).databaseValue)
@@ -142,7 +152,7 @@ struct SOQLCompiler {
         let selected = columns.isEmpty ? "t.\"Id\"" : columns.joined(separator: ", ")
         return CompiledSOQL(object: object, isCount: query.isCount, idsSQL: idsSQL, idsArguments: idsArguments,
                             rowsSQLPrefix: "SELECT t.\"Id\", \(selected) \(from) WHERE t.\"Id\" IN (", root: root,
-                            selectedColumnsSQL: selected, fromSQL: from, whereSQL: whereSQL, whereArguments: whereArguments,
+                            selectedColumnsSQL: selected, fromSQL: from, fromArguments: joinArguments, whereSQL: whereSQL, whereArguments: whereArguments,
                             orderSQL: orderParts.joined(separator: ", "), limit: query.limit)
     }
 
@@ -191,7 +201,10 @@ struct SOQLCompiler {
                 alias = existing.alias
             } else {
                 let joinAlias = "j\(joins.count + 1)"
-                joins.append((key, joinAlias, "LEFT JOIN \(quoted(target.tableName)) \(joinAlias) ON \(joinAlias).\"Id\" = \(alias).\(quoted(reference.columnName))", target))
+                // A parent the user may not see reads as no parent at all.
+                let sharing = OrgStore.ownerCondition(target, alias: joinAlias, ownerId: ownerId)
+                joins.append((key, joinAlias, "LEFT JOIN \(quoted(target.tableName)) \(joinAlias) ON \(joinAlias).\"Id\" = \(alias).\(quoted(reference.columnName))\(sharing.sql)", target))
+                joinArguments += sharing.arguments
                 alias = joinAlias
             }
             chain.append((canonicalName, target, alias))

@@ -1,0 +1,336 @@
+import ForceJSON
+import Foundation
+import GRDB
+
+extension LocalOrgAPI {
+    static let batchLimit = 25
+    static let treeLimit = 200
+
+    /// The context and remaining path (after the version) of a subrequest of `/composite` or
+    /// `/composite/batch`, or the error answer for its URL. `url` is `vXX.X/…` or `/services/data/vXX.X/…`.
+    func subcontext(method: String, url: String, body: JSONValue?, headers: [String: String], parent: DataContext) -> Result<(DataContext, [String]), APIError> {
+        var path = url
+        var query = ""
+        if let mark = path.firstIndex(of: "?") {
+            query = String(path[path.index(after: mark)...])
+            path = String(path[..<mark])
+        }
+        var segments = path.split(separator: "/").map { FormDecoding.percentDecode(String($0), plusIsSpace: false) }
+        if segments.count >= 2 && segments[0] == "services" && segments[1] == "data" { segments.removeFirst(2) }
+        guard let version = segments.first, version.hasPrefix("v"), let number = Double(version.dropFirst()),
+              Self.supportedVersions.contains(Int(number)) else { return .failure(.resourceNotFound) }
+        if segments.count > 1 && segments[1] == "composite" && !(segments.count > 2 && segments[2] == "sobjects") {
+            return .failure(APIError(status: 400, errorCode: "INVALID_BATCH_REQUEST", message: "A composite subrequest cannot be another composite or batch request"))
+        }
+        var requestHeaders = parent.request.headers
+        for (name, value) in headers where !["authorization", "content-type", "accept"].contains(name.lowercased()) {
+            requestHeaders[name.lowercased()] = value
+        }
+        var bodyBytes: [UInt8] = []
+        if let body { JSONWriter.write(body, into: &bodyBytes) }
+        var context = parent
+        context.request = APIRequest(method: method, path: "/services/data/" + segments.joined(separator: "/"), query: query,
+                                     headers: requestHeaders, body: bodyBytes, baseURL: parent.request.baseURL)
+        context.method = method.uppercased()
+        context.apiVersion = "\(Int(number)).0"
+        return .success((context, Array(segments.dropFirst())))
+    }
+
+    /// Runs one subrequest as the same user, through the same routes as a top-level request.
+    func subrequest(method: String, url: String, body: JSONValue?, headers: [String: String], parent: DataContext) async -> APIResponse {
+        switch subcontext(method: method, url: url, body: body, headers: headers, parent: parent) {
+        case let .failure(error):
+            return .error(error)
+        case let .success((context, rest)):
+            do {
+                return try await routeData(context, rest: rest)
+            } catch let error as APIError {
+                return .error(error)
+            } catch {
+                return .error(APIError(status: 500, errorCode: "UNKNOWN_EXCEPTION", message: "An unexpected error occurred."))
+            }
+        }
+    }
+
+    /// The JSON of a subresponse body, or null when it has none.
+    func bodyJSON(_ response: APIResponse) -> JSONValue {
+        guard !response.body.isEmpty, let value = try? JSONParser.parse(response.body) else { return .null }
+        return value
+    }
+
+    /// `/composite/batch`: up to 25 independent subrequests, each committed on its own.
+    func compositeBatch(_ context: DataContext) async throws -> APIResponse {
+        try requireMethod(context.method, "POST")
+        let body = try jsonObjectBody(context.request)
+        guard let requests = body["batchRequests"]?.arrayValue, !requests.isEmpty else {
+            throw APIError(status: 400, errorCode: "INVALID_BATCH_REQUEST", message: "batchRequests is required")
+        }
+        guard requests.count <= Self.batchLimit else {
+            throw APIError(status: 400, errorCode: "INVALID_BATCH_REQUEST", message: "A batch cannot contain more than \(Self.batchLimit) requests")
+        }
+        for request in requests where request["method"]?.stringValue == nil || request["url"]?.stringValue == nil {
+            throw APIError(status: 400, errorCode: "INVALID_BATCH_REQUEST", message: "each batch request needs a method and a url")
+        }
+        let haltOnError = body["haltOnError"]?.boolValue ?? false
+        var results: [JSONValue] = []
+        var failed = false
+        for request in requests {
+            if failed && haltOnError {
+                results.append(["statusCode": 412, "result": [["errorCode": "BATCH_PROCESSING_HALTED", "message": "Batch processing halted per request"]]])
+                continue
+            }
+            let response = await subrequest(method: request["method"]?.stringValue ?? "GET", url: request["url"]?.stringValue ?? "",
+                                            body: request["richInput"], headers: [:], parent: context)
+            if response.status >= 400 { failed = true }
+            results.append(["statusCode": .int(Int64(response.status)), "result": bodyJSON(response)])
+        }
+        return .json(["hasErrors": .bool(failed), "results": .array(results)])
+    }
+
+    /// `/composite`: up to 25 subrequests in order, later ones able to use earlier results through
+    /// `@{referenceId.field}`. Without allOrNone each subrequest commits on its own.
+    func composite(_ context: DataContext) async throws -> APIResponse {
+        try requireMethod(context.method, "POST")
+        let body = try jsonObjectBody(context.request)
+        guard let requests = body["compositeRequest"]?.arrayValue, !requests.isEmpty else {
+            throw APIError(status: 400, errorCode: "INVALID_FIELD", message: "compositeRequest is required")
+        }
+        guard requests.count <= Self.batchLimit else {
+            throw APIError(status: 400, errorCode: "LIMIT_EXCEEDED", message: "Composite request cannot contain more than \(Self.batchLimit) subrequests")
+        }
+        if body["allOrNone"]?.boolValue == true { return try await compositeAllOrNone(requests, context: context) }
+        var resultsByReference: [String: JSONValue] = [:]
+        var responses: [JSONValue] = []
+        for request in requests {
+            guard let method = request["method"]?.stringValue, let url = request["url"]?.stringValue,
+                  let referenceId = request["referenceId"]?.stringValue else {
+                throw APIError(status: 400, errorCode: "INVALID_FIELD", message: "each subrequest needs method, url and referenceId")
+            }
+            let headers = request["httpHeaders"]?.objectValue?.compactMapValues(\.stringValue) ?? [:]
+            let response: APIResponse
+            do {
+                let resolvedURL = try Self.resolveReferences(in: url, results: resultsByReference)
+                let resolvedBody = try request["body"].map { try Self.resolveReferences(in: $0, results: resultsByReference) }
+                response = await subrequest(method: method, url: resolvedURL, body: resolvedBody,
+                                            headers: Dictionary(uniqueKeysWithValues: headers.map { ($0.key, $0.value) }), parent: context)
+            } catch let error as APIError {
+                response = .error(error)
+            }
+            let result = bodyJSON(response)
+            if response.status < 400 { resultsByReference[referenceId] = result }
+            responses.append(Self.compositeEntry(response, referenceId: referenceId, body: result))
+        }
+        return .json(["compositeResponse": .array(responses)])
+    }
+
+    /// One subresponse of `/composite`, with the headers clients read.
+    static func compositeEntry(_ response: APIResponse, referenceId: String, body: JSONValue) -> JSONValue {
+        var httpHeaders: JSONObject = [:]
+        if let location = response.header("Location") { httpHeaders["Location"] = .string(location) }
+        if let lastModified = response.header("Last-Modified") { httpHeaders["Last-Modified"] = .string(lastModified) }
+        return ["body": body, "httpHeaders": .object(httpHeaders), "httpStatusCode": .int(Int64(response.status)), "referenceId": .string(referenceId)]
+    }
+
+    /// `/composite` with allOrNone=true: every subrequest runs in one transaction; if one fails,
+    /// all are rolled back and the others answer PROCESSING_HALTED. Only sObject record
+    /// subrequests (create, read, update, delete, upsert) can run inside that transaction.
+    func compositeAllOrNone(_ requests: [JSONValue], context: DataContext) async throws -> APIResponse {
+        struct Subrequest: Sendable {
+            var method: String, url: String, referenceId: String, body: JSONValue?, headers: [String: String]
+        }
+        var subrequests: [Subrequest] = []
+        for request in requests {
+            guard let method = request["method"]?.stringValue, let url = request["url"]?.stringValue,
+                  let referenceId = request["referenceId"]?.stringValue else {
+                throw APIError(status: 400, errorCode: "INVALID_FIELD", message: "each subrequest needs method, url and referenceId")
+            }
+            subrequests.append(Subrequest(method: method, url: url, referenceId: referenceId, body: request["body"],
+                                          headers: request["httpHeaders"]?.objectValue?.compactMapValues(\.stringValue).reduce(into: [:]) { $0[$1.key] = $1.value } ?? [:]))
+        }
+        /// Thrown out of the transaction to roll it back, carrying the failing subresponse.
+        struct RolledBack: Error { var index: Int; var entry: JSONValue }
+        let halted: JSONValue = [["errorCode": "PROCESSING_HALTED", "message": "The transaction was rolled back since another operation in the same transaction failed."]]
+        let planned = subrequests
+        do {
+            let entries = try await store.write { db -> [JSONValue] in
+                var resultsByReference: [String: JSONValue] = [:]
+                var entries: [JSONValue] = []
+                for (index, subrequest) in planned.enumerated() {
+                    var response: APIResponse
+                    do {
+                        let url = try Self.resolveReferences(in: subrequest.url, results: resultsByReference)
+                        let body = try subrequest.body.map { try Self.resolveReferences(in: $0, results: resultsByReference) }
+                        let (subcontext, rest) = try self.subcontext(method: subrequest.method, url: url, body: body, headers: subrequest.headers, parent: context).get()
+                        guard rest.count >= 2, rest[0] == "sobjects", let object = self.schema.object(named: rest[1]) else {
+                            throw APIError(status: 400, errorCode: "INVALID_INPUT",
+                                           message: "localorg runs only sObject record subrequests (…/sobjects/T[/id]) in an allOrNone composite request")
+                        }
+                        let operation = try self.recordOperation(object, rest: Array(rest.dropFirst(2)), method: subcontext.method)
+                        response = try self.perform(operation, object: object, context: subcontext, db: db)
+                    } catch let error as APIError {
+                        response = .error(error)
+                    }
+                    let result = self.bodyJSON(response)
+                    let entry = Self.compositeEntry(response, referenceId: subrequest.referenceId, body: result)
+                    if response.status >= 400 { throw RolledBack(index: index, entry: entry) }
+                    resultsByReference[subrequest.referenceId] = result
+                    entries.append(entry)
+                }
+                return entries
+            }
+            return .json(["compositeResponse": .array(entries)])
+        } catch let rollback as RolledBack {
+            let entries: [JSONValue] = subrequests.enumerated().map { index, subrequest in
+                index == rollback.index ? rollback.entry
+                    : ["body": halted, "httpHeaders": [:], "httpStatusCode": 400, "referenceId": .string(subrequest.referenceId)]
+            }
+            return .json(["compositeResponse": .array(entries)])
+        }
+    }
+
+    /// Replaces every `@{ref.path}` in strings with the value at `path` in the result of `ref`.
+    static func resolveReferences(in value: JSONValue, results: [String: JSONValue]) throws(APIError) -> JSONValue {
+        switch value {
+        case let .string(text): return .string(try resolveReferences(in: text, results: results))
+        case let .array(items):
+            var resolved: [JSONValue] = []
+            for item in items { resolved.append(try resolveReferences(in: item, results: results)) }
+            return .array(resolved)
+        case let .object(object):
+            var resolved = JSONObject()
+            for (key, item) in object { resolved[key] = try resolveReferences(in: item, results: results) }
+            return .object(resolved)
+        default: return value
+        }
+    }
+
+    static func resolveReferences(in text: String, results: [String: JSONValue]) throws(APIError) -> String {
+        guard text.contains("@{") else { return text }
+        var output = ""
+        var rest = Substring(text)
+        while let start = rest.range(of: "@{") {
+            output += rest[..<start.lowerBound]
+            guard let end = rest[start.upperBound...].firstIndex(of: "}") else { output += rest; return output }
+            let expression = String(rest[start.upperBound..<end])
+            guard let value = lookUp(expression, in: results) else {
+                throw APIError(status: 400, errorCode: "PROCESSING_HALTED",
+                               message: "Invalid reference specified. No value for \(expression) found in a previous subrequest.")
+            }
+            switch value {
+            case let .string(string): output += string
+            default: output += JSONWriter.string(value)
+            }
+            rest = rest[rest.index(after: end)...]
+        }
+        return output + rest
+    }
+
+    /// Evaluates `ref.field.other[0].x` against earlier results.
+    static func lookUp(_ expression: String, in results: [String: JSONValue]) -> JSONValue? {
+        var parts = expression.split(separator: ".").map(String.init)
+        guard !parts.isEmpty, var current = results[parts.removeFirst()] else { return nil }
+        for part in parts {
+            var name = Substring(part)
+            var indexes: [Int] = []
+            while let open = name.lastIndex(of: "["), name.hasSuffix("]"), let index = Int(name[name.index(after: open)..<name.index(before: name.endIndex)]) {
+                indexes.insert(index, at: 0)
+                name = name[..<open]
+            }
+            if !name.isEmpty {
+                guard let next = current[String(name)] else { return nil }
+                current = next
+            }
+            for index in indexes {
+                guard let items = current.arrayValue, items.indices.contains(index) else { return nil }
+                current = items[index]
+            }
+        }
+        return current.isNull ? nil : current
+    }
+
+    /// `/composite/tree/T`: creates records with nested children in one all-or-nothing transaction.
+    func compositeTree(_ object: ObjectDefinition, context: DataContext) async throws -> APIResponse {
+        try requireMethod(context.method, "POST")
+        try checkWriteAccess(object, context: context)
+        let body = try jsonObjectBody(context.request)
+        guard let records = body["records"]?.arrayValue, !records.isEmpty else {
+            throw APIError(status: 400, errorCode: "INVALID_INPUT", message: "records is required")
+        }
+        /// One record to create: its type, values, reference id, and where its parent id goes.
+        struct Node {
+            var object: ObjectDefinition
+            var referenceId: String
+            var values: [String: DatabaseValue]
+            var parentIndex: Int?
+            var parentField: String?
+        }
+        var nodes: [Node] = []
+        var failures: [JSONValue] = []
+        func collect(_ list: [JSONValue], object: ObjectDefinition, parentIndex: Int?, parentField: String?, depth: Int) throws {
+            guard depth <= 5 else { throw APIError(status: 400, errorCode: "INVALID_INPUT", message: "records can nest at most 5 levels") }
+            for record in list {
+                guard var fields = record.objectValue, let referenceId = fields["attributes"]?["referenceId"]?.stringValue else {
+                    throw APIError(status: 400, errorCode: "INVALID_INPUT", message: "every record needs attributes.referenceId")
+                }
+                if let type = fields["attributes"]?["type"]?.stringValue, type.lowercased() != object.name.lowercased() {
+                    throw APIError(status: 400, errorCode: "INVALID_INPUT", message: "record \(referenceId) is of type \(type), expected \(object.name)")
+                }
+                var childLists: [(ChildRelationship, [JSONValue])] = []
+                for relationship in schema.childRelationships(of: object.name) {
+                    if let key = fields.keys.first(where: { $0.lowercased() == relationship.relationshipName.lowercased() }) {
+                        childLists.append((relationship, fields[key]?["records"]?.arrayValue ?? []))
+                        fields.removeValue(forKey: key)
+                    }
+                }
+                let index = nodes.count
+                do {
+                    nodes.append(Node(object: object, referenceId: referenceId,
+                                      values: try RecordValidator.values(for: object, body: fields, mode: .create),
+                                      parentIndex: parentIndex, parentField: parentField))
+                } catch {
+                    failures.append(["referenceId": .string(referenceId), "errors": [error.collectionEntry]])
+                    nodes.append(Node(object: object, referenceId: referenceId, values: [:], parentIndex: parentIndex, parentField: parentField))
+                }
+                guard nodes.count <= Self.treeLimit else {
+                    throw APIError(status: 400, errorCode: "INVALID_INPUT", message: "a tree can hold at most \(Self.treeLimit) records")
+                }
+                for (relationship, children) in childLists {
+                    guard let child = schema.object(named: relationship.childObject) else { continue }
+                    try collect(children, object: child, parentIndex: index, parentField: relationship.field, depth: depth + 1)
+                }
+            }
+        }
+        try collect(records, object: object, parentIndex: nil, parentField: nil, depth: 1)
+        if !failures.isEmpty { return .json(["hasErrors": true, "results": .array(failures)], status: 400) }
+        let plannedNodes = nodes
+        let userId = context.session.userId
+        let owner = context.visibleOwner
+        let now = OrgStore.now()
+        let store = self.store
+        do {
+            let ids = try await store.write { db -> [String] in
+                var ids: [String] = []
+                for node in plannedNodes {
+                    var values = node.values
+                    if let parentIndex = node.parentIndex, let field = node.parentField { values[field] = ids[parentIndex].databaseValue }
+                    do {
+                        ids.append(try store.insertRow(db, object: node.object, values: &values, actingUserId: userId, now: now, visibleTo: owner))
+                    } catch let error as APIError {
+                        throw TreeFailure(referenceId: node.referenceId, error: error)
+                    }
+                }
+                return ids
+            }
+            return .json(["hasErrors": false, "results": .array(zip(plannedNodes, ids).map { ["referenceId": .string($0.referenceId), "id": .string($1)] })],
+                         status: 201)
+        } catch let failure as TreeFailure {
+            return .json(["hasErrors": true, "results": [["referenceId": .string(failure.referenceId), "errors": [failure.error.collectionEntry]]]], status: 400)
+        }
+    }
+}
+
+/// A tree record that failed inside the transaction, which rolls the whole tree back.
+struct TreeFailure: Error {
+    var referenceId: String
+    var error: APIError
+}
