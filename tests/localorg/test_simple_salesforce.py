@@ -78,6 +78,15 @@ def test_where_clauses_and_date_literals_in_every_client_form(sf):
     assert len(records) == 5 and all(record["Account"]["Name"] for record in records)
 
 
+def test_aggregates(sf):
+    groups = sf.query("SELECT Industry, COUNT(Id) accounts FROM Account GROUP BY Industry ORDER BY COUNT(Id) DESC")
+    assert groups["done"] is True and groups["totalSize"] == len(groups["records"]) > 1
+    assert all(row["attributes"]["type"] == "AggregateResult" for row in groups["records"])
+    counts = [row["accounts"] for row in groups["records"]]
+    assert counts == sorted(counts, reverse=True)
+    assert sum(counts) == sf.query("SELECT COUNT() FROM Account")["totalSize"]
+
+
 def test_query_errors_are_salesforce_errors(sf):
     with pytest.raises(SalesforceMalformedRequest) as invalid_field:
         sf.query("SELECT Bogus FROM Contact")
