@@ -148,7 +148,9 @@ public struct LocalOrgAPI: Sendable {
     // MARK: Data API
 
     func handleData(_ request: APIRequest, version versionSegment: String, rest: [String]) async throws -> APIResponse {
-        guard versionSegment.hasPrefix("v"), let number = Double(versionSegment.dropFirst()),
+        // `latest` is the documented alias of the newest version.
+        let requested = versionSegment == "latest" ? "v\(Self.supportedVersions.upperBound).0" : versionSegment
+        guard requested.hasPrefix("v"), let number = Double(requested.dropFirst()),
               Self.supportedVersions.contains(Int(number)), number == number.rounded() else {
             return .error(.resourceNotFound)
         }

@@ -6,13 +6,21 @@ import FoundationNetworking
 import Testing
 @testable import LocalOrg
 
+/// Lines a server logged, collected across threads.
+final class RequestLog: @unchecked Sendable {
+    private let lock = NSLock()
+    private var collected: [String] = []
+    func append(_ line: String) { lock.withLock { collected.append(line) } }
+    var lines: [String] { lock.withLock { collected } }
+}
+
 /// A real localorg server on 127.0.0.1 and an ephemeral port, stopped by cancelling its task.
 struct RunningServer {
     let task: Task<Void, any Error>
     let port: Int
     let org: TestOrg
 
-    static func start(tls: Bool) async throws -> RunningServer {
+    static func start(tls: Bool, log: RequestLog = RequestLog()) async throws -> RunningServer {
         let org = try await TestOrg()
         var files: LocalOrgServer.TLSFiles?
         if tls {
@@ -22,6 +30,7 @@ struct RunningServer {
         }
         var server = LocalOrgServer(api: org.api, port: 0, tls: files)
         server.quiet = true
+        server.requestLog = { line in log.append(line) }
         let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
         let task = Task { try await server.run(stopOnSignals: false) { port in continuation.yield(port) } }
         let port = await withTaskGroup(of: Int?.self) { group in
@@ -47,7 +56,8 @@ struct RunningServer {
 
 @Suite(.serialized) struct HTTPServerTests {
     @Test func plainHTTPServesTheAPIEndToEnd() async throws {
-        let server = try await RunningServer.start(tls: false)
+        let log = RequestLog()
+        let server = try await RunningServer.start(tls: false, log: log)
         let base = "http://127.0.0.1:\(server.port)"
         do {
             let session = URLSession(configuration: .ephemeral)
@@ -88,6 +98,10 @@ struct RunningServer {
             let (errorData, errorResponse) = try await session.data(for: unauthorized)
             #expect((errorResponse as? HTTPURLResponse)?.statusCode == 401)
             #expect(String(decoding: errorData, as: UTF8.self) == #"[{"message":"Session expired or invalid","errorCode":"INVALID_SESSION_ID"}]"#)
+            // The request log names method, path and status, but never tokens or query strings.
+            #expect(log.lines.contains { $0.hasPrefix("POST /services/data/v59.0/sobjects/Contact/ 201 ") })
+            #expect(log.lines.contains { $0.hasPrefix("GET /services/data/v59.0/query 200 ") })
+            #expect(!log.lines.contains { $0.contains(token) || $0.contains("SELECT") || $0.contains("password") })
         } catch {
             await server.stop()
             throw error

@@ -147,6 +147,9 @@ import Testing
         for name in ["FirstName", "Title", "MobilePhone", "Email", "Department", "HomePhone", "AccountId"] {
             #expect(fields.contains { $0["name"] == .string(name) }, "missing \(name)")
         }
+        let latest = try JSONParser.parse(await org.call("GET", "/services/data/latest/sobjects/Contact/describe").body)
+        #expect(latest["name"] == "Contact")
+        #expect(await org.call("GET", "/services/data/v20.0/sobjects").status == 404)
         let global = try JSONParser.parse(await org.call("GET", "/services/data/v59.0/sobjects").body)
         #expect(global["sobjects"]?.arrayValue?.compactMap { $0["name"]?.stringValue } == ["Account", "Contact", "User", "Organization"])
         let account = try JSONParser.parse(await org.call("GET", "/services/data/v59.0/sobjects/Account/describe").body)
