@@ -12,7 +12,8 @@ import Testing
                              "TODAY", "LAST_N_DAYS:3", "ORDER BY", "ASC", "DESC", "NULLS FIRST", "LIMIT", "OFFSET", "5",
                              "'", "\\", ";", "--", "/*", "\u{0}", "é", "陈", "..", ":", "Contact.LastName", "IsDeleted",
                              "(SELECT Id FROM Contacts)", "(SELECT", "Contacts", "GROUP BY", "COUNT(Id)", "FIELDS(ALL)",
-                             "SUM(", "MAX(Name)", "AVG(NumberOfEmployees)", "COUNT_DISTINCT(Title)", "total"]
+                             "SUM(", "MAX(Name)", "AVG(NumberOfEmployees)", "COUNT_DISTINCT(Title)", "total",
+                             "IN (SELECT AccountId FROM Contact)", "Id IN (SELECT", "AccountId"]
 
     func checkErrorShape(_ response: APIResponse, context: String) throws {
         #expect(response.status != 500, "\(context) → \(response.bodyText)")

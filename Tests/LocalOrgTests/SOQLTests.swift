@@ -251,4 +251,21 @@ import Testing
         let standard = try await org.query("SELECT Id, FIELDS(STANDARD) FROM Contact")
         #expect(standard.body["records"]?.arrayValue?.first?.objectValue?.keys.contains("ExternalKey__c") == false)
     }
+
+    @Test func semiJoinsAndAntiJoins() async throws {
+        let (org, ids) = try await makeOrg()
+        defer { org.remove() }
+        _ = try await org.create("Account", #"{"Name":"Lonely"}"#)
+        var result = try await org.query("SELECT Name FROM Account WHERE Id IN (SELECT AccountId FROM Contact WHERE Title = 'CTO')")
+        #expect(result.body["records"]?.arrayValue?.map { $0["Name"] } == ["Acme"])
+        result = try await org.query("SELECT Name FROM Account WHERE Id NOT IN (SELECT AccountId FROM Contact) ORDER BY Name")
+        #expect(result.body["records"]?.arrayValue?.map { $0["Name"] } == ["Lonely"])  // a contact without account must not hide all
+        result = try await org.query("SELECT LastName FROM Contact WHERE AccountId IN (SELECT Id FROM Account WHERE Name LIKE 'Ze%')")
+        #expect(result.body["records"]?.arrayValue?.map { $0["LastName"] } == ["陈"])
+        #expect(ids["zeta"] != nil)
+        let bad = try await org.query("SELECT Name FROM Account WHERE Id IN (SELECT LastName FROM Contact)")
+        #expect(bad.body.firstErrorCode == "INVALID_FIELD")
+        let twoFields = try await org.query("SELECT Name FROM Account WHERE Id IN (SELECT Id, AccountId FROM Contact)")
+        #expect(twoFields.body.firstErrorCode == "MALFORMED_QUERY")
+    }
 }

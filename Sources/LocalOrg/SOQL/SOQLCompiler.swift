@@ -206,6 +206,33 @@ struct SOQLCompiler {
         (chain.map(\.relationshipName) + [field.name]).joined(separator: ".").lowercased()
     }
 
+    /// The inner SELECT of a semi-join: one id or reference field of another (or the same) object,
+    /// with that object's recycle-bin and sharing rules, never yielding NULL (so NOT IN works).
+    private func semiJoinSQL(_ subquery: SOQLQuery, comparedWith outer: FieldDefinition) throws(SOQLError) -> (sql: String, arguments: [DatabaseValue]) {
+        guard outer.type == .id || outer.type == .reference else {
+            throw SOQLError(errorCode: "MALFORMED_QUERY", detail: "semi-join subqueries compare only Id and reference fields, not \(outer.name)", offset: subquery.objectOffset)
+        }
+        guard let object = schema.object(named: subquery.objectName) else { throw Self.unsupportedType(subquery) }
+        guard subquery.items.count == 1, case let .field(path) = subquery.items[0], path.components.count == 1, !subquery.isCount,
+              subquery.groupBy.isEmpty, subquery.offset == nil else {
+            throw SOQLError(errorCode: "MALFORMED_QUERY", detail: "a semi-join subquery selects exactly one Id or reference field of its object", offset: subquery.objectOffset)
+        }
+        guard let field = object.field(named: path.components[0]), field.type == .id || field.type == .reference else {
+            throw SOQLError(errorCode: "INVALID_FIELD", detail: "a semi-join subquery must select an Id or reference field, not \(path.text)", offset: path.offset)
+        }
+        var compiler = SOQLCompiler(schema: schema, includeDeleted: false, now: todayStartDays * 86_400, ownerId: ownerId)
+        let compiled = try compiler.compile(subquery, object: object)
+        let notNull = "t.\(quoted(field.columnName)) IS NOT NULL"
+        let whereSQL = compiled.whereSQL.isEmpty ? " WHERE \(notNull)" : "\(compiled.whereSQL) AND \(notNull)"
+        var sql = "SELECT t.\(quoted(field.columnName)) \(compiled.fromSQL)\(whereSQL)"
+        var arguments = compiled.fromArguments + compiled.whereArguments
+        if let limit = subquery.limit {
+            sql += " LIMIT ?"
+            arguments.append(Int64(limit).databaseValue)
+        }
+        return (sql, arguments)
+    }
+
     /// The SQL of an aggregate function call, after checking the field suits it.
     private mutating func aggregateExpression(_ aggregate: SOQLAggregate, object: ObjectDefinition) throws(SOQLError) -> (String, FieldDefinition) {
         let (alias, field, _) = try resolve(aggregate.field, from: object)
@@ -388,6 +415,12 @@ struct SOQLCompiler {
                 return includesNull ? "\(column) IS NOT NULL AND \(column) NOT IN (\(list))" : "\(column) IS NULL OR \(column) NOT IN (\(list))"
             }
             return includesNull ? "\(column) IS NULL OR \(column) IN (\(list))" : "\(column) IN (\(list))"
+        case let .inSubquery(path, negated, subquery):
+            let (alias, field, _) = try resolve(path, from: object)
+            let column = "\(alias).\(quoted(field.columnName))"
+            let inner = try semiJoinSQL(subquery, comparedWith: field)
+            arguments += inner.arguments
+            return negated ? "\(column) IS NULL OR \(column) NOT IN (\(inner.sql))" : "\(column) IN (\(inner.sql))"
         case let .like(path, literal, offset):
             let (alias, field, _) = try resolve(path, from: object)
             guard field.type.isText || field.type == .id || field.type == .reference else {

@@ -27,6 +27,8 @@ indirect enum SOQLCondition: Sendable {
     case not(SOQLCondition)
     case comparison(SOQLFieldPath, SOQLComparisonOperator, SOQLLiteral, literalOffset: Int)
     case inList(SOQLFieldPath, negated: Bool, [SOQLLiteral], literalOffset: Int)
+    /// A semi-join or anti-join: `Id IN (SELECT AccountId FROM Contact …)`.
+    case inSubquery(SOQLFieldPath, negated: Bool, SOQLQuery)
     case like(SOQLFieldPath, SOQLLiteral, literalOffset: Int)
 }
 
@@ -266,6 +268,12 @@ struct SOQLParser {
             advance()
             guard current.kind == .leftParenthesis else { throw unexpected() }
             advance()
+            if current.isKeyword("SELECT") {
+                let subquery = try parseQuery(nested: true)
+                guard current.kind == .rightParenthesis else { throw unexpected() }
+                advance()
+                return .inSubquery(field, negated: negated, subquery)
+            }
             let offset = current.offset
             var values: [SOQLLiteral] = []
             repeat {
