@@ -72,6 +72,8 @@ public struct ObjectDefinition: Sendable {
     public var deletable: Bool
     public var fields: [FieldDefinition]
     private var fieldIndexByLowercaseName: [String: Int] = [:]
+    /// `INSERT INTO … (every column) VALUES (?, …)`, built once: inserts bind a value for every field.
+    let insertSQL: String
 
     init(name: String, label: String, labelPlural: String, keyPrefix: String, hasOwner: Bool,
          createable: Bool, deletable: Bool, fields: [FieldDefinition]) {
@@ -84,6 +86,7 @@ public struct ObjectDefinition: Sendable {
         self.deletable = deletable
         self.fields = fields
         for (index, field) in fields.enumerated() { fieldIndexByLowercaseName[field.name.lowercased()] = index }
+        insertSQL = "INSERT INTO \(quoted("sobject_\(name)")) (\(fields.map { quoted($0.columnName) }.joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: fields.count).joined(separator: ", ")))"
     }
 
     /// Looks a field up by name, ignoring case as Salesforce does.
@@ -97,7 +100,7 @@ public struct ObjectDefinition: Sendable {
         return fields.first { $0.type == .reference && $0.relationshipName?.lowercased() == lowered }
     }
 
-    /// The SQLite table holding this object's records.
+    /// The SQLite table holding this object's records (`insertSQL` spells the same name).
     var tableName: String { "sobject_\(name)" }
     /// The field shown as the record's name (`Name` for all objects shipped).
     var nameFieldName: String? { fields.first { $0.nameField }?.name }
