@@ -244,3 +244,23 @@ def test_gzip_in_both_directions(org, token):
     created = session.post(f"{org.url}/services/data/v59.0/sobjects/Contact/", data=body,
                            headers={**headers, "Content-Encoding": "gzip"}, timeout=30)
     assert created.status_code == 201, created.text
+
+
+def test_command_line_user_add_delete_and_info(org, sf):
+    added = run_cli(org.data_dir, "user", "add", "sam@localorg.test", "--password-stdin", "--first-name", "Sam", stdin="correct horse\n")
+    assert added.returncode == 0, added.stderr
+    token = login(org.url, org.ca_path, username="sam@localorg.test", password="correct horse")
+    assert token["access_token"]
+    duplicate = run_cli(org.data_dir, "user", "add", "sam@localorg.test", "--password-stdin", stdin="again\n")
+    assert duplicate.returncode != 0 and "DUPLICATE_VALUE" in duplicate.stderr
+
+    created = sf.Contact.create({"LastName": "Removed by the trainer"})
+    deleted = run_cli(org.data_dir, "delete", "Contact", created["id"])
+    assert deleted.returncode == 0, deleted.stderr
+    with pytest.raises(SalesforceResourceNotFound):
+        sf.Contact.get(created["id"])
+    missing = run_cli(org.data_dir, "delete", "Contact", created["id"])
+    assert missing.returncode != 0 and "ENTITY_IS_DELETED" in missing.stderr
+
+    info = run_cli(org.data_dir, "info")
+    assert info.returncode == 0 and "sam@localorg.test" in info.stdout and "Contact" in info.stdout
