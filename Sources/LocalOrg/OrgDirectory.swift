@@ -38,9 +38,18 @@ public struct OrgDirectory: Sendable {
     }
     public var certificateAuthority: LocalCertificateAuthority { LocalCertificateAuthority(directory: path) }
 
+    /// An org's own schema; without it the schema shipped with localorg is used.
+    public var schemaPath: String { path + "/schema.json" }
+
+    /// The org's schema: `schema.json` in the data directory when there is one (copy the shipped
+    /// `Sources/LocalOrg/Resources/schema.json` there to add fields or objects), else the shipped one.
+    public func schema() throws -> OrgSchema {
+        FileManager.default.fileExists(atPath: schemaPath) ? try OrgSchema.load(from: URL(fileURLWithPath: schemaPath)) : try OrgSchema.bundled()
+    }
+
     /// Creates the directory (owner-only) and opens the org in it, creating it on first use.
     public func openStore() throws -> OrgStore {
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        return try OrgStore(path: databasePath, schema: try OrgSchema.bundled())
+        return try OrgStore(path: databasePath, schema: try schema())
     }
 }
