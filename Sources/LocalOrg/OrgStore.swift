@@ -165,6 +165,14 @@ public final class OrgStore: Sendable {
         }
     }
 
+    /// Replaces a user's password (hashed); the user's existing tokens stay valid, as in Salesforce.
+    public func setPassword(userId: String, password: String) async throws {
+        let hash = try PasswordHasher.hash(password)
+        try await pool.write { db in
+            try db.execute(sql: "UPDATE localorg_credential SET passwordHash = ? WHERE userId = ?", arguments: [hash, userId])
+        }
+    }
+
     /// Every user who can sign in, for `localorg info`.
     public func users() throws -> [(username: String, isAdmin: Bool, isActive: Bool)] {
         guard let user = schema.object(named: "User") else { return [] }

@@ -89,6 +89,8 @@ extension LocalOrgAPI {
         case 1 where rest[0].lowercased() == "updated" || rest[0].lowercased() == "deleted":
             try requireMethod(method, "GET")
             return try await replication(object, context: context, deleted: rest[0].lowercased() == "deleted")
+        case 2 where object.name == "User" && rest[1].lowercased() == "password":
+            return try await userPassword(userId: rest[0], context: context)
         default:
             let operation = try recordOperation(object, rest: rest, method: method)
             // Each record operation runs in one transaction (a read-only one for reads).
@@ -301,6 +303,36 @@ extension LocalOrgAPI {
             return try create(object, context: context, db: db, body: body, upserted: true)
         default:
             throw APIError(status: 405, errorCode: "METHOD_NOT_ALLOWED", message: "HTTP Method '\(context.method)' not allowed. Allowed are GET,PATCH,DELETE")
+        }
+    }
+
+    // MARK: Passwords
+
+    /// `/sobjects/User/{id}/password`: GET tells whether it expired, POST sets a new one (204),
+    /// DELETE resets it to a generated one. Users manage their own; admins anyone's.
+    func userPassword(userId idText: String, context: DataContext) async throws -> APIResponse {
+        guard let userId = SalesforceId.canonical(idText), let user = schema.object(named: "User"),
+              try await store.record(user, id: userId) != nil else { throw APIError.resourceNotFound }
+        guard context.session.isAdmin || context.session.userId == userId else { throw APIError.insufficientAccess }
+        switch context.method {
+        case "GET":
+            return .json(["isExpired": false])
+        case "POST":
+            guard let password = try jsonObjectBody(context.request)["NewPassword"]?.stringValue else {
+                throw APIError(status: 400, errorCode: "INVALID_NEW_PASSWORD", message: "NewPassword is required")
+            }
+            guard password.count >= 8 else {
+                throw APIError(status: 400, errorCode: "INVALID_NEW_PASSWORD", message: "Your password must be at least 8 characters long.")
+            }
+            try await store.setPassword(userId: userId, password: password)
+            return .empty(204)
+        case "DELETE":
+            let generated = base64URL(randomBytes(12))
+            try await store.setPassword(userId: userId, password: generated)
+            return .json(["NewPassword": .string(generated)])
+        default:
+            try requireMethod(context.method, "GET", "POST", "DELETE")
+            return .empty(405)
         }
     }
 
