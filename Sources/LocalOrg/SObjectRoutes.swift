@@ -1,3 +1,4 @@
+import Crypto
 import ForceJSON
 import Foundation
 import GRDB
@@ -244,9 +245,12 @@ extension LocalOrgAPI {
         guard let stored = try store.fetchRecord(db, object: object, id: id),
               OrgStore.isVisible(stored, object: object, to: context.visibleOwner) else { throw APIError.resourceNotFound }
         if stored.isDeleted { throw APIError.entityIsDeleted }
+        let etag = Self.entityTag(stored, object: object)
+        if let etag, Self.matches(context.request.header("if-none-match"), etag) { return .empty(304) }
         if notModified(context.request, since: stored.lastModifiedDate) { return .empty(304) }
         var response = APIResponse.json(RecordRenderer.record(stored, object: object, fields: selected, apiVersion: context.apiVersion))
         response.headers.append(("Last-Modified", SalesforceDate.formatHTTPDate(stored.lastModifiedDate)))
+        if let etag { response.headers.append(("ETag", etag)) }
         return response
     }
 
@@ -259,8 +263,36 @@ extension LocalOrgAPI {
         return date
     }
 
+    /// Salesforce sends entity tags for Account rows only. This one hashes every stored value, so
+    /// it changes with any change, even two within the same second.
+    static func entityTag(_ record: StoredRecord, object: ObjectDefinition) -> String? {
+        guard object.name == "Account" else { return nil }
+        var content: [UInt8] = []
+        for field in object.fields {
+            content += Array("\(field.name)=\(record.values[field.name] ?? .null)".utf8)
+            content.append(0)
+        }
+        return "\"" + Data(SHA256.hash(data: content)).base64EncodedString() + "\""
+    }
+
+    /// Whether an `If-Match` / `If-None-Match` header names this tag (or is `*`).
+    static func matches(_ header: String?, _ etag: String) -> Bool {
+        guard let header else { return false }
+        return header.split(separator: ",").contains { candidate in
+            let tag = candidate.trimmingCharacters(in: .whitespaces)
+            return tag == "*" || tag == etag || tag == "W/" + etag
+        }
+    }
+
     func update(_ object: ObjectDefinition, id: String, context: DataContext, db: Database, body: JSONObject? = nil) throws -> APIResponse {
         try checkWriteAccess(object, context: context)
+        if object.name == "Account", context.request.header("if-match") != nil || context.request.header("if-none-match") != nil,
+           let current = try store.fetchRecord(db, object: object, id: id), let etag = Self.entityTag(current, object: object) {
+            let ifMatch = context.request.header("if-match")
+            if (ifMatch != nil && !Self.matches(ifMatch, etag)) || Self.matches(context.request.header("if-none-match"), etag) {
+                throw APIError(status: 412, errorCode: "PRECONDITION_FAILED", message: "The entity tag of the record does not satisfy the request's If-Match / If-None-Match condition")
+            }
+        }
         let values = try RecordValidator.values(for: object, body: try body ?? jsonObjectBody(context.request), mode: .update)
         try store.updateRow(db, object: object, id: id, values: values, actingUserId: context.session.userId, now: OrgStore.now(),
                             ifUnmodifiedSince: try ifUnmodifiedSince(context.request), visibleTo: context.visibleOwner)
