@@ -98,6 +98,8 @@ public struct LocalOrgAPI: Sendable {
                 return versions()
             case "services" where segments.count >= 3 && segments[1] == "data":
                 return try await handleData(request, version: segments[2], rest: Array(segments.dropFirst(3)))
+            case "services" where segments.count == 4 && segments[1] == "Soap" && segments[2] == "u":
+                return try await soapLogin(request, version: segments[3])
             case "setup" where segments.count == 2 && segments[1] == "connect":
                 return try await verificationPage(request)
             case "id" where segments.count == 3:

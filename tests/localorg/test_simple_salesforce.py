@@ -264,3 +264,21 @@ def test_command_line_user_add_delete_and_info(org, sf):
 
     info = run_cli(org.data_dir, "info")
     assert info.returncode == 0 and "sam@localorg.test" in info.stdout and "Contact" in info.stdout
+
+
+def test_soap_login_through_simple_salesforce(org):
+    from simple_salesforce import Salesforce, SalesforceLogin
+    from simple_salesforce.exceptions import SalesforceAuthenticationFailed
+    session = trusting_session(org.ca_path)
+    session_id, instance = SalesforceLogin(username="demo@localorg.test", password="localorg-demo", security_token="",
+                                           scratch_url=org.url, session=session, sf_version="59.0")
+    assert instance == org.url.split("//", 1)[1]
+    sf = Salesforce(session_id=session_id, instance=instance, session=session, version="59.0")
+    assert sf.query("SELECT COUNT() FROM Contact")["totalSize"] > 0
+    with pytest.raises(SalesforceAuthenticationFailed) as failed:
+        SalesforceLogin(username="demo@localorg.test", password="wrong", security_token="", scratch_url=org.url,
+                        session=session, sf_version="59.0")
+    assert failed.value.code == "INVALID_LOGIN"
+    with pytest.raises(SalesforceAuthenticationFailed):
+        SalesforceLogin(username="demo@localorg.test", password="localorg-demo", security_token="", scratch_url=org.url,
+                        session=session, sf_version="65.0")
