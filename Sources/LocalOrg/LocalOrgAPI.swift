@@ -110,8 +110,12 @@ public struct LocalOrgAPI: Sendable {
         } catch let error as APIError {
             return .error(error)
         } catch {
+            // Salesforce's answer carries an ErrorId; the same id goes to stderr with the cause
+            // (which never contains a token), so the operator can find what happened.
+            let errorId = "\(Int.random(in: 100_000_000...999_999_999))-\(Int.random(in: 10_000...99_999)) (\(Int.random(in: 1_000_000...9_999_999)))"
+            FileHandle.standardError.write(Data("localorg: ErrorId \(errorId): \(request.method) \(request.path): \(error)\n".utf8))
             return .error(APIError(status: 500, errorCode: "UNKNOWN_EXCEPTION",
-                                   message: "An unexpected error occurred. Please include this ErrorId if you contact support: \(Int.random(in: 100_000_000...999_999_999))-\(Int.random(in: 10_000...99_999)) (\(Int.random(in: 1_000_000...9_999_999)))"))
+                                   message: "An unexpected error occurred. Please include this ErrorId if you contact support: \(errorId)"))
         }
     }
 

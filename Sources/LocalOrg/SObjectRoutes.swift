@@ -72,7 +72,7 @@ extension LocalOrgAPI {
             "restrictedPicklist": false, "dependentPicklist": false, "controllerName": .null,
             "defaultValue": field.defaultValue ?? .null, "defaultValueFormula": .null, "calculatedFormula": .null,
             "inlineHelpText": .null, "htmlFormatted": false, "encrypted": false, "deprecatedAndHidden": false,
-            "compoundFieldName": field.concatenationOf.isEmpty ? .null : .null, "extraTypeInfo": .null,
+            "compoundFieldName": .null, "extraTypeInfo": .null,
             "permissionable": .bool(!field.isSystem && field.nillable), "writeRequiresMasterRead": false,
         ]
     }
