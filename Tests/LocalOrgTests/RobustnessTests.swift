@@ -13,7 +13,7 @@ import Testing
                              "'", "\\", ";", "--", "/*", "\u{0}", "é", "陈", "..", ":", "Contact.LastName", "IsDeleted",
                              "(SELECT Id FROM Contacts)", "(SELECT", "Contacts", "GROUP BY", "COUNT(Id)", "FIELDS(ALL)",
                              "SUM(", "MAX(Name)", "AVG(NumberOfEmployees)", "COUNT_DISTINCT(Title)", "total",
-                             "IN (SELECT AccountId FROM Contact)", "Id IN (SELECT", "AccountId"]
+                             "IN (SELECT AccountId FROM Contact)", "Id IN (SELECT", "AccountId", "HAVING", "COUNT(Id) > 1"]
 
     func checkErrorShape(_ response: APIResponse, context: String) throws {
         #expect(response.status != 500, "\(context) → \(response.bodyText)")

@@ -234,6 +234,12 @@ import Testing
         #expect(ungrouped.body.firstErrorMessage?.contains("Field must be grouped or aggregated: LastName") == true)
         let sumOfText = try await org.query("SELECT SUM(LastName) FROM Contact")
         #expect(sumOfText.body.firstErrorCode == "INVALID_FIELD")
+        let having = try await org.query("SELECT AccountId, COUNT(Id) FROM Contact GROUP BY AccountId HAVING COUNT(Id) > 1")
+        #expect(having.body["records"]?.arrayValue?.map { $0["expr0"] } == [2])
+        let havingMax = try await org.query("SELECT AccountId FROM Contact GROUP BY AccountId HAVING MAX(LastName) = 'O\\'Brien'")
+        #expect(havingMax.body["totalSize"] == 1)
+        let aggregateInWhere = try await org.query("SELECT COUNT(Id) FROM Contact WHERE COUNT(Id) > 1")
+        #expect(aggregateInWhere.body.firstErrorCode == "MALFORMED_QUERY")
         let employees = try await org.query("SELECT SUM(NumberOfEmployees), AVG(NumberOfEmployees) FROM Account")
         #expect(employees.body["records"]?.arrayValue?.first?["expr0"] == .null)
     }

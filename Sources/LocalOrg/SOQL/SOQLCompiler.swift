@@ -75,6 +75,10 @@ struct SOQLCompiler {
     private var columns: [String] = []
     private var arguments: [DatabaseValue] = []
     private var joinArguments: [DatabaseValue] = []
+    /// True while compiling HAVING, the only place aggregate comparisons may appear.
+    private var compilingHaving = false
+    /// GROUP BY fields by canonical key, so HAVING can compare them too.
+    private var groupKeys: [String: String] = [:]
 
     init(schema: OrgSchema, includeDeleted: Bool, now: Int64, ownerId: String? = nil) {
         self.schema = schema
@@ -260,7 +264,6 @@ struct SOQLCompiler {
             throw SOQLError(errorCode: "MALFORMED_QUERY", detail: "COUNT() cannot be combined with GROUP BY", offset: query.objectOffset)
         }
         var groupExpressions: [String] = []
-        var groupKeys: [String: String] = [:]
         for path in query.groupBy {
             let (alias, field, chain) = try resolve(path, from: object)
             let expression = "\(alias).\(quoted(field.columnName))"
@@ -291,6 +294,12 @@ struct SOQLCompiler {
             }
         }
         let whereParts = try wherePieces(query, object: object)
+        var havingSQL = ""
+        if let having = query.having {
+            compilingHaving = true
+            havingSQL = " HAVING " + (try compileCondition(having, object: object))
+            compilingHaving = false
+        }
         var orderParts: [String] = []
         for ordering in query.ordering {
             var expression: String
@@ -310,7 +319,7 @@ struct SOQLCompiler {
         let from = "FROM \(quoted(object.tableName)) t" + joins.map { " " + $0.sql }.joined()
         let whereSQL = whereParts.isEmpty ? "" : " WHERE " + whereParts.map { "(\($0))" }.joined(separator: " AND ")
         var sql = "SELECT \(selected.joined(separator: ", ")) \(from)\(whereSQL)"
-        if !groupExpressions.isEmpty { sql += " GROUP BY " + groupExpressions.joined(separator: ", ") }
+        if !groupExpressions.isEmpty { sql += " GROUP BY " + groupExpressions.joined(separator: ", ") + havingSQL }
         if !orderParts.isEmpty { sql += " ORDER BY " + orderParts.joined(separator: ", ") }
         var sqlArguments = joinArguments + arguments
         sql += " LIMIT ? OFFSET ?"
@@ -415,6 +424,21 @@ struct SOQLCompiler {
                 return includesNull ? "\(column) IS NOT NULL AND \(column) NOT IN (\(list))" : "\(column) IS NULL OR \(column) NOT IN (\(list))"
             }
             return includesNull ? "\(column) IS NULL OR \(column) IN (\(list))" : "\(column) IN (\(list))"
+        case let .aggregateComparison(aggregate, comparison, literal, offset):
+            guard compilingHaving else {
+                throw SOQLError(errorCode: "MALFORMED_QUERY", detail: "aggregate functions are allowed in HAVING, not in WHERE", offset: aggregate.offset)
+            }
+            let (expression, field) = try aggregateExpression(aggregate, object: object)
+            let value: DatabaseValue
+            switch (aggregate.function, literal) {
+            case ("COUNT", .integer(let number)), ("COUNT_DISTINCT", .integer(let number)): value = number.databaseValue
+            case (_, .integer(let number)) where [.int, .double, .currency].contains(field.type): value = number.databaseValue
+            case (_, .decimal(let number)) where [.int, .double, .currency].contains(field.type): value = number.databaseValue
+            case ("MIN", _), ("MAX", _): value = try self.value(of: literal, for: field, offset: offset)
+            default: throw typeMismatch(field, offset: offset)
+            }
+            arguments.append(value)
+            return "\(expression) \(comparison == .notEqual ? "<>" : comparison.rawValue) ?"
         case let .inSubquery(path, negated, subquery):
             let (alias, field, _) = try resolve(path, from: object)
             let column = "\(alias).\(quoted(field.columnName))"

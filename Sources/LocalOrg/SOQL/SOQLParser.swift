@@ -29,6 +29,8 @@ indirect enum SOQLCondition: Sendable {
     case inList(SOQLFieldPath, negated: Bool, [SOQLLiteral], literalOffset: Int)
     /// A semi-join or anti-join: `Id IN (SELECT AccountId FROM Contact …)`.
     case inSubquery(SOQLFieldPath, negated: Bool, SOQLQuery)
+    /// `COUNT(Id) > 1`, allowed only in HAVING.
+    case aggregateComparison(SOQLAggregate, SOQLComparisonOperator, SOQLLiteral, literalOffset: Int)
     case like(SOQLFieldPath, SOQLLiteral, literalOffset: Int)
 }
 
@@ -71,6 +73,7 @@ struct SOQLQuery: Sendable {
     var limit: Int?
     var offset: Int?
     var groupBy: [SOQLFieldPath] = []
+    var having: SOQLCondition?
 }
 
 /// Recursive-descent parser for the SOQL subset localorg runs.
@@ -164,6 +167,10 @@ struct SOQLParser {
                 if current.kind == .comma { advance() }
                 query.groupBy.append(try parseFieldPath())
             } while current.kind == .comma
+            if current.isKeyword("HAVING") {
+                advance()
+                query.having = try parseCondition()
+            }
         }
         if current.isKeyword("ORDER") {
             advance()
@@ -252,6 +259,13 @@ struct SOQLParser {
             guard current.kind == .rightParenthesis else { throw unexpected() }
             advance()
             return inner
+        }
+        if case let .identifier(name) = current.kind, SOQLAggregate.functions.contains(name.uppercased()), tokens[index + 1].kind == .leftParenthesis {
+            let aggregate = try parseAggregate()
+            guard case let .comparison(symbol) = current.kind, let comparison = SOQLComparisonOperator(rawValue: symbol) else { throw unexpected() }
+            advance()
+            let offset = current.offset
+            return .aggregateComparison(aggregate, comparison, try parseLiteral(), literalOffset: offset)
         }
         let field = try parseFieldPath()
         if current.isKeyword("LIKE") {
