@@ -20,8 +20,8 @@ struct RunningServer {
     let port: Int
     let org: TestOrg
 
-    static func start(tls: Bool, log: RequestLog = RequestLog()) async throws -> RunningServer {
-        let org = try await TestOrg()
+    static func start(tls: Bool, log: RequestLog = RequestLog(), maximumBodyBytes: Int = 8 * 1024 * 1024) async throws -> RunningServer {
+        let org = try await TestOrg(maximumBodyBytes: maximumBodyBytes)
         var files: LocalOrgServer.TLSFiles?
         if tls {
             let authority = LocalCertificateAuthority(directory: org.directory)
@@ -102,6 +102,26 @@ struct RunningServer {
             #expect(log.lines.contains { $0.hasPrefix("POST /services/data/v59.0/sobjects/Contact/ 201 ") })
             #expect(log.lines.contains { $0.hasPrefix("GET /services/data/v59.0/query 200 ") })
             #expect(!log.lines.contains { $0.contains(token) || $0.contains("SELECT") || $0.contains("password") })
+        } catch {
+            await server.stop()
+            throw error
+        }
+        await server.stop()
+    }
+
+    @Test func oversizedBodiesGetASalesforceErrorNotACrash() async throws {
+        let server = try await RunningServer.start(tls: false, maximumBodyBytes: 2048)
+        do {
+            var request = URLRequest(url: try #require(URL(string: "http://127.0.0.1:\(server.port)/services/data/v59.0/sobjects/Contact/")))
+            request.httpMethod = "POST"
+            request.setValue("Bearer \(server.org.accessToken)", forHTTPHeaderField: "Authorization")
+            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+            request.httpBody = Data(#"{"LastName":"\#(String(repeating: "x", count: 6000))"}"#.utf8)
+            request.timeoutInterval = 30
+            let (data, response) = try await URLSession(configuration: .ephemeral).data(for: request)
+            #expect((response as? HTTPURLResponse)?.statusCode == 413)
+            #expect(try JSONParser.parse(data).firstErrorCode == "REQUEST_ENTITY_TOO_LARGE")
+            #expect(try server.org.store.counts().first { $0.object == "Contact" }?.live == 0)
         } catch {
             await server.stop()
             throw error
