@@ -282,3 +282,44 @@ def test_soap_login_through_simple_salesforce(org):
     with pytest.raises(SalesforceAuthenticationFailed):
         SalesforceLogin(username="demo@localorg.test", password="localorg-demo", security_token="", scratch_url=org.url,
                         session=session, sf_version="65.0")
+
+
+def test_composite_batch_composite_and_tree(sf):
+    tree = sf.restful("composite/tree/Account", method="POST", json={"records": [
+        {"attributes": {"type": "Account", "referenceId": "acc"}, "Name": "Tree via pytest",
+         "Contacts": {"records": [{"attributes": {"type": "Contact", "referenceId": "con"}, "LastName": "Leaf"}]}}]})
+    assert tree["hasErrors"] is False and [result["referenceId"] for result in tree["results"]] == ["acc", "con"]
+    account_id = tree["results"][0]["id"]
+    batch = sf.restful("composite/batch", method="POST", json={"batchRequests": [
+        {"method": "PATCH", "url": f"v59.0/sobjects/Account/{account_id}", "richInput": {"Phone": "+1 555 0100"}},
+        {"method": "GET", "url": f"v59.0/sobjects/Account/{account_id}?fields=Phone"}]})
+    assert batch["hasErrors"] is False and batch["results"][1]["result"]["Phone"] == "+1 555 0100"
+    composite = sf.restful("composite", method="POST", json={"allOrNone": True, "compositeRequest": [
+        {"method": "POST", "url": "/services/data/v59.0/sobjects/Contact", "referenceId": "new", "body": {"LastName": "Ref", "AccountId": account_id}},
+        {"method": "GET", "url": "/services/data/v59.0/sobjects/Contact/@{new.id}?fields=AccountId", "referenceId": "read"}]})
+    responses = composite["compositeResponse"]
+    assert [response["httpStatusCode"] for response in responses] == [201, 200]
+    assert responses[1]["body"]["AccountId"] == account_id and all("httpHeaders" in response for response in responses)
+
+
+def test_private_sharing_hides_other_users_records(tmp_path):
+    from simple_salesforce import Salesforce
+    server = LocalOrgProcess(tmp_path, "--sharing", "private")
+    try:
+        def client(username, password):
+            token = login(server.url, server.ca_path, username=username, password=password)
+            return Salesforce(instance_url=server.url, session_id=token["access_token"], session=trusting_session(server.ca_path), version="59.0")
+        admin = client("demo@localorg.test", "localorg-demo")
+        trainer = client("trainer@localorg.test", "localorg-trainer")
+        hidden = admin.Contact.create({"LastName": "Admin only"})
+        mine = trainer.Contact.create({"LastName": "Trainer's"})
+        assert [record["LastName"] for record in trainer.query("SELECT LastName FROM Contact")["records"]] == ["Trainer's"]
+        assert admin.query("SELECT COUNT() FROM Contact")["totalSize"] == 2
+        with pytest.raises(SalesforceResourceNotFound):
+            trainer.Contact.get(hidden["id"])
+        with pytest.raises(SalesforceMalformedRequest) as refused:
+            trainer.Contact.update(hidden["id"], {"Title": "x"})
+        assert refused.value.content[0]["errorCode"] == "INSUFFICIENT_ACCESS_OR_READONLY"
+        assert admin.Contact.get(mine["id"])["LastName"] == "Trainer's"
+    finally:
+        assert server.stop() == 0
