@@ -18,6 +18,8 @@ public struct OrgSettings: Sendable {
     /// Connected apps besides the built-in `forceterm`: client id → client secret
     /// (from `connected-apps.json` in the data directory).
     public var connectedApps: [String: String] = [:]
+    /// Briefcase rules for `/connect/briefcase/priming-records` (from `briefcases.json`).
+    public var briefcases = BriefcaseConfiguration(rules: [])
     /// Added to every data API request (`--latency`), to show a slow network.
     public var latencyMilliseconds: Int = 0
     /// Share of data API requests refused with 503 before doing anything (`--fail-rate`), to
@@ -226,6 +228,8 @@ public struct LocalOrgAPI: Sendable {
             }
             // Before v36.0 the answer was a bare array.
             return (Double(context.apiVersion) ?? 0) < 36 ? .json(.array(records)) : .json(["searchRecords": .array(records)])
+        case ("connect", 3) where rest[1] == "briefcase" && rest[2] == "priming-records" && (Double(context.apiVersion) ?? 0) >= 54:
+            return try await primingRecords(context)
         case ("recent", 1):
             try requireMethod(method, "GET")
             return try await recentItems(context)

@@ -38,6 +38,19 @@ public struct OrgDirectory: Sendable {
     }
     public var certificateAuthority: LocalCertificateAuthority { LocalCertificateAuthority(directory: path) }
 
+    /// Optional briefcase rules for the Mobile SDK's briefcase sync.
+    public var briefcasesPath: String { path + "/briefcases.json" }
+
+    /// The org's briefcase rules; none when `briefcases.json` is absent.
+    public func briefcases(schema: OrgSchema) throws -> BriefcaseConfiguration {
+        guard FileManager.default.fileExists(atPath: briefcasesPath) else { return BriefcaseConfiguration(rules: []) }
+        let document: JSONValue
+        do { document = try JSONParser.parse(try Data(contentsOf: URL(fileURLWithPath: briefcasesPath))) } catch {
+            throw SchemaError(description: "\(briefcasesPath): \(error)")
+        }
+        return try BriefcaseConfiguration.parse(document, schema: schema)
+    }
+
     /// An org's own schema; without it the schema shipped with localorg is used.
     public var schemaPath: String { path + "/schema.json" }
 

@@ -67,6 +67,7 @@ struct Serve: AsyncParsableCommand {
         settings.latencyMilliseconds = latency
         settings.failureRate = failRate
         settings.connectedApps = try directory.connectedApps()
+        settings.briefcases = try directory.briefcases(schema: store.schema)
         let api = try LocalOrgAPI(store: store, settings: settings)
         var tls: LocalOrgServer.TLSFiles?
         if !http {
