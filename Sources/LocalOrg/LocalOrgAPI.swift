@@ -18,6 +18,8 @@ public struct OrgSettings: Sendable {
     /// Connected apps besides the built-in `forceterm`: client id → client secret
     /// (from `connected-apps.json` in the data directory).
     public var connectedApps: [String: String] = [:]
+    /// Briefcase rules for `/connect/briefcase/priming-records` (from `briefcases.json`).
+    public var briefcases = BriefcaseConfiguration(rules: [])
     /// Added to every data API request (`--latency`), to show a slow network.
     public var latencyMilliseconds: Int = 0
     /// Share of data API requests refused with 503 before doing anything (`--fail-rate`), to
@@ -98,6 +100,8 @@ public struct LocalOrgAPI: Sendable {
                 return versions()
             case "services" where segments.count >= 3 && segments[1] == "data":
                 return try await handleData(request, version: segments[2], rest: Array(segments.dropFirst(3)))
+            case "services" where segments.count == 4 && segments[1] == "Soap" && segments[2] == "u":
+                return try await soapLogin(request, version: segments[3])
             case "setup" where segments.count == 2 && segments[1] == "connect":
                 return try await verificationPage(request)
             case "id" where segments.count == 3:
@@ -108,8 +112,12 @@ public struct LocalOrgAPI: Sendable {
         } catch let error as APIError {
             return .error(error)
         } catch {
+            // Salesforce's answer carries an ErrorId; the same id goes to stderr with the cause
+            // (which never contains a token), so the operator can find what happened.
+            let errorId = "\(Int.random(in: 100_000_000...999_999_999))-\(Int.random(in: 10_000...99_999)) (\(Int.random(in: 1_000_000...9_999_999)))"
+            FileHandle.standardError.write(Data("localorg: ErrorId \(errorId): \(request.method) \(request.path): \(error)\n".utf8))
             return .error(APIError(status: 500, errorCode: "UNKNOWN_EXCEPTION",
-                                   message: "An unexpected error occurred. Please include this ErrorId if you contact support: \(Int.random(in: 100_000_000...999_999_999))-\(Int.random(in: 10_000...99_999)) (\(Int.random(in: 1_000_000...9_999_999)))"))
+                                   message: "An unexpected error occurred. Please include this ErrorId if you contact support: \(errorId)"))
         }
     }
 
@@ -148,7 +156,9 @@ public struct LocalOrgAPI: Sendable {
     // MARK: Data API
 
     func handleData(_ request: APIRequest, version versionSegment: String, rest: [String]) async throws -> APIResponse {
-        guard versionSegment.hasPrefix("v"), let number = Double(versionSegment.dropFirst()),
+        // `latest` is the documented alias of the newest version.
+        let requested = versionSegment == "latest" ? "v\(Self.supportedVersions.upperBound).0" : versionSegment
+        guard requested.hasPrefix("v"), let number = Double(requested.dropFirst()),
               Self.supportedVersions.contains(Int(number)), number == number.rounded() else {
             return .error(.resourceNotFound)
         }
@@ -218,6 +228,8 @@ public struct LocalOrgAPI: Sendable {
             }
             // Before v36.0 the answer was a bare array.
             return (Double(context.apiVersion) ?? 0) < 36 ? .json(.array(records)) : .json(["searchRecords": .array(records)])
+        case ("connect", 3) where rest[1] == "briefcase" && rest[2] == "priming-records" && (Double(context.apiVersion) ?? 0) >= 54:
+            return try await primingRecords(context)
         case ("recent", 1):
             try requireMethod(method, "GET")
             return try await recentItems(context)

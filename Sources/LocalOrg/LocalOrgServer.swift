@@ -25,6 +25,9 @@ public struct LocalOrgServer: Sendable {
     public let tls: TLSFiles?
     /// Log only critical problems (tests stop servers by cancelling, which the server logs as errors).
     public var quiet = false
+    /// Called after each request with one line for a console (method, path without the query,
+    /// status, milliseconds); never with headers or the query string, so tokens stay out of it.
+    public var requestLog: (@Sendable (String) -> Void)?
 
     public init(api: LocalOrgAPI, host: String = "127.0.0.1", port: Int, tls: TLSFiles?) {
         self.api = api
@@ -41,6 +44,7 @@ public struct LocalOrgServer: Sendable {
         let scheme = tls == nil ? "http" : "https"
         let fallbackAuthority = "\(host):\(port)"
         let maximumBody = api.settings.maximumBodyBytes
+        let requestLog = self.requestLog
         let responder = CallbackResponder<BasicRequestContext> { request, _ in
             var request = request
             var headers: [String: String] = [:]
@@ -58,7 +62,14 @@ public struct LocalOrgServer: Sendable {
             let authority = request.head.authority ?? headers["host"] ?? fallbackAuthority
             let apiRequest = APIRequest(method: request.method.rawValue, path: request.uri.path, query: request.uri.query ?? "",
                                         headers: headers, body: body, baseURL: "\(scheme)://\(authority)")
-            return Self.response(from: await api.handle(apiRequest))
+            let started = ContinuousClock.now
+            let apiResponse = await api.handle(apiRequest)
+            if let requestLog {
+                let elapsed = ContinuousClock.now - started
+                let milliseconds = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
+                requestLog("\(apiRequest.method) \(apiRequest.path) \(apiResponse.status) \(String(format: "%.1f", milliseconds)) ms")
+            }
+            return Self.response(from: apiResponse)
         }
         let logger = {
             var logger = Logger(label: "localorg")

@@ -38,9 +38,31 @@ public struct OrgDirectory: Sendable {
     }
     public var certificateAuthority: LocalCertificateAuthority { LocalCertificateAuthority(directory: path) }
 
+    /// Optional briefcase rules for the Mobile SDK's briefcase sync.
+    public var briefcasesPath: String { path + "/briefcases.json" }
+
+    /// The org's briefcase rules; none when `briefcases.json` is absent.
+    public func briefcases(schema: OrgSchema) throws -> BriefcaseConfiguration {
+        guard FileManager.default.fileExists(atPath: briefcasesPath) else { return BriefcaseConfiguration(rules: []) }
+        let document: JSONValue
+        do { document = try JSONParser.parse(try Data(contentsOf: URL(fileURLWithPath: briefcasesPath))) } catch {
+            throw SchemaError(description: "\(briefcasesPath): \(error)")
+        }
+        return try BriefcaseConfiguration.parse(document, schema: schema)
+    }
+
+    /// An org's own schema; without it the schema shipped with localorg is used.
+    public var schemaPath: String { path + "/schema.json" }
+
+    /// The org's schema: `schema.json` in the data directory when there is one (copy the shipped
+    /// `Sources/LocalOrg/Resources/schema.json` there to add fields or objects), else the shipped one.
+    public func schema() throws -> OrgSchema {
+        FileManager.default.fileExists(atPath: schemaPath) ? try OrgSchema.load(from: URL(fileURLWithPath: schemaPath)) : try OrgSchema.bundled()
+    }
+
     /// Creates the directory (owner-only) and opens the org in it, creating it on first use.
     public func openStore() throws -> OrgStore {
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        return try OrgStore(path: databasePath, schema: try OrgSchema.bundled())
+        return try OrgStore(path: databasePath, schema: try schema())
     }
 }

@@ -165,6 +165,14 @@ public final class OrgStore: Sendable {
         }
     }
 
+    /// Replaces a user's password (hashed); the user's existing tokens stay valid, as in Salesforce.
+    public func setPassword(userId: String, password: String) async throws {
+        let hash = try PasswordHasher.hash(password)
+        try await pool.write { db in
+            try db.execute(sql: "UPDATE localorg_credential SET passwordHash = ? WHERE userId = ?", arguments: [hash, userId])
+        }
+    }
+
     /// Every user who can sign in, for `localorg info`.
     public func users() throws -> [(username: String, isAdmin: Bool, isActive: Bool)] {
         guard let user = schema.object(named: "User") else { return [] }
@@ -305,12 +313,9 @@ public final class OrgStore: Sendable {
         values["CreatedById"] = actingUserId.databaseValue
         values["LastModifiedById"] = actingUserId.databaseValue
         Self.fillComputedFields(object: object, values: &values)
-        let fields = object.fields.filter { values[$0.name] != nil }
-        let columns = fields.map { quoted($0.columnName) }.joined(separator: ", ")
-        let placeholders = Array(repeating: "?", count: fields.count).joined(separator: ", ")
-        // Cached: seeding repeats the same few column sets many thousand times.
-        try db.cachedStatement(sql: "INSERT INTO \(quoted(object.tableName)) (\(columns)) VALUES (\(placeholders))")
-            .execute(arguments: StatementArguments(fields.map { values[$0.name] ?? .null }))
+        // One cached statement per object: seeding inserts many thousand rows through it.
+        let arguments = object.fields.map { field in values[field.name] ?? (field.type == .boolean ? false.databaseValue : .null) }
+        try db.cachedStatement(sql: object.insertSQL).execute(arguments: StatementArguments(arguments))
         return id
     }
 
@@ -394,5 +399,7 @@ public final class OrgStore: Sendable {
 
 /// Double-quotes an SQL identifier. Only names from the schema file reach this, never request input.
 func quoted(_ identifier: String) -> String {
-    "\"" + identifier.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    // Fast path: schema names never contain quotes, and seeding calls this for every column.
+    guard identifier.utf8.contains(UInt8(ascii: "\"")) else { return "\"" + identifier + "\"" }
+    return "\"" + identifier.replacingOccurrences(of: "\"", with: "\"\"") + "\""
 }

@@ -1,3 +1,4 @@
+import Crypto
 import ForceJSON
 import Foundation
 import GRDB
@@ -71,7 +72,7 @@ extension LocalOrgAPI {
             "restrictedPicklist": false, "dependentPicklist": false, "controllerName": .null,
             "defaultValue": field.defaultValue ?? .null, "defaultValueFormula": .null, "calculatedFormula": .null,
             "inlineHelpText": .null, "htmlFormatted": false, "encrypted": false, "deprecatedAndHidden": false,
-            "compoundFieldName": field.concatenationOf.isEmpty ? .null : .null, "extraTypeInfo": .null,
+            "compoundFieldName": .null, "extraTypeInfo": .null,
             "permissionable": .bool(!field.isSystem && field.nillable), "writeRequiresMasterRead": false,
         ]
     }
@@ -89,6 +90,8 @@ extension LocalOrgAPI {
         case 1 where rest[0].lowercased() == "updated" || rest[0].lowercased() == "deleted":
             try requireMethod(method, "GET")
             return try await replication(object, context: context, deleted: rest[0].lowercased() == "deleted")
+        case 2 where object.name == "User" && rest[1].lowercased() == "password":
+            return try await userPassword(userId: rest[0], context: context)
         default:
             let operation = try recordOperation(object, rest: rest, method: method)
             // Each record operation runs in one transaction (a read-only one for reads).
@@ -242,9 +245,12 @@ extension LocalOrgAPI {
         guard let stored = try store.fetchRecord(db, object: object, id: id),
               OrgStore.isVisible(stored, object: object, to: context.visibleOwner) else { throw APIError.resourceNotFound }
         if stored.isDeleted { throw APIError.entityIsDeleted }
+        let etag = Self.entityTag(stored, object: object)
+        if let etag, Self.matches(context.request.header("if-none-match"), etag) { return .empty(304) }
         if notModified(context.request, since: stored.lastModifiedDate) { return .empty(304) }
         var response = APIResponse.json(RecordRenderer.record(stored, object: object, fields: selected, apiVersion: context.apiVersion))
         response.headers.append(("Last-Modified", SalesforceDate.formatHTTPDate(stored.lastModifiedDate)))
+        if let etag { response.headers.append(("ETag", etag)) }
         return response
     }
 
@@ -257,8 +263,36 @@ extension LocalOrgAPI {
         return date
     }
 
+    /// Salesforce sends entity tags for Account rows only. This one hashes every stored value, so
+    /// it changes with any change, even two within the same second.
+    static func entityTag(_ record: StoredRecord, object: ObjectDefinition) -> String? {
+        guard object.name == "Account" else { return nil }
+        var content: [UInt8] = []
+        for field in object.fields {
+            content += Array("\(field.name)=\(record.values[field.name] ?? .null)".utf8)
+            content.append(0)
+        }
+        return "\"" + Data(SHA256.hash(data: content)).base64EncodedString() + "\""
+    }
+
+    /// Whether an `If-Match` / `If-None-Match` header names this tag (or is `*`).
+    static func matches(_ header: String?, _ etag: String) -> Bool {
+        guard let header else { return false }
+        return header.split(separator: ",").contains { candidate in
+            let tag = candidate.trimmingCharacters(in: .whitespaces)
+            return tag == "*" || tag == etag || tag == "W/" + etag
+        }
+    }
+
     func update(_ object: ObjectDefinition, id: String, context: DataContext, db: Database, body: JSONObject? = nil) throws -> APIResponse {
         try checkWriteAccess(object, context: context)
+        if object.name == "Account", context.request.header("if-match") != nil || context.request.header("if-none-match") != nil,
+           let current = try store.fetchRecord(db, object: object, id: id), let etag = Self.entityTag(current, object: object) {
+            let ifMatch = context.request.header("if-match")
+            if (ifMatch != nil && !Self.matches(ifMatch, etag)) || Self.matches(context.request.header("if-none-match"), etag) {
+                throw APIError(status: 412, errorCode: "PRECONDITION_FAILED", message: "The entity tag of the record does not satisfy the request's If-Match / If-None-Match condition")
+            }
+        }
         let values = try RecordValidator.values(for: object, body: try body ?? jsonObjectBody(context.request), mode: .update)
         try store.updateRow(db, object: object, id: id, values: values, actingUserId: context.session.userId, now: OrgStore.now(),
                             ifUnmodifiedSince: try ifUnmodifiedSince(context.request), visibleTo: context.visibleOwner)
@@ -301,6 +335,36 @@ extension LocalOrgAPI {
             return try create(object, context: context, db: db, body: body, upserted: true)
         default:
             throw APIError(status: 405, errorCode: "METHOD_NOT_ALLOWED", message: "HTTP Method '\(context.method)' not allowed. Allowed are GET,PATCH,DELETE")
+        }
+    }
+
+    // MARK: Passwords
+
+    /// `/sobjects/User/{id}/password`: GET tells whether it expired, POST sets a new one (204),
+    /// DELETE resets it to a generated one. Users manage their own; admins anyone's.
+    func userPassword(userId idText: String, context: DataContext) async throws -> APIResponse {
+        guard let userId = SalesforceId.canonical(idText), let user = schema.object(named: "User"),
+              try await store.record(user, id: userId) != nil else { throw APIError.resourceNotFound }
+        guard context.session.isAdmin || context.session.userId == userId else { throw APIError.insufficientAccess }
+        switch context.method {
+        case "GET":
+            return .json(["isExpired": false])
+        case "POST":
+            guard let password = try jsonObjectBody(context.request)["NewPassword"]?.stringValue else {
+                throw APIError(status: 400, errorCode: "INVALID_NEW_PASSWORD", message: "NewPassword is required")
+            }
+            guard password.count >= 8 else {
+                throw APIError(status: 400, errorCode: "INVALID_NEW_PASSWORD", message: "Your password must be at least 8 characters long.")
+            }
+            try await store.setPassword(userId: userId, password: password)
+            return .empty(204)
+        case "DELETE":
+            let generated = base64URL(randomBytes(12))
+            try await store.setPassword(userId: userId, password: generated)
+            return .json(["NewPassword": .string(generated)])
+        default:
+            try requireMethod(context.method, "GET", "POST", "DELETE")
+            return .empty(405)
         }
     }
 

@@ -72,6 +72,8 @@ public struct ObjectDefinition: Sendable {
     public var deletable: Bool
     public var fields: [FieldDefinition]
     private var fieldIndexByLowercaseName: [String: Int] = [:]
+    /// `INSERT INTO … (every column) VALUES (?, …)`, built once: inserts bind a value for every field.
+    let insertSQL: String
 
     init(name: String, label: String, labelPlural: String, keyPrefix: String, hasOwner: Bool,
          createable: Bool, deletable: Bool, fields: [FieldDefinition]) {
@@ -84,6 +86,7 @@ public struct ObjectDefinition: Sendable {
         self.deletable = deletable
         self.fields = fields
         for (index, field) in fields.enumerated() { fieldIndexByLowercaseName[field.name.lowercased()] = index }
+        insertSQL = "INSERT INTO \(quoted("sobject_\(name)")) (\(fields.map { quoted($0.columnName) }.joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: fields.count).joined(separator: ", ")))"
     }
 
     /// Looks a field up by name, ignoring case as Salesforce does.
@@ -97,7 +100,7 @@ public struct ObjectDefinition: Sendable {
         return fields.first { $0.type == .reference && $0.relationshipName?.lowercased() == lowered }
     }
 
-    /// The SQLite table holding this object's records.
+    /// The SQLite table holding this object's records (`insertSQL` spells the same name).
     var tableName: String { "sobject_\(name)" }
     /// The field shown as the record's name (`Name` for all objects shipped).
     var nameFieldName: String? { fields.first { $0.nameField }?.name }
@@ -123,9 +126,21 @@ public struct OrgSchema: Sendable {
     public init(objects: [ObjectDefinition]) throws {
         self.objects = objects
         var index: [String: Int] = [:]
+        var prefixes: [String: String] = [:]
         for (position, object) in objects.enumerated() {
             guard index[object.name.lowercased()] == nil else { throw SchemaError(description: "object \(object.name) is defined twice") }
             index[object.name.lowercased()] = position
+            if let other = prefixes[object.keyPrefix] {
+                throw SchemaError(description: "\(object.name) and \(other) share the key prefix \(object.keyPrefix)")
+            }
+            prefixes[object.keyPrefix] = object.name
+            guard object.keyPrefix.utf8.allSatisfy({ (48...57).contains($0) || (65...90).contains($0) || (97...122).contains($0) }),
+                  object.keyPrefix != "01g" else {
+                throw SchemaError(description: "\(object.name) needs a key prefix of three letters or digits other than 01g (query locators)")
+            }
+            guard object.name.utf8.allSatisfy({ (48...57).contains($0) || (65...90).contains($0) || (97...122).contains($0) || $0 == 95 }) else {
+                throw SchemaError(description: "object name \(object.name) may use only letters, digits and underscores")
+            }
         }
         objectIndexByLowercaseName = index
         for object in objects {
@@ -159,10 +174,15 @@ public struct OrgSchema: Sendable {
 
     /// The schema shipped with localorg (`Sources/LocalOrg/Resources/schema.json`).
     public static func bundled() throws -> OrgSchema {
+        try load(from: try bundledURL())
+    }
+
+    /// Where the shipped schema file is, to copy it into a data directory and extend it.
+    public static func bundledURL() throws -> URL {
         guard let url = Bundle.module.url(forResource: "schema", withExtension: "json") else {
             throw SchemaError(description: "the bundled schema.json is missing")
         }
-        return try load(from: url)
+        return url
     }
 
     public static func load(from url: URL) throws -> OrgSchema {
@@ -199,6 +219,9 @@ public struct OrgSchema: Sendable {
             fields.append(systemField("SystemModstamp", label: "System Modstamp", type: .datetime))
             var seen = Set<String>()
             for field in fields {
+                guard field.name.utf8.allSatisfy({ (48...57).contains($0) || (65...90).contains($0) || (97...122).contains($0) || $0 == 95 }) else {
+                    throw SchemaError(description: "field name \(name).\(field.name) may use only letters, digits and underscores")
+                }
                 guard seen.insert(field.name.lowercased()).inserted else { throw SchemaError(description: "\(name).\(field.name) is defined twice") }
             }
             objects.append(ObjectDefinition(

@@ -46,6 +46,7 @@ struct Serve: AsyncParsableCommand {
     var sharing: OrgSettings.Sharing = .public
     @Option(help: "Milliseconds added to every data API request, to show a slow network.") var latency = 0
     @Option(help: "Share (0 to 1) of data API requests refused with 503 before doing anything, to show retries.") var failRate = 0.0
+    @Flag(help: "Do not print a line per request.") var quiet = false
     @Option(help: "Serve this certificate chain (PEM) instead of the local CA's.") var tlsCert: String?
     @Option(help: "Private key (PEM) for --tls-cert.") var tlsKey: String?
 
@@ -66,6 +67,7 @@ struct Serve: AsyncParsableCommand {
         settings.latencyMilliseconds = latency
         settings.failureRate = failRate
         settings.connectedApps = try directory.connectedApps()
+        settings.briefcases = try directory.briefcases(schema: store.schema)
         let api = try LocalOrgAPI(store: store, settings: settings)
         var tls: LocalOrgServer.TLSFiles?
         if !http {
@@ -79,7 +81,11 @@ struct Serve: AsyncParsableCommand {
                 tls = .init(certificateChainPath: authority.serverCertificatePath, privateKeyPath: authority.serverKeyPath)
             }
         }
-        let server = LocalOrgServer(api: api, port: port, tls: tls)
+        var server = LocalOrgServer(api: api, port: port, tls: tls)
+        if !quiet {
+            // One line per request (never headers or query strings, so no tokens), for trainers to watch a sync.
+            server.requestLog = { line in FileHandle.standardOutput.write(Data((line + "\n").utf8)) }
+        }
         let scheme = http ? "http" : "https"
         let caPath = tlsCert == nil && !http ? directory.certificateAuthority.caCertificatePath : nil
         try await server.run(stopOnSignals: true) { boundPort in

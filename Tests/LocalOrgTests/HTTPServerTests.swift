@@ -6,14 +6,22 @@ import FoundationNetworking
 import Testing
 @testable import LocalOrg
 
+/// Lines a server logged, collected across threads.
+final class RequestLog: @unchecked Sendable {
+    private let lock = NSLock()
+    private var collected: [String] = []
+    func append(_ line: String) { lock.withLock { collected.append(line) } }
+    var lines: [String] { lock.withLock { collected } }
+}
+
 /// A real localorg server on 127.0.0.1 and an ephemeral port, stopped by cancelling its task.
 struct RunningServer {
     let task: Task<Void, any Error>
     let port: Int
     let org: TestOrg
 
-    static func start(tls: Bool) async throws -> RunningServer {
-        let org = try await TestOrg()
+    static func start(tls: Bool, log: RequestLog = RequestLog(), maximumBodyBytes: Int = 8 * 1024 * 1024) async throws -> RunningServer {
+        let org = try await TestOrg(maximumBodyBytes: maximumBodyBytes)
         var files: LocalOrgServer.TLSFiles?
         if tls {
             let authority = LocalCertificateAuthority(directory: org.directory)
@@ -22,6 +30,7 @@ struct RunningServer {
         }
         var server = LocalOrgServer(api: org.api, port: 0, tls: files)
         server.quiet = true
+        server.requestLog = { line in log.append(line) }
         let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
         let task = Task { try await server.run(stopOnSignals: false) { port in continuation.yield(port) } }
         let port = await withTaskGroup(of: Int?.self) { group in
@@ -47,7 +56,8 @@ struct RunningServer {
 
 @Suite(.serialized) struct HTTPServerTests {
     @Test func plainHTTPServesTheAPIEndToEnd() async throws {
-        let server = try await RunningServer.start(tls: false)
+        let log = RequestLog()
+        let server = try await RunningServer.start(tls: false, log: log)
         let base = "http://127.0.0.1:\(server.port)"
         do {
             let session = URLSession(configuration: .ephemeral)
@@ -88,6 +98,30 @@ struct RunningServer {
             let (errorData, errorResponse) = try await session.data(for: unauthorized)
             #expect((errorResponse as? HTTPURLResponse)?.statusCode == 401)
             #expect(String(decoding: errorData, as: UTF8.self) == #"[{"message":"Session expired or invalid","errorCode":"INVALID_SESSION_ID"}]"#)
+            // The request log names method, path and status, but never tokens or query strings.
+            #expect(log.lines.contains { $0.hasPrefix("POST /services/data/v59.0/sobjects/Contact/ 201 ") })
+            #expect(log.lines.contains { $0.hasPrefix("GET /services/data/v59.0/query 200 ") })
+            #expect(!log.lines.contains { $0.contains(token) || $0.contains("SELECT") || $0.contains("password") })
+        } catch {
+            await server.stop()
+            throw error
+        }
+        await server.stop()
+    }
+
+    @Test func oversizedBodiesGetASalesforceErrorNotACrash() async throws {
+        let server = try await RunningServer.start(tls: false, maximumBodyBytes: 2048)
+        do {
+            var request = URLRequest(url: try #require(URL(string: "http://127.0.0.1:\(server.port)/services/data/v59.0/sobjects/Contact/")))
+            request.httpMethod = "POST"
+            request.setValue("Bearer \(server.org.accessToken)", forHTTPHeaderField: "Authorization")
+            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+            request.httpBody = Data(#"{"LastName":"\#(String(repeating: "x", count: 6000))"}"#.utf8)
+            request.timeoutInterval = 30
+            let (data, response) = try await URLSession(configuration: .ephemeral).data(for: request)
+            #expect((response as? HTTPURLResponse)?.statusCode == 413)
+            #expect(try JSONParser.parse(data).firstErrorCode == "REQUEST_ENTITY_TOO_LARGE")
+            #expect(try server.org.store.counts().first { $0.object == "Contact" }?.live == 0)
         } catch {
             await server.stop()
             throw error

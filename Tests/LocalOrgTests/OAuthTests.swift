@@ -130,4 +130,20 @@ import Testing
             body: Array("grant_type=password&username=demo%40localorg.test&password=localorg-demo".utf8), baseURL: TestOrg.baseURL))
         #expect(basic.status == 200)
     }
+
+    @Test func usersSetTheirPasswordAndAdminsResetOthers() async throws {
+        let admin = try await TestOrg()
+        defer { admin.remove() }
+        let trainer = try await admin.signedIn(as: "trainer@localorg.test", password: "localorg-trainer")
+        let trainerId = try #require(try admin.store.userId(username: "trainer@localorg.test"))
+        let adminId = try #require(try admin.store.userId(username: "demo@localorg.test"))
+        #expect(await trainer.call("POST", "/services/data/v59.0/sobjects/User/\(trainerId)/password", body: #"{"NewPassword":"short"}"#).status == 400)
+        #expect(await trainer.call("POST", "/services/data/v59.0/sobjects/User/\(trainerId)/password", body: #"{"NewPassword":"a longer secret"}"#).status == 204)
+        #expect(await trainer.call("POST", "/services/data/v59.0/sobjects/User/\(adminId)/password", body: #"{"NewPassword":"taking over"}"#).status == 400)
+        _ = try await TestOrg.signIn(admin.api, username: "trainer@localorg.test", password: "a%20longer%20secret")
+        let reset = try JSONParser.parse(await admin.call("DELETE", "/services/data/v59.0/sobjects/User/\(trainerId)/password").body)
+        let generated = try #require(reset["NewPassword"]?.stringValue)
+        _ = try await TestOrg.signIn(admin.api, username: "trainer@localorg.test", password: generated)
+        #expect(try JSONParser.parse(await admin.call("GET", "/services/data/v59.0/sobjects/User/\(trainerId)/password").body)["isExpired"] == false)
+    }
 }

@@ -104,6 +104,19 @@ import Testing
         #expect(try JSONParser.parse(stale.body).firstErrorCode == "PRECONDITION_FAILED")
         let fresh = await org.call("PATCH", "/services/data/v59.0/sobjects/Account/\(id)", body: #"{"Phone":"2"}"#, headers: ["If-Unmodified-Since": lastModified])
         #expect(fresh.status == 204)
+
+        // Accounts also carry entity tags.
+        let tagged = await org.call("GET", "/services/data/v59.0/sobjects/Account/\(id)")
+        let etag = try #require(tagged.header("ETag"))
+        #expect(await org.call("GET", "/services/data/v59.0/sobjects/Account/\(id)", headers: ["If-None-Match": etag]).status == 304)
+        #expect(await org.call("PATCH", "/services/data/v59.0/sobjects/Account/\(id)", body: #"{"Phone":"3"}"#, headers: ["If-Match": "\"stale\""]).status == 412)
+        #expect(await org.call("PATCH", "/services/data/v59.0/sobjects/Account/\(id)", body: #"{"Phone":"3"}"#, headers: ["If-None-Match": etag]).status == 412)
+        #expect(await org.call("PATCH", "/services/data/v59.0/sobjects/Account/\(id)", body: #"{"Phone":"3"}"#, headers: ["If-Match": etag]).status == 204)
+        let retagged = await org.call("GET", "/services/data/v59.0/sobjects/Account/\(id)", headers: ["If-None-Match": etag])
+        #expect(retagged.status == 200)  // the change gave the record a new tag, even within the same second
+        #expect(retagged.header("ETag") != etag)
+        let contact = try await org.create("Contact", #"{"LastName":"Untagged"}"#)
+        #expect(await org.call("GET", "/services/data/v59.0/sobjects/Contact/\(contact)").header("ETag") == nil)
     }
 
     @Test func updatedAndDeletedWindowsListChanges() async throws {
@@ -147,6 +160,9 @@ import Testing
         for name in ["FirstName", "Title", "MobilePhone", "Email", "Department", "HomePhone", "AccountId"] {
             #expect(fields.contains { $0["name"] == .string(name) }, "missing \(name)")
         }
+        let latest = try JSONParser.parse(await org.call("GET", "/services/data/latest/sobjects/Contact/describe").body)
+        #expect(latest["name"] == "Contact")
+        #expect(await org.call("GET", "/services/data/v20.0/sobjects").status == 404)
         let global = try JSONParser.parse(await org.call("GET", "/services/data/v59.0/sobjects").body)
         #expect(global["sobjects"]?.arrayValue?.compactMap { $0["name"]?.stringValue } == ["Account", "Contact", "User", "Organization"])
         let account = try JSONParser.parse(await org.call("GET", "/services/data/v59.0/sobjects/Account/describe").body)

@@ -11,7 +11,9 @@ import Testing
                              "'x'", "'a\\'b'", "'%'", "null", "true", "42", "-3.5", "2024-01-02", "2024-01-02T03:04:05Z",
                              "TODAY", "LAST_N_DAYS:3", "ORDER BY", "ASC", "DESC", "NULLS FIRST", "LIMIT", "OFFSET", "5",
                              "'", "\\", ";", "--", "/*", "\u{0}", "é", "陈", "..", ":", "Contact.LastName", "IsDeleted",
-                             "(SELECT Id FROM Contacts)", "(SELECT", "Contacts"]
+                             "(SELECT Id FROM Contacts)", "(SELECT", "Contacts", "GROUP BY", "COUNT(Id)", "FIELDS(ALL)",
+                             "SUM(", "MAX(Name)", "AVG(NumberOfEmployees)", "COUNT_DISTINCT(Title)", "total",
+                             "IN (SELECT AccountId FROM Contact)", "Id IN (SELECT", "AccountId", "HAVING", "COUNT(Id) > 1"]
 
     func checkErrorShape(_ response: APIResponse, context: String) throws {
         #expect(response.status != 500, "\(context) → \(response.bodyText)")

@@ -212,4 +212,66 @@ import Testing
         let expired = await org.call("GET", "/services/data/v59.0/query/01gLo000000000zAAA-200")
         #expect(try JSONParser.parse(expired.body).firstErrorCode == "INVALID_QUERY_LOCATOR")
     }
+
+    @Test func aggregatesAndGroupBy() async throws {
+        let (org, _) = try await makeOrg()
+        defer { org.remove() }
+        var result = try await org.query("SELECT COUNT(Id), COUNT_DISTINCT(AccountId) accounts FROM Contact")
+        #expect(result.body["records"] == [["attributes": ["type": "AggregateResult"], "expr0": 4, "accounts": 2]])
+        result = try await org.query("""
+            SELECT Account.Name, COUNT(Id) total, MAX(LastName), MIN(CreatedDate) FROM Contact
+            WHERE AccountId != null GROUP BY Account.Name ORDER BY COUNT(Id) DESC, Account.Name
+            """)
+        #expect(result.status == 200)
+        let rows = try #require(result.body["records"]?.arrayValue)
+        #expect(rows.map { $0["Name"] } == ["Acme", "Zeta GmbH"])
+        #expect(rows.map { $0["total"] } == [2, 1])
+        #expect(rows[0]["expr0"] == "O'Brien")
+        #expect(rows[0]["expr1"]?.stringValue?.hasSuffix(".000+0000") == true)
+        #expect(result.body["totalSize"] == 2 && result.body["done"] == true)
+        let ungrouped = try await org.query("SELECT LastName, COUNT(Id) FROM Contact GROUP BY Title")
+        #expect(ungrouped.body.firstErrorCode == "MALFORMED_QUERY")
+        #expect(ungrouped.body.firstErrorMessage?.contains("Field must be grouped or aggregated: LastName") == true)
+        let sumOfText = try await org.query("SELECT SUM(LastName) FROM Contact")
+        #expect(sumOfText.body.firstErrorCode == "INVALID_FIELD")
+        let having = try await org.query("SELECT AccountId, COUNT(Id) FROM Contact GROUP BY AccountId HAVING COUNT(Id) > 1")
+        #expect(having.body["records"]?.arrayValue?.map { $0["expr0"] } == [2])
+        let havingMax = try await org.query("SELECT AccountId FROM Contact GROUP BY AccountId HAVING MAX(LastName) = 'O\\'Brien'")
+        #expect(havingMax.body["totalSize"] == 1)
+        let aggregateInWhere = try await org.query("SELECT COUNT(Id) FROM Contact WHERE COUNT(Id) > 1")
+        #expect(aggregateInWhere.body.firstErrorCode == "MALFORMED_QUERY")
+        let employees = try await org.query("SELECT SUM(NumberOfEmployees), AVG(NumberOfEmployees) FROM Account")
+        #expect(employees.body["records"]?.arrayValue?.first?["expr0"] == .null)
+    }
+
+    @Test func fieldSetsExpandToTheObjectsFields() async throws {
+        let (org, ids) = try await makeOrg()
+        defer { org.remove() }
+        let all = try await org.query("SELECT FIELDS(ALL) FROM Contact WHERE Id = '\(ids["ana"]!)' LIMIT 1")
+        let record = try #require(all.body["records"]?.arrayValue?.first?.objectValue)
+        #expect(record.keys.contains("ExternalKey__c") && record.keys.contains("LastName") && record.keys.contains("SystemModstamp"))
+        let custom = try await org.query("SELECT Id, FIELDS(CUSTOM) FROM Contact LIMIT 200")
+        #expect(custom.body["records"]?.arrayValue?.first?.objectValue?.keys.elements == ["attributes", "Id", "ExternalKey__c"])
+        let unlimited = try await org.query("SELECT FIELDS(ALL) FROM Contact")
+        #expect(unlimited.body.firstErrorCode == "MALFORMED_QUERY")
+        let standard = try await org.query("SELECT Id, FIELDS(STANDARD) FROM Contact")
+        #expect(standard.body["records"]?.arrayValue?.first?.objectValue?.keys.contains("ExternalKey__c") == false)
+    }
+
+    @Test func semiJoinsAndAntiJoins() async throws {
+        let (org, ids) = try await makeOrg()
+        defer { org.remove() }
+        _ = try await org.create("Account", #"{"Name":"Lonely"}"#)
+        var result = try await org.query("SELECT Name FROM Account WHERE Id IN (SELECT AccountId FROM Contact WHERE Title = 'CTO')")
+        #expect(result.body["records"]?.arrayValue?.map { $0["Name"] } == ["Acme"])
+        result = try await org.query("SELECT Name FROM Account WHERE Id NOT IN (SELECT AccountId FROM Contact) ORDER BY Name")
+        #expect(result.body["records"]?.arrayValue?.map { $0["Name"] } == ["Lonely"])  // a contact without account must not hide all
+        result = try await org.query("SELECT LastName FROM Contact WHERE AccountId IN (SELECT Id FROM Account WHERE Name LIKE 'Ze%')")
+        #expect(result.body["records"]?.arrayValue?.map { $0["LastName"] } == ["陈"])
+        #expect(ids["zeta"] != nil)
+        let bad = try await org.query("SELECT Name FROM Account WHERE Id IN (SELECT LastName FROM Contact)")
+        #expect(bad.body.firstErrorCode == "INVALID_FIELD")
+        let twoFields = try await org.query("SELECT Name FROM Account WHERE Id IN (SELECT Id, AccountId FROM Contact)")
+        #expect(twoFields.body.firstErrorCode == "MALFORMED_QUERY")
+    }
 }

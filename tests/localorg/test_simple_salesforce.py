@@ -78,6 +78,15 @@ def test_where_clauses_and_date_literals_in_every_client_form(sf):
     assert len(records) == 5 and all(record["Account"]["Name"] for record in records)
 
 
+def test_aggregates(sf):
+    groups = sf.query("SELECT Industry, COUNT(Id) accounts FROM Account GROUP BY Industry ORDER BY COUNT(Id) DESC")
+    assert groups["done"] is True and groups["totalSize"] == len(groups["records"]) > 1
+    assert all(row["attributes"]["type"] == "AggregateResult" for row in groups["records"])
+    counts = [row["accounts"] for row in groups["records"]]
+    assert counts == sorted(counts, reverse=True)
+    assert sum(counts) == sf.query("SELECT COUNT() FROM Account")["totalSize"]
+
+
 def test_query_errors_are_salesforce_errors(sf):
     with pytest.raises(SalesforceMalformedRequest) as invalid_field:
         sf.query("SELECT Bogus FROM Contact")
@@ -235,3 +244,82 @@ def test_gzip_in_both_directions(org, token):
     created = session.post(f"{org.url}/services/data/v59.0/sobjects/Contact/", data=body,
                            headers={**headers, "Content-Encoding": "gzip"}, timeout=30)
     assert created.status_code == 201, created.text
+
+
+def test_command_line_user_add_delete_and_info(org, sf):
+    added = run_cli(org.data_dir, "user", "add", "sam@localorg.test", "--password-stdin", "--first-name", "Sam", stdin="correct horse\n")
+    assert added.returncode == 0, added.stderr
+    token = login(org.url, org.ca_path, username="sam@localorg.test", password="correct horse")
+    assert token["access_token"]
+    duplicate = run_cli(org.data_dir, "user", "add", "sam@localorg.test", "--password-stdin", stdin="again\n")
+    assert duplicate.returncode != 0 and "DUPLICATE_VALUE" in duplicate.stderr
+
+    created = sf.Contact.create({"LastName": "Removed by the trainer"})
+    deleted = run_cli(org.data_dir, "delete", "Contact", created["id"])
+    assert deleted.returncode == 0, deleted.stderr
+    with pytest.raises(SalesforceResourceNotFound):
+        sf.Contact.get(created["id"])
+    missing = run_cli(org.data_dir, "delete", "Contact", created["id"])
+    assert missing.returncode != 0 and "ENTITY_IS_DELETED" in missing.stderr
+
+    info = run_cli(org.data_dir, "info")
+    assert info.returncode == 0 and "sam@localorg.test" in info.stdout and "Contact" in info.stdout
+
+
+def test_soap_login_through_simple_salesforce(org):
+    from simple_salesforce import Salesforce, SalesforceLogin
+    from simple_salesforce.exceptions import SalesforceAuthenticationFailed
+    session = trusting_session(org.ca_path)
+    session_id, instance = SalesforceLogin(username="demo@localorg.test", password="localorg-demo", security_token="",
+                                           scratch_url=org.url, session=session, sf_version="59.0")
+    assert instance == org.url.split("//", 1)[1]
+    sf = Salesforce(session_id=session_id, instance=instance, session=session, version="59.0")
+    assert sf.query("SELECT COUNT() FROM Contact")["totalSize"] > 0
+    with pytest.raises(SalesforceAuthenticationFailed) as failed:
+        SalesforceLogin(username="demo@localorg.test", password="wrong", security_token="", scratch_url=org.url,
+                        session=session, sf_version="59.0")
+    assert failed.value.code == "INVALID_LOGIN"
+    with pytest.raises(SalesforceAuthenticationFailed):
+        SalesforceLogin(username="demo@localorg.test", password="localorg-demo", security_token="", scratch_url=org.url,
+                        session=session, sf_version="65.0")
+
+
+def test_composite_batch_composite_and_tree(sf):
+    tree = sf.restful("composite/tree/Account", method="POST", json={"records": [
+        {"attributes": {"type": "Account", "referenceId": "acc"}, "Name": "Tree via pytest",
+         "Contacts": {"records": [{"attributes": {"type": "Contact", "referenceId": "con"}, "LastName": "Leaf"}]}}]})
+    assert tree["hasErrors"] is False and [result["referenceId"] for result in tree["results"]] == ["acc", "con"]
+    account_id = tree["results"][0]["id"]
+    batch = sf.restful("composite/batch", method="POST", json={"batchRequests": [
+        {"method": "PATCH", "url": f"v59.0/sobjects/Account/{account_id}", "richInput": {"Phone": "+1 555 0100"}},
+        {"method": "GET", "url": f"v59.0/sobjects/Account/{account_id}?fields=Phone"}]})
+    assert batch["hasErrors"] is False and batch["results"][1]["result"]["Phone"] == "+1 555 0100"
+    composite = sf.restful("composite", method="POST", json={"allOrNone": True, "compositeRequest": [
+        {"method": "POST", "url": "/services/data/v59.0/sobjects/Contact", "referenceId": "new", "body": {"LastName": "Ref", "AccountId": account_id}},
+        {"method": "GET", "url": "/services/data/v59.0/sobjects/Contact/@{new.id}?fields=AccountId", "referenceId": "read"}]})
+    responses = composite["compositeResponse"]
+    assert [response["httpStatusCode"] for response in responses] == [201, 200]
+    assert responses[1]["body"]["AccountId"] == account_id and all("httpHeaders" in response for response in responses)
+
+
+def test_private_sharing_hides_other_users_records(tmp_path):
+    from simple_salesforce import Salesforce
+    server = LocalOrgProcess(tmp_path, "--sharing", "private")
+    try:
+        def client(username, password):
+            token = login(server.url, server.ca_path, username=username, password=password)
+            return Salesforce(instance_url=server.url, session_id=token["access_token"], session=trusting_session(server.ca_path), version="59.0")
+        admin = client("demo@localorg.test", "localorg-demo")
+        trainer = client("trainer@localorg.test", "localorg-trainer")
+        hidden = admin.Contact.create({"LastName": "Admin only"})
+        mine = trainer.Contact.create({"LastName": "Trainer's"})
+        assert [record["LastName"] for record in trainer.query("SELECT LastName FROM Contact")["records"]] == ["Trainer's"]
+        assert admin.query("SELECT COUNT() FROM Contact")["totalSize"] == 2
+        with pytest.raises(SalesforceResourceNotFound):
+            trainer.Contact.get(hidden["id"])
+        with pytest.raises(SalesforceMalformedRequest) as refused:
+            trainer.Contact.update(hidden["id"], {"Title": "x"})
+        assert refused.value.content[0]["errorCode"] == "INSUFFICIENT_ACCESS_OR_READONLY"
+        assert admin.Contact.get(mine["id"])["LastName"] == "Trainer's"
+    finally:
+        assert server.stop() == 0

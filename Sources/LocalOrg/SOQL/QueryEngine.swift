@@ -42,6 +42,11 @@ public actor QueryEngine {
         } catch {
             throw APIError(status: 400, errorCode: error.errorCode, message: error.message(for: text))
         }
+        if let aggregate = compiled.aggregate {
+            let rows = try await store.rows(sql: compiled.idsSQL, arguments: compiled.idsArguments)
+            let records = rows.map { Self.renderAggregate($0, aggregate) }
+            return Page(totalSize: records.count, done: true, nextLocator: nil, records: records)
+        }
         let ids = try await store.rows(sql: compiled.idsSQL, arguments: compiled.idsArguments).compactMap { $0.first.flatMap(String.fromDatabaseValue) }
         if compiled.isCount {
             return Page(totalSize: ids.count, done: true, nextLocator: nil, records: [])
@@ -114,6 +119,27 @@ public actor QueryEngine {
             return Self.renderNode(compiled.root, row: Array(row.dropFirst()), rootId: id, apiVersion: apiVersion,
                                    children: childrenByRelationship.mapValues { $0[id] ?? [] })
         }
+    }
+
+    /// One AggregateResult record: group fields by field name, aggregates by alias or `exprN`.
+    static func renderAggregate(_ row: [DatabaseValue], _ aggregate: CompiledAggregate) -> JSONValue {
+        var object: JSONObject = ["attributes": ["type": "AggregateResult"]]
+        for (column, output) in aggregate.outputs.enumerated() {
+            let value = row[column]
+            switch output {
+            case let .groupField(name, field):
+                object[name] = RecordRenderer.json(value, for: field)
+            case let .aggregate(name, function, field):
+                switch function {
+                case "COUNT", "COUNT_DISTINCT": object[name] = .int(Int64.fromDatabaseValue(value) ?? 0)
+                case "AVG": object[name] = Double.fromDatabaseValue(value).map(JSONValue.double) ?? .null
+                case "SUM" where field.type == .int: object[name] = Int64.fromDatabaseValue(value).map(JSONValue.int) ?? .null
+                case "SUM": object[name] = Double.fromDatabaseValue(value).map(JSONValue.double) ?? .null
+                default: object[name] = RecordRenderer.json(value, for: field)
+                }
+            }
+        }
+        return .object(object)
     }
 
     /// Renders one record; `children` holds, per child relationship, this record's child records.

@@ -34,6 +34,17 @@ struct CompiledSOQL: Sendable {
     var whereArguments: [DatabaseValue]
     var orderSQL: String
     var limit: Int?
+    /// Set for GROUP BY / aggregate-function queries, which return AggregateResult rows from `idsSQL`.
+    var aggregate: CompiledAggregate? = nil
+}
+
+/// What each column of an aggregate query's rows becomes in its AggregateResult record.
+struct CompiledAggregate: Sendable {
+    enum Output: Sendable {
+        case groupField(name: String, FieldDefinition)
+        case aggregate(name: String, function: String, FieldDefinition)
+    }
+    var outputs: [Output]
 }
 
 /// A compiled `(SELECT … FROM Contacts …)`: the child query plus the reference column that
@@ -64,6 +75,10 @@ struct SOQLCompiler {
     private var columns: [String] = []
     private var arguments: [DatabaseValue] = []
     private var joinArguments: [DatabaseValue] = []
+    /// True while compiling HAVING, the only place aggregate comparisons may appear.
+    private var compilingHaving = false
+    /// GROUP BY fields by canonical key, so HAVING can compare them too.
+    private var groupKeys: [String: String] = [:]
 
     init(schema: OrgSchema, includeDeleted: Bool, now: Int64, ownerId: String? = nil) {
         self.schema = schema
@@ -92,14 +107,39 @@ struct SOQLCompiler {
                             detail: "Didn't understand relationship '\(subquery.objectName)' in FROM part of query call. If you are attempting to use a custom relationship, be sure to append the '__r' after the custom relationship name. Please reference your WSDL or the describe call for the appropriate names.",
                             offset: subquery.objectOffset)
         }
-        guard !subquery.isCount, subquery.offset == nil else {
-            throw SOQLError(errorCode: "MALFORMED_QUERY", detail: "COUNT() and OFFSET are not supported in child subqueries", offset: subquery.objectOffset)
+        let aggregates = subquery.items.contains { if case .aggregate = $0 { return true } else { return false } }
+        guard !subquery.isCount, subquery.offset == nil, !aggregates, subquery.groupBy.isEmpty else {
+            throw SOQLError(errorCode: "MALFORMED_QUERY", detail: "aggregates, GROUP BY and OFFSET are not supported in child subqueries", offset: subquery.objectOffset)
         }
         var compiler = SOQLCompiler(schema: schema, includeDeleted: includeDeleted, now: todayStartDays * 86_400, ownerId: ownerId)
         return (relationship.relationshipName, CompiledChildQuery(query: try compiler.compile(subquery, object: child), foreignKeyColumn: field.columnName))
     }
 
+    /// Replaces FIELDS(ALL|STANDARD|CUSTOM) with the fields it stands for (skipping ones already selected).
+    private func expandFieldSets(_ query: SOQLQuery, object: ObjectDefinition) throws(SOQLError) -> SOQLQuery {
+        var query = query
+        var expanded: [SOQLSelectItem] = []
+        let named = Set(query.items.compactMap { item -> String? in
+            if case let .field(path) = item, path.components.count == 1 { return path.components[0].lowercased() }
+            return nil
+        })
+        for item in query.items {
+            guard case let .fieldSet(set, offset) = item else { expanded.append(item); continue }
+            if set != "STANDARD", (query.limit ?? Int.max) > 200 {
+                throw SOQLError(errorCode: "MALFORMED_QUERY", detail: "The SOQL FIELDS function must have a LIMIT of at most 200", offset: offset)
+            }
+            for field in object.fields where (set == "ALL" || (set == "CUSTOM") == field.custom) && !named.contains(field.name.lowercased()) {
+                expanded.append(.field(SOQLFieldPath(components: [field.name], offset: offset)))
+            }
+        }
+        query.items = expanded
+        return query
+    }
+
     private mutating func compile(_ query: SOQLQuery, object: ObjectDefinition) throws(SOQLError) -> CompiledSOQL {
+        let query = try expandFieldSets(query, object: object)
+        let hasAggregates = query.items.contains { if case .aggregate = $0 { return true } else { return false } }
+        if hasAggregates || !query.groupBy.isEmpty { return try compileAggregate(query, object: object) }
         var root = SOQLOutputNode(object: object, idColumn: nil)
         var seen = Set<String>()
         for item in query.items {
@@ -123,16 +163,12 @@ struct SOQLCompiler {
             if chain.isEmpty && field.type == .id { root.idColumn = column }
             insert(field: field, column: column, chain: chain[...], into: &root)
         }
-        var whereParts = includeDeleted ? [] : ["t.\"IsDeleted\" = 0"]
-        if let ownerId, object.hasOwner {
-            whereParts.append("t.\"OwnerId\" = ?")
-            arguments.append(ownerId.databaseValue)
-        }
-        if let condition = query.condition {
-            whereParts.append(try compileCondition(condition, object: object))
-        }
+        let whereParts = try wherePieces(query, object: object)
         var orderParts: [String] = []
         for ordering in query.ordering {
+            guard ordering.aggregate == nil else {
+                throw SOQLError(errorCode: "MALFORMED_QUERY", detail: "ORDER BY an aggregate needs GROUP BY or aggregate fields", offset: ordering.field.offset)
+            }
             let (alias, field, _) = try resolve(ordering.field, from: object)
             var part = "\(alias).\(quoted(field.columnName)) \(ordering.descending ? "DESC" : "ASC")"
             if let nullsFirst = ordering.nullsFirst { part += nullsFirst ? " NULLS FIRST" : " NULLS LAST" }
@@ -154,6 +190,145 @@ struct SOQLCompiler {
                             rowsSQLPrefix: "SELECT t.\"Id\", \(selected) \(from) WHERE t.\"Id\" IN (", root: root,
                             selectedColumnsSQL: selected, fromSQL: from, fromArguments: joinArguments, whereSQL: whereSQL, whereArguments: whereArguments,
                             orderSQL: orderParts.joined(separator: ", "), limit: query.limit)
+    }
+
+    /// `WHERE` parts common to every query on `object`: the recycle bin and sharing, then the condition.
+    private mutating func wherePieces(_ query: SOQLQuery, object: ObjectDefinition) throws(SOQLError) -> [String] {
+        var whereParts = includeDeleted ? [] : ["t.\"IsDeleted\" = 0"]
+        if let ownerId, object.hasOwner {
+            whereParts.append("t.\"OwnerId\" = ?")
+            arguments.append(ownerId.databaseValue)
+        }
+        if let condition = query.condition {
+            whereParts.append(try compileCondition(condition, object: object))
+        }
+        return whereParts
+    }
+
+    /// The canonical name of a resolved path (`account.name`), to match SELECT fields with GROUP BY.
+    private static func canonicalKey(_ chain: [(relationshipName: String, object: ObjectDefinition, alias: String)], _ field: FieldDefinition) -> String {
+        (chain.map(\.relationshipName) + [field.name]).joined(separator: ".").lowercased()
+    }
+
+    /// The inner SELECT of a semi-join: one id or reference field of another (or the same) object,
+    /// with that object's recycle-bin and sharing rules, never yielding NULL (so NOT IN works).
+    private func semiJoinSQL(_ subquery: SOQLQuery, comparedWith outer: FieldDefinition) throws(SOQLError) -> (sql: String, arguments: [DatabaseValue]) {
+        guard outer.type == .id || outer.type == .reference else {
+            throw SOQLError(errorCode: "MALFORMED_QUERY", detail: "semi-join subqueries compare only Id and reference fields, not \(outer.name)", offset: subquery.objectOffset)
+        }
+        guard let object = schema.object(named: subquery.objectName) else { throw Self.unsupportedType(subquery) }
+        guard subquery.items.count == 1, case let .field(path) = subquery.items[0], path.components.count == 1, !subquery.isCount,
+              subquery.groupBy.isEmpty, subquery.offset == nil else {
+            throw SOQLError(errorCode: "MALFORMED_QUERY", detail: "a semi-join subquery selects exactly one Id or reference field of its object", offset: subquery.objectOffset)
+        }
+        guard let field = object.field(named: path.components[0]), field.type == .id || field.type == .reference else {
+            throw SOQLError(errorCode: "INVALID_FIELD", detail: "a semi-join subquery must select an Id or reference field, not \(path.text)", offset: path.offset)
+        }
+        var compiler = SOQLCompiler(schema: schema, includeDeleted: false, now: todayStartDays * 86_400, ownerId: ownerId)
+        let compiled = try compiler.compile(subquery, object: object)
+        let notNull = "t.\(quoted(field.columnName)) IS NOT NULL"
+        let whereSQL = compiled.whereSQL.isEmpty ? " WHERE \(notNull)" : "\(compiled.whereSQL) AND \(notNull)"
+        var sql = "SELECT t.\(quoted(field.columnName)) \(compiled.fromSQL)\(whereSQL)"
+        var arguments = compiled.fromArguments + compiled.whereArguments
+        if let limit = subquery.limit {
+            sql += " LIMIT ?"
+            arguments.append(Int64(limit).databaseValue)
+        }
+        return (sql, arguments)
+    }
+
+    /// The SQL of an aggregate function call, after checking the field suits it.
+    private mutating func aggregateExpression(_ aggregate: SOQLAggregate, object: ObjectDefinition) throws(SOQLError) -> (String, FieldDefinition) {
+        let (alias, field, _) = try resolve(aggregate.field, from: object)
+        let column = "\(alias).\(quoted(field.columnName))"
+        let numeric = [.int, .double, .currency].contains(field.type)
+        switch aggregate.function {
+        case "COUNT": return ("COUNT(\(column))", field)
+        case "COUNT_DISTINCT": return ("COUNT(DISTINCT \(column))", field)
+        case "SUM", "AVG":
+            guard numeric else {
+                throw SOQLError(errorCode: "INVALID_FIELD", detail: "field \(field.name) does not support aggregate operator \(aggregate.function)", offset: aggregate.offset)
+            }
+            return ("\(aggregate.function)(\(column))", field)
+        default:
+            guard field.type != .boolean, field.type != .textarea else {
+                throw SOQLError(errorCode: "INVALID_FIELD", detail: "field \(field.name) does not support aggregate operator \(aggregate.function)", offset: aggregate.offset)
+            }
+            return ("\(aggregate.function)(\(column))", field)
+        }
+    }
+
+    /// GROUP BY and aggregate functions: one AggregateResult row per group (or one in all).
+    private mutating func compileAggregate(_ query: SOQLQuery, object: ObjectDefinition) throws(SOQLError) -> CompiledSOQL {
+        guard !query.isCount else {
+            throw SOQLError(errorCode: "MALFORMED_QUERY", detail: "COUNT() cannot be combined with GROUP BY", offset: query.objectOffset)
+        }
+        var groupExpressions: [String] = []
+        for path in query.groupBy {
+            let (alias, field, chain) = try resolve(path, from: object)
+            let expression = "\(alias).\(quoted(field.columnName))"
+            groupKeys[Self.canonicalKey(chain, field)] = expression
+            groupExpressions.append(expression)
+        }
+        var selected: [String] = []
+        var outputs: [CompiledAggregate.Output] = []
+        var unnamed = 0
+        for item in query.items {
+            switch item {
+            case let .field(path):
+                let (_, field, chain) = try resolve(path, from: object)
+                guard let expression = groupKeys[Self.canonicalKey(chain, field)] else {
+                    throw SOQLError(errorCode: "MALFORMED_QUERY", detail: "Field must be grouped or aggregated: \(path.text)", offset: path.offset)
+                }
+                selected.append(expression)
+                outputs.append(.groupField(name: field.name, field))
+            case let .aggregate(aggregate):
+                let (expression, field) = try aggregateExpression(aggregate, object: object)
+                selected.append(expression)
+                outputs.append(.aggregate(name: aggregate.alias ?? "expr\(unnamed)", function: aggregate.function, field))
+                if aggregate.alias == nil { unnamed += 1 }
+            case let .subquery(subquery):
+                throw SOQLError(errorCode: "MALFORMED_QUERY", detail: "child subqueries cannot be combined with aggregate functions", offset: subquery.objectOffset)
+            case let .fieldSet(_, offset):
+                throw SOQLError(errorCode: "MALFORMED_QUERY", detail: "FIELDS() cannot be combined with aggregate functions", offset: offset)
+            }
+        }
+        let whereParts = try wherePieces(query, object: object)
+        var havingSQL = ""
+        if let having = query.having {
+            compilingHaving = true
+            havingSQL = " HAVING " + (try compileCondition(having, object: object))
+            compilingHaving = false
+        }
+        var orderParts: [String] = []
+        for ordering in query.ordering {
+            var expression: String
+            if let aggregate = ordering.aggregate {
+                expression = try aggregateExpression(aggregate, object: object).0
+            } else {
+                let (_, field, chain) = try resolve(ordering.field, from: object)
+                guard let grouped = groupKeys[Self.canonicalKey(chain, field)] else {
+                    throw SOQLError(errorCode: "MALFORMED_QUERY", detail: "Ordered field must be grouped or aggregated: \(ordering.field.text)", offset: ordering.field.offset)
+                }
+                expression = grouped
+            }
+            expression += ordering.descending ? " DESC" : " ASC"
+            if let nullsFirst = ordering.nullsFirst { expression += nullsFirst ? " NULLS FIRST" : " NULLS LAST" }
+            orderParts.append(expression)
+        }
+        let from = "FROM \(quoted(object.tableName)) t" + joins.map { " " + $0.sql }.joined()
+        let whereSQL = whereParts.isEmpty ? "" : " WHERE " + whereParts.map { "(\($0))" }.joined(separator: " AND ")
+        var sql = "SELECT \(selected.joined(separator: ", ")) \(from)\(whereSQL)"
+        if !groupExpressions.isEmpty { sql += " GROUP BY " + groupExpressions.joined(separator: ", ") + havingSQL }
+        if !orderParts.isEmpty { sql += " ORDER BY " + orderParts.joined(separator: ", ") }
+        var sqlArguments = joinArguments + arguments
+        sql += " LIMIT ? OFFSET ?"
+        sqlArguments.append(Int64(query.limit ?? QueryEngine.defaultBatchSize).databaseValue)
+        sqlArguments.append(Int64(query.offset ?? 0).databaseValue)
+        return CompiledSOQL(object: object, isCount: false, idsSQL: sql, idsArguments: sqlArguments, rowsSQLPrefix: "",
+                            root: SOQLOutputNode(object: object, idColumn: nil), selectedColumnsSQL: "", fromSQL: from,
+                            fromArguments: joinArguments, whereSQL: whereSQL, whereArguments: arguments, orderSQL: orderParts.joined(separator: ", "),
+                            limit: query.limit, aggregate: CompiledAggregate(outputs: outputs))
     }
 
     /// Places a selected field in the output tree, adding parent nodes (and their Id columns) as needed.
@@ -249,6 +424,27 @@ struct SOQLCompiler {
                 return includesNull ? "\(column) IS NOT NULL AND \(column) NOT IN (\(list))" : "\(column) IS NULL OR \(column) NOT IN (\(list))"
             }
             return includesNull ? "\(column) IS NULL OR \(column) IN (\(list))" : "\(column) IN (\(list))"
+        case let .aggregateComparison(aggregate, comparison, literal, offset):
+            guard compilingHaving else {
+                throw SOQLError(errorCode: "MALFORMED_QUERY", detail: "aggregate functions are allowed in HAVING, not in WHERE", offset: aggregate.offset)
+            }
+            let (expression, field) = try aggregateExpression(aggregate, object: object)
+            let value: DatabaseValue
+            switch (aggregate.function, literal) {
+            case ("COUNT", .integer(let number)), ("COUNT_DISTINCT", .integer(let number)): value = number.databaseValue
+            case (_, .integer(let number)) where [.int, .double, .currency].contains(field.type): value = number.databaseValue
+            case (_, .decimal(let number)) where [.int, .double, .currency].contains(field.type): value = number.databaseValue
+            case ("MIN", _), ("MAX", _): value = try self.value(of: literal, for: field, offset: offset)
+            default: throw typeMismatch(field, offset: offset)
+            }
+            arguments.append(value)
+            return "\(expression) \(comparison == .notEqual ? "<>" : comparison.rawValue) ?"
+        case let .inSubquery(path, negated, subquery):
+            let (alias, field, _) = try resolve(path, from: object)
+            let column = "\(alias).\(quoted(field.columnName))"
+            let inner = try semiJoinSQL(subquery, comparedWith: field)
+            arguments += inner.arguments
+            return negated ? "\(column) IS NULL OR \(column) NOT IN (\(inner.sql))" : "\(column) IN (\(inner.sql))"
         case let .like(path, literal, offset):
             let (alias, field, _) = try resolve(path, from: object)
             guard field.type.isText || field.type == .id || field.type == .reference else {

@@ -27,11 +27,26 @@ indirect enum SOQLCondition: Sendable {
     case not(SOQLCondition)
     case comparison(SOQLFieldPath, SOQLComparisonOperator, SOQLLiteral, literalOffset: Int)
     case inList(SOQLFieldPath, negated: Bool, [SOQLLiteral], literalOffset: Int)
+    /// A semi-join or anti-join: `Id IN (SELECT AccountId FROM Contact …)`.
+    case inSubquery(SOQLFieldPath, negated: Bool, SOQLQuery)
+    /// `COUNT(Id) > 1`, allowed only in HAVING.
+    case aggregateComparison(SOQLAggregate, SOQLComparisonOperator, SOQLLiteral, literalOffset: Int)
     case like(SOQLFieldPath, SOQLLiteral, literalOffset: Int)
+}
+
+/// An aggregate function call in a SELECT list or ORDER BY: `COUNT(Id)`, `SUM(AnnualRevenue) total`.
+struct SOQLAggregate: Sendable {
+    static let functions: Set<String> = ["COUNT", "COUNT_DISTINCT", "MIN", "MAX", "SUM", "AVG"]
+    var function: String
+    var field: SOQLFieldPath
+    var alias: String?
+    var offset: Int
 }
 
 struct SOQLOrdering: Sendable {
     var field: SOQLFieldPath
+    /// Set when ordering by an aggregate (`ORDER BY COUNT(Id) DESC`); `field` is then its argument.
+    var aggregate: SOQLAggregate? = nil
     var descending: Bool
     /// nil: Salesforce's default (nulls first ascending, last descending).
     var nullsFirst: Bool?
@@ -42,6 +57,9 @@ indirect enum SOQLSelectItem: Sendable {
     case field(SOQLFieldPath)
     /// `(SELECT LastName FROM Contacts …)`: its `objectName` is the relationship name.
     case subquery(SOQLQuery)
+    case aggregate(SOQLAggregate)
+    /// `FIELDS(ALL)`, `FIELDS(STANDARD)` or `FIELDS(CUSTOM)`.
+    case fieldSet(String, offset: Int)
 }
 
 /// A parsed SELECT statement.
@@ -54,6 +72,8 @@ struct SOQLQuery: Sendable {
     var ordering: [SOQLOrdering]
     var limit: Int?
     var offset: Int?
+    var groupBy: [SOQLFieldPath] = []
+    var having: SOQLCondition?
 }
 
 /// Recursive-descent parser for the SOQL subset localorg runs.
@@ -90,12 +110,8 @@ struct SOQLParser {
         try expectKeyword("SELECT")
         var items: [SOQLSelectItem] = []
         var isCount = false
-        if current.isKeyword("COUNT"), tokens[index + 1].kind == .leftParenthesis {
-            advance(); advance()
-            guard current.kind == .rightParenthesis else {
-                throw SOQLError(errorCode: "MALFORMED_QUERY", detail: "only COUNT() is supported; aggregate functions with arguments are not", offset: current.offset)
-            }
-            advance()
+        if current.isKeyword("COUNT"), tokens[index + 1].kind == .leftParenthesis, tokens[index + 2].kind == .rightParenthesis {
+            advance(); advance(); advance()
             isCount = true
         } else {
             repeat {
@@ -106,6 +122,23 @@ struct SOQLParser {
                     items.append(.subquery(try parseQuery(nested: true)))
                     guard current.kind == .rightParenthesis else { throw unexpected() }
                     advance()
+                } else if case let .identifier(name) = current.kind, tokens[index + 1].kind == .leftParenthesis {
+                    if name.uppercased() == "FIELDS" {
+                        let offset = current.offset
+                        advance(); advance()
+                        guard case let .identifier(set) = current.kind, ["ALL", "STANDARD", "CUSTOM"].contains(set.uppercased()) else { throw unexpected() }
+                        advance()
+                        guard current.kind == .rightParenthesis else { throw unexpected() }
+                        advance()
+                        items.append(.fieldSet(set.uppercased(), offset: offset))
+                    } else {
+                        var aggregate = try parseAggregate()
+                        if case let .identifier(alias) = current.kind, !alias.contains("."), !current.isKeyword("FROM") {
+                            aggregate.alias = alias
+                            advance()
+                        }
+                        items.append(.aggregate(aggregate))
+                    }
                 } else {
                     items.append(.field(try parseFieldPath()))
                 }
@@ -127,12 +160,30 @@ struct SOQLParser {
             advance()
             query.condition = try parseCondition()
         }
+        if current.isKeyword("GROUP") {
+            advance()
+            try expectKeyword("BY")
+            repeat {
+                if current.kind == .comma { advance() }
+                query.groupBy.append(try parseFieldPath())
+            } while current.kind == .comma
+            if current.isKeyword("HAVING") {
+                advance()
+                query.having = try parseCondition()
+            }
+        }
         if current.isKeyword("ORDER") {
             advance()
             try expectKeyword("BY")
             repeat {
                 if current.kind == .comma { advance() }
-                var ordering = SOQLOrdering(field: try parseFieldPath(), descending: false, nullsFirst: nil)
+                var ordering: SOQLOrdering
+                if case .identifier = current.kind, tokens[index + 1].kind == .leftParenthesis {
+                    let aggregate = try parseAggregate()
+                    ordering = SOQLOrdering(field: aggregate.field, aggregate: aggregate, descending: false, nullsFirst: nil)
+                } else {
+                    ordering = SOQLOrdering(field: try parseFieldPath(), descending: false, nullsFirst: nil)
+                }
                 if current.isKeyword("ASC") { advance() } else if current.isKeyword("DESC") { ordering.descending = true; advance() }
                 if current.isKeyword("NULLS") {
                     advance()
@@ -157,6 +208,19 @@ struct SOQLParser {
             query.offset = Int(offset)
             advance()
         }
+    }
+
+    /// `FUNCTION(field.path)`, the function one of `SOQLAggregate.functions`.
+    private mutating func parseAggregate() throws(SOQLError) -> SOQLAggregate {
+        guard case let .identifier(name) = current.kind, SOQLAggregate.functions.contains(name.uppercased()) else { throw unexpected() }
+        let offset = current.offset
+        advance()
+        guard current.kind == .leftParenthesis else { throw unexpected() }
+        advance()
+        let field = try parseFieldPath()
+        guard current.kind == .rightParenthesis else { throw unexpected() }
+        advance()
+        return SOQLAggregate(function: name.uppercased(), field: field, alias: nil, offset: offset)
     }
 
     mutating func parseFieldPath() throws(SOQLError) -> SOQLFieldPath {
@@ -196,6 +260,13 @@ struct SOQLParser {
             advance()
             return inner
         }
+        if case let .identifier(name) = current.kind, SOQLAggregate.functions.contains(name.uppercased()), tokens[index + 1].kind == .leftParenthesis {
+            let aggregate = try parseAggregate()
+            guard case let .comparison(symbol) = current.kind, let comparison = SOQLComparisonOperator(rawValue: symbol) else { throw unexpected() }
+            advance()
+            let offset = current.offset
+            return .aggregateComparison(aggregate, comparison, try parseLiteral(), literalOffset: offset)
+        }
         let field = try parseFieldPath()
         if current.isKeyword("LIKE") {
             advance()
@@ -211,6 +282,12 @@ struct SOQLParser {
             advance()
             guard current.kind == .leftParenthesis else { throw unexpected() }
             advance()
+            if current.isKeyword("SELECT") {
+                let subquery = try parseQuery(nested: true)
+                guard current.kind == .rightParenthesis else { throw unexpected() }
+                advance()
+                return .inSubquery(field, negated: negated, subquery)
+            }
             let offset = current.offset
             var values: [SOQLLiteral] = []
             repeat {

@@ -1,0 +1,56 @@
+import ForceJSON
+import Testing
+@testable import LocalOrg
+
+@Suite struct BriefcaseTests {
+    static let rules: JSONValue = ["briefcases": [["name": "Field sales", "rules": [
+        ["object": "Account", "where": "Industry = 'Technology'"],
+        ["object": "Contact"],
+    ]]]]
+
+    @Test func primingRecordsWalkEveryRuleThroughRelayTokens() async throws {
+        let org = try await TestOrg(briefcases: Self.rules)
+        defer { org.remove() }
+        _ = try Seeder.seed(store: org.store, accounts: 40, contacts: 2500, randomSeed: 5)
+        let technology = try await org.query("SELECT COUNT() FROM Account WHERE Industry = 'Technology'").body["totalSize"]?.int64Value ?? 0
+        var ids: [String: Set<String>] = [:]
+        var path = "/services/data/v59.0/connect/briefcase/priming-records"
+        var pages = 0
+        while pages < 10 {
+            pages += 1
+            let page = try JSONParser.parse(await org.call("GET", path).body)
+            #expect(page["stats"]?["ruleCountTotal"] == 2)
+            #expect(page["stats"]?["recordCountTotal"]?.int64Value == technology + 2500)
+            #expect(page["ruleErrors"] == [])
+            for (object, byType) in page["primingRecords"]?.objectValue ?? [:] {
+                for record in byType["012000000000000AAA"]?.arrayValue ?? [] {
+                    #expect(record["systemModstamp"]?.stringValue?.hasSuffix(".000Z") == true)
+                    ids[object, default: []].insert(record["id"]?.stringValue ?? "")
+                }
+            }
+            guard let token = page["relayToken"]?.stringValue else { break }
+            path = "/services/data/v59.0/connect/briefcase/priming-records?relayToken=\(token)"
+        }
+        #expect(pages == 2)  // 2000 records per page
+        #expect(Int64(ids["Account"]?.count ?? 0) == technology)
+        #expect(ids["Contact"]?.count == 2500)
+
+        // changedAfterTimestamp narrows the top-level rules to recent changes.
+        let future = try JSONParser.parse(await org.call("GET", "/services/data/v59.0/connect/briefcase/priming-records?changedAfterTimestamp=2999-01-01T00:00:00Z").body)
+        #expect(future["primingRecords"] == [:])
+        #expect(future["relayToken"] == .null)
+        let bad = await org.call("GET", "/services/data/v59.0/connect/briefcase/priming-records?relayToken=nonsense")
+        #expect(bad.status == 400)
+        #expect(await org.call("GET", "/services/data/v53.0/connect/briefcase/priming-records").status == 404)
+    }
+
+    @Test func rulesThatDoNotCompileAreRefusedAtStart() throws {
+        let schema = try OrgSchema.bundled()
+        #expect(throws: SchemaError.self) {
+            _ = try BriefcaseConfiguration.parse(["briefcases": [["rules": [["object": "Account", "where": "Nope = 1"]]]]], schema: schema)
+        }
+        #expect(throws: SchemaError.self) {
+            _ = try BriefcaseConfiguration.parse(["briefcases": [["rules": [["object": "Widget"]]]]], schema: schema)
+        }
+    }
+}
