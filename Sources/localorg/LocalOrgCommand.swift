@@ -171,7 +171,7 @@ struct AddUser: ParsableCommand {
                                        email: nil, isAdmin: admin)
             print("Added user \(username) (\(id)).")
         } catch let error as APIError {
-            throw ValidationError("\(error.errorCode): \(error.message)")
+            throw ValidationError(error)
         }
     }
 }
@@ -223,6 +223,11 @@ struct Delete: AsyncParsableCommand {
     }
 }
 
+extension ValidationError {
+    /// A Salesforce-style error as a one-line command-line failure: `CODE: message`.
+    init(_ error: APIError) { self.init("\(error.errorCode): \(error.message)") }
+}
+
 /// Turns Salesforce-style errors into readable command-line failures.
 struct RecordEditor {
     let editor: LocalOrg.RecordEditor
@@ -231,7 +236,7 @@ struct RecordEditor {
 
     func run(_ body: (LocalOrg.RecordEditor) async throws -> Void) async throws {
         do { try await body(editor) } catch let error as APIError {
-            throw ValidationError("\(error.errorCode): \(error.message)")
+            throw ValidationError(error)
         }
     }
 }
