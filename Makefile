@@ -14,7 +14,7 @@ BIN_RELEASE := .build/release
 VENV := .venv
 VENV_STAMP := $(VENV)/.installed-requirements
 
-.PHONY: all deps build build-release demo test test-swift test-python venv bench bench-localorg clean
+.PHONY: all deps build build-release demo test test-swift test-python venv bench bench-smartstore bench-localorg clean
 
 all: build
 
@@ -53,8 +53,11 @@ $(VENV_STAMP): tests/requirements.txt
 	$(VENV)/bin/python -m pip install --quiet --disable-pip-version-check -r tests/requirements.txt
 	cp tests/requirements.txt $@
 
-## bench: benchmarks in a release build; prints a table with ratios against baselines run alongside.
-bench: build-release
+## bench: every benchmark in a release build; each prints a table with ratios against baselines run alongside.
+bench: bench-smartstore bench-localorg
+
+## bench-smartstore: SmartStore upserts and queries against plain SQLite doing the same work.
+bench-smartstore: build-release
 	$(BIN_RELEASE)/smartstore-tool bench
 
 ## bench-localorg: localorg's seeding speed and request rates/latencies (wrk over HTTPS on loopback).

@@ -2,6 +2,9 @@
 # Benchmarks localorg on loopback: seeding speed, then requests per second and p50/p99 latency
 # for a 2000-record query page and for single-record GETs, with 1 and 50 concurrent clients
 # (wrk over HTTPS). Usage: scripts/localorg-bench.sh [LOCALORG_BINARY]
+# The baseline, measured in the same run, is GET /services/data/ (TLS, HTTP and routing, no
+# token check and no database); each row's ratio is its request rate over the baseline's at the
+# same concurrency, so it shows what authentication and SQLite cost, whatever the machine.
 # BENCH_DURATION (default 10s) sets how long each wrk run lasts.
 set -euo pipefail
 binary=${1:-.build/release/localorg}
@@ -44,15 +47,21 @@ measure() {
         awk '/^ +50%/ {p50=$2} /^ +99%/ {p99=$2} /^Requests\/sec/ {rps=$2} END {printf "%s %s %s\n", rps, p50, p99}'
 }
 
-printf '%-34s %8s %12s %10s %10s\n' "benchmark" "clients" "requests/s" "p50" "p99"
-for target_name in "single-record GET" "query page (2000 records)"; do
-    target=$page
-    [[ $target_name == single* ]] && target=$single
+printf '%-34s %8s %12s %10s %10s %9s\n' "benchmark" "clients" "requests/s" "p50" "p99" "ratio"
+declare -A baseline_rps
+for target_name in "baseline: GET /services/data/" "single-record GET" "query page (2000 records)"; do
+    case $target_name in
+        baseline*) target="$url/services/data/" ;;
+        single*) target=$single ;;
+        *) target=$page ;;
+    esac
     for connections in 1 50; do
         read -r rps p50 p99 < <(measure "$connections" "$target")
         # wrk abandons requests still in flight when it stops; let the server finish them first.
         sleep "${BENCH_PAUSE:-5}"
-        printf '%-34s %8s %12s %10s %10s\n' "$target_name" "$connections" "$rps" "$p50" "$p99"
+        [[ $target_name == baseline* ]] && baseline_rps[$connections]=$rps
+        ratio=$(awk -v r="$rps" -v b="${baseline_rps[$connections]}" 'BEGIN { if (b > 0) printf "%.3fx", r / b; else print "-" }')
+        printf '%-34s %8s %12s %10s %10s %9s\n' "$target_name" "$connections" "$rps" "$p50" "$p99" "$ratio"
     done
 done
 printf '%-34s %8s %12s\n' "seeding $contacts contacts" "-" "${seed_seconds}s"

@@ -17,6 +17,12 @@ public struct StoredRecord: Sendable {
 public final class OrgStore: Sendable {
     public let schema: OrgSchema
     let pool: DatabasePool
+    /// Name of the SQL function that lowercases every letter, not only ASCII as NOCASE does.
+    static let foldFunction = "localorg_fold"
+    static let fold = DatabaseFunction(foldFunction, argumentCount: 1, pure: true) { values in
+        String.fromDatabaseValue(values[0])?.lowercased()
+    }
+
     /// Column name of the moment a record went to the recycle bin.
     static let deletedAtColumn = "localorg_deleted_at"
 
@@ -27,6 +33,7 @@ public final class OrgStore: Sendable {
         configuration.prepareDatabase { db in
             // WAL is DatabasePool's default; synchronous=FULL makes every acknowledged commit durable.
             try db.execute(sql: "PRAGMA synchronous = FULL")
+            db.add(function: Self.fold)
         }
         pool = try DatabasePool(path: path, configuration: configuration)
         try migrate()

@@ -117,6 +117,21 @@ import Testing
         #expect(lastNames(result.body) == ["García", "O'Brien"])  // case-insensitive (for ASCII letters, as SQLite's NOCASE)
     }
 
+    @Test func textComparisonsIgnoreTheCaseOfEveryLetterNotOnlyASCII() async throws {
+        let (org, _) = try await makeOrg()
+        defer { org.remove() }
+        var result = try await org.query("SELECT LastName FROM Contact WHERE LastName = 'GARCÍA'")
+        #expect(lastNames(result.body) == ["García"])
+        result = try await org.query("SELECT LastName FROM Contact WHERE LastName IN ('GARCÍA', 'o\\'brien') ORDER BY LastName")
+        #expect(lastNames(result.body) == ["García", "O'Brien"])
+        result = try await org.query("SELECT LastName FROM Contact WHERE LastName LIKE '%CÍ%'")
+        #expect(lastNames(result.body) == ["García"])
+        result = try await org.query("SELECT LastName FROM Contact WHERE LastName != 'GARCÍA' AND LastName NOT IN ('DEE 100%', 'ÖX') ORDER BY LastName")
+        #expect(lastNames(result.body) == ["O'Brien", "陈"])
+        result = try await org.query("SELECT LastName FROM Contact WHERE LastName = 'GARCIA'")
+        #expect(lastNames(result.body).isEmpty)  // accents still count, as in Salesforce
+    }
+
     @Test func parentFieldsNestAndAreNullWithoutAParent() async throws {
         let (org, _) = try await makeOrg()
         defer { org.remove() }

@@ -28,6 +28,8 @@ import Testing
         #expect(body["searchRecords"]?.arrayValue?.first?["attributes"]?["type"] == "Account")
         (_, body) = try await search(org, "FIND {Müller} IN ALL FIELDS RETURNING Contact(Name ORDER BY Name)")
         #expect(names(body) == ["Anna Müller", "Bo Berg"])
+        (_, body) = try await search(org, "FIND {MÜLLER} IN NAME FIELDS RETURNING Contact(Name)")
+        #expect(names(body) == ["Anna Müller"])  // case folded beyond ASCII
         (_, body) = try await search(org, "FIND {acme.example} IN EMAIL FIELDS RETURNING Contact(Name), Account(Name)")
         #expect(names(body) == ["Anna Müller"])
         (_, body) = try await search(org, "FIND {Ber*} RETURNING Contact(Name WHERE FirstName = 'Bo')")

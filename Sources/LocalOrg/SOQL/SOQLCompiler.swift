@@ -411,13 +411,15 @@ struct SOQLCompiler {
             return try compileComparison(column: "\(alias).\(quoted(field.columnName))", field: field, comparison: comparison, literal: literal, offset: offset)
         case let .inList(path, negated, literals, offset):
             let (alias, field, _) = try resolve(path, from: object)
-            let column = "\(alias).\(quoted(field.columnName))"
+            let rawColumn = "\(alias).\(quoted(field.columnName))"
+            let folded = field.type.isText && literals.contains(where: Self.needsUnicodeFolding)
+            let column = folded ? "\(OrgStore.foldFunction)(\(rawColumn))" : rawColumn
             var placeholders: [String] = []
             var includesNull = false
             for literal in literals {
                 if case .null = literal { includesNull = true; continue }
                 arguments.append(try value(of: literal, for: field, offset: offset))
-                placeholders.append("?")
+                placeholders.append(folded ? "\(OrgStore.foldFunction)(?)" : "?")
             }
             let list = placeholders.isEmpty ? "SELECT NULL WHERE 0" : placeholders.joined(separator: ", ")
             if negated {
@@ -454,7 +456,12 @@ struct SOQLCompiler {
                 throw SOQLError(errorCode: "MALFORMED_QUERY", detail: "LIKE needs a quoted string", offset: offset)
             }
             arguments.append(pattern.databaseValue)
-            return "\(alias).\(quoted(field.columnName)) LIKE ? ESCAPE '\\'"
+            let column = "\(alias).\(quoted(field.columnName))"
+            // SQLite's LIKE ignores case for ASCII only; Salesforce's ignores it for every letter.
+            if Self.needsUnicodeFolding(literal) {
+                return "\(OrgStore.foldFunction)(\(column)) LIKE \(OrgStore.foldFunction)(?) ESCAPE '\\'"
+            }
+            return "\(column) LIKE ? ESCAPE '\\'"
         }
     }
 
@@ -491,10 +498,21 @@ struct SOQLCompiler {
             }
         }
         arguments.append(try value(of: literal, for: field, offset: offset))
+        // Text columns compare with NOCASE, which folds ASCII only: a literal with other letters
+        // ('ÉLODIE' = 'élodie') is compared case-folded on both sides, as Salesforce does.
+        let folded = field.type.isText && Self.needsUnicodeFolding(literal)
+        let left = folded ? "\(OrgStore.foldFunction)(\(column))" : column
+        let right = folded ? "\(OrgStore.foldFunction)(?)" : "?"
         switch comparison {
-        case .notEqual: return "\(column) IS NULL OR \(column) <> ?"  // SOQL's != also matches nulls
-        default: return "\(column) \(comparison.rawValue) ?"
+        case .notEqual: return "\(column) IS NULL OR \(left) <> \(right)"  // SOQL's != also matches nulls
+        default: return "\(left) \(comparison.rawValue) \(right)"
         }
+    }
+
+    /// Whether a string literal has letters beyond ASCII, which SQLite's NOCASE and LIKE do not fold.
+    static func needsUnicodeFolding(_ literal: SOQLLiteral) -> Bool {
+        guard case let .string(text, _) = literal else { return false }
+        return text.unicodeScalars.contains { !$0.isASCII }
     }
 
     /// The stored form of a literal compared with `field`, or Salesforce's type-mismatch error.
