@@ -105,9 +105,13 @@ let package = Package(
         .testTarget(
             name: "LocalOrgTests",
             dependencies: ["LocalOrg", "ForceJSON"]),
+        // Test support: starts the real localorg binary; shared by the ForceAPI and CLI tests.
+        .target(
+            name: "LocalOrgProcess",
+            path: "Tests/LocalOrgProcess"),
         .testTarget(
             name: "ForceAPITests",
-            dependencies: ["ForceAPI", "ForceJSON"]),
+            dependencies: ["ForceAPI", "ForceJSON", "LocalOrgProcess"]),
         .testTarget(
             name: "ForceJSONTests",
             dependencies: ["ForceJSON", .product(name: "PropertyBased", package: "swift-property-based")]),
@@ -123,6 +127,6 @@ let package = Package(
             dependencies: ["TerminalUI"]),
         .testTarget(
             name: "ForcetermCLITests",
-            dependencies: ["SmartStore", "ForceJSON"]),
+            dependencies: ["SmartStore", "ForceJSON", "LocalOrgProcess"]),
     ]
 )

@@ -60,6 +60,7 @@ public enum ForceAPIError: Error, Sendable, Equatable {
     }
 
     public enum TimeoutKind: String, Sendable {
+        case noAnswer = "the server accepted the connection but never answered"
         case stalled = "the transfer stalled"
         case deadline = "the request took too long"
     }

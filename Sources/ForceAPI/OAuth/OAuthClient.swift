@@ -11,6 +11,15 @@ public struct OAuthToken: Sendable, Equatable {
     public var identityURL: String
     public var issuedAt: Date?
     public var scope: String?
+
+    public init(accessToken: Secret, refreshToken: Secret?, instanceURL: String, identityURL: String, issuedAt: Date? = nil, scope: String? = nil) {
+        self.accessToken = accessToken
+        self.refreshToken = refreshToken
+        self.instanceURL = instanceURL
+        self.identityURL = identityURL
+        self.issuedAt = issuedAt
+        self.scope = scope
+    }
 }
 
 /// Who signed in, from the identity URL.
@@ -19,6 +28,13 @@ public struct UserIdentity: Sendable, Equatable {
     public var organizationId: String
     public var username: String
     public var displayName: String?
+
+    public init(userId: String, organizationId: String, username: String, displayName: String? = nil) {
+        self.userId = userId
+        self.organizationId = organizationId
+        self.username = username
+        self.displayName = displayName
+    }
 }
 
 /// A started device-flow sign-in: show `verificationURL` and `userCode`, then poll.

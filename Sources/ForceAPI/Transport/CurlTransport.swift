@@ -260,6 +260,11 @@ struct CurlWorker {
         case CURLE_COULDNT_CONNECT:
             return .offline(.connectionRefused, host: host)
         case CURLE_OPERATION_TIMEDOUT:
+            // Connected, but the TLS handshake never finished within the connect timeout (curl
+            // reports no connect time then, so its message tells this case apart).
+            if detail.localizedCaseInsensitiveContains("SSL connection timeout") {
+                return .timeout(.noAnswer, seconds: configuration.connectTimeout)
+            }
             var connectSeconds = 0.0
             forceterm_curl_get_double(handle, CURLINFO_CONNECT_TIME, &connectSeconds)
             if connectSeconds == 0 { return .offline(.connectTimeout, host: host) }
