@@ -17,6 +17,7 @@ let package = Package(
         .library(name: "SmartStore", targets: ["SmartStore"]),
         .executable(name: "localorg", targets: ["localorg"]),
         .library(name: "LocalOrg", targets: ["LocalOrg"]),
+        .library(name: "ForceAPI", targets: ["ForceAPI"]),
     ],
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
@@ -46,13 +47,23 @@ let package = Package(
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ],
             swiftSettings: strictConcurrency),
+        // libcurl (Debian: libcurl4-openssl-dev) with a shim for its variadic calls.
+        .systemLibrary(
+            name: "CCurl",
+            path: "Sources/CCurl",
+            pkgConfig: "libcurl",
+            providers: [.apt(["libcurl4-openssl-dev"])]),
+        .target(
+            name: "ForceAPI",
+            dependencies: ["ForceJSON", "CCurl"],
+            swiftSettings: strictConcurrency),
         .target(
             name: "TerminalUI",
             swiftSettings: strictConcurrency),
         .executableTarget(
             name: "forceterm",
             dependencies: [
-                "SmartStore", "TerminalUI", "ForceJSON",
+                "SmartStore", "TerminalUI", "ForceJSON", "ForceAPI",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strictConcurrency),
@@ -94,6 +105,13 @@ let package = Package(
         .testTarget(
             name: "LocalOrgTests",
             dependencies: ["LocalOrg", "ForceJSON"]),
+        // Test support: starts the real localorg binary; shared by the ForceAPI and CLI tests.
+        .target(
+            name: "LocalOrgProcess",
+            path: "Tests/LocalOrgProcess"),
+        .testTarget(
+            name: "ForceAPITests",
+            dependencies: ["ForceAPI", "ForceJSON", "LocalOrgProcess"]),
         .testTarget(
             name: "ForceJSONTests",
             dependencies: ["ForceJSON", .product(name: "PropertyBased", package: "swift-property-based")]),
@@ -109,6 +127,6 @@ let package = Package(
             dependencies: ["TerminalUI"]),
         .testTarget(
             name: "ForcetermCLITests",
-            dependencies: ["SmartStore", "ForceJSON"]),
+            dependencies: ["SmartStore", "ForceJSON", "LocalOrgProcess"]),
     ]
 )

@@ -25,6 +25,9 @@ public struct OrgSettings: Sendable {
     /// Share of data API requests refused with 503 before doing anything (`--fail-rate`), to
     /// show retries; between 0 and 1.
     public var failureRate: Double = 0
+    /// The first this-many data API requests are refused with 503 (`--fail-first`): a
+    /// deterministic fault for tests of client retries.
+    public var failFirstRequests: Int = 0
     public init() {}
 }
 
@@ -43,6 +46,18 @@ actor APIUsage {
     }
 }
 
+/// Counts the data API requests refused by `--fail-first`.
+actor InjectedFailures {
+    private var refused = 0
+
+    /// True while fewer than `limit` requests have been refused; counts this one.
+    func shouldRefuse(limit: Int) -> Bool {
+        guard refused < limit else { return false }
+        refused += 1
+        return true
+    }
+}
+
 /// The Salesforce REST API over one org: OAuth, sObjects, queries and collections. Transport-free,
 /// so tests can call it directly and the HTTP server only translates messages.
 public struct LocalOrgAPI: Sendable {
@@ -51,6 +66,7 @@ public struct LocalOrgAPI: Sendable {
     public let queries: QueryEngine
     public let settings: OrgSettings
     let usage = APIUsage()
+    let injectedFailures = InjectedFailures()
     let organizationId: String
     /// When the schema was loaded: describes answer 304 to `If-Modified-Since` later than this.
     let schemaLoadedAt: Int64
@@ -164,6 +180,10 @@ public struct LocalOrgAPI: Sendable {
         }
         let apiVersion = "\(Int(number)).0"
         if settings.latencyMilliseconds > 0 { try? await Task.sleep(for: .milliseconds(settings.latencyMilliseconds)) }
+        if settings.failFirstRequests > 0, await injectedFailures.shouldRefuse(limit: settings.failFirstRequests) {
+            return .error(APIError(status: 503, errorCode: "SERVER_UNAVAILABLE",
+                                   message: "Server temporarily unavailable (localorg --fail-first); nothing was changed, try again"))
+        }
         if settings.failureRate > 0, Double.random(in: 0..<1) < settings.failureRate {
             return .error(APIError(status: 503, errorCode: "SERVER_UNAVAILABLE",
                                    message: "Server temporarily unavailable (localorg --fail-rate); nothing was changed, try again"))

@@ -1,7 +1,9 @@
+import ForceAPI
 import Foundation
 
-/// Where the store file lives: `--store` when given, else the XDG data directory
-/// (`$XDG_DATA_HOME/forceterm/store.sqlite`, falling back to `~/.local/share/forceterm/store.sqlite`).
+/// Where the store file lives: `--store` when given; else, when someone is signed in, that org's
+/// and user's own store (`$XDG_DATA_HOME/forceterm/users/<org>/<user>/store.sqlite`); else the XDG
+/// data directory (`$XDG_DATA_HOME/forceterm/store.sqlite`, falling back to `~/.local/share/…`).
 struct StoreLocation: Equatable, Sendable {
     static let fileName = "store.sqlite"
     static let directoryName = "forceterm"
@@ -10,7 +12,21 @@ struct StoreLocation: Equatable, Sendable {
 
     /// The store named on the command line, or the default one for this user's environment.
     init(explicitPath: String?, environment: [String: String] = ProcessInfo.processInfo.environment) {
-        path = explicitPath ?? Self.defaultPath(environment: environment)
+        if let explicitPath {
+            path = explicitPath
+        } else if let signedIn = Self.signedInStorePath(environment: environment) {
+            path = signedIn
+        } else {
+            path = Self.defaultPath(environment: environment)
+        }
+    }
+
+    /// The signed-in user's store; nil when nobody is signed in (or the credentials are unusable,
+    /// which `login`/`logout` report).
+    static func signedInStorePath(environment: [String: String]) -> String? {
+        let credentials = CredentialStore(directory: CredentialStore.defaultDirectory(environment: environment))
+        guard let signedIn = try? credentials.load() else { return nil }
+        return credentials.storePath(for: signedIn)
     }
 
     /// XDG says a relative or empty `XDG_DATA_HOME` is invalid and must be ignored.

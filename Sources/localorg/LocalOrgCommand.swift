@@ -46,6 +46,7 @@ struct Serve: AsyncParsableCommand {
     var sharing: OrgSettings.Sharing = .public
     @Option(help: "Milliseconds added to every data API request, to show a slow network.") var latency = 0
     @Option(help: "Share (0 to 1) of data API requests refused with 503 before doing anything, to show retries.") var failRate = 0.0
+    @Option(help: "Refuse the first N data API requests with 503, then answer normally (a deterministic fault for retry tests).") var failFirst = 0
     @Flag(help: "Do not print a line per request.") var quiet = false
     @Option(help: "Serve this certificate chain (PEM) instead of the local CA's.") var tlsCert: String?
     @Option(help: "Private key (PEM) for --tls-cert.") var tlsKey: String?
@@ -55,6 +56,7 @@ struct Serve: AsyncParsableCommand {
         if tokenTTL < 1 { throw ValidationError("--token-ttl must be at least 1 second.") }
         if !(0...1).contains(failRate) { throw ValidationError("--fail-rate is a share between 0 and 1.") }
         if latency < 0 { throw ValidationError("--latency cannot be negative.") }
+        if failFirst < 0 { throw ValidationError("--fail-first cannot be negative.") }
     }
 
     func run() async throws {
@@ -66,6 +68,7 @@ struct Serve: AsyncParsableCommand {
         settings.sharing = sharing
         settings.latencyMilliseconds = latency
         settings.failureRate = failRate
+        settings.failFirstRequests = failFirst
         settings.connectedApps = try directory.connectedApps()
         settings.briefcases = try directory.briefcases(schema: store.schema)
         let api = try LocalOrgAPI(store: store, settings: settings)

@@ -39,7 +39,8 @@ enum Forceterm {
 
 /// Runs a program to completion and collects what it printed.
 enum ChildProcess {
-    static func run(_ executable: URL, _ arguments: [String], environment: [String: String?] = [:]) throws -> CommandOutput {
+    /// `input`, when given, is the child's standard input (else /dev/null).
+    static func run(_ executable: URL, _ arguments: [String], environment: [String: String?] = [:], input: String? = nil) throws -> CommandOutput {
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("forceterm-run-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: scratch) }
@@ -57,7 +58,13 @@ enum ChildProcess {
         var processEnvironment = ProcessInfo.processInfo.environment
         for (name, value) in environment { processEnvironment[name] = value }
         process.environment = processEnvironment
-        process.standardInput = FileHandle.nullDevice
+        if let input {
+            let inURL = scratch.appendingPathComponent("stdin")
+            try Data(input.utf8).write(to: inURL)
+            process.standardInput = try FileHandle(forReadingFrom: inURL)
+        } else {
+            process.standardInput = FileHandle.nullDevice
+        }
         process.standardOutput = outHandle
         process.standardError = errHandle
         try process.run()

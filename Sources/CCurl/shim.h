@@ -1,0 +1,41 @@
+// Typed wrappers around libcurl's variadic calls, which Swift cannot call directly.
+#ifndef FORCETERM_CCURL_SHIM_H
+#define FORCETERM_CCURL_SHIM_H
+
+#include <curl/curl.h>
+
+/// Receives body or header bytes; returns how many it consumed (fewer aborts the transfer).
+typedef size_t (*forceterm_curl_data_callback)(char *data, size_t size, size_t count, void *context);
+/// Called during a transfer; a non-zero return aborts it (used for cancellation).
+typedef int (*forceterm_curl_progress_callback)(void *context, curl_off_t dltotal, curl_off_t dlnow,
+                                                curl_off_t ultotal, curl_off_t ulnow);
+
+static inline CURLcode forceterm_curl_set_long(CURL *handle, CURLoption option, long value) {
+    return curl_easy_setopt(handle, option, value);
+}
+static inline CURLcode forceterm_curl_set_offset(CURL *handle, CURLoption option, curl_off_t value) {
+    return curl_easy_setopt(handle, option, value);
+}
+static inline CURLcode forceterm_curl_set_string(CURL *handle, CURLoption option, const char *value) {
+    return curl_easy_setopt(handle, option, value);
+}
+static inline CURLcode forceterm_curl_set_pointer(CURL *handle, CURLoption option, void *value) {
+    return curl_easy_setopt(handle, option, value);
+}
+static inline CURLcode forceterm_curl_set_list(CURL *handle, CURLoption option, struct curl_slist *value) {
+    return curl_easy_setopt(handle, option, value);
+}
+static inline CURLcode forceterm_curl_set_data_callback(CURL *handle, CURLoption option, forceterm_curl_data_callback value) {
+    return curl_easy_setopt(handle, option, value);
+}
+static inline CURLcode forceterm_curl_set_progress_callback(CURL *handle, forceterm_curl_progress_callback value) {
+    return curl_easy_setopt(handle, CURLOPT_XFERINFOFUNCTION, value);
+}
+static inline CURLcode forceterm_curl_get_long(CURL *handle, CURLINFO info, long *value) {
+    return curl_easy_getinfo(handle, info, value);
+}
+static inline CURLcode forceterm_curl_get_double(CURL *handle, CURLINFO info, double *value) {
+    return curl_easy_getinfo(handle, info, value);
+}
+
+#endif

@@ -1,0 +1,43 @@
+/// When a failed request is tried again. Only idempotent requests are retried, only after a
+/// broken or refused connection or a 502/503/504, with jittered exponential backoff and a cap.
+/// An unreachable server is retried only within `offlineBudget`, so "offline" still arrives fast.
+public struct RetryPolicy: Sendable {
+    /// Attempts in all, the first one included.
+    public var maximumAttempts = 4
+    /// The first backoff's upper bound, in seconds; it doubles per retry up to `maximumDelay`.
+    public var baseDelay = 0.25
+    public var maximumDelay = 4.0
+    /// Seconds after the first attempt beyond which an unreachable server is reported as offline.
+    public var offlineBudget = 2.0
+
+    public init() {}
+
+    /// No retries at all.
+    public static var never: RetryPolicy {
+        var policy = RetryPolicy()
+        policy.maximumAttempts = 1
+        return policy
+    }
+
+    /// The wait before retry number `retry` (0 for the first retry): half fixed, half random
+    /// ("equal jitter"), so many clients recovering together do not retry in lockstep.
+    public func delay(beforeRetry retry: Int) -> Double {
+        let ceiling = min(maximumDelay, baseDelay * Double(1 << min(retry, 16)))
+        return ceiling / 2 + Double.random(in: 0...(ceiling / 2))
+    }
+
+    /// Whether to retry after `error` on attempt `attempt` (1-based), `elapsed` seconds in.
+    func shouldRetry(after error: ForceAPIError, attempt: Int, elapsed: Double, idempotent: Bool, nextDelay: Double) -> Bool {
+        guard idempotent, attempt < maximumAttempts else { return false }
+        switch error {
+        case .connectionLost: return true
+        case .offline: return elapsed + nextDelay < offlineBudget
+        default: return false
+        }
+    }
+
+    /// Whether to retry after an HTTP status on attempt `attempt`.
+    func shouldRetry(status: Int, attempt: Int, idempotent: Bool) -> Bool {
+        idempotent && attempt < maximumAttempts && [502, 503, 504].contains(status)
+    }
+}

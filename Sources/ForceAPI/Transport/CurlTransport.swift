@@ -1,0 +1,290 @@
+import CCurl
+import Foundation
+import Synchronization
+
+/// HTTP over libcurl easy handles. Each worker thread owns one handle and reuses it, so its
+/// connections stay alive between requests; curl's blocking `perform` runs on those threads,
+/// never on Swift's cooperative pool. HTTP/2 is used when the server offers it over TLS, responses
+/// are requested gzip- or deflate-compressed, TLS verification is on unless the configuration says
+/// otherwise, and the standard proxy variables (`https_proxy`, `no_proxy`, …) apply as libcurl reads them.
+public final class CurlTransport: Sendable {
+    public let configuration: TransportConfiguration
+    private let queue = TransferQueue()
+
+    public init(configuration: TransportConfiguration = TransportConfiguration()) {
+        CurlGlobal.ensureInitialized()
+        self.configuration = configuration
+        for index in 0..<max(1, configuration.workerCount) {
+            let queue = self.queue
+            let configuration = self.configuration
+            let thread = Thread { CurlWorker(configuration: configuration).run(queue) }
+            thread.name = "forceterm-curl-\(index)"
+            thread.start()
+        }
+    }
+
+    deinit { queue.close() }
+
+    /// Sends one request and returns the response whatever its status; throws only when no
+    /// response arrived (offline, timeout, TLS, cancelled).
+    public func send(_ request: HTTPRequest) async throws(ForceAPIError) -> HTTPResponse {
+        let transfer = Transfer(request: request)
+        let result = await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Result<HTTPResponse, ForceAPIError>, Never>) in
+                transfer.continuation.withLock { $0 = continuation }
+                if !queue.push(transfer) { transfer.finish(.failure(.cancelled)) }
+            }
+        } onCancel: {
+            transfer.cancel()
+        }
+        return try result.get()
+    }
+}
+
+/// curl_global_init is not thread-safe and must run once before any handle exists.
+enum CurlGlobal {
+    private static let initialized: Bool = {
+        curl_global_init(Int(CURL_GLOBAL_DEFAULT)) == CURLE_OK
+    }()
+
+    static func ensureInitialized() { _ = initialized }
+}
+
+/// One request on its way through a worker, with its cancellation flag and its caller's continuation.
+final class Transfer: Sendable {
+    let request: HTTPRequest
+    let cancelled = Atomic<Bool>(false)
+    let continuation = Mutex<CheckedContinuation<Result<HTTPResponse, ForceAPIError>, Never>?>(nil)
+
+    init(request: HTTPRequest) { self.request = request }
+
+    func cancel() { cancelled.store(true, ordering: .relaxed) }
+    var isCancelled: Bool { cancelled.load(ordering: .relaxed) }
+
+    /// Resumes the caller exactly once.
+    func finish(_ result: Result<HTTPResponse, ForceAPIError>) {
+        let waiting = continuation.withLock { value -> CheckedContinuation<Result<HTTPResponse, ForceAPIError>, Never>? in
+            defer { value = nil }
+            return value
+        }
+        waiting?.resume(returning: result)
+    }
+}
+
+/// The transfers waiting for a worker, first in first out.
+final class TransferQueue: Sendable {
+    private struct State: ~Copyable {
+        var waiting: [Transfer] = []
+        var closed = false
+    }
+
+    private let condition = NSCondition()
+    private let state = Mutex(State())
+
+    /// Adds a transfer; false once the transport is gone.
+    func push(_ transfer: Transfer) -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        let accepted = state.withLock { state -> Bool in
+            guard !state.closed else { return false }
+            state.waiting.append(transfer)
+            return true
+        }
+        condition.signal()
+        return accepted
+    }
+
+    /// The next transfer, waiting for one; nil when the queue is closed and empty.
+    func pop() -> Transfer? {
+        condition.lock()
+        defer { condition.unlock() }
+        while true {
+            let next = state.withLock { state -> (Transfer?, Bool) in
+                if !state.waiting.isEmpty { return (state.waiting.removeFirst(), false) }
+                return (nil, state.closed)
+            }
+            if let transfer = next.0 { return transfer }
+            if next.1 { return nil }
+            condition.wait()
+        }
+    }
+
+    func close() {
+        condition.lock()
+        state.withLock { $0.closed = true }
+        condition.broadcast()
+        condition.unlock()
+    }
+}
+
+/// What curl hands back during one transfer: body bytes and header lines.
+final class ResponseSink {
+    var body: [UInt8] = []
+    var headerLines: [String] = []
+    let transfer: Transfer
+
+    init(transfer: Transfer) { self.transfer = transfer }
+}
+
+/// A worker thread's loop: one easy handle, reused for every transfer so connections are kept alive.
+struct CurlWorker {
+    let configuration: TransportConfiguration
+
+    func run(_ queue: TransferQueue) {
+        guard let handle = curl_easy_init() else {
+            while let transfer = queue.pop() { transfer.finish(.failure(.transport(code: -1, detail: "libcurl could not create a handle"))) }
+            return
+        }
+        let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
+        defer {
+            curl_easy_cleanup(handle)
+            errorBuffer.deallocate()
+        }
+        while let transfer = queue.pop() {
+            if transfer.isCancelled {
+                transfer.finish(.failure(.cancelled))
+                continue
+            }
+            transfer.finish(perform(transfer, handle: handle, errorBuffer: errorBuffer))
+        }
+    }
+
+    private func perform(_ transfer: Transfer, handle: UnsafeMutableRawPointer, errorBuffer: UnsafeMutablePointer<CChar>) -> Result<HTTPResponse, ForceAPIError> {
+        let request = transfer.request
+        // Reset forgets the previous request's options but keeps the connection cache.
+        curl_easy_reset(handle)
+        errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
+        let sink = ResponseSink(transfer: transfer)
+        let context = Unmanaged.passUnretained(sink).toOpaque()
+        var headerList: UnsafeMutablePointer<curl_slist>?
+        defer { curl_slist_free_all(headerList) }
+        for header in request.headers {
+            headerList = curl_slist_append(headerList, "\(header.name): \(header.value)")
+        }
+        // No "Expect: 100-continue" round trip before bodies.
+        headerList = curl_slist_append(headerList, "Expect:")
+
+        forceterm_curl_set_string(handle, CURLOPT_URL, request.url)
+        forceterm_curl_set_long(handle, CURLOPT_NOSIGNAL, 1)
+        forceterm_curl_set_pointer(handle, CURLOPT_ERRORBUFFER, errorBuffer)
+        forceterm_curl_set_list(handle, CURLOPT_HTTPHEADER, headerList)
+        forceterm_curl_set_string(handle, CURLOPT_USERAGENT, configuration.userAgent)
+        forceterm_curl_set_string(handle, CURLOPT_ACCEPT_ENCODING, "gzip, deflate")
+        forceterm_curl_set_long(handle, CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2TLS))
+        forceterm_curl_set_long(handle, CURLOPT_TCP_KEEPALIVE, 1)
+        forceterm_curl_set_long(handle, CURLOPT_FOLLOWLOCATION, 0)
+        forceterm_curl_set_long(handle, CURLOPT_SSL_VERIFYPEER, configuration.allowsInsecureTLS ? 0 : 1)
+        forceterm_curl_set_long(handle, CURLOPT_SSL_VERIFYHOST, configuration.allowsInsecureTLS ? 0 : 2)
+        if let caFile = configuration.caFile { forceterm_curl_set_string(handle, CURLOPT_CAINFO, caFile) }
+        forceterm_curl_set_long(handle, CURLOPT_CONNECTTIMEOUT_MS, Self.milliseconds(configuration.connectTimeout))
+        forceterm_curl_set_long(handle, CURLOPT_LOW_SPEED_LIMIT, 1)
+        forceterm_curl_set_long(handle, CURLOPT_LOW_SPEED_TIME, max(1, Int(configuration.stallTimeout.rounded(.up))))
+        forceterm_curl_set_long(handle, CURLOPT_TIMEOUT_MS, Self.milliseconds(configuration.requestDeadline))
+
+        switch request.method {
+        case "GET":
+            forceterm_curl_set_long(handle, CURLOPT_HTTPGET, 1)
+        case "HEAD":
+            forceterm_curl_set_long(handle, CURLOPT_NOBODY, 1)
+        default:
+            forceterm_curl_set_string(handle, CURLOPT_CUSTOMREQUEST, request.method)
+        }
+        if let body = request.body, !body.isEmpty {
+            // COPYPOSTFIELDS copies the bytes, so they need not outlive this call; the size goes first.
+            forceterm_curl_set_offset(handle, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(body.count))
+            _ = body.withUnsafeBytes { bytes in
+                forceterm_curl_set_pointer(handle, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: bytes.baseAddress))
+            }
+        } else if ["POST", "PATCH", "PUT"].contains(request.method) {
+            forceterm_curl_set_offset(handle, CURLOPT_POSTFIELDSIZE_LARGE, 0)
+            forceterm_curl_set_string(handle, CURLOPT_COPYPOSTFIELDS, "")
+        }
+
+        forceterm_curl_set_data_callback(handle, CURLOPT_WRITEFUNCTION) { data, size, count, context in
+            guard let data, let context else { return 0 }
+            let sink = Unmanaged<ResponseSink>.fromOpaque(context).takeUnretainedValue()
+            let length = size * count
+            data.withMemoryRebound(to: UInt8.self, capacity: length) { sink.body.append(contentsOf: UnsafeBufferPointer(start: $0, count: length)) }
+            return length
+        }
+        forceterm_curl_set_pointer(handle, CURLOPT_WRITEDATA, context)
+        forceterm_curl_set_data_callback(handle, CURLOPT_HEADERFUNCTION) { data, size, count, context in
+            guard let data, let context else { return 0 }
+            let sink = Unmanaged<ResponseSink>.fromOpaque(context).takeUnretainedValue()
+            let length = size * count
+            let line = data.withMemoryRebound(to: UInt8.self, capacity: length) { String(decoding: UnsafeBufferPointer(start: $0, count: length), as: UTF8.self) }
+            sink.headerLines.append(line.trimmingCharacters(in: .whitespacesAndNewlines))
+            return length
+        }
+        forceterm_curl_set_pointer(handle, CURLOPT_HEADERDATA, context)
+        forceterm_curl_set_long(handle, CURLOPT_NOPROGRESS, 0)
+        forceterm_curl_set_progress_callback(handle) { context, _, _, _, _ in
+            guard let context else { return 0 }
+            // Non-zero aborts the transfer: this is how cancellation reaches a blocked perform.
+            return Unmanaged<ResponseSink>.fromOpaque(context).takeUnretainedValue().transfer.isCancelled ? 1 : 0
+        }
+        forceterm_curl_set_pointer(handle, CURLOPT_XFERINFODATA, context)
+
+        let code = curl_easy_perform(handle)
+        guard code == CURLE_OK else {
+            return .failure(classify(code, handle: handle, message: String(cString: errorBuffer), request: request))
+        }
+        var status = 0
+        forceterm_curl_get_long(handle, CURLINFO_RESPONSE_CODE, &status)
+        return .success(HTTPResponse(status: status, headers: Self.finalHeaders(sink.headerLines), body: sink.body))
+    }
+
+    /// The header block of the final response (after any interim `100 Continue` blocks).
+    static func finalHeaders(_ lines: [String]) -> [HTTPHeader] {
+        var headers: [HTTPHeader] = []
+        for line in lines {
+            if line.hasPrefix("HTTP/") {
+                headers.removeAll()
+            } else if let colon = line.firstIndex(of: ":") {
+                headers.append(HTTPHeader(String(line[..<colon]).trimmingCharacters(in: .whitespaces),
+                                          String(line[line.index(after: colon)...]).trimmingCharacters(in: .whitespaces)))
+            }
+        }
+        return headers
+    }
+
+    /// Sorts curl's error codes into the kinds a caller acts on.
+    private func classify(_ code: CURLcode, handle: UnsafeMutableRawPointer, message: String, request: HTTPRequest) -> ForceAPIError {
+        let host = URLComponents(string: request.url)?.host ?? "the server"
+        let detail = message.isEmpty ? String(cString: curl_easy_strerror(code)) : message
+        switch code {
+        case CURLE_ABORTED_BY_CALLBACK:
+            return .cancelled
+        case CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_RESOLVE_PROXY:
+            return .offline(.hostNotFound, host: host)
+        case CURLE_COULDNT_CONNECT:
+            return .offline(.connectionRefused, host: host)
+        case CURLE_OPERATION_TIMEDOUT:
+            // Connected, but the TLS handshake never finished within the connect timeout (curl
+            // reports no connect time then, so its message tells this case apart).
+            if detail.localizedCaseInsensitiveContains("SSL connection timeout") {
+                return .timeout(.noAnswer, seconds: configuration.connectTimeout)
+            }
+            var connectSeconds = 0.0
+            forceterm_curl_get_double(handle, CURLINFO_CONNECT_TIME, &connectSeconds)
+            if connectSeconds == 0 { return .offline(.connectTimeout, host: host) }
+            if detail.localizedCaseInsensitiveContains("too slow") {
+                return .timeout(.stalled, seconds: configuration.stallTimeout)
+            }
+            return .timeout(.deadline, seconds: configuration.requestDeadline)
+        case CURLE_PEER_FAILED_VERIFICATION:
+            return .tls(detail: "the server's certificate is not trusted (\(detail))")
+        case CURLE_SSL_CACERT_BADFILE:
+            return .tls(detail: "the CA file \(configuration.caFile ?? "") cannot be read or holds no certificate")
+        case CURLE_SSL_CONNECT_ERROR, CURLE_SSL_CERTPROBLEM, CURLE_SSL_CIPHER, CURLE_SSL_ISSUER_ERROR,
+             CURLE_SSL_PINNEDPUBKEYNOTMATCH, CURLE_SSL_INVALIDCERTSTATUS, CURLE_SSL_CRL_BADFILE, CURLE_SSL_SHUTDOWN_FAILED:
+            return .tls(detail: detail)
+        case CURLE_SEND_ERROR, CURLE_RECV_ERROR, CURLE_GOT_NOTHING, CURLE_PARTIAL_FILE, CURLE_HTTP2, CURLE_HTTP2_STREAM:
+            return .connectionLost(detail: detail)
+        default:
+            return .transport(code: Int(code.rawValue), detail: detail)
+        }
+    }
+
+    private static func milliseconds(_ seconds: Double) -> Int { max(1, Int((seconds * 1000).rounded())) }
+}

@@ -1,0 +1,58 @@
+/// One header line. Names compare case-insensitively, as HTTP says.
+public struct HTTPHeader: Sendable, Equatable {
+    public var name: String
+    public var value: String
+
+    public init(_ name: String, _ value: String) {
+        self.name = name
+        self.value = value
+    }
+}
+
+/// A request as the transport sends it: method, absolute URL, headers and an optional body.
+public struct HTTPRequest: Sendable {
+    public var method: String
+    public var url: String
+    public var headers: [HTTPHeader]
+    public var body: [UInt8]?
+    /// Whether sending it twice has the same effect as once; only such requests are retried.
+    public var isIdempotent: Bool
+
+    public init(method: String, url: String, headers: [HTTPHeader] = [], body: [UInt8]? = nil, isIdempotent: Bool? = nil) {
+        self.method = method
+        self.url = url
+        self.headers = headers
+        self.body = body
+        self.isIdempotent = isIdempotent ?? ["GET", "HEAD", "PUT", "DELETE", "OPTIONS"].contains(method)
+    }
+
+    /// The URL without its query string, for logs and errors (query strings may carry tokens or data).
+    public var redactedURL: String {
+        String(url.prefix { $0 != "?" })
+    }
+}
+
+/// A response: status, headers (in arrival order) and the decoded (un-gzipped) body.
+public struct HTTPResponse: Sendable {
+    public var status: Int
+    public var headers: [HTTPHeader]
+    public var body: [UInt8]
+
+    public init(status: Int, headers: [HTTPHeader], body: [UInt8]) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+    }
+
+    /// The last value of a header, by case-insensitive name.
+    public func header(_ name: String) -> String? {
+        let lowered = name.lowercased()
+        return headers.last { $0.name.lowercased() == lowered }?.value
+    }
+
+    /// Whether the body is JSON by its declared content type.
+    public var isJSON: Bool {
+        guard let type = header("Content-Type")?.lowercased() else { return false }
+        return type.hasPrefix("application/json") || type.contains("+json")
+    }
+}

@@ -1,0 +1,23 @@
+/// How the HTTP transport connects: TLS trust, timeouts and how many connections it keeps.
+public struct TransportConfiguration: Sendable {
+    /// A PEM file of certificate authorities to trust instead of the system's (`--cacert`), e.g.
+    /// a company's private CA or localorg's `ca.pem`.
+    public var caFile: String?
+    /// Turns certificate verification off. For development only; the command line warns when set.
+    public var allowsInsecureTLS = false
+    /// Seconds to resolve the host, connect and finish the TLS handshake. An unreachable server is
+    /// reported as offline after at most this long.
+    public var connectTimeout: Double = 2
+    /// Seconds a transfer may move (almost) no bytes before it is abandoned as stalled.
+    public var stallTimeout: Double = 20
+    /// Seconds one request may take from start to end, whatever happens.
+    public var requestDeadline: Double = 120
+    /// Threads, each with its own curl handle and so its own kept-alive connections.
+    public var workerCount = 4
+    public var userAgent = "forceterm/0.1 (libcurl)"
+
+    public init(caFile: String? = nil, allowsInsecureTLS: Bool = false) {
+        self.caFile = caFile
+        self.allowsInsecureTLS = allowsInsecureTLS
+    }
+}

@@ -1,0 +1,194 @@
+import ArgumentParser
+import ForceAPI
+import ForceJSON
+import Foundation
+import SmartStore
+
+/// `forceterm login`: the OAuth device flow (made for SSH sessions) or the username-password
+/// flow, then the session saved to `$XDG_DATA_HOME/forceterm/credentials.json` (mode 0600).
+struct LoginCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "login",
+        abstract: "Sign in to Salesforce (or a localorg) and keep the session for later commands.",
+        discussion: """
+            By default forceterm uses the device flow: it prints a URL and a code; open the URL on \
+            any device, enter the code and approve. forceterm polls until you do (Ctrl-C cancels). \
+            With --username and --password-stdin it uses the username-password flow; the password \
+            (with the security token appended, if your org wants one) is read from standard input, \
+            never from the command line.
+
+            Examples:
+              forceterm login --login-url https://test.salesforce.com
+              echo "$PASSWORD" | forceterm login --username me@example.com --password-stdin
+              forceterm login --login-url https://localhost:8443 --cacert ~/.local/share/localorg/ca.pem
+            """)
+
+    @Flag(help: "Use the device flow (the default).") var device = false
+    @Option(help: ArgumentHelp("Sign in as this user with the username-password flow.", valueName: "username")) var username: String?
+    @Flag(help: "Read the password from standard input (required with --username).") var passwordStdin = false
+    @Option(help: ArgumentHelp("login.salesforce.com (default), test.salesforce.com, a My Domain or a localorg URL.", valueName: "url"))
+    var loginURL: String?
+    @Option(help: ArgumentHelp("Trust the certificate authorities in this PEM file (a private CA, or localorg's ca.pem).", valueName: "file"))
+    var cacert: String?
+    @Flag(help: "Do not verify the server's certificate. For development only: anyone on the network can read your session.")
+    var insecure = false
+    @Option(name: .customLong("config"), help: ArgumentHelp("Directory with bootconfig.json (the connected app's consumer key).", valueName: "dir"))
+    var configDirectory: String?
+    @Flag(help: "Print one line per request to standard error (never tokens).") var verbose = false
+
+    func validate() throws {
+        if device && username != nil { throw ValidationError("--device and --username are two different ways to sign in; pick one.") }
+        if username != nil && !passwordStdin { throw ValidationError("--username needs --password-stdin: type or pipe the password on standard input.") }
+        if passwordStdin && username == nil { throw ValidationError("--password-stdin goes with --username U.") }
+        if let loginURL { _ = try Self.checkedLoginURL(loginURL) }
+    }
+
+    /// Login URLs are https; plain http only to this machine (localorg --http).
+    static func checkedLoginURL(_ text: String) throws -> String {
+        guard let components = URLComponents(string: text), let scheme = components.scheme?.lowercased(), let host = components.host, !host.isEmpty else {
+            throw ValidationError("--login-url \(text) is not a URL; use e.g. https://login.salesforce.com")
+        }
+        let loopback = ["localhost", "127.0.0.1", "::1", "[::1]"].contains(host.lowercased())
+        guard scheme == "https" || (scheme == "http" && loopback) else {
+            throw ValidationError("--login-url must use https (plain http only for localhost), not \(text)")
+        }
+        return text
+    }
+
+    func run() throws {
+        try CommandFailure.reporting {
+            let config = try ConnectedAppConfig.load(directory: ConnectedAppConfig.directory(explicit: configDirectory))
+            let loginURL = self.loginURL ?? config.loginURL ?? OAuthClient.defaultLoginURL
+            _ = try Self.checkedLoginURL(loginURL)
+            var caFile: String?
+            if let cacert {
+                let absolute = URL(fileURLWithPath: cacert).standardizedFileURL.path
+                guard FileManager.default.isReadableFile(atPath: absolute) else {
+                    throw ConfigError("cannot read the CA file \(cacert); give the path of a PEM certificate file")
+                }
+                caFile = absolute
+            }
+            if insecure {
+                StandardStreams.writeError("forceterm: WARNING: --insecure turns off certificate checks; anyone on the network can read and change this session. Use --cacert FILE instead.\n")
+            }
+            var password: Secret?
+            if let username {
+                guard let line = readLine(strippingNewline: true), !line.isEmpty else {
+                    throw ConfigError("no password on standard input for \(username)")
+                }
+                password = Secret(line)
+            }
+            var transportConfiguration = TransportConfiguration(caFile: caFile, allowsInsecureTLS: insecure)
+            // Signing in waits for a person at times; give slow links more room than data requests.
+            transportConfiguration.connectTimeout = 10
+            let transport = CurlTransport(configuration: transportConfiguration)
+            let oauth = OAuthClient(loginURL: loginURL, clientId: config.consumerKey, transport: transport)
+            let store = CredentialStore(directory: CredentialStore.defaultDirectory())
+            let username = self.username
+            let trustedCAFile = caFile
+            let typedPassword = password
+            try AsyncCommand.run {
+                let token: OAuthToken
+                do throws(ForceAPIError) {
+                    if let username, let typedPassword {
+                        token = try await oauth.signIn(username: username, password: typedPassword)
+                    } else {
+                        let authorization = try await oauth.startDeviceFlow()
+                        StandardStreams.write("""
+                            To sign in, open \(authorization.verificationURL)
+                            and enter the code: \(authorization.userCode)
+                            Waiting for approval (Ctrl-C cancels)...
+
+                            """)
+                        token = try await oauth.waitForApproval(authorization)
+                    }
+                } catch {
+                    if error == .cancelled { throw ConfigError("sign-in cancelled; nothing was saved") }
+                    throw error
+                }
+                let identity = try await oauth.identity(of: token)
+                let credentials = OAuthCredentials(loginURL: oauth.loginURL, clientId: oauth.clientId, token: token, identity: identity, caFile: trustedCAFile)
+                try store.save(credentials)
+                StandardStreams.write("Signed in as \(identity.username) (org \(identity.organizationId)) at \(token.instanceURL).\n")
+            }
+        }
+    }
+}
+
+/// `forceterm logout`: revokes the session at the server and removes the saved credentials.
+/// Refuses while the user's store holds unsynced local changes, unless `--force`; even then the
+/// store stays on disk, so the changes are kept for the next sign-in as the same user.
+struct LogoutCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "logout",
+        abstract: "Sign out: revoke the session and remove the saved credentials.",
+        discussion: """
+            forceterm refuses to sign out while your store has local changes that were not synced \
+            (it says how many and in which soups); sync first, or pass --force. The store file \
+            itself is never deleted.
+            """)
+
+    @Flag(help: "Sign out even though local changes have not been synced (they stay in the store).") var force = false
+    @OptionGroup var storeOptions: StoreOptions
+
+    func run() throws {
+        try CommandFailure.reporting {
+            let credentialStore = CredentialStore(directory: CredentialStore.defaultDirectory())
+            guard let credentials = try credentialStore.load() else {
+                StandardStreams.writeError("Not signed in; nothing to do.\n")
+                return
+            }
+            let storePath = storeOptions.storePath ?? credentialStore.storePath(for: credentials)
+            let pending = try LocalChanges.count(storePath: storePath)
+            if pending.total > 0 && !force {
+                throw ConfigError("refusing to sign out: \(pending.summary) in \(storePath) are not synced yet; run forceterm sync first, or forceterm logout --force to sign out anyway (the changes stay in the store)")
+            }
+            let transport = CurlTransport(configuration: TransportConfiguration(caFile: credentials.caFile))
+            let oauth = OAuthClient(loginURL: credentials.loginURL, clientId: credentials.clientId, transport: transport)
+            try AsyncCommand.run {
+                do throws(ForceAPIError) {
+                    // Revoking the refresh token ends its access tokens too.
+                    try await oauth.revoke(credentials.refreshToken ?? credentials.accessToken)
+                } catch {
+                    StandardStreams.writeError("forceterm: warning: could not revoke the session at the server (\(error)); removing the local credentials anyway\n")
+                }
+            }
+            try credentialStore.remove()
+            var message = "Signed out \(credentials.username)."
+            if pending.total > 0 { message += " \(pending.summary) stay unsynced in \(storePath)." }
+            StandardStreams.write(message + "\n")
+        }
+    }
+}
+
+/// Records with `__local__` true, per soup: the changes a sign-out would strand.
+struct LocalChanges {
+    var perSoup: [(soup: String, count: Int)] = []
+
+    var total: Int { perSoup.reduce(0) { $0 + $1.count } }
+
+    /// "3 records with local changes (contacts: 2, accounts: 1)".
+    var summary: String {
+        let detail = perSoup.filter { $0.count > 0 }.map { "\($0.soup): \($0.count)" }.joined(separator: ", ")
+        return "\(total) record\(total == 1 ? "" : "s") with local changes (\(detail))"
+    }
+
+    /// Counts them in the store at `storePath`; a store that does not exist has none.
+    static func count(storePath: String) throws -> LocalChanges {
+        guard FileManager.default.fileExists(atPath: storePath) else { return LocalChanges() }
+        let store = try SmartStore(path: storePath, mustExist: true)
+        var changes = LocalChanges()
+        for soup in try store.soupNames() {
+            let count: Int
+            if try store.hasIndex(soup: soup, path: "__local__") {
+                count = try store.count(.exact(soup, path: "__local__", matchKey: true))
+            } else {
+                // Unindexed paths compare through json_extract, where JSON true is 1.
+                let rows = try store.query(.smart("SELECT count(*) FROM {\(soup)} WHERE {\(soup):__local__} = 1"))
+                count = Int(rows.first?.arrayValue?.first?.int64Value ?? 0)
+            }
+            changes.perSoup.append((soup, count))
+        }
+        return changes
+    }
+}

@@ -1,0 +1,113 @@
+import ForceAPI
+import ForceJSON
+import Foundation
+import LocalOrgProcess
+import Testing
+
+@Suite("Network failures become errors a caller can act on", .serialized)
+struct NetworkFailureTests {
+    @Test("A stopped server is reported as offline, quickly")
+    func serverStopped() async throws {
+        var policy = RetryPolicy()
+        policy.offlineBudget = 2
+        let org = try await SignedInOrg(retryPolicy: policy)
+        defer { org.remove() }
+        org.server.stop()
+        let started = Date()
+        let error = await forceError { try await org.client.query("SELECT Id FROM Contact") }
+        let elapsed = Date().timeIntervalSince(started)
+        guard case let .offline(reason, host) = error else { Issue.record("expected offline, got \(String(describing: error))"); return }
+        #expect(reason == .connectionRefused)
+        #expect(host == "127.0.0.1")
+        // The bound is about two seconds; allow a loaded machine plenty more without hanging.
+        #expect(elapsed < 10, "took \(elapsed) s")
+        #expect(error?.isOffline == true)
+    }
+
+    @Test("A server that accepts the connection and never answers times out")
+    func silentServer() async throws {
+        let listener = try SilentListener()
+        var configuration = TransportConfiguration()
+        configuration.connectTimeout = 1
+        configuration.stallTimeout = 1
+        configuration.requestDeadline = 5
+        let transport = CurlTransport(configuration: configuration)
+        let started = Date()
+        let tlsError = await forceError { try await transport.send(HTTPRequest(method: "GET", url: "https://127.0.0.1:\(listener.port)/services/data/")) }
+        guard case let .timeout(kind, _) = tlsError else { Issue.record("expected a timeout, got \(String(describing: tlsError))"); return }
+        #expect(kind == .noAnswer)
+        let plainError = await forceError { try await transport.send(HTTPRequest(method: "GET", url: "http://127.0.0.1:\(listener.port)/services/data/")) }
+        guard case let .timeout(plainKind, _) = plainError else { Issue.record("expected a timeout, got \(String(describing: plainError))"); return }
+        #expect(plainKind == .stalled)
+        #expect(Date().timeIntervalSince(started) < 30)
+    }
+
+    @Test("A host name that does not resolve is offline (host not found)")
+    func unknownHost() async throws {
+        var configuration = TransportConfiguration()
+        configuration.connectTimeout = 2
+        let transport = CurlTransport(configuration: configuration)
+        // .invalid never resolves (RFC 6761), so no lookup leaves the machine with an answer.
+        let error = await forceError { try await transport.send(HTTPRequest(method: "GET", url: "https://forceterm-test.invalid/services/data/")) }
+        guard case .offline = error else { Issue.record("expected offline, got \(String(describing: error))"); return }
+    }
+
+    @Test("A certificate from an untrusted CA is refused with a clear message")
+    func untrustedCertificate() async throws {
+        let server = try LocalOrgProcess()
+        defer { server.remove() }
+        let oauth = OAuthClient(loginURL: server.url, transport: CurlTransport(configuration: SignedInOrg.configuration(caFile: nil)))
+        let error = await forceError { try await oauth.signIn(username: SignedInOrg.username, password: SignedInOrg.password) }
+        guard case let .tls(detail) = error else { Issue.record("expected a TLS error, got \(String(describing: error))"); return }
+        #expect(detail.contains("not trusted"))
+        #expect("\(String(describing: error))".contains("--cacert"))
+    }
+
+    @Test("503 then success: an idempotent request is retried with backoff")
+    func retriedAfter503() async throws {
+        let org = try await SignedInOrg(serverArguments: ["--fail-first", "2"])
+        defer { org.remove() }
+        let page = try await org.client.query("SELECT Id FROM Account LIMIT 1")
+        #expect(page.done)
+        let queryLines = org.log.lines.filter { $0.hasPrefix("GET ") && $0.contains("/query/") }
+        #expect(queryLines.count == 3, "\(org.log.lines)")
+        #expect(queryLines.prefix(2).allSatisfy { $0.contains(" 503 ") })
+        #expect(queryLines.last?.contains(" 200 ") == true)
+    }
+
+    @Test("A create is never retried blindly: 503 comes back as a server error")
+    func createNotRetried() async throws {
+        let org = try await SignedInOrg(serverArguments: ["--fail-first", "1"])
+        defer { org.remove() }
+        let error = await forceError { try await org.client.create("Contact", fields: ["LastName": "Once"]) }
+        guard case let .server(status, errors) = error else { Issue.record("expected a server error, got \(String(describing: error))"); return }
+        #expect(status == 503)
+        #expect(errors.first?.errorCode == "SERVER_UNAVAILABLE")
+        #expect(org.log.lines.filter { $0.hasPrefix("POST ") }.count == 1)
+        // The next create goes through, and only one record exists.
+        _ = try await org.client.create("Contact", fields: ["LastName": "Once"])
+        #expect(try await org.client.query("SELECT Id FROM Contact WHERE LastName = 'Once'").totalSize == 1)
+    }
+
+    @Test("Responses arrive gzip-compressed and are decoded")
+    func gzipResponses() async throws {
+        let org = try await SignedInOrg()
+        defer { org.remove() }
+        let response = try await org.client.send("GET", "sobjects/Contact/describe/")
+        #expect(response.header("Content-Encoding") == "gzip")
+        let describe = try JSONParser.parse(response.body)
+        #expect(describe["name"] == .string("Contact"))
+    }
+
+    @Test("Cancelling a request in flight ends it with cancelled")
+    func cancelInFlight() async throws {
+        let listener = try SilentListener()
+        let transport = CurlTransport(configuration: TransportConfiguration())
+        let request = Task { try await transport.send(HTTPRequest(method: "GET", url: "http://127.0.0.1:\(listener.port)/")) }
+        try await Task.sleep(for: .milliseconds(200))
+        request.cancel()
+        let result = await request.result
+        guard case let .failure(error) = result else { Issue.record("expected cancellation"); return }
+        #expect(error as? ForceAPIError == .cancelled)
+    }
+}

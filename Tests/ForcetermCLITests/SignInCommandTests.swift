@@ -1,0 +1,246 @@
+import ForceJSON
+import Foundation
+import LocalOrgProcess
+import SmartStore
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `forceterm login` and `logout` run as built binaries against a real localorg over HTTPS.
+@Suite("forceterm login and logout", .serialized)
+struct SignInCommandTests {
+    /// A private XDG data home per test, so credentials never touch the real home directory.
+    struct Home {
+        let root: String
+        var dataHome: String { root + "/data" }
+        var credentialsPath: String { dataHome + "/forceterm/credentials.json" }
+        var environment: [String: String?] { ["XDG_DATA_HOME": dataHome, "XDG_CONFIG_HOME": root + "/config"] }
+
+        init() throws {
+            root = NSTemporaryDirectory() + "forceterm-signin-" + UUID().uuidString
+            try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+        }
+
+        func remove() { try? FileManager.default.removeItem(atPath: root) }
+    }
+
+    static func mode(_ path: String) throws -> Int {
+        (try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int) ?? -1
+    }
+
+    func passwordLogin(_ server: LocalOrgProcess, _ home: Home, password: String = "localorg-demo", extra: [String] = []) throws -> CommandOutput {
+        try ChildProcess.run(Forceterm.executable, ["login", "--username", "demo@localorg.test", "--password-stdin",
+                                                    "--login-url", server.url, "--cacert", server.caFile] + extra,
+                             environment: home.environment, input: password + "\n")
+    }
+
+    @Test("Password login saves private credentials; no token reaches the output")
+    func passwordLoginSavesCredentials() throws {
+        let server = try LocalOrgProcess()
+        let home = try Home()
+        defer { server.remove(); home.remove() }
+        let output = try passwordLogin(server, home, extra: ["--verbose"])
+        #expect(output.exitCode == 0, "\(output)")
+        #expect(output.standardOutput.contains("Signed in as demo@localorg.test"), "\(output)")
+        #expect(try Self.mode(home.credentialsPath) == 0o600)
+        #expect(try Self.mode(home.dataHome + "/forceterm") == 0o700)
+        let saved = try String(contentsOfFile: home.credentialsPath, encoding: .utf8)
+        for key in ["\"accessToken\"", "\"refreshToken\""] {
+            let range = try #require(saved.range(of: key))
+            let token = saved[range.upperBound...].drop { $0 == ":" || $0 == " " || $0 == "\"" }.prefix { $0 != "\"" }
+            #expect(token.count > 20)
+            #expect(!output.standardOutput.contains(token) && !output.standardError.contains(token))
+        }
+        #expect(!output.standardOutput.contains("localorg-demo") && !output.standardError.contains("localorg-demo"))
+    }
+
+    @Test("A wrong password fails with exit 1 and a one-line reason; nothing is saved")
+    func wrongPassword() throws {
+        let server = try LocalOrgProcess()
+        let home = try Home()
+        defer { server.remove(); home.remove() }
+        let output = try passwordLogin(server, home, password: "not-the-password")
+        #expect(output.exitCode == 1, "\(output)")
+        #expect(output.standardError.contains("sign-in refused: invalid_grant"), "\(output)")
+        #expect(!output.standardError.contains("not-the-password"))
+        #expect(!FileManager.default.fileExists(atPath: home.credentialsPath))
+    }
+
+    @Test("Usage errors exit with 2")
+    func usageErrors() throws {
+        let home = try Home()
+        defer { home.remove() }
+        let noStdin = try Forceterm.run(["login", "--username", "a@b.c"], environment: home.environment)
+        #expect(noStdin.exitCode == 2, "\(noStdin)")
+        #expect(noStdin.standardError.contains("--password-stdin"))
+        let plainHTTP = try Forceterm.run(["login", "--login-url", "http://example.com"], environment: home.environment)
+        #expect(plainHTTP.exitCode == 2, "\(plainHTTP)")
+        #expect(plainHTTP.standardError.contains("https"))
+    }
+
+    @Test("Without --cacert, localorg's certificate is refused with a hint")
+    func untrustedCertificate() throws {
+        let server = try LocalOrgProcess()
+        let home = try Home()
+        defer { server.remove(); home.remove() }
+        let output = try ChildProcess.run(Forceterm.executable, ["login", "--username", "demo@localorg.test", "--password-stdin", "--login-url", server.url],
+                                          environment: home.environment, input: "localorg-demo\n")
+        #expect(output.exitCode == 1, "\(output)")
+        #expect(output.standardError.contains("TLS failure"), "\(output)")
+        #expect(output.standardError.contains("--cacert"), "\(output)")
+    }
+
+    @Test("Device flow: the code printed is approved with localorg approve, and the login completes")
+    func deviceFlowLogin() throws {
+        let server = try LocalOrgProcess()
+        let home = try Home()
+        defer { server.remove(); home.remove() }
+        let login = try BackgroundCommand(Forceterm.executable, ["login", "--login-url", server.url, "--cacert", server.caFile], environment: home.environment)
+        let printed = try login.waitForOutput(containing: "enter the code: ", timeout: 60)
+        let code = try #require(printed.components(separatedBy: "enter the code: ").last?.prefix { $0.isLetter || $0.isNumber })
+        #expect(printed.contains("/setup/connect"))
+        try server.command(["approve", String(code), "--as", "trainer@localorg.test"])
+        let output = login.wait(timeout: 60)
+        #expect(output.exitCode == 0, "\(output)")
+        #expect(output.standardOutput.contains("Signed in as trainer@localorg.test"), "\(output)")
+        #expect(FileManager.default.fileExists(atPath: home.credentialsPath))
+    }
+
+    @Test("Ctrl-C during the device flow cancels cleanly: exit 1, nothing saved")
+    func deviceFlowInterrupted() throws {
+        let server = try LocalOrgProcess()
+        let home = try Home()
+        defer { server.remove(); home.remove() }
+        let login = try BackgroundCommand(Forceterm.executable, ["login", "--login-url", server.url, "--cacert", server.caFile], environment: home.environment)
+        _ = try login.waitForOutput(containing: "Waiting for approval", timeout: 60)
+        login.interrupt()
+        let output = login.wait(timeout: 30)
+        #expect(output.exitCode == 1, "\(output)")
+        #expect(output.standardError.contains("sign-in cancelled"), "\(output)")
+        #expect(!FileManager.default.fileExists(atPath: home.credentialsPath))
+    }
+
+    @Test("A credentials file others can read is refused")
+    func readableCredentialsRefused() throws {
+        let server = try LocalOrgProcess()
+        let home = try Home()
+        defer { server.remove(); home.remove() }
+        #expect(try passwordLogin(server, home).exitCode == 0)
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: home.credentialsPath)
+        let output = try Forceterm.run(["logout"], environment: home.environment)
+        #expect(output.exitCode == 1, "\(output)")
+        #expect(output.standardError.contains("other users can read it"), "\(output)")
+        #expect(output.standardError.contains("chmod 600"), "\(output)")
+        #expect(FileManager.default.fileExists(atPath: home.credentialsPath))
+    }
+
+    @Test("Logout refuses while the user's store has local changes, then --force signs out and keeps the store")
+    func logoutGuardsLocalChanges() throws {
+        let server = try LocalOrgProcess()
+        let home = try Home()
+        defer { server.remove(); home.remove() }
+        #expect(try passwordLogin(server, home).exitCode == 0)
+        // The signed-in user's own store, with two locally changed contacts and one clean account.
+        let saved = try String(contentsOfFile: home.credentialsPath, encoding: .utf8)
+        func field(_ name: String) throws -> String {
+            let range = try #require(saved.range(of: "\"\(name)\""))
+            return String(saved[range.upperBound...].drop { $0 == ":" || $0 == " " || $0 == "\"" }.prefix { $0 != "\"" })
+        }
+        let storePath = "\(home.dataHome)/forceterm/users/\(try field("organizationId"))/\(try field("userId"))/store.sqlite"
+        try FileManager.default.createDirectory(atPath: (storePath as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        let fixture = try StoreFixture()
+        try FileManager.default.copyItem(atPath: fixture.path, toPath: storePath)
+        let contacts: [JSONObject] = [["LastName": "Local", "__local__": true], ["LastName": "Also", "__local__": true], ["LastName": "Clean", "__local__": false]]
+        _ = try SmartStore(path: storePath, mustExist: true).create(contacts, in: "contacts")
+        _ = try SmartStore(path: storePath, mustExist: true).create([["Name": "Clean account", "__local__": false]], in: "accounts")
+
+        let refused = try Forceterm.run(["logout"], environment: home.environment)
+        #expect(refused.exitCode == 1, "\(refused)")
+        #expect(refused.standardError.contains("2 records with local changes (contacts: 2)"), "\(refused)")
+        #expect(refused.standardError.contains("--force"), "\(refused)")
+        #expect(FileManager.default.fileExists(atPath: home.credentialsPath))
+
+        let forced = try Forceterm.run(["logout", "--force"], environment: home.environment)
+        #expect(forced.exitCode == 0, "\(forced)")
+        #expect(!FileManager.default.fileExists(atPath: home.credentialsPath))
+        #expect(FileManager.default.fileExists(atPath: storePath))
+        #expect(!forced.standardError.contains("could not revoke"), "\(forced)")
+    }
+
+    @Test("Logout revokes the session: the saved refresh token no longer works")
+    func logoutRevokes() throws {
+        let server = try LocalOrgProcess()
+        let home = try Home()
+        defer { server.remove(); home.remove() }
+        #expect(try passwordLogin(server, home).exitCode == 0)
+        let saved = try String(contentsOfFile: home.credentialsPath, encoding: .utf8)
+        let range = try #require(saved.range(of: "\"refreshToken\""))
+        let refreshToken = String(saved[range.upperBound...].drop { $0 == ":" || $0 == " " || $0 == "\"" }.prefix { $0 != "\"" })
+        let output = try Forceterm.run(["logout"], environment: home.environment)
+        #expect(output.exitCode == 0, "\(output)")
+        #expect(output.standardOutput.contains("Signed out demo@localorg.test"))
+        let refresh = try ChildProcess.run(URL(fileURLWithPath: "/usr/bin/env"), [
+            "curl", "-s", "--cacert", server.caFile, "-d", "grant_type=refresh_token", "-d", "client_id=forceterm",
+            "--data-urlencode", "refresh_token=\(refreshToken)", server.url + "/services/oauth2/token"])
+        #expect(refresh.standardOutput.contains("invalid_grant"), "\(refresh)")
+        let again = try Forceterm.run(["logout"], environment: home.environment)
+        #expect(again.exitCode == 0)
+        #expect(again.standardError.contains("Not signed in"))
+    }
+}
+
+/// A command left running in the background, its output collected in files.
+final class BackgroundCommand {
+    private let process = Process()
+    private let outPath: String
+    private let errPath: String
+
+    init(_ executable: URL, _ arguments: [String], environment: [String: String?]) throws {
+        let scratch = NSTemporaryDirectory() + "forceterm-bg-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true)
+        outPath = scratch + "/stdout"
+        errPath = scratch + "/stderr"
+        FileManager.default.createFile(atPath: outPath, contents: nil)
+        FileManager.default.createFile(atPath: errPath, contents: nil)
+        process.executableURL = executable
+        process.arguments = arguments
+        var merged = ProcessInfo.processInfo.environment
+        for (name, value) in environment { merged[name] = value }
+        process.environment = merged
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: outPath))
+        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errPath))
+        try process.run()
+    }
+
+    private var standardOutput: String { (try? String(contentsOfFile: outPath, encoding: .utf8)) ?? "" }
+    private var standardError: String { (try? String(contentsOfFile: errPath, encoding: .utf8)) ?? "" }
+
+    /// Waits until standard output contains `text` and returns all of it.
+    func waitForOutput(containing text: String, timeout: Double) throws -> String {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            let output = standardOutput
+            if output.contains(text) { return output }
+            if !process.isRunning { break }
+            usleep(50_000)
+        }
+        let output = standardOutput
+        if output.contains(text) { return output }
+        process.terminate()
+        throw LocalOrgProcessError("no \"\(text)\" in the output: \(output) / \(standardError)")
+    }
+
+    func interrupt() { kill(process.processIdentifier, SIGINT) }
+
+    /// Waits for the exit (killing the process after `timeout` seconds).
+    func wait(timeout: Double) -> CommandOutput {
+        let deadline = Date().addingTimeInterval(timeout)
+        while process.isRunning, Date() < deadline { usleep(50_000) }
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
+        return CommandOutput(exitCode: process.terminationStatus, standardOutput: standardOutput, standardError: standardError)
+    }
+}

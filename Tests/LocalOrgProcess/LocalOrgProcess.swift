@@ -1,0 +1,137 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A real `localorg serve` process on 127.0.0.1 with an ephemeral port and its own data directory,
+/// for tests that talk to it over HTTPS. Stop it with `stop()` (SIGTERM, then SIGKILL after 20 s).
+public final class LocalOrgProcess: @unchecked Sendable {
+    public let dataDirectory: String
+    /// `https://127.0.0.1:PORT` (the server certificate covers 127.0.0.1).
+    public let url: String
+    public let port: Int
+    private let process: Process
+
+    /// localorg's CA certificate, which clients pass as `--cacert`.
+    public var caFile: String { dataDirectory + "/ca.pem" }
+
+    /// The package root: three levels up from this file (`Tests/LocalOrgProcess/<file>`).
+    public static let packageRoot = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    /// The directory with the built binaries: `$FORCETERM_BIN_DIR`, else next to the test bundle,
+    /// else `.build/debug`.
+    public static func binary(_ name: String) -> URL {
+        var candidates: [URL] = []
+        if let directory = ProcessInfo.processInfo.environment["FORCETERM_BIN_DIR"], !directory.isEmpty {
+            candidates.append(URL(fileURLWithPath: directory).appendingPathComponent(name))
+        }
+        if let testBinary = CommandLine.arguments.first {
+            candidates.append(URL(fileURLWithPath: testBinary).deletingLastPathComponent().appendingPathComponent(name))
+        }
+        candidates.append(packageRoot.appendingPathComponent(".build/debug/\(name)"))
+        return candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) } ?? candidates[candidates.count - 1]
+    }
+
+    /// Starts `localorg serve --port 0 --quiet` plus `arguments` in a fresh data directory (or
+    /// `dataDirectory`, to restart an org) and waits for it to print its port.
+    public init(arguments: [String] = [], dataDirectory: String? = nil) throws {
+        let directory = dataDirectory ?? NSTemporaryDirectory() + "localorg-process-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        self.dataDirectory = directory
+        let output = directory + "/serve-output.txt"
+        FileManager.default.createFile(atPath: output, contents: nil)
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: output))
+        process = Process()
+        process.executableURL = Self.binary("localorg")
+        process.arguments = ["serve", "--port", "0", "--quiet", "--data", directory] + arguments
+        process.standardOutput = handle
+        process.standardError = handle
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        try handle.close()
+        let deadline = Date().addingTimeInterval(60)
+        var found: Int?
+        while found == nil, Date() < deadline, process.isRunning {
+            let text = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
+            if let range = text.range(of: "is serving https://localhost:") {
+                found = Int(text[range.upperBound...].prefix { $0.isNumber })
+            }
+            if found == nil { usleep(50_000) }
+        }
+        guard let found else {
+            let text = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
+            if process.isRunning { process.terminate() }
+            throw LocalOrgProcessError("localorg did not start within 60 s: \(text)")
+        }
+        port = found
+        url = "https://127.0.0.1:\(found)"
+    }
+
+    /// Stops the server and waits for it; the data directory stays until `remove()`.
+    public func stop() {
+        guard process.isRunning else { return }
+        process.terminate()
+        let deadline = Date().addingTimeInterval(20)
+        while process.isRunning, Date() < deadline { usleep(20_000) }
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
+    }
+
+    /// Stops the server and deletes its data directory.
+    public func remove() {
+        stop()
+        try? FileManager.default.removeItem(atPath: dataDirectory)
+    }
+
+    /// Runs another localorg command on this org's data (e.g. `approve CODE`); returns its output.
+    @discardableResult
+    public func command(_ arguments: [String]) throws -> String {
+        let child = Process()
+        child.executableURL = Self.binary("localorg")
+        child.arguments = arguments + ["--data", dataDirectory]
+        let pipe = Pipe()
+        child.standardOutput = pipe
+        child.standardError = pipe
+        try child.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        child.waitUntilExit()
+        let text = String(decoding: data, as: UTF8.self)
+        guard child.terminationStatus == 0 else { throw LocalOrgProcessError("localorg \(arguments.joined(separator: " ")) failed: \(text)") }
+        return text
+    }
+}
+
+public struct LocalOrgProcessError: Error, CustomStringConvertible {
+    public let description: String
+    public init(_ description: String) { self.description = description }
+}
+
+/// A TCP listener on 127.0.0.1 that completes connections (through the kernel's backlog) but
+/// never reads or answers: a server that hangs.
+public final class SilentListener: @unchecked Sendable {
+    public let port: Int
+    private let descriptor: Int32
+
+    public init() throws {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard descriptor >= 0 else { throw LocalOrgProcessError("socket failed") }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = 0
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard bound == 0, listen(descriptor, 16) == 0 else { close(descriptor); throw LocalOrgProcessError("bind/listen failed") }
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) }
+        }
+        port = Int(UInt16(bigEndian: address.sin_port))
+        self.descriptor = descriptor
+    }
+
+    deinit { close(descriptor) }
+}
