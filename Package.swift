@@ -17,6 +17,7 @@ let package = Package(
         .library(name: "SmartStore", targets: ["SmartStore"]),
         .executable(name: "localorg", targets: ["localorg"]),
         .library(name: "LocalOrg", targets: ["LocalOrg"]),
+        .library(name: "MobileSync", targets: ["MobileSync"]),
     ],
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
@@ -45,6 +46,11 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ],
+            swiftSettings: strictConcurrency),
+        // The sync engine: talks to the server only through its own `SyncRemote` protocol.
+        .target(
+            name: "MobileSync",
+            dependencies: ["SmartStore", "ForceJSON"],
             swiftSettings: strictConcurrency),
         .target(
             name: "TerminalUI",
@@ -104,6 +110,9 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]),
+        .testTarget(
+            name: "MobileSyncTests",
+            dependencies: ["MobileSync", "SmartStore", "ForceJSON"]),
         .testTarget(
             name: "TerminalUITests",
             dependencies: ["TerminalUI"]),
