@@ -9,7 +9,8 @@ final class LockHolder {
 
     init(storePath: String) throws {
         process.executableURL = URL(fileURLWithPath: "/usr/bin/flock")
-        process.arguments = [SyncLock.path(forStore: storePath), "sh", "-c", "echo locked; exec sleep 30"]
+        // -o: the command does not inherit the lock, so killing flock itself releases it.
+        process.arguments = ["-o", SyncLock.path(forStore: storePath), "sh", "-c", "echo locked; exec sleep 30"]
         let output = Pipe()
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice

@@ -18,13 +18,18 @@ struct SyncUpTask: Sendable {
         let recorder = SyncUpRecorder(soupName: soup, target: target, mergeMode: state.options.mergeMode)
         var summary = SyncUpSummary()
         try await recoverCreatesInFlight(soup: soup, target: target, state: state)
-        // A second pass sends records the first turned into creates (updated here, deleted there).
+        // A second pass sends only the records the first turned into creates (updated here,
+        // deleted on the server, OVERWRITE); everything else waits for the next run.
+        var recreated: Set<Int64> = []
         for pass in 0..<2 {
             let (records, serverIds) = try store.read { transaction in
                 (try Self.dirtyRecords(soup: soup, in: transaction), try LocalIdMap.all(in: transaction))
             }
             let planner = SyncUpPlanner(target: target, options: state.options, soupName: soup)
-            let plan = try planner.plan(records, serverIds: serverIds)
+            var plan = try planner.plan(records, serverIds: serverIds)
+            if pass == 1 {
+                plan = SyncUpPlan(writes: plan.writes.filter { recreated.contains($0.entryId) })
+            }
             let requests = plan.requests(for: target)
             if pass == 0 {
                 state.totalSize = plan.writes.count + plan.removeLocally.count
@@ -57,6 +62,10 @@ struct SyncUpTask: Sendable {
                     let found = try await remote.retrieve(sobjectType: write.write.sobjectType, ids: [write.recordId ?? ""],
                                                           fields: SyncDownTask.withSyncFieldsForUp(fields, target))
                     if let record = found.first ?? nil { serverValues[index] = record }
+                }
+                for (index, outcome) in outcomes.enumerated()
+                where outcome == .notFound && request.writes[index].action == .update && state.options.mergeMode == .overwrite {
+                    recreated.insert(request.writes[index].entryId)
                 }
                 summary.sent += request.writes.count
                 done += request.writes.count
