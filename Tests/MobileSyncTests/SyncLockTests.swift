@@ -2,15 +2,15 @@ import Foundation
 import Testing
 @testable import MobileSync
 
-/// Another process holding a store's sync lock: util-linux `flock` on the same lock file, which
-/// takes the same kind of lock (flock(2)) as `SyncLock`. It gives up by itself after 30 s.
+/// Another process holding a store's sync lock: a shell that opens the lock file, locks it with
+/// util-linux `flock` (the same flock(2) lock as `SyncLock`) and becomes `sleep`, so the lock
+/// lives exactly as long as this one process. It gives up by itself after 30 s.
 final class LockHolder {
     let process = Process()
 
     init(storePath: String) throws {
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/flock")
-        // -o: the command does not inherit the lock, so killing flock itself releases it.
-        process.arguments = ["-o", SyncLock.path(forStore: storePath), "sh", "-c", "echo locked; exec sleep 30"]
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = ["-c", "exec 9>>\"$0\"; flock 9; echo locked; exec sleep 30 >/dev/null", SyncLock.path(forStore: storePath)]
         let output = Pipe()
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
