@@ -18,6 +18,7 @@ let package = Package(
         .executable(name: "localorg", targets: ["localorg"]),
         .library(name: "LocalOrg", targets: ["LocalOrg"]),
         .library(name: "ForceAPI", targets: ["ForceAPI"]),
+        .library(name: "MobileSync", targets: ["MobileSync"]),
     ],
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
@@ -56,6 +57,11 @@ let package = Package(
         .target(
             name: "ForceAPI",
             dependencies: ["ForceJSON", "CCurl"],
+            swiftSettings: strictConcurrency),
+        // The sync engine: talks to the server only through its own `SyncRemote` protocol.
+        .target(
+            name: "MobileSync",
+            dependencies: ["SmartStore", "ForceJSON"],
             swiftSettings: strictConcurrency),
         .target(
             name: "TerminalUI",
@@ -122,6 +128,9 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]),
+        .testTarget(
+            name: "MobileSyncTests",
+            dependencies: ["MobileSync", "SmartStore", "ForceJSON"]),
         .testTarget(
             name: "TerminalUITests",
             dependencies: ["TerminalUI"]),

@@ -1,0 +1,118 @@
+import Foundation
+import ForceJSON
+import SmartStore
+
+/// Named syncs in the Mobile SDK's `usersyncs.json` format:
+/// `{"syncs": [{"syncName", "syncType", "soupName", "target", "options"}]}`.
+public struct SyncsConfig: Sendable, Equatable {
+    public struct Entry: Sendable, Equatable {
+        public var name: String
+        public var target: SyncTarget
+        public var options: SyncOptions
+        public var soupName: String
+
+        public init(name: String, target: SyncTarget, options: SyncOptions, soupName: String) {
+            self.name = name
+            self.target = target
+            self.options = options
+            self.soupName = soupName
+        }
+
+        public var type: SyncType { target.type }
+    }
+
+    public var entries: [Entry]
+
+    public init(entries: [Entry]) { self.entries = entries }
+
+    public init(json text: String) throws(MobileSyncError) {
+        let root: JSONValue
+        do {
+            root = try JSONParser.parse(text)
+        } catch {
+            throw .invalidConfig("\(error)")
+        }
+        guard let syncs = root["syncs"]?.arrayValue else { throw .invalidConfig("expected {\"syncs\": [...]} at the top level") }
+        var entries: [Entry] = []
+        for sync in syncs {
+            let name = try JSONFields.requiredString(sync["syncName"], key: "syncName", in: "every sync")
+            guard let typeName = sync["syncType"]?.stringValue, let type = SyncType(rawValue: typeName) else {
+                throw .invalidConfig("sync \"\(name)\" needs \"syncType\": \"syncDown\" or \"syncUp\"")
+            }
+            guard !entries.contains(where: { $0.name == name }) else {
+                throw .invalidConfig("the sync name \"\(name)\" appears twice; names must be unique")
+            }
+            do {
+                entries.append(Entry(
+                    name: name, target: try SyncTarget(type: type, json: sync["target"]),
+                    options: try SyncOptions(json: sync["options"]),
+                    soupName: try JSONFields.requiredString(sync["soupName"], key: "soupName", in: "sync \"\(name)\"")))
+            } catch {
+                throw .invalidConfig("sync \"\(name)\": \(error)")
+            }
+        }
+        self.entries = entries
+    }
+
+    /// Reads a config file; errors name the file.
+    public init(contentsOf url: URL) throws(MobileSyncError) {
+        let text: String
+        do {
+            text = try String(contentsOf: url, encoding: .utf8)
+        } catch {
+            throw .invalidConfig("cannot read \(url.path): \(error.localizedDescription)")
+        }
+        do {
+            try self.init(json: text)
+        } catch let MobileSyncError.invalidConfig(message) {
+            throw .invalidConfig("\(url.path): \(message)")
+        }
+    }
+}
+
+/// What applying a config did to one named sync.
+public enum SyncsConfigChange: Sendable, Equatable {
+    case created(name: String)
+    /// The definition changed; `restarted` when the target changed, so the high-water mark was reset.
+    case updated(name: String, restarted: Bool)
+    case unchanged(name: String)
+}
+
+extension SyncsSoup {
+    /// Brings the named syncs in line with a config. Beyond the SDK (which only creates missing
+    /// names), an existing sync whose definition changed takes the new one: a changed target
+    /// (query, fields, type) starts over from scratch, changed options keep the high-water mark.
+    /// Syncs that are not in the file are left alone. Idempotent.
+    @discardableResult
+    public func apply(_ config: SyncsConfig) throws -> [SyncsConfigChange] {
+        try store.write { transaction in
+            var changes: [SyncsConfigChange] = []
+            for entry in config.entries {
+                guard let id = try lookupId(name: entry.name, in: transaction),
+                      var existing = try state(id: id, in: transaction)
+                else {
+                    _ = try create(SyncState(name: entry.name, target: entry.target, options: entry.options, soupName: entry.soupName),
+                                   in: transaction)
+                    changes.append(.created(name: entry.name))
+                    continue
+                }
+                let targetChanged = existing.target != entry.target || existing.soupName != entry.soupName
+                guard targetChanged || existing.options != entry.options else {
+                    changes.append(.unchanged(name: entry.name))
+                    continue
+                }
+                existing.target = entry.target
+                existing.options = entry.options
+                existing.soupName = entry.soupName
+                if targetChanged {
+                    existing.maxTimeStamp = -1
+                    existing.totalSize = -1
+                    existing.progress = 0
+                }
+                try save(existing, in: transaction)
+                changes.append(.updated(name: entry.name, restarted: targetChanged))
+            }
+            return changes
+        }
+    }
+}

@@ -1,0 +1,87 @@
+import ForceJSON
+import SmartStore
+
+/// Removes records the server no longer returns for a sync ("ghosts"): deleted there, no longer
+/// matching, or no longer visible. Records with local changes are never removed, and a run that
+/// would remove too many records stops before removing any.
+public struct GhostCleaner: Sendable {
+    public var soupName: String
+    public var idFieldName: String
+    public var syncId: Int64
+
+    public init(soupName: String, idFieldName: String = "Id", syncId: Int64) {
+        self.soupName = soupName
+        self.idFieldName = idFieldName
+        self.syncId = syncId
+    }
+
+    /// Ids of the records without local changes that this sync may clean: only its own records
+    /// when `__sync_id__` is indexed (as the SDK), else every clean record of the soup.
+    public func cleanLocalIds(in transaction: StoreTransaction) throws -> [String] {
+        var sql = "SELECT {\(soupName):\(idFieldName)} FROM {\(soupName)} WHERE \(LocalField.cleanPredicate(soup: soupName))"
+        sql += " AND {\(soupName):\(idFieldName)} IS NOT NULL"
+        if try transaction.hasIndex(soup: soupName, path: LocalField.syncId) {
+            sql += " AND {\(soupName):\(LocalField.syncId)} = \(syncId)"
+        }
+        sql += " ORDER BY {\(soupName):\(idFieldName)} ASC"
+        return try Self.strings(sql, in: transaction)
+    }
+
+    /// The local ids the server did not return, in local order.
+    public static func ghosts(localIds: [String], remoteIds: Set<String>) -> [String] {
+        localIds.filter { !remoteIds.contains($0) }
+    }
+
+    /// Deletes these ghosts, checking again in this transaction that none has gained local
+    /// changes meanwhile. Returns how many were removed.
+    @discardableResult
+    public func remove(_ ids: [String], in transaction: StoreTransaction) throws -> Int {
+        var removed = 0
+        for start in stride(from: 0, to: ids.count, by: 500) {
+            let chunk = Array(ids[start..<min(start + 500, ids.count)])
+            let placeholders = Array(repeating: "?", count: chunk.count).joined(separator: ",")
+            let sql = "SELECT {\(soupName):_soupEntryId} FROM {\(soupName)} WHERE {\(soupName):\(idFieldName)} IN (\(placeholders))"
+                + " AND \(LocalField.cleanPredicate(soup: soupName))"
+            let rows = try transaction.query(.smart(sql, pageSize: chunk.count * 2 + 1), arguments: chunk.map { .string($0) })
+            let entryIds = rows.compactMap { $0.arrayValue?.first?.int64Value }
+            try transaction.delete(entryIds, from: soupName)
+            removed += entryIds.count
+        }
+        return removed
+    }
+
+    static func strings(_ sql: String, in transaction: StoreTransaction) throws -> [String] {
+        var values: [String] = []
+        var page = 0
+        let pageSize = 5_000
+        while true {
+            let rows = try transaction.query(.smart(sql, pageSize: pageSize), pageIndex: page)
+            values += rows.compactMap { $0.arrayValue?.first?.stringValue }
+            if rows.count < pageSize { return values }
+            page += 1
+        }
+    }
+}
+
+/// Stops a sync that would delete more than `maxPercent` % of a soup's records, for soups of at
+/// least `minimumCount` records (deleting most of a tiny soup is normal). `force` lets it through.
+public struct MassDeletionGuard: Sendable, Equatable {
+    public var maxPercent: Int
+    public var minimumCount: Int
+
+    public init(maxPercent: Int = 50, minimumCount: Int = 20) {
+        self.maxPercent = maxPercent
+        self.minimumCount = minimumCount
+    }
+
+    /// Whether deleting `count` of `total` records needs the user's confirmation.
+    public func trips(deleting count: Int, of total: Int) -> Bool {
+        total >= minimumCount && count * 100 > total * maxPercent
+    }
+
+    public func check(deleting count: Int, of total: Int, soup: String, force: Bool) throws(MobileSyncError) {
+        if !force, trips(deleting: count, of: total) {
+            throw .massDeletion(soup: soup, wouldDelete: count, of: total, limitPercent: maxPercent)
+        }
+    }
+}

@@ -1,0 +1,64 @@
+import ForceJSON
+import SmartStore
+
+/// The flags and bookkeeping fields a record carries in its soup, with the SDK's names where the
+/// SDK has them.
+public enum LocalField {
+    public static let local = "__local__"
+    public static let locallyCreated = "__locally_created__"
+    public static let locallyUpdated = "__locally_updated__"
+    public static let locallyDeleted = "__locally_deleted__"
+    public static let lastError = "__last_error__"
+    public static let syncId = "__sync_id__"
+    /// Beyond the SDK: the server's values when a conditional write was refused, `{"server": {...} | null, "detectedAt": ms}`.
+    public static let conflict = "__conflict__"
+    /// Beyond the SDK: a create sent but not yet confirmed, `{"sentAt": ms}`; see docs/mobilesync.md.
+    public static let createInFlight = "__create_in_flight__"
+
+    public static let localIdPrefix = "local_"
+
+    /// Fields the engine owns; a sync down never takes them from the server copy.
+    static let bookkeeping: Set<String> = [local, locallyCreated, locallyUpdated, locallyDeleted, lastError, syncId, conflict, createInFlight]
+
+    /// Smart SQL that is true for a record with local changes, whichever way its flag was stored
+    /// (JSON true through json1 is 1, a string index holds 'true', iOS wrote '1').
+    static func dirtyPredicate(soup: String) -> String { "{\(soup):\(local)} IN ('true', '1', 1)" }
+    static func cleanPredicate(soup: String) -> String { "coalesce({\(soup):\(local)}, 'false') NOT IN ('true', '1', 1)" }
+
+    public static func isLocalId(_ value: String) -> Bool { value.hasPrefix(localIdPrefix) }
+}
+
+extension JSONValue {
+    /// A flag as the SDK platforms store it: true, "true", "1" or 1.
+    var isSetFlag: Bool {
+        switch self {
+        case let .bool(flag): flag
+        case let .string(text): text == "true" || text == "1"
+        case let .int(number): number == 1
+        default: false
+        }
+    }
+}
+
+extension JSONObject {
+    func flag(_ name: String) -> Bool { self[name]?.isSetFlag ?? false }
+
+    public var isDirty: Bool { flag(LocalField.local) }
+    public var isLocallyCreated: Bool { flag(LocalField.locallyCreated) }
+    public var isLocallyUpdated: Bool { flag(LocalField.locallyUpdated) }
+    public var isLocallyDeleted: Bool { flag(LocalField.locallyDeleted) }
+    public var hasConflict: Bool { self[LocalField.conflict].map { !$0.isNull } ?? false }
+
+    var soupEntryId: Int64? { self[SmartStore.soupEntryId]?.int64Value }
+
+    /// The SDK's cleanRecord: no local changes, no last error; plus our own bookkeeping cleared.
+    mutating func markClean() {
+        self[LocalField.local] = false
+        self[LocalField.locallyCreated] = false
+        self[LocalField.locallyUpdated] = false
+        self[LocalField.locallyDeleted] = false
+        removeValue(forKey: LocalField.lastError)
+        removeValue(forKey: LocalField.conflict)
+        removeValue(forKey: LocalField.createInFlight)
+    }
+}

@@ -1,0 +1,248 @@
+import ForceJSON
+import SmartStore
+
+/// Runs one sync down against a `SyncRemote`: fetch page by page, save each page and the sync's
+/// progress in one store transaction, and persist the high-water mark as it goes when the target
+/// is sorted by modification, so a killed or stopped sync resumes incrementally.
+struct SyncDownTask: Sendable {
+    let store: SmartStore
+    let syncs: SyncsSoup
+    let remote: any SyncRemote
+    let checkAccepting: @Sendable () async throws -> Void
+    let report: @Sendable (SyncState) -> Void
+
+    /// A page of records for one soup and how to ask for the next.
+    struct Page {
+        var records: [(soup: String, record: JSONObject)]
+        var totalSize: Int
+        var next: Continuation
+    }
+
+    enum Continuation {
+        case none
+        case nextRecordsUrl(String, soup: String)
+        case refreshFrom(afterId: String)
+        case briefcase(pending: [(type: String, ids: [String])])
+    }
+
+    func run(_ initial: SyncState) async throws -> SyncState {
+        var state = initial
+        guard case let .down(target) = state.target else { throw MobileSyncError.wrongSyncType(id: state.id, expected: .syncDown, actual: .syncUp) }
+        let boundary = state.maxTimeStamp > 0 ? state.maxTimeStamp : nil
+        var page = try await first(target, state: state, since: boundary)
+        state.totalSize = page.totalSize
+        try syncs.save(state)
+        report(state)
+        let sorted = isSortedByModification(target)
+        var countSaved = 0
+        var newest = state.maxTimeStamp
+        while true {
+            try await checkAccepting()
+            let records = page.records
+            let batchNewest = DownloadedRecordWriter.latestModification(of: records.map(\.record), field: target.modificationDateFieldName)
+            newest = max(newest, batchNewest)
+            countSaved += records.count
+            let reachedEnd: Bool = if case .none = page.next { true } else { false }
+            try store.write { transaction in
+                for soup in Set(records.map(\.soup)).sorted() {
+                    let writer = DownloadedRecordWriter(
+                        soupName: soup, idFieldName: target.idFieldName, modificationDateFieldName: target.modificationDateFieldName,
+                        mergeMode: state.options.mergeMode, syncId: state.id)
+                    try writeRecords(records.filter { $0.soup == soup }.map(\.record), writer: writer, target: target,
+                                     boundary: boundary, in: transaction)
+                }
+                if sorted || reachedEnd { state.maxTimeStamp = newest }
+                if !reachedEnd, state.totalSize > 0, countSaved < state.totalSize {
+                    state.progress = countSaved * 100 / state.totalSize
+                }
+                try syncs.save(state, in: transaction)
+            }
+            if reachedEnd { break }
+            report(state)
+            page = try await next(page.next, target: target, since: boundary)
+        }
+        return state
+    }
+
+    private func writeRecords(_ records: [JSONObject], writer: DownloadedRecordWriter, target: SyncDownTarget, boundary: Int64?,
+                              in transaction: StoreTransaction) throws {
+        guard case let .parentChildren(spec) = target.kind else {
+            _ = try writer.save(records, boundary: boundary, in: transaction)
+            return
+        }
+        let plural = spec.children.sobjectTypePlural ?? spec.children.sobjectType
+        var parents: [JSONObject] = []
+        var children: [JSONObject] = []
+        for var parent in records {
+            let nested = parent.removeValue(forKey: plural)
+            let parentId = parent[spec.parent.idFieldName]
+            for child in nested?["records"]?.arrayValue ?? [] {
+                guard var child = child.objectValue else { continue }
+                if let parentId { child[spec.children.parentIdFieldName ?? "ParentId"] = parentId }
+                children.append(child)
+            }
+            parents.append(parent)
+        }
+        _ = try writer.save(parents, boundary: nil, in: transaction)
+        var childWriter = writer
+        childWriter.soupName = spec.children.soupName
+        childWriter.idFieldName = spec.children.idFieldName
+        childWriter.modificationDateFieldName = spec.children.modificationDateFieldName
+        _ = try childWriter.save(children, boundary: nil, in: transaction)
+    }
+
+    func isSortedByModification(_ target: SyncDownTarget) -> Bool {
+        switch target.kind {
+        case .soql: SoqlQuery(target.rewrittenSoql ?? "").isSortedBy(target.modificationDateFieldName)
+        case .parentChildren: true
+        default: false
+        }
+    }
+
+    // MARK: Fetching
+
+    private func first(_ target: SyncDownTarget, state: SyncState, since: Int64?) async throws -> Page {
+        let stamp = since.map(SalesforceTimestamp.format)
+        switch target.kind {
+        case let .soql(_, batchSize):
+            var query = SoqlQuery(target.rewrittenSoql ?? "")
+            if let stamp { query = query.modified(since: stamp, field: target.modificationDateFieldName) }
+            let page = try await remote.query(query.text, batchSize: batchSize == SyncDownTarget.defaultQueryBatchSize ? nil : batchSize)
+            return soqlPage(page, soup: state.soupName)
+        case let .sosl(query):
+            let records = try await remote.search(query)
+            return Page(records: records.map { (state.soupName, $0) }, totalSize: records.count, next: .none)
+        case let .mru(type, fieldlist):
+            let ids = try await remote.recentItemIds(sobjectType: type)
+            guard !ids.isEmpty else { return Page(records: [], totalSize: 0, next: .none) }
+            let fields = Self.withSyncFields(fieldlist, target)
+            let page = try await remote.query("select \(fields.joined(separator: ", ")) from \(type) where \(target.idFieldName) IN (\(Self.quotedList(ids)))", batchSize: nil)
+            return Page(records: page.records.map { (state.soupName, $0) }, totalSize: page.records.count, next: .none)
+        case let .refresh(_, _, soup, _):
+            let total = try store.count(.all(soup))
+            var page = try await refreshSlice(target, afterId: nil, since: stamp, soup: soup)
+            page.totalSize = total
+            return page
+        case let .parentChildren(spec):
+            let page = try await remote.query(spec.query(after: stamp), batchSize: nil)
+            return soqlPage(page, soup: spec.parent.soupName)
+        case let .briefcase(infos, _):
+            var pending: [(type: String, ids: [String])] = []
+            var relay: String?
+            repeat {
+                let primed = try await remote.primingRecords(relayToken: relay, changedAfter: since)
+                for info in infos { pending.append((info.sobjectType, primed.idsByType[info.sobjectType] ?? [])) }
+                relay = primed.relayToken
+            } while relay != nil
+            let total = pending.reduce(0) { $0 + $1.ids.count }
+            var page = try await next(.briefcase(pending: pending), target: target, since: since)
+            page.totalSize = total
+            return page
+        }
+    }
+
+    private func next(_ continuation: Continuation, target: SyncDownTarget, since: Int64?) async throws -> Page {
+        switch continuation {
+        case .none:
+            return Page(records: [], totalSize: 0, next: .none)
+        case let .nextRecordsUrl(url, soup):
+            return soqlPage(try await remote.queryMore(url), soup: soup)
+        case let .refreshFrom(afterId):
+            guard case let .refresh(_, _, soup, _) = target.kind else { return Page(records: [], totalSize: 0, next: .none) }
+            return try await refreshSlice(target, afterId: afterId, since: since.map(SalesforceTimestamp.format), soup: soup)
+        case var .briefcase(pending):
+            guard case let .briefcase(infos, perRetrieve) = target.kind else { return Page(records: [], totalSize: 0, next: .none) }
+            while let head = pending.first, head.ids.isEmpty { pending.removeFirst() }
+            guard let head = pending.first, let info = infos.first(where: { $0.sobjectType == head.type }) else {
+                return Page(records: [], totalSize: 0, next: .none)
+            }
+            let slice = Array(head.ids.prefix(perRetrieve))
+            pending[0].ids.removeFirst(slice.count)
+            let records = try await remote.retrieve(sobjectType: info.sobjectType, ids: slice, fields: Self.withSyncFields(info.fieldlist, target))
+            let more = pending.contains { !$0.ids.isEmpty }
+            return Page(records: records.compactMap { $0 }.map { (info.soupName, $0) }, totalSize: 0, next: more ? .briefcase(pending: pending) : .none)
+        }
+    }
+
+    private func soqlPage(_ page: RemoteQueryPage, soup: String) -> Page {
+        Page(records: page.records.map { (soup, $0) }, totalSize: page.totalSize,
+             next: page.nextRecordsUrl.map { .nextRecordsUrl($0, soup: soup) } ?? .none)
+    }
+
+    private func refreshSlice(_ target: SyncDownTarget, afterId: String?, since: String?, soup: String) async throws -> Page {
+        guard case let .refresh(type, fieldlist, _, perSoql) = target.kind else { return Page(records: [], totalSize: 0, next: .none) }
+        var sql = "SELECT {\(soup):\(target.idFieldName)} FROM {\(soup)} WHERE {\(soup):\(target.idFieldName)} IS NOT NULL"
+        var arguments: [JSONValue] = []
+        if let afterId {
+            sql += " AND {\(soup):\(target.idFieldName)} > ?"
+            arguments.append(.string(afterId))
+        }
+        sql += " ORDER BY {\(soup):\(target.idFieldName)} ASC"
+        let ids = try store.query(.smart(sql, pageSize: perSoql), arguments: arguments).compactMap { $0.arrayValue?.first?.stringValue }
+            .filter { !LocalField.isLocalId($0) }
+        guard !ids.isEmpty else { return Page(records: [], totalSize: 0, next: .none) }
+        var query = "select \(Self.withSyncFields(fieldlist, target).joined(separator: ", ")) from \(type) where \(target.idFieldName) IN (\(Self.quotedList(ids)))"
+        if let since { query += " and \(target.modificationDateFieldName) >= \(since)" }
+        let page = try await remote.query(query, batchSize: nil)
+        return Page(records: page.records.map { (soup, $0) }, totalSize: 0,
+                    next: ids.count == perSoql ? .refreshFrom(afterId: ids[ids.count - 1]) : .none)
+    }
+
+    static func withSyncFields(_ fields: [String], _ target: SyncDownTarget) -> [String] {
+        var all = [target.idFieldName, target.modificationDateFieldName]
+        for field in fields where !all.contains(where: { $0.caseInsensitiveEquals(field) }) { all.append(field) }
+        return all
+    }
+
+    /// `'a','b'` with quotes and backslashes escaped as SOQL wants.
+    static func quotedList(_ ids: [String]) -> String {
+        ids.map { "'" + $0.replacingAll("\\", with: "\\\\").replacingAll("'", with: "\\'") + "'" }.joined(separator: ",")
+    }
+
+    // MARK: Ghosts
+
+    /// The ids a full run of the target would return now, for ghost cleaning.
+    func remoteIds(_ target: SyncDownTarget, state: SyncState, localIds: [String]) async throws -> Set<String> {
+        var ids = Set<String>()
+        func collect(_ page: RemoteQueryPage, field: String) async throws {
+            var page = page
+            while true {
+                for record in page.records { if let id = record[field]?.stringValue { ids.insert(id) } }
+                guard let next = page.nextRecordsUrl else { return }
+                try await checkAccepting()
+                page = try await remote.queryMore(next)
+            }
+        }
+        switch target.kind {
+        case let .soql(query, _):
+            let idsQuery = SoqlQuery(query).idsOnly(idField: target.idFieldName)
+            try await collect(try await remote.query(idsQuery.text, batchSize: nil), field: target.idFieldName)
+        case let .sosl(query):
+            for record in try await remote.search(query) { if let id = record[target.idFieldName]?.stringValue { ids.insert(id) } }
+        case let .mru(type, _), let .refresh(type, _, _, _):
+            for start in stride(from: 0, to: localIds.count, by: 500) {
+                let slice = Array(localIds[start..<min(start + 500, localIds.count)])
+                let page = try await remote.query("select \(target.idFieldName) from \(type) where \(target.idFieldName) IN (\(Self.quotedList(slice)))", batchSize: nil)
+                try await collect(page, field: target.idFieldName)
+            }
+        case let .parentChildren(spec):
+            var query = "select \(spec.parent.idFieldName) from \(spec.parent.sobjectType)"
+            if let filter = spec.parentSoqlFilter, !filter.isEmpty { query += " where \(filter)" }
+            try await collect(try await remote.query(query, batchSize: nil), field: spec.parent.idFieldName)
+        case .briefcase:
+            var relay: String?
+            repeat {
+                let primed = try await remote.primingRecords(relayToken: relay, changedAfter: nil)
+                for list in primed.idsByType.values { ids.formUnion(list) }
+                relay = primed.relayToken
+            } while relay != nil
+        }
+        return ids
+    }
+}
+
+extension String {
+    func replacingAll(_ target: String, with replacement: String) -> String {
+        split(separator: target, omittingEmptySubsequences: false).joined(separator: replacement)
+    }
+}

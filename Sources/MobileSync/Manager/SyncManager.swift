@@ -1,0 +1,205 @@
+import Foundation
+import ForceJSON
+import SmartStore
+
+/// The syncs of one store: create, run, re-run, stop and restart them, clean ghosts. One sync runs
+/// at a time per store, in this process (the actor) and across processes (`SyncLock`).
+public actor SyncManager {
+    public enum State: String, Sendable {
+        case acceptingSyncs = "ACCEPTING_SYNCS", stopRequested = "STOP_REQUESTED", stopped = "STOPPED"
+    }
+
+    public typealias ProgressCallback = @Sendable (SyncState) -> Void
+
+    public let store: SmartStore
+    public let syncs: SyncsSoup
+    let remote: any SyncRemote
+    /// How long to wait for another process's sync before saying one is running.
+    let lockTimeout: Duration
+    public var massDeletionGuard: MassDeletionGuard
+    public private(set) var state: State = .acceptingSyncs
+    private var active: Set<Int64> = []
+    /// Tallies of the last sync up run by this manager, by sync id.
+    public private(set) var lastSyncUpSummary: [Int64: SyncUpSummary] = [:]
+
+    /// Sets up `syncs_soup` and, when no other process is syncing this store, marks syncs left
+    /// RUNNING by a crash as STOPPED (the next reSync resumes them incrementally).
+    public init(store: SmartStore, remote: any SyncRemote, lockTimeout: Duration = .zero,
+                massDeletionGuard: MassDeletionGuard = MassDeletionGuard()) throws {
+        self.store = store
+        self.remote = remote
+        self.lockTimeout = lockTimeout
+        self.massDeletionGuard = massDeletionGuard
+        syncs = try Self.recoverAfterCrash(store: store)
+    }
+
+    /// Opens `syncs_soup` and, when no other process holds the sync lock, marks syncs left RUNNING
+    /// as STOPPED. Returns the ids it stopped (none while another process is syncing).
+    @discardableResult
+    public static func recoverAfterCrash(store: SmartStore) throws -> SyncsSoup {
+        let syncs = try SyncsSoup(store: store)
+        if let lock = try SyncLock.tryAcquire(storePath: store.path) {
+            try syncs.stopSyncsLeftRunning(now: now())
+            withExtendedLifetime(lock) {}
+        }
+        return syncs
+    }
+
+    static func now() -> Int64 { Int64((Date().timeIntervalSince1970 * 1000).rounded()) }
+
+    // MARK: Creating and running
+
+    public func createSyncDown(_ target: SyncDownTarget, options: SyncOptions, soupName: String, name: String? = nil) throws -> SyncState {
+        try syncs.create(SyncState(name: name, target: .down(target), options: options, soupName: soupName))
+    }
+
+    public func createSyncUp(_ target: SyncUpTarget, options: SyncOptions, soupName: String, name: String? = nil) throws -> SyncState {
+        try syncs.create(SyncState(name: name, target: .up(target), options: options, soupName: soupName))
+    }
+
+    public func syncDown(_ target: SyncDownTarget, options: SyncOptions, soupName: String, name: String? = nil,
+                         progress: ProgressCallback? = nil) async throws -> SyncState {
+        try checkAcceptingSyncs()
+        return try await run(createSyncDown(target, options: options, soupName: soupName, name: name).id, progress: progress)
+    }
+
+    public func syncUp(_ target: SyncUpTarget, options: SyncOptions, soupName: String, name: String? = nil,
+                       progress: ProgressCallback? = nil) async throws -> SyncState {
+        try checkAcceptingSyncs()
+        return try await run(createSyncUp(target, options: options, soupName: soupName, name: name).id, progress: progress)
+    }
+
+    /// Runs a stored sync again; incremental for sync downs (from the high-water mark).
+    public func reSync(id: Int64, progress: ProgressCallback? = nil) async throws -> SyncState {
+        try checkAcceptingSyncs()
+        return try await run(id, progress: progress)
+    }
+
+    public func reSync(name: String, progress: ProgressCallback? = nil) async throws -> SyncState {
+        guard let sync = try syncs.state(name: name) else { throw MobileSyncError.unknownSync(name) }
+        return try await reSync(id: sync.id, progress: progress)
+    }
+
+    public func getSyncStatus(id: Int64) throws -> SyncState? { try syncs.state(id: id) }
+    public func getSyncStatus(name: String) throws -> SyncState? { try syncs.state(name: name) }
+
+    // MARK: Stop and restart
+
+    /// Asks running syncs to stop at their next batch or record; they end STOPPED.
+    public func stop() {
+        state = active.isEmpty ? .stopped : .stopRequested
+    }
+
+    /// Accepts syncs again; with `restartStoppedSyncs`, re-runs every STOPPED sync.
+    @discardableResult
+    public func restart(restartStoppedSyncs: Bool, progress: ProgressCallback? = nil) async throws -> [SyncState] {
+        state = .acceptingSyncs
+        guard restartStoppedSyncs else { return [] }
+        var results: [SyncState] = []
+        for sync in try syncs.all() where sync.status == .stopped {
+            results.append(try await run(sync.id, progress: progress))
+        }
+        return results
+    }
+
+    func checkAcceptingSyncs() throws {
+        guard state == .acceptingSyncs else { throw MobileSyncError.managerStopped(state: state.rawValue) }
+    }
+
+    /// Between batches: throws to stop a sync when a stop was requested.
+    func checkStillAccepting() throws {
+        guard state == .acceptingSyncs else { throw MobileSyncError.stoppedByRequest }
+    }
+
+    // MARK: Running one sync
+
+    private func run(_ id: Int64, progress: ProgressCallback?) async throws -> SyncState {
+        guard var sync = try syncs.state(id: id) else { throw MobileSyncError.unknownSync(String(id)) }
+        guard !active.contains(id) else { throw MobileSyncError.syncRunning("runSync \(id)") }
+        active.insert(id)
+        defer { finish(id) }
+        let lock = try await SyncLock.acquire(storePath: store.path, timeout: lockTimeout)
+        defer { withExtendedLifetime(lock) {} }
+        // Read again under the lock: another process may have run it meanwhile.
+        sync = try syncs.state(id: id) ?? sync
+        sync.prepareForResync()
+        sync.progress = 0
+        sync.error = ""
+        sync.transition(to: .running, now: Self.now())
+        try syncs.save(sync)
+        let report: ProgressCallback = { progress?($0) }
+        report(sync)
+        let check: @Sendable () async throws -> Void = { [weak self] in try await self?.checkStillAccepting() }
+        do {
+            switch sync.type {
+            case .syncDown:
+                sync = try await SyncDownTask(store: store, syncs: syncs, remote: remote, checkAccepting: check, report: report).run(sync)
+            case .syncUp:
+                let (finished, summary) = try await SyncUpTask(store: store, syncs: syncs, remote: remote, checkAccepting: check, report: report).run(sync)
+                sync = finished
+                lastSyncUpSummary[id] = summary
+            }
+            sync.progress = 100
+            sync.transition(to: .done, now: Self.now())
+        } catch MobileSyncError.stoppedByRequest {
+            sync = try syncs.state(id: id) ?? sync
+            sync.transition(to: .stopped, now: Self.now())
+        } catch {
+            sync = try syncs.state(id: id) ?? sync
+            sync.error = "\(error)"
+            sync.transition(to: .failed, now: Self.now())
+            try syncs.save(sync)
+            report(sync)
+            throw error
+        }
+        try syncs.save(sync)
+        report(sync)
+        return sync
+    }
+
+    private func finish(_ id: Int64) {
+        active.remove(id)
+        if active.isEmpty, state == .stopRequested { state = .stopped }
+    }
+
+    // MARK: Ghosts
+
+    /// Removes the records of a sync down that the server no longer returns; never dirty ones.
+    /// Refuses (and removes nothing) when the mass-deletion guard trips, unless `force`.
+    /// Returns the number removed. The sync's status is not changed.
+    public func cleanResyncGhosts(id: Int64, force: Bool = false) async throws -> Int {
+        try checkAcceptingSyncs()
+        guard let sync = try syncs.state(id: id) else { throw MobileSyncError.unknownSync(String(id)) }
+        guard case let .down(target) = sync.target else {
+            throw MobileSyncError.invalidTarget("Cannot run cleanResyncGhosts:\(id): wrong type:\(sync.type.rawValue)")
+        }
+        guard !active.contains(id) else { throw MobileSyncError.syncRunning("cleanResyncGhosts \(id)") }
+        active.insert(id)
+        defer { finish(id) }
+        let lock = try await SyncLock.acquire(storePath: store.path, timeout: lockTimeout)
+        defer { withExtendedLifetime(lock) {} }
+        let soups: [(soup: String, idField: String)] = switch target.kind {
+        case let .briefcase(infos, _): infos.map { ($0.soupName, $0.idFieldName) }
+        case let .parentChildren(spec): [(spec.parent.soupName, spec.parent.idFieldName)]
+        default: [(sync.soupName, target.idFieldName)]
+        }
+        let check: @Sendable () async throws -> Void = { [weak self] in try await self?.checkStillAccepting() }
+        let task = SyncDownTask(store: store, syncs: syncs, remote: remote, checkAccepting: check, report: { _ in })
+        var removed = 0
+        for (soup, idField) in soups {
+            let cleaner = GhostCleaner(soupName: soup, idFieldName: idField, syncId: id)
+            let localIds = try store.read { try cleaner.cleanLocalIds(in: $0) }
+            let remote = try await task.remoteIds(target, state: sync, localIds: localIds)
+            let ghosts = GhostCleaner.ghosts(localIds: localIds, remoteIds: remote)
+            let total = try store.count(.all(soup))
+            try massDeletionGuard.check(deleting: ghosts.count, of: total, soup: soup, force: force)
+            removed += try store.write { try cleaner.remove(ghosts, in: $0) }
+        }
+        return removed
+    }
+
+    public func cleanResyncGhosts(name: String, force: Bool = false) async throws -> Int {
+        guard let sync = try syncs.state(name: name) else { throw MobileSyncError.unknownSync(name) }
+        return try await cleanResyncGhosts(id: sync.id, force: force)
+    }
+}

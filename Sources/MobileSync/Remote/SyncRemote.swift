@@ -1,0 +1,133 @@
+import ForceJSON
+
+/// What the sync engine needs from Salesforce, and nothing more. ForceAPI's REST client adapts to
+/// it; the engine never sees HTTP. Methods throw only for failures of the whole call (network,
+/// session, limits, a refused envelope); a single record's refusal is a `RecordOutcome`.
+public protocol SyncRemote: Sendable {
+    /// `GET query?q=`: the first page. `batchSize` other than nil asks for that page size.
+    func query(_ soql: String, batchSize: Int?) async throws(SyncRemoteError) -> RemoteQueryPage
+    /// `GET <nextRecordsUrl>`: the following page.
+    func queryMore(_ nextRecordsUrl: String) async throws(SyncRemoteError) -> RemoteQueryPage
+    /// `GET search?q=`: the `searchRecords`.
+    func search(_ sosl: String) async throws(SyncRemoteError) -> [JSONObject]
+    /// `GET sobjects/<type>/`: the ids of `recentItems`, most recent first.
+    func recentItemIds(sobjectType: String) async throws(SyncRemoteError) -> [String]
+    /// `POST composite/sobjects/<type>` with `{ids, fields}` (at most 2000 ids): one entry per id,
+    /// `nil` where the record does not exist.
+    func retrieve(sobjectType: String, ids: [String], fields: [String]) async throws(SyncRemoteError) -> [JSONObject?]
+    /// `GET connect/briefcase/priming-records`: one page of typed ids.
+    func primingRecords(relayToken: String?, changedAfter: Int64?) async throws(SyncRemoteError) -> BriefcasePrimingPage
+    /// Sends record writes the way `route` says and returns one outcome per write, in order.
+    /// `.single` carries one write; `.composite` up to 25 (allOrNone false, preconditions as
+    /// subrequest headers); `.collection` up to 200 writes of one kind (and one type for upserts).
+    func send(_ writes: [RecordWrite], route: WriteRoute) async throws(SyncRemoteError) -> [RecordOutcome]
+}
+
+/// One page of a SOQL query.
+public struct RemoteQueryPage: Sendable, Equatable {
+    public var totalSize: Int
+    public var records: [JSONObject]
+    public var nextRecordsUrl: String?
+
+    public init(totalSize: Int, records: [JSONObject], nextRecordsUrl: String?) {
+        self.totalSize = totalSize
+        self.records = records
+        self.nextRecordsUrl = nextRecordsUrl
+    }
+}
+
+/// One page of briefcase priming records: ids by sObject type.
+public struct BriefcasePrimingPage: Sendable, Equatable {
+    public var idsByType: [String: [String]]
+    public var relayToken: String?
+
+    public init(idsByType: [String: [String]], relayToken: String?) {
+        self.idsByType = idsByType
+        self.relayToken = relayToken
+    }
+}
+
+/// How a group of writes travels.
+public enum WriteRoute: String, Sendable, Equatable {
+    /// sObject Rows: one request per record.
+    case single
+    /// `POST composite`, up to 25 subrequests, each may carry If-Unmodified-Since.
+    case composite
+    /// sObject Collections, up to 200 records of one kind per request.
+    case collection
+}
+
+/// One write of a sync up. `ifUnmodifiedSince` (epoch ms) makes it conditional: the server refuses
+/// it (412) when the record changed after that time.
+public enum RecordWrite: Sendable, Equatable {
+    case create(sobjectType: String, fields: JSONObject)
+    case upsert(sobjectType: String, externalIdField: String, externalId: String, fields: JSONObject)
+    case update(sobjectType: String, id: String, fields: JSONObject, ifUnmodifiedSince: Int64?)
+    case delete(sobjectType: String, id: String, ifUnmodifiedSince: Int64?)
+
+    public var sobjectType: String {
+        switch self {
+        case let .create(type, _), let .upsert(type, _, _, _), let .update(type, _, _, _), let .delete(type, _, _): type
+        }
+    }
+
+    public var isConditional: Bool {
+        switch self {
+        case .update(_, _, _, .some), .delete(_, _, .some): true
+        default: false
+        }
+    }
+}
+
+/// What happened to one write.
+public enum RecordOutcome: Sendable, Equatable {
+    /// Done; the record's id (the new one for creates and upserts).
+    case success(id: String?)
+    /// The record does not exist (404, ENTITY_IS_DELETED, INVALID_CROSS_REFERENCE_KEY on its id).
+    case notFound
+    /// The precondition failed: the record changed on the server since the given time (412).
+    case preconditionFailed
+    /// Refused, with Salesforce's errors.
+    case failed([RecordError])
+}
+
+/// One Salesforce error of a record: `{"errorCode", "message", "fields"}`.
+public struct RecordError: Sendable, Equatable, Error {
+    public var errorCode: String
+    public var message: String
+    public var fields: [String]
+
+    public init(errorCode: String, message: String, fields: [String] = []) {
+        self.errorCode = errorCode
+        self.message = message
+        self.fields = fields
+    }
+
+    public var json: JSONValue {
+        .object(["errorCode": .string(errorCode), "message": .string(message), "fields": JSONFields.strings(fields)])
+    }
+}
+
+/// A failure of a whole remote call; the engine acts on its kind.
+public enum SyncRemoteError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// No connection, timeout, reset: try again later. Fails the sync; done records stay done.
+    case offline(String)
+    /// The session expired and could not be refreshed: sign in again.
+    case sessionExpired
+    /// The org's API request limit is used up.
+    case apiLimitExceeded(String)
+    /// Any other refusal of the whole call (an envelope error, a 5xx).
+    case server(status: Int, errorCode: String, message: String)
+    /// The answer was not what the API documents.
+    case malformedResponse(String)
+
+    public var description: String {
+        switch self {
+        case let .offline(detail): "cannot reach Salesforce (\(detail)); check the network and sync again"
+        case .sessionExpired: "the Salesforce session has expired; run `forceterm login` and sync again"
+        case let .apiLimitExceeded(detail): "the org's API request limit is used up (\(detail)); sync again later"
+        case let .server(status, code, message): "Salesforce refused the request (\(status) \(code)): \(message)"
+        case let .malformedResponse(detail): "unexpected answer from Salesforce: \(detail)"
+        }
+    }
+}

@@ -1,0 +1,180 @@
+import ForceJSON
+import SmartStore
+
+/// Tallies of one sync up, for summaries.
+public struct SyncUpSummary: Sendable, Equatable {
+    public var sent = 0
+    public var created = 0
+    public var updated = 0
+    public var deleted = 0
+    public var removedLocally = 0
+    public var errors = 0
+    public var conflicts = 0
+    /// Updates of records deleted on the server, turned into creates (OVERWRITE).
+    public var recreated = 0
+
+    public init() {}
+}
+
+/// Applies the server's answers to the soup, inside the caller's transaction. Each record's new
+/// state is a pure function of its entry and its outcome, so a run that is killed and run again
+/// reaches the same end state.
+public struct SyncUpRecorder: Sendable {
+    public var soupName: String
+    public var target: SyncUpTarget
+    public var mergeMode: MergeMode
+
+    public init(soupName: String, target: SyncUpTarget, mergeMode: MergeMode) {
+        self.soupName = soupName
+        self.target = target
+        self.mergeMode = mergeMode
+    }
+
+    /// Journals creates before they are sent: a record marked so whose answer was lost is
+    /// recognised on the next run (docs/mobilesync.md, "Creates and crashes").
+    public func markCreatesInFlight(_ writes: [PlannedWrite], now: Int64, in transaction: StoreTransaction) throws {
+        for write in writes where write.action == .create || write.action == .upsert {
+            guard var record = try transaction.retrieve([write.entryId], from: soupName).first else { continue }
+            if record[target.idFieldName] == nil || record[target.idFieldName]?.isNull == true {
+                record[target.idFieldName] = .string(LocalField.localIdPrefix + String(write.entryId))
+            }
+            record[LocalField.createInFlight] = .object(["sentAt": .int(now)])
+            _ = try transaction.update(record, id: write.entryId, in: soupName)
+        }
+    }
+
+    /// Records one outcome. `serverValues` is the server's copy for a refused conditional write
+    /// (`nil` when the server no longer has the record).
+    public func apply(
+        _ outcome: RecordOutcome, to write: PlannedWrite, serverValues: JSONObject?, now: Int64,
+        summary: inout SyncUpSummary, in transaction: StoreTransaction
+    ) throws {
+        guard var record = try transaction.retrieve([write.entryId], from: soupName).first else { return }
+        switch (write.action, outcome) {
+        case (.delete, .success), (.delete, .notFound):
+            try transaction.delete([write.entryId], from: soupName)
+            summary.deleted += 1
+            return
+        case let (.create, .success(id)), let (.upsert, .success(id)):
+            if let id {
+                if let old = record[target.idFieldName]?.stringValue, LocalField.isLocalId(old) {
+                    try LocalIdMap.record(localId: old, serverId: id, soup: soupName, in: transaction)
+                }
+                record[target.idFieldName] = .string(id)
+            }
+            record.markClean()
+            summary.created += 1
+        case (.update, .success):
+            record.markClean()
+            summary.updated += 1
+        case (.update, .notFound) where mergeMode == .overwrite:
+            // As the SDK: the record was deleted on the server, so it is created again (a new id).
+            record[LocalField.locallyCreated] = true
+            record[LocalField.locallyUpdated] = false
+            record.removeValue(forKey: target.idFieldName)
+            summary.recreated += 1
+        case (.update, .notFound), (.delete, .preconditionFailed), (.update, .preconditionFailed):
+            record[LocalField.conflict] = .object([
+                "server": serverValues.map { .object($0) } ?? .null, "detectedAt": .int(now),
+            ])
+            summary.conflicts += 1
+        case let (_, .failed(errors)):
+            record[LocalField.lastError] = .string(JSONWriter.string(.array(errors.map(\.json))))
+            record.removeValue(forKey: LocalField.createInFlight)
+            summary.errors += 1
+        case (.create, _), (.upsert, _), (.delete, _):
+            let text: String = switch outcome {
+            case .notFound: "the server answered not found"
+            case .preconditionFailed: "the server answered precondition failed"
+            default: "unexpected answer"
+            }
+            record[LocalField.lastError] = .string(JSONWriter.string(.array([
+                RecordError(errorCode: "UNEXPECTED_OUTCOME", message: "\(write.action.rawValue): \(text)").json,
+            ])))
+            record.removeValue(forKey: LocalField.createInFlight)
+            summary.errors += 1
+        }
+        _ = try transaction.update(record, id: write.entryId, in: soupName)
+    }
+
+    /// Records a refusal decided before sending (no type, a pending local reference).
+    public func refuse(_ entryId: Int64, error: RecordError, summary: inout SyncUpSummary, in transaction: StoreTransaction) throws {
+        guard var record = try transaction.retrieve([entryId], from: soupName).first else { return }
+        record[LocalField.lastError] = .string(JSONWriter.string(.array([error.json])))
+        _ = try transaction.update(record, id: entryId, in: soupName)
+        summary.errors += 1
+    }
+}
+
+/// A record a conditional write found changed (or deleted) on the server.
+public struct SyncConflict: Sendable, Equatable {
+    public var soupName: String
+    public var entryId: Int64
+    public var local: JSONObject
+    /// The server's values when the conflict was found; `nil` when it had deleted the record.
+    public var server: JSONObject?
+}
+
+/// The conflicts of a soup and their resolution, for the UI's "keep mine / take the server's".
+public struct ConflictResolver: Sendable {
+    public var store: SmartStore
+    public var soupName: String
+    public var idFieldName: String
+    public var modificationDateFieldName: String
+
+    public init(store: SmartStore, soupName: String, idFieldName: String = "Id", modificationDateFieldName: String = "LastModifiedDate") {
+        self.store = store
+        self.soupName = soupName
+        self.idFieldName = idFieldName
+        self.modificationDateFieldName = modificationDateFieldName
+    }
+
+    public func conflicts() throws -> [SyncConflict] {
+        try store.read { transaction in
+            let sql = "SELECT {\(soupName):_soup} FROM {\(soupName)} WHERE json_extract({\(soupName):_soup}, '$.\(LocalField.conflict)') IS NOT NULL ORDER BY {\(soupName):_soupEntryId}"
+            return try transaction.query(.smart(sql, pageSize: 100_000)).compactMap { row in
+                guard let record = row.arrayValue?.first?.objectValue, let entryId = record.soupEntryId else { return nil }
+                return SyncConflict(soupName: soupName, entryId: entryId, local: record,
+                                    server: record[LocalField.conflict]?["server"]?.objectValue)
+            }
+        }
+    }
+
+    /// Keep mine: the local changes are sent again on the next sync up, now against the server
+    /// version that was seen (so a newer server edit still raises a new conflict rather than being
+    /// overwritten blindly). A record deleted on the server is created again.
+    public func keepLocal(entryId: Int64) throws {
+        try store.write { transaction in
+            guard var record = try transaction.retrieve([entryId], from: soupName).first, record.hasConflict else { return }
+            let server = record[LocalField.conflict]?["server"]?.objectValue
+            if let server {
+                if let modified = server[modificationDateFieldName] { record[modificationDateFieldName] = modified }
+            } else if !record.isLocallyDeleted {
+                record[LocalField.locallyCreated] = true
+                record[LocalField.locallyUpdated] = false
+                record.removeValue(forKey: idFieldName)
+            } else {
+                try transaction.delete([entryId], from: soupName)
+                return
+            }
+            record.removeValue(forKey: LocalField.conflict)
+            record.removeValue(forKey: LocalField.lastError)
+            record[LocalField.local] = true
+            _ = try transaction.update(record, id: entryId, in: soupName)
+        }
+    }
+
+    /// Take the server's: local changes are dropped and the server's values kept (fields only the
+    /// local copy has survive); a record the server deleted is removed.
+    public func takeServer(entryId: Int64) throws {
+        try store.write { transaction in
+            guard let record = try transaction.retrieve([entryId], from: soupName).first, record.hasConflict else { return }
+            guard let server = record[LocalField.conflict]?["server"]?.objectValue else {
+                try transaction.delete([entryId], from: soupName)
+                return
+            }
+            let syncId = record[LocalField.syncId]?.int64Value ?? 0
+            _ = try transaction.update(DownloadedRecordWriter.merge(server: server, over: record, syncId: syncId), id: entryId, in: soupName)
+        }
+    }
+}
