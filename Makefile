@@ -6,6 +6,8 @@ BUILD_FLAGS ?=
 SYSTEM_PACKAGES := libncursesw5-dev libsqlite3-dev libcurl4-openssl-dev sqlite3 tmux
 # localorg links zlib (gzip in both directions); its HTTPS test checks TLS with curl as an independent client.
 SYSTEM_PACKAGES += zlib1g-dev curl
+# SwiftPM asks pkg-config where libcurl lives (the CCurl system-library target).
+SYSTEM_PACKAGES += pkg-config
 # `make test` builds its Python test environment with venv, which Debian packages separately.
 SYSTEM_PACKAGES += python3 python3-venv
 BIN_DEBUG := .build/debug

@@ -38,6 +38,10 @@ import Testing
         #expect(names(body) == ["Cy 100% Berg"])  // % is literal in a search term
         (_, body) = try await search(org, "FIND {\"Anna Müller\" OR Cy} RETURNING Contact(Name ORDER BY Name)")
         #expect(names(body) == ["Anna Müller", "Cy 100% Berg"])
+        (_, body) = try await search(org, "FIND {\"Müller Anna\"} RETURNING Contact(Name)")
+        #expect(names(body).isEmpty)  // a phrase keeps its word order
+        (_, body) = try await search(org, "FIND {Müller Anna} RETURNING Contact(Name)")
+        #expect(names(body) == ["Anna Müller"])  // words in any order
         (_, body) = try await search(org, "FIND {Berg} RETURNING Contact(Name ORDER BY Name) LIMIT 1")
         #expect(names(body).count == 1)
         (_, body) = try await search(org, "FIND {Müller}")

@@ -130,16 +130,33 @@ public actor QueryEngine {
             case let .groupField(name, field):
                 object[name] = RecordRenderer.json(value, for: field)
             case let .aggregate(name, function, field):
-                switch function {
-                case "COUNT", "COUNT_DISTINCT": object[name] = .int(Int64.fromDatabaseValue(value) ?? 0)
-                case "AVG": object[name] = Double.fromDatabaseValue(value).map(JSONValue.double) ?? .null
-                case "SUM" where field.type == .int: object[name] = Int64.fromDatabaseValue(value).map(JSONValue.int) ?? .null
-                case "SUM": object[name] = Double.fromDatabaseValue(value).map(JSONValue.double) ?? .null
-                default: object[name] = RecordRenderer.json(value, for: field)
-                }
+                object[name] = aggregateJSON(value, function: function, field: field)
             }
         }
         return .object(object)
+    }
+
+    /// The JSON of one aggregate column. Kept out of `renderAggregate` and switching on the
+    /// storage directly: the Swift 6.3 optimizer crashed (an ownership verifier failure) on the
+    /// inlined `fromDatabaseValue` calls in a release build.
+    @inline(never)
+    static func aggregateJSON(_ value: DatabaseValue, function: String, field: FieldDefinition) -> JSONValue {
+        let storage = value.storage
+        switch function {
+        case "COUNT", "COUNT_DISTINCT":
+            if case let .int64(count) = storage { return .int(count) }
+            return .int(0)
+        case "AVG", "SUM":
+            switch storage {
+            case let .int64(number): return function == "SUM" && field.type == .int ? .int(number) : .double(Double(number))
+            case let .double(number):
+                if function == "SUM", field.type == .int, let whole = Int64(exactly: number) { return .int(whole) }
+                return .double(number)
+            default: return .null
+            }
+        default:
+            return RecordRenderer.json(value, for: field)
+        }
     }
 
     /// Renders one record; `children` holds, per child relationship, this record's child records.

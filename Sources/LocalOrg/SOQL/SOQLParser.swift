@@ -441,8 +441,9 @@ extension SOQLParser {
             case UInt8(ascii: "\"") where !isEscaped:
                 finish()
                 inPhrase.toggle()
-            case 32, 9, 10, 13 where !inPhrase:
-                finish()
+            case 32, 9, 10, 13:
+                // Blanks separate words, except inside a "phrase", which matches as written.
+                if inPhrase { current.append(byte) } else { finish() }
             case UInt8(ascii: "*") where !isEscaped: current.append(UInt8(ascii: "%"))
             case UInt8(ascii: "?") where !isEscaped: current.append(UInt8(ascii: "_"))
             case UInt8(ascii: "%"), UInt8(ascii: "_"), UInt8(ascii: "\\"): current += [UInt8(ascii: "\\"), byte]
