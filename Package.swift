@@ -58,10 +58,11 @@ let package = Package(
             name: "ForceAPI",
             dependencies: ["ForceJSON", "CCurl"],
             swiftSettings: strictConcurrency),
-        // The sync engine: talks to the server only through its own `SyncRemote` protocol.
+        // The sync engine: talks to the server only through its own `SyncRemote` protocol;
+        // `ForceClientRemote` adapts ForceAPI's client to it.
         .target(
             name: "MobileSync",
-            dependencies: ["SmartStore", "ForceJSON"],
+            dependencies: ["SmartStore", "ForceJSON", "ForceAPI"],
             swiftSettings: strictConcurrency),
         .target(
             name: "TerminalUI",
@@ -69,7 +70,7 @@ let package = Package(
         .executableTarget(
             name: "forceterm",
             dependencies: [
-                "SmartStore", "TerminalUI", "ForceJSON", "ForceAPI",
+                "SmartStore", "TerminalUI", "ForceJSON", "ForceAPI", "MobileSync",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strictConcurrency),
@@ -130,12 +131,12 @@ let package = Package(
             ]),
         .testTarget(
             name: "MobileSyncTests",
-            dependencies: ["MobileSync", "SmartStore", "ForceJSON"]),
+            dependencies: ["MobileSync", "SmartStore", "ForceJSON", "ForceAPI", "LocalOrgProcess"]),
         .testTarget(
             name: "TerminalUITests",
             dependencies: ["TerminalUI"]),
         .testTarget(
             name: "ForcetermCLITests",
-            dependencies: ["SmartStore", "ForceJSON", "LocalOrgProcess"]),
+            dependencies: ["SmartStore", "ForceJSON", "MobileSync", "LocalOrgProcess"]),
     ]
 )

@@ -333,10 +333,7 @@ public final class OrgStore: Sendable {
         guard var existing = try fetchRecord(db, object: object, id: id) else { throw APIError.resourceNotFound }
         guard Self.isVisible(existing, object: object, to: ownerId) else { throw APIError.insufficientAccess }
         if existing.isDeleted { throw APIError.entityIsDeleted }
-        if let ifUnmodifiedSince, existing.lastModifiedDate > ifUnmodifiedSince {
-            throw APIError(status: 412, errorCode: "PRECONDITION_FAILED",
-                           message: "The requested resource has been modified since the If-Unmodified-Since date: \(SalesforceDate.formatHTTPDate(ifUnmodifiedSince))")
-        }
+        if let ifUnmodifiedSince { try Self.checkUnmodified(existing, since: ifUnmodifiedSince) }
         try checkReferencesAndUniqueness(db, object: object, values: values, excludingId: id, visibleTo: ownerId)
         for (name, value) in values { existing.values[name] = value }
         existing.values["LastModifiedDate"] = now.databaseValue
@@ -349,11 +346,14 @@ public final class OrgStore: Sendable {
                        arguments: StatementArguments(fields.map { existing.values[$0.name] ?? .null } + [id.databaseValue]))
     }
 
-    /// Moves a record (and its cascade-deleted children) to the recycle bin.
-    func deleteRow(_ db: Database, object: ObjectDefinition, id: String, actingUserId: String, now: Int64, visibleTo ownerId: String? = nil) throws {
+    /// Moves a record (and its cascade-deleted children) to the recycle bin. `ifUnmodifiedSince`
+    /// makes the delete conditional, as Salesforce does: 412 when the record changed after it.
+    func deleteRow(_ db: Database, object: ObjectDefinition, id: String, actingUserId: String, now: Int64,
+                   ifUnmodifiedSince: Int64? = nil, visibleTo ownerId: String? = nil) throws {
         guard let existing = try fetchRecord(db, object: object, id: id) else { throw APIError.resourceNotFound }
         guard Self.isVisible(existing, object: object, to: ownerId) else { throw APIError.insufficientAccess }
         if existing.isDeleted { throw APIError.entityIsDeleted }
+        if let ifUnmodifiedSince { try Self.checkUnmodified(existing, since: ifUnmodifiedSince) }
         guard object.deletable else {
             throw APIError(status: 400, errorCode: "INSUFFICIENT_ACCESS_OR_READONLY", message: "insufficient access rights on object id", fields: [])
         }
@@ -364,6 +364,13 @@ public final class OrgStore: Sendable {
             try db.execute(sql: "UPDATE \(quoted(child.tableName)) SET IsDeleted = 1, \(quoted(Self.deletedAtColumn)) = ?, SystemModstamp = ?, LastModifiedById = ? WHERE \(quoted(field.columnName)) = ? AND IsDeleted = 0",
                            arguments: [now, now, actingUserId, id])
         }
+    }
+
+    /// The `If-Unmodified-Since` precondition of an update or delete: 412 when the record changed later.
+    static func checkUnmodified(_ record: StoredRecord, since: Int64) throws {
+        guard record.lastModifiedDate > since else { return }
+        throw APIError(status: 412, errorCode: "PRECONDITION_FAILED",
+                       message: "The requested resource has been modified since the If-Unmodified-Since date: \(SalesforceDate.formatHTTPDate(since))")
     }
 
     /// References must name a live record of the right object; unique fields must be unique.

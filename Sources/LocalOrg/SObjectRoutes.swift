@@ -301,7 +301,8 @@ extension LocalOrgAPI {
 
     func delete(_ object: ObjectDefinition, id: String, context: DataContext, db: Database) throws -> APIResponse {
         try checkWriteAccess(object, context: context)
-        try store.deleteRow(db, object: object, id: id, actingUserId: context.session.userId, now: OrgStore.now(), visibleTo: context.visibleOwner)
+        try store.deleteRow(db, object: object, id: id, actingUserId: context.session.userId, now: OrgStore.now(),
+                            ifUnmodifiedSince: try ifUnmodifiedSince(context.request), visibleTo: context.visibleOwner)
         return .empty(204)
     }
 

@@ -12,7 +12,7 @@ struct Forceterm: ParsableCommand {
             $XDG_DATA_HOME/forceterm/store.sqlite (or ~/.local/share/forceterm/store.sqlite); \
             --store points at another one.
             """,
-        subcommands: [QueryCommand.self, LoginCommand.self, LogoutCommand.self])
+        subcommands: [QueryCommand.self, LoginCommand.self, LogoutCommand.self, SyncCommand.self, StatusCommand.self])
 
     @OptionGroup var storeOptions: StoreOptions
 

@@ -95,6 +95,21 @@ import Testing
         }
     }
 
+    @Test func deleteSubrequestsCarryConditionalHeaders() async throws {
+        let org = try await TestOrg()
+        defer { org.remove() }
+        let id = try await org.create("Contact", #"{"LastName":"Conditional"}"#)
+        let stale = SalesforceDate.formatHTTPDate(OrgStore.now() - 3600)
+        let response = await org.call("POST", "/services/data/v59.0/composite", body: """
+            {"allOrNone":false,"compositeRequest":[{"method":"DELETE","url":"/services/data/v59.0/sobjects/Contact/\(id)","referenceId":"delete",
+              "httpHeaders":{"If-Unmodified-Since":"\(stale)"}}]}
+            """)
+        let result = try JSONParser.parse(response.body)["compositeResponse"]?.arrayValue?.first
+        #expect(result?["httpStatusCode"] == 412)
+        #expect(result?["body"]?.firstErrorCode == "PRECONDITION_FAILED")
+        #expect(try await org.query("SELECT COUNT() FROM Contact").body["totalSize"] == 1)
+    }
+
     @Test func treeCreatesNestedRecordsAllOrNothing() async throws {
         let org = try await TestOrg()
         defer { org.remove() }

@@ -90,6 +90,20 @@ import Testing
         #expect(try JSONParser.parse(response.body).firstErrorMessage == "Provided external ID field does not exist or is not accessible: NoSuchField__c")
     }
 
+    @Test func conditionalDeleteRefusesARecordChangedSince() async throws {
+        let org = try await TestOrg()
+        defer { org.remove() }
+        let id = try await org.create("Contact", #"{"LastName":"Kept"}"#)
+        let before = SalesforceDate.formatHTTPDate(OrgStore.now() - 3600)
+        let stale = await org.call("DELETE", "/services/data/v59.0/sobjects/Contact/\(id)", headers: ["If-Unmodified-Since": before])
+        #expect(stale.status == 412)
+        #expect(try JSONParser.parse(stale.body).firstErrorCode == "PRECONDITION_FAILED")
+        #expect(try await org.query("SELECT COUNT() FROM Contact").body["totalSize"] == 1)
+        let lastModified = try #require(await org.call("GET", "/services/data/v59.0/sobjects/Contact/\(id)").header("Last-Modified"))
+        #expect(await org.call("DELETE", "/services/data/v59.0/sobjects/Contact/\(id)", headers: ["If-Unmodified-Since": lastModified]).status == 204)
+        #expect(try await org.query("SELECT COUNT() FROM Contact").body["totalSize"] == 0)
+    }
+
     @Test func conditionalRequestsUseLastModifiedDate() async throws {
         let org = try await TestOrg()
         defer { org.remove() }

@@ -144,9 +144,11 @@ extension ForceClient {
         _ = try await send("PATCH", "sobjects/\(Self.segment(type))/\(Self.segment(id))", json: .object(fields), headers: headers, idempotent: true)
     }
 
-    /// Deletes a record (to the recycle bin).
-    public func delete(_ type: String, id: String) async throws(ForceAPIError) {
-        _ = try await send("DELETE", "sobjects/\(Self.segment(type))/\(Self.segment(id))")
+    /// Deletes a record (to the recycle bin). With `ifUnmodifiedSince`, the server refuses with 412
+    /// when the record changed after that moment, as for `update`.
+    public func delete(_ type: String, id: String, ifUnmodifiedSince: Date? = nil) async throws(ForceAPIError) {
+        let headers = ifUnmodifiedSince.map { [HTTPHeader("If-Unmodified-Since", SalesforceDate.httpDate($0))] } ?? []
+        _ = try await send("DELETE", "sobjects/\(Self.segment(type))/\(Self.segment(id))", headers: headers)
     }
 
     /// Creates or updates the record whose external id field has `value`. Safe to repeat, so it

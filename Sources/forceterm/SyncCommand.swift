@@ -1,0 +1,141 @@
+import ArgumentParser
+import ForceAPI
+import ForceJSON
+import Foundation
+import MobileSync
+import SmartStore
+
+/// `forceterm sync`: the named syncs of `usersyncs.json` for the signed-in user's store — every
+/// sync up (accounts first, so contacts can point at new accounts), then every sync down followed
+/// by its ghost cleaning. Progress goes to stderr, the summary (or JSON) to stdout.
+struct SyncCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "sync",
+        abstract: "Send local changes to Salesforce, then fetch the server's changes.",
+        discussion: """
+            Runs the named syncs from usersyncs.json (built in, or from --config DIR) against the \
+            org you signed in to with forceterm login. Local changes are never lost: when the \
+            network is down the sync stops and your changes stay in the store for the next run.
+
+            Exit status: 0 all done; 1 the sync could not run or stopped (message on stderr); \
+            3 it finished but some records were refused or are in conflict (see forceterm status).
+            """)
+
+    @Flag(help: "Only send local changes.") var upOnly = false
+    @Flag(help: "Only fetch the server's changes.") var downOnly = false
+    @Flag(help: "Remove records deleted on the server even when that is more than half of a soup.") var forceDelete = false
+    @Flag(help: "Print the summary as JSON.") var json = false
+    @OptionGroup var storeOptions: StoreOptions
+    @Option(name: .customLong("config"), help: ArgumentHelp("Directory with userstore.json and usersyncs.json to use instead of the built-in ones.", valueName: "dir"))
+    var configDirectory: String?
+    @Option(help: ArgumentHelp("Trust the certificate authorities in this PEM file instead of the one saved at sign-in.", valueName: "file"))
+    var cacert: String?
+    @Flag(help: "Print one line per request to standard error (never tokens).") var verbose = false
+
+    func validate() throws {
+        if upOnly && downOnly { throw ValidationError("--up-only and --down-only exclude each other; leave both out to sync both ways.") }
+    }
+
+    func run() throws {
+        var exitCode: Int32 = 0
+        try CommandFailure.reporting {
+            let session = try SignedInSession.load(cacert: cacert, verbose: verbose)
+            let storePath = storeOptions.storePath ?? session.storePath
+            let configuration = try SyncConfiguration.load(directory: configDirectory)
+            try FileManager.default.createDirectory(atPath: (storePath as NSString).deletingLastPathComponent, withIntermediateDirectories: true,
+                                                    attributes: [.posixPermissions: 0o700])
+            let store = try SmartStore(path: storePath)
+            try store.setup(from: configuration.store)
+            let manager = try SyncManager(store: store, remote: ForceClientRemote(client: session.client))
+            try SyncsSoup(store: store).apply(configuration.syncs)
+            let plan = SyncRun(entries: configuration.syncs.entries, up: !downOnly, down: !upOnly, forceDelete: forceDelete)
+            let json = self.json
+            let outcome = Outcome()
+            try AsyncCommand.run {
+                let report = try await plan.run(manager: manager, store: store)
+                outcome.report = report
+            }
+            guard let report = outcome.report else { return }
+            if json {
+                StandardStreams.write(JSONWriter.string(.object(report.json), pretty: true) + "\n")
+            } else {
+                StandardStreams.write(report.text)
+            }
+            if let failure = report.failure { throw ConfigError(failure) }
+            if report.recordErrors > 0 || report.conflicts > 0 { exitCode = 3 }
+        }
+        if exitCode != 0 { throw ExitCode(exitCode) }
+    }
+
+    /// The report handed from the sync task to the command (the semaphore in `AsyncCommand` orders the accesses).
+    private final class Outcome: @unchecked Sendable {
+        var report: SyncRunReport?
+    }
+}
+
+/// The signed-in user's session: saved credentials, a REST client that saves refreshed tokens,
+/// and the store that belongs to this org and user.
+struct SignedInSession {
+    let client: ForceClient
+    let storePath: String
+
+    static func load(cacert: String?, verbose: Bool) throws -> SignedInSession {
+        let credentialStore = CredentialStore(directory: CredentialStore.defaultDirectory())
+        guard let credentials = try credentialStore.load() else {
+            throw ConfigError("not signed in; run forceterm login first")
+        }
+        var caFile = credentials.caFile
+        if let cacert {
+            let absolute = URL(fileURLWithPath: cacert).standardizedFileURL.path
+            guard FileManager.default.isReadableFile(atPath: absolute) else {
+                throw ConfigError("cannot read the CA file \(cacert); give the path of a PEM certificate file")
+            }
+            caFile = absolute
+        }
+        let transport = CurlTransport(configuration: TransportConfiguration(caFile: caFile))
+        let saveRefreshed: @Sendable (OAuthCredentials) -> Void = { refreshed in
+            do throws(CredentialStoreError) {
+                try credentialStore.save(refreshed)
+            } catch {
+                StandardStreams.writeError("forceterm: warning: could not save the refreshed session (\(error))\n")
+            }
+        }
+        let logLine: @Sendable (String) -> Void = { StandardStreams.writeError("forceterm: \($0)\n") }
+        let client = ForceClient(credentials: credentials, transport: transport, onCredentialsRefreshed: saveRefreshed,
+                                 requestLog: verbose ? logLine : nil)
+        return SignedInSession(client: client, storePath: credentialStore.storePath(for: credentials))
+    }
+}
+
+/// `userstore.json` and `usersyncs.json`: from `--config DIR` when it has them, else built in.
+struct SyncConfiguration {
+    let store: StoreConfig
+    let syncs: SyncsConfig
+
+    static func load(directory: String?) throws -> SyncConfiguration {
+        func text(_ name: String, builtIn: String) throws -> (text: String, source: String) {
+            guard let directory else { return (builtIn, "the built-in \(name)") }
+            let path = (directory as NSString).appendingPathComponent(name)
+            guard FileManager.default.fileExists(atPath: path) else { return (builtIn, "the built-in \(name)") }
+            guard let data = FileManager.default.contents(atPath: path), let text = String(data: data, encoding: .utf8) else {
+                throw ConfigError("cannot read \(path); check its permissions")
+            }
+            return (text, path)
+        }
+        let storeText = try text("userstore.json", builtIn: BuiltInConfig.userStore)
+        let syncsText = try text("usersyncs.json", builtIn: BuiltInConfig.userSyncs)
+        let store: StoreConfig
+        do {
+            store = try StoreConfig(json: storeText.text)
+        } catch {
+            throw ConfigError("\(storeText.source) is not a valid userstore.json: \(error)")
+        }
+        let syncs: SyncsConfig
+        do {
+            syncs = try SyncsConfig(json: syncsText.text)
+        } catch {
+            throw ConfigError("\(syncsText.source) is not a valid usersyncs.json: \(error)")
+        }
+        return SyncConfiguration(store: store, syncs: syncs)
+    }
+}

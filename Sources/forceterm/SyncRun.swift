@@ -1,0 +1,118 @@
+import ForceJSON
+import Foundation
+import MobileSync
+import SmartStore
+
+/// One `forceterm sync`: which named syncs run, in which order, and what to tell the user.
+/// A failure of the whole exchange (offline, session, limits) ends the run at once; a tripped
+/// mass-deletion guard only skips that sync's ghost cleaning and is reported as a failure.
+struct SyncRun: Sendable {
+    let entries: [SyncsConfig.Entry]
+    let up: Bool
+    let down: Bool
+    let forceDelete: Bool
+
+    func run(manager: SyncManager, store: SmartStore) async throws -> SyncRunReport {
+        var report = SyncRunReport()
+        let progress: SyncManager.ProgressCallback = { state in
+            let total = state.totalSize >= 0 ? " of \(state.totalSize)" : ""
+            StandardStreams.writeError("\(state.name ?? String(state.id)): \(state.status.rawValue.lowercased()) \(state.progress)%\(total)\n")
+        }
+        if up {
+            for entry in entries where entry.type == .syncUp {
+                do {
+                    let state = try await manager.reSync(name: entry.name, progress: progress)
+                    if let summary = await manager.lastSyncUpSummary[state.id] { report.add(summary) }
+                } catch {
+                    report.failure = Self.failureMessage(entry.name, error)
+                    try report.countOpenIssues(entries: entries, store: store)
+                    return report
+                }
+            }
+        }
+        if down {
+            for entry in entries where entry.type == .syncDown {
+                do {
+                    let state = try await manager.reSync(name: entry.name, progress: progress)
+                    report.received += max(state.totalSize, 0)
+                } catch {
+                    report.failure = Self.failureMessage(entry.name, error)
+                    try report.countOpenIssues(entries: entries, store: store)
+                    return report
+                }
+                do {
+                    report.ghostsRemoved += try await manager.cleanResyncGhosts(name: entry.name, force: forceDelete)
+                } catch let error as MobileSyncError {
+                    guard case .massDeletion = error else {
+                        report.failure = Self.failureMessage(entry.name, error)
+                        try report.countOpenIssues(entries: entries, store: store)
+                        return report
+                    }
+                    // The sync itself is done; its state carries the guard's message for `status`.
+                    let syncs = try SyncsSoup(store: store)
+                    if var state = try syncs.state(name: entry.name) {
+                        state.error = "\(error)"
+                        try syncs.save(state)
+                    }
+                    report.failure = "\(entry.name): \(error)"
+                }
+            }
+        }
+        try report.countOpenIssues(entries: entries, store: store)
+        return report
+    }
+
+    /// One line: which sync stopped, why, and that nothing local was lost.
+    static func failureMessage(_ name: String, _ error: any Error) -> String {
+        "\(name) stopped: \(error). Local changes are kept in the store; run forceterm sync again."
+    }
+}
+
+/// What a `forceterm sync` did, and what is left for the user.
+struct SyncRunReport: Sendable {
+    var sent = 0
+    var created = 0
+    var updated = 0
+    var deleted = 0
+    var received = 0
+    var ghostsRemoved = 0
+    /// Records that now carry a `__last_error__` / a `__conflict__`, across the synced soups.
+    var recordErrors = 0
+    var conflicts = 0
+    var failure: String?
+
+    mutating func add(_ summary: SyncUpSummary) {
+        sent += summary.sent
+        created += summary.created
+        updated += summary.updated
+        deleted += summary.deleted
+    }
+
+    mutating func countOpenIssues(entries: [SyncsConfig.Entry], store: SmartStore) throws {
+        recordErrors = 0
+        conflicts = 0
+        for soup in Set(entries.map(\.soupName)).sorted() where try store.hasSoup(soup) {
+            let counts = try SoupChanges.count(soup: soup, in: store)
+            recordErrors += counts.errors
+            conflicts += counts.conflicts
+        }
+    }
+
+    var json: JSONObject {
+        var object: JSONObject = [
+            "sent": .int(Int64(sent)), "created": .int(Int64(created)), "updated": .int(Int64(updated)),
+            "deleted": .int(Int64(deleted)), "received": .int(Int64(received)), "ghostsRemoved": .int(Int64(ghostsRemoved)),
+            "errors": .int(Int64(recordErrors)), "conflicts": .int(Int64(conflicts)),
+        ]
+        object["failure"] = failure.map(JSONValue.string) ?? .null
+        return object
+    }
+
+    var text: String {
+        var lines = ["Sent \(sent) change\(sent == 1 ? "" : "s") (\(created) created, \(updated) updated, \(deleted) deleted); received \(received) record\(received == 1 ? "" : "s"); removed \(ghostsRemoved) deleted on the server."]
+        if recordErrors > 0 || conflicts > 0 {
+            lines.append("\(recordErrors) record\(recordErrors == 1 ? "" : "s") with errors, \(conflicts) conflict\(conflicts == 1 ? "" : "s"); see forceterm status.")
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+}

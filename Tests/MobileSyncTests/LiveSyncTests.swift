@@ -1,0 +1,245 @@
+import ForceAPI
+import ForceJSON
+import Foundation
+import LocalOrgProcess
+import SmartStore
+import Testing
+@testable import MobileSync
+
+/// The engine end to end: a real store file, `ForceClientRemote` over a real ForceClient, and a
+/// real localorg over HTTPS on 127.0.0.1, with the repo's `usersyncs.json`.
+final class LiveSync {
+    let server: LocalOrgProcess
+    let client: ForceClient
+    let local: SyncStore
+    let manager: SyncManager
+
+    init(serverArguments: [String] = []) async throws {
+        server = try LocalOrgProcess(arguments: serverArguments)
+        var configuration = TransportConfiguration(caFile: server.caFile)
+        configuration.connectTimeout = 15
+        configuration.stallTimeout = 30
+        configuration.requestDeadline = 60
+        let transport = CurlTransport(configuration: configuration)
+        let oauth = OAuthClient(loginURL: server.url, transport: transport)
+        let token = try await oauth.signIn(username: "demo@localorg.test", password: Secret("localorg-demo"))
+        let identity = try await oauth.identity(of: token)
+        client = ForceClient(credentials: OAuthCredentials(loginURL: server.url, clientId: OAuthClient.defaultClientId, token: token,
+                                                           identity: identity, caFile: server.caFile),
+                             transport: transport, retryPolicy: .never)
+        local = try SyncStore()
+        manager = try SyncManager(store: local.store, remote: ForceClientRemote(client: client))
+        try SyncsSoup(store: local.store).apply(SyncsConfig(contentsOf: SyncStore.packageRoot.appendingPathComponent("config/usersyncs.json")))
+    }
+
+    func remove() { server.remove() }
+
+    /// `forceterm sync`'s order: ups (accounts first), then downs.
+    func syncAll() async throws {
+        for name in ["syncUpAccounts", "syncUpContacts", "syncDownAccounts", "syncDownContacts"] {
+            _ = try await manager.reSync(name: name)
+        }
+    }
+
+    func syncDown() async throws {
+        _ = try await manager.reSync(name: "syncDownAccounts")
+        _ = try await manager.reSync(name: "syncDownContacts")
+    }
+
+    func syncUp() async throws {
+        _ = try await manager.reSync(name: "syncUpAccounts")
+        _ = try await manager.reSync(name: "syncUpContacts")
+    }
+
+    /// Rows of a SOQL query on the server, read fresh.
+    func serverRecords(_ soql: String) async throws -> [JSONObject] {
+        try await client.query(soql).records.compactMap(\.objectValue)
+    }
+
+    func createOnServer(_ type: String, _ fields: JSONObject) async throws -> String {
+        try await client.create(type, fields: fields)
+    }
+
+    /// Saves a local change as the app does: the document with the sync flags set.
+    func saveLocally(_ record: JSONObject, in soup: String) throws {
+        if let entryId = record.soupEntryId {
+            _ = try local.store.update(record, id: entryId, in: soup)
+        } else {
+            _ = try local.store.create(record, in: soup)
+        }
+    }
+
+    /// localorg's records carry whole-second modification times, and If-Unmodified-Since compares
+    /// seconds: a server edit must land in a later second than the version the store holds.
+    static func nextSecond() async throws {
+        try await Task.sleep(for: .milliseconds(1_100))
+    }
+}
+
+@Suite("Sync against a real localorg", .serialized)
+struct LiveSyncTests {
+    @Test("First sync down, then a local create, update and delete reach the server")
+    func roundTrip() async throws {
+        let live = try await LiveSync()
+        defer { live.remove() }
+        let acme = try await live.createOnServer("Account", ["Name": "Acme"])
+        let ada = try await live.createOnServer("Contact", ["LastName": "Lovelace", "FirstName": "Ada", "AccountId": .string(acme)])
+        let bob = try await live.createOnServer("Contact", ["LastName": "Builder", "AccountId": .string(acme)])
+        try await live.syncDown()
+        #expect(try live.local.documents("accounts").map { $0["Name"] } == ["Acme"])
+        #expect(Set(try live.local.documents("contacts").compactMap { $0["Id"]?.stringValue }) == [ada, bob])
+
+        try live.saveLocally(Records.edited(try #require(try live.local.document("contacts", id: ada)), ["Title": "Countess"]), in: "contacts")
+        try live.saveLocally(Records.edited(try #require(try live.local.document("contacts", id: bob)), delete: true), in: "contacts")
+        try live.saveLocally(Records.created(nil, type: "Contact", fields: ["LastName": "Hopper", "AccountId": .string(acme)]), in: "contacts")
+        try await live.syncAll()
+
+        let server = try await live.serverRecords("SELECT Id, LastName, Title FROM Contact ORDER BY LastName")
+        #expect(server.map { $0["LastName"] } == ["Hopper", "Lovelace"])
+        #expect(server.first { $0["Id"]?.stringValue == ada }?["Title"] == "Countess")
+        let contacts = try live.local.documents("contacts")
+        #expect(contacts.count == 2)
+        #expect(contacts.allSatisfy { !$0.isDirty && $0[LocalField.lastError] == nil })
+        #expect(Set(contacts.compactMap { $0["Id"]?.stringValue }) == Set(server.compactMap { $0["Id"]?.stringValue }))
+    }
+
+    @Test("A contact created under a locally created account gets the account's server id")
+    func referenceRewriting() async throws {
+        let live = try await LiveSync()
+        defer { live.remove() }
+        try live.saveLocally(Records.created("local_account_1", type: "Account", fields: ["Name": "Offline Ltd"]), in: "accounts")
+        try live.saveLocally(Records.created(nil, type: "Contact", fields: ["LastName": "Newhire", "AccountId": "local_account_1"]), in: "contacts")
+        try await live.syncAll()
+        let accounts = try await live.serverRecords("SELECT Id FROM Account WHERE Name = 'Offline Ltd'")
+        let contacts = try await live.serverRecords("SELECT Id, AccountId FROM Contact WHERE LastName = 'Newhire'")
+        #expect(accounts.count == 1 && contacts.count == 1)
+        #expect(contacts.first?["AccountId"] == accounts.first?["Id"])
+        #expect(try live.local.documents("contacts").first?["AccountId"] == accounts.first?["Id"])
+    }
+
+    @Test("A server edit then a local edit is a kept conflict (412); take the server's, then keep mine")
+    func conflictsBothWays() async throws {
+        let live = try await LiveSync()
+        defer { live.remove() }
+        let id = try await live.createOnServer("Contact", ["LastName": "Curie", "Title": "Original"])
+        try await live.syncDown()
+        try await LiveSync.nextSecond()
+        try live.server.command(["edit", "Contact", id, "Title=Server"])
+        try live.saveLocally(Records.edited(try #require(try live.local.document("contacts", id: id)), ["Title": "Mine"]), in: "contacts")
+        _ = try await live.manager.reSync(name: "syncUpContacts")
+        var conflicted = try #require(try live.local.document("contacts", id: id))
+        #expect(conflicted.hasConflict && conflicted.isDirty && conflicted["Title"] == "Mine")
+        #expect(conflicted[LocalField.conflict]?["server"]?["Title"] == "Server")
+        #expect(try await live.serverRecords("SELECT Title FROM Contact").first?["Title"] == "Server")
+
+        // Take the server's: the local change goes, the server's value stays.
+        let resolver = ConflictResolver(store: live.local.store, soupName: "contacts")
+        try resolver.takeServer(entryId: try #require(conflicted.soupEntryId))
+        try await live.syncAll()
+        #expect(try live.local.document("contacts", id: id)?["Title"] == "Server")
+        #expect(try await live.serverRecords("SELECT Title FROM Contact").first?["Title"] == "Server")
+
+        // Again, and keep mine: the next sync up writes the local value.
+        try await LiveSync.nextSecond()
+        try live.server.command(["edit", "Contact", id, "Title=Server again"])
+        try live.saveLocally(Records.edited(try #require(try live.local.document("contacts", id: id)), ["Title": "Mine again"]), in: "contacts")
+        _ = try await live.manager.reSync(name: "syncUpContacts")
+        conflicted = try #require(try live.local.document("contacts", id: id))
+        #expect(conflicted.hasConflict)
+        try resolver.keepLocal(entryId: try #require(conflicted.soupEntryId))
+        try await live.syncAll()
+        #expect(try await live.serverRecords("SELECT Title FROM Contact").first?["Title"] == "Mine again")
+        let resolved = try #require(try live.local.document("contacts", id: id))
+        #expect(!resolved.hasConflict && !resolved.isDirty && resolved["Title"] == "Mine again")
+    }
+
+    @Test("A local delete of a record changed on the server is refused (412) and kept as a conflict")
+    func conditionalDelete() async throws {
+        let live = try await LiveSync()
+        defer { live.remove() }
+        let id = try await live.createOnServer("Contact", ["LastName": "Keep"])
+        try await live.syncDown()
+        try await LiveSync.nextSecond()
+        try live.server.command(["edit", "Contact", id, "Title=Promoted"])
+        try live.saveLocally(Records.edited(try #require(try live.local.document("contacts", id: id)), delete: true), in: "contacts")
+        _ = try await live.manager.reSync(name: "syncUpContacts")
+        #expect(try await live.serverRecords("SELECT Id FROM Contact").count == 1)
+        #expect(try live.local.document("contacts", id: id)?.hasConflict == true)
+    }
+
+    @Test("A server-side delete removes the ghost but never a record with local changes")
+    func ghosts() async throws {
+        let live = try await LiveSync()
+        defer { live.remove() }
+        let gone = try await live.createOnServer("Contact", ["LastName": "Gone"])
+        let edited = try await live.createOnServer("Contact", ["LastName": "Edited"])
+        _ = try await live.createOnServer("Contact", ["LastName": "Stays"])
+        try await live.syncDown()
+        try live.saveLocally(Records.edited(try #require(try live.local.document("contacts", id: edited)), ["Title": "Local"]), in: "contacts")
+        try live.server.command(["delete", "Contact", gone])
+        try live.server.command(["delete", "Contact", edited])
+        try await live.syncDown()
+        #expect(try await live.manager.cleanResyncGhosts(name: "syncDownContacts") == 1)
+        let names = Set(try live.local.documents("contacts").compactMap { $0["LastName"]?.stringValue })
+        #expect(names == ["Edited", "Stays"])
+    }
+
+    @Test("The mass-deletion guard stops a ghost cleaning that would empty the soup, unless forced")
+    func massDeletionGuard() async throws {
+        let live = try await LiveSync()
+        defer { live.remove() }
+        var ids: [String] = []
+        for index in 0..<24 { ids.append(try await live.createOnServer("Contact", ["LastName": .string("Person \(index)")])) }
+        try await live.syncDown()
+        for id in ids.prefix(16) { try live.server.command(["delete", "Contact", id]) }
+        try await live.syncDown()
+        await #expect(throws: MobileSyncError.self) { _ = try await live.manager.cleanResyncGhosts(name: "syncDownContacts") }
+        #expect(try live.local.documents("contacts").count == 24)
+        #expect(try await live.manager.cleanResyncGhosts(name: "syncDownContacts", force: true) == 16)
+        #expect(try live.local.documents("contacts").count == 8)
+    }
+
+    @Test("Incremental resync picks up a record changed in the same second as the high-water mark")
+    func sameSecondChange() async throws {
+        let live = try await LiveSync()
+        defer { live.remove() }
+        var sameSecondSeen = false
+        for attempt in 0..<5 where !sameSecondSeen {
+            // Start just after a second boundary so the create, the sync and the next create share it.
+            let fraction = Date().timeIntervalSince1970.truncatingRemainder(dividingBy: 1)
+            try await Task.sleep(for: .milliseconds(Int((1 - fraction) * 1000) + 20))
+            let first = try await live.createOnServer("Contact", ["LastName": .string("First \(attempt)")])
+            _ = try await live.manager.reSync(name: "syncDownContacts")
+            let mark = try #require(try await live.manager.getSyncStatus(name: "syncDownContacts")).maxTimeStamp
+            let second = try await live.createOnServer("Contact", ["LastName": .string("Second \(attempt)")])
+            let stamps = try await live.serverRecords("SELECT Id, LastModifiedDate FROM Contact WHERE Id IN ('\(first)', '\(second)')")
+            sameSecondSeen = Set(stamps.compactMap { $0["LastModifiedDate"]?.stringValue }).count == 1
+                && SalesforceTimestamp.parse(stamps.first?["LastModifiedDate"]?.stringValue ?? "") == mark
+            _ = try await live.manager.reSync(name: "syncDownContacts")
+            #expect(try live.local.document("contacts", id: second) != nil, "attempt \(attempt)")
+            let all = try live.local.documents("contacts")
+            #expect(Set(all.compactMap { $0["Id"]?.stringValue }).count == all.count)
+        }
+        #expect(sameSecondSeen, "no attempt put both changes in one second; the machine is very loaded")
+    }
+
+    @Test("Offline: the sync fails with a clear error and the local changes stay")
+    func offline() async throws {
+        let live = try await LiveSync()
+        defer { live.remove() }
+        let id = try await live.createOnServer("Contact", ["LastName": "Offline"])
+        try await live.syncDown()
+        try live.saveLocally(Records.edited(try #require(try live.local.document("contacts", id: id)), ["Title": "Written offline"]), in: "contacts")
+        live.server.stop()
+        do {
+            _ = try await live.manager.reSync(name: "syncUpContacts")
+            Issue.record("a sync up with the server stopped did not fail")
+        } catch let error as SyncRemoteError {
+            guard case .offline = error else { Issue.record("expected offline, got \(error)"); return }
+            #expect("\(error)".contains("check the network"))
+        }
+        let kept = try #require(try live.local.document("contacts", id: id))
+        #expect(kept.isDirty && kept["Title"] == "Written offline")
+        #expect(try await live.manager.getSyncStatus(name: "syncUpContacts")?.status == .failed)
+    }
+}
