@@ -6,7 +6,6 @@ import Foundation
 /// data directory (`$XDG_DATA_HOME/forceterm/store.sqlite`, falling back to `~/.local/share/…`).
 struct StoreLocation: Equatable, Sendable {
     static let fileName = "store.sqlite"
-    static let directoryName = "forceterm"
 
     let path: String
 
@@ -29,15 +28,8 @@ struct StoreLocation: Equatable, Sendable {
         return credentials.storePath(for: signedIn)
     }
 
-    /// XDG says a relative or empty `XDG_DATA_HOME` is invalid and must be ignored.
+    /// The store in forceterm's data directory, for when nobody is signed in.
     static func defaultPath(environment: [String: String]) -> String {
-        let dataHome: String
-        if let xdg = environment["XDG_DATA_HOME"], xdg.hasPrefix("/") {
-            dataHome = xdg
-        } else {
-            let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
-            dataHome = (home as NSString).appendingPathComponent(".local/share")
-        }
-        return ((dataHome as NSString).appendingPathComponent(directoryName) as NSString).appendingPathComponent(fileName)
+        (CredentialStore.defaultDirectory(environment: environment) as NSString).appendingPathComponent(fileName)
     }
 }

@@ -7,62 +7,72 @@ import Foundation
 public enum SalesforceDate {
     /// Parses `yyyy-MM-ddTHH:mm:ss[.SSS](Z|±hhmm|±hh:mm)`; nil when the text is not such a datetime.
     public static func parse(_ text: String) -> Date? {
+        milliseconds(text).map { Date(timeIntervalSince1970: Double($0) / 1000) }
+    }
+
+    /// Epoch milliseconds of a Salesforce datetime, exactly (no floating point), so sync
+    /// high-water marks compare equal to the stored text they came from. A space may stand for
+    /// the `T`; digits past milliseconds are dropped.
+    public static func milliseconds(_ text: String) -> Int64? {
         let bytes = Array(text.utf8)
-        var index = 0
-        func number(_ digits: Int) -> Int? {
-            guard index + digits <= bytes.count else { return nil }
-            var value = 0
-            for _ in 0..<digits {
-                let byte = bytes[index]
+        func number(_ from: Int, _ count: Int) -> Int64? {
+            guard from + count <= bytes.count else { return nil }
+            var value: Int64 = 0
+            for byte in bytes[from..<from + count] {
                 guard byte >= 48, byte <= 57 else { return nil }
-                value = value * 10 + Int(byte - 48)
-                index += 1
+                value = value * 10 + Int64(byte - 48)
             }
             return value
         }
-        func expect(_ character: UInt8) -> Bool {
-            guard index < bytes.count, bytes[index] == character else { return false }
-            index += 1
-            return true
-        }
-        guard let year = number(4), expect(45), let month = number(2), expect(45), let day = number(2),
-              expect(84), let hour = number(2), expect(58), let minute = number(2), expect(58), let second = number(2),
-              (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second < 61 else { return nil }
-        var fraction = 0.0
+        guard bytes.count >= 19, bytes[4] == 45, bytes[7] == 45, bytes[10] == 84 || bytes[10] == 32,
+              bytes[13] == 58, bytes[16] == 58,
+              let year = number(0, 4), let month = number(5, 2), let day = number(8, 2),
+              let hour = number(11, 2), let minute = number(14, 2), let second = number(17, 2),
+              (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second < 61
+        else { return nil }
+        var index = 19
+        var millis: Int64 = 0
         if index < bytes.count, bytes[index] == 46 {
             index += 1
-            var scale = 0.1
-            let start = index
+            var digits = 0
             while index < bytes.count, bytes[index] >= 48, bytes[index] <= 57 {
-                fraction += Double(bytes[index] - 48) * scale
-                scale /= 10
+                if digits < 3 { millis = millis * 10 + Int64(bytes[index] - 48) }
+                digits += 1
                 index += 1
             }
-            guard index > start else { return nil }
+            guard digits > 0 else { return nil }
+            for _ in min(digits, 3)..<3 { millis *= 10 }
         }
-        var offsetSeconds = 0
-        guard index < bytes.count else { return nil }
-        if bytes[index] == 90 {
-            index += 1
-        } else if bytes[index] == 43 || bytes[index] == 45 {
-            let sign = bytes[index] == 45 ? -1 : 1
-            index += 1
-            guard let hours = number(2) else { return nil }
-            _ = expect(58)
-            guard let minutes = number(2) else { return nil }
-            offsetSeconds = sign * (hours * 3600 + minutes * 60)
-        } else {
-            return nil
+        var offsetMinutes: Int64 = 0
+        guard index < bytes.count else { return nil }  // the offset is required
+        switch bytes[index] {
+        case 90: index += 1  // Z
+        case 43, 45:  // + or -
+            let sign: Int64 = bytes[index] == 45 ? -1 : 1
+            guard let hours = number(index + 1, 2) else { return nil }
+            var minuteStart = index + 3
+            if minuteStart < bytes.count, bytes[minuteStart] == 58 { minuteStart += 1 }
+            guard let minutes = number(minuteStart, 2) else { return nil }
+            offsetMinutes = sign * (hours * 60 + minutes)
+            index = minuteStart + 2
+        default: return nil
         }
         guard index == bytes.count else { return nil }
-        let days = daysFromCivil(year: year, month: month, day: day)
-        let seconds = Double(days * 86_400 + hour * 3600 + minute * 60 + second - offsetSeconds) + fraction
-        return Date(timeIntervalSince1970: seconds)
+        let days = Int64(daysFromCivil(year: Int(year), month: Int(month), day: Int(day)))
+        let seconds = days * 86_400 + hour * 3_600 + minute * 60 + second - offsetMinutes * 60
+        return seconds * 1_000 + millis
+    }
+
+    /// `2024-01-02T03:04:05.000Z`: the form SOQL datetime literals take.
+    public static func soqlLiteral(milliseconds: Int64) -> String {
+        let (civil, secondOfDay, millis) = split(milliseconds)
+        return "\(pad(civil.year, 4))-\(pad(civil.month, 2))-\(pad(civil.day, 2))T\(pad(secondOfDay / 3600, 2)):\(pad(secondOfDay / 60 % 60, 2)):\(pad(secondOfDay % 60, 2)).\(pad(millis, 3))Z"
     }
 
     /// `2024-01-02T03:04:05.000+0000`, in UTC, as Salesforce writes datetimes.
     public static func format(_ date: Date) -> String {
-        let totalMilliseconds = Int64((date.timeIntervalSince1970 * 1000).rounded(.down))
+        // Nearest, not down: k / 1000 * 1000 can land just below k.
+        let totalMilliseconds = Int64((date.timeIntervalSince1970 * 1000).rounded())
         let (civil, secondOfDay, milliseconds) = split(totalMilliseconds)
         return "\(pad(civil.year, 4))-\(pad(civil.month, 2))-\(pad(civil.day, 2))T\(pad(secondOfDay / 3600, 2)):\(pad(secondOfDay / 60 % 60, 2)):\(pad(secondOfDay % 60, 2)).\(pad(milliseconds, 3))+0000"
     }
