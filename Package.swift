@@ -2,7 +2,7 @@
 import PackageDescription
 
 // Layers, bottom-up (see shared docs/design.md): ForceJSON (JSON values) -> SmartStore (soups on
-// SQLite) -> ForceAPI -> MobileSync -> ContactsApp -> TerminalUI -> the forceterm executable.
+// SQLite) -> ForceAPI -> MobileSync -> ContactsApp -> TerminalUI (over CNcursesw) -> the forceterm executable.
 // localorg sits beside them and shares only ForceJSON.
 let strictConcurrency: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny"),
@@ -46,13 +46,19 @@ let package = Package(
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ],
             swiftSettings: strictConcurrency),
+        .systemLibrary(name: "CNcursesw", pkgConfig: "ncursesw"),
+        .target(
+            name: "ContactsApp",
+            dependencies: ["SmartStore", "ForceJSON"],
+            swiftSettings: strictConcurrency),
         .target(
             name: "TerminalUI",
+            dependencies: ["CNcursesw", "ContactsApp"],
             swiftSettings: strictConcurrency),
         .executableTarget(
             name: "forceterm",
             dependencies: [
-                "SmartStore", "TerminalUI", "ForceJSON",
+                "SmartStore", "TerminalUI", "ContactsApp", "ForceJSON",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strictConcurrency),
@@ -106,7 +112,10 @@ let package = Package(
             ]),
         .testTarget(
             name: "TerminalUITests",
-            dependencies: ["TerminalUI"]),
+            dependencies: ["TerminalUI", "ContactsApp", "SmartStore", "ForceJSON"]),
+        .testTarget(
+            name: "ContactsAppTests",
+            dependencies: ["ContactsApp", "SmartStore", "ForceJSON"]),
         .testTarget(
             name: "ForcetermCLITests",
             dependencies: ["SmartStore", "ForceJSON"]),
