@@ -16,6 +16,15 @@
 /// Takes the locale from the environment (LANG / LC_ALL) so ncursesw reads and writes UTF-8.
 static inline int cnc_set_locale_from_environment(void) { return setlocale(LC_ALL, "") != NULL; }
 
+/// Starts ncurses on stdin/stdout like initscr, but returns 0 instead of exiting the process when
+/// TERM names no known terminal, so the caller can restore state and report the problem itself.
+static inline int cnc_start_terminal(void) {
+    SCREEN *screen = newterm(NULL, stdout, stdin);
+    if (screen == NULL) return 0;
+    set_term(screen);
+    return 1;
+}
+
 static inline WINDOW *cnc_standard_screen(void) { return stdscr; }
 static inline int cnc_rows(void) { return LINES; }
 static inline int cnc_columns(void) { return COLS; }

@@ -18,7 +18,7 @@ public final class NcursesScreen: TerminalScreen {
     public init(wantColors: Bool, environment: [String: String] = ProcessInfo.processInfo.environment) throws {
         guard isatty(STDIN_FILENO) == 1, isatty(STDOUT_FILENO) == 1 else { throw NcursesScreenError.notATerminal }
         _ = cnc_set_locale_from_environment()
-        guard initscr() != nil else { throw NcursesScreenError.cannotStart }
+        guard cnc_start_terminal() == 1 else { throw NcursesScreenError.cannotStart }
         raw()
         noecho()
         nonl()
