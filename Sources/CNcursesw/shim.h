@@ -68,6 +68,13 @@ static inline void cnc_watch_quit_signals(void) {
     sigaction(SIGTERM, &action, NULL);
     sigaction(SIGHUP, &action, NULL);
     sigaction(SIGINT, &action, NULL);
+    // A parent (a test harness, a service manager) may have started us with these blocked.
+    sigset_t quit_signals;
+    sigemptyset(&quit_signals);
+    sigaddset(&quit_signals, SIGTERM);
+    sigaddset(&quit_signals, SIGHUP);
+    sigaddset(&quit_signals, SIGINT);
+    sigprocmask(SIG_UNBLOCK, &quit_signals, NULL);
 }
 
 /// The quit signal received since the last call, or 0.
