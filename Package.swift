@@ -2,7 +2,7 @@
 import PackageDescription
 
 // Layers, bottom-up (see shared docs/design.md): ForceJSON (JSON values) -> SmartStore (soups on
-// SQLite) -> ForceAPI -> MobileSync -> ContactsApp -> TerminalUI -> the forceterm executable.
+// SQLite) -> ForceAPI -> MobileSync -> ContactsApp -> TerminalUI (over CNcursesw) -> the forceterm executable.
 // localorg sits beside them and shares only ForceJSON.
 let strictConcurrency: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny"),
@@ -64,13 +64,19 @@ let package = Package(
             name: "MobileSync",
             dependencies: ["SmartStore", "ForceJSON", "ForceAPI"],
             swiftSettings: strictConcurrency),
+        .systemLibrary(name: "CNcursesw", pkgConfig: "ncursesw"),
+        .target(
+            name: "ContactsApp",
+            dependencies: ["SmartStore", "ForceJSON"],
+            swiftSettings: strictConcurrency),
         .target(
             name: "TerminalUI",
+            dependencies: ["CNcursesw", "ContactsApp"],
             swiftSettings: strictConcurrency),
         .executableTarget(
             name: "forceterm",
             dependencies: [
-                "SmartStore", "TerminalUI", "ForceJSON", "ForceAPI", "MobileSync",
+                "SmartStore", "TerminalUI", "ContactsApp", "ForceJSON", "ForceAPI", "MobileSync",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strictConcurrency),
@@ -134,7 +140,11 @@ let package = Package(
             dependencies: ["MobileSync", "SmartStore", "ForceJSON", "ForceAPI", "LocalOrgProcess"]),
         .testTarget(
             name: "TerminalUITests",
-            dependencies: ["TerminalUI"]),
+            dependencies: ["TerminalUI", "ContactsApp", "SmartStore", "ForceJSON"],
+            exclude: ["Snapshots"]),
+        .testTarget(
+            name: "ContactsAppTests",
+            dependencies: ["ContactsApp", "SmartStore", "ForceJSON"]),
         .testTarget(
             name: "ForcetermCLITests",
             dependencies: ["SmartStore", "ForceJSON", "MobileSync", "LocalOrgProcess"]),

@@ -1,6 +1,6 @@
 import ArgumentParser
 
-/// The `forceterm` command: the terminal UI (not built yet) and its command-line subcommands.
+/// The `forceterm` command: with no subcommand, the terminal UI; otherwise one of the subcommands.
 @main
 struct Forceterm: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -15,6 +15,13 @@ struct Forceterm: ParsableCommand {
         subcommands: [QueryCommand.self, LoginCommand.self, LogoutCommand.self, SyncCommand.self, StatusCommand.self])
 
     @OptionGroup var storeOptions: StoreOptions
+    @OptionGroup var tuiOptions: TUIOptions
+
+    func run() throws {
+        try CommandFailure.reporting {
+            try TUILauncher.run(store: storeOptions.location, options: tuiOptions)
+        }
+    }
 
     /// ArgumentParser's own entry point, except that usage errors exit with 2 as the design's
     /// command-line contract says (ArgumentParser uses 64, EX_USAGE).

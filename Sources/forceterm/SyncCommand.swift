@@ -1,4 +1,5 @@
 import ArgumentParser
+import ContactsApp
 import ForceAPI
 import ForceJSON
 import Foundation
@@ -107,10 +108,13 @@ struct SignedInSession {
     }
 }
 
-/// `userstore.json` and `usersyncs.json`: from `--config DIR` when it has them, else built in.
+/// `userstore.json` and `usersyncs.json`: from `--config DIR` when it has them, else built in
+/// (ContactsApp's copy of the repo's `config/`). The TUI and the sync commands read them here.
 struct SyncConfiguration {
     let store: StoreConfig
     let syncs: SyncsConfig
+    /// The usersyncs.json text, from which the edit form takes its fields.
+    let syncsJSON: String
 
     static func load(directory: String?) throws -> SyncConfiguration {
         func text(_ name: String, builtIn: String) throws -> (text: String, source: String) {
@@ -122,8 +126,8 @@ struct SyncConfiguration {
             }
             return (text, path)
         }
-        let storeText = try text("userstore.json", builtIn: BuiltInConfig.userStore)
-        let syncsText = try text("usersyncs.json", builtIn: BuiltInConfig.userSyncs)
+        let storeText = try text("userstore.json", builtIn: DefaultConfig.userstoreJSON)
+        let syncsText = try text("usersyncs.json", builtIn: DefaultConfig.usersyncsJSON)
         let store: StoreConfig
         do {
             store = try StoreConfig(json: storeText.text)
@@ -136,6 +140,6 @@ struct SyncConfiguration {
         } catch {
             throw ConfigError("\(syncsText.source) is not a valid usersyncs.json: \(error)")
         }
-        return SyncConfiguration(store: store, syncs: syncs)
+        return SyncConfiguration(store: store, syncs: syncs, syncsJSON: syncsText.text)
     }
 }

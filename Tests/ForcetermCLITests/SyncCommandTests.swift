@@ -133,15 +133,6 @@ struct SyncCommandTests {
         #expect(status["soups"]?.arrayValue?.first { $0["soup"] == "contacts" }?["pending"] == 1)
     }
 
-    @Test("The built-in userstore.json and usersyncs.json are the repo's config/ files")
-    func builtInConfigMatchesRepo() throws {
-        let source = try String(contentsOf: Forceterm.packageRoot.appendingPathComponent("Sources/forceterm/BuiltInConfig.swift"), encoding: .utf8)
-        for name in ["userstore.json", "usersyncs.json"] {
-            let file = try String(contentsOf: Forceterm.packageRoot.appendingPathComponent("config/\(name)"), encoding: .utf8)
-            #expect(source.contains(file), "Sources/forceterm/BuiltInConfig.swift no longer holds config/\(name); copy it again")
-        }
-    }
-
     @Test("Not signed in: exit 1 telling the user to log in")
     func notSignedIn() throws {
         let root = NSTemporaryDirectory() + "forceterm-sync-" + UUID().uuidString

@@ -1,8 +1,8 @@
-/// The repo's `config/userstore.json` and `config/usersyncs.json`, built into the binary so a
-/// plain `forceterm sync` works without a config directory. `--config DIR` replaces either file
-/// when DIR has one. Keep these in step with `config/` (a CLI test compares them).
-enum BuiltInConfig {
-    static let userStore = #"""
+/// The configuration forceterm uses when `--config` names no directory: the repository's
+/// `config/userstore.json` and `config/usersyncs.json`, built in so the binary works on its own. A
+/// test checks these stay identical to the files.
+public enum DefaultConfig {
+    public static let userstoreJSON = #"""
 {
   "soups": [
     {
@@ -43,7 +43,7 @@ enum BuiltInConfig {
 }
 """#
 
-    static let userSyncs = #"""
+    public static let usersyncsJSON = #"""
 {
   "syncs": [
     {

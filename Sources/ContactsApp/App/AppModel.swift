@@ -1,0 +1,368 @@
+import ForceJSON
+import SmartStore
+
+/// The whole app's state and what each command does to it, with no terminal in sight: tabs, the
+/// two lists, the detail, the edit form and its prompts, toasts, and the sync. The TUI renders it
+/// and feeds it commands; tests drive it the same way.
+public struct AppModel: Sendable {
+    public let store: SmartStore
+    public let syncedFields: SyncedFields
+    public private(set) var tab: AppTab = .contacts
+    public private(set) var contacts: RecordListViewModel
+    public private(set) var accounts: RecordListViewModel
+    public private(set) var mode: AppMode = .browsing
+    /// The detail pane has focus: on a narrow screen it replaces the list; for an account, ↑/↓
+    /// move through its contacts and Enter opens one.
+    public private(set) var detailOpen = false
+    public private(set) var accountContacts: [LocalRecord] = []
+    public private(set) var accountContactCount = 0
+    public private(set) var accountContactIndex = 0
+    public private(set) var form: RecordForm?
+    public private(set) var toast: Toast?
+    public private(set) var localChangeCount = 0
+    public private(set) var shouldQuit = false
+    /// Set by `--offline`: sync says so at once and keeps every change queued.
+    public let offline: Bool
+    public let sync: SyncController?
+    /// How many of an account's contacts the detail lists.
+    public static let accountContactLimit = 200
+
+    public init(store: SmartStore, syncedFields: SyncedFields, sync: SyncController? = nil, offline: Bool = false) throws {
+        self.store = store
+        self.syncedFields = syncedFields
+        self.sync = sync
+        self.offline = offline
+        contacts = RecordListViewModel(repository: RecordRepository(store: store, kind: .contact))
+        accounts = RecordListViewModel(repository: RecordRepository(store: store, kind: .account))
+        try contacts.refresh()
+        try accounts.refresh()
+        try countLocalChanges()
+    }
+
+    public var list: RecordListViewModel { tab == .contacts ? contacts : accounts }
+    public var selected: LocalRecord? { list.selected }
+
+    /// The fields the form edits for `kind`: usersyncs.json's, or built-in ones if it names none.
+    public func fieldNames(for kind: RecordKind) -> [String] {
+        let configured = syncedFields.fields(forSoup: kind.soupName)
+        return configured.isEmpty ? kind.fallbackFields : configured
+    }
+
+    /// The account a contact belongs to, for the detail pane.
+    public func account(of contact: LocalRecord) -> LocalRecord? {
+        let id = contact.string("AccountId")
+        guard !id.isEmpty else { return nil }
+        return try? accounts.repository.record(id: id)
+    }
+
+    // MARK: Commands
+
+    /// Carries out `command`. Store errors become an error toast; nothing is half-saved because every
+    /// write is one transaction.
+    public mutating func perform(_ command: AppCommand) {
+        do {
+            try dispatch(command)
+        } catch {
+            toast = Toast("\(error)", isError: true)
+            try? refreshAll()
+        }
+    }
+
+    /// Text typed into the search box or the focused form field.
+    public mutating func type(_ character: Character) {
+        switch mode {
+        case .searching:
+            let text = list.search + String(character)
+            do {
+                try updateList { try $0.setSearch(text) }
+            } catch {
+                toast = Toast("\(error)", isError: true)
+            }
+        case .editing:
+            form?.insert(character)
+        default:
+            break
+        }
+    }
+
+    /// The list pane's height changed (resize); the visible window is reloaded to fit.
+    public mutating func setListHeight(_ height: Int) {
+        do {
+            try contacts.setViewportHeight(height)
+            try accounts.setViewportHeight(height)
+        } catch {
+            toast = Toast("\(error)", isError: true)
+        }
+    }
+
+    /// Called on every tick of the event loop: picks up a finished sync.
+    public mutating func tick() {
+        guard let result = sync?.takeFinished() else { return }
+        try? refreshAll()
+        switch result {
+        case let .success(summary):
+            var message = "Sync complete!"
+            let problems = summary.recordsWithErrors + summary.conflicts
+            if problems > 0 {
+                message += " \(summary.recordsWithErrors) with errors, \(summary.conflicts) in conflict"
+            }
+            toast = Toast(message, isError: problems > 0)
+        case let .failure(failure):
+            toast = Toast("Sync failed: \(failure.reason)", isError: true)
+        }
+    }
+
+    public mutating func dismissToast() { toast = nil }
+
+    private mutating func dispatch(_ command: AppCommand) throws {
+        switch mode {
+        case .browsing: try browse(command)
+        case .searching: try searching(command)
+        case .editing: try editing(command)
+        case .confirmingDelete:
+            mode = .browsing
+            if command == .confirmYes, let record = selected {
+                _ = try list.repository.delete(entryId: record.entryId)
+                toast = Toast("Deleted locally; u undeletes until the next sync")
+                try refreshAll()
+            }
+        case .confirmingDiscard:
+            if command == .confirmYes {
+                form = nil
+                mode = .browsing
+            } else {
+                mode = .editing
+            }
+        case .confirmingQuit:
+            mode = .browsing
+            if command == .confirmYes { shouldQuit = true }
+        case .help:
+            if command == .toggleHelp || command == .back || command == .quit { mode = .browsing }
+        }
+    }
+
+    private mutating func browse(_ command: AppCommand) throws {
+        switch command {
+        case let .showTab(newTab): switchTab(to: newTab)
+        case .nextTab: switchTab(to: tab == .contacts ? .accounts : .contacts)
+        case .moveUp: try moveSelection(-1)
+        case .moveDown: try moveSelection(1)
+        case .pageUp: try updateList { try $0.pageUp() }
+        case .pageDown: try updateList { try $0.pageDown() }
+        case .moveToTop: try updateList { try $0.moveToTop() }
+        case .moveToBottom: try updateList { try $0.moveToBottom() }
+        case .openDetail: try openDetail()
+        case .back:
+            if detailOpen {
+                detailOpen = false
+            } else if !list.search.isEmpty {
+                try updateList { try $0.setSearch("") }
+            }
+        case .startSearch:
+            detailOpen = false
+            mode = .searching
+        case .newRecord: startNewRecord()
+        case .editRecord: startEditing()
+        case .deleteRecord:
+            guard let record = selected else { return }
+            if record.isLocallyDeleted {
+                toast = Toast("This \(list.kind.singular) is already deleted; u undeletes it")
+            } else {
+                mode = .confirmingDelete
+            }
+        case .undeleteRecord:
+            guard let record = selected else { return }
+            guard record.isLocallyDeleted else {
+                toast = Toast("Only a deleted \(list.kind.singular) can be undeleted")
+                return
+            }
+            _ = try list.repository.undelete(entryId: record.entryId)
+            toast = Toast("Undeleted")
+            try refreshAll()
+        case .sync: startSync()
+        case .resolveConflict:
+            toast = Toast(
+                selected?.hasConflict == true
+                    ? "Resolving conflicts arrives with the sync engine; this record keeps both versions"
+                    : "This \(list.kind.singular) has no conflict")
+        case .toggleHelp: mode = .help
+        case .quit:
+            if sync?.isRunning == true { mode = .confirmingQuit } else { shouldQuit = true }
+        default:
+            break
+        }
+    }
+
+    private mutating func searching(_ command: AppCommand) throws {
+        switch command {
+        case .keepSearch:
+            mode = .browsing
+        case .clearSearch:
+            mode = .browsing
+            try updateList { try $0.setSearch("") }
+        case .deleteBackward:
+            let text = String(list.search.dropLast())
+            try updateList { try $0.setSearch(text) }
+        case .moveUp: try moveSelection(-1)
+        case .moveDown: try moveSelection(1)
+        default:
+            break
+        }
+    }
+
+    private mutating func editing(_ command: AppCommand) throws {
+        switch command {
+        case .nextField: form?.focusNext()
+        case .previousField: form?.focusPrevious()
+        case .cursorLeft: form?.moveCursor(by: -1)
+        case .cursorRight: form?.moveCursor(by: 1)
+        case .cursorHome: form?.moveCursorToStart()
+        case .cursorEnd: form?.moveCursorToEnd()
+        case .deleteBackward: form?.deleteBackward()
+        case .deleteForward: form?.deleteForward()
+        case .save: try saveForm()
+        case .cancelEdit:
+            if form?.isDirty == true {
+                mode = .confirmingDiscard
+            } else {
+                form = nil
+                mode = .browsing
+            }
+        default:
+            break
+        }
+    }
+
+    // MARK: Actions
+
+    private mutating func switchTab(to newTab: AppTab) {
+        tab = newTab
+        detailOpen = false
+    }
+
+    private mutating func moveSelection(_ delta: Int) throws {
+        if detailOpen, tab == .accounts {
+            accountContactIndex = min(max(accountContactIndex + delta, 0), max(accountContacts.count - 1, 0))
+        } else {
+            try updateList { try $0.move(by: delta) }
+        }
+    }
+
+    private mutating func openDetail() throws {
+        guard let record = selected else { return }
+        if tab == .accounts, detailOpen {
+            // Enter on one of the account's contacts opens it in the Contacts tab.
+            guard accountContacts.indices.contains(accountContactIndex) else { return }
+            let contact = accountContacts[accountContactIndex]
+            tab = .contacts
+            try contacts.setSearch("")
+            try contacts.select(entryId: contact.entryId)
+            detailOpen = true
+            return
+        }
+        detailOpen = true
+        if tab == .accounts { try loadAccountContacts(of: record) }
+    }
+
+    private mutating func loadAccountContacts(of account: LocalRecord) throws {
+        guard let id = account.serverId else {
+            accountContacts = []
+            accountContactCount = 0
+            return
+        }
+        accountContacts = try contacts.repository.records(where: "AccountId", equals: id, limit: Self.accountContactLimit)
+        accountContactCount = try contacts.repository.count(where: "AccountId", equals: id)
+        accountContactIndex = min(accountContactIndex, max(accountContacts.count - 1, 0))
+    }
+
+    private mutating func startNewRecord() {
+        if tab == .accounts, detailOpen, let account = selected {
+            // A new contact under the account, even one created offline (its local_ id is the link).
+            let name = account.string("Name")
+            form = RecordForm(
+                kind: .contact, purpose: .create(preset: ["AccountId": .string(account.serverId ?? "")]),
+                title: "New contact at \(name)", fieldNames: fieldNames(for: .contact), record: nil)
+        } else {
+            form = RecordForm(
+                kind: list.kind, purpose: .create(preset: [:]), title: "New \(list.kind.singular)",
+                fieldNames: fieldNames(for: list.kind), record: nil)
+        }
+        mode = .editing
+    }
+
+    private mutating func startEditing() {
+        guard let record = selected else { return }
+        guard !record.isLocallyDeleted else {
+            toast = Toast("Undelete this \(list.kind.singular) (u) before editing it")
+            return
+        }
+        let name = list.kind.displayName(of: record)
+        form = RecordForm(
+            kind: list.kind, purpose: .edit(entryId: record.entryId), title: "Edit \(name)",
+            fieldNames: fieldNames(for: list.kind), record: record)
+        mode = .editing
+    }
+
+    private mutating func saveForm() throws {
+        guard var current = form else { return }
+        let wasDirty = current.isDirty
+        guard current.validate() else {
+            form = current
+            toast = Toast("Not saved: \(current.problems.count == 1 ? "a field needs" : "some fields need") attention", isError: true)
+            return
+        }
+        let repository = RecordRepository(store: store, kind: current.kind)
+        let saved: LocalRecord
+        switch current.purpose {
+        case .create:
+            saved = try repository.create(fields: current.values)
+            toast = Toast("Saved locally; s syncs it")
+        case let .edit(entryId):
+            saved = try repository.update(entryId: entryId, fields: current.values)
+            toast = Toast(wasDirty ? "Saved locally; s syncs it" : "Nothing changed")
+        }
+        form = nil
+        mode = .browsing
+        try refreshAll()
+        if current.kind == .contact, tab == .contacts {
+            try contacts.setSearch("")
+            try contacts.select(entryId: saved.entryId)
+        } else if current.kind == tab.kind {
+            try updateList { try $0.select(entryId: saved.entryId) }
+        }
+    }
+
+    private mutating func startSync() {
+        if offline {
+            toast = Toast("Offline: sync skipped; \(localChangeCount) local changes stay queued", isError: true)
+            return
+        }
+        guard let sync else {
+            toast = Toast(
+                "Sync is not set up yet (no sync engine in this build); \(localChangeCount) local changes stay queued",
+                isError: true)
+            return
+        }
+        if !sync.start() { toast = Toast("A sync is already running") }
+    }
+
+    // MARK: Refreshing
+
+    private mutating func updateList(_ change: (inout RecordListViewModel) throws -> Void) throws {
+        if tab == .contacts { try change(&contacts) } else { try change(&accounts) }
+        if detailOpen, tab == .accounts, let record = selected { try loadAccountContacts(of: record) }
+    }
+
+    /// Re-reads both lists (selection kept on the same records), the open account's contacts and
+    /// the pending-change count.
+    public mutating func refreshAll() throws {
+        try contacts.refresh()
+        try accounts.refresh()
+        if detailOpen, tab == .accounts, let record = selected { try loadAccountContacts(of: record) }
+        try countLocalChanges()
+    }
+
+    private mutating func countLocalChanges() throws {
+        localChangeCount = try contacts.repository.localChangeCount() + accounts.repository.localChangeCount()
+    }
+}

@@ -1,0 +1,119 @@
+import ForceJSON
+
+/// One field of the edit form: its value as typed, the value it started with, and the cursor.
+public struct FormField: Sendable, Equatable {
+    public let name: String
+    public let rule: FieldRule
+    public internal(set) var value: String
+    public let original: String
+    /// The cursor, in characters from the start of `value`.
+    public internal(set) var cursor: Int
+
+    init(name: String, rule: FieldRule, value: String) {
+        self.name = name
+        self.rule = rule
+        self.value = value
+        self.original = value
+        self.cursor = value.count
+    }
+
+    public var isChanged: Bool { value != original }
+}
+
+/// The edit pane: fields from usersyncs.json, the focused field and its cursor, and the problems
+/// found by the last validation. Saving is the app model's job; the form only edits and checks.
+public struct RecordForm: Sendable, Equatable {
+    public enum Purpose: Sendable, Equatable {
+        /// A new record; `preset` fields (a contact's AccountId) are saved with it but not shown.
+        case create(preset: JSONObject)
+        case edit(entryId: Int64)
+    }
+
+    public let kind: RecordKind
+    public let purpose: Purpose
+    public let title: String
+    public private(set) var fields: [FormField]
+    public private(set) var focusedIndex = 0
+    /// Problems by field name, from the last `validate()`; cleared for a field as it is edited.
+    public private(set) var problems: [String: String] = [:]
+
+    /// A form over `fieldNames`, filled from `record` when editing.
+    public init(kind: RecordKind, purpose: Purpose, title: String, fieldNames: [String], record: LocalRecord?) {
+        self.kind = kind
+        self.purpose = purpose
+        self.title = title
+        // Reference fields (AccountId) are set by where the record is created, not typed.
+        fields = fieldNames.filter { !$0.hasSuffix("Id") }.map { name in
+            FormField(name: name, rule: FieldRule.rule(for: name, of: kind), value: record?.string(name) ?? "")
+        }
+    }
+
+    public var focused: FormField? { fields.indices.contains(focusedIndex) ? fields[focusedIndex] : nil }
+    public var isDirty: Bool { fields.contains(where: \.isChanged) }
+
+    public mutating func focusNext() { if !fields.isEmpty { focusedIndex = (focusedIndex + 1) % fields.count } }
+    public mutating func focusPrevious() { if !fields.isEmpty { focusedIndex = (focusedIndex + fields.count - 1) % fields.count } }
+
+    public mutating func insert(_ character: Character) {
+        edit { field in
+            var characters = Array(field.value)
+            characters.insert(character, at: field.cursor)
+            field.value = String(characters)
+            field.cursor += 1
+        }
+    }
+
+    public mutating func deleteBackward() {
+        edit { field in
+            guard field.cursor > 0 else { return }
+            var characters = Array(field.value)
+            characters.remove(at: field.cursor - 1)
+            field.value = String(characters)
+            field.cursor -= 1
+        }
+    }
+
+    public mutating func deleteForward() {
+        edit { field in
+            var characters = Array(field.value)
+            guard field.cursor < characters.count else { return }
+            characters.remove(at: field.cursor)
+            field.value = String(characters)
+        }
+    }
+
+    public mutating func moveCursor(by delta: Int) {
+        guard fields.indices.contains(focusedIndex) else { return }
+        fields[focusedIndex].cursor = min(max(fields[focusedIndex].cursor + delta, 0), fields[focusedIndex].value.count)
+    }
+
+    public mutating func moveCursorToStart() { moveCursor(by: -Int.max / 2) }
+    public mutating func moveCursorToEnd() { moveCursor(by: Int.max / 2) }
+
+    private mutating func edit(_ change: (inout FormField) -> Void) {
+        guard fields.indices.contains(focusedIndex) else { return }
+        change(&fields[focusedIndex])
+        problems[fields[focusedIndex].name] = nil
+    }
+
+    /// Checks every field; on problems, focuses the first field that has one. True when all is well.
+    public mutating func validate() -> Bool {
+        problems = [:]
+        for field in fields {
+            if let problem = field.rule.problem(with: field.value) { problems[field.name] = problem }
+        }
+        if let first = fields.firstIndex(where: { problems[$0.name] != nil }) { focusedIndex = first }
+        return problems.isEmpty
+    }
+
+    /// The values to save, trimmed; an emptied field is saved as null (cleared).
+    public var values: JSONObject {
+        var values: JSONObject = [:]
+        if case let .create(preset) = purpose { for (key, value) in preset { values[key] = value } }
+        for field in fields {
+            let trimmed = field.value.trimmingWhitespace
+            values[field.name] = trimmed.isEmpty ? .null : .string(trimmed)
+        }
+        return values
+    }
+}

@@ -1,0 +1,103 @@
+import ForceJSON
+import SmartStore
+
+/// The document keys the Mobile SDK uses to track local changes (mobilesync-semantics.md §5.1).
+public enum LocalFlag {
+    public static let local = "__local__"
+    public static let created = "__locally_created__"
+    public static let updated = "__locally_updated__"
+    public static let deleted = "__locally_deleted__"
+    public static let lastError = "__last_error__"
+    /// forceterm's own key for a conflict found by sync up: the server's version of the record.
+    /// MobileSync writes it; the list and detail only read it.
+    public static let conflict = "__conflict__"
+}
+
+/// Where a record stands against the server, in the order the row marker shows it.
+public enum LocalState: Sendable, Hashable {
+    case clean, created, updated, deleted, error, conflict
+
+    /// The row marker from the design: `+` created, `~` updated, `-` deleted, `!` error, `≠` conflict.
+    public var marker: String {
+        switch self {
+        case .clean: return " "
+        case .created: return "+"
+        case .updated: return "~"
+        case .deleted: return "-"
+        case .error: return "!"
+        case .conflict: return "≠"
+        }
+    }
+
+    /// The marker for terminals that cannot show `≠`.
+    public var asciiMarker: String { self == .conflict ? "#" : marker }
+
+    /// The state in words, for the detail pane.
+    public var summary: String {
+        switch self {
+        case .clean: return "in sync with the server"
+        case .created: return "created here, not synced yet"
+        case .updated: return "changed here, not synced yet"
+        case .deleted: return "deleted here, not synced yet (u undeletes)"
+        case .error: return "the last sync of this record failed"
+        case .conflict: return "changed here and on the server"
+        }
+    }
+}
+
+/// One soup entry as the screens see it: its entry id and its document.
+public struct LocalRecord: Sendable, Equatable {
+    public let entryId: Int64
+    public let document: JSONObject
+
+    public init(document: JSONObject) throws {
+        guard let id = document[SmartStore.soupEntryId]?.int64Value else {
+            throw ConfigError("a stored record has no \(SmartStore.soupEntryId)")
+        }
+        self.entryId = id
+        self.document = document
+    }
+
+    /// A field as text; empty when missing or null. Numbers and booleans are written as JSON.
+    public func string(_ field: String) -> String {
+        guard let value = document[field] else { return "" }
+        switch value {
+        case .null: return ""
+        case let .string(text): return text
+        default: return JSONWriter.string(value)
+        }
+    }
+
+    public func flag(_ key: String) -> Bool {
+        switch document[key] {
+        case let .bool(value)?: return value
+        case let .string(text)?: return text == "true" || text == "1"
+        case let .int(number)?: return number != 0
+        default: return false
+        }
+    }
+
+    public var serverId: String? { document["Id"]?.stringValue }
+
+    public var lastError: String? {
+        let text = string(LocalFlag.lastError)
+        return text.isEmpty ? nil : text
+    }
+
+    public var hasConflict: Bool {
+        guard let value = document[LocalFlag.conflict] else { return false }
+        return !value.isNull && value != .bool(false)
+    }
+
+    /// The most important state: conflict, then error, then deleted, created, updated.
+    public var state: LocalState {
+        if hasConflict { return .conflict }
+        if lastError != nil { return .error }
+        if flag(LocalFlag.deleted) { return .deleted }
+        if flag(LocalFlag.created) { return .created }
+        if flag(LocalFlag.updated) { return .updated }
+        return .clean
+    }
+
+    public var isLocallyDeleted: Bool { flag(LocalFlag.deleted) }
+}

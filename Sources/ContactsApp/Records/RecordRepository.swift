@@ -1,0 +1,150 @@
+import ForceJSON
+import SmartStore
+
+/// One soup's records for the screens: pages in sort order (never all rows), search, and the local
+/// create / update / delete / undelete writes, each in its own transaction.
+public struct RecordRepository: Sendable {
+    public let store: SmartStore
+    public let kind: RecordKind
+
+    public init(store: SmartStore, kind: RecordKind) {
+        self.store = store
+        self.kind = kind
+    }
+
+    private var soup: String { kind.soupName }
+    private var sortColumn: String { "{\(soup):\(kind.sortPath)}" }
+    private var idColumn: String { "{\(soup):_soupEntryId}" }
+
+    /// The WHERE condition for a search typed by the user (prefix words over every full_text field,
+    /// accent- and case-insensitive through the FTS tokenizer), or none.
+    private func searchCondition(_ search: String) -> (sql: String, arguments: [JSONValue])? {
+        guard let terms = FullTextQuery.prefixTerms(search) else { return nil }
+        return ("\(idColumn) IN (SELECT rowid FROM {\(soup)}_fts WHERE {\(soup)}_fts MATCH ?)", [.string(terms)])
+    }
+
+    /// How many records match `search` (all records for an empty search).
+    public func count(matching search: String = "") throws -> Int {
+        var sql = "SELECT count(*) FROM {\(soup)}"
+        var arguments: [JSONValue] = []
+        if let condition = searchCondition(search) {
+            sql += " WHERE " + condition.sql
+            arguments = condition.arguments
+        }
+        let rows = try store.query(.smart(sql, pageSize: 1), arguments: arguments)
+        return Int(rows.first?.arrayValue?.first?.int64Value ?? 0)
+    }
+
+    /// Up to `limit` records from position `offset` in sort order (sort field, then entry id).
+    public func page(matching search: String = "", offset: Int, limit: Int) throws -> [LocalRecord] {
+        guard limit > 0 else { return [] }
+        var sql = "SELECT {\(soup):_soup} FROM {\(soup)}"
+        var arguments: [JSONValue] = []
+        if let condition = searchCondition(search) {
+            sql += " WHERE " + condition.sql
+            arguments = condition.arguments
+        }
+        sql += " ORDER BY \(sortColumn), \(idColumn) LIMIT \(limit) OFFSET \(max(offset, 0))"
+        let rows = try store.query(.smart(sql, pageSize: limit), arguments: arguments)
+        return try rows.compactMap { row in
+            guard let document = row.arrayValue?.first?.objectValue else { return nil }
+            return try LocalRecord(document: document)
+        }
+    }
+
+    /// Where `record` sits in the sorted list for `search`, or `nil` when the search excludes it.
+    /// Counts the rows before it instead of scanning, so keeping the selection stays cheap.
+    public func position(of entryId: Int64, matching search: String = "") throws -> Int? {
+        guard let record = try record(entryId: entryId) else { return nil }
+        var conditions: [String] = []
+        var arguments: [JSONValue] = []
+        if let condition = searchCondition(search) {
+            if try !matches(entryId: entryId, condition: condition) { return nil }
+            conditions.append(condition.sql)
+            arguments += condition.arguments
+        }
+        let sortValue: JSONValue = record.document[kind.sortPath].flatMap { $0.isNull ? nil : .string(record.string(kind.sortPath)) } ?? .null
+        conditions.append(
+            "((\(sortColumn) IS NULL AND ? IS NOT NULL) OR \(sortColumn) < ? OR (\(sortColumn) IS ? AND \(idColumn) < ?))")
+        arguments += [sortValue, sortValue, sortValue, .int(entryId)]
+        let sql = "SELECT count(*) FROM {\(soup)} WHERE " + conditions.joined(separator: " AND ")
+        let rows = try store.query(.smart(sql, pageSize: 1), arguments: arguments)
+        return Int(rows.first?.arrayValue?.first?.int64Value ?? 0)
+    }
+
+    private func matches(entryId: Int64, condition: (sql: String, arguments: [JSONValue])) throws -> Bool {
+        let sql = "SELECT count(*) FROM {\(soup)} WHERE \(idColumn) = ? AND " + condition.sql
+        let rows = try store.query(.smart(sql, pageSize: 1), arguments: [.int(entryId)] + condition.arguments)
+        return (rows.first?.arrayValue?.first?.int64Value ?? 0) > 0
+    }
+
+    public func record(entryId: Int64) throws -> LocalRecord? {
+        try store.retrieve([entryId], from: soup).first.map(LocalRecord.init)
+    }
+
+    /// The record whose `Id` (server or local id) is `id`.
+    public func record(id: String) throws -> LocalRecord? {
+        let spec = QuerySpec.exact(soup, path: "Id", matchKey: .string(id), pageSize: 1)
+        return try store.query(spec).first?.objectValue.map(LocalRecord.init)
+    }
+
+    /// Records whose `field` equals `value`, sorted; at most `limit` (an account's contacts).
+    public func records(where field: String, equals value: String, limit: Int) throws -> [LocalRecord] {
+        let spec = QuerySpec.exact(soup, path: field, matchKey: .string(value), orderPath: kind.sortPath, pageSize: limit)
+        return try store.query(spec).compactMap { try $0.objectValue.map(LocalRecord.init) }
+    }
+
+    public func count(where field: String, equals value: String) throws -> Int {
+        try store.count(QuerySpec.exact(soup, path: field, matchKey: .string(value)))
+    }
+
+    /// Records with local changes not yet synced (`__local__` true).
+    public func localChangeCount() throws -> Int {
+        try store.count(QuerySpec.exact(soup, path: LocalFlag.local, matchKey: true))
+    }
+
+    // MARK: Local changes
+
+    /// Saves a new record with a `local_` id and the created flags.
+    public func create(fields: JSONObject) throws -> LocalRecord {
+        let document = LocalChanges.created(fields: fields, sObjectType: kind.sObjectType, localId: LocalChanges.newLocalId())
+        return try LocalRecord(document: store.create(document, in: soup))
+    }
+
+    /// Saves edited fields with the updated flags; returns the record unchanged when nothing changed.
+    public func update(entryId: Int64, fields: JSONObject) throws -> LocalRecord {
+        try store.write { transaction in
+            guard let current = try transaction.retrieve([entryId], from: soup).first else {
+                throw RecordMissing(kind: kind)
+            }
+            guard let changed = LocalChanges.updated(current, fields: fields) else { return try LocalRecord(document: current) }
+            guard let saved = try transaction.update(changed, id: entryId, in: soup) else { throw RecordMissing(kind: kind) }
+            return try LocalRecord(document: saved)
+        }
+    }
+
+    /// Marks the record deleted; it stays in the soup until sync up.
+    public func delete(entryId: Int64) throws -> LocalRecord {
+        try rewrite(entryId: entryId, LocalChanges.deleted)
+    }
+
+    /// Clears the deleted mark.
+    public func undelete(entryId: Int64) throws -> LocalRecord {
+        try rewrite(entryId: entryId, LocalChanges.undeleted)
+    }
+
+    private func rewrite(entryId: Int64, _ change: (JSONObject) -> JSONObject) throws -> LocalRecord {
+        try store.write { transaction in
+            guard let current = try transaction.retrieve([entryId], from: soup).first,
+                let saved = try transaction.update(change(current), id: entryId, in: soup)
+            else { throw RecordMissing(kind: kind) }
+            return try LocalRecord(document: saved)
+        }
+    }
+}
+
+/// A record that was removed (by a sync in another process, say) while a screen showed it.
+public struct RecordMissing: Error, CustomStringConvertible {
+    public let kind: RecordKind
+    public var description: String { "this \(kind.singular) is no longer in the store; the list has been refreshed" }
+}

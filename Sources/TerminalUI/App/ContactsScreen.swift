@@ -1,0 +1,199 @@
+import ContactsApp
+import ForceJSON
+
+/// Where each part of the main screen goes for a terminal size: list and detail side by side from
+/// 100 columns, the detail replacing the list below that.
+public struct ScreenLayout: Sendable, Equatable {
+    public static let sideBySideMinimumWidth = 100
+
+    public let size: Size
+    public let sideBySide: Bool
+    /// The list's rows (below the tab bar and the list header, above the toast row and status line).
+    public let list: Rect
+    public let detail: Rect
+    public let header: Rect
+
+    public init(size: Size) {
+        self.size = size
+        sideBySide = size.width >= Self.sideBySideMinimumWidth
+        let bodyTop = 2
+        let bodyHeight = max(size.height - bodyTop - 1, 0)
+        if sideBySide {
+            let listWidth = max(size.width * 2 / 5, 40)
+            header = Rect(x: 0, y: 1, width: listWidth, height: 1)
+            list = Rect(x: 0, y: bodyTop, width: listWidth, height: bodyHeight)
+            detail = Rect(x: listWidth + 1, y: 1, width: size.width - listWidth - 1, height: bodyHeight + 1)
+        } else {
+            header = Rect(x: 0, y: 1, width: size.width, height: 1)
+            list = Rect(x: 0, y: bodyTop, width: size.width, height: bodyHeight)
+            detail = Rect(x: 0, y: 1, width: size.width, height: bodyHeight + 1)
+        }
+    }
+}
+
+/// Draws the app model: tabs, list, detail or form, dialogs, toast, status line, help.
+public enum ContactsScreen {
+    public static func render(_ model: AppModel, size: Size, theme: Theme) -> Canvas {
+        var canvas = Canvas(size: size)
+        guard size.width >= 20, size.height >= 6 else {
+            canvas.draw("Make the terminal at least 20x6".truncated(toWidth: size.width), x: 0, y: 0)
+            return canvas
+        }
+        let layout = ScreenLayout(size: size)
+        TabBar.draw(
+            in: &canvas, y: 0, width: size.width, tabs: AppTab.allCases.map(\.title),
+            active: AppTab.allCases.firstIndex(of: model.tab) ?? 0, right: "? help", theme: theme)
+
+        let editing = model.form != nil && (model.mode == .editing || model.mode == .confirmingDiscard)
+        let showList = layout.sideBySide || (!model.detailOpen && !editing)
+        if showList { drawList(model, in: &canvas, layout: layout, theme: theme) }
+        if layout.sideBySide {
+            Box.verticalLine(in: &canvas, x: layout.list.maxX, top: 1, height: layout.detail.height, theme: theme)
+        }
+        if editing, let form = model.form {
+            drawForm(form, in: &canvas, rect: layout.detail, theme: theme)
+        } else if layout.sideBySide || model.detailOpen {
+            drawDetail(model, in: &canvas, rect: layout.detail, theme: theme)
+        }
+
+        let body = Rect(x: 0, y: 1, width: size.width, height: size.height - 2)
+        switch model.mode {
+        case .confirmingDelete:
+            let name = model.selected.map(model.list.kind.displayName) ?? ""
+            ConfirmDialog.draw(
+                in: &canvas, within: body,
+                question: "Delete \(name)? It stays here, marked -, until the next sync deletes it on the server.", theme: theme)
+        case .confirmingDiscard:
+            ConfirmDialog.draw(in: &canvas, within: body, question: "Discard your unsaved changes?", theme: theme)
+        case .confirmingQuit:
+            ConfirmDialog.draw(in: &canvas, within: body, question: "A sync is running. Quit anyway? Local changes are kept.", theme: theme)
+        case .help:
+            HelpOverlay.draw(
+                in: &canvas, within: body, sections: AppKeymap.helpSections(ascii: theme.lines == .ascii),
+                footer: "Row markers: + created  ~ updated  - deleted  ! sync error  \(theme.lines == .ascii ? "#" : "≠") conflict",
+                theme: theme)
+        default:
+            break
+        }
+        if let toast = model.toast {
+            ToastWidget.draw(in: &canvas, y: size.height - 2, width: size.width, message: toast.message, isError: toast.isError, theme: theme)
+        }
+        drawStatus(model, in: &canvas, theme: theme)
+        if model.mode != .editing && model.mode != .searching { canvas.cursor = nil }
+        return canvas
+    }
+
+    // MARK: Parts
+
+    static func row(for record: LocalRecord, kind: RecordKind, theme: Theme) -> ListRow {
+        let state = record.state
+        let role: StyleRole
+        switch state {
+        case .clean: role = .normal
+        case .created: role = .markerCreated
+        case .updated: role = .markerUpdated
+        case .deleted: role = .markerDeleted
+        case .error: role = .markerError
+        case .conflict: role = .markerConflict
+        }
+        let name = kind.displayName(of: record)
+        return ListRow(
+            marker: theme.lines == .ascii ? state.asciiMarker : state.marker, markerStyle: theme.style(role),
+            primary: name.isEmpty ? "(no name)" : name, secondary: kind.subtitle(of: record), dimmed: record.isLocallyDeleted)
+    }
+
+    private static func drawList(_ model: AppModel, in canvas: inout Canvas, layout: ScreenLayout, theme: Theme) {
+        let list = model.list
+        let header = layout.header
+        canvas.fill(header)
+        if model.mode == .searching || !list.search.isEmpty {
+            let prompt = "/ "
+            let end = canvas.draw(prompt + list.search, x: header.x + 1, y: header.y, style: theme.style(model.mode == .searching ? .fieldFocused : .normal), maxWidth: header.width - 14)
+            if model.mode == .searching { canvas.cursor = Point(x: min(end, header.maxX - 14), y: header.y) }
+            let matches = "\(list.totalCount) found"
+            canvas.draw(matches, x: header.maxX - matches.displayWidth - 1, y: header.y, style: theme.style(.hint))
+        } else {
+            canvas.draw("\(list.kind.plural.capitalized) (\(list.totalCount))", x: header.x + 1, y: header.y, style: theme.style(.title), maxWidth: header.width - 2)
+        }
+        let rows = list.visibleRows.map { row(for: $0, kind: list.kind, theme: theme) }
+        let empty = list.search.isEmpty ? "No \(list.kind.plural) yet: n creates one" : "No results found"
+        ListWidget.draw(
+            in: &canvas, layout.list, rows: rows, selectedRow: list.selectedIndex - list.topIndex,
+            focused: !(layout.sideBySide && model.detailOpen), theme: theme, emptyMessage: empty)
+    }
+
+    private static func drawDetail(_ model: AppModel, in canvas: inout Canvas, rect: Rect, theme: Theme) {
+        guard let record = model.selected else {
+            canvas.fill(rect)
+            return
+        }
+        let kind = model.list.kind
+        var lines: [DetailLine] = []
+        var shown: Set<String> = []
+        for field in model.fieldNames(for: kind) {
+            shown.insert(field)
+            if field == "AccountId" {
+                let account = model.account(of: record)
+                lines.append(.field(label: "Account", value: account.map { $0.string("Name") } ?? record.string(field)))
+            } else {
+                lines.append(.field(label: FieldRule.rule(for: field, of: kind).label, value: record.string(field)))
+            }
+        }
+        // Every other field of the record, so nothing the org sent is hidden.
+        for (key, value) in record.document where !shown.contains(key) && !isBookkeeping(key) && !value.isNull {
+            lines.append(.field(label: key, value: record.string(key)))
+        }
+        lines.append(.blank)
+        lines.append(.field(label: "Local state", value: record.state.summary))
+        if let error = record.lastError {
+            lines.append(.text("Last sync error: \(error)", role: .fieldError))
+        }
+        if kind == .account {
+            lines.append(.blank)
+            lines.append(.heading("Contacts (\(model.detailOpen ? model.accountContactCount : contactCount(model, record)))"))
+            if model.detailOpen {
+                if model.accountContacts.isEmpty { lines.append(.text("None yet: n creates one here", role: .hint)) }
+                for (index, contact) in model.accountContacts.enumerated() {
+                    lines.append(.row(row(for: contact, kind: .contact, theme: theme), selected: index == model.accountContactIndex))
+                }
+            } else {
+                lines.append(.text("Enter lists them", role: .hint))
+            }
+        }
+        let title = kind.displayName(of: record)
+        DetailWidget.draw(in: &canvas, rect, title: title.isEmpty ? "(no name)" : title, lines: lines, theme: theme)
+    }
+
+    private static func contactCount(_ model: AppModel, _ account: LocalRecord) -> Int {
+        guard let id = account.serverId else { return 0 }
+        return (try? model.contacts.repository.count(where: "AccountId", equals: id)) ?? 0
+    }
+
+    /// Keys the store and the sync engine keep in a document, not fields of the record.
+    private static func isBookkeeping(_ key: String) -> Bool {
+        key == "attributes" || key.hasPrefix("_soup") || key.hasPrefix("__")
+    }
+
+    private static func drawForm(_ form: RecordForm, in canvas: inout Canvas, rect: Rect, theme: Theme) {
+        let views = form.fields.map { field in
+            FormFieldView(label: field.rule.label, value: field.value, cursor: field.cursor, required: field.rule.required, problem: form.problems[field.name])
+        }
+        let hint = "Ctrl-S/F2 save · Esc cancel · Tab/↑/↓ fields"
+        FormWidget.draw(
+            in: &canvas, rect, title: form.title + (form.isDirty ? " (modified)" : ""), fields: views, focusedIndex: form.focusedIndex,
+            hint: theme.lines == .ascii ? "Ctrl-S/F2 save, Esc cancel, Tab/Up/Down fields" : hint, theme: theme)
+    }
+
+    private static func drawStatus(_ model: AppModel, in canvas: inout Canvas, theme: Theme) {
+        var parts: [String] = []
+        parts.append(model.offline ? "offline" : (model.sync == nil ? "sync not set up" : "online"))
+        parts.append(model.localChangeCount == 1 ? "1 local change" : "\(model.localChangeCount) local changes")
+        var progress: (String, Double)?
+        if case let .running(state)? = model.sync?.current { progress = (state.phase, state.fraction) }
+        let list = model.list
+        let position = list.totalCount == 0 ? "0" : "\(list.selectedIndex + 1)/\(list.totalCount)"
+        StatusLine.draw(
+            in: &canvas, y: canvas.size.height - 1, width: canvas.size.width, left: parts.joined(separator: " · "),
+            progress: progress, right: position, theme: theme)
+    }
+}

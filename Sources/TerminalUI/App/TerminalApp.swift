@@ -1,0 +1,73 @@
+import ContactsApp
+
+/// The TUI's event loop: draw the model, wait for a key (or a resize, or a quit signal), turn the key
+/// into a command through the keymap, repeat. It runs on one thread; a sync runs in the background
+/// and is picked up on the loop's tick, so typing never waits for the network.
+public struct TerminalApp {
+    public private(set) var model: AppModel
+    public let theme: Theme
+    private let screen: any TerminalScreen
+    /// How often the loop wakes without a key, to show sync progress.
+    public static let tickMilliseconds = 100
+
+    public init(model: AppModel, screen: any TerminalScreen, theme: Theme) {
+        self.model = model
+        self.screen = screen
+        self.theme = theme
+    }
+
+    /// Why the loop ended.
+    public enum Exit: Equatable, Sendable {
+        case quit
+        case signal(Int32)
+        /// The memory screen ran out of queued events (tests only).
+        case idle
+    }
+
+    /// Runs until the user quits or a signal arrives; the terminal is restored on every way out.
+    /// With `stopWhenIdle`, returns when no event is waiting (tests with the memory screen).
+    public mutating func run(stopWhenIdle: Bool = false) -> Exit {
+        defer { if !stopWhenIdle { screen.restore() } }
+        var needsDrawing = true
+        while true {
+            if needsDrawing { draw() }
+            needsDrawing = false
+            if model.shouldQuit { return .quit }
+            guard let event = screen.nextEvent(timeoutMilliseconds: Self.tickMilliseconds) else {
+                if stopWhenIdle { return .idle }
+                let wasSyncing = model.sync?.isRunning == true
+                let hadResult = model.sync.map { if case .finished = $0.current { return true } else { return false } } ?? false
+                model.tick()
+                needsDrawing = wasSyncing || hadResult
+                continue
+            }
+            switch event {
+            case let .quitSignal(number):
+                return .signal(number)
+            case .resized:
+                needsDrawing = true
+            case let .key(key):
+                handle(key)
+                needsDrawing = true
+            }
+        }
+    }
+
+    /// Draws the model at the screen's current size.
+    public mutating func draw() {
+        let layout = ScreenLayout(size: screen.size)
+        model.setListHeight(layout.list.height)
+        screen.present(ContactsScreen.render(model, size: screen.size, theme: theme))
+    }
+
+    /// One key: a toast goes away, then the keymap decides; unbound printable keys type text in a
+    /// search box or form.
+    public mutating func handle(_ key: Key) {
+        model.dismissToast()
+        if let command = AppKeymap.table.action(for: key, in: model.mode) {
+            model.perform(command)
+        } else if model.mode.takesText, let character = key.typedCharacter {
+            model.type(character)
+        }
+    }
+}

@@ -1,0 +1,171 @@
+/// One field as the form widget shows it.
+public struct FormFieldView: Sendable, Equatable {
+    public let label: String
+    public let value: String
+    /// The cursor in characters from the start of `value`.
+    public let cursor: Int
+    public let required: Bool
+    public let problem: String?
+
+    public init(label: String, value: String, cursor: Int, required: Bool, problem: String?) {
+        self.label = label
+        self.value = value
+        self.cursor = cursor
+        self.required = required
+        self.problem = problem
+    }
+}
+
+/// An edit form: a label column, one input line per field (scrolled sideways so the cursor stays
+/// visible), a problem line under any field that has one, and a hint line. Places the terminal
+/// cursor in the focused field.
+public enum FormWidget {
+    public static func draw(
+        in canvas: inout Canvas, _ rect: Rect, title: String, fields: [FormFieldView], focusedIndex: Int, hint: String,
+        theme: Theme, labelWidth: Int = 14
+    ) {
+        canvas.fill(rect)
+        guard rect.width > 8, rect.height > 2 else { return }
+        let ellipsis = theme.lines.ellipsis
+        canvas.draw(title.truncated(toWidth: rect.width - 1, ellipsis: ellipsis), x: rect.x + 1, y: rect.y, style: theme.style(.title))
+        let labelColumns = min(labelWidth, rect.width / 3)
+        let inputX = rect.x + 1 + labelColumns + 2
+        let inputWidth = max(rect.maxX - inputX - 1, 1)
+        // Rows needed: one per field plus one per problem; scroll so the focused field is shown.
+        var rows: [(fieldIndex: Int, isProblem: Bool)] = []
+        for (index, field) in fields.enumerated() {
+            rows.append((index, false))
+            if field.problem != nil { rows.append((index, true)) }
+        }
+        let available = max(rect.height - 3, 1)
+        let focusRow = rows.firstIndex { $0.fieldIndex == focusedIndex && !$0.isProblem } ?? 0
+        let firstRow = max(0, min(focusRow - available + 2, rows.count - available))
+        var y = rect.y + 2
+        for row in rows.dropFirst(firstRow).prefix(available) {
+            let field = fields[row.fieldIndex]
+            if row.isProblem {
+                let marker = theme.lines == .ascii ? "^ " : "↳ "
+                canvas.draw((marker + (field.problem ?? "")).truncated(toWidth: rect.maxX - inputX, ellipsis: ellipsis), x: inputX, y: y, style: theme.style(.fieldError))
+            } else {
+                let label = field.label + (field.required ? "*" : "")
+                canvas.draw(label.fitted(toWidth: labelColumns, alignment: .right, ellipsis: ellipsis), x: rect.x + 1, y: y, style: theme.style(.label))
+                let focused = row.fieldIndex == focusedIndex
+                let (visible, cursorColumn) = window(field.value, cursor: field.cursor, width: inputWidth)
+                let style = focused ? theme.style(.fieldFocused) : theme.style(.normal)
+                canvas.draw(visible.padded(toWidth: inputWidth), x: inputX, y: y, style: style)
+                if focused { canvas.cursor = Point(x: inputX + cursorColumn, y: y) }
+            }
+            y += 1
+        }
+        canvas.draw(hint.truncated(toWidth: rect.width - 1, ellipsis: ellipsis), x: rect.x + 1, y: rect.maxY - 1, style: theme.style(.hint))
+    }
+
+    /// The part of `value` to show in `width` columns so the cursor is visible, and the cursor's
+    /// column in it.
+    static func window(_ value: String, cursor: Int, width: Int) -> (String, Int) {
+        let characters = Array(value)
+        let cursor = min(max(cursor, 0), characters.count)
+        var start = 0
+        // Scroll right until the text before the cursor (plus the cursor cell) fits.
+        while start < cursor, String(characters[start..<cursor]).displayWidth + 1 > width { start += 1 }
+        let shown = String(characters[start...]).clipped(toWidth: width)
+        return (shown, String(characters[start..<cursor]).displayWidth)
+    }
+}
+
+/// A centred yes/no question in a box.
+public enum ConfirmDialog {
+    public static func draw(in canvas: inout Canvas, within area: Rect, question: String, theme: Theme) {
+        let width = min(max(question.displayWidth + 6, 36), area.width - 2)
+        let lines = question.wrapped(toWidth: width - 4)
+        let box = area.centered(width: width, height: lines.count + 4)
+        Box.draw(in: &canvas, box, theme: theme, title: "Confirm", style: theme.style(.dialog))
+        for (index, line) in lines.enumerated() where index + 1 < box.height - 2 {
+            canvas.draw(line, x: box.x + 2, y: box.y + 1 + index, style: theme.style(.dialog), maxWidth: box.width - 4)
+        }
+        canvas.draw("y = yes    n = no", x: box.x + 2, y: box.maxY - 2, style: theme.style(.hint), maxWidth: box.width - 4)
+    }
+}
+
+/// The bottom line: state on the left, an optional progress bar, position on the right.
+public enum StatusLine {
+    public static func draw(in canvas: inout Canvas, y: Int, width: Int, left: String, progress: (label: String, fraction: Double)?, right: String, theme: Theme) {
+        let style = theme.style(.statusLine)
+        canvas.fill(Rect(x: 0, y: y, width: width, height: 1), style: style)
+        let rightText = right.truncated(toWidth: max(width / 3, 0), ellipsis: theme.lines.ellipsis)
+        let rightWidth = rightText.displayWidth
+        var leftText = left
+        if let progress {
+            let barWidth = 10
+            let filled = Int((progress.fraction * Double(barWidth)).rounded())
+            let bar = String(repeating: theme.lines.progressFull, count: filled) + String(repeating: theme.lines.progressEmpty, count: barWidth - filled)
+            leftText = "\(progress.label) [\(bar)] \(Int((progress.fraction * 100).rounded()))%  " + left
+        }
+        canvas.draw(" " + leftText.truncated(toWidth: max(width - rightWidth - 3, 0), ellipsis: theme.lines.ellipsis), x: 0, y: y, style: style)
+        canvas.draw(rightText, x: width - rightWidth - 1, y: y, style: style)
+    }
+}
+
+/// A one-line message just above the status line, right-aligned.
+public enum ToastWidget {
+    public static func draw(in canvas: inout Canvas, y: Int, width: Int, message: String, isError: Bool, theme: Theme) {
+        let text = " " + message.truncated(toWidth: max(width - 4, 1), ellipsis: theme.lines.ellipsis) + " "
+        canvas.draw(text, x: max(width - text.displayWidth - 1, 0), y: y, style: theme.style(isError ? .toastError : .toast))
+    }
+}
+
+/// The `?` screen: sections of key and help lines, taken from the keymap table.
+public enum HelpOverlay {
+    public struct Section: Sendable {
+        public let title: String
+        public let lines: [(keys: String, help: String)]
+        public init(title: String, lines: [(keys: String, help: String)]) {
+            self.title = title
+            self.lines = lines
+        }
+    }
+
+    public static func draw(in canvas: inout Canvas, within area: Rect, sections: [Section], footer: String, theme: Theme) {
+        let box = area.inset(by: area.width >= 90 ? 2 : 0)
+        Box.draw(in: &canvas, box, theme: theme, title: "Keys (? or Esc closes)")
+        let inner = box.inset(by: 1)
+        let keyWidth = min(18, inner.width / 3)
+        // Two columns of sections when there is room, else one.
+        let columnCount = inner.width >= 96 ? 2 : 1
+        let columnWidth = inner.width / columnCount
+        var column = 0
+        var y = inner.y
+        for section in sections {
+            let needed = section.lines.count + 2
+            if y + needed > inner.maxY - 1, column + 1 < columnCount {
+                column += 1
+                y = inner.y
+            }
+            let x = inner.x + 1 + column * columnWidth
+            guard y < inner.maxY - 1 else { break }
+            canvas.draw(section.title, x: x, y: y, style: theme.style(.title), maxWidth: columnWidth - 2)
+            y += 1
+            for line in section.lines where y < inner.maxY - 1 {
+                canvas.draw(line.keys.fitted(toWidth: keyWidth, ellipsis: theme.lines.ellipsis), x: x, y: y, style: theme.style(.label))
+                canvas.draw(line.help.truncated(toWidth: max(columnWidth - keyWidth - 3, 1), ellipsis: theme.lines.ellipsis), x: x + keyWidth + 1, y: y)
+                y += 1
+            }
+            y += 1
+        }
+        canvas.draw(footer.truncated(toWidth: inner.width - 2, ellipsis: theme.lines.ellipsis), x: inner.x + 1, y: inner.maxY - 1, style: theme.style(.hint))
+    }
+}
+
+/// The tab strip at the top: the active tab reversed, numbers to press shown.
+public enum TabBar {
+    public static func draw(in canvas: inout Canvas, y: Int, width: Int, tabs: [String], active: Int, right: String, theme: Theme) {
+        canvas.fill(Rect(x: 0, y: y, width: width, height: 1))
+        var x = canvas.draw("forceterm ", x: 1, y: y, style: theme.style(.title))
+        for (index, title) in tabs.enumerated() {
+            x = canvas.draw(" \(index + 1) \(title) ", x: x, y: y, style: theme.style(index == active ? .tabActive : .tabInactive))
+            x += 1
+        }
+        let rightWidth = right.displayWidth
+        if x + rightWidth + 1 < width { canvas.draw(right, x: width - rightWidth - 1, y: y, style: theme.style(.hint)) }
+    }
+}

@@ -1,0 +1,46 @@
+import ArgumentParser
+import ContactsApp
+import Foundation
+import SmartStore
+import TerminalUI
+
+/// The options of the TUI itself (`forceterm` with no subcommand).
+struct TUIOptions: ParsableArguments {
+    @Option(
+        name: .customLong("config"),
+        help: ArgumentHelp(
+            "A directory with userstore.json and usersyncs.json to use instead of the built-in ones.",
+            valueName: "dir"))
+    var configDirectory: String?
+
+    @Flag(name: .customLong("no-color"), help: "No colours (also when NO_COLOR is set).")
+    var noColor = false
+
+    @Flag(help: "ASCII line drawing and markers, for terminals or fonts without Unicode box drawing.")
+    var ascii = false
+
+    @Flag(help: "Work without the network: s reports that it is offline and keeps changes queued.")
+    var offline = false
+}
+
+/// Opens the store (registering the configured soups when missing) and runs the TUI until the user
+/// quits or a signal arrives. The terminal is restored on every way out; every change was already
+/// committed when it was made.
+enum TUILauncher {
+    static func run(store location: StoreLocation, options: TUIOptions) throws {
+        let config = try SyncConfiguration.load(directory: options.configDirectory)
+        let fields = try SyncedFields(usersyncsJSON: config.syncsJSON)
+        let store = try SmartStore(path: location.path)
+        try store.setup(from: config.store)
+        let model = try AppModel(store: store, syncedFields: fields, sync: nil, offline: options.offline)
+        let environment = ProcessInfo.processInfo.environment
+        let screen = try NcursesScreen(wantColors: Theme.colorsWanted(noColorFlag: options.noColor, environment: environment))
+        var app = TerminalApp(model: model, screen: screen, theme: Theme(colors: screen.colors, ascii: options.ascii))
+        let exit = app.run()
+        screen.restore()
+        if case let .signal(number) = exit {
+            // The shell's convention for "ended by a signal"; the store is already committed.
+            throw ExitCode(128 + number)
+        }
+    }
+}

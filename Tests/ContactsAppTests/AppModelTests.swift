@@ -1,0 +1,179 @@
+import ContactsApp
+import ForceJSON
+import SmartStore
+import Synchronization
+import Testing
+
+@Suite("The app model: commands, forms, prompts and sync state")
+struct AppModelTests {
+    func model(_ fixture: StoreFixture, sync: SyncController? = nil, offline: Bool = false) throws -> AppModel {
+        var model = try AppModel(store: fixture.store, syncedFields: fixture.fields, sync: sync, offline: offline)
+        model.setListHeight(10)
+        return model
+    }
+
+    func type(_ text: String, into model: inout AppModel) {
+        for character in text { model.type(character) }
+    }
+
+    @Test("n, typing and save create a contact; the new record is selected and counted as a local change")
+    func createThroughCommands() throws {
+        let fixture = try StoreFixture()
+        try fixture.addSyncedContact(first: "Ana", last: "Zapata")
+        var model = try model(fixture)
+        model.perform(.newRecord)
+        #expect(model.mode == .editing)
+        type("Chloé", into: &model)
+        model.perform(.nextField)
+        type("Dubois", into: &model)
+        model.perform(.save)
+        #expect(model.mode == .browsing)
+        #expect(model.selected?.string("LastName") == "Dubois")
+        #expect(model.selected?.state == .created)
+        #expect(model.localChangeCount == 1)
+        #expect(model.toast?.message == "Saved locally; s syncs it")
+    }
+
+    @Test("Saving an invalid form keeps the form open with the problem shown and writes nothing")
+    func invalidSave() throws {
+        let fixture = try StoreFixture()
+        var model = try model(fixture)
+        model.perform(.newRecord)
+        type("Nobody", into: &model)
+        model.perform(.save)
+        #expect(model.mode == .editing)
+        #expect(model.form?.problems["LastName"] == "Last name is required")
+        #expect(try fixture.store.count(.all("contacts")) == 0)
+    }
+
+    @Test("Esc on a changed form asks first; n goes back to the form, y discards")
+    func unsavedChangesPrompt() throws {
+        let fixture = try StoreFixture()
+        try fixture.addSyncedContact(first: "Ana", last: "García")
+        var model = try model(fixture)
+        model.perform(.editRecord)
+        type("x", into: &model)
+        model.perform(.cancelEdit)
+        #expect(model.mode == .confirmingDiscard)
+        model.perform(.confirmNo)
+        #expect(model.mode == .editing)
+        #expect(model.form?.isDirty == true)
+        model.perform(.cancelEdit)
+        model.perform(.confirmYes)
+        #expect(model.mode == .browsing)
+        #expect(model.form == nil)
+        #expect(model.selected?.state == .clean, "nothing was saved")
+        // An untouched form closes without asking.
+        model.perform(.editRecord)
+        model.perform(.cancelEdit)
+        #expect(model.mode == .browsing)
+    }
+
+    @Test("d asks; y deletes and keeps the row visible; u undeletes")
+    func deleteFlow() throws {
+        let fixture = try StoreFixture()
+        try fixture.addSyncedContact(first: "Ana", last: "García")
+        var model = try model(fixture)
+        model.perform(.deleteRecord)
+        #expect(model.mode == .confirmingDelete)
+        model.perform(.confirmNo)
+        #expect(model.selected?.state == .clean)
+        model.perform(.deleteRecord)
+        model.perform(.confirmYes)
+        #expect(model.selected?.state == .deleted)
+        #expect(model.list.totalCount == 1)
+        model.perform(.editRecord)
+        #expect(model.mode == .browsing, "a deleted record is undeleted before it is edited")
+        model.perform(.undeleteRecord)
+        #expect(model.selected?.state == .clean)
+        #expect(model.localChangeCount == 0)
+    }
+
+    @Test("A contact created under an account created offline carries the account's local id")
+    func contactUnderOfflineAccount() throws {
+        let fixture = try StoreFixture()
+        var model = try model(fixture)
+        model.perform(.showTab(.accounts))
+        model.perform(.newRecord)
+        type("Café Olé", into: &model)
+        model.perform(.save)
+        let account = try #require(model.selected)
+        let accountId = try #require(account.serverId)
+        #expect(LocalChanges.isLocalId(accountId))
+        model.perform(.openDetail)
+        model.perform(.newRecord)
+        #expect(model.form?.title == "New contact at Café Olé")
+        model.perform(.nextField)
+        type("Haas", into: &model)
+        model.perform(.save)
+        let contacts = try RecordRepository(store: fixture.store, kind: .contact).records(where: "AccountId", equals: accountId, limit: 10)
+        #expect(contacts.map { $0.string("LastName") } == ["Haas"])
+        #expect(contacts.first?.state == .created)
+        #expect(model.accountContacts.map { $0.string("LastName") } == ["Haas"], "the open account lists its new contact")
+        // Enter on it opens the contact in the Contacts tab.
+        model.perform(.openDetail)
+        #expect(model.tab == .contacts)
+        #expect(model.selected?.string("LastName") == "Haas")
+    }
+
+    @Test("Without a sync engine, s says so and keeps changes queued; --offline says it is offline")
+    func syncNotSetUp() throws {
+        let fixture = try StoreFixture()
+        _ = try RecordRepository(store: fixture.store, kind: .contact).create(fields: ["LastName": "Queued"])
+        var model = try model(fixture)
+        model.perform(.sync)
+        #expect(model.toast == Toast("Sync is not set up yet (no sync engine in this build); 1 local changes stay queued", isError: true))
+        var offline = try self.model(fixture, offline: true)
+        offline.perform(.sync)
+        #expect(offline.toast?.message == "Offline: sync skipped; 1 local changes stay queued")
+        #expect(try fixture.store.count(.exact("contacts", path: "__local__", matchKey: true)) == 1)
+    }
+
+    @Test("A sync runs in the background: progress while it runs, then a toast and a refreshed list")
+    func syncRuns() async throws {
+        let fixture = try StoreFixture()
+        try fixture.addSyncedContact(first: "Ana", last: "Moreno")
+        let service = StepSync(store: fixture.store)
+        let controller = SyncController(service: service)
+        var model = try model(fixture, sync: controller)
+        model.perform(.sync)
+        #expect(controller.isRunning)
+        model.perform(.sync)
+        #expect(model.toast?.message == "A sync is already running")
+        await service.waitUntilProgressReported()
+        #expect(controller.current == .running(SyncProgress(phase: "Sync down", fraction: 0.5)))
+        model.perform(.quit)
+        #expect(model.mode == .confirmingQuit, "quitting during a sync asks first")
+        model.perform(.confirmNo)
+        service.finish()
+        while controller.isRunning { await Task.yield() }
+        model.tick()
+        #expect(model.toast == Toast("Sync complete! 1 with errors, 0 in conflict", isError: true))
+        #expect(model.list.totalCount == 2, "the list shows what the sync wrote")
+        #expect(model.selected?.string("LastName") == "Moreno", "the selection stays on the same record")
+    }
+}
+
+/// A stand-in for MobileSync, which does not exist on this branch yet: it reports progress, then
+/// waits until the test lets it finish, and writes one record into the real store as a sync down would.
+final class StepSync: SyncService {
+    private let store: SmartStore
+    private let released = Mutex(false)
+    private let reported = Mutex(false)
+
+    init(store: SmartStore) { self.store = store }
+
+    func syncUpThenDown(progress: @escaping @Sendable (SyncProgress) -> Void) async throws -> SyncSummary {
+        progress(SyncProgress(phase: "Sync down", fraction: 0.5))
+        reported.withLock { $0 = true }
+        while !released.withLock({ $0 }) { await Task.yield() }
+        _ = try store.create(["Id": "003A", "LastName": "Aaronson", "__local__": false], in: "contacts")
+        return SyncSummary(recordsWithErrors: 1, conflicts: 0)
+    }
+
+    func finish() { released.withLock { $0 = true } }
+
+    func waitUntilProgressReported() async {
+        while !reported.withLock({ $0 }) { await Task.yield() }
+    }
+}

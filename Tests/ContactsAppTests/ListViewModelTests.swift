@@ -1,0 +1,121 @@
+import ContactsApp
+import ForceJSON
+import SmartStore
+import Testing
+
+@Suite("Lists page from SQLite, search and keep the selection")
+struct ListViewModelTests {
+    /// 120 contacts: LastName "Name000"…"Name119" inserted in reverse, so insertion order is not sort order.
+    func numberedFixture() throws -> StoreFixture {
+        let fixture = try StoreFixture()
+        for n in (0..<120).reversed() {
+            try fixture.addSyncedContact(first: "P\(n)", last: Self.name(n))
+        }
+        return fixture
+    }
+
+    /// "Name007" for 7: zero-padded so text order is number order.
+    static func name(_ n: Int) -> String {
+        let digits = String(n)
+        return "Name" + String(repeating: "0", count: 3 - digits.count) + digits
+    }
+
+    @Test("Rows come sorted by last name, one window at a time, and g/G/PgDn move through all of them")
+    func paging() throws {
+        let fixture = try numberedFixture()
+        var list = RecordListViewModel(repository: RecordRepository(store: fixture.store, kind: .contact))
+        try list.refresh()
+        try list.setViewportHeight(10)
+        #expect(list.totalCount == 120)
+        #expect(list.visibleRows.count == 10, "only the visible window is loaded")
+        let expected: [String] = (0..<10).map(Self.name)
+        let names: [String] = list.visibleRows.map { $0.string("LastName") }
+        #expect(names == expected)
+        try list.pageDown()
+        #expect(list.selected?.string("LastName") == "Name010")
+        try list.moveToBottom()
+        #expect(list.selected?.string("LastName") == "Name119")
+        #expect(list.topIndex == 110)
+        try list.move(by: 5)
+        #expect(list.selectedIndex == 119, "the selection stops at the last row")
+        try list.moveToTop()
+        try list.move(by: -1)
+        #expect(list.selectedIndex == 0)
+    }
+
+    @Test("Search is prefix, accent- and case-insensitive over names, title and email")
+    func search() throws {
+        let fixture = try StoreFixture()
+        try fixture.addSyncedContact(first: "JOSÉ", last: "Núñez", title: "Field Engineer")
+        try fixture.addSyncedContact(first: "Josefina", last: "Müller", title: "CFO")
+        try fixture.addSyncedContact(first: "Ana", last: "Joseph", title: "Buyer")
+        try fixture.addSyncedContact(first: "太郎", last: "山田", title: "営業部長")
+        try fixture.addSyncedContact(first: "Kim", last: "Lee", extra: ["Email": "kim.lee@exämple.com"])
+        var list = RecordListViewModel(repository: RecordRepository(store: fixture.store, kind: .contact))
+        try list.setViewportHeight(10)
+        try list.refresh()
+
+        try list.setSearch("jose")
+        #expect(Set(list.visibleRows.map { $0.string("LastName") }) == ["Núñez", "Müller", "Joseph"])
+        try list.setSearch("nunez jo")
+        #expect(list.visibleRows.map { $0.string("LastName") } == ["Núñez"])
+        try list.setSearch("MULL")
+        #expect(list.visibleRows.map { $0.string("LastName") } == ["Müller"])
+        try list.setSearch("field eng")
+        #expect(list.totalCount == 1)
+        try list.setSearch("kim.lee")
+        #expect(list.visibleRows.map { $0.string("LastName") } == ["Lee"])
+        try list.setSearch("\"*) - (")
+        #expect(list.totalCount == 5, "punctuation alone searches for nothing, so everything shows")
+        try list.setSearch("zzz")
+        #expect(list.totalCount == 0)
+        #expect(list.selected == nil)
+        try list.setSearch("")
+        #expect(list.totalCount == 5)
+    }
+
+    @Test("A refresh keeps the selection on the same record when rows appear before it")
+    func refreshKeepsSelection() throws {
+        let fixture = try numberedFixture()
+        var list = RecordListViewModel(repository: RecordRepository(store: fixture.store, kind: .contact))
+        try list.setViewportHeight(10)
+        try list.refresh()
+        try list.move(by: 50)
+        let chosen = try #require(list.selected)
+        #expect(chosen.string("LastName") == "Name050")
+        // Another process (a sync) adds rows that sort before it.
+        for n in 0..<7 { try fixture.addSyncedContact(first: "New", last: "Aaron\(n)") }
+        try list.refresh()
+        #expect(list.selected?.entryId == chosen.entryId)
+        #expect(list.selectedIndex == 57)
+    }
+
+    @Test("Typing a search keeps the selected record selected while it still matches")
+    func searchKeepsSelection() throws {
+        let fixture = try StoreFixture()
+        for last in ["Adams", "Baker", "Garcia", "Garner", "Gates", "Young"] { try fixture.addSyncedContact(first: "X", last: last) }
+        var list = RecordListViewModel(repository: RecordRepository(store: fixture.store, kind: .contact))
+        try list.setViewportHeight(10)
+        try list.refresh()
+        try list.move(by: 3)
+        #expect(list.selected?.string("LastName") == "Garner")
+        try list.setSearch("ga")
+        #expect(list.selected?.string("LastName") == "Garner")
+        try list.setSearch("gat")
+        #expect(list.selected?.string("LastName") == "Gates", "the old selection no longer matches: the first match is selected")
+    }
+
+    @Test("Records without a last name sort first and can still be found and kept")
+    func missingSortField() throws {
+        let fixture = try StoreFixture()
+        try fixture.addSyncedContact(first: "B", last: "Brown")
+        let nameless = try fixture.store.create(["FirstName": "Only", "__local__": false], in: "contacts")
+        var list = RecordListViewModel(repository: RecordRepository(store: fixture.store, kind: .contact))
+        try list.setViewportHeight(5)
+        try list.refresh()
+        try list.moveToBottom()
+        try list.select(entryId: try #require(nameless["_soupEntryId"]?.int64Value))
+        #expect(list.selectedIndex == 0)
+        #expect(list.selected?.string("FirstName") == "Only")
+    }
+}

@@ -1,0 +1,128 @@
+import Foundation
+import ForceJSON
+import SmartStore
+import Testing
+
+/// The real `forceterm` binary in a real terminal (tmux), through real ncurses, on a real store file.
+@Suite("forceterm's TUI in tmux", .serialized)
+struct TUITmuxTests {
+    /// A store seeded through the store API with a few synced contacts, as a sync down leaves them.
+    static func seededStore() throws -> (directory: URL, path: String) {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("forceterm-tui-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let path = directory.appendingPathComponent("store.sqlite").path
+        let store = try SmartStore(path: path)
+        try store.setup(from: StoreConfig(contentsOf: Forceterm.packageRoot.appendingPathComponent("config/userstore.json")))
+        for (id, first, last) in [("003A", "José", "García"), ("003B", "太郎", "山田"), ("003C", "Zoë", "Ñúñez")] {
+            _ = try store.create(
+                [
+                    "attributes": ["type": "Contact"], "Id": .string(id), "FirstName": .string(first), "LastName": .string(last),
+                    "__local__": false, "__locally_created__": false, "__locally_updated__": false, "__locally_deleted__": false,
+                ], in: "contacts")
+        }
+        return (directory, path)
+    }
+
+    @Test("Create and edit a contact with keys, quit, and find both changes in the store with the SDK's flags")
+    func createAndEdit() throws {
+        let (directory, path) = try Self.seededStore()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let session = try TmuxSession(command: [Forceterm.executable.path, "--store", path, "--offline"], width: 100, height: 30)
+        try session.waitFor("Contacts (3)")
+        try session.waitFor("Zoë Ñúñez")
+
+        try session.send("n")
+        try session.waitFor("New contact")
+        try session.send("Ngozi", literal: true)
+        try session.send("Tab")
+        try session.send("Okafor", literal: true)
+        try session.send("Tab")
+        try session.send("Field Engineer", literal: true)
+        try session.send("C-s")
+        try session.waitFor("Saved locally")
+        try session.waitFor("Contacts (4)")
+
+        // Search for José and give him a title through the edit form.
+        try session.send("/")
+        try session.send("jose", literal: true)
+        try session.waitFor("1 found")
+        try session.send("Enter")
+        try session.send("e")
+        try session.waitFor("Edit José García")
+        try session.send("Tab", "Tab")
+        try session.send("CFO", literal: true)
+        try session.send("F2")
+        try session.waitFor("Saved locally")
+        try session.waitFor("2 local changes")
+        try session.send("q")
+        #expect(ProcessWatch.waitUntilGone(argument: path), "forceterm quits on q")
+        session.kill()
+
+        let store = try SmartStore(path: path, mustExist: true)
+        let created = try #require(store.query(.exact("contacts", path: "LastName", matchKey: "Okafor")).first?.objectValue)
+        #expect(created["FirstName"] == "Ngozi")
+        #expect(created["Title"] == "Field Engineer")
+        #expect(created["__locally_created__"] == true)
+        #expect(created["__local__"] == true)
+        #expect(created["attributes"]?["type"] == "Contact")
+        #expect(created["Id"]?.stringValue?.hasPrefix("local_") == true)
+        let edited = try #require(store.query(.exact("contacts", path: "Id", matchKey: "003A")).first?.objectValue)
+        #expect(edited["Title"] == "CFO")
+        #expect(edited["__locally_updated__"] == true)
+        #expect(edited["__locally_created__"] == false)
+    }
+
+    @Test("An SSH drop (the terminal killed, SIGHUP) ends forceterm and leaves saved changes committed")
+    func hangup() throws {
+        let (directory, path) = try Self.seededStore()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let session = try TmuxSession(command: [Forceterm.executable.path, "--store", path], width: 80, height: 24)
+        try session.waitFor("Contacts (3)")
+        try session.send("d")
+        try session.waitFor("y = yes")
+        try session.send("y")
+        try session.waitFor("1 local change")
+        // Leave an unsaved form open, then drop the terminal.
+        try session.send("n")
+        try session.waitFor("New contact")
+        try session.send("Unsaved", literal: true)
+        session.kill()
+        #expect(ProcessWatch.waitUntilGone(argument: path), "forceterm exits when its terminal goes away")
+
+        let store = try SmartStore(path: path, mustExist: true)
+        #expect(try store.count(.all("contacts")) == 3, "the unsaved form wrote nothing")
+        #expect(try store.count(.exact("contacts", path: "__locally_deleted__", matchKey: true)) == 1)
+        let integrity = try store.query(.smart("SELECT count(*) FROM {contacts}", pageSize: 1))
+        #expect(integrity.first?.arrayValue?.first == .int(3))
+    }
+
+    @Test("Resizing the terminal re-lays out at once: detail beside the list only from 100 columns")
+    func resize() throws {
+        let (directory, path) = try Self.seededStore()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let session = try TmuxSession(command: [Forceterm.executable.path, "--store", path, "--ascii"], width: 120, height: 30)
+        let wide = try session.waitFor("Local state")
+        #expect(wide.contains("Contacts (3)"))
+        try session.tmux(["resize-window", "-t", "0", "-x", "80", "-y", "24"])
+        let deadline = Date().addingTimeInterval(20)
+        var narrow = try session.screen()
+        while narrow.contains("Local state"), Date() < deadline {
+            Thread.sleep(forTimeInterval: 0.05)
+            narrow = try session.screen()
+        }
+        #expect(!narrow.contains("Local state"), "at 80 columns the list stands alone")
+        #expect(narrow.contains("Contacts (3)"))
+        try session.send("q")
+        #expect(ProcessWatch.waitUntilGone(argument: path))
+    }
+
+    @Test("Without a terminal the TUI refuses in one line and exits 1")
+    func noTerminal() throws {
+        let (directory, path) = try Self.seededStore()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let output = try Forceterm.run(["--store", path])
+        #expect(output.exitCode == 1)
+        #expect(output.standardError.hasPrefix("forceterm: the TUI needs a terminal"))
+        #expect(output.standardError.split(separator: "\n").count == 1)
+    }
+}

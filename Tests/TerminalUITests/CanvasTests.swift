@@ -1,0 +1,77 @@
+import Testing
+@testable import TerminalUI
+
+@Suite("The cell grid keeps wide characters whole")
+struct CanvasTests {
+    @Test("A wide character that does not fit at the edge becomes a space; rows keep their width")
+    func wideAtEdge() {
+        var canvas = Canvas(size: Size(width: 5, height: 1))
+        canvas.draw("ab山田", x: 0, y: 0)
+        #expect(canvas.line(0) == "ab山 ")
+        #expect(canvas.line(0).displayWidth == 5)
+    }
+
+    @Test("Overwriting either half of a wide character blanks the other half")
+    func overwriteHalf() {
+        var canvas = Canvas(size: Size(width: 6, height: 1))
+        canvas.draw("山田太", x: 0, y: 0)
+        canvas.draw("x", x: 1, y: 0)
+        #expect(canvas.line(0) == " x田太")
+        canvas.draw("y", x: 2, y: 0)
+        #expect(canvas.line(0) == " xy 太")
+        #expect(canvas.line(0).displayWidth == 6)
+    }
+
+    @Test("Emoji sequences, flags and combining accents take the columns DisplayWidth gives them")
+    func clusters() {
+        var canvas = Canvas(size: Size(width: 12, height: 1))
+        let end = canvas.draw("👩‍💻🇪🇸e\u{301}x", x: 0, y: 0)
+        #expect(end == 6)
+        #expect(canvas.line(0).displayWidth == 12)
+        #expect(canvas[4, 0].text == "e\u{301}")
+    }
+
+    @Test("Control characters are drawn as spaces and cannot move the cursor")
+    func controls() {
+        var canvas = Canvas(size: Size(width: 6, height: 1))
+        canvas.draw("a\u{1B}[2Jb", x: 0, y: 0)
+        #expect(canvas.line(0) == "a [2Jb")
+    }
+
+    @Test("Wrapping breaks at spaces, splits over-long words and never splits a cluster")
+    func wrapping() {
+        #expect("Speaks Spanish and English".wrapped(toWidth: 10) == ["Speaks", "Spanish", "and", "English"])
+        #expect("営業部長営業部長".wrapped(toWidth: 5) == ["営業", "部長", "営業", "部長"])
+        #expect("a\nb".wrapped(toWidth: 3) == ["a", "b"])
+    }
+
+    @Test("Form fields scroll sideways so the cursor stays visible")
+    func formWindow() {
+        let (shown, column) = FormWidget.window("山田太郎さん", cursor: 6, width: 5)
+        #expect(shown.displayWidth <= 5)
+        #expect(column <= 4)
+        #expect(FormWidget.window("abc", cursor: 1, width: 10) == ("abc", 1))
+    }
+}
+
+@Suite("Colour choice")
+struct ThemeTests {
+    @Test("NO_COLOR (non-empty) and --no-color turn colours off")
+    func noColor() {
+        #expect(Theme.colorsWanted(noColorFlag: false, environment: [:]))
+        #expect(!Theme.colorsWanted(noColorFlag: true, environment: [:]))
+        #expect(!Theme.colorsWanted(noColorFlag: false, environment: ["NO_COLOR": "1"]))
+        #expect(Theme.colorsWanted(noColorFlag: false, environment: ["NO_COLOR": ""]))
+    }
+
+    @Test("Monochrome keeps every marker and the selection distinguishable without colour")
+    func monochrome() {
+        let theme = Theme(colors: false, ascii: false)
+        for role in StyleRole.allCases {
+            #expect(theme.style(role).foreground == .standard && theme.style(role).background == .standard)
+        }
+        let markers: [StyleRole] = [.markerCreated, .markerUpdated, .markerDeleted, .markerError, .markerConflict]
+        #expect(markers.allSatisfy { theme.style($0) != .plain })
+        #expect(theme.style(.selection) != theme.style(.normal))
+    }
+}

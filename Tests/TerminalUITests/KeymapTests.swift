@@ -1,0 +1,57 @@
+import ContactsApp
+import Testing
+@testable import TerminalUI
+
+@Suite("One keymap table drives keys and help")
+struct KeymapTests {
+    @Test("No key is bound twice in one context")
+    func noConflicts() {
+        #expect(AppKeymap.table.conflicts.isEmpty)
+    }
+
+    @Test("Every binding dispatches to its action, and the help screen lists it")
+    func dispatchMatchesHelp() {
+        let helpText = AppKeymap.helpSections(ascii: false).flatMap { $0.lines.map { "\($0.keys) \($0.help)" } }
+        for binding in AppKeymap.table.bindings {
+            for context in binding.contexts {
+                for key in binding.keys {
+                    #expect(AppKeymap.table.action(for: key, in: context) == binding.action)
+                }
+            }
+            if binding.contexts.contains(.browsing) || binding.contexts.contains(.editing) {
+                let keys = binding.keys.map(\.label).joined(separator: " ")
+                #expect(helpText.contains("\(keys) \(binding.help)"), "help is missing \(keys)")
+            }
+        }
+    }
+
+    @Test("The design's keys are bound", arguments: [
+        (Key.character("/"), AppCommand.startSearch), (.character("n"), .newRecord), (.character("e"), .editRecord),
+        (.character("d"), .deleteRecord), (.character("u"), .undeleteRecord), (.character("s"), .sync),
+        (.character("c"), .resolveConflict), (.character("?"), .toggleHelp), (.character("q"), .quit),
+        (.character("j"), .moveDown), (.character("k"), .moveUp), (.character("g"), .moveToTop),
+        (.character("G"), .moveToBottom), (.pageDown, .pageDown), (.enter, .openDetail), (.tab, .nextTab),
+    ])
+    func designKeys(key: Key, command: AppCommand) {
+        #expect(AppKeymap.table.action(for: key, in: .browsing) == command)
+    }
+
+    @Test("Ctrl-S and F2 save in the form; Esc cancels")
+    func formKeys() {
+        #expect(AppKeymap.table.action(for: .control("s"), in: .editing) == .save)
+        #expect(AppKeymap.table.action(for: .function(2), in: .editing) == .save)
+        #expect(AppKeymap.table.action(for: .escape, in: .editing) == .cancelEdit)
+        #expect(AppKeymap.table.action(for: .character("q"), in: .editing) == nil, "q types a q in a form")
+    }
+
+    @Test("ncurses codes decode to keys: control letters, Enter, Esc, Backspace, text")
+    func decoding() {
+        #expect(NcursesScreen.decodeCharacter(19) == .control("s"))
+        #expect(NcursesScreen.decodeCharacter(13) == .enter)
+        #expect(NcursesScreen.decodeCharacter(27) == .escape)
+        #expect(NcursesScreen.decodeCharacter(127) == .backspace)
+        #expect(NcursesScreen.decodeCharacter(9) == .tab)
+        #expect(NcursesScreen.decodeCharacter(0x00E9) == .character("é"))
+        #expect(NcursesScreen.decodeCharacter(0x5C71) == .character("山"))
+    }
+}
