@@ -12,12 +12,10 @@ struct SyncRun: Sendable {
     let down: Bool
     let forceDelete: Bool
 
-    func run(manager: SyncManager, store: SmartStore) async throws -> SyncRunReport {
+    /// `progress` hears every sync state change; by default it prints a line to stderr.
+    func run(manager: SyncManager, store: SmartStore,
+             progress: @escaping SyncManager.ProgressCallback = SyncRun.printProgress) async throws -> SyncRunReport {
         var report = SyncRunReport()
-        let progress: SyncManager.ProgressCallback = { state in
-            let total = state.totalSize >= 0 ? " of \(state.totalSize)" : ""
-            StandardStreams.writeError("\(state.name ?? String(state.id)): \(state.status.rawValue.lowercased()) \(state.progress)%\(total)\n")
-        }
         if up {
             for entry in entries where entry.type == .syncUp {
                 do {
@@ -60,6 +58,12 @@ struct SyncRun: Sendable {
         }
         try report.countOpenIssues(entries: entries, store: store)
         return report
+    }
+
+    /// `forceterm sync`'s progress lines on stderr.
+    static let printProgress: SyncManager.ProgressCallback = { state in
+        let total = state.totalSize >= 0 ? " of \(state.totalSize)" : ""
+        StandardStreams.writeError("\(state.name ?? String(state.id)): \(state.status.rawValue.lowercased()) \(state.progress)%\(total)\n")
     }
 
     /// One line: which sync stopped, why, and that nothing local was lost.

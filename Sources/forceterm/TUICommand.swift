@@ -1,6 +1,7 @@
 import ArgumentParser
 import ContactsApp
 import Foundation
+import MobileSync
 import SmartStore
 import TerminalUI
 
@@ -32,7 +33,8 @@ enum TUILauncher {
         let fields = try SyncedFields(usersyncsJSON: config.syncsJSON)
         let store = try SmartStore(path: location.path)
         try store.setup(from: config.store)
-        let model = try AppModel(store: store, syncedFields: fields, sync: nil, offline: options.offline)
+        let model = try AppModel(store: store, syncedFields: fields, sync: try syncController(store: store, config: config, options: options),
+                                 offline: options.offline)
         let environment = ProcessInfo.processInfo.environment
         let screen = try NcursesScreen(wantColors: Theme.colorsWanted(noColorFlag: options.noColor, environment: environment))
         var app = TerminalApp(model: model, screen: screen, theme: Theme(colors: screen.colors, ascii: options.ascii))
@@ -42,5 +44,14 @@ enum TUILauncher {
             // The shell's convention for "ended by a signal"; the store is already committed.
             throw ExitCode(128 + number)
         }
+    }
+
+    /// The `s` key's sync when someone is signed in (of the store opened, as `forceterm sync`
+    /// does with `--store`); nil otherwise, and the TUI then says to sign in.
+    static func syncController(store: SmartStore, config: SyncConfiguration, options: TUIOptions) throws -> SyncController? {
+        guard !options.offline, let session = try? SignedInSession.load(cacert: nil, verbose: false) else { return nil }
+        try SyncsSoup(store: store).apply(config.syncs)
+        let manager = try SyncManager(store: store, remote: ForceClientRemote(client: session.client))
+        return SyncController(service: StoreSyncService(manager: manager, store: store, entries: config.syncs.entries))
     }
 }

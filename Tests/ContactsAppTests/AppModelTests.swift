@@ -122,10 +122,10 @@ struct AppModelTests {
         _ = try RecordRepository(store: fixture.store, kind: .contact).create(fields: ["LastName": "Queued"])
         var model = try model(fixture)
         model.perform(.sync)
-        #expect(model.toast == Toast("Sync is not set up yet (no sync engine in this build); 1 local changes stay queued", isError: true))
+        #expect(model.toast == Toast("Not signed in: run forceterm login, then press s again; 1 local change stays queued", isError: true))
         var offline = try self.model(fixture, offline: true)
         offline.perform(.sync)
-        #expect(offline.toast?.message == "Offline: sync skipped; 1 local changes stay queued")
+        #expect(offline.toast?.message == "Offline: sync skipped; 1 local change stays queued")
         #expect(try fixture.store.count(.exact("contacts", path: "__local__", matchKey: true)) == 1)
     }
 

@@ -332,14 +332,19 @@ public struct AppModel: Sendable {
         }
     }
 
+    /// "1 local change stays queued" / "3 local changes stay queued".
+    private var queuedChanges: String {
+        localChangeCount == 1 ? "1 local change stays queued" : "\(localChangeCount) local changes stay queued"
+    }
+
     private mutating func startSync() {
         if offline {
-            toast = Toast("Offline: sync skipped; \(localChangeCount) local changes stay queued", isError: true)
+            toast = Toast("Offline: sync skipped; \(queuedChanges)", isError: true)
             return
         }
         guard let sync else {
             toast = Toast(
-                "Sync is not set up yet (no sync engine in this build); \(localChangeCount) local changes stay queued",
+                "Not signed in: run forceterm login, then press s again; \(queuedChanges)",
                 isError: true)
             return
         }

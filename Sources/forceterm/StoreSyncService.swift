@@ -1,0 +1,23 @@
+import ContactsApp
+import Foundation
+import MobileSync
+import SmartStore
+
+/// What the TUI's `s` key runs: the same named syncs as `forceterm sync` (every sync up, then
+/// every sync down with its ghost cleaning), reporting progress to the status line instead of
+/// stderr. The mass-deletion guard is never forced from here; `forceterm sync --force-delete` is.
+struct StoreSyncService: SyncService {
+    let manager: SyncManager
+    let store: SmartStore
+    let entries: [SyncsConfig.Entry]
+
+    func syncUpThenDown(progress: @escaping @Sendable (SyncProgress) -> Void) async throws -> SyncSummary {
+        let plan = SyncRun(entries: entries, up: true, down: true, forceDelete: false)
+        let report = try await plan.run(manager: manager, store: store) { state in
+            let phase = state.type == .syncUp ? "Sync up" : "Sync down"
+            progress(SyncProgress(phase: "\(phase) \(state.name ?? state.soupName)", fraction: Double(max(state.progress, 0)) / 100))
+        }
+        if let failure = report.failure { throw SyncFailure(reason: failure) }
+        return SyncSummary(recordsWithErrors: report.recordErrors, conflicts: report.conflicts)
+    }
+}

@@ -1,0 +1,40 @@
+import Foundation
+import ForceJSON
+import SmartStore
+import Testing
+
+/// The TUI's `s` key against a real localorg: the signed-in user's changes go up and the org's
+/// records come down, with the keyboard live and a toast at the end.
+@Suite("forceterm's TUI syncs with s", .serialized)
+struct TUISyncTests {
+    @Test("A contact created in the TUI reaches the org on s, and the org's contacts arrive")
+    func syncKey() throws {
+        let user = try SyncCommandTests.SignedIn(accounts: 2, contacts: 6)
+        defer { user.remove() }
+        let environment = user.environment.compactMapValues { $0 }
+        let session = try TmuxSession(command: [Forceterm.executable.path, "--store", user.storePath], width: 120, height: 40,
+                                      environment: environment)
+        defer { session.kill() }
+        try session.waitFor("Contacts (0)")
+        try session.send("n")
+        try session.waitFor("New contact")
+        try session.send("Ngozi", literal: true)
+        try session.send("Tab")
+        try session.send("Okafor", literal: true)
+        try session.send("C-s")
+        try session.waitFor("Saved locally")
+
+        try session.send("s")
+        try session.waitFor("Sync complete!")
+        try session.waitFor("Okafor")
+        try session.send("q")
+        #expect(ProcessWatch.waitUntilGone(argument: user.storePath), "forceterm quits on q")
+
+        let contacts = try user.documents("contacts")
+        #expect(contacts.count >= 7, "the 6 seeded contacts (and any the org had) plus the new one")
+        let created = try #require(contacts.first { $0["LastName"] == "Okafor" })
+        #expect(created["__local__"] == false)
+        #expect(created["Id"]?.stringValue?.hasPrefix("003") == true, "the server's id replaced the local one")
+        #expect(contacts.allSatisfy { $0["__local__"] == false })
+    }
+}
