@@ -190,4 +190,64 @@ struct SyncCommandTests {
         let fresh = try Forceterm.run(["sync", "--down-only", "--json", "--store", user.root + "/fresh.sqlite"], environment: user.environment)
         #expect((try? JSONParser.parse(fresh.standardOutput))?["received"] == 30, "\(fresh)")
     }
+
+    /// LastName and Title of every record of a soup, sorted: a store's content without its ids.
+    static func contents(_ documents: [JSONObject], _ fields: [String]) -> [String] {
+        documents.map { record in fields.map { record[$0]?.stringValue ?? "-" }.joined(separator: "|") }.sorted()
+    }
+
+    @Test("A sync that dies right after each server call in turn, then runs again, ends as an uninterrupted sync does")
+    func exitAfterEachCall() throws {
+        var step = 1
+        var uninterrupted = false
+        while !uninterrupted, step <= 30 {
+            defer { step += 1 }
+            let user = try SignedIn(contacts: 4)
+            defer { user.remove() }
+            #expect(try user.forceterm(["sync"]).exitCode == 0)
+            let seeded = try user.documents("contacts")
+            let edited = try #require(seeded[0]["Id"]?.stringValue)
+            let deleted = try #require(seeded[1]["Id"]?.stringValue)
+            try user.editLocally("contacts", where: "Id", is: edited, ["Title": "Edited offline"])
+            try user.editLocally("contacts", where: "Id", is: deleted, [:], delete: true)
+            for index in 0..<3 { try user.createLocally("contacts", type: "Contact", ["LastName": .string("Crash \(index)")]) }
+            try user.createLocally("accounts", type: "Account", ["Name": "Crash Account"])
+            var expected = seeded.filter { $0["Id"]?.stringValue != deleted }.map { record -> JSONObject in
+                var record = record
+                if record["Id"]?.stringValue == edited { record["Title"] = "Edited offline" }
+                return record
+            }
+            expected += (0..<3).map { ["LastName": .string("Crash \($0)")] }
+
+            var environment = user.environment
+            environment["FORCETERM_TEST_EXIT_AFTER_CALL"] = String(step)
+            let crashed = try Forceterm.run(["sync", "--store", user.storePath], environment: environment)
+            if crashed.exitCode == 0 {
+                uninterrupted = true  // the step is past the last call: this was the whole sync
+            } else {
+                #expect(crashed.exitCode == 86, "step \(step): \(crashed)")
+            }
+            let rerun = try user.forceterm(["sync"])
+            #expect(rerun.exitCode == 0, "step \(step): \(rerun)")
+
+            // The store: the expected records, all clean, with server ids, none twice.
+            let contacts = try user.documents("contacts")
+            #expect(Self.contents(contacts, ["LastName", "Title"]) == Self.contents(expected, ["LastName", "Title"]), "step \(step)")
+            #expect(contacts.allSatisfy { $0["__local__"] == false && ($0["Id"]?.stringValue?.hasPrefix("003") ?? false) }, "step \(step)")
+            let accounts = try user.documents("accounts")
+            #expect(accounts.count == 1 && accounts.allSatisfy { $0["__local__"] == false && $0["Id"]?.stringValue?.hasPrefix("001") == true }, "step \(step)")
+            // The server: a fresh store fetches exactly the same records.
+            let freshPath = user.root + "/fresh.sqlite"
+            let fresh = try Forceterm.run(["sync", "--down-only", "--store", freshPath], environment: user.environment)
+            #expect(fresh.exitCode == 0, "step \(step): \(fresh)")
+            let serverContacts = try SmartStore(path: freshPath, mustExist: true)
+                .query(.all("contacts", orderPath: SmartStore.soupEntryId, pageSize: 100_000)).compactMap(\.objectValue)
+            #expect(Self.contents(serverContacts, ["Id", "LastName", "Title"]) == Self.contents(contacts, ["Id", "LastName", "Title"]), "step \(step)")
+            let serverAccounts = try SmartStore(path: freshPath, mustExist: true)
+                .query(.all("accounts", orderPath: SmartStore.soupEntryId, pageSize: 100_000)).compactMap(\.objectValue)
+            #expect(serverAccounts.map { $0["Name"] } == ["Crash Account"], "step \(step)")
+        }
+        #expect(uninterrupted, "the sync still had calls left after 30 steps")
+        #expect(step > 4, "a sync with creates, updates, deletes and two downloads makes more than three calls")
+    }
 }

@@ -14,8 +14,20 @@ final class LiveSync {
     let local: SyncStore
     let manager: SyncManager
 
-    init(serverArguments: [String] = []) async throws {
+    /// `retryPolicy` is ForceClient's (none by default, so a fault shows at once); `onRefresh`
+    /// hears each transparent token refresh.
+    init(serverArguments: [String] = [], retryPolicy: RetryPolicy = .never,
+         onRefresh: (@Sendable (OAuthCredentials) -> Void)? = nil) async throws {
         server = try LocalOrgProcess(arguments: serverArguments)
+        client = try await Self.signIn(to: server, retryPolicy: retryPolicy, onRefresh: onRefresh)
+        local = try SyncStore()
+        manager = try SyncManager(store: local.store, remote: ForceClientRemote(client: client))
+        try SyncsSoup(store: local.store).apply(SyncsConfig(contentsOf: SyncStore.packageRoot.appendingPathComponent("config/usersyncs.json")))
+    }
+
+    /// A REST client signed in to `server` as the demo user, over HTTPS with its CA.
+    static func signIn(to server: LocalOrgProcess, retryPolicy: RetryPolicy = .never,
+                       onRefresh: (@Sendable (OAuthCredentials) -> Void)? = nil) async throws -> ForceClient {
         var configuration = TransportConfiguration(caFile: server.caFile)
         configuration.connectTimeout = 15
         configuration.stallTimeout = 30
@@ -24,12 +36,23 @@ final class LiveSync {
         let oauth = OAuthClient(loginURL: server.url, transport: transport)
         let token = try await oauth.signIn(username: "demo@localorg.test", password: Secret("localorg-demo"))
         let identity = try await oauth.identity(of: token)
-        client = ForceClient(credentials: OAuthCredentials(loginURL: server.url, clientId: OAuthClient.defaultClientId, token: token,
-                                                           identity: identity, caFile: server.caFile),
-                             transport: transport, retryPolicy: .never)
-        local = try SyncStore()
-        manager = try SyncManager(store: local.store, remote: ForceClientRemote(client: client))
-        try SyncsSoup(store: local.store).apply(SyncsConfig(contentsOf: SyncStore.packageRoot.appendingPathComponent("config/usersyncs.json")))
+        return ForceClient(credentials: OAuthCredentials(loginURL: server.url, clientId: OAuthClient.defaultClientId, token: token,
+                                                         identity: identity, caFile: server.caFile),
+                           transport: transport, retryPolicy: retryPolicy, onCredentialsRefreshed: onRefresh)
+    }
+
+    /// Makes the named sync up write through `mode` (single record, batch or collection),
+    /// keeping the rest of its definition from the repo's `usersyncs.json`.
+    func useSyncUpMode(_ mode: SyncUpTarget.Mode, for name: String) throws {
+        var config = try SyncsConfig(contentsOf: SyncStore.packageRoot.appendingPathComponent("config/usersyncs.json"))
+        config.entries = config.entries.map { entry in
+            guard entry.name == name, case let .up(target) = entry.target else { return entry }
+            var changed = entry
+            changed.target = .up(SyncUpTarget(mode: mode, createFieldlist: target.createFieldlist, updateFieldlist: target.updateFieldlist,
+                                              externalIdFieldName: target.externalIdFieldName))
+            return changed
+        }
+        _ = try SyncsSoup(store: local.store).apply(config)
     }
 
     func remove() { server.remove() }

@@ -73,6 +73,12 @@ public struct SyncUpRecorder: Sendable {
             record[LocalField.locallyUpdated] = false
             record.removeValue(forKey: target.idFieldName)
             summary.recreated += 1
+        case (.update, .preconditionFailed) where Self.serverHolds(write.write, serverValues):
+            // Our own earlier update whose answer was lost (a crash, a dropped connection): the
+            // server already holds every value we send, so there is nothing to protect.
+            if let modified = serverValues?[target.modificationDateFieldName] { record[target.modificationDateFieldName] = modified }
+            record.markClean()
+            summary.updated += 1
         case (.update, .notFound), (.delete, .preconditionFailed), (.update, .preconditionFailed):
             record[LocalField.conflict] = .object([
                 "server": serverValues.map { .object($0) } ?? .null, "detectedAt": .int(now),
@@ -95,6 +101,16 @@ public struct SyncUpRecorder: Sendable {
             summary.errors += 1
         }
         _ = try transaction.update(record, id: write.entryId, in: soupName)
+    }
+
+    /// Whether the server's copy already has every field value of an update (a missing field
+    /// counts as null). Fields the copy does not show cannot be compared, so they count as different.
+    static func serverHolds(_ write: RecordWrite, _ serverValues: JSONObject?) -> Bool {
+        guard case let .update(_, _, fields, _) = write, let serverValues, !fields.isEmpty else { return false }
+        return fields.allSatisfy { name, value in
+            guard let server = serverValues[name] else { return false }
+            return server == value
+        }
     }
 
     /// Records a refusal decided before sending (no type, a pending local reference).

@@ -1,0 +1,198 @@
+import ForceAPI
+import ForceJSON
+import Foundation
+import LocalOrgProcess
+import Testing
+@testable import MobileSync
+
+/// The real `ForceClientRemote` with a hook that runs after each call has its answer and before
+/// the engine records it: the tests use it to stop the real server or let a token expire at an
+/// exact point of a sync. The hook gets the call's 1-based number.
+struct SteppedRemote: SyncRemote {
+    let remote: ForceClientRemote
+    let afterCall: @Sendable (Int) async -> Void
+    let counter = CallCounter()
+
+    final class CallCounter: @unchecked Sendable {
+        private let lock = NSLock()
+        private var count = 0
+        func next() -> Int { lock.withLock { count += 1; return count } }
+        var calls: Int { lock.withLock { count } }
+    }
+
+    private func step<T>(_ body: () async throws(SyncRemoteError) -> T) async throws(SyncRemoteError) -> T {
+        let answer = try await body()
+        await afterCall(counter.next())
+        return answer
+    }
+
+    func query(_ soql: String, batchSize: Int?) async throws(SyncRemoteError) -> RemoteQueryPage {
+        try await step { () async throws(SyncRemoteError) in try await remote.query(soql, batchSize: batchSize) }
+    }
+
+    func queryMore(_ nextRecordsUrl: String) async throws(SyncRemoteError) -> RemoteQueryPage {
+        try await step { () async throws(SyncRemoteError) in try await remote.queryMore(nextRecordsUrl) }
+    }
+
+    func search(_ sosl: String) async throws(SyncRemoteError) -> [JSONObject] {
+        try await step { () async throws(SyncRemoteError) in try await remote.search(sosl) }
+    }
+
+    func recentItemIds(sobjectType: String) async throws(SyncRemoteError) -> [String] {
+        try await step { () async throws(SyncRemoteError) in try await remote.recentItemIds(sobjectType: sobjectType) }
+    }
+
+    func retrieve(sobjectType: String, ids: [String], fields: [String]) async throws(SyncRemoteError) -> [JSONObject?] {
+        try await step { () async throws(SyncRemoteError) in try await remote.retrieve(sobjectType: sobjectType, ids: ids, fields: fields) }
+    }
+
+    func primingRecords(relayToken: String?, changedAfter: Int64?) async throws(SyncRemoteError) -> BriefcasePrimingPage {
+        try await step { () async throws(SyncRemoteError) in try await remote.primingRecords(relayToken: relayToken, changedAfter: changedAfter) }
+    }
+
+    func send(_ writes: [RecordWrite], route: WriteRoute) async throws(SyncRemoteError) -> [RecordOutcome] {
+        try await step { () async throws(SyncRemoteError) in try await remote.send(writes, route: route) }
+    }
+}
+
+/// Counts token refreshes heard from ForceClient.
+final class RefreshCounter: @unchecked Sendable {
+    private let lock = NSLock()
+    private var count = 0
+    func heard(_: OAuthCredentials) { lock.withLock { count += 1 } }
+    var refreshes: Int { lock.withLock { count } }
+}
+
+@Suite("Sync against a faulty localorg", .serialized)
+struct LiveSyncFaultTests {
+    /// LastNames of the server's contacts, sorted, duplicates kept.
+    static func serverNames(_ live: LiveSync, client: ForceClient? = nil) async throws -> [String] {
+        let rows = try await (client ?? live.client).query("SELECT LastName FROM Contact ORDER BY LastName").records
+        return rows.compactMap { $0["LastName"]?.stringValue }
+    }
+
+    @Test("503s on reads and idempotent writes are retried; the sync ends DONE without an error")
+    func idempotentCallsRetried() async throws {
+        // Three refusals: the first query is tried four times and then answers.
+        let live = try await LiveSync(serverArguments: ["--fail-first", "3"], retryPolicy: RetryPolicy())
+        defer { live.remove() }
+        try live.server.command(["seed", "--contacts", "5"])
+        let down = try await live.manager.reSync(name: "syncDownContacts")
+        #expect(down.status == .done && down.error.isEmpty, "\(down.error)")
+        #expect(try live.local.documents("contacts").count == 5)
+    }
+
+    @Test("A 503 on a create is not retried blindly; the rerun creates each record exactly once",
+          arguments: SyncUpTarget.Mode.allCases)
+    func createNeverDuplicated(mode: SyncUpTarget.Mode) async throws {
+        let live = try await LiveSync(serverArguments: ["--fail-first", "1"], retryPolicy: RetryPolicy())
+        defer { live.remove() }
+        try live.useSyncUpMode(mode, for: "syncUpContacts")
+        for index in 0..<3 { try live.saveLocally(Records.created(nil, type: "Contact", fields: ["LastName": .string("New \(index)")]), in: "contacts") }
+        do {
+            _ = try await live.manager.reSync(name: "syncUpContacts")
+            Issue.record("\(mode): a create refused with 503 was retried or ignored")
+        } catch let error as SyncRemoteError {
+            guard case .server(503, _, _) = error else { Issue.record("\(mode): expected a 503, got \(error)"); return }
+        }
+        #expect(try live.local.documents("contacts").allSatisfy(\.isDirty), "\(mode)")
+        #expect(try await live.manager.reSync(name: "syncUpContacts").status == .done, "\(mode)")
+        #expect(try await Self.serverNames(live) == ["New 0", "New 1", "New 2"], "\(mode)")
+        #expect(try live.local.documents("contacts").allSatisfy { !$0.isDirty && $0[LocalField.createInFlight] == nil }, "\(mode)")
+    }
+
+    @Test("Random 503s (a third of the calls): reruns converge on the same state, nothing duplicated")
+    func randomFailuresConverge() async throws {
+        let live = try await LiveSync(serverArguments: ["--fail-rate", "0.35"], retryPolicy: RetryPolicy())
+        defer { live.remove() }
+        try live.server.command(["seed", "--contacts", "6"])
+        try live.useSyncUpMode(.batch, for: "syncUpContacts")
+        for index in 0..<40 { try live.saveLocally(Records.created(nil, type: "Contact", fields: ["LastName": .string("Zed \(index)")]), in: "contacts") }
+        var runs = 0
+        var finished = false
+        while !finished, runs < 60 {
+            runs += 1
+            do {
+                try await live.syncAll()
+                finished = true
+            } catch is SyncRemoteError {
+                continue
+            }
+        }
+        #expect(finished, "no sync finished in \(runs) runs")
+        // Read the result from the same org without injected faults.
+        live.server.stop()
+        let calm = try LocalOrgProcess(dataDirectory: live.server.dataDirectory)
+        defer { calm.stop() }
+        let names = try await Self.serverNames(live, client: try await LiveSync.signIn(to: calm))
+        let created = names.filter { $0.hasPrefix("Zed ") }
+        #expect(names.count == 46 && created.count == 40 && Set(created).count == 40, "\(names)")
+        let contacts = try live.local.documents("contacts")
+        #expect(contacts.count == 46 && contacts.allSatisfy { !$0.isDirty && $0[LocalField.lastError] == nil })
+        #expect(Set(contacts.compactMap { $0["Id"]?.stringValue }).count == 46)
+    }
+
+    @Test("An access token that expires mid-sync is refreshed transparently", arguments: SyncUpTarget.Mode.allCases)
+    func tokenExpiresMidSync(mode: SyncUpTarget.Mode) async throws {
+        let refreshes = RefreshCounter()
+        // Whole-second expiry: a 2 s token lives at least 1 s, enough to sign in.
+        let live = try await LiveSync(serverArguments: ["--token-ttl", "2"], onRefresh: { refreshes.heard($0) })
+        defer { live.remove() }
+        try live.server.command(["seed", "--contacts", "3"])
+        try live.useSyncUpMode(mode, for: "syncUpContacts")
+        for index in 0..<4 { try live.saveLocally(Records.created(nil, type: "Contact", fields: ["LastName": .string("Late \(index)")]), in: "contacts") }
+        // After the first call, wait past the token's lifetime: the next call meets a 401.
+        let stepped = SteppedRemote(remote: ForceClientRemote(client: live.client)) { call in
+            if call == 1 { try? await Task.sleep(for: .milliseconds(2_100)) }
+        }
+        let manager = try SyncManager(store: live.local.store, remote: stepped)
+        #expect(try await manager.reSync(name: "syncUpContacts").status == .done, "\(mode)")
+        #expect(try await manager.reSync(name: "syncDownContacts").status == .done, "\(mode)")
+        #expect(refreshes.refreshes >= 1, "\(mode): the token never expired, so nothing was tested")
+        #expect(try live.local.documents("contacts").count == 7, "\(mode)")
+        #expect(try await Self.serverNames(live).count == 7, "\(mode)")
+    }
+
+    @Test("The server stopped mid-sync: the sync fails as offline, done records stay done, a rerun finishes",
+          arguments: SyncUpTarget.Mode.allCases)
+    func serverStoppedMidSync(mode: SyncUpTarget.Mode) async throws {
+        let live = try await LiveSync()
+        defer { live.remove() }
+        try live.useSyncUpMode(mode, for: "syncUpContacts")
+        // Enough creates for several requests in every mode: 30 singles, 2 batches, ... ; the
+        // collection target gets its second request from the updates it sends as composite.
+        try live.server.command(["seed", "--contacts", "3"])
+        try await live.syncDown()
+        for record in try live.local.documents("contacts") { try live.saveLocally(Records.edited(record, ["Title": "Edited"]), in: "contacts") }
+        for index in 0..<30 { try live.saveLocally(Records.created(nil, type: "Contact", fields: ["LastName": .string("Queued \(index)")]), in: "contacts") }
+        let server = live.server
+        let stepped = SteppedRemote(remote: ForceClientRemote(client: live.client)) { call in
+            if call == 1 { server.stop() }
+        }
+        let manager = try SyncManager(store: live.local.store, remote: stepped)
+        do {
+            _ = try await manager.reSync(name: "syncUpContacts")
+            Issue.record("\(mode): a sync up with the server stopped did not fail")
+        } catch let error as SyncRemoteError {
+            guard case .offline = error else { Issue.record("\(mode): expected offline, got \(error)"); return }
+        }
+        #expect(try await manager.getSyncStatus(name: "syncUpContacts")?.status == .failed, "\(mode)")
+        let done = try live.local.documents("contacts").filter { !$0.isDirty }
+        #expect(!done.isEmpty, "\(mode): the first request's records were not recorded as done")
+        let doneIds = Set(done.compactMap { $0["Id"]?.stringValue })
+
+        // Restart the same org (a new port) and sign in again: the rerun finishes the rest.
+        let restarted = try LocalOrgProcess(dataDirectory: live.server.dataDirectory)
+        defer { restarted.stop() }
+        let client = try await LiveSync.signIn(to: restarted)
+        let rerun = try SyncManager(store: live.local.store, remote: ForceClientRemote(client: client))
+        #expect(try await rerun.reSync(name: "syncUpContacts").status == .done, "\(mode)")
+        let contacts = try live.local.documents("contacts")
+        #expect(contacts.count == 33 && contacts.allSatisfy { !$0.isDirty }, "\(mode)")
+        #expect(doneIds.isSubset(of: Set(contacts.compactMap { $0["Id"]?.stringValue })), "\(mode)")
+        let rows = try await client.query("SELECT LastName, Title FROM Contact").records
+        let queued = rows.compactMap { $0["LastName"]?.stringValue }.filter { $0.hasPrefix("Queued") }
+        #expect(rows.count == 33 && queued.count == 30 && Set(queued).count == 30, "\(mode)")
+        #expect(rows.filter { $0["Title"] == "Edited" }.count == 3, "\(mode)")
+    }
+}
