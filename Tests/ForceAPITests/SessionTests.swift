@@ -9,11 +9,13 @@ struct SessionTests {
     @Test("An expired access token is refreshed once and the request replayed, transparently")
     func expiredTokenRefreshed() async throws {
         let refreshed = LineLog()
-        let org = try await SignedInOrg(serverArguments: ["--token-ttl", "6"], refreshed: refreshed)
+        let org = try await SignedInOrg(serverArguments: ["--token-ttl", "15"], refreshed: refreshed)
         defer { org.remove() }
         let before = await org.client.credentials.accessToken
-        // Token expiry has one-second granularity, so a 6-second token lives 5 to 6 s (a refreshed one, too: room for a loaded machine); wait past it.
-        try await Task.sleep(for: .milliseconds(7200))
+        // Token expiry has one-second granularity, so a 15-second token lives 14 to 15 s. The refreshed
+        // token must outlive its replay even on a machine loaded by parallel suites (6 s was not enough
+        // under a concurrent build), so the lifetime is generous; wait past it.
+        try await Task.sleep(for: .milliseconds(16_200))
         let page = try await org.client.query("SELECT Id FROM Account LIMIT 1")
         #expect(page.done)
         let after = await org.client.credentials.accessToken
@@ -36,11 +38,11 @@ struct SessionTests {
 
     @Test("No token or password text reaches logs, errors or descriptions")
     func noSecretsInOutput() async throws {
-        let org = try await SignedInOrg(serverArguments: ["--token-ttl", "6"])
+        let org = try await SignedInOrg(serverArguments: ["--token-ttl", "15"])
         defer { org.remove() }
         let credentials = await org.client.credentials
         let secrets = [credentials.accessToken.revealed, try #require(credentials.refreshToken).revealed, SignedInOrg.password.revealed]
-        try await Task.sleep(for: .milliseconds(7200))
+        try await Task.sleep(for: .milliseconds(16_200))
         _ = try await org.client.query("SELECT Id, Name FROM Account WHERE Name = 'x'")
         let notFound = await forceError { try await org.client.retrieve("Contact", id: "003Lo0000000zzzAAA") }
         let badQuery = await forceError { try await org.client.query("SELECT Nope FROM Contact") }
