@@ -106,7 +106,8 @@ struct TUITmuxTests {
         try session.tmux(["resize-window", "-t", "0", "-x", "80", "-y", "24"])
         let deadline = Date().addingTimeInterval(20)
         var narrow = try session.screen()
-        while narrow.contains("Local state"), Date() < deadline {
+        // A capture can land between the clear and the redraw, so wait for the finished screen.
+        while narrow.contains("Local state") || !narrow.contains("Contacts (3)"), Date() < deadline {
             Thread.sleep(forTimeInterval: 0.05)
             narrow = try session.screen()
         }

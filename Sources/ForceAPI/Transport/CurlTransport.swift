@@ -10,6 +10,10 @@ import Synchronization
 public final class CurlTransport: Sendable {
     public let configuration: TransportConfiguration
     private let queue = TransferQueue()
+    /// Left by each worker once it has cleaned up its handle.
+    private let workersFinished = DispatchGroup()
+    /// How long `deinit` waits for the workers to close their connections.
+    static let shutdownWait: DispatchTimeInterval = .seconds(5)
 
     public init(configuration: TransportConfiguration = TransportConfiguration()) {
         CurlGlobal.ensureInitialized()
@@ -17,13 +21,24 @@ public final class CurlTransport: Sendable {
         for index in 0..<max(1, configuration.workerCount) {
             let queue = self.queue
             let configuration = self.configuration
-            let thread = Thread { CurlWorker(configuration: configuration).run(queue) }
+            let finished = workersFinished
+            finished.enter()
+            let thread = Thread {
+                CurlWorker(configuration: configuration).run(queue)
+                finished.leave()
+            }
             thread.name = "forceterm-curl-\(index)"
             thread.start()
         }
     }
 
-    deinit { queue.close() }
+    /// Waits for the workers to clean up their handles. Returning at once let a worker free its TLS
+    /// connections while the process was already exiting and OpenSSL's exit handler freed the same
+    /// state: `forceterm sync` aborted with "double free or corruption" after finishing its work.
+    deinit {
+        queue.close()
+        _ = workersFinished.wait(timeout: .now() + Self.shutdownWait)
+    }
 
     /// Sends one request and returns the response whatever its status; throws only when no
     /// response arrived (offline, timeout, TLS, cancelled).
