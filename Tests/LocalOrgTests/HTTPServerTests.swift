@@ -137,7 +137,9 @@ struct RunningServer {
         func run(_ arguments: [String]) throws -> (status: Int32, output: String) {
             let process = Process()
             process.executableURL = URL(fileURLWithPath: curl)
-            process.arguments = ["--silent", "--show-error", "--max-time", "20"] + arguments
+            // Generous: the full suite runs many servers at once on two cores, and a password
+            // login hashes on purpose slowly (20 s timed out once in CI).
+            process.arguments = ["--silent", "--show-error", "--max-time", "90"] + arguments
             let pipe = Pipe()
             process.standardOutput = pipe
             process.standardError = pipe
@@ -162,6 +164,7 @@ struct RunningServer {
             let login = try run(["--cacert", caPath, "-d", "grant_type=password", "-d", "client_id=forceterm",
                                  "--data-urlencode", "username=demo@localorg.test", "-d", "password=localorg-demo",
                                  "https://localhost:\(server.port)/services/oauth2/token"])
+            #expect(login.status == 0, "\(login.output)")
             #expect(try JSONParser.parse(login.output)["instance_url"] == .string("https://localhost:\(server.port)"))
         } catch {
             await server.stop()
