@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 
 /// The `forceterm` command: with no subcommand, the terminal UI; otherwise one of the subcommands.
 @main
@@ -24,18 +25,33 @@ struct Forceterm: ParsableCommand {
     }
 
     /// ArgumentParser's own entry point, except that usage errors exit with 2 as the design's
-    /// command-line contract says (ArgumentParser uses 64, EX_USAGE).
+    /// command-line contract says (ArgumentParser uses 64, EX_USAGE), and that the process ends
+    /// through `endProcess`.
     static func main() {
+        var status: Int32 = 0
         do {
             var command = try parseAsRoot()
             try command.run()
         } catch {
-            if exitCode(for: error) == .validationFailure {
-                StandardStreams.writeError(fullMessage(for: error) + "\n")
-                exit(withError: ExitCode(usageErrorExitCode))
+            var code = exitCode(for: error)
+            if code == .validationFailure { code = ExitCode(usageErrorExitCode) }
+            let message = fullMessage(for: error)
+            if !message.isEmpty {
+                if code.isSuccess { StandardStreams.write(message + "\n") } else { StandardStreams.writeError(message + "\n") }
             }
-            exit(withError: error)
+            status = code.rawValue
         }
+        endProcess(status)
+    }
+
+    /// Ends the process without running exit handlers. libcurl's worker threads may still be
+    /// closing TLS connections when a command returns, and OpenSSL's exit handler freeing the same
+    /// state crashed finished syncs and logins ("double free or corruption", SIGSEGV in libcrypto).
+    /// Nothing is lost: every store write is committed when it is made (SQLite's WAL needs no
+    /// close), the TUI restores the terminal before returning, and output is flushed here.
+    static func endProcess(_ status: Int32) -> Never {
+        fflush(nil)  // every output stream
+        _exit(status)
     }
 
     static let usageErrorExitCode: Int32 = 2
