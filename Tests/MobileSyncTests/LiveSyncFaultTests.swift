@@ -5,56 +5,6 @@ import LocalOrgProcess
 import Testing
 @testable import MobileSync
 
-/// The real `ForceClientRemote` with a hook that runs after each call has its answer and before
-/// the engine records it: the tests use it to stop the real server or let a token expire at an
-/// exact point of a sync. The hook gets the call's 1-based number.
-struct SteppedRemote: SyncRemote {
-    let remote: ForceClientRemote
-    let afterCall: @Sendable (Int) async -> Void
-    let counter = CallCounter()
-
-    final class CallCounter: @unchecked Sendable {
-        private let lock = NSLock()
-        private var count = 0
-        func next() -> Int { lock.withLock { count += 1; return count } }
-        var calls: Int { lock.withLock { count } }
-    }
-
-    private func step<T>(_ body: () async throws(SyncRemoteError) -> T) async throws(SyncRemoteError) -> T {
-        let answer = try await body()
-        await afterCall(counter.next())
-        return answer
-    }
-
-    func query(_ soql: String, batchSize: Int?) async throws(SyncRemoteError) -> RemoteQueryPage {
-        try await step { () async throws(SyncRemoteError) in try await remote.query(soql, batchSize: batchSize) }
-    }
-
-    func queryMore(_ nextRecordsUrl: String) async throws(SyncRemoteError) -> RemoteQueryPage {
-        try await step { () async throws(SyncRemoteError) in try await remote.queryMore(nextRecordsUrl) }
-    }
-
-    func search(_ sosl: String) async throws(SyncRemoteError) -> [JSONObject] {
-        try await step { () async throws(SyncRemoteError) in try await remote.search(sosl) }
-    }
-
-    func recentItemIds(sobjectType: String) async throws(SyncRemoteError) -> [String] {
-        try await step { () async throws(SyncRemoteError) in try await remote.recentItemIds(sobjectType: sobjectType) }
-    }
-
-    func retrieve(sobjectType: String, ids: [String], fields: [String]) async throws(SyncRemoteError) -> [JSONObject?] {
-        try await step { () async throws(SyncRemoteError) in try await remote.retrieve(sobjectType: sobjectType, ids: ids, fields: fields) }
-    }
-
-    func primingRecords(relayToken: String?, changedAfter: Int64?) async throws(SyncRemoteError) -> BriefcasePrimingPage {
-        try await step { () async throws(SyncRemoteError) in try await remote.primingRecords(relayToken: relayToken, changedAfter: changedAfter) }
-    }
-
-    func send(_ writes: [RecordWrite], route: WriteRoute) async throws(SyncRemoteError) -> [RecordOutcome] {
-        try await step { () async throws(SyncRemoteError) in try await remote.send(writes, route: route) }
-    }
-}
-
 /// Counts token refreshes heard from ForceClient.
 final class RefreshCounter: @unchecked Sendable {
     private let lock = NSLock()
