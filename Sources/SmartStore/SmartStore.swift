@@ -70,6 +70,12 @@ public final class SmartStore: Sendable {
         try translatingErrors { try pool.read { db in try body(StoreTransaction(db: db, catalog: catalog)) } }
     }
 
+    /// Calls `body` right after each write transaction of this store commits, on the writing thread.
+    /// Crash-point tests end the process there: what is left on disk is exactly what had committed.
+    public func afterEachCommit(_ body: @escaping @Sendable () -> Void) {
+        pool.add(transactionObserver: CommitObserver(body), extent: .databaseLifetime)
+    }
+
     private func translatingErrors<T>(_ body: () throws -> T) throws -> T {
         do {
             return try body()
@@ -162,4 +168,14 @@ public final class SmartStore: Sendable {
         let attributes = try FileManager.default.attributesOfItem(atPath: path)
         return (attributes[.size] as? NSNumber)?.int64Value ?? 0
     }
+}
+
+/// Hears commits only; the changes themselves are not observed.
+private final class CommitObserver: TransactionObserver, Sendable {
+    let body: @Sendable () -> Void
+    init(_ body: @escaping @Sendable () -> Void) { self.body = body }
+    func observes(eventsOfKind eventKind: DatabaseEventKind) -> Bool { false }
+    func databaseDidChange(with event: DatabaseEvent) {}
+    func databaseDidCommit(_ db: Database) { body() }
+    func databaseDidRollback(_ db: Database) {}
 }

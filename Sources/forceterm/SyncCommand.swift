@@ -47,8 +47,9 @@ struct SyncCommand: ParsableCommand {
                                                     attributes: [.posixPermissions: 0o700])
             let store = try SmartStore(path: storePath)
             try store.setup(from: configuration.store)
-            let manager = try SyncManager(store: store, remote: ExitAfterRemoteCall.wrapping(ForceClientRemote(client: session.client)))
+            let manager = try SyncManager(store: store, remote: TestCrashPoint.wrapping(ForceClientRemote(client: session.client)))
             try SyncsSoup(store: store).apply(configuration.syncs)
+            TestCrashPoint.arm(store)
             let plan = SyncRun(entries: configuration.syncs.entries, up: !downOnly, down: !upOnly, forceDelete: forceDelete)
             let json = self.json
             let outcome = Outcome()
