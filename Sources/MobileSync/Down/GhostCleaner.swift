@@ -27,6 +27,30 @@ public struct GhostCleaner: Sendable {
         return try Self.strings(sql, in: transaction)
     }
 
+    /// Like `cleanLocalIds`, for children: only those whose parent (in `parentIdFieldName`) is one
+    /// of `parentIds`, so children of parents outside this sync are never candidates.
+    public func cleanLocalChildIds(parentIdFieldName: String, parentIds: Set<String>, in transaction: StoreTransaction) throws -> [String] {
+        var sql = "SELECT {\(soupName):\(idFieldName)}, {\(soupName):\(parentIdFieldName)} FROM {\(soupName)}"
+        sql += " WHERE \(LocalField.cleanPredicate(soup: soupName)) AND {\(soupName):\(idFieldName)} IS NOT NULL"
+        if try transaction.hasIndex(soup: soupName, path: LocalField.syncId) {
+            sql += " AND {\(soupName):\(LocalField.syncId)} = \(syncId)"
+        }
+        sql += " ORDER BY {\(soupName):\(idFieldName)} ASC"
+        var ids: [String] = []
+        var page = 0
+        let pageSize = 5_000
+        while true {
+            let rows = try transaction.query(.smart(sql, pageSize: pageSize), pageIndex: page)
+            for row in rows {
+                guard let columns = row.arrayValue, columns.count == 2, let id = columns[0].stringValue,
+                      let parent = columns[1].stringValue, parentIds.contains(parent) else { continue }
+                ids.append(id)
+            }
+            if rows.count < pageSize { return ids }
+            page += 1
+        }
+    }
+
     /// The local ids the server did not return, in local order.
     public static func ghosts(localIds: [String], remoteIds: Set<String>) -> [String] {
         localIds.filter { !remoteIds.contains($0) }

@@ -201,6 +201,35 @@ struct SyncDownTask: Sendable {
 
     // MARK: Ghosts
 
+    /// The parent ids and child ids a full run of a parent_children target would return now.
+    func remoteTreeIds(_ spec: ParentChildrenSpec) async throws -> (parents: Set<String>, children: Set<String>) {
+        let plural = spec.children.sobjectTypePlural ?? spec.children.sobjectType
+        var query = "select \(spec.parent.idFieldName), (select \(spec.children.idFieldName) from \(plural)) from \(spec.parent.sobjectType)"
+        if let filter = spec.parentSoqlFilter, !filter.isEmpty { query += " where \(filter)" }
+        var parents = Set<String>()
+        var children = Set<String>()
+        var page = try await remote.query(query, batchSize: nil)
+        while true {
+            for parent in page.records {
+                if let id = parent[spec.parent.idFieldName]?.stringValue { parents.insert(id) }
+                // A parent without children has null here; a long child list comes in pages of its own.
+                guard let nested = parent[plural]?.objectValue else { continue }
+                var childPage = RemoteQueryPage(totalSize: 0, records: (nested["records"]?.arrayValue ?? []).compactMap(\.objectValue),
+                                                nextRecordsUrl: nested["done"]?.boolValue == false ? nested["nextRecordsUrl"]?.stringValue : nil)
+                while true {
+                    for child in childPage.records { if let id = child[spec.children.idFieldName]?.stringValue { children.insert(id) } }
+                    guard let next = childPage.nextRecordsUrl else { break }
+                    try await checkAccepting()
+                    childPage = try await remote.queryMore(next)
+                }
+            }
+            guard let next = page.nextRecordsUrl else { break }
+            try await checkAccepting()
+            page = try await remote.queryMore(next)
+        }
+        return (parents, children)
+    }
+
     /// The ids a full run of the target would return now, for ghost cleaning.
     func remoteIds(_ target: SyncDownTarget, state: SyncState, localIds: [String]) async throws -> Set<String> {
         var ids = Set<String>()

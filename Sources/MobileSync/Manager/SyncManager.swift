@@ -178,13 +178,15 @@ public actor SyncManager {
         defer { finish(id) }
         let lock = try await SyncLock.acquire(storePath: store.path, timeout: lockTimeout)
         defer { withExtendedLifetime(lock) {} }
-        let soups: [(soup: String, idField: String)] = switch target.kind {
-        case let .briefcase(infos, _): infos.map { ($0.soupName, $0.idFieldName) }
-        case let .parentChildren(spec): [(spec.parent.soupName, spec.parent.idFieldName)]
-        default: [(sync.soupName, target.idFieldName)]
-        }
         let check: @Sendable () async throws -> Void = { [weak self] in try await self?.checkStillAccepting() }
         let task = SyncDownTask(store: store, syncs: syncs, remote: remote, checkAccepting: check, report: { _ in })
+        if case let .parentChildren(spec) = target.kind {
+            return try await cleanTreeGhosts(spec, syncId: id, task: task, force: force)
+        }
+        let soups: [(soup: String, idField: String)] = switch target.kind {
+        case let .briefcase(infos, _): infos.map { ($0.soupName, $0.idFieldName) }
+        default: [(sync.soupName, target.idFieldName)]
+        }
         var removed = 0
         for (soup, idField) in soups {
             let cleaner = GhostCleaner(soupName: soup, idFieldName: idField, syncId: id)
@@ -196,6 +198,27 @@ public actor SyncManager {
             removed += try store.write { try cleaner.remove(ghosts, in: $0) }
         }
         return removed
+    }
+
+    /// Ghosts of a parent_children sync, as the SDK: parents the server no longer returns, then
+    /// children no longer returned under this sync's parents (their parent gone, or moved away).
+    /// The guard looks at each soup before anything is removed.
+    private func cleanTreeGhosts(_ spec: ParentChildrenSpec, syncId: Int64, task: SyncDownTask, force: Bool) async throws -> Int {
+        let parents = GhostCleaner(soupName: spec.parent.soupName, idFieldName: spec.parent.idFieldName, syncId: syncId)
+        let children = GhostCleaner(soupName: spec.children.soupName, idFieldName: spec.children.idFieldName, syncId: syncId)
+        let parentIdField = spec.children.parentIdFieldName ?? "ParentId"
+        let localParents = try store.read { try parents.cleanLocalIds(in: $0) }
+        let remote = try await task.remoteTreeIds(spec)
+        let localChildren = try store.read {
+            try children.cleanLocalChildIds(parentIdFieldName: parentIdField, parentIds: Set(localParents).union(remote.parents), in: $0)
+        }
+        let parentGhosts = GhostCleaner.ghosts(localIds: localParents, remoteIds: remote.parents)
+        let childGhosts = GhostCleaner.ghosts(localIds: localChildren, remoteIds: remote.children)
+        try massDeletionGuard.check(deleting: parentGhosts.count, of: try store.count(.all(spec.parent.soupName)), soup: spec.parent.soupName, force: force)
+        try massDeletionGuard.check(deleting: childGhosts.count, of: try store.count(.all(spec.children.soupName)), soup: spec.children.soupName, force: force)
+        return try store.write { transaction in
+            try parents.remove(parentGhosts, in: transaction) + children.remove(childGhosts, in: transaction)
+        }
     }
 
     public func cleanResyncGhosts(name: String, force: Bool = false) async throws -> Int {
