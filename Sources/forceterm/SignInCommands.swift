@@ -25,7 +25,7 @@ struct LoginCommand: ParsableCommand {
 
     @Flag(help: "Use the device flow (the default).") var device = false
     @Option(help: ArgumentHelp("Sign in as this user with the username-password flow.", valueName: "username")) var username: String?
-    @Flag(help: "Read the password from standard input (required with --username).") var passwordStdin = false
+    @Flag(help: "Read the password from standard input (required with --username); typed at a terminal, it is not shown.") var passwordStdin = false
     @Option(help: ArgumentHelp("login.salesforce.com (default), test.salesforce.com, a My Domain or a localorg URL.", valueName: "url"))
     var loginURL: String?
     @Option(help: ArgumentHelp("Trust the certificate authorities in this PEM file (a private CA, or localorg's ca.pem).", valueName: "file"))
@@ -73,7 +73,7 @@ struct LoginCommand: ParsableCommand {
             }
             var password: Secret?
             if let username {
-                guard let line = readLine(strippingNewline: true), !line.isEmpty else {
+                guard let line = PasswordInput.readLine(prompt: "Password for \(username): "), !line.isEmpty else {
                     throw ConfigError("no password on standard input for \(username)")
                 }
                 password = Secret(line)

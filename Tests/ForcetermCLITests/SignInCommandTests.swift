@@ -56,6 +56,24 @@ struct SignInCommandTests {
         #expect(!output.standardOutput.contains("localorg-demo") && !output.standardError.contains("localorg-demo"))
     }
 
+    @Test("A password typed at a terminal gets a prompt and never shows on the screen")
+    func typedPasswordIsNotEchoed() throws {
+        let server = try LocalOrgProcess()
+        let home = try Home()
+        defer { server.remove(); home.remove() }
+        let environment = home.environment.compactMapValues { $0 }
+        let session = try TmuxSession(command: [Forceterm.executable.path, "login", "--username", "demo@localorg.test", "--password-stdin",
+                                                "--login-url", server.url, "--cacert", server.caFile],
+                                      width: 120, height: 20, environment: environment)
+        defer { session.kill() }
+        try session.waitFor("Password for demo@localorg.test:")
+        try session.send("localorg-demo", literal: true)
+        try session.send("Enter")
+        let screen = try session.waitFor("Signed in as demo@localorg.test", timeout: 60)
+        #expect(!screen.contains("localorg-demo"), "\(screen)")
+        #expect(FileManager.default.fileExists(atPath: home.credentialsPath))
+    }
+
     @Test("A wrong password fails with exit 1 and a one-line reason; nothing is saved")
     func wrongPassword() throws {
         let server = try LocalOrgProcess()
