@@ -133,6 +133,17 @@ struct SyncCommandTests {
         #expect(status["soups"]?.arrayValue?.first { $0["soup"] == "contacts" }?["pending"] == 1)
     }
 
+    @Test("An untrusted certificate is not reported as offline: exit 1 naming TLS and --cacert")
+    func untrustedCertificate() throws {
+        let user = try SignedIn(contacts: 1)
+        let stranger = try LocalOrgProcess()
+        defer { user.remove(); stranger.remove() }
+        let sync = try user.forceterm(["sync", "--cacert", stranger.caFile])
+        #expect(sync.exitCode == 1, "\(sync)")
+        #expect(sync.standardError.contains("no trusted connection") && sync.standardError.contains("--cacert"), "\(sync)")
+        #expect(!sync.standardError.contains("cannot reach"), "\(sync)")
+    }
+
     @Test("Not signed in: exit 1 telling the user to log in")
     func notSignedIn() throws {
         let root = NSTemporaryDirectory() + "forceterm-sync-" + UUID().uuidString

@@ -202,8 +202,12 @@ public struct ForceClientRemote: SyncRemote {
     /// A failure of a whole call, sorted by what the engine does about it.
     public static func remoteError(_ error: ForceAPIError) -> SyncRemoteError {
         switch error {
-        case .offline, .connectionLost, .timeout, .transport, .tls, .cancelled:
+        case .offline, .connectionLost, .timeout, .transport:
             return .offline("\(error)")
+        case let .tls(detail):
+            return .untrusted(detail)
+        case .cancelled:
+            return .cancelled
         case .sessionExpired, .authentication:
             return .sessionExpired
         case let .apiLimit(detail):

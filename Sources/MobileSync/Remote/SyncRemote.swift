@@ -112,6 +112,11 @@ public struct RecordError: Sendable, Equatable, Error {
 public enum SyncRemoteError: Error, Sendable, Equatable, CustomStringConvertible {
     /// No connection, timeout, reset: try again later. Fails the sync; done records stay done.
     case offline(String)
+    /// The server was reached but its certificate is not trusted (or TLS failed): retrying will not
+    /// help. Fails the sync; done records stay done.
+    case untrusted(String)
+    /// The sync was cancelled (the user quit, the process is stopping).
+    case cancelled
     /// The session expired and could not be refreshed: sign in again.
     case sessionExpired
     /// The org's API request limit is used up.
@@ -124,6 +129,9 @@ public enum SyncRemoteError: Error, Sendable, Equatable, CustomStringConvertible
     public var description: String {
         switch self {
         case let .offline(detail): "cannot reach Salesforce (\(detail)); check the network and sync again"
+        case let .untrusted(detail):
+            "no trusted connection to Salesforce (\(detail)); check the system clock, a proxy that intercepts TLS, or pass the server's CA with --cacert"
+        case .cancelled: "the sync was cancelled; local changes stay queued"
         case .sessionExpired: "the Salesforce session has expired; run `forceterm login` and sync again"
         case let .apiLimitExceeded(detail): "the org's API request limit is used up (\(detail)); sync again later"
         case let .server(status, code, message): "Salesforce refused the request (\(status) \(code)): \(message)"
