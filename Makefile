@@ -16,7 +16,7 @@ BIN_RELEASE := .build/release
 VENV := .venv
 VENV_STAMP := $(VENV)/.installed-requirements
 
-.PHONY: all deps build build-release demo test test-swift test-python venv bench bench-smartstore bench-localorg clean
+.PHONY: all deps build build-release demo test test-swift test-python venv bench bench-smartstore bench-localorg bench-tui clean
 
 all: build
 
@@ -56,7 +56,7 @@ $(VENV_STAMP): tests/requirements.txt
 	cp tests/requirements.txt $@
 
 ## bench: every benchmark in a release build; each prints a table with ratios against baselines run alongside.
-bench: bench-smartstore bench-localorg
+bench: bench-smartstore bench-localorg bench-tui
 
 ## bench-smartstore: SmartStore upserts and queries against plain SQLite doing the same work.
 bench-smartstore: build-release
@@ -67,6 +67,10 @@ bench-localorg: deps
 	@scripts/install-system-deps.sh wrk
 	$(SWIFT) build -c release --product localorg $(BUILD_FLAGS)
 	scripts/localorg-bench.sh $(BIN_RELEASE)/localorg
+
+## bench-tui: the real forceterm in a pseudo-terminal on 1k and 100k contacts: first paint, keystroke latency, bytes, RSS.
+bench-tui: build-release
+	python3 scripts/tui-bench.py $(BIN_RELEASE)
 
 clean:
 	rm -rf .build

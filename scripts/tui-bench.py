@@ -1,0 +1,193 @@
+#!/usr/bin/env python3
+"""The TUI benchmark: the real forceterm binary in a pseudo-terminal, on stores of 1k and 100k contacts.
+
+Measures, for each store: time from start to first paint, time per scroll step and per keystroke of
+search-as-you-type (p50 / p95, from the key written to the last byte of the redraw), bytes written to
+the terminal per scroll step (what an SSH link carries), and peak RSS. The 1k store is the baseline
+measured in the same run; the ratio column shows what 100x the data costs.
+
+Usage: scripts/tui-bench.py BIN_DIR   (make bench-tui passes .build/release)
+Python's standard library only: it runs before any virtual environment exists.
+"""
+import fcntl
+import os
+import pty
+import re
+import select
+import shutil
+import signal
+import struct
+import subprocess
+import sys
+import tempfile
+import termios
+import time
+
+COLUMNS, ROWS = 120, 40
+QUIET = 0.05          # a redraw is over when the terminal has been silent this long
+FIRST_BYTE = 2.0      # a key that draws nothing within this long counts as no redraw
+SCROLL_STEPS = 150
+SEARCH_TERMS = ["garcia", "muller", "smith", "yamada", "lopez", "engineer", "sales", "zz"]
+
+
+def spawn(binary, store):
+    pid, fd = pty.fork()
+    if pid == 0:
+        env = dict(os.environ, TERM="xterm-256color", LANG="C.UTF-8", LC_ALL="C.UTF-8")
+        env.pop("NO_COLOR", None)
+        os.execve(binary, [binary, "--store", store, "--offline"], env)
+    fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", ROWS, COLUMNS, 0, 0))
+    os.kill(pid, signal.SIGWINCH)
+    return pid, fd
+
+
+def read_until_quiet(fd, started, first_byte=FIRST_BYTE):
+    """Reads a burst of output; returns (seconds from `started` to its last byte, bytes, text)."""
+    chunks = []
+    last = None
+    deadline = started + first_byte
+    while True:
+        timeout = QUIET if last is not None else max(0.0, deadline - time.monotonic())
+        ready, _, _ = select.select([fd], [], [], timeout)
+        if not ready:
+            break
+        try:
+            data = os.read(fd, 65536)
+        except OSError:
+            break
+        if not data:
+            break
+        chunks.append(data)
+        last = time.monotonic()
+    data = b"".join(chunks)
+    return ((last - started) if last is not None else None), len(data), data.decode("utf-8", "replace")
+
+
+def percentile(values, share):
+    ordered = sorted(values)
+    if not ordered:
+        return float("nan")
+    index = min(len(ordered) - 1, max(0, int(round(share * (len(ordered) - 1)))))
+    return ordered[index]
+
+
+def peak_rss_mb(pid):
+    with open(f"/proc/{pid}/status") as status:
+        for line in status:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def key(fd, text):
+    started = time.monotonic()
+    os.write(fd, text.encode())
+    return read_until_quiet(fd, started)
+
+
+def measure(binary, store):
+    results = {}
+    started = time.monotonic()
+    pid, fd = spawn(binary, store)
+    # First paint: until the list's title shows, then the rest of that burst.
+    seen = ""
+    first_paint = None
+    while first_paint is None and time.monotonic() - started < 30:
+        elapsed, _, text = read_until_quiet(fd, started, first_byte=30)
+        seen += text
+        if re.search(r"Contacts \(", seen):
+            first_paint = elapsed
+    if first_paint is None:
+        os.kill(pid, signal.SIGKILL)
+        raise SystemExit(f"tui-bench: forceterm never painted its contact list; output so far: {seen[-400:]!r}")
+    results["first paint (ms)"] = first_paint * 1000
+
+    scroll_times, scroll_bytes = [], []
+    for step in range(SCROLL_STEPS):
+        elapsed, size, _ = key(fd, "j")
+        if elapsed is not None:
+            scroll_times.append(elapsed * 1000)
+            scroll_bytes.append(size)
+    page_times = []
+    for _ in range(20):
+        elapsed, _, _ = key(fd, "\x1b[6~")  # PgDn
+        if elapsed is not None:
+            page_times.append(elapsed * 1000)
+    key(fd, "g")
+
+    search_times = []
+    for term in SEARCH_TERMS:
+        key(fd, "/")
+        for character in term:
+            elapsed, _, _ = key(fd, character)
+            if elapsed is not None:
+                search_times.append(elapsed * 1000)
+        key(fd, "\x1b")  # Esc clears the filter
+
+    results["scroll step p50 (ms)"] = percentile(scroll_times, 0.5)
+    results["scroll step p95 (ms)"] = percentile(scroll_times, 0.95)
+    results["page down p95 (ms)"] = percentile(page_times, 0.95)
+    results["search keystroke p50 (ms)"] = percentile(search_times, 0.5)
+    results["search keystroke p95 (ms)"] = percentile(search_times, 0.95)
+    results["bytes per scroll step (median)"] = percentile(scroll_bytes, 0.5)
+    results["peak RSS (MB)"] = peak_rss_mb(pid)
+    results["_samples"] = (len(scroll_times), len(search_times))
+
+    os.write(fd, b"q")
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        done, _ = os.waitpid(pid, os.WNOHANG)
+        if done:
+            break
+        read_until_quiet(fd, time.monotonic(), first_byte=0.1)
+    else:
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+    os.close(fd)
+    return results
+
+
+GOALS = {
+    "first paint (ms)": "< 200",
+    "scroll step p95 (ms)": "< 16",
+    "search keystroke p95 (ms)": "< 16",
+    "peak RSS (MB)": "< 60",
+}
+
+
+def main():
+    if len(sys.argv) != 2:
+        raise SystemExit("usage: scripts/tui-bench.py BIN_DIR (for example .build/release)")
+    bin_dir = os.path.abspath(sys.argv[1])
+    forceterm = os.path.join(bin_dir, "forceterm")
+    seeder = os.path.join(bin_dir, "smartstore-tool")
+    for binary in (forceterm, seeder):
+        if not os.access(binary, os.X_OK):
+            raise SystemExit(f"tui-bench: {binary} is missing; build first (make build-release)")
+    config = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "config")
+    work = tempfile.mkdtemp(prefix="forceterm-tui-bench-")
+    try:
+        columns = {}
+        for label, count in (("1k contacts", 1_000), ("100k contacts", 100_000)):
+            store = os.path.join(work, f"store-{count}.sqlite")
+            seeded = time.monotonic()
+            subprocess.run([seeder, "seed", "--store", store, "--config", config, "--contacts", str(count)],
+                           check=True, stdout=subprocess.DEVNULL)
+            print(f"seeded {label} in {time.monotonic() - seeded:.1f} s", file=sys.stderr)
+            columns[label] = measure(forceterm, store)
+        base, large = columns["1k contacts"], columns["100k contacts"]
+        print(f"\nforceterm TUI in a {COLUMNS}x{ROWS} pseudo-terminal ({os.path.basename(bin_dir)} build); "
+              f"{large['_samples'][0]} scroll steps, {large['_samples'][1]} search keystrokes per store\n")
+        print(f"| {'metric':<32} | {'1k contacts (baseline)':>22} | {'100k contacts':>13} | {'ratio':>6} | {'goal':>6} |")
+        print(f"|{'-' * 34}|{'-' * 24}:|{'-' * 14}:|{'-' * 7}:|{'-' * 7}:|")
+        for metric in base:
+            if metric.startswith("_"):
+                continue
+            ratio = large[metric] / base[metric] if base[metric] else float("nan")
+            print(f"| {metric:<32} | {base[metric]:>22.1f} | {large[metric]:>13.1f} | {ratio:>6.2f} | {GOALS.get(metric, ''):>6} |")
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
