@@ -74,6 +74,36 @@ struct ListViewModelTests {
         #expect(list.totalCount == 5)
     }
 
+    @Test("A search with thousands of matches pages in the same order with either query plan")
+    func manyMatchesSamePages() throws {
+        let fixture = try StoreFixture()
+        // 2,600 engineers (above the sorted-scan threshold) and 50 others, in an order unlike sort order.
+        try fixture.store.write { transaction in
+            for n in 0..<2_650 {
+                let last = "L" + String(String((n * 7_919) % 2_650).reversed())
+                _ = try transaction.create([[
+                    "attributes": ["type": "Contact"], "Id": .string("003N\(n)"), "FirstName": "F", "LastName": .string(last),
+                    "Title": .string(n < 2_600 ? "Engineer" : "Clerk"),
+                    "__local__": false, "__locally_created__": false, "__locally_updated__": false, "__locally_deleted__": false,
+                ]], in: "contacts")
+            }
+        }
+        let repository = RecordRepository(store: fixture.store, kind: .contact)
+        #expect(try repository.count(matching: "engin") == 2_600)
+        #expect(try repository.count(matching: "clerk") == 50)
+        for offset in [0, 37, 2_590] {
+            let sorted = try repository.page(matching: "engin", offset: offset, limit: 20, matchCount: nil).map(\.entryId)
+            let scanned = try repository.page(matching: "engin", offset: offset, limit: 20, matchCount: 2_600).map(\.entryId)
+            #expect(sorted == scanned && !sorted.isEmpty, "offset \(offset)")
+        }
+        var list = RecordListViewModel(repository: repository)
+        try list.refresh()
+        try list.setViewportHeight(10)
+        try list.setSearch("engin")
+        let names = list.visibleRows.map { $0.string("LastName") }
+        #expect(names == names.sorted() && list.totalCount == 2_600 && list.selectedIndex == 0)
+    }
+
     @Test("A refresh keeps the selection on the same record when rows appear before it")
     func refreshKeepsSelection() throws {
         let fixture = try numberedFixture()

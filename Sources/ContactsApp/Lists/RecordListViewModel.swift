@@ -69,14 +69,19 @@ public struct RecordListViewModel: Sendable {
         try loadWindow()
     }
 
-    /// Filters as the user types. The selected record stays selected when it still matches;
-    /// otherwise the first match is.
+    /// Above this many matches a keystroke does not look for the selected record's place (a count
+    /// that grows with the place); the user is still narrowing the search.
+    static let keepSelectionLimit = 5_000
+
+    /// Filters as the user types. The selected record stays selected when it still matches (and
+    /// the matches are few enough to find its place at once); otherwise the first match is.
     public mutating func setSearch(_ text: String) throws {
         guard text != search else { return }
         let keep = selected?.entryId
         search = text
         totalCount = try repository.count(matching: search)
-        if let keep, let position = try repository.position(of: keep, matching: search) {
+        if let keep, search.isEmpty || totalCount <= Self.keepSelectionLimit,
+           let position = try repository.position(of: keep, matching: search) {
             selectedIndex = position
         } else {
             selectedIndex = 0
@@ -91,6 +96,6 @@ public struct RecordListViewModel: Sendable {
         if selectedIndex < topIndex { topIndex = selectedIndex }
         if selectedIndex >= topIndex + viewportHeight { topIndex = selectedIndex - viewportHeight + 1 }
         topIndex = max(min(topIndex, max(totalCount - viewportHeight, 0)), 0)
-        visibleRows = try repository.page(matching: search, offset: topIndex, limit: viewportHeight)
+        visibleRows = try repository.page(matching: search, offset: topIndex, limit: viewportHeight, matchCount: totalCount)
     }
 }
