@@ -67,11 +67,11 @@ let package = Package(
         .systemLibrary(name: "CNcursesw", pkgConfig: "ncursesw"),
         .target(
             name: "ContactsApp",
-            dependencies: ["SmartStore", "ForceJSON"],
+            dependencies: ["SmartStore", "ForceJSON", "MobileSync"],
             swiftSettings: strictConcurrency),
         .target(
             name: "TerminalUI",
-            dependencies: ["CNcursesw", "ContactsApp"],
+            dependencies: ["CNcursesw", "ContactsApp", "MobileSync", "SmartStore"],
             swiftSettings: strictConcurrency),
         .executableTarget(
             name: "forceterm",
@@ -140,11 +140,11 @@ let package = Package(
             dependencies: ["MobileSync", "SmartStore", "ForceJSON", "ForceAPI", "LocalOrgProcess"]),
         .testTarget(
             name: "TerminalUITests",
-            dependencies: ["TerminalUI", "ContactsApp", "SmartStore", "ForceJSON"],
+            dependencies: ["TerminalUI", "ContactsApp", "SmartStore", "ForceJSON", "MobileSync"],
             exclude: ["Snapshots"]),
         .testTarget(
             name: "ContactsAppTests",
-            dependencies: ["ContactsApp", "SmartStore", "ForceJSON"]),
+            dependencies: ["ContactsApp", "SmartStore", "ForceJSON", "MobileSync"]),
         .testTarget(
             name: "ForcetermCLITests",
             dependencies: ["SmartStore", "ForceJSON", "MobileSync", "LocalOrgProcess"]),

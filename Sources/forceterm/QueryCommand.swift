@@ -1,4 +1,5 @@
 import ArgumentParser
+import ContactsApp
 import ForceJSON
 import SmartStore
 
@@ -46,17 +47,8 @@ struct QueryCommand: ParsableCommand {
     func run() throws {
         try CommandFailure.reporting {
             let store = try SmartStore(path: storeOptions.location.path, mustExist: true)
-            let spec = QuerySpec.smart(smartSql, pageSize: pageSize)
-            // The page and the total come from one snapshot, so they agree even while a sync writes.
-            let (result, totalRows, soups) = try store.read { transaction in
-                let result = try transaction.queryPage(spec, pageIndex: page - 1)
-                let complete = page == 1 && result.rows.count < pageSize
-                let totalRows = complete ? result.rows.count : try transaction.count(spec)
-                let soups = try transaction.soupNames().map { try transaction.soupInfo($0) }
-                return (result, totalRows, soups)
-            }
-            let columns = ColumnNames.readable(result.columns, soups: soups)
-            let summary = PageSummary(page: page, pageSize: pageSize, rowsOnPage: result.rows.count, totalRows: totalRows)
+            let result = try SmartSqlPage.fetch(smartSql, store: store, page: page, pageSize: pageSize)
+            let (columns, summary) = (result.columns, result.summary)
             if json {
                 StandardStreams.write(JSONWriter.string(summary.json(columns: columns, rows: result.rows), pretty: true) + "\n")
             } else {
@@ -67,17 +59,8 @@ struct QueryCommand: ParsableCommand {
     }
 }
 
-/// Which slice of the results a page is, for the footer and the JSON envelope.
-struct PageSummary: Equatable {
-    let page: Int
-    let pageSize: Int
-    let rowsOnPage: Int
-    let totalRows: Int
-
-    var pageCount: Int { max(1, (totalRows + pageSize - 1) / pageSize) }
-    var firstRow: Int { (page - 1) * pageSize + 1 }
-    var lastRow: Int { firstRow + rowsOnPage - 1 }
-
+/// The footer and the JSON envelope of `forceterm query`'s page.
+extension PageSummary {
     /// `3 rows` when everything fits on the first page, else which rows these are and how to get more.
     var footer: String {
         if page == 1 && totalRows <= pageSize { return totalRows == 1 ? "1 row" : "\(totalRows) rows" }
@@ -99,33 +82,5 @@ struct PageSummary: Equatable {
             "totalRows": .int(Int64(totalRows)),
         ]
         return .object(object)
-    }
-}
-
-/// Column headers people can read: SQLite names a selected index column after the store's internal
-/// column (`TABLE_1_2`) and an unindexed path after the expression (`json_extract(soup, '$.Title')`);
-/// both become the path the user wrote (`LastName`, `Title`). Aliases and other names stay as they are.
-enum ColumnNames {
-    static func readable(_ columns: [String], soups: [SoupInfo]) -> [String] {
-        var pathsByColumn: [String: String] = [:]
-        for soup in soups {
-            for spec in soup.indexSpecs {
-                if let column = spec.columnName { pathsByColumn[column] = spec.path }
-            }
-        }
-        return columns.map { column in
-            if let path = pathsByColumn[column] { return path }
-            if let path = jsonExtractPath(column) { return path }
-            return column
-        }
-    }
-
-    /// `Title` from `json_extract(soup, '$.Title')` or `json_extract(TABLE_1.soup, '$.Owner.Name')`.
-    static func jsonExtractPath(_ column: String) -> String? {
-        guard column.hasPrefix("json_extract("), column.hasSuffix("')"),
-            let start = column.range(of: ", '$.")
-        else { return nil }
-        let path = column[start.upperBound..<column.index(column.endIndex, offsetBy: -2)]
-        return path.isEmpty || path.contains("'") ? nil : String(path)
     }
 }

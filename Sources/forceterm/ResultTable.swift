@@ -1,3 +1,4 @@
+import ContactsApp
 import ForceJSON
 import TerminalUI
 
@@ -47,39 +48,13 @@ struct ResultTable {
         return sawNumber
     }
 
-    static func cellText(_ value: JSONValue) -> String {
-        switch value {
-        case .null: return "NULL"
-        case let .string(text): return escapingControls(text)
-        case .bool, .int, .double, .array, .object: return escapingControls(JSONWriter.string(value))
-        }
-    }
+    static func cellText(_ value: JSONValue) -> String { CellText.of(value) }
 
     private static func fit(_ text: String) -> String {
         text.truncated(toWidth: maximumCellWidth)
     }
 
-    /// C0 and C1 control characters and DEL as visible escapes; everything else unchanged.
-    static func escapingControls(_ text: String) -> String {
-        guard text.unicodeScalars.contains(where: isControl) else { return text }
-        var escaped = ""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\n": escaped += "\\n"
-            case "\r": escaped += "\\r"
-            case "\t": escaped += "\\t"
-            case _ where isControl(scalar):
-                let hex = String(scalar.value, radix: 16)
-                escaped += "\\u" + String(repeating: "0", count: max(4 - hex.count, 0)) + hex
-            default: escaped.unicodeScalars.append(scalar)
-            }
-        }
-        return escaped
-    }
-
-    private static func isControl(_ scalar: Unicode.Scalar) -> Bool {
-        scalar.value < 0x20 || (0x7F..<0xA0).contains(scalar.value)
-    }
+    static func escapingControls(_ text: String) -> String { CellText.escapingControls(text) }
 
     private static func trimmingTrailingSpaces(_ line: String) -> String {
         var line = Substring(line)

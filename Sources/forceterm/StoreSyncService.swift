@@ -1,4 +1,5 @@
 import ContactsApp
+import ForceAPI
 import Foundation
 import MobileSync
 import SmartStore
@@ -10,6 +11,8 @@ struct StoreSyncService: SyncService {
     let manager: SyncManager
     let store: SmartStore
     let entries: [SyncsConfig.Entry]
+    /// The signed-in client, for the API usage the org reported (Sforce-Limit-Info).
+    let client: ForceClient
 
     func syncUpThenDown(progress: @escaping @Sendable (SyncProgress) -> Void) async throws -> SyncSummary {
         let plan = SyncRun(entries: entries, up: true, down: true, forceDelete: false)
@@ -17,7 +20,11 @@ struct StoreSyncService: SyncService {
             let phase = state.type == .syncUp ? "Sync up" : "Sync down"
             progress(SyncProgress(phase: "\(phase) \(state.name ?? state.soupName)", fraction: Double(max(state.progress, 0)) / 100))
         }
-        if let failure = report.failure { throw SyncFailure(reason: failure) }
-        return SyncSummary(recordsWithErrors: report.recordErrors, conflicts: report.conflicts)
+        let usage = await client.lastAPIUsage.map { APIUsageLevel(used: $0.used, limit: $0.limit) }
+        if let failure = report.failure {
+            let connection: Connection = report.offline ? .offline : (report.stoppedBeforeAsking ? .unknown : .online)
+            throw SyncFailure(reason: failure, connection: connection, apiUsage: usage)
+        }
+        return SyncSummary(recordsWithErrors: report.recordErrors, conflicts: report.conflicts, apiUsage: usage)
     }
 }

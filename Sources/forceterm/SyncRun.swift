@@ -1,3 +1,4 @@
+import ForceAPI
 import ForceJSON
 import Foundation
 import MobileSync
@@ -23,6 +24,7 @@ struct SyncRun: Sendable {
                     if let summary = await manager.lastSyncUpSummary[state.id] { report.add(summary) }
                 } catch {
                     report.failure = Self.failureMessage(entry.name, error)
+                    report.noteConnection(after: error)
                     try report.countOpenIssues(entries: entries, store: store)
                     return report
                 }
@@ -35,6 +37,7 @@ struct SyncRun: Sendable {
                     report.received += max(state.totalSize, 0)
                 } catch {
                     report.failure = Self.failureMessage(entry.name, error)
+                    report.noteConnection(after: error)
                     try report.countOpenIssues(entries: entries, store: store)
                     return report
                 }
@@ -43,6 +46,7 @@ struct SyncRun: Sendable {
                 } catch let error as MobileSyncError {
                     guard case .massDeletion = error else {
                         report.failure = Self.failureMessage(entry.name, error)
+                        report.noteConnection(after: error)
                         try report.countOpenIssues(entries: entries, store: store)
                         return report
                     }
@@ -84,6 +88,26 @@ struct SyncRunReport: Sendable {
     var recordErrors = 0
     var conflicts = 0
     var failure: String?
+    /// The failure was the network: no request reached the org.
+    var offline = false
+    /// The failure came before any request (another sync running, a store problem).
+    var stoppedBeforeAsking = false
+
+    /// Records what a failure says about the connection, for the TUI's online / offline.
+    mutating func noteConnection(after error: any Error) {
+        switch error {
+        case let error as MobileSyncError:
+            switch error {
+            case .remote(.offline): offline = true
+            case .remote: break
+            default: stoppedBeforeAsking = true
+            }
+        case let error as ForceAPIError:
+            offline = error.isOffline
+        default:
+            stoppedBeforeAsking = true
+        }
+    }
 
     mutating func add(_ summary: SyncUpSummary) {
         sent += summary.sent

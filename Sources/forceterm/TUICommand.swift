@@ -52,6 +52,6 @@ enum TUILauncher {
         guard !options.offline, let session = try? SignedInSession.load(cacert: nil, verbose: false) else { return nil }
         try SyncsSoup(store: store).apply(config.syncs)
         let manager = try SyncManager(store: store, remote: ForceClientRemote(client: session.client))
-        return SyncController(service: StoreSyncService(manager: manager, store: store, entries: config.syncs.entries))
+        return SyncController(service: StoreSyncService(manager: manager, store: store, entries: config.syncs.entries, client: session.client))
     }
 }

@@ -36,6 +36,18 @@ struct KeymapTests {
         #expect(AppKeymap.table.action(for: key, in: .browsing) == command)
     }
 
+    @Test("3 and 4 open Syncs and Inspector; the Inspector's keys; m / t settle a conflict")
+    func tabAndConflictKeys() {
+        #expect(AppKeymap.table.action(for: .character("3"), in: .browsing) == .showTab(.syncs))
+        #expect(AppKeymap.table.action(for: .character("4"), in: .browsing) == .showTab(.inspector))
+        #expect(AppKeymap.table.action(for: .character("1"), in: .inspecting) == .showTab(.contacts))
+        #expect(AppKeymap.table.action(for: .enter, in: .inspecting) == .editQuery)
+        #expect(AppKeymap.table.action(for: .enter, in: .typingQuery) == .runQuery)
+        #expect(AppKeymap.table.action(for: .character("q"), in: .typingQuery) == nil, "q types a q at the prompt")
+        #expect(AppKeymap.table.action(for: .character("m"), in: .resolvingConflict) == .resolve(.keepMine))
+        #expect(AppKeymap.table.action(for: .character("t"), in: .resolvingConflict) == .resolve(.takeServer))
+    }
+
     @Test("Ctrl-S and F2 save in the form; Esc cancels")
     func formKeys() {
         #expect(AppKeymap.table.action(for: .control("s"), in: .editing) == .save)

@@ -1,6 +1,7 @@
 import ContactsApp
 import Foundation
 import ForceJSON
+import MobileSync
 import SmartStore
 import Testing
 import TerminalUI
@@ -19,7 +20,8 @@ final class ScreenFixture {
         store = try SmartStore(path: directory.appendingPathComponent("store.sqlite").path)
         try store.setup(from: StoreConfig(json: DefaultConfig.userstoreJSON))
         try Self.seed(store)
-        let model = try AppModel(store: store, syncedFields: SyncedFields(usersyncsJSON: DefaultConfig.usersyncsJSON))
+        let model = try AppModel(
+            store: store, syncedFields: SyncedFields(usersyncsJSON: DefaultConfig.usersyncsJSON), timeZone: try #require(TimeZone(identifier: "UTC")))
         screen = MemoryScreen(size: size)
         app = TerminalApp(model: model, screen: screen, theme: Theme(colors: colors, ascii: ascii))
     }
@@ -27,6 +29,15 @@ final class ScreenFixture {
     deinit { try? FileManager.default.removeItem(at: directory) }
 
     static let clean: JSONObject = ["__local__": false, "__locally_created__": false, "__locally_updated__": false, "__locally_deleted__": false]
+
+    /// What MobileSync records when sync up is refused: the server's copy of Ömer Okafor.
+    static let conflict: JSONObject = [
+        "server": [
+            "Id": "003G", "FirstName": "Ömer", "LastName": "Okafor", "Title": "Senior Buyer", "Email": "omer.okafor@example.org",
+            "AccountId": "001A", "LastModifiedDate": "2025-03-04T10:00:00.000+0000",
+        ],
+        "detectedAt": 1_741_082_400_000,
+    ]
 
     static func seed(_ store: SmartStore) throws {
         let accounts: [(String, String, String, String)] = [
@@ -46,7 +57,7 @@ final class ScreenFixture {
             ("003E", "Maximiliano Alejandro", "de la Santísima Trinidad y Hernández-Oyarzábal", "Chief Procurement and Logistics Officer for the Iberian Peninsula", "001C",
              ["__local__": true, "__locally_updated__": true, "__last_error__": "FIELD_CUSTOM_VALIDATION_EXCEPTION: Title is too long for the Iberian region's approval workflow"]),
             ("003F", "Ελένη", "Παπαδόπουλος", "CFO", "001B", ["__local__": true, "__locally_created__": true]),
-            ("003G", "Ömer", "Okafor", "Buyer", "001A", ["__conflict__": ["Title": "Senior Buyer"]]),
+            ("003G", "Ömer", "Okafor", "Buyer", "001A", ["__conflict__": .object(conflict)]),
         ]
         for (id, first, last, title, account, flags) in contacts {
             var document: JSONObject = [
@@ -57,6 +68,25 @@ final class ScreenFixture {
             for (key, value) in flags { document[key] = value }
             _ = try store.create(document, in: "contacts")
         }
+    }
+
+    /// The named syncs of the built-in usersyncs.json, one done and one failed, at fixed times.
+    func addSyncStates() throws {
+        let syncs = try SyncsSoup(store: store)
+        _ = try syncs.apply(SyncsConfig(json: DefaultConfig.usersyncsJSON))
+        var done = try #require(try syncs.state(name: "syncDownContacts"))
+        done.transition(to: .running, now: 1_741_082_400_000)
+        done.transition(to: .done, now: 1_741_082_405_000)
+        done.progress = 100
+        done.totalSize = 7
+        done.maxTimeStamp = 1_741_000_000_000
+        try syncs.save(done)
+        var failed = try #require(try syncs.state(name: "syncUpAccounts"))
+        failed.transition(to: .running, now: 1_741_082_300_000)
+        failed.transition(to: .failed, now: 1_741_082_301_000)
+        failed.error = "cannot reach Salesforce (connection refused); check the network and sync again"
+        try syncs.save(failed)
+        try app.refreshModel()
     }
 
     /// Types `keys`, lets the app handle them all, and returns the last canvas drawn.

@@ -107,4 +107,74 @@ struct ScreenSnapshotTests {
         #expect(document["__locally_created__"] == true)
         #expect(document["FirstName"] == "Ngozi")
     }
+
+    @Test("A conflicted contact's detail at 80x24: both versions in two columns, the differing ones highlighted")
+    func conflictDetailSmall() throws {
+        let fixture = try ScreenFixture(size: Self.small)
+        let canvas = try fixture.press([.down, .down, .enter])
+        try Snapshot.check(canvas, named: "conflict-detail-80x24")
+        #expect(canvas.text.contains("Senior Buyer"))
+        #expect(canvas.text.contains("1 Mine") && canvas.text.contains("2 Server's"))
+        let rows = canvas.text.split(separator: "\n", omittingEmptySubsequences: false)
+        let titleRow = try #require(rows.firstIndex { $0.contains("Senior Buyer") })
+        let attributes = canvas.attributeMap.split(separator: "\n", omittingEmptySubsequences: false)
+        let column = try #require(rows[titleRow].range(of: "Senior Buyer")).lowerBound
+        let offset = rows[titleRow].distance(from: rows[titleRow].startIndex, to: column)
+        let code = attributes[titleRow][attributes[titleRow].index(attributes[titleRow].startIndex, offsetBy: offset)]
+        #expect(code == "B", "a differing value is highlighted")
+    }
+
+    @Test("c opens the keep mine / take the server's dialog, at both sizes")
+    func conflictDialog() throws {
+        let small = try ScreenFixture(size: Self.small)
+        try Snapshot.check(try small.press([.down, .down, .character("c")]), named: "conflict-dialog-80x24")
+        let large = try ScreenFixture(size: Self.large)
+        let canvas = try large.press([.down, .down, .character("c")])
+        try Snapshot.check(canvas, named: "conflict-dialog-120x40")
+        #expect(canvas.text.contains("m = keep mine"))
+        let resolved = try large.press([.character("t")])
+        #expect(resolved.text.contains("Took the server's version"))
+        #expect(large.app.model.selected?.string("Title") == "Senior Buyer")
+    }
+
+    @Test("A narrow detail pane stacks the two versions instead of breaking the layout")
+    func conflictStacked() throws {
+        let fixture = try ScreenFixture(size: Size(width: 44, height: 24))
+        let canvas = try fixture.press([.down, .down, .enter])
+        try Snapshot.check(canvas, named: "conflict-detail-44x24")
+        #expect(canvas.text.contains("2 Senior Buyer"))
+    }
+
+    @Test("The Syncs tab: each named sync with status, totals, last run; the selected one's high-water mark and error")
+    func syncsTab() throws {
+        for size in [Self.small, Self.large] {
+            let fixture = try ScreenFixture(size: size)
+            try fixture.addSyncStates()
+            let canvas = try fixture.press([.character("3"), .down])
+            try Snapshot.check(canvas, named: "syncs-\(size.width)x\(size.height)")
+            #expect(canvas.text.contains("syncDownContacts"))
+            #expect(canvas.text.contains("connection refused"))
+            if size == Self.large { #expect(canvas.text.contains("last sync 2025-03-04 10:00:05")) }
+        }
+    }
+
+    @Test("The Inspector tab: a Smart SQL query's first page, and a bad query's error")
+    func inspectorTab() throws {
+        for size in [Self.small, Self.large] {
+            let fixture = try ScreenFixture(size: size)
+            _ = try fixture.press([.character("4"), .enter])
+            _ = try fixture.press(text: "SELECT {contacts:LastName}, {contacts:Title} FROM {contacts} ORDER BY {contacts:_soupEntryId}")
+            let canvas = try fixture.press([.enter])
+            try Snapshot.check(canvas, named: "inspector-\(size.width)x\(size.height)")
+            #expect(canvas.text.contains("山田"))
+        }
+        let fixture = try ScreenFixture(size: Self.small)
+        _ = try fixture.press([.character("4"), .enter])
+        _ = try fixture.press(text: "SELECT nonsense FROM {leads}")
+        let canvas = try fixture.press([.enter])
+        try Snapshot.check(canvas, named: "inspector-error-80x24")
+        #expect(canvas.text.contains("leads"))
+        let indices = try fixture.press([.character("i")])
+        #expect(indices.text.contains("soupName") && indices.text.contains("accounts"), "\(indices.text)")
+    }
 }

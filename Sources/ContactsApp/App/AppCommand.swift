@@ -1,9 +1,31 @@
 /// The tabs of the main screen.
 public enum AppTab: String, Sendable, CaseIterable, Hashable {
-    case contacts, accounts
+    case contacts, accounts, syncs, inspector
 
-    public var title: String { self == .contacts ? "Contacts" : "Accounts" }
-    public var kind: RecordKind { self == .contacts ? .contact : .account }
+    public var title: String {
+        switch self {
+        case .contacts: return "Contacts"
+        case .accounts: return "Accounts"
+        case .syncs: return "Syncs"
+        case .inspector: return "Inspector"
+        }
+    }
+
+    /// The records the tab lists; `nil` for Syncs and Inspector.
+    public var kind: RecordKind? {
+        switch self {
+        case .contacts: return .contact
+        case .accounts: return .account
+        case .syncs, .inspector: return nil
+        }
+    }
+
+    /// The tab after this one, wrapping around.
+    public var next: AppTab {
+        let all = Self.allCases
+        let index = all.firstIndex(of: self) ?? 0
+        return all[(index + 1) % all.count]
+    }
 }
 
 /// What the user asked for, independent of the key that asked. The TUI's keymap table maps keys
@@ -15,17 +37,27 @@ public enum AppCommand: Sendable, Hashable {
     case startSearch, keepSearch, clearSearch
     case newRecord, editRecord, deleteRecord, undeleteRecord
     case sync, resolveConflict, toggleHelp, quit
+    /// The answer in the conflict dialog.
+    case resolve(ConflictChoice)
     case confirmYes, confirmNo
     case nextField, previousField, save, cancelEdit
+    /// Inspector: edit the query, run it, page, and the soups / indices lists.
+    case editQuery, runQuery, stopEditingQuery, showSoups, showIndices
     case cursorLeft, cursorRight, cursorHome, cursorEnd, deleteBackward, deleteForward
 }
 
 /// Which keys are live: the keymap has one context per mode.
 public enum AppMode: String, Sendable, Hashable, CaseIterable {
     case browsing, searching, editing, confirmingDelete, confirmingDiscard, confirmingQuit, help
+    /// The conflict dialog: keep mine or take the server's.
+    case resolvingConflict
+    /// The Inspector tab, its prompt not focused.
+    case inspecting
+    /// Typing a Smart SQL query at the Inspector's prompt.
+    case typingQuery
 
     /// Whether typed characters go into a text field in this mode.
-    public var takesText: Bool { self == .searching || self == .editing }
+    public var takesText: Bool { self == .searching || self == .editing || self == .typingQuery }
 }
 
 /// A short message over the status line.

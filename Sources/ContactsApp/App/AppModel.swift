@@ -1,4 +1,6 @@
 import ForceJSON
+import Foundation
+import MobileSync
 import SmartStore
 
 /// The whole app's state and what each command does to it, with no terminal in sight: tabs, the
@@ -11,6 +13,9 @@ public struct AppModel: Sendable {
     public private(set) var contacts: RecordListViewModel
     public private(set) var accounts: RecordListViewModel
     public private(set) var mode: AppMode = .browsing
+    /// The Syncs tab, also the source of the status line's last sync time.
+    public private(set) var syncs: SyncsViewModel
+    public private(set) var inspector: InspectorViewModel
     /// The detail pane has focus: on a narrow screen it replaces the list; for an account, ↑/↓
     /// move through its contacts and Enter opens one.
     public private(set) var detailOpen = false
@@ -24,22 +29,34 @@ public struct AppModel: Sendable {
     /// Set by `--offline`: sync says so at once and keeps every change queued.
     public let offline: Bool
     public let sync: SyncController?
+    /// Times on screen (last sync, a sync's runs) are shown in this zone.
+    public let timeZone: TimeZone
     /// How many of an account's contacts the detail lists.
     public static let accountContactLimit = 200
 
-    public init(store: SmartStore, syncedFields: SyncedFields, sync: SyncController? = nil, offline: Bool = false) throws {
+    public init(
+        store: SmartStore, syncedFields: SyncedFields, sync: SyncController? = nil, offline: Bool = false, timeZone: TimeZone = .current
+    ) throws {
         self.store = store
+        self.timeZone = timeZone
         self.syncedFields = syncedFields
         self.sync = sync
         self.offline = offline
         contacts = RecordListViewModel(repository: RecordRepository(store: store, kind: .contact))
         accounts = RecordListViewModel(repository: RecordRepository(store: store, kind: .account))
+        syncs = SyncsViewModel(store: store)
+        inspector = InspectorViewModel(store: store)
+        syncs.refresh()
         try contacts.refresh()
         try accounts.refresh()
         try countLocalChanges()
     }
 
-    public var list: RecordListViewModel { tab == .contacts ? contacts : accounts }
+    /// The record list of the Contacts or Accounts tab (Contacts' behind Syncs and Inspector).
+    public var list: RecordListViewModel { tab == .accounts ? accounts : contacts }
+
+    /// The mode a finished dialog returns to: the Inspector has its own keys.
+    public var homeMode: AppMode { tab == .inspector ? .inspecting : .browsing }
     public var selected: LocalRecord? { list.selected }
 
     /// The fields the form edits for `kind`: usersyncs.json's, or built-in ones if it names none.
@@ -80,6 +97,8 @@ public struct AppModel: Sendable {
             }
         case .editing:
             form?.insert(character)
+        case .typingQuery:
+            inspector.type(character)
         default:
             break
         }
@@ -87,6 +106,7 @@ public struct AppModel: Sendable {
 
     /// The list pane's height changed (resize); the visible window is reloaded to fit.
     public mutating func setListHeight(_ height: Int) {
+        inspector.setPageSize(max(height - 5, 1))
         do {
             try contacts.setViewportHeight(height)
             try accounts.setViewportHeight(height)
@@ -95,8 +115,29 @@ public struct AppModel: Sendable {
         }
     }
 
-    /// Called on every tick of the event loop: picks up a finished sync.
+    /// Online / offline as the last request found it, or why there is no sync at all.
+    public var connectionText: String {
+        if offline { return "offline (--offline)" }
+        guard let sync else { return "not signed in — forceterm login" }
+        switch sync.connection {
+        case .unknown: return "signed in"
+        case .online: return "online"
+        case .offline: return "offline"
+        }
+    }
+
+    /// The status line's facts, left to right: connection, pending changes, last sync, API usage.
+    public var statusParts: [String] {
+        var parts = [connectionText, localChangeCount == 1 ? "1 local change" : "\(localChangeCount) local changes"]
+        parts.append(syncs.lastSuccessfulRun.map { "last sync \(SyncText.time($0, timeZone: timeZone))" } ?? "never synced")
+        if let usage = sync?.apiUsage { parts.append("API \(usage.used)/\(usage.limit)") }
+        return parts
+    }
+
+    /// Called on every tick of the event loop: follows a running sync's states and picks up a
+    /// finished sync.
     public mutating func tick() {
+        if sync?.isRunning == true { syncs.refresh() }
         guard let result = sync?.takeFinished() else { return }
         try? refreshAll()
         switch result {
@@ -116,7 +157,10 @@ public struct AppModel: Sendable {
 
     private mutating func dispatch(_ command: AppCommand) throws {
         switch mode {
+        case .browsing where tab == .syncs: try browseSyncs(command)
         case .browsing: try browse(command)
+        case .inspecting: try inspecting(command)
+        case .typingQuery: typingQuery(command)
         case .searching: try searching(command)
         case .editing: try editing(command)
         case .confirmingDelete:
@@ -134,17 +178,20 @@ public struct AppModel: Sendable {
                 mode = .editing
             }
         case .confirmingQuit:
-            mode = .browsing
+            mode = homeMode
             if command == .confirmYes { shouldQuit = true }
         case .help:
-            if command == .toggleHelp || command == .back || command == .quit { mode = .browsing }
+            if command == .toggleHelp || command == .back || command == .quit { mode = homeMode }
+        case .resolvingConflict:
+            mode = .browsing
+            if case let .resolve(choice) = command { try resolveConflict(choice) }
         }
     }
 
     private mutating func browse(_ command: AppCommand) throws {
         switch command {
         case let .showTab(newTab): switchTab(to: newTab)
-        case .nextTab: switchTab(to: tab == .contacts ? .accounts : .contacts)
+        case .nextTab: switchTab(to: tab.next)
         case .moveUp: try moveSelection(-1)
         case .moveDown: try moveSelection(1)
         case .pageUp: try updateList { try $0.pageUp() }
@@ -181,15 +228,63 @@ public struct AppModel: Sendable {
             try refreshAll()
         case .sync: startSync()
         case .resolveConflict:
-            toast = Toast(
-                selected?.hasConflict == true
-                    ? "Resolving conflicts arrives with the sync engine; this record keeps both versions"
-                    : "This \(list.kind.singular) has no conflict")
+            guard let record = selected else { return }
+            if record.hasConflict {
+                mode = .resolvingConflict
+            } else {
+                toast = Toast("This \(list.kind.singular) has no conflict; c resolves one marked \(LocalState.conflict.marker)")
+            }
         case .toggleHelp: mode = .help
         case .quit:
             if sync?.isRunning == true { mode = .confirmingQuit } else { shouldQuit = true }
         default:
             break
+        }
+    }
+
+    /// The keys every tab shares: tabs, sync, help, quit.
+    private mutating func common(_ command: AppCommand) {
+        switch command {
+        case let .showTab(newTab): switchTab(to: newTab)
+        case .nextTab: switchTab(to: tab.next)
+        case .sync: startSync()
+        case .toggleHelp: mode = .help
+        case .quit:
+            if sync?.isRunning == true { mode = .confirmingQuit } else { shouldQuit = true }
+        default:
+            break
+        }
+    }
+
+    private mutating func browseSyncs(_ command: AppCommand) throws {
+        switch command {
+        case .moveUp: syncs.move(by: -1)
+        case .moveDown: syncs.move(by: 1)
+        case .moveToTop, .pageUp: syncs.move(by: -syncs.syncs.count)
+        case .moveToBottom, .pageDown: syncs.move(by: syncs.syncs.count)
+        default: common(command)
+        }
+    }
+
+    private mutating func inspecting(_ command: AppCommand) throws {
+        switch command {
+        case .editQuery: mode = .typingQuery
+        case .moveDown, .pageDown: inspector.nextPage()
+        case .moveUp, .pageUp: inspector.previousPage()
+        case .showSoups: inspector.showSoups()
+        case .showIndices: inspector.showIndices()
+        default: common(command)
+        }
+    }
+
+    private mutating func typingQuery(_ command: AppCommand) {
+        switch command {
+        case .runQuery:
+            inspector.run()
+            mode = .inspecting
+        case .stopEditingQuery: mode = .inspecting
+        case .deleteBackward: inspector.deleteBackward()
+        default: break
         }
     }
 
@@ -238,6 +333,8 @@ public struct AppModel: Sendable {
     private mutating func switchTab(to newTab: AppTab) {
         tab = newTab
         detailOpen = false
+        mode = homeMode
+        if tab == .syncs { syncs.refresh() }
     }
 
     private mutating func moveSelection(_ delta: Int) throws {
@@ -262,6 +359,27 @@ public struct AppModel: Sendable {
         }
         detailOpen = true
         if tab == .accounts { try loadAccountContacts(of: record) }
+    }
+
+    /// The selected record's conflict, field by field, when it has one.
+    public var conflictComparison: ConflictComparison? {
+        guard let record = selected else { return nil }
+        return ConflictComparison(record: record, fields: fieldNames(for: list.kind))
+    }
+
+    /// Settles the selected record's conflict through MobileSync's resolver, in one transaction.
+    private mutating func resolveConflict(_ choice: ConflictChoice) throws {
+        guard let record = selected, record.hasConflict else { return }
+        let resolver = ConflictResolver(store: store, soupName: list.kind.soupName)
+        switch choice {
+        case .keepMine:
+            try resolver.keepLocal(entryId: record.entryId)
+            toast = Toast("Kept your version; s sends it to the server")
+        case .takeServer:
+            try resolver.takeServer(entryId: record.entryId)
+            toast = Toast("Took the server's version; your changes were dropped")
+        }
+        try refreshAll()
     }
 
     private mutating func loadAccountContacts(of account: LocalRecord) throws {
@@ -363,6 +481,7 @@ public struct AppModel: Sendable {
     public mutating func refreshAll() throws {
         try contacts.refresh()
         try accounts.refresh()
+        syncs.refresh()
         if detailOpen, tab == .accounts, let record = selected { try loadAccountContacts(of: record) }
         try countLocalChanges()
     }

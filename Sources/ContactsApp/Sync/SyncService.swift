@@ -13,15 +13,33 @@ public struct SyncProgress: Sendable, Equatable {
     }
 }
 
-/// What a finished sync reports: how many records were left with a per-record error or a conflict.
+/// The org's API request usage from its last answer (`Sforce-Limit-Info`).
+public struct APIUsageLevel: Sendable, Equatable {
+    public let used: Int
+    public let limit: Int
+    public init(used: Int, limit: Int) {
+        self.used = used
+        self.limit = limit
+    }
+}
+
+/// What a finished sync reports: how many records were left with a per-record error or a conflict,
+/// and the API usage the org reported, when it did.
 public struct SyncSummary: Sendable, Equatable {
     public let recordsWithErrors: Int
     public let conflicts: Int
+    public let apiUsage: APIUsageLevel?
 
-    public init(recordsWithErrors: Int, conflicts: Int) {
+    public init(recordsWithErrors: Int, conflicts: Int, apiUsage: APIUsageLevel? = nil) {
         self.recordsWithErrors = recordsWithErrors
         self.conflicts = conflicts
+        self.apiUsage = apiUsage
     }
+}
+
+/// Whether the org answered the last request: unknown until a sync has talked to it.
+public enum Connection: Sendable, Equatable {
+    case unknown, online, offline
 }
 
 /// The sync the `s` key runs: sync up, then sync down, reporting progress. MobileSync implements
@@ -41,12 +59,19 @@ public final class SyncController: Sendable {
 
     private let service: any SyncService
     private let status = Mutex<Status>(.idle)
+    private let reachability = Mutex<(connection: Connection, usage: APIUsageLevel?)>((.unknown, nil))
 
     public init(service: any SyncService) {
         self.service = service
     }
 
     public var current: Status { status.withLock { $0 } }
+
+    /// Online or offline as the last sync's requests found it; unknown before the first.
+    public var connection: Connection { reachability.withLock { $0.connection } }
+
+    /// The API usage from the last answer that reported it.
+    public var apiUsage: APIUsageLevel? { reachability.withLock { $0.usage } }
 
     public var isRunning: Bool {
         if case .running = current { return true }
@@ -68,9 +93,14 @@ public final class SyncController: Sendable {
                 let summary = try await service.syncUpThenDown { progress in
                     self.status.withLock { state in if case .running = state { state = .running(progress) } }
                 }
+                self.reachability.withLock { $0 = (.online, summary.apiUsage ?? $0.usage) }
                 self.status.withLock { $0 = .finished(.success(summary)) }
             } catch {
-                self.status.withLock { $0 = .finished(.failure(SyncFailure(reason: "\(error)"))) }
+                let failure = error as? SyncFailure ?? SyncFailure(reason: "\(error)")
+                self.reachability.withLock {
+                    $0 = (failure.connection == .unknown ? $0.connection : failure.connection, failure.apiUsage ?? $0.usage)
+                }
+                self.status.withLock { $0 = .finished(.failure(failure)) }
             }
         }
         return true
@@ -86,9 +116,16 @@ public final class SyncController: Sendable {
     }
 }
 
-/// Why a sync failed, in words for the toast.
+/// Why a sync failed, in words for the toast; `connection` says whether its requests reached the
+/// org (offline), got an answer (online), or it stopped before asking (unknown).
 public struct SyncFailure: Error, Sendable, Equatable, CustomStringConvertible {
     public let reason: String
-    public init(reason: String) { self.reason = reason }
+    public let connection: Connection
+    public let apiUsage: APIUsageLevel?
+    public init(reason: String, connection: Connection = .unknown, apiUsage: APIUsageLevel? = nil) {
+        self.reason = reason
+        self.connection = connection
+        self.apiUsage = apiUsage
+    }
     public var description: String { reason }
 }

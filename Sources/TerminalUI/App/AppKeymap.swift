@@ -6,16 +6,20 @@ public enum AppKeymap {
     public typealias Binding = KeyBinding<AppCommand, AppMode>
 
     static let confirming: Set<AppMode> = [.confirmingDelete, .confirmingDiscard, .confirmingQuit]
+    /// Modes where tab, sync and quit keys work: the record tabs and Syncs, and the Inspector.
+    static let tabs: Set<AppMode> = [.browsing, .inspecting]
 
     public static let table = Keymap<AppCommand, AppMode>([
         // Lists and detail.
-        Binding([.character("1")], .showTab(.contacts), in: [.browsing], help: "Contacts tab"),
-        Binding([.character("2")], .showTab(.accounts), in: [.browsing], help: "Accounts tab"),
-        Binding([.tab], .nextTab, in: [.browsing], help: "next tab"),
-        Binding([.up, .character("k")], .moveUp, in: [.browsing], help: "move up"),
-        Binding([.down, .character("j")], .moveDown, in: [.browsing], help: "move down"),
-        Binding([.pageUp], .pageUp, in: [.browsing], help: "page up"),
-        Binding([.pageDown], .pageDown, in: [.browsing], help: "page down"),
+        Binding([.character("1")], .showTab(.contacts), in: tabs, help: "Contacts tab"),
+        Binding([.character("2")], .showTab(.accounts), in: tabs, help: "Accounts tab"),
+        Binding([.character("3")], .showTab(.syncs), in: tabs, help: "Syncs tab: each named sync"),
+        Binding([.character("4")], .showTab(.inspector), in: tabs, help: "Inspector tab: Smart SQL, soups, indices"),
+        Binding([.tab], .nextTab, in: tabs, help: "next tab"),
+        Binding([.up, .character("k")], .moveUp, in: tabs, help: "move up (Inspector: previous page)"),
+        Binding([.down, .character("j")], .moveDown, in: tabs, help: "move down (Inspector: next page)"),
+        Binding([.pageUp], .pageUp, in: tabs, help: "page up"),
+        Binding([.pageDown], .pageDown, in: tabs, help: "page down"),
         Binding([.character("g"), .home], .moveToTop, in: [.browsing], help: "first record"),
         Binding([.character("G"), .end], .moveToBottom, in: [.browsing], help: "last record"),
         Binding([.enter], .openDetail, in: [.browsing], help: "open detail; in an account, open its contact"),
@@ -25,10 +29,17 @@ public enum AppKeymap {
         Binding([.character("e")], .editRecord, in: [.browsing], help: "edit the selected record"),
         Binding([.character("d")], .deleteRecord, in: [.browsing], help: "delete (asks y/n); stays visible, marked -"),
         Binding([.character("u")], .undeleteRecord, in: [.browsing], help: "undelete a locally deleted record"),
-        Binding([.character("s")], .sync, in: [.browsing], help: "sync: up, then down"),
+        Binding([.character("s")], .sync, in: tabs, help: "sync: up, then down"),
         Binding([.character("c")], .resolveConflict, in: [.browsing], help: "resolve the selected conflict"),
-        Binding([.character("?")], .toggleHelp, in: [.browsing, .help], help: "this help"),
-        Binding([.character("q"), .control("c")], .quit, in: [.browsing], help: "quit (asks if a sync is running)"),
+        Binding([.character("?")], .toggleHelp, in: [.browsing, .inspecting, .help], help: "this help"),
+        Binding([.character("q"), .control("c")], .quit, in: tabs, help: "quit (asks if a sync is running)"),
+        // Inspector tab (4).
+        Binding([.enter, .character("/"), .character(":")], .editQuery, in: [.inspecting], help: "type a Smart SQL query"),
+        Binding([.character("o")], .showSoups, in: [.inspecting], help: "list the soups"),
+        Binding([.character("i")], .showIndices, in: [.inspecting], help: "list every soup's indices"),
+        Binding([.enter], .runQuery, in: [.typingQuery], help: "run the query"),
+        Binding([.escape], .stopEditingQuery, in: [.typingQuery], help: "stop typing; keep the results"),
+        Binding([.backspace], .deleteBackward, in: [.typingQuery], help: "delete a character"),
         // Search box.
         Binding([.enter], .keepSearch, in: [.searching], help: "keep the filter"),
         Binding([.escape], .clearSearch, in: [.searching], help: "clear the filter"),
@@ -50,6 +61,10 @@ public enum AppKeymap {
         Binding([.character("y"), .character("Y")], .confirmYes, in: confirming, help: "yes"),
         Binding([.character("n"), .character("N"), .escape], .confirmNo, in: confirming, help: "no"),
         Binding([.escape, .character("q")], .back, in: [.help], help: "close this help"),
+        // The conflict dialog (c).
+        Binding([.character("m")], .resolve(.keepMine), in: [.resolvingConflict], help: "keep mine: sent on the next sync"),
+        Binding([.character("t")], .resolve(.takeServer), in: [.resolvingConflict], help: "take the server's: my changes dropped"),
+        Binding([.escape, .character("q")], .confirmNo, in: [.resolvingConflict], help: "decide later"),
     ])
 
     /// The help screen's sections, straight from the table.
@@ -58,7 +73,11 @@ public enum AppKeymap {
             HelpOverlay.Section(title: "Lists and detail", lines: table.helpLines(for: .browsing, ascii: ascii)),
             HelpOverlay.Section(title: "Search (/)", lines: table.helpLines(for: .searching, ascii: ascii)),
             HelpOverlay.Section(title: "Edit form", lines: table.helpLines(for: .editing, ascii: ascii)),
+            HelpOverlay.Section(title: "Inspector (4)", lines: table.helpLines(for: .inspecting, ascii: ascii).filter { line in
+                !table.helpLines(for: .browsing, ascii: ascii).contains { $0.keys == line.keys }
+            } + table.helpLines(for: .typingQuery, ascii: ascii)),
             HelpOverlay.Section(title: "Questions", lines: table.helpLines(for: .confirmingDelete, ascii: ascii)),
+            HelpOverlay.Section(title: "Conflict (c)", lines: table.helpLines(for: .resolvingConflict, ascii: ascii)),
         ]
     }
 }

@@ -44,19 +44,16 @@ public enum ContactsScreen {
             in: &canvas, y: 0, width: size.width, tabs: AppTab.allCases.map(\.title),
             active: AppTab.allCases.firstIndex(of: model.tab) ?? 0, right: "? help", theme: theme)
 
-        let editing = model.form != nil && (model.mode == .editing || model.mode == .confirmingDiscard)
-        let showList = layout.sideBySide || (!model.detailOpen && !editing)
-        if showList { drawList(model, in: &canvas, layout: layout, theme: theme) }
-        if layout.sideBySide {
-            Box.verticalLine(in: &canvas, x: layout.list.maxX, top: 1, height: layout.detail.height, theme: theme)
-        }
-        if editing, let form = model.form {
-            drawForm(form, in: &canvas, rect: layout.detail, theme: theme)
-        } else if layout.sideBySide || model.detailOpen {
-            drawDetail(model, in: &canvas, rect: layout.detail, theme: theme)
+        let body = Rect(x: 0, y: 1, width: size.width, height: size.height - 2)
+        switch model.tab {
+        case .syncs:
+            SyncsScreen.draw(model, in: &canvas, body: Rect(x: 0, y: 1, width: size.width, height: size.height - 3), theme: theme)
+        case .inspector:
+            InspectorScreen.draw(model, in: &canvas, body: Rect(x: 0, y: 1, width: size.width, height: size.height - 3), theme: theme)
+        case .contacts, .accounts:
+            drawRecords(model, in: &canvas, layout: layout, theme: theme)
         }
 
-        let body = Rect(x: 0, y: 1, width: size.width, height: size.height - 2)
         switch model.mode {
         case .confirmingDelete:
             let name = model.selected.map(model.list.kind.displayName) ?? ""
@@ -67,6 +64,16 @@ public enum ContactsScreen {
             ConfirmDialog.draw(in: &canvas, within: body, question: "Discard your unsaved changes?", theme: theme)
         case .confirmingQuit:
             ConfirmDialog.draw(in: &canvas, within: body, question: "A sync is running. Quit anyway? Local changes are kept.", theme: theme)
+        case .resolvingConflict:
+            let name = model.selected.map(model.list.kind.displayName) ?? ""
+            let differing = model.conflictComparison?.differingCount ?? 0
+            let gone = model.conflictComparison?.deletedOnServer == true
+            let question = gone
+                ? "\(name) was deleted on the server after you changed it here. Keep mine creates it again; take the server's removes it here."
+                : "\(name) changed here and on the server (\(differing == 1 ? "1 field differs" : "\(differing) fields differ")). Which version wins?"
+            ConfirmDialog.draw(
+                in: &canvas, within: body, question: question, theme: theme, title: "Conflict",
+                choices: "m = keep mine   t = take the server's   Esc = later")
         case .help:
             HelpOverlay.draw(
                 in: &canvas, within: body, sections: AppKeymap.helpSections(ascii: theme.lines == .ascii),
@@ -79,8 +86,23 @@ public enum ContactsScreen {
             ToastWidget.draw(in: &canvas, y: size.height - 2, width: size.width, message: toast.message, isError: toast.isError, theme: theme)
         }
         drawStatus(model, in: &canvas, theme: theme)
-        if model.mode != .editing && model.mode != .searching { canvas.cursor = nil }
+        if !model.mode.takesText { canvas.cursor = nil }
         return canvas
+    }
+
+    /// The Contacts and Accounts tabs: list, detail or form.
+    private static func drawRecords(_ model: AppModel, in canvas: inout Canvas, layout: ScreenLayout, theme: Theme) {
+        let editing = model.form != nil && (model.mode == .editing || model.mode == .confirmingDiscard)
+        let showList = layout.sideBySide || (!model.detailOpen && !editing)
+        if showList { drawList(model, in: &canvas, layout: layout, theme: theme) }
+        if layout.sideBySide {
+            Box.verticalLine(in: &canvas, x: layout.list.maxX, top: 1, height: layout.detail.height, theme: theme)
+        }
+        if editing, let form = model.form {
+            drawForm(form, in: &canvas, rect: layout.detail, theme: theme)
+        } else if layout.sideBySide || model.detailOpen {
+            drawDetail(model, in: &canvas, rect: layout.detail, theme: theme)
+        }
     }
 
     // MARK: Parts
@@ -129,19 +151,10 @@ public enum ContactsScreen {
         }
         let kind = model.list.kind
         var lines: [DetailLine] = []
-        var shown: Set<String> = []
-        for field in model.fieldNames(for: kind) {
-            shown.insert(field)
-            if field == "AccountId" {
-                let account = model.account(of: record)
-                lines.append(.field(label: "Account", value: account.map { $0.string("Name") } ?? record.string(field)))
-            } else {
-                lines.append(.field(label: FieldRule.rule(for: field, of: kind).label, value: record.string(field)))
-            }
-        }
-        // Every other field of the record, so nothing the org sent is hidden.
-        for (key, value) in record.document where !shown.contains(key) && !isBookkeeping(key) && !value.isNull {
-            lines.append(.field(label: key, value: record.string(key)))
+        if let comparison = ConflictComparison(record: record, fields: model.fieldNames(for: kind)) {
+            lines = conflictLines(comparison, record: record, model: model)
+        } else {
+            lines = fieldLines(record, model: model)
         }
         lines.append(.blank)
         lines.append(.field(label: "Local state", value: record.state.summary))
@@ -162,6 +175,51 @@ public enum ContactsScreen {
         }
         let title = kind.displayName(of: record)
         DetailWidget.draw(in: &canvas, rect, title: title.isEmpty ? "(no name)" : title, lines: lines, theme: theme)
+    }
+
+    /// Both versions of a conflicted record, differing fields highlighted, and how to settle it.
+    private static func conflictLines(_ comparison: ConflictComparison, record: LocalRecord, model: AppModel) -> [DetailLine] {
+        let kind = model.list.kind
+        var lines: [DetailLine] = [
+            .text("Conflict: changed here and on the server. c resolves it.", role: .markerConflict),
+            .blank,
+            .comparisonHeader(left: "1 Mine", right: comparison.deletedOnServer ? "2 Server's (deleted)" : "2 Server's"),
+        ]
+        for row in comparison.rows {
+            var label = row.field
+            var local = row.local
+            var server = row.server
+            if row.field == "AccountId" {
+                label = "Account"
+                local = model.account(of: record).map { $0.string("Name") } ?? row.local
+                server = (try? model.accounts.repository.record(id: row.server)).map { $0.string("Name") } ?? row.server
+            } else if model.fieldNames(for: kind).contains(row.field) {
+                label = FieldRule.rule(for: row.field, of: kind).label
+            }
+            lines.append(.comparison(label: label, left: local, right: server, differs: row.differs))
+        }
+        return lines
+    }
+
+    /// Every field of a record: the form's fields first, then whatever else the org sent.
+    private static func fieldLines(_ record: LocalRecord, model: AppModel) -> [DetailLine] {
+        let kind = model.list.kind
+        var lines: [DetailLine] = []
+        var shown: Set<String> = []
+        for field in model.fieldNames(for: kind) {
+            shown.insert(field)
+            if field == "AccountId" {
+                let account = model.account(of: record)
+                lines.append(.field(label: "Account", value: account.map { $0.string("Name") } ?? record.string(field)))
+            } else {
+                lines.append(.field(label: FieldRule.rule(for: field, of: kind).label, value: record.string(field)))
+            }
+        }
+        // Every other field of the record, so nothing the org sent is hidden.
+        for (key, value) in record.document where !shown.contains(key) && !isBookkeeping(key) && !value.isNull {
+            lines.append(.field(label: key, value: record.string(key)))
+        }
+        return lines
     }
 
     private static func contactCount(_ model: AppModel, _ account: LocalRecord) -> Int {
@@ -185,13 +243,19 @@ public enum ContactsScreen {
     }
 
     private static func drawStatus(_ model: AppModel, in canvas: inout Canvas, theme: Theme) {
-        var parts: [String] = []
-        parts.append(model.offline ? "offline" : (model.sync == nil ? "sync not set up" : "online"))
-        parts.append(model.localChangeCount == 1 ? "1 local change" : "\(model.localChangeCount) local changes")
+        let parts = model.statusParts
         var progress: (String, Double)?
         if case let .running(state)? = model.sync?.current { progress = (state.phase, state.fraction) }
-        let list = model.list
-        let position = list.totalCount == 0 ? "0" : "\(list.selectedIndex + 1)/\(list.totalCount)"
+        let position: String
+        switch model.tab {
+        case .syncs:
+            position = model.syncs.syncs.count == 1 ? "1 sync" : "\(model.syncs.syncs.count) syncs"
+        case .inspector:
+            position = model.inspector.page.map { "page \($0.summary.page)/\($0.summary.pageCount)" } ?? ""
+        case .contacts, .accounts:
+            let list = model.list
+            position = list.totalCount == 0 ? "0" : "\(list.selectedIndex + 1)/\(list.totalCount)"
+        }
         StatusLine.draw(
             in: &canvas, y: canvas.size.height - 1, width: canvas.size.width, left: parts.joined(separator: " · "),
             progress: progress, right: position, theme: theme)

@@ -53,6 +53,9 @@ public struct TerminalApp {
         }
     }
 
+    /// Reads the store again (after another process, or a test, wrote to it).
+    public mutating func refreshModel() throws { try model.refreshAll() }
+
     /// Draws the model at the screen's current size.
     public mutating func draw() {
         let layout = ScreenLayout(size: screen.size)

@@ -24,6 +24,8 @@ public enum StyleRole: Sendable, CaseIterable {
     case normal, title, tabActive, tabInactive, selection, selectionInactive, label, dimmed, hint
     case statusLine, toast, toastError, dialog, fieldFocused, fieldError
     case markerCreated, markerUpdated, markerDeleted, markerError, markerConflict
+    /// A value that differs between two versions of a record (a conflict's mine vs the server's).
+    case changed
 }
 
 /// Colours and line drawing for one run. Monochrome keeps bold, dim and reverse, so selection and
@@ -64,6 +66,7 @@ public struct Theme: Sendable, Equatable {
         case .markerDeleted: return CellStyle(foreground: .red, dim: true)
         case .markerError: return CellStyle(foreground: .red, bold: true)
         case .markerConflict: return CellStyle(foreground: .magenta, bold: true)
+        case .changed: return CellStyle(foreground: .yellow, bold: true)
         }
     }
 

@@ -1,0 +1,62 @@
+import Foundation
+import MobileSync
+import SmartStore
+
+/// The Syncs tab and the status line's "last sync": the named syncs as `syncs_soup` holds them,
+/// read again on demand (on start, while a sync runs, after it ends). Reading never creates the
+/// soup, so a store that was never synced stays untouched.
+public struct SyncsViewModel: Sendable {
+    public let store: SmartStore
+    public private(set) var syncs: [SyncState] = []
+    public private(set) var selectedIndex = 0
+    /// Why the states could not be read, shown instead of the table.
+    public private(set) var loadError: String?
+
+    public init(store: SmartStore) {
+        self.store = store
+    }
+
+    public var selected: SyncState? { syncs.indices.contains(selectedIndex) ? syncs[selectedIndex] : nil }
+
+    /// When the most recent successful run of any sync ended (epoch ms), if one ever did.
+    public var lastSuccessfulRun: Int64? {
+        syncs.filter { $0.status == .done && $0.endTime > 0 }.map(\.endTime).max()
+    }
+
+    public mutating func refresh() {
+        do {
+            syncs = try store.hasSoup(SyncState.soupName) ? SyncsSoup(store: store).all() : []
+            loadError = nil
+        } catch {
+            loadError = "cannot read the sync states: \(error)"
+        }
+        selectedIndex = min(max(selectedIndex, 0), max(syncs.count - 1, 0))
+    }
+
+    public mutating func move(by delta: Int) {
+        selectedIndex = min(max(selectedIndex + delta, 0), max(syncs.count - 1, 0))
+    }
+}
+
+/// How a sync's numbers read on screen. UTC unless a time zone is given, so tests are stable.
+public enum SyncText {
+    /// "2025-03-04 10:00:05" for epoch milliseconds; "never" for none.
+    public static func time(_ milliseconds: Int64, timeZone: TimeZone = .current) -> String {
+        guard milliseconds > 0 else { return "never" }
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = timeZone
+        let parts = calendar.dateComponents(
+            [.year, .month, .day, .hour, .minute, .second], from: Date(timeIntervalSince1970: Double(milliseconds) / 1000))
+        func two(_ value: Int?) -> String { String(format: "%02d", value ?? 0) }
+        return "\(parts.year ?? 0)-\(two(parts.month))-\(two(parts.day)) \(two(parts.hour)):\(two(parts.minute)):\(two(parts.second))"
+    }
+
+    /// "12 of 40" / "12" / "–" for a run's progress and total.
+    public static func totals(_ state: SyncState) -> String {
+        guard state.totalSize >= 0 else { return "–" }
+        return "\(state.totalSize)"
+    }
+
+    /// "syncDown" / "syncUp" in words.
+    public static func kind(_ state: SyncState) -> String { state.type == .syncDown ? "down" : "up" }
+}

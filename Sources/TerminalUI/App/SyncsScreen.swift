@@ -1,0 +1,62 @@
+import ContactsApp
+import Foundation
+import MobileSync
+
+/// The Syncs tab: a table of the named syncs (direction, status, progress, totals, last run) and,
+/// below it, the selected sync in full: its high-water mark and its last error.
+enum SyncsScreen {
+    static func draw(_ model: AppModel, in canvas: inout Canvas, body: Rect, theme: Theme) {
+        canvas.fill(body)
+        let syncs = model.syncs
+        if let error = syncs.loadError {
+            DetailWidget.draw(in: &canvas, body, title: "Syncs", lines: [.text(error, role: .fieldError)], theme: theme)
+            return
+        }
+        guard !syncs.syncs.isEmpty else {
+            let hint = model.sync == nil
+                ? "No syncs yet. Sign in with forceterm login; s then runs the syncs of usersyncs.json."
+                : "No syncs yet: s runs the syncs of usersyncs.json."
+            DetailWidget.draw(in: &canvas, body, title: "Syncs", lines: [.text(hint, role: .hint)], theme: theme)
+            return
+        }
+        let headers = ["Sync", "Dir", "Status", "Progress", "Total", "Last run"]
+        let rows = syncs.syncs.map { state in
+            [state.name ?? "#\(state.id)", SyncText.kind(state), state.status.rawValue, "\(state.progress)%", SyncText.totals(state),
+             SyncText.time(state.endTime > 0 ? state.endTime : state.startTime, timeZone: model.timeZone)]
+        }
+        let styles: [StyleRole] = syncs.syncs.map { state in
+            switch state.status {
+            case .failed, .stopped: return .markerError
+            case .running: return .markerUpdated
+            default: return .normal
+            }
+        }
+        let tableHeight = min(rows.count + 1, max(body.height / 2, 2))
+        canvas.draw("Syncs (\(rows.count))", x: body.x + 1, y: body.y, style: theme.style(.title), maxWidth: body.width - 2)
+        TableWidget.draw(
+            in: &canvas, Rect(x: body.x, y: body.y + 1, width: body.width, height: tableHeight), headers: headers, rows: rows,
+            selectedRow: syncs.selectedIndex, theme: theme, rowStyles: styles)
+        guard let state = syncs.selected else { return }
+        var lines: [DetailLine] = [
+            .field(label: "Soup", value: state.soupName),
+            .field(label: "Direction", value: state.type == .syncDown ? "sync down (server to store)" : "sync up (store to server)"),
+            .field(label: "Status", value: "\(state.status.rawValue), \(state.progress)%"),
+            .field(label: "Total", value: state.totalSize >= 0 ? "\(state.totalSize) records" : "not known yet"),
+            .field(label: "Started", value: SyncText.time(state.startTime, timeZone: model.timeZone)),
+            .field(label: "Ended", value: SyncText.time(state.endTime, timeZone: model.timeZone)),
+        ]
+        if state.type == .syncDown {
+            lines.append(.field(label: "High-water", value: state.maxTimeStamp > 0 ? SyncText.time(state.maxTimeStamp, timeZone: model.timeZone) : "none: the next run fetches everything"))
+        }
+        lines.append(.field(label: "Merge mode", value: state.options.mergeMode.rawValue))
+        if state.error.isEmpty {
+            lines.append(.field(label: "Last error", value: "none"))
+        } else {
+            lines.append(.text("Last error: \(state.error)", role: .fieldError))
+        }
+        let detailTop = body.y + 1 + tableHeight + 1
+        DetailWidget.draw(
+            in: &canvas, Rect(x: body.x, y: detailTop, width: body.width, height: max(body.maxY - detailTop, 0)),
+            title: state.name ?? "#\(state.id)", lines: lines, theme: theme)
+    }
+}

@@ -1,0 +1,112 @@
+import ContactsApp
+import ForceJSON
+import SmartStore
+import Testing
+
+/// `c` on a conflicted record: the comparison the detail shows and the two ways out, written
+/// through MobileSync's resolver to the real store file.
+@Suite("Conflicts: comparison and keep mine / take the server's")
+struct ConflictTests {
+    /// A contact edited here whose sync up was refused: `__conflict__` as MobileSync writes it.
+    @discardableResult
+    func addConflict(_ fixture: StoreFixture, server: JSONObject?) throws -> JSONObject {
+        let conflict: JSONValue = .object(["server": server.map(JSONValue.object) ?? .null, "detectedAt": 1_741_082_400_000])
+        return try fixture.addSyncedContact(
+            first: "Ömer", last: "Okafor", title: "Mine",
+            extra: ["__local__": true, "__locally_updated__": true, "LastModifiedDate": "2025-03-01T09:00:00.000+0000", "__conflict__": conflict])
+    }
+
+    func serverCopy(title: String = "Theirs") -> JSONObject {
+        ["FirstName": "Ömer", "LastName": "Okafor", "Title": .string(title), "LastModifiedDate": "2025-03-04T10:00:00.000+0000"]
+    }
+
+    func model(_ fixture: StoreFixture) throws -> AppModel {
+        var model = try AppModel(store: fixture.store, syncedFields: fixture.fields)
+        model.setListHeight(10)
+        return model
+    }
+
+    @Test("The comparison lists both versions and marks the fields that differ")
+    func comparison() throws {
+        let fixture = try StoreFixture()
+        let saved = try addConflict(fixture, server: serverCopy())
+        let record = try LocalRecord(document: saved)
+        let comparison = try #require(ConflictComparison(record: record, fields: ["FirstName", "LastName", "Title"]))
+        #expect(!comparison.deletedOnServer)
+        #expect(comparison.rows.prefix(3).map(\.field) == ["FirstName", "LastName", "Title"])
+        let title = try #require(comparison.rows.first { $0.field == "Title" })
+        #expect(title.local == "Mine" && title.server == "Theirs" && title.differs)
+        #expect(comparison.rows.first { $0.field == "LastName" }?.differs == false)
+        #expect(!comparison.rows.contains { $0.field.hasPrefix("__") || $0.field == "attributes" }, "bookkeeping stays out")
+        let plain = try LocalRecord(document: fixture.addSyncedContact(first: "Ana", last: "Zapata"))
+        #expect(ConflictComparison(record: plain, fields: ["Title"]) == nil)
+    }
+
+    @Test("A record the server deleted shows an empty server side")
+    func deletedOnServer() throws {
+        let fixture = try StoreFixture()
+        let record = try LocalRecord(document: addConflict(fixture, server: nil))
+        let comparison = try #require(ConflictComparison(record: record, fields: ["Title"]))
+        #expect(comparison.deletedOnServer)
+        #expect(comparison.rows.first { $0.field == "Title" }?.server == "")
+    }
+
+    @Test("c on a record without a conflict says so and opens nothing")
+    func noConflict() throws {
+        let fixture = try StoreFixture()
+        try fixture.addSyncedContact(first: "Ana", last: "Zapata")
+        var model = try model(fixture)
+        model.perform(.resolveConflict)
+        #expect(model.mode == .browsing)
+        #expect(model.toast?.message.hasPrefix("This contact has no conflict") == true)
+    }
+
+    @Test("Keep mine: the conflict is cleared, my values stay and are pending against the server's version")
+    func keepMine() throws {
+        let fixture = try StoreFixture()
+        let saved = try addConflict(fixture, server: serverCopy())
+        var model = try model(fixture)
+        #expect(model.selected?.state == .conflict)
+        model.perform(.resolveConflict)
+        #expect(model.mode == .resolvingConflict)
+        model.perform(.resolve(.keepMine))
+        #expect(model.mode == .browsing)
+        let entryId = try #require(saved["_soupEntryId"]?.int64Value)
+        let stored = try fixture.document(entryId)
+        #expect(stored["__conflict__"] == nil)
+        #expect(stored["Title"] == "Mine")
+        #expect(stored["__local__"] == true)
+        #expect(stored["LastModifiedDate"] == "2025-03-04T10:00:00.000+0000", "the next sync up is checked against the server version seen")
+        #expect(model.selected?.state == .updated)
+        #expect(model.localChangeCount == 1)
+        #expect(model.toast?.message == "Kept your version; s sends it to the server")
+    }
+
+    @Test("Take the server's: my changes are dropped and the server's values kept")
+    func takeServer() throws {
+        let fixture = try StoreFixture()
+        let saved = try addConflict(fixture, server: serverCopy())
+        var model = try model(fixture)
+        model.perform(.resolveConflict)
+        model.perform(.resolve(.takeServer))
+        let entryId = try #require(saved["_soupEntryId"]?.int64Value)
+        let stored = try fixture.document(entryId)
+        #expect(stored["__conflict__"] == nil)
+        #expect(stored["Title"] == "Theirs")
+        #expect(stored["__local__"] == false)
+        #expect(model.selected?.state == .clean)
+        #expect(model.localChangeCount == 0)
+    }
+
+    @Test("Esc in the dialog keeps the conflict for later")
+    func later() throws {
+        let fixture = try StoreFixture()
+        let saved = try addConflict(fixture, server: serverCopy())
+        var model = try model(fixture)
+        model.perform(.resolveConflict)
+        model.perform(.confirmNo)
+        #expect(model.mode == .browsing)
+        let entryId = try #require(saved["_soupEntryId"]?.int64Value)
+        #expect(try fixture.document(entryId)["__conflict__"] != nil)
+    }
+}
