@@ -35,6 +35,7 @@ public final class SmartStore: Sendable {
         configuration.busyMode = .timeout(Self.busyTimeout)
         configuration.foreignKeysEnabled = false
         configuration.label = "SmartStore"
+        configuration.prepareDatabase { db in db.add(collation: TextCollation.collation) }
         do {
             if mustExist {
                 // Look before opening for writing: a pool would switch someone else's database to WAL.

@@ -74,6 +74,27 @@ struct ListViewModelTests {
         #expect(list.totalCount == 5)
     }
 
+    @Test("The list sorts as people read: case and accents ignored, ties in a fixed order")
+    func humanSortOrder() throws {
+        let fixture = try StoreFixture()
+        for last in ["Zoë", "Ñúñez", "adams", "García", "Nunez", "garza", "Öztürk", "Ortiz", "de la Cruz", "Dubois", "山田"] {
+            try fixture.addSyncedContact(first: "X", last: last)
+        }
+        var list = RecordListViewModel(repository: RecordRepository(store: fixture.store, kind: .contact))
+        try list.repository.prepareSortIndex()
+        try list.setViewportHeight(20)
+        try list.refresh()
+        #expect(list.visibleRows.map { $0.string("LastName") }
+            == ["adams", "de la Cruz", "Dubois", "García", "garza", "Nunez", "Ñúñez", "Ortiz", "Öztürk", "Zoë", "山田"])
+        // The selection is found again in that order (position counts under the same collation).
+        try list.moveToBottom()
+        try list.move(by: -3)
+        #expect(list.selected?.string("LastName") == "Ortiz")
+        try fixture.addSyncedContact(first: "X", last: "Álvarez")
+        try list.refresh()
+        #expect(list.selected?.string("LastName") == "Ortiz" && list.selectedIndex == 8)
+    }
+
     @Test("A search with thousands of matches pages in the same order with either query plan")
     func manyMatchesSamePages() throws {
         let fixture = try StoreFixture()

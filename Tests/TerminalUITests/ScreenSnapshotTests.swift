@@ -20,14 +20,14 @@ struct ScreenSnapshotTests {
     @Test("Contacts list and detail side by side at 120x40")
     func contactsLarge() throws {
         let fixture = try ScreenFixture(size: Self.large)
-        let canvas = try fixture.press([.down, .down])
+        let canvas = try fixture.press([.down, .down, .down, .down])
         try Snapshot.check(canvas, named: "contacts-120x40")
     }
 
     @Test("At 80x24 Enter shows the detail instead of the list, with the last sync error in full")
     func detailSmall() throws {
         let fixture = try ScreenFixture(size: Self.small)
-        let canvas = try fixture.press([.down, .down, .down, .enter])
+        let canvas = try fixture.press([.enter])
         try Snapshot.check(canvas, named: "detail-error-80x24")
         #expect(canvas.text.contains("approval workflow"))
     }
@@ -44,7 +44,7 @@ struct ScreenSnapshotTests {
     @Test("Delete asks for confirmation in a dialog")
     func deleteDialog() throws {
         let fixture = try ScreenFixture(size: Self.small)
-        let canvas = try fixture.press(text: "d")
+        let canvas = try fixture.press([.down, .character("d")])
         try Snapshot.check(canvas, named: "delete-80x24")
     }
 
@@ -111,7 +111,7 @@ struct ScreenSnapshotTests {
     @Test("A conflicted contact's detail at 80x24: both versions in two columns, the differing ones highlighted")
     func conflictDetailSmall() throws {
         let fixture = try ScreenFixture(size: Self.small)
-        let canvas = try fixture.press([.down, .down, .enter])
+        let canvas = try fixture.press([.down, .down, .down, .down, .enter])
         try Snapshot.check(canvas, named: "conflict-detail-80x24")
         #expect(canvas.text.contains("Senior Buyer"))
         #expect(canvas.text.contains("1 Mine") && canvas.text.contains("2 Server's"))
@@ -127,9 +127,9 @@ struct ScreenSnapshotTests {
     @Test("c opens the keep mine / take the server's dialog, at both sizes")
     func conflictDialog() throws {
         let small = try ScreenFixture(size: Self.small)
-        try Snapshot.check(try small.press([.down, .down, .character("c")]), named: "conflict-dialog-80x24")
+        try Snapshot.check(try small.press([.down, .down, .down, .down, .character("c")]), named: "conflict-dialog-80x24")
         let large = try ScreenFixture(size: Self.large)
-        let canvas = try large.press([.down, .down, .character("c")])
+        let canvas = try large.press([.down, .down, .down, .down, .character("c")])
         try Snapshot.check(canvas, named: "conflict-dialog-120x40")
         #expect(canvas.text.contains("m = keep mine"))
         let resolved = try large.press([.character("t")])
@@ -140,7 +140,7 @@ struct ScreenSnapshotTests {
     @Test("A narrow detail pane stacks the two versions instead of breaking the layout")
     func conflictStacked() throws {
         let fixture = try ScreenFixture(size: Size(width: 44, height: 24))
-        let canvas = try fixture.press([.down, .down, .enter])
+        let canvas = try fixture.press([.down, .down, .down, .down, .enter])
         try Snapshot.check(canvas, named: "conflict-detail-44x24")
         #expect(canvas.text.contains("2 Senior Buyer"))
     }

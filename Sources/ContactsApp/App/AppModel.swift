@@ -42,8 +42,12 @@ public struct AppModel: Sendable {
         self.syncedFields = syncedFields
         self.sync = sync
         self.offline = offline
-        contacts = RecordListViewModel(repository: RecordRepository(store: store, kind: .contact))
-        accounts = RecordListViewModel(repository: RecordRepository(store: store, kind: .account))
+        let contactRecords = RecordRepository(store: store, kind: .contact)
+        let accountRecords = RecordRepository(store: store, kind: .account)
+        try contactRecords.prepareSortIndex()
+        try accountRecords.prepareSortIndex()
+        contacts = RecordListViewModel(repository: contactRecords)
+        accounts = RecordListViewModel(repository: accountRecords)
         syncs = SyncsViewModel(store: store)
         inspector = InspectorViewModel(store: store)
         syncs.refresh()

@@ -13,7 +13,8 @@ public struct RecordRepository: Sendable {
     }
 
     private var soup: String { kind.soupName }
-    private var sortColumn: String { "{\(soup):\(kind.sortPath)}" }
+    /// Case and accents ignored (`smartstore_text`), so "ñúñez" sorts with the Ns, not after Z.
+    private var sortColumn: String { "{\(soup):\(kind.sortPath)} COLLATE \(TextCollation.name)" }
     private var idColumn: String { "{\(soup):_soupEntryId}" }
 
     /// The WHERE condition for a search typed by the user (prefix words over every full_text field,
@@ -21,6 +22,11 @@ public struct RecordRepository: Sendable {
     private func searchCondition(_ search: String) -> (sql: String, arguments: [JSONValue])? {
         guard let terms = FullTextQuery.prefixTerms(search) else { return nil }
         return ("\(idColumn) IN (SELECT rowid FROM {\(soup)}_fts WHERE {\(soup)}_fts MATCH ?)", [.string(terms)])
+    }
+
+    /// Creates the index the list's sort order walks (once per store; seconds for 100k records).
+    public func prepareSortIndex() throws {
+        try store.ensureTextSortIndex(soup: soup, path: kind.sortPath)
     }
 
     /// How many records match `search` (all records for an empty search). A search is counted in
