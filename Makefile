@@ -10,13 +10,16 @@ SYSTEM_PACKAGES += zlib1g-dev curl
 SYSTEM_PACKAGES += pkg-config
 # `make test` builds its Python test environment with venv, which Debian packages separately.
 SYSTEM_PACKAGES += python3 python3-venv
+# `make screenshots` renders with DejaVu Sans Mono, and WenQuanYi Micro Hei for CJK and Hangul.
+SCREENSHOT_PACKAGES := fonts-dejavu-core fonts-wqy-microhei
 BIN_DEBUG := .build/debug
 BIN_RELEASE := .build/release
 # Python test tooling (pytest, simple-salesforce), from PyPI into a project-local virtual environment.
 VENV := .venv
 VENV_STAMP := $(VENV)/.installed-requirements
+SCREENSHOT_STAMP := $(VENV)/.installed-screenshot-requirements
 
-.PHONY: all deps build build-release demo test test-swift test-python venv bench bench-smartstore bench-localorg bench-tui clean
+.PHONY: all deps build build-release demo screenshots test test-swift test-python venv bench bench-smartstore bench-localorg bench-tui clean
 
 all: build
 
@@ -29,9 +32,18 @@ build: deps
 build-release: deps
 	$(SWIFT) build -c release $(BUILD_FLAGS)
 
-## demo: what forceterm can show today (see README).
+## demo: forceterm --demo (a local demo org, signed in and synced, then the TUI); DEMO_FLAGS=--reset starts over.
 demo: build
-	@scripts/demo.sh $(BIN_DEBUG)
+	@scripts/demo.sh $(BIN_DEBUG) $(DEMO_FLAGS)
+
+## screenshots: the real binary in tmux on demo data, rendered into screenshots/*.png (pyte + Pillow).
+screenshots: build $(SCREENSHOT_STAMP)
+	@scripts/install-system-deps.sh $(SCREENSHOT_PACKAGES)
+	scripts/screenshots.sh $(BIN_DEBUG) $(VENV)/bin/python
+
+$(SCREENSHOT_STAMP): tests/screenshots/requirements.txt $(VENV_STAMP)
+	$(VENV)/bin/python -m pip install --quiet --disable-pip-version-check -r tests/screenshots/requirements.txt
+	cp tests/screenshots/requirements.txt $@
 
 ## test: every test suite, on a real SQLite file and the real binaries.
 test: deps test-swift test-python

@@ -103,6 +103,9 @@ public struct LocalOrgServer: Sendable {
         let (boundPorts, portContinuation) = AsyncStream.makeStream(of: Int.self)
         try await withThrowingTaskGroup(of: Bool.self) { group in
             group.addTask {
+                // Ending the stream when the listener ends (a busy port fails at once) lets the
+                // wait for the bound port below finish, so the error comes out instead of a hang.
+                defer { portContinuation.finish() }
                 try await serve(host: host, port: port) { bound in portContinuation.yield(bound) }
                 return true
             }

@@ -17,10 +17,22 @@ struct Forceterm: ParsableCommand {
 
     @OptionGroup var storeOptions: StoreOptions
     @OptionGroup var tuiOptions: TUIOptions
+    @OptionGroup var demoOptions: DemoOptions
+
+    func validate() throws {
+        if demoOptions.demo {
+            if storeOptions.storePath != nil { throw ValidationError("--demo uses its own store; leave out --store.") }
+            if tuiOptions.offline { throw ValidationError("--demo and --offline exclude each other: the demo runs its own org on this machine.") }
+        }
+    }
 
     func run() throws {
         try CommandFailure.reporting {
-            try TUILauncher.run(store: storeOptions.location, options: tuiOptions)
+            if demoOptions.demo {
+                try DemoLauncher.run(demo: demoOptions, tui: tuiOptions)
+            } else {
+                try TUILauncher.run(store: storeOptions.location, options: tuiOptions)
+            }
         }
     }
 

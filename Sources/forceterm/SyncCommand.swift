@@ -81,8 +81,9 @@ struct SignedInSession {
     let client: ForceClient
     let storePath: String
 
-    static func load(cacert: String?, verbose: Bool) throws -> SignedInSession {
-        let credentialStore = CredentialStore(directory: CredentialStore.defaultDirectory())
+    /// The session saved in `credentialStore` (by default the user's own, from `forceterm login`).
+    static func load(cacert: String?, verbose: Bool,
+                     credentialStore: CredentialStore = CredentialStore(directory: CredentialStore.defaultDirectory())) throws -> SignedInSession {
         guard let credentials = try credentialStore.load() else {
             throw ConfigError("not signed in; run forceterm login first")
         }

@@ -28,16 +28,19 @@ struct TUIOptions: ParsableArguments {
 /// quits or a signal arrives. The terminal is restored on every way out; every change was already
 /// committed when it was made.
 enum TUILauncher {
-    static func run(store location: StoreLocation, options: TUIOptions) throws {
+    /// `session` is the org `s` syncs with (default: whoever signed in with `forceterm login`);
+    /// `helpNotes` go on the `?` screen above the keys.
+    static func run(store location: StoreLocation, options: TUIOptions, session: SignedInSession? = nil, helpNotes: HelpOverlay.Notes? = nil) throws {
         let config = try SyncConfiguration.load(directory: options.configDirectory)
         let fields = try SyncedFields(usersyncsJSON: config.syncsJSON)
         let store = try SmartStore(path: location.path)
         try store.setup(from: config.store)
-        let model = try AppModel(store: store, syncedFields: fields, sync: try syncController(store: store, config: config, options: options),
-                                 offline: options.offline)
+        let sync = try syncController(store: store, config: config, options: options, session: session)
+        let model = try AppModel(store: store, syncedFields: fields, sync: sync, offline: options.offline)
         let environment = ProcessInfo.processInfo.environment
         let screen = try NcursesScreen(wantColors: Theme.colorsWanted(noColorFlag: options.noColor, environment: environment))
         var app = TerminalApp(model: model, screen: screen, theme: Theme(colors: screen.colors, ascii: options.ascii))
+        app.helpNotes = helpNotes
         let exit = app.run()
         screen.restore()
         if case let .signal(number) = exit {
@@ -48,8 +51,8 @@ enum TUILauncher {
 
     /// The `s` key's sync when someone is signed in (of the store opened, as `forceterm sync`
     /// does with `--store`); nil otherwise, and the TUI then says to sign in.
-    static func syncController(store: SmartStore, config: SyncConfiguration, options: TUIOptions) throws -> SyncController? {
-        guard !options.offline, let session = try? SignedInSession.load(cacert: nil, verbose: false) else { return nil }
+    static func syncController(store: SmartStore, config: SyncConfiguration, options: TUIOptions, session: SignedInSession?) throws -> SyncController? {
+        guard !options.offline, let session = session ?? (try? SignedInSession.load(cacert: nil, verbose: false)) else { return nil }
         try SyncsSoup(store: store).apply(config.syncs)
         let manager = try SyncManager(store: store, remote: ForceClientRemote(client: session.client))
         return SyncController(service: StoreSyncService(manager: manager, store: store, entries: config.syncs.entries, client: session.client))

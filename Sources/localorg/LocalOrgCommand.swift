@@ -50,6 +50,8 @@ struct Serve: AsyncParsableCommand {
     @Flag(help: "Do not print a line per request.") var quiet = false
     @Option(help: "Serve this certificate chain (PEM) instead of the local CA's.") var tlsCert: String?
     @Option(help: "Private key (PEM) for --tls-cert.") var tlsKey: String?
+    @Option(help: ArgumentHelp("Stop (as on SIGTERM) when the process with this id is no longer our parent, so a program that started us never leaves us running (forceterm --demo).", valueName: "pid"))
+    var parentPid: Int32?
 
     func validate() throws {
         if (tlsCert == nil) != (tlsKey == nil) { throw ValidationError("--tls-cert and --tls-key go together.") }
@@ -57,6 +59,7 @@ struct Serve: AsyncParsableCommand {
         if !(0...1).contains(failRate) { throw ValidationError("--fail-rate is a share between 0 and 1.") }
         if latency < 0 { throw ValidationError("--latency cannot be negative.") }
         if failFirst < 0 { throw ValidationError("--fail-first cannot be negative.") }
+        if let parentPid, parentPid <= 1 { throw ValidationError("--parent-pid needs the id of the process that starts localorg.") }
     }
 
     func run() async throws {
@@ -91,6 +94,7 @@ struct Serve: AsyncParsableCommand {
         }
         let scheme = http ? "http" : "https"
         let caPath = tlsCert == nil && !http ? directory.certificateAuthority.caCertificatePath : nil
+        if let parentPid { ParentWatch.stopWhenOrphaned(parent: parentPid) }
         try await server.run(stopOnSignals: true) { boundPort in
             var lines = ["localorg is serving \(scheme)://localhost:\(boundPort)  (data: \(directory.path))"]
             if let caPath { lines.append("Trust this CA:  \(caPath)") }
@@ -115,6 +119,8 @@ struct Seed: ParsableCommand {
     @Option(help: "How many accounts to add.") var accounts = 20
     @Option(help: "How many contacts to add, spread over the accounts.") var contacts = 200
     @Option(help: "Seed for the generator: the same seed gives the same data.") var randomSeed: UInt64 = 1
+    @Flag(help: "Add nothing when the org already has accounts or contacts (live or in the recycle bin), so a restarted demo keeps its edits.")
+    var ifEmpty = false
 
     func validate() throws {
         if accounts < 0 || contacts < 0 { throw ValidationError("Counts cannot be negative.") }
@@ -122,6 +128,13 @@ struct Seed: ParsableCommand {
 
     func run() throws {
         let store = try data.orgDirectory.openStore()
+        if ifEmpty {
+            let existing = try store.counts().filter { $0.object == "Account" || $0.object == "Contact" }.reduce(0) { $0 + $1.live + $1.deleted }
+            if existing > 0 {
+                print("The org already has \(existing) accounts and contacts; nothing added.")
+                return
+            }
+        }
         let started = Date()
         let created = try Seeder.seed(store: store, accounts: accounts, contacts: contacts, randomSeed: randomSeed)
         print("Added \(created.accounts) accounts and \(created.contacts) contacts in \(String(format: "%.2f", Date().timeIntervalSince(started))) s.")
@@ -265,3 +278,19 @@ struct Approve: ParsableCommand {
 }
 
 extension OrgSettings.Sharing: ExpressibleByArgument {}
+
+/// Ends `serve` when the program that started it is gone: a parent killed with SIGKILL cannot stop
+/// its child, but the child sees that it was handed to another parent and stops itself cleanly.
+enum ParentWatch {
+    /// How often the parent is checked; a second's delay is fine for a server nobody uses any more.
+    static let pollInterval: TimeInterval = 0.25
+
+    /// Starts a thread that sends SIGTERM to this process (the server's own graceful stop) once
+    /// `parent` is no longer its parent, including when it already is not.
+    static func stopWhenOrphaned(parent: Int32) {
+        Thread.detachNewThread {
+            while getppid() == parent { Thread.sleep(forTimeInterval: pollInterval) }
+            kill(getpid(), SIGTERM)
+        }
+    }
+}

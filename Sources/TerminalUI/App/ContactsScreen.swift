@@ -33,7 +33,8 @@ public struct ScreenLayout: Sendable, Equatable {
 
 /// Draws the app model: tabs, list, detail or form, dialogs, toast, status line, help.
 public enum ContactsScreen {
-    public static func render(_ model: AppModel, size: Size, theme: Theme) -> Canvas {
+    /// `helpNotes` go above the keys on the `?` screen (forceterm --demo's org details).
+    public static func render(_ model: AppModel, size: Size, theme: Theme, helpNotes: HelpOverlay.Notes? = nil) -> Canvas {
         var canvas = Canvas(size: size)
         guard size.width >= 20, size.height >= 6 else {
             canvas.draw("Make the terminal at least 20x6".truncated(toWidth: size.width), x: 0, y: 0)
@@ -78,7 +79,7 @@ public enum ContactsScreen {
             HelpOverlay.draw(
                 in: &canvas, within: body, sections: AppKeymap.helpSections(ascii: theme.lines == .ascii),
                 footer: "Row markers: + created  ~ updated  - deleted  ! sync error  \(theme.lines == .ascii ? "#" : "≠") conflict",
-                theme: theme)
+                notes: helpNotes, theme: theme)
         default:
             break
         }

@@ -7,6 +7,8 @@ public struct TerminalApp {
     public private(set) var model: AppModel
     public let theme: Theme
     private let screen: any TerminalScreen
+    /// Extra text for the `?` screen, above the keys (forceterm --demo's org details).
+    public var helpNotes: HelpOverlay.Notes?
     /// How often the loop wakes without a key, to show sync progress.
     public static let tickMilliseconds = 100
 
@@ -60,7 +62,7 @@ public struct TerminalApp {
     public mutating func draw() {
         let layout = ScreenLayout(size: screen.size)
         model.setListHeight(layout.list.height)
-        screen.present(ContactsScreen.render(model, size: screen.size, theme: theme))
+        screen.present(ContactsScreen.render(model, size: screen.size, theme: theme, helpNotes: helpNotes))
     }
 
     /// One key: a toast goes away, then the keymap decides; unbound printable keys type text in a

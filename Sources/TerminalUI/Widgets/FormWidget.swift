@@ -128,10 +128,31 @@ public enum HelpOverlay {
         }
     }
 
-    public static func draw(in canvas: inout Canvas, within area: Rect, sections: [Section], footer: String, theme: Theme) {
+    /// Text shown above the keys, line by line as given (e.g. `forceterm --demo`'s org details,
+    /// laid out by the caller for the narrowest screen).
+    public struct Notes: Sendable, Equatable {
+        public let title: String
+        public let lines: [String]
+        public init(title: String, lines: [String]) {
+            self.title = title
+            self.lines = lines
+        }
+    }
+
+    public static func draw(in canvas: inout Canvas, within area: Rect, sections: [Section], footer: String, notes: Notes? = nil, theme: Theme) {
         let box = area.inset(by: area.width >= 90 ? 2 : 0)
         Box.draw(in: &canvas, box, theme: theme, title: "Keys (? or Esc closes)")
-        let inner = box.inset(by: 1)
+        var inner = box.inset(by: 1)
+        if let notes {
+            var y = inner.y
+            canvas.draw(notes.title, x: inner.x + 1, y: y, style: theme.style(.title), maxWidth: inner.width - 2)
+            y += 1
+            for line in notes.lines where y < inner.maxY - 1 {
+                canvas.draw(line.truncated(toWidth: inner.width - 2, ellipsis: theme.lines.ellipsis), x: inner.x + 1, y: y)
+                y += 1
+            }
+            inner = Rect(x: inner.x, y: y + 1, width: inner.width, height: max(inner.maxY - y - 1, 0))
+        }
         let keyWidth = min(18, inner.width / 3)
         // Two columns of sections when there is room, else one.
         let columnCount = inner.width >= 96 ? 2 : 1
@@ -140,7 +161,7 @@ public enum HelpOverlay {
         var y = inner.y
         for section in sections {
             let needed = section.lines.count + 2
-            if y + needed > inner.maxY - 1, column + 1 < columnCount {
+            if y + needed > inner.maxY - 1, y > inner.y, column + 1 < columnCount {
                 column += 1
                 y = inner.y
             }

@@ -1,0 +1,37 @@
+import ForceAPI
+import Foundation
+
+/// Where `forceterm --demo` keeps its state, apart from the user's own store and credentials:
+/// `$XDG_DATA_HOME/forceterm/demo/` (or `~/.local/share/forceterm/demo/`). A second `--demo`
+/// reuses it, so a trainer's edits survive a restart; `--demo --reset` deletes it first.
+struct DemoDirectory: Sendable {
+    let path: String
+
+    init(environment: [String: String] = ProcessInfo.processInfo.environment) {
+        path = (CredentialStore.defaultDirectory(environment: environment) as NSString).appendingPathComponent("demo")
+    }
+
+    /// The demo org's data directory for `localorg --data`: its database and its CA.
+    var orgPath: String { path + "/org" }
+    /// The CA certificate clients trust (`curl --cacert`).
+    var caFile: String { orgPath + "/ca.pem" }
+    /// What the demo org prints: one line per request, for `tail -f`.
+    var serverLog: String { path + "/localorg.log" }
+    /// The demo user's session (and, below `users/`, the demo user's store).
+    var credentials: CredentialStore { CredentialStore(directory: path) }
+
+    /// Creates the directory, owner-only like the rest of forceterm's data.
+    func create() throws {
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+    }
+
+    /// Deletes every piece of demo state (org, store, session); nothing outside `path` is touched.
+    func reset() throws {
+        guard FileManager.default.fileExists(atPath: path) else { return }
+        do {
+            try FileManager.default.removeItem(atPath: path)
+        } catch {
+            throw ConfigError("cannot remove the demo directory \(path) for --reset (\(error.localizedDescription)); remove it by hand")
+        }
+    }
+}

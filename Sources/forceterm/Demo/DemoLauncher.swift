@@ -1,0 +1,121 @@
+import ArgumentParser
+import ContactsApp
+import ForceAPI
+import Foundation
+import MobileSync
+import SmartStore
+import TerminalUI
+
+/// The options of `forceterm --demo`.
+struct DemoOptions: ParsableArguments {
+    @Flag(help: ArgumentHelp(
+        "Start a local demo org (localorg) with 50 accounts and 500 contacts, sign in to it and open the TUI.",
+        discussion: "Demo state lives in $XDG_DATA_HOME/forceterm/demo/, apart from your own store and session, and is kept for the next --demo."))
+    var demo = false
+
+    @Flag(help: "With --demo: delete the demo org, store and session first and start from fresh demo data.")
+    var reset = false
+
+    @Option(help: ArgumentHelp("With --demo: the port the demo org listens on (default: a free one).", valueName: "port"))
+    var demoPort: Int?
+
+    @Option(help: ArgumentHelp("With --demo: milliseconds the demo org adds to every data request, to show a slow network.", valueName: "ms"))
+    var demoLatency: Int?
+
+    func validate() throws {
+        if !demo {
+            if reset { throw ValidationError("--reset goes with --demo: forceterm --demo --reset") }
+            if demoPort != nil { throw ValidationError("--demo-port goes with --demo.") }
+            if demoLatency != nil { throw ValidationError("--demo-latency goes with --demo.") }
+        }
+        if let demoPort, !(1...65535).contains(demoPort) { throw ValidationError("--demo-port must be between 1 and 65535, not \(demoPort).") }
+        if let demoLatency, demoLatency < 0 { throw ValidationError("--demo-latency cannot be negative.") }
+    }
+}
+
+/// `forceterm --demo`: runs `localorg` as a child process on 127.0.0.1 with demo data, signs in as
+/// the demo user (password flow), syncs the org's records down (progress on stderr), then opens the
+/// TUI with `s` live against that org. The server is stopped when the TUI ends, however it ends
+/// (q, SIGTERM, SIGHUP, an error); if forceterm itself is killed, the server notices and stops.
+enum DemoLauncher {
+    /// The demo user localorg creates in every new org.
+    static let username = "demo@localorg.test"
+    static let password = "localorg-demo"
+    static let accountCount = 50
+    static let contactCount = 500
+
+    static func run(demo: DemoOptions, tui: TUIOptions) throws {
+        let program = try LocalOrgProgram.locate()
+        guard isatty(STDIN_FILENO) == 1, isatty(STDOUT_FILENO) == 1 else { throw NcursesScreenError.notATerminal }
+        let directory = DemoDirectory()
+        if demo.reset {
+            try directory.reset()
+            say("Removed the previous demo state (--reset).")
+        }
+        let reused = FileManager.default.fileExists(atPath: directory.orgPath + "/org.sqlite")
+        try directory.create()
+        say(reused ? "Demo state in \(directory.path), kept from the last run (--reset starts over)."
+                   : "Demo state in \(directory.path).")
+        if !reused { say("Creating the demo org with \(accountCount) accounts and \(contactCount) contacts...") }
+        try program.run(["seed", "--data", directory.orgPath, "--accounts", "\(accountCount)", "--contacts", "\(contactCount)", "--if-empty"],
+                        log: directory.serverLog, truncate: true)
+        let server = try program.serve(dataDirectory: directory.orgPath, port: demo.demoPort ?? 0,
+                                       latencyMilliseconds: demo.demoLatency ?? 0, log: directory.serverLog)
+        defer { server.stop() }
+        say("localorg is serving \(server.url) (its requests: \(directory.serverLog)).")
+        let session = try signIn(to: server, directory: directory)
+        let contact = try firstSync(session: session, options: tui)
+        let help = DemoHelp(url: server.url, username: username, password: password, caFile: directory.caFile, serverLog: directory.serverLog,
+                            localorgPath: program.path, orgDirectory: directory.orgPath, contact: contact)
+        try TUILauncher.run(store: StoreLocation(explicitPath: session.storePath), options: tui, session: session, helpNotes: help.notes)
+    }
+
+    /// The demo user's session, saved in the demo directory (never over the user's own).
+    static func signIn(to server: RunningLocalOrg, directory: DemoDirectory) throws -> SignedInSession {
+        say("Signing in as \(username)...")
+        let caFile = directory.caFile
+        let oauth = OAuthClient(loginURL: server.url, transport: CurlTransport(configuration: TransportConfiguration(caFile: caFile)))
+        let credentials = directory.credentials
+        try AsyncCommand.run {
+            let token = try await oauth.signIn(username: username, password: Secret(password))
+            let identity = try await oauth.identity(of: token)
+            try credentials.save(OAuthCredentials(loginURL: oauth.loginURL, clientId: oauth.clientId, token: token, identity: identity, caFile: caFile))
+        }
+        return try SignedInSession.load(cacert: nil, verbose: false, credentialStore: credentials)
+    }
+
+    /// Brings the org's records into the demo store (sync down only: local changes from an earlier
+    /// demo stay queued for `s`), with `forceterm sync`'s progress lines. Returns the contact the
+    /// help's `localorg edit` command changes: the first synced one in the list.
+    static func firstSync(session: SignedInSession, options: TUIOptions) throws -> (id: String, name: String)? {
+        say("Syncing the demo org's records into the demo store...")
+        let configuration = try SyncConfiguration.load(directory: options.configDirectory)
+        try FileManager.default.createDirectory(atPath: (session.storePath as NSString).deletingLastPathComponent, withIntermediateDirectories: true,
+                                                attributes: [.posixPermissions: 0o700])
+        let store = try SmartStore(path: session.storePath)
+        try store.setup(from: configuration.store)
+        try SyncsSoup(store: store).apply(configuration.syncs)
+        let manager = try SyncManager(store: store, remote: ForceClientRemote(client: session.client))
+        let plan = SyncRun(entries: configuration.syncs.entries, up: false, down: true, forceDelete: false)
+        let outcome = FirstSyncOutcome()
+        try AsyncCommand.run {
+            outcome.report = try await plan.run(manager: manager, store: store)
+        }
+        guard let report = outcome.report else { throw ConfigError("the first sync of the demo store did not finish") }
+        if let failure = report.failure { throw ConfigError("the first sync of the demo store failed: \(failure)") }
+        say("Received \(report.received) records; opening forceterm (? shows how to reach the demo org).")
+        let contacts = try RecordRepository(store: store, kind: .contact).page(offset: 0, limit: 50)
+        return contacts.first { $0.serverId?.hasPrefix("003") == true && !$0.isLocallyDeleted }
+            .map { ($0.serverId ?? "", RecordKind.contact.displayName(of: $0)) }
+    }
+
+    /// A progress line on stderr, before the TUI takes the terminal.
+    static func say(_ line: String) {
+        StandardStreams.writeError("forceterm --demo: \(line)\n")
+    }
+
+    /// The report handed from the sync task to the launcher (AsyncCommand's semaphore orders the accesses).
+    private final class FirstSyncOutcome: @unchecked Sendable {
+        var report: SyncRunReport?
+    }
+}

@@ -1,0 +1,143 @@
+import Foundation
+import LocalOrgProcess
+import Testing
+
+/// `forceterm --demo` for real: the built forceterm starts the built localorg as a child, signs in,
+/// syncs and opens the TUI in tmux; the test changes a contact on the server with `localorg edit`
+/// and watches `s` bring it, then checks that quitting (and an SSH drop) stops the server.
+@Suite("forceterm --demo", .serialized)
+struct DemoTmuxTests {
+    /// A scratch XDG data and config home, so the demo state never touches the user's.
+    struct Scratch {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("forceterm-demo-\(UUID().uuidString)").path
+        var environment: [String: String] { ["XDG_DATA_HOME": root + "/data", "XDG_CONFIG_HOME": root + "/config"] }
+        var orgDirectory: String { root + "/data/forceterm/demo/org" }
+        func remove() { try? FileManager.default.removeItem(atPath: root) }
+    }
+
+    /// A demo start builds an org (password hashing, a CA), seeds it and syncs 550 records: give a
+    /// debug build on a loaded machine room.
+    static let startTimeout: TimeInterval = 600
+
+    @Test("The demo opens on its contacts, ? shows the org, a server edit arrives on s, and q stops the server; a second run reuses the org and an SSH drop stops it too")
+    func demoFlow() throws {
+        let scratch = Scratch()
+        defer { scratch.remove() }
+        let session = try TmuxSession(command: [Forceterm.executable.path, "--demo"], width: 120, height: 40, environment: scratch.environment)
+        defer { session.kill() }
+        try session.waitFor("Contacts (500)", timeout: Self.startTimeout)
+        let server = try #require(ServerProcess.pids(dataDirectory: scratch.orgDirectory).first, "a localorg serve child runs for the demo")
+
+        try session.send("?")
+        let help = try session.waitFor("Demo org")
+        #expect(help.contains("https://127.0.0.1:"), "the help shows the demo org's URL")
+        #expect(help.contains("demo@localorg.test"))
+        #expect(help.contains("CA file   ") && help.contains("(curl --cacert)"), "the help names the CA file for curl")
+        let contactId = try #require(help.firstMatch(of: /003Lo[0-9A-Za-z]{13}/).map { String($0.output) }, "the help's localorg edit names a contact")
+        try session.send("Escape")
+
+        let title = "Promoted by the demo test"
+        try LocalOrgCLI.run(["edit", "--data", scratch.orgDirectory, "Contact", contactId, "Title=\(title)"])
+        try session.send("s")
+        try session.waitFor("Sync complete!", timeout: 120)
+        try session.waitFor(title, timeout: 30)
+
+        try session.send("q")
+        #expect(ProcessWatch.waitUntilGone(argument: "--demo", timeout: 60), "forceterm quits on q")
+        #expect(ServerProcess.waitUntilGone(server), "quitting stops the demo org")
+        session.kill()
+
+        // Again: the org and store are reused (the server-side edit is still there), and dropping
+        // the terminal (SIGHUP) stops the new server as well.
+        let second = try TmuxSession(command: [Forceterm.executable.path, "--demo"], width: 120, height: 40, environment: scratch.environment)
+        defer { second.kill() }
+        try second.waitFor("Contacts (500)", timeout: Self.startTimeout)
+        try second.waitFor(title, timeout: 30)
+        let secondServer = try #require(ServerProcess.pids(dataDirectory: scratch.orgDirectory).first)
+        #expect(secondServer != server)
+        second.kill()
+        #expect(ProcessWatch.waitUntilGone(argument: "--demo", timeout: 60), "forceterm exits when its terminal goes away")
+        #expect(ServerProcess.waitUntilGone(secondServer), "the SSH drop stops the demo org too")
+    }
+
+    @Test("Without localorg beside forceterm or on PATH, --demo says so in one line and exits 1")
+    func missingLocalOrg() throws {
+        let scratch = Scratch()
+        defer { scratch.remove() }
+        let lonely = scratch.root + "/bin/forceterm"
+        try FileManager.default.createDirectory(atPath: scratch.root + "/bin", withIntermediateDirectories: true)
+        do {
+            try FileManager.default.linkItem(atPath: Forceterm.executable.path, toPath: lonely)
+        } catch {
+            try FileManager.default.copyItem(atPath: Forceterm.executable.path, toPath: lonely)
+        }
+        var environment: [String: String?] = scratch.environment.mapValues { $0 }
+        environment["PATH"] = "/usr/bin:/bin"
+        let output = try ChildProcess.run(URL(fileURLWithPath: lonely), ["--demo"], environment: environment)
+        #expect(output.exitCode == 1, "\(output)")
+        #expect(output.standardError.hasPrefix("forceterm: --demo needs the localorg program"), "\(output)")
+        #expect(output.standardError.contains("make demo"))
+        #expect(output.standardError.split(separator: "\n").count == 1)
+        #expect(!FileManager.default.fileExists(atPath: scratch.root + "/data/forceterm/demo"), "nothing was created")
+    }
+
+    @Test("A busy --demo-port is one clear line, and no server is left behind")
+    func busyPort() throws {
+        let scratch = Scratch()
+        defer { scratch.remove() }
+        let listener = try SilentListener()
+        let session = try TmuxSession(command: [Forceterm.executable.path, "--demo", "--demo-port", "\(listener.port)"], width: 200, height: 30,
+                                      environment: scratch.environment)
+        defer { session.kill() }
+        let screen = try session.waitFor("already in use", timeout: Self.startTimeout)
+        #expect(screen.contains("forceterm: port \(listener.port) on 127.0.0.1 is already in use; pick another with --demo-port"))
+        #expect(ServerProcess.pids(dataDirectory: scratch.orgDirectory).isEmpty)
+    }
+
+    @Test("--demo rejects options that do not fit it as usage errors")
+    func usage() throws {
+        for (arguments, message) in [(["--reset"], "--reset goes with --demo"), (["--demo", "--store", "/tmp/x.sqlite"], "leave out --store"),
+                                     (["--demo", "--offline"], "exclude each other")] {
+            let output = try Forceterm.run(arguments)
+            #expect(output.exitCode == 2, "\(arguments): \(output)")
+            #expect(output.standardError.contains(message), "\(arguments): \(output)")
+        }
+    }
+}
+
+/// `localorg` run to the end, as a trainer would from another terminal.
+enum LocalOrgCLI {
+    static func run(_ arguments: [String]) throws {
+        let output = try ChildProcess.run(LocalOrgProcess.binary("localorg"), arguments)
+        guard output.exitCode == 0 else { throw TmuxError(description: "localorg \(arguments.joined(separator: " ")) failed: \(output)") }
+    }
+}
+
+/// The demo's `localorg serve` processes, found through /proc by their data directory.
+enum ServerProcess {
+    static func pids(dataDirectory: String) -> [Int32] {
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        return entries.compactMap(Int32.init).filter { pid in
+            guard let data = FileManager.default.contents(atPath: "/proc/\(pid)/cmdline") else { return false }
+            let parts = data.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
+            return parts.first?.hasSuffix("/localorg") == true && parts.contains("serve") && parts.contains(dataDirectory) && isAlive(pid)
+        }
+    }
+
+    /// Running, not a zombie waiting for its parent to collect it.
+    static func isAlive(_ pid: Int32) -> Bool {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+              let close = stat.lastIndex(of: ")") else { return false }
+        let state = stat[stat.index(after: close)...].trimmingCharacters(in: .whitespaces).prefix(1)
+        return state != "Z" && state != "X"
+    }
+
+    static func waitUntilGone(_ pid: Int32, timeout: TimeInterval = 60) -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            if !isAlive(pid) { return true }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        return false
+    }
+}

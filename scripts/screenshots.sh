@@ -1,0 +1,117 @@
+#!/usr/bin/env bash
+# Renders the README's screenshots: drives the real `forceterm --demo` in a detached tmux session
+# (fresh demo data in a scratch directory), captures the pane with its colours (capture-pane -e)
+# and turns each capture into a PNG (tests/screenshots/ansi_to_png.py: pyte + Pillow).
+# Usage: scripts/screenshots.sh BIN_DIR PYTHON   (make screenshots passes .build/debug and the venv's python)
+set -euo pipefail
+
+bin_dir=$(cd "${1:?usage: scripts/screenshots.sh BIN_DIR PYTHON}" && pwd)
+python=${2:?usage: scripts/screenshots.sh BIN_DIR PYTHON}
+cd "$(dirname "$0")/.."
+out=screenshots
+mkdir -p "$out"
+
+scratch=$(mktemp -d "${TMPDIR:-/tmp}/forceterm-screenshots.XXXXXX")
+socket="forceterm-shots-$$"
+cleanup() {
+    tmux -L "$socket" kill-server 2>/dev/null || true
+    rm -rf "$scratch"
+}
+trap cleanup EXIT
+
+width=120
+height=34
+# The demo org adds latency to every request, so the sync-in-progress shot can catch the progress bar.
+tmux -L "$socket" -f /dev/null new-session -d -x "$width" -y "$height" \
+    "env LANG=C.UTF-8 TERM=tmux-256color TZ=UTC XDG_DATA_HOME='$scratch/data' XDG_CONFIG_HOME='$scratch/config' \
+     '$bin_dir/forceterm' --demo --demo-latency 300 2>'$scratch/stderr'; sleep 600"
+tmux -L "$socket" set-option -g escape-time 0 >/dev/null
+
+screen() { tmux -L "$socket" capture-pane -p -t 0; }
+keys() { tmux -L "$socket" send-keys -t 0 "$@"; }
+# Polls the pane until TEXT is on it (TIMEOUT seconds, default 120); fails with the screen shown.
+wait_for() {
+    local text=$1 deadline=$((SECONDS + ${2:-120}))
+    until screen | grep -qF -- "$text"; do
+        if ((SECONDS > deadline)); then
+            echo "screenshots: \"$text\" did not appear; the screen was:" >&2
+            screen >&2
+            cat "$scratch/stderr" >&2 2>/dev/null || true
+            exit 1
+        fi
+        sleep 0.1
+    done
+}
+# Polls the pane until TEXT is gone from it.
+wait_gone() {
+    local text=$1 deadline=$((SECONDS + ${2:-60}))
+    while screen | grep -qF -- "$text"; do
+        ((SECONDS < deadline)) || { echo "screenshots: \"$text\" stayed on the screen" >&2; screen >&2; exit 1; }
+        sleep 0.1
+    done
+}
+# Captures the pane with its colours and renders it as screenshots/NAME.png.
+shot() {
+    local name=$1 size
+    size=$(tmux -L "$socket" display-message -p -t 0 '#{pane_width} #{pane_height}')
+    tmux -L "$socket" capture-pane -p -e -t 0 >"$scratch/$name.ansi"
+    # shellcheck disable=SC2086
+    "$python" tests/screenshots/ansi_to_png.py "$scratch/$name.ansi" "$out/$name.png" $size
+    echo "screenshots: $out/$name.png"
+}
+
+wait_for "Contacts (500)" 600
+shot list
+
+keys "?"
+wait_for "Demo org"
+shot help
+contact_id=$(screen | grep -oE '003Lo[0-9A-Za-z]{13}' | head -n 1)
+[[ -n "$contact_id" ]] || { echo "screenshots: the help shows no contact id" >&2; exit 1; }
+keys Escape
+
+keys 2
+wait_for "Accounts (50)"
+keys Enter
+wait_gone "Enter lists them"
+shot detail
+keys Escape 1
+wait_for "Contacts (500)"
+
+# A local edit of the first contact's title...
+keys e
+wait_for "Edit "
+keys Tab Tab C-e
+for _ in $(seq 60); do keys BSpace; done
+keys -l "Changed here"
+wait_for "Changed here"
+shot edit
+keys C-s
+wait_for "Saved locally"
+
+# ...and a server-side edit of the same field, then s: a conflict.
+"$bin_dir/localorg" edit --data "$scratch/data/forceterm/demo/org" Contact "$contact_id" "Title=Changed on the server" >/dev/null
+keys s
+deadline=$((SECONDS + 60))
+until screen | tail -n 1 | grep -qE 'Sync (up|down).*%'; do
+    ((SECONDS < deadline)) || { echo "screenshots: no sync progress on the status line" >&2; screen >&2; exit 1; }
+    sleep 0.05
+done
+shot sync
+wait_for "Sync complete"
+shot conflict
+
+tmux -L "$socket" resize-window -t 0 -x 80 -y 24
+deadline=$((SECONDS + 30))
+until [[ $(tmux -L "$socket" display-message -p -t 0 '#{pane_width}') == 80 ]] && screen | grep -qF "Contacts (500)" && ! screen | grep -qF "Local state"; do
+    ((SECONDS < deadline)) || { echo "screenshots: the 80x24 layout did not appear" >&2; screen >&2; exit 1; }
+    sleep 0.1
+done
+shot narrow-80x24
+
+keys q
+deadline=$((SECONDS + 30))
+until ! pgrep -f -- "$scratch/data/forceterm/demo/org" >/dev/null; do
+    ((SECONDS < deadline)) || { echo "screenshots: the demo org did not stop after q" >&2; exit 1; }
+    sleep 0.1
+done
