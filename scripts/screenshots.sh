@@ -100,6 +100,11 @@ done
 shot sync
 wait_for "Sync complete"
 shot conflict
+# c on the conflict: keep mine or take the server's.
+keys c
+wait_for "Which"
+shot resolve
+keys Escape
 
 tmux -L "$socket" resize-window -t 0 -x 80 -y 24
 deadline=$((SECONDS + 30))
