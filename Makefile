@@ -16,7 +16,7 @@ BIN_RELEASE := .build/release
 VENV := .venv
 VENV_STAMP := $(VENV)/.installed-requirements
 
-.PHONY: all deps build build-release demo test test-swift test-python venv bench bench-smartstore bench-localorg clean
+.PHONY: all deps build build-release demo test test-swift test-python venv bench bench-smartstore bench-localorg bench-sync clean
 
 all: build
 
@@ -56,7 +56,7 @@ $(VENV_STAMP): tests/requirements.txt
 	cp tests/requirements.txt $@
 
 ## bench: every benchmark in a release build; each prints a table with ratios against baselines run alongside.
-bench: bench-smartstore bench-localorg
+bench: bench-smartstore bench-localorg bench-sync
 
 ## bench-smartstore: SmartStore upserts and queries against plain SQLite doing the same work.
 bench-smartstore: build-release
@@ -67,6 +67,11 @@ bench-localorg: deps
 	@scripts/install-system-deps.sh wrk
 	$(SWIFT) build -c release --product localorg $(BUILD_FLAGS)
 	scripts/localorg-bench.sh $(BIN_RELEASE)/localorg
+
+## bench-sync: the sync engine against a release localorg on loopback: sync down 10k/100k (beside the raw
+## query), sync up 1k/10k at 50 ms latency (beside the round-trip floor), incremental resync (beside a full one).
+bench-sync: build-release
+	$(BIN_RELEASE)/sync-bench --config config
 
 clean:
 	rm -rf .build
