@@ -102,6 +102,11 @@ struct BenchRun: AsyncParsableCommand {
             table.add(name: "sync up, collection target (default)", n: size, result: try up(size, []),
                       floorSeconds: floor, goal: .withinFloor(1.5))
         }
+        if let size = upSizes.max() {
+            // The engine before it kept several composite requests in flight, for comparison.
+            table.add(name: "sync up, collection, composites one at a time", n: size,
+                      result: try up(size, ["--composite-concurrency", "1"]), floorSeconds: Double((size + 199) / 200) * rtt)
+        }
         let single = try up(singleUpSize, ["--mode", "singleRecord"])
         table.add(name: "sync up, single-record target (\(singleUpSize) only)", n: singleUpSize, result: single,
                   floorSeconds: Double((singleUpSize + 199) / 200) * rtt)
