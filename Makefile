@@ -19,7 +19,7 @@ VENV := .venv
 VENV_STAMP := $(VENV)/.installed-requirements
 SCREENSHOT_STAMP := $(VENV)/.installed-screenshot-requirements
 
-.PHONY: all deps build build-release demo screenshots test test-swift test-python venv bench bench-smartstore bench-localorg bench-tui clean
+.PHONY: all deps build build-release demo screenshots test test-swift test-python venv bench bench-smartstore bench-localorg bench-sync bench-tui clean
 
 all: build
 
@@ -68,7 +68,7 @@ $(VENV_STAMP): tests/requirements.txt
 	cp tests/requirements.txt $@
 
 ## bench: every benchmark in a release build; each prints a table with ratios against baselines run alongside.
-bench: bench-smartstore bench-localorg bench-tui
+bench: bench-smartstore bench-localorg bench-sync bench-tui
 
 ## bench-smartstore: SmartStore upserts and queries against plain SQLite doing the same work.
 bench-smartstore: build-release
@@ -79,6 +79,11 @@ bench-localorg: deps
 	@scripts/install-system-deps.sh wrk
 	$(SWIFT) build -c release --product localorg $(BUILD_FLAGS)
 	scripts/localorg-bench.sh $(BIN_RELEASE)/localorg
+
+## bench-sync: the sync engine against a release localorg on loopback: sync down 10k/100k (beside the raw
+## query), sync up 1k/10k at 50 ms latency (beside the round-trip floor), incremental resync (beside a full one).
+bench-sync: build-release
+	$(BIN_RELEASE)/sync-bench --config config
 
 ## bench-tui: the real forceterm in a pseudo-terminal on 1k and 100k contacts: first paint, keystroke latency, bytes, RSS.
 bench-tui: build-release

@@ -115,6 +115,14 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strictConcurrency),
+        // `make bench-sync`: the sync engine against a real localorg (starts it through LocalOrgProcess).
+        .executableTarget(
+            name: "sync-bench",
+            dependencies: [
+                "MobileSync", "SmartStore", "ForceJSON", "ForceAPI", "LocalOrgProcess",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: strictConcurrency),
         .testTarget(
             name: "LocalOrgTests",
             dependencies: ["LocalOrg", "ForceJSON"]),

@@ -95,7 +95,10 @@ struct SignedInSession {
             }
             caFile = absolute
         }
-        let transport = CurlTransport(configuration: TransportConfiguration(caFile: caFile))
+        var configuration = TransportConfiguration(caFile: caFile)
+        // One connection per composite request a sync up keeps in flight.
+        configuration.workerCount = max(configuration.workerCount, SyncManager.defaultCompositeConcurrency)
+        let transport = CurlTransport(configuration: configuration)
         let saveRefreshed: @Sendable (OAuthCredentials) -> Void = { refreshed in
             do throws(CredentialStoreError) {
                 try credentialStore.save(refreshed)

@@ -17,6 +17,12 @@ public actor SyncManager {
     /// How long to wait for another process's sync before saying one is running.
     let lockTimeout: Duration
     public var massDeletionGuard: MassDeletionGuard
+    /// How many composite requests of a sync up may be in flight at once (LEAVE_IF_CHANGED sends
+    /// its updates and deletes 25 to a composite request; 8 at once make 200 records a round trip,
+    /// as one sObject-collections request carries). 1 sends them one at a time.
+    public var compositeConcurrency: Int
+    /// The default of `compositeConcurrency`; a transport should keep at least this many connections.
+    public static let defaultCompositeConcurrency = 8
     public private(set) var state: State = .acceptingSyncs
     private var active: Set<Int64> = []
     /// Tallies of the last sync up run by this manager, by sync id.
@@ -25,11 +31,13 @@ public actor SyncManager {
     /// Sets up `syncs_soup` and, when no other process is syncing this store, marks syncs left
     /// RUNNING by a crash as STOPPED (the next reSync resumes them incrementally).
     public init(store: SmartStore, remote: any SyncRemote, lockTimeout: Duration = .zero,
-                massDeletionGuard: MassDeletionGuard = MassDeletionGuard()) throws {
+                massDeletionGuard: MassDeletionGuard = MassDeletionGuard(),
+                compositeConcurrency: Int = SyncManager.defaultCompositeConcurrency) throws {
         self.store = store
         self.remote = remote
         self.lockTimeout = lockTimeout
         self.massDeletionGuard = massDeletionGuard
+        self.compositeConcurrency = max(1, compositeConcurrency)
         syncs = try Self.recoverAfterCrash(store: store)
     }
 
@@ -135,7 +143,9 @@ public actor SyncManager {
             case .syncDown:
                 sync = try await SyncDownTask(store: store, syncs: syncs, remote: remote, checkAccepting: check, report: report).run(sync)
             case .syncUp:
-                let (finished, summary) = try await SyncUpTask(store: store, syncs: syncs, remote: remote, checkAccepting: check, report: report).run(sync)
+                let task = SyncUpTask(store: store, syncs: syncs, remote: remote, checkAccepting: check, report: report,
+                                      compositeConcurrency: compositeConcurrency)
+                let (finished, summary) = try await task.run(sync)
                 sync = finished
                 lastSyncUpSummary[id] = summary
             }

@@ -1,15 +1,26 @@
 import ForceJSON
 import SmartStore
 
-/// Runs one sync up against a `SyncRemote`: plan from the soup, send request by request, and record
-/// each request's answers in one store transaction, so a kill loses at most the answers of the
-/// request in flight — and those creates are journaled (`__create_in_flight__`) first.
+/// Runs one sync up against a `SyncRemote`: plan from the soup, send the requests, and record each
+/// request's answers in one store transaction, so a kill loses at most the answers of the requests
+/// in flight — and those creates are journaled (`__create_in_flight__`) first. Consecutive composite
+/// requests of one action (the conditional updates and deletes of LEAVE_IF_CHANGED) travel up to
+/// `compositeConcurrency` at a time; a window ends before the next action starts, so deletes still
+/// reach the server before creates, and creates before updates.
 struct SyncUpTask: Sendable {
     let store: SmartStore
     let syncs: SyncsSoup
     let remote: any SyncRemote
     let checkAccepting: @Sendable () async throws -> Void
     let report: @Sendable (SyncState) -> Void
+    var compositeConcurrency = SyncManager.defaultCompositeConcurrency
+
+    /// The answers to one request: an outcome per write, and the server's copy of each record
+    /// whose conditional write was refused.
+    private struct Answer: Sendable {
+        var outcomes: [RecordOutcome]
+        var serverValues: [Int: JSONObject]
+    }
 
     func run(_ initial: SyncState) async throws -> (SyncState, SyncUpSummary) {
         var state = initial
@@ -46,41 +57,92 @@ struct SyncUpTask: Sendable {
             }
             summary.removedLocally += plan.removeLocally.count
             var done = plan.removeLocally.count
-            for request in requests {
+            for window in Self.windows(requests, compositeConcurrency: compositeConcurrency) {
                 try await checkAccepting()
                 try store.write { transaction in
-                    try recorder.markCreatesInFlight(request.writes, now: transaction.now, in: transaction)
+                    for request in window { try recorder.markCreatesInFlight(request.writes, now: transaction.now, in: transaction) }
                 }
-                let outcomes = try await remote.send(request.writes.map(\.write), route: request.route)
-                guard outcomes.count == request.writes.count else {
-                    throw MobileSyncError.remote(.malformedResponse("\(outcomes.count) results for \(request.writes.count) records"))
-                }
-                var serverValues: [Int: JSONObject] = [:]
-                for (index, outcome) in outcomes.enumerated() where outcome == .preconditionFailed {
-                    let write = request.writes[index]
-                    let fields = (write.action == .update ? planner.updateFields : planner.createFields) ?? []
-                    let found = try await remote.retrieve(sobjectType: write.write.sobjectType, ids: [write.recordId ?? ""],
-                                                          fields: SyncDownTask.withSyncFieldsForUp(fields, target))
-                    if let record = found.first ?? nil { serverValues[index] = record }
-                }
-                for (index, outcome) in outcomes.enumerated()
-                where outcome == .notFound && request.writes[index].action == .update && state.options.mergeMode == .overwrite {
-                    recreated.insert(request.writes[index].entryId)
-                }
-                summary.sent += request.writes.count
-                done += request.writes.count
-                try store.write { transaction in
-                    for (index, outcome) in outcomes.enumerated() {
-                        try recorder.apply(outcome, to: request.writes[index], serverValues: serverValues[index],
-                                           now: transaction.now, summary: &summary, in: transaction)
+                // Every answer that arrives is recorded, even when another request of the window
+                // failed: records done on the server stay done. The first failure then ends the sync.
+                var failure: (any Error)?
+                for (request, result) in await send(window, planner: planner, target: target) {
+                    let answer: Answer
+                    switch result {
+                    case let .success(value): answer = value
+                    case let .failure(error):
+                        failure = failure ?? error
+                        continue
                     }
-                    if state.totalSize > 0, done < state.totalSize { state.progress = done * 100 / state.totalSize }
-                    try syncs.save(state, in: transaction)
+                    for (index, outcome) in answer.outcomes.enumerated()
+                    where outcome == .notFound && request.writes[index].action == .update && state.options.mergeMode == .overwrite {
+                        recreated.insert(request.writes[index].entryId)
+                    }
+                    summary.sent += request.writes.count
+                    done += request.writes.count
+                    try store.write { transaction in
+                        for (index, outcome) in answer.outcomes.enumerated() {
+                            try recorder.apply(outcome, to: request.writes[index], serverValues: answer.serverValues[index],
+                                               now: transaction.now, summary: &summary, in: transaction)
+                        }
+                        if state.totalSize > 0, done < state.totalSize { state.progress = done * 100 / state.totalSize }
+                        try syncs.save(state, in: transaction)
+                    }
+                    report(state)
                 }
-                report(state)
+                if let failure { throw failure }
             }
         }
         return (state, summary)
+    }
+
+    /// Sends the requests of a window at once; their answers (or failures) come back as each arrives.
+    private func send(_ window: [WriteRequest], planner: SyncUpPlanner, target: SyncUpTarget)
+        async -> [(WriteRequest, Result<Answer, any Error>)] {
+        guard window.count > 1 else { return [(window[0], await answer(window[0], planner: planner, target: target))] }
+        return await withTaskGroup(of: (Int, Result<Answer, any Error>).self) { group in
+            for (index, request) in window.enumerated() {
+                group.addTask { (index, await answer(request, planner: planner, target: target)) }
+            }
+            var answers: [(WriteRequest, Result<Answer, any Error>)] = []
+            for await (index, result) in group { answers.append((window[index], result)) }
+            return answers
+        }
+    }
+
+    /// One request's outcomes, plus the server's copy of each record whose precondition failed.
+    private func answer(_ request: WriteRequest, planner: SyncUpPlanner, target: SyncUpTarget) async -> Result<Answer, any Error> {
+        do {
+            let outcomes = try await remote.send(request.writes.map(\.write), route: request.route)
+            guard outcomes.count == request.writes.count else {
+                throw MobileSyncError.remote(.malformedResponse("\(outcomes.count) results for \(request.writes.count) records"))
+            }
+            var serverValues: [Int: JSONObject] = [:]
+            for (index, outcome) in outcomes.enumerated() where outcome == .preconditionFailed {
+                let write = request.writes[index]
+                let fields = (write.action == .update ? planner.updateFields : planner.createFields) ?? []
+                let found = try await remote.retrieve(sobjectType: write.write.sobjectType, ids: [write.recordId ?? ""],
+                                                      fields: SyncDownTask.withSyncFieldsForUp(fields, target))
+                if let record = found.first ?? nil { serverValues[index] = record }
+            }
+            return .success(Answer(outcomes: outcomes, serverValues: serverValues))
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    /// The requests grouped into what travels together: runs of composite requests of one action,
+    /// at most `compositeConcurrency` long; every other request alone. Order is kept.
+    static func windows(_ requests: [WriteRequest], compositeConcurrency: Int) -> [[WriteRequest]] {
+        var windows: [[WriteRequest]] = []
+        for request in requests {
+            if request.route == .composite, let last = windows.last, last.count < max(compositeConcurrency, 1),
+               last[0].route == .composite, last[0].writes.first?.action == request.writes.first?.action {
+                windows[windows.count - 1].append(request)
+            } else {
+                windows.append([request])
+            }
+        }
+        return windows
     }
 
     /// Records a killed run had sent as creates without hearing back. With an external id the next

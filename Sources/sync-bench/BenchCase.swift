@@ -1,0 +1,153 @@
+import ArgumentParser
+import ForceAPI
+import ForceJSON
+import Foundation
+import MobileSync
+import SmartStore
+
+/// One benchmark case in a process of its own (so its peak RSS is its own); prints one JSON line.
+struct BenchCase: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "case", abstract: "Run one benchmark case (used by sync-bench).", shouldDisplay: false)
+
+    enum Kind: String, ExpressibleByArgument, CaseIterable {
+        /// The paged SOQL query of the sync down through ForceClient, records dropped: the baseline.
+        case downRaw = "down-raw"
+        /// A first sync down into an empty store.
+        case downSync = "down-sync"
+        /// reSync of `down-sync`'s sync: incremental from its high-water mark.
+        case downResync = "down-resync"
+        /// A new sync down of the same target into `down-sync`'s store: a full sync of the same data.
+        case downFullAgain = "down-full-again"
+        /// Local creates and updates sent up (half each), after a sync down of the records to update.
+        case up
+    }
+
+    @Argument var kind: Kind
+    @Option var url: String
+    @Option var ca: String
+    @Option var config = "config"
+    @Option var store: String?
+    @Option var n = 0
+    @Option var mode: SyncUpTarget.Mode = .collection
+    @Option var merge: MergeMode?
+    @Option var compositeConcurrency = SyncManager.defaultCompositeConcurrency
+
+    static let downSyncName = "benchSyncDown"
+
+    func run() async throws {
+        let definitions = try BenchDefinitions(configDirectory: config)
+        let session = try await BenchSession.signIn(url: url, caFile: ca)
+        var result: JSONObject
+        switch kind {
+        case .downRaw: result = try await downRaw(definitions, session)
+        case .downSync: result = try await downSync(definitions, session, name: Self.downSyncName, expected: n)
+        case .downResync: result = try await downResync(definitions, session)
+        case .downFullAgain: result = try await downSync(definitions, session, name: "benchSyncDownFullAgain", expected: nil)
+        case .up: result = try await up(definitions, session)
+        }
+        result["peakRSSMB"] = .double(ProcessMeasurements.peakRSSMegabytes())
+        print(JSONWriter.string(.object(result)))
+    }
+
+    func requiredStore() throws -> String {
+        guard let store else { throw ValidationError("--store is required for \(kind.rawValue)") }
+        return store
+    }
+
+    // MARK: Sync down
+
+    private func downRaw(_ definitions: BenchDefinitions, _ session: BenchSession) async throws -> JSONObject {
+        guard let soql = definitions.downTarget.rewrittenSoql else { throw BenchError("the sync-down target is not SOQL") }
+        let start = ContinuousClock.now
+        var page = try await session.client.query(soql)
+        var records = page.records.count
+        while let next = page.nextRecordsURL {
+            page = try await session.client.queryMore(next)
+            records += page.records.count
+        }
+        let seconds = ProcessMeasurements.seconds(since: start)
+        guard records == n else { throw BenchError("the query returned \(records) records, expected \(n)") }
+        return ["seconds": .double(seconds), "records": .int(Int64(records)), "requests": .int(Int64(session.requests.value))]
+    }
+
+    private func downSync(_ definitions: BenchDefinitions, _ session: BenchSession, name: String, expected: Int?) async throws -> JSONObject {
+        let store = try definitions.openStore(try requiredStore())
+        let manager = try SyncManager(store: store, remote: ForceClientRemote(client: session.client))
+        session.requests.reset()
+        let start = ContinuousClock.now
+        let state = try await manager.syncDown(definitions.downTarget, options: definitions.downOptions, soupName: BenchDefinitions.soup, name: name)
+        let seconds = ProcessMeasurements.seconds(since: start)
+        let stored = try store.count(.all(BenchDefinitions.soup))
+        guard state.status == .done else { throw BenchError("the sync down ended \(state.status.rawValue): \(state.error)") }
+        if let expected, stored != expected { throw BenchError("the store holds \(stored) records after the sync down, expected \(expected)") }
+        return ["seconds": .double(seconds), "records": .int(Int64(max(state.totalSize, 0))), "requests": .int(Int64(session.requests.value)),
+                "stored": .int(Int64(stored))]
+    }
+
+    private func downResync(_ definitions: BenchDefinitions, _ session: BenchSession) async throws -> JSONObject {
+        let store = try definitions.openStore(try requiredStore())
+        let manager = try SyncManager(store: store, remote: ForceClientRemote(client: session.client))
+        session.requests.reset()
+        let start = ContinuousClock.now
+        let state = try await manager.reSync(name: Self.downSyncName)
+        let seconds = ProcessMeasurements.seconds(since: start)
+        guard state.status == .done else { throw BenchError("the resync ended \(state.status.rawValue): \(state.error)") }
+        let received = max(state.totalSize, 0)
+        guard received >= n else { throw BenchError("the incremental resync received \(received) records, but \(n) changed on the server") }
+        return ["seconds": .double(seconds), "records": .int(Int64(received)), "requests": .int(Int64(session.requests.value))]
+    }
+
+    // MARK: Sync up
+
+    /// Syncs down `n / 2` records and edits them, creates `n / 2` new ones, then times the sync up
+    /// alone and checks every change arrived.
+    private func up(_ definitions: BenchDefinitions, _ session: BenchSession) async throws -> JSONObject {
+        let store = try definitions.openStore(try requiredStore())
+        let manager = try SyncManager(store: store, remote: ForceClientRemote(client: session.client), compositeConcurrency: compositeConcurrency)
+        let updates = n / 2
+        let creates = n - updates
+        _ = try await manager.syncDown(definitions.downTarget(limit: updates), options: definitions.downOptions,
+                                       soupName: BenchDefinitions.soup, name: "benchUpSetup")
+        let fetched = try store.query(.all(BenchDefinitions.soup, pageSize: updates)).compactMap(\.objectValue)
+        guard fetched.count == updates else { throw BenchError("set-up: synced down \(fetched.count) records to update, expected \(updates)") }
+        let runId = UUID().uuidString.prefix(8)
+        let edited = fetched.enumerated().map { index, record in
+            var record = record
+            record["Title"] = .string("Bench \(runId) \(index)")
+            record[LocalField.local] = true
+            record[LocalField.locallyUpdated] = true
+            return record
+        }
+        _ = try store.upsert(edited, in: BenchDefinitions.soup)
+        let created: [JSONObject] = (0..<creates).map { index in
+            [
+                "attributes": ["type": "Contact"], "FirstName": "Bench", "LastName": .string("Created \(runId) \(index)"),
+                "Email": .string("bench.\(runId).\(index)@example.com"), "Title": "Benchmark",
+                LocalField.local: true, LocalField.locallyCreated: true, LocalField.locallyUpdated: false, LocalField.locallyDeleted: false,
+            ]
+        }
+        _ = try store.create(created, in: BenchDefinitions.soup)
+
+        var target = definitions.upTarget
+        target = SyncUpTarget(mode: mode, createFieldlist: target.createFieldlist, updateFieldlist: target.updateFieldlist,
+                              externalIdFieldName: target.externalIdFieldName, idFieldName: target.idFieldName,
+                              modificationDateFieldName: target.modificationDateFieldName)
+        var options = definitions.upOptions
+        if let merge { options.mergeMode = merge }
+        session.requests.reset()
+        let start = ContinuousClock.now
+        let state = try await manager.syncUp(target, options: options, soupName: BenchDefinitions.soup, name: "benchUp")
+        let seconds = ProcessMeasurements.seconds(since: start)
+        let requests = session.requests.value
+        let summary = await manager.lastSyncUpSummary[state.id] ?? SyncUpSummary()
+        let dirty = try store.count(.exact(BenchDefinitions.soup, path: LocalField.local, matchKey: true))
+        guard state.status == .done, summary.created == creates, summary.updated == updates, dirty == 0 else {
+            throw BenchError("the sync up ended \(state.status.rawValue) with \(summary.created) created, \(summary.updated) updated, "
+                + "\(summary.errors) errors, \(summary.conflicts) conflicts and \(dirty) records still dirty; expected \(creates) and \(updates)")
+        }
+        return ["seconds": .double(seconds), "records": .int(Int64(n)), "requests": .int(Int64(requests))]
+    }
+}
+
+extension SyncUpTarget.Mode: ExpressibleByArgument {}
+extension MergeMode: ExpressibleByArgument {}

@@ -1,0 +1,182 @@
+import ArgumentParser
+import ForceAPI
+import ForceJSON
+import Foundation
+import LocalOrgProcess
+import MobileSync
+
+/// `sync-bench`: the MobileSync benchmarks (`make bench-sync`). Starts real `localorg` servers on
+/// 127.0.0.1, runs the real engine (SyncManager over ForceClientRemote) against them, one case
+/// per child process, and prints a table with each case beside a baseline measured in the same run.
+@main
+struct SyncBench: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "sync-bench",
+        abstract: "Benchmark MobileSync against a local localorg and print a table.",
+        subcommands: [BenchRun.self, BenchCase.self],
+        defaultSubcommand: BenchRun.self)
+}
+
+struct BenchRun: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "run", abstract: "Run every benchmark case and print the table.")
+
+    @Option(help: "The directory holding userstore.json and usersyncs.json.") var config = "config"
+    @Option(parsing: .upToNextOption, help: "Contacts in the org for the sync-down cases.") var downSizes = [10_000, 100_000]
+    @Option(parsing: .upToNextOption, help: "Local changes (half creates, half updates) for the sync-up cases.") var upSizes = [1_000, 10_000]
+    @Option(help: "Local changes for the single-record sync-up case (one request per record: slow at 50 ms).") var singleUpSize = 1_000
+    @Option(help: "Milliseconds localorg adds to each request in the sync-up cases (--latency).") var latency = 50
+    @Option(help: "Share of the largest org's contacts changed on the server before the incremental resync.") var changedShare = 0.01
+
+    func validate() throws {
+        if downSizes.isEmpty || downSizes.contains(where: { $0 < 100 }) { throw ValidationError("--down-sizes must be at least 100 each.") }
+        if upSizes.isEmpty || upSizes.contains(where: { $0 < 2 }) || singleUpSize < 2 { throw ValidationError("sync-up sizes must be at least 2.") }
+        if !(0.0001...0.5).contains(changedShare) { throw ValidationError("--changed-share must be between 0.0001 and 0.5.") }
+        if latency < 0 { throw ValidationError("--latency cannot be negative.") }
+    }
+
+    func run() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sync-bench-\(getpid())").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        _ = try BenchDefinitions(configDirectory: config)  // a wrong --config fails here, not in a child
+        var table = SyncBenchTable()
+        print("MobileSync benchmarks — the engine (SyncManager + ForceClientRemote) against a release localorg over HTTPS on 127.0.0.1,")
+        print("with the contacts syncs of \(config)/usersyncs.json (LEAVE_IF_CHANGED) and soups of \(config)/userstore.json. Each case runs")
+        print("in a fresh process (peak RSS is its own). Baselines run in the same run: the raw paged SOQL query for sync down, the")
+        print("round-trip floor ceil(N/200) x RTT for sync up, a full sync of the same data for the incremental resync.\n")
+
+        try await downCases(directory: directory, table: &table)
+        let rtt = try await upCases(directory: directory, table: &table)
+        table.print()
+        let rss = table.peakRSS(of: "sync down (engine + store)")
+        if let small = rss.first, let large = rss.last, rss.count > 1 {
+            print(String(format: "\nPeak RSS of the sync down: %.0f MB at %d records, %.0f MB at %d (x%.2f for x%.0f the records).",
+                         small.megabytes, small.n, large.megabytes, large.n, large.megabytes / small.megabytes, Double(large.n) / Double(small.n)))
+        }
+        print(String(format: "Sync-up RTT: median of 9 one-record queries against localorg --latency %d: %.1f ms.", latency, rtt * 1000))
+    }
+
+    // MARK: Cases
+
+    private func downCases(directory: String, table: inout SyncBenchTable) async throws {
+        for size in downSizes.sorted() {
+            let org = try seedOrg(directory: directory, name: "down-\(size)", contacts: size)
+            let server = try LocalOrgProcess(dataDirectory: org)
+            defer { server.stop() }
+            let store = "\(directory)/down-\(size).sqlite"
+            func arguments(_ kind: String, n: Int) -> [String] {
+                [kind, "--url", server.url, "--ca", server.caFile, "--config", config, "--n", "\(n)", "--store", store]
+            }
+            let raw = try runCase(arguments("down-raw", n: size))
+            let sync = try runCase(arguments("down-sync", n: size))
+            table.add(name: "raw paged SOQL query (baseline)", n: size, result: raw)
+            table.add(name: "sync down (engine + store)", n: size, result: sync, baseline: raw,
+                      goal: size >= 100_000 ? .under(seconds: 10) : nil)
+            guard size == downSizes.max() else { continue }
+            let changed = max(1, Int(Double(size) * changedShare))
+            try await changeOnServer(server, count: changed)
+            let resync = try runCase(arguments("down-resync", n: changed))
+            let full = try runCase(arguments("down-full-again", n: size))
+            table.add(name: "full sync of the same data (baseline)", n: size, result: full)
+            table.add(name: "incremental resync, \(changed) changed", n: size, result: resync, baseline: full)
+        }
+    }
+
+    /// Returns the measured round-trip time in seconds.
+    private func upCases(directory: String, table: inout SyncBenchTable) async throws -> Double {
+        let largest = max(upSizes.max() ?? 0, singleUpSize)
+        // Each case updates n/2 records it syncs down first (the least recently modified, so the
+        // cases mostly touch different ones); the org needs at least the largest half.
+        let org = try seedOrg(directory: directory, name: "up", contacts: max(largest, 1_000))
+        let server = try LocalOrgProcess(arguments: ["--latency", "\(latency)"], dataDirectory: org)
+        defer { server.stop() }
+        let rtt = try await roundTrip(server)
+        var caseNumber = 0
+        func up(_ n: Int, _ extra: [String]) throws -> JSONObject {
+            caseNumber += 1
+            return try runCase(["up", "--url", server.url, "--ca", server.caFile, "--config", config, "--n", "\(n)",
+                                "--store", "\(directory)/up-\(caseNumber).sqlite"] + extra)
+        }
+        for size in upSizes.sorted() {
+            let floor = Double((size + 199) / 200) * rtt
+            table.add(name: "sync up, collection target (default)", n: size, result: try up(size, []),
+                      floorSeconds: floor, goal: .withinFloor(1.5))
+        }
+        if let size = upSizes.max() {
+            // The engine before it kept several composite requests in flight, for comparison.
+            table.add(name: "sync up, collection, composites one at a time", n: size,
+                      result: try up(size, ["--composite-concurrency", "1"]), floorSeconds: Double((size + 199) / 200) * rtt)
+        }
+        let single = try up(singleUpSize, ["--mode", "singleRecord"])
+        table.add(name: "sync up, single-record target (\(singleUpSize) only)", n: singleUpSize, result: single,
+                  floorSeconds: Double((singleUpSize + 199) / 200) * rtt)
+        return rtt
+    }
+
+    // MARK: Helpers
+
+    /// Runs one case in a child process and returns its JSON line.
+    private func runCase(_ arguments: [String]) throws -> JSONObject {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0]).standardizedFileURL
+        process.arguments = ["case"] + arguments
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        let text = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        guard process.terminationStatus == 0, let line = text.split(separator: "\n").last else {
+            throw BenchError("benchmark case \(arguments[0]) failed with status \(process.terminationStatus) (its error is above)")
+        }
+        return try JSONParser.parseObject(String(line))
+    }
+
+    /// A new org directory with `contacts` contacts (and one account per 100).
+    private func seedOrg(directory: String, name: String, contacts: Int) throws -> String {
+        let org = "\(directory)/\(name)"
+        let process = Process()
+        process.executableURL = LocalOrgProcess.binary("localorg")
+        process.arguments = ["seed", "--data", org, "--accounts", "\(max(1, contacts / 100))", "--contacts", "\(contacts)", "--random-seed", "1"]
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else { throw BenchError("localorg seed of \(contacts) contacts failed (status \(process.terminationStatus))") }
+        return org
+    }
+
+    /// Changes `count` contacts' Title as another user (trainer), 200 per collection request.
+    private func changeOnServer(_ server: LocalOrgProcess, count: Int) async throws {
+        let session = try await BenchSession.signIn(url: server.url, caFile: server.caFile, username: "trainer@localorg.test",
+                                                    password: "localorg-trainer")
+        var ids: [String] = []
+        var page = try await session.client.query("SELECT Id FROM Contact LIMIT \(count)")
+        while true {
+            ids += page.records.compactMap { $0["Id"]?.stringValue }
+            guard let next = page.nextRecordsURL else { break }
+            page = try await session.client.queryMore(next)
+        }
+        guard ids.count == count else { throw BenchError("found \(ids.count) contacts to change on the server, expected \(count)") }
+        for start in stride(from: 0, to: ids.count, by: 200) {
+            let records: [JSONObject] = ids[start..<min(start + 200, ids.count)].map {
+                ["attributes": ["type": "Contact"], "id": .string($0), "Title": "Changed on the server"]
+            }
+            let results = try await session.client.updateRecords(records)
+            if let failed = results.first(where: { !$0.success }) {
+                throw BenchError("a server-side change was refused: \(failed.errors.map(\.message).joined(separator: "; "))")
+            }
+        }
+    }
+
+    /// The median time of a one-record query: the round trip the sync-up floor is made of.
+    private func roundTrip(_ server: LocalOrgProcess) async throws -> Double {
+        let session = try await BenchSession.signIn(url: server.url, caFile: server.caFile, workers: 1)
+        var times: [Double] = []
+        for _ in 0..<9 {
+            let start = ContinuousClock.now
+            _ = try await session.client.query("SELECT Id FROM Contact LIMIT 1")
+            times.append(ProcessMeasurements.seconds(since: start))
+        }
+        return times.sorted()[times.count / 2]
+    }
+}

@@ -1,0 +1,142 @@
+import ForceJSON
+import Foundation
+import Synchronization
+import Testing
+@testable import MobileSync
+
+/// LEAVE_IF_CHANGED updates and deletes travel as composite requests of 25; several of them are in
+/// flight at once (`SyncManager.compositeConcurrency`) while order between actions, per-record
+/// outcomes and conflicts stay as with one request at a time.
+@Suite("Concurrent composite requests")
+struct ConcurrentCompositeTests {
+    private static func request(_ action: PlannedWrite.Action, _ route: WriteRoute, entry: Int64) -> WriteRequest {
+        let write: RecordWrite = switch action {
+        case .delete: .delete(sobjectType: "Contact", id: "003\(entry)", ifUnmodifiedSince: 1)
+        case .update: .update(sobjectType: "Contact", id: "003\(entry)", fields: [:], ifUnmodifiedSince: 1)
+        case .create, .upsert: .create(sobjectType: "Contact", fields: [:])
+        }
+        return WriteRequest(route: route, writes: [PlannedWrite(entryId: entry, action: action, recordId: "003\(entry)", write: write)])
+    }
+
+    @Test("Runs of composite requests of one action share a window of at most the concurrency; others travel alone")
+    func windows() {
+        let requests = [Self.request(.delete, .composite, entry: 1), Self.request(.delete, .composite, entry: 2),
+                        Self.request(.create, .collection, entry: 3), Self.request(.create, .collection, entry: 4)]
+            + (5...24).map { Self.request(.update, .composite, entry: $0) }
+            + [Self.request(.update, .single, entry: 25), Self.request(.update, .single, entry: 26)]
+        let windows: [[Int64]] = SyncUpTask.windows(requests, compositeConcurrency: 8).map { $0.map { $0.writes[0].entryId } }
+        let expected: [[Int64]] = [[1, 2], [3], [4], Array(5...12), Array(13...20), Array(21...24), [25], [26]]
+        #expect(windows == expected)
+        #expect(SyncUpTask.windows(requests, compositeConcurrency: 1).map(\.count) == Array(repeating: 1, count: requests.count))
+        // Composite creates (the batch target) and updates never share a window.
+        let mixed = [Self.request(.create, .composite, entry: 1), Self.request(.update, .composite, entry: 2)]
+        #expect(SyncUpTask.windows(mixed, compositeConcurrency: 8).map(\.count) == [1, 1])
+    }
+
+    @Test("Against localorg: deletes finish before updates start, several composites overlap, a conflict is kept")
+    func liveOverlap() async throws {
+        let live = try await LiveSync()
+        defer { live.remove() }
+        var ids: [String] = []
+        for start in stride(from: 0, to: 130, by: 26) {
+            let records: [JSONObject] = (start..<start + 26).map { index in
+                ["attributes": ["type": "Contact"], "LastName": .string(String(format: "Many %03d", index)), "Title": "Before"]
+            }
+            ids += try await live.client.createRecords(records).compactMap(\.id)
+        }
+        #expect(ids.count == 130)
+        try await live.syncDown()
+        try await LiveSync.nextSecond()
+        let contested = ids[60]
+        try live.server.command(["edit", "Contact", contested, "Title=Server"])
+
+        let deleted = Set(ids.prefix(30))
+        for id in ids {
+            let stored = try #require(try live.local.document("contacts", id: id))
+            try live.saveLocally(deleted.contains(id) ? Records.edited(stored, delete: true) : Records.edited(stored, ["Title": "Mine"]),
+                                 in: "contacts")
+        }
+        // 30 deletes (2 composites) then 100 updates (4 composites), each group sent at once.
+        let remote = OverlapRecordingRemote(remote: ForceClientRemote(client: live.client))
+        let manager = try SyncManager(store: live.local.store, remote: remote)
+        let state = try await manager.reSync(name: "syncUpContacts")
+        #expect(state.status == .done, "\(state.error)")
+        let summary = try #require(await manager.lastSyncUpSummary[state.id])
+        #expect(summary.deleted == 30 && summary.updated == 99 && summary.conflicts == 1)
+
+        let log = remote.log
+        #expect(log.maxInFlight >= 2 && log.maxInFlight <= SyncManager.defaultCompositeConcurrency, "\(log.maxInFlight)")
+        let lastDeleteEnd = try #require(log.calls.filter { $0.action == .delete }.map(\.end).max())
+        let firstUpdateStart = try #require(log.calls.filter { $0.action == .update }.map(\.start).min())
+        #expect(lastDeleteEnd < firstUpdateStart)
+        #expect(log.calls.count == 6)
+
+        let server = try await live.serverRecords("SELECT Id, Title FROM Contact")
+        #expect(server.count == 100)
+        #expect(server.allSatisfy { $0["Title"] == ($0["Id"]?.stringValue == contested ? "Server" : "Mine") })
+        let conflict = try #require(try live.local.document("contacts", id: contested))
+        #expect(conflict.hasConflict && conflict["Title"] == "Mine" && conflict[LocalField.conflict]?["server"]?["Title"] == "Server")
+        let contacts = try live.local.documents("contacts")
+        #expect(contacts.count == 100 && contacts.filter(\.isDirty).count == 1)
+    }
+}
+
+/// The real remote, recording when each write request starts and ends (in one sequence) and how
+/// many overlap. A composite send waits (up to 30 s) until a second one is in flight, so a sync
+/// that sends several at once is seen to, however the machine schedules it; a sync that sent one
+/// at a time would be held 30 s per request and fail the overlap check.
+final class OverlapRecordingRemote: SyncRemote {
+    struct Call: Sendable { var action: PlannedWrite.Action; var start: Int; var end: Int }
+    struct Log: Sendable { var calls: [Call] = []; var inFlight = 0; var maxInFlight = 0; var clock = 0 }
+
+    let remote: any SyncRemote
+    private let state = Mutex(Log())
+
+    init(remote: any SyncRemote) { self.remote = remote }
+
+    var log: Log { state.withLock { $0 } }
+
+    func send(_ writes: [RecordWrite], route: WriteRoute) async throws(SyncRemoteError) -> [RecordOutcome] {
+        let action: PlannedWrite.Action = switch writes.first {
+        case .delete: .delete
+        case .update: .update
+        default: .create
+        }
+        let start = state.withLock { log in
+            log.clock += 1
+            log.inFlight += 1
+            log.maxInFlight = max(log.maxInFlight, log.inFlight)
+            return log.clock
+        }
+        if route == .composite {
+            let deadline = ContinuousClock.now + .seconds(30)
+            while state.withLock({ $0.maxInFlight < 2 }), ContinuousClock.now < deadline {
+                try? await Task.sleep(for: .milliseconds(10))
+            }
+        }
+        defer {
+            state.withLock { log in
+                log.clock += 1
+                log.inFlight -= 1
+                log.calls.append(Call(action: action, start: start, end: log.clock))
+            }
+        }
+        return try await remote.send(writes, route: route)
+    }
+
+    func query(_ soql: String, batchSize: Int?) async throws(SyncRemoteError) -> RemoteQueryPage {
+        try await remote.query(soql, batchSize: batchSize)
+    }
+
+    func queryMore(_ nextRecordsUrl: String) async throws(SyncRemoteError) -> RemoteQueryPage { try await remote.queryMore(nextRecordsUrl) }
+    func search(_ sosl: String) async throws(SyncRemoteError) -> [JSONObject] { try await remote.search(sosl) }
+    func recentItemIds(sobjectType: String) async throws(SyncRemoteError) -> [String] { try await remote.recentItemIds(sobjectType: sobjectType) }
+
+    func retrieve(sobjectType: String, ids: [String], fields: [String]) async throws(SyncRemoteError) -> [JSONObject?] {
+        try await remote.retrieve(sobjectType: sobjectType, ids: ids, fields: fields)
+    }
+
+    func primingRecords(relayToken: String?, changedAfter: Int64?) async throws(SyncRemoteError) -> BriefcasePrimingPage {
+        try await remote.primingRecords(relayToken: relayToken, changedAfter: changedAfter)
+    }
+}
