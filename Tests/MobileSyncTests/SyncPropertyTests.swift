@@ -154,13 +154,19 @@ struct PropertyRun {
     var sequence = 0
     var log: [String] = []
 
-    static let faultArguments = ["--fail-rate", "0.12", "--token-ttl", "3"]
+    /// Tokens live 8 s: they expire several times in a run, yet outlive a sign-in plus its first
+    /// call (or a refresh plus its replay) on a machine loaded by parallel suites and builds.
+    static let faultArguments = ["--fail-rate", "0.12", "--token-ttl", "8"]
 
     init(seed: UInt64) async throws {
         self.seed = seed
         dice = SeededGenerator(seed: seed)
         server = try LocalOrgProcess(arguments: Self.faultArguments)
-        client = try await LiveSync.signIn(to: server, retryPolicy: RetryPolicy())
+        var signedIn: ForceClient?
+        for attempt in 1...3 where signedIn == nil {
+            do { signedIn = try await LiveSync.signIn(to: server, retryPolicy: RetryPolicy()) } catch where attempt < 3 { continue }
+        }
+        client = try #require(signedIn)
         for index in 0..<3 { _ = try await Self.create("Account", ["Name": .string("Seeded Account \(index)")], with: client) }
         for index in 0..<10 {
             _ = try await Self.create("Contact", ["LastName": .string("Seeded \(index)"), "Title": .string("T\(index)")], with: client)
