@@ -63,6 +63,26 @@ struct ScreenSnapshotTests {
         try Snapshot.check(canvas, named: "account-detail-120x40")
     }
 
+    @Test("Help that does not fit (demo notes above the keys) scrolls with j/k down to the last key")
+    func helpScrolls() throws {
+        let fixture = try ScreenFixture(size: Self.large)
+        fixture.app.helpNotes = HelpOverlay.Notes(title: "Demo org", lines: (1...12).map { "note line \($0)" })
+        let first = try fixture.press(text: "?").text
+        #expect(first.contains("note line 12") && first.contains("j/↓ more keys"), "\(first)")
+        // Sections flow from column to column, so every browsing key shows at once...
+        #expect(first.contains("quit (asks if a sync is running)"), "\(first)")
+        #expect(!first.contains("decide later"))
+        // ...and the last ones (the conflict dialog's) come into view with j.
+        var text = first
+        for _ in 0..<60 where !text.contains("decide later") {
+            text = try fixture.press([.character("j")]).text
+        }
+        #expect(text.contains("decide later") && text.contains("k/↑ back to the top"), "the last keys are reachable: \(text)")
+        let back = try fixture.press([.pageUp, .pageUp, .pageUp, .pageUp, .pageUp]).text
+        #expect(back == first, "PgUp returns to the top")
+        #expect(try fixture.press([.escape]).text.contains("Contacts (7)") && fixture.app.model.mode == .browsing)
+    }
+
     @Test("The help overlay is generated from the keymap, at both sizes")
     func help() throws {
         let large = try ScreenFixture(size: Self.large)

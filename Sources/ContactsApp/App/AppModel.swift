@@ -13,6 +13,9 @@ public struct AppModel: Sendable {
     public private(set) var contacts: RecordListViewModel
     public private(set) var accounts: RecordListViewModel
     public private(set) var mode: AppMode = .browsing
+    /// Rows of the `?` screen's keys scrolled past, when they do not fit the terminal.
+    public private(set) var helpScroll = 0
+    static let helpScrollLimit = 80
     /// The Syncs tab, also the source of the status line's last sync time.
     public private(set) var syncs: SyncsViewModel
     public private(set) var inspector: InspectorViewModel
@@ -185,7 +188,14 @@ public struct AppModel: Sendable {
             mode = homeMode
             if command == .confirmYes { shouldQuit = true }
         case .help:
-            if command == .toggleHelp || command == .back || command == .quit { mode = homeMode }
+            switch command {
+            case .toggleHelp, .back, .quit: mode = homeMode
+            case .moveDown: helpScroll = min(helpScroll + 1, Self.helpScrollLimit)
+            case .moveUp: helpScroll = max(helpScroll - 1, 0)
+            case .pageDown: helpScroll = min(helpScroll + 10, Self.helpScrollLimit)
+            case .pageUp: helpScroll = max(helpScroll - 10, 0)
+            default: break
+            }
         case .resolvingConflict:
             mode = .browsing
             if case let .resolve(choice) = command { try resolveConflict(choice) }
@@ -238,7 +248,9 @@ public struct AppModel: Sendable {
             } else {
                 toast = Toast("This \(list.kind.singular) has no conflict; c resolves one marked \(LocalState.conflict.marker)")
             }
-        case .toggleHelp: mode = .help
+        case .toggleHelp:
+            mode = .help
+            helpScroll = 0
         case .quit:
             if sync?.isRunning == true { mode = .confirmingQuit } else { shouldQuit = true }
         default:
@@ -252,7 +264,9 @@ public struct AppModel: Sendable {
         case let .showTab(newTab): switchTab(to: newTab)
         case .nextTab: switchTab(to: tab.next)
         case .sync: startSync()
-        case .toggleHelp: mode = .help
+        case .toggleHelp:
+            mode = .help
+            helpScroll = 0
         case .quit:
             if sync?.isRunning == true { mode = .confirmingQuit } else { shouldQuit = true }
         default:

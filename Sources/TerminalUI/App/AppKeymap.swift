@@ -8,6 +8,8 @@ public enum AppKeymap {
     static let confirming: Set<AppMode> = [.confirmingDelete, .confirmingDiscard, .confirmingQuit]
     /// Modes where tab, sync and quit keys work: the record tabs and Syncs, and the Inspector.
     static let tabs: Set<AppMode> = [.browsing, .inspecting]
+    /// Moving keys also scroll the `?` screen when it does not fit.
+    static let moving: Set<AppMode> = tabs.union([.help])
 
     public static let table = Keymap<AppCommand, AppMode>([
         // Lists and detail.
@@ -16,10 +18,10 @@ public enum AppKeymap {
         Binding([.character("3")], .showTab(.syncs), in: tabs, help: "Syncs tab: each named sync"),
         Binding([.character("4")], .showTab(.inspector), in: tabs, help: "Inspector tab: Smart SQL, soups, indices"),
         Binding([.tab], .nextTab, in: tabs, help: "next tab"),
-        Binding([.up, .character("k")], .moveUp, in: tabs, help: "move up (Inspector: previous page)"),
-        Binding([.down, .character("j")], .moveDown, in: tabs, help: "move down (Inspector: next page)"),
-        Binding([.pageUp], .pageUp, in: tabs, help: "page up"),
-        Binding([.pageDown], .pageDown, in: tabs, help: "page down"),
+        Binding([.up, .character("k")], .moveUp, in: moving, help: "move up (Inspector: previous page)"),
+        Binding([.down, .character("j")], .moveDown, in: moving, help: "move down (Inspector: next page)"),
+        Binding([.pageUp], .pageUp, in: moving, help: "page up"),
+        Binding([.pageDown], .pageDown, in: moving, help: "page down"),
         Binding([.character("g"), .home], .moveToTop, in: [.browsing], help: "first record"),
         Binding([.character("G"), .end], .moveToBottom, in: [.browsing], help: "last record"),
         Binding([.enter], .openDetail, in: [.browsing], help: "open detail; in an account, open its contact"),

@@ -79,7 +79,7 @@ public enum ContactsScreen {
             HelpOverlay.draw(
                 in: &canvas, within: body, sections: AppKeymap.helpSections(ascii: theme.lines == .ascii),
                 footer: "Row markers: + created  ~ updated  - deleted  ! sync error  \(theme.lines == .ascii ? "#" : "≠") conflict",
-                notes: helpNotes, theme: theme)
+                notes: helpNotes, scroll: model.helpScroll, theme: theme)
         default:
             break
         }

@@ -139,7 +139,8 @@ public enum HelpOverlay {
         }
     }
 
-    public static func draw(in canvas: inout Canvas, within area: Rect, sections: [Section], footer: String, notes: Notes? = nil, theme: Theme) {
+    public static func draw(in canvas: inout Canvas, within area: Rect, sections: [Section], footer: String, notes: Notes? = nil,
+                            scroll: Int = 0, theme: Theme) {
         let box = area.inset(by: area.width >= 90 ? 2 : 0)
         Box.draw(in: &canvas, box, theme: theme, title: "Keys (? or Esc closes)")
         var inner = box.inset(by: 1)
@@ -157,26 +158,62 @@ public enum HelpOverlay {
         // Two columns of sections when there is room, else one.
         let columnCount = inner.width >= 96 ? 2 : 1
         let columnWidth = inner.width / columnCount
-        var column = 0
-        var y = inner.y
-        for section in sections {
-            let needed = section.lines.count + 2
-            if y + needed > inner.maxY - 1, y > inner.y, column + 1 < columnCount {
-                column += 1
-                y = inner.y
+        let rowsPerColumn = max(inner.height - 1, 0)
+        var hidden = false
+        if scroll == 0, let placed = placeWholeSections(sections, columns: columnCount, rows: rowsPerColumn) {
+            for (column, sectionRows) in placed.enumerated() {
+                drawRows(sectionRows, in: &canvas, x: inner.x + 1 + column * columnWidth, y: inner.y, keyWidth: keyWidth, width: columnWidth, theme: theme)
             }
-            let x = inner.x + 1 + column * columnWidth
-            guard y < inner.maxY - 1 else { break }
-            canvas.draw(section.title, x: x, y: y, style: theme.style(.title), maxWidth: columnWidth - 2)
-            y += 1
-            for line in section.lines where y < inner.maxY - 1 {
-                canvas.draw(line.keys.fitted(toWidth: keyWidth, ellipsis: theme.lines.ellipsis), x: x, y: y, style: theme.style(.label))
-                canvas.draw(line.help.truncated(toWidth: max(columnWidth - keyWidth - 3, 1), ellipsis: theme.lines.ellipsis), x: x + keyWidth + 1, y: y)
-                y += 1
+        } else {
+            // Too many keys for the screen: the rows flow from column to column and scroll.
+            var rows = Array(sections.map { [Row.title($0.title)] + $0.lines.map(Row.line) + [Row.blank] }.joined())
+            rows.removeFirst(min(scroll, max(rows.count - 1, 0)))
+            for column in 0..<columnCount {
+                let slice = Array(rows.prefix(rowsPerColumn))
+                rows.removeFirst(slice.count)
+                drawRows(slice, in: &canvas, x: inner.x + 1 + column * columnWidth, y: inner.y, keyWidth: keyWidth, width: columnWidth, theme: theme)
             }
-            y += 1
+            hidden = rows.contains { if case .blank = $0 { false } else { true } }
         }
-        canvas.draw(footer.truncated(toWidth: inner.width - 2, ellipsis: theme.lines.ellipsis), x: inner.x + 1, y: inner.maxY - 1, style: theme.style(.hint))
+        let more = hidden ? "j/↓ more keys · " : (scroll > 0 ? "k/↑ back to the top · " : "")
+        canvas.draw((more + footer).truncated(toWidth: inner.width - 2, ellipsis: theme.lines.ellipsis), x: inner.x + 1, y: inner.maxY - 1,
+                    style: theme.style(.hint))
+    }
+
+    enum Row {
+        case title(String)
+        case line(keys: String, help: String)
+        case blank
+    }
+
+    /// Whole sections per column, a section moving to the next column when it does not fit; `nil`
+    /// when some section finds no room.
+    static func placeWholeSections(_ sections: [Section], columns: Int, rows: Int) -> [[Row]]? {
+        var placed: [[Row]] = [[]]
+        for section in sections {
+            let sectionRows = [Row.title(section.title)] + section.lines.map(Row.line) + [Row.blank]
+            if placed[placed.count - 1].count + sectionRows.count - 1 > rows, !placed[placed.count - 1].isEmpty {
+                guard placed.count < columns else { return nil }
+                placed.append([])
+            }
+            guard placed[placed.count - 1].count + sectionRows.count - 1 <= rows else { return nil }
+            placed[placed.count - 1] += sectionRows
+        }
+        return placed
+    }
+
+    static func drawRows(_ rows: [Row], in canvas: inout Canvas, x: Int, y: Int, keyWidth: Int, width: Int, theme: Theme) {
+        for (offset, row) in rows.enumerated() {
+            switch row {
+            case let .title(title):
+                canvas.draw(title, x: x, y: y + offset, style: theme.style(.title), maxWidth: width - 2)
+            case let .line(keys, help):
+                canvas.draw(keys.fitted(toWidth: keyWidth, ellipsis: theme.lines.ellipsis), x: x, y: y + offset, style: theme.style(.label))
+                canvas.draw(help.truncated(toWidth: max(width - keyWidth - 3, 1), ellipsis: theme.lines.ellipsis), x: x + keyWidth + 1, y: y + offset)
+            case .blank:
+                break
+            }
+        }
     }
 }
 
