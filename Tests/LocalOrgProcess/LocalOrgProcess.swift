@@ -5,7 +5,8 @@ import Glibc
 #endif
 
 /// A real `localorg serve` process on 127.0.0.1 with an ephemeral port and its own data directory,
-/// for tests that talk to it over HTTPS. Stop it with `stop()` (SIGTERM, then SIGKILL after 20 s).
+/// for tests that talk to it over HTTPS. Stop it with `stop()` (SIGTERM, then SIGKILL after 20 s);
+/// releasing it stops it as well.
 public final class LocalOrgProcess: @unchecked Sendable {
     public let dataDirectory: String
     /// `https://127.0.0.1:PORT` (the server certificate covers 127.0.0.1).
@@ -68,6 +69,10 @@ public final class LocalOrgProcess: @unchecked Sendable {
         port = found
         url = "https://127.0.0.1:\(found)"
     }
+
+    /// A server nobody holds any more stops too: a test that throws before its clean-up leaves no
+    /// process behind.
+    deinit { stop() }
 
     /// Stops the server and waits for it; the data directory stays until `remove()`.
     public func stop() {
