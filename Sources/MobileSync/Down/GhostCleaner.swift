@@ -18,37 +18,26 @@ public struct GhostCleaner: Sendable {
     /// Ids of the records without local changes that this sync may clean: only its own records
     /// when `__sync_id__` is indexed (as the SDK), else every clean record of the soup.
     public func cleanLocalIds(in transaction: StoreTransaction) throws -> [String] {
-        var sql = "SELECT {\(soupName):\(idFieldName)} FROM {\(soupName)} WHERE \(LocalField.cleanPredicate(soup: soupName))"
-        sql += " AND {\(soupName):\(idFieldName)} IS NOT NULL"
-        if try transaction.hasIndex(soup: soupName, path: LocalField.syncId) {
-            sql += " AND {\(soupName):\(LocalField.syncId)} = \(syncId)"
-        }
-        sql += " ORDER BY {\(soupName):\(idFieldName)} ASC"
-        return try Self.strings(sql, in: transaction)
+        try Self.rows(cleanIdsSQL(also: nil, in: transaction), in: transaction).compactMap { $0.first?.stringValue }
     }
 
     /// Like `cleanLocalIds`, for children: only those whose parent (in `parentIdFieldName`) is one
     /// of `parentIds`, so children of parents outside this sync are never candidates.
     public func cleanLocalChildIds(parentIdFieldName: String, parentIds: Set<String>, in transaction: StoreTransaction) throws -> [String] {
-        var sql = "SELECT {\(soupName):\(idFieldName)}, {\(soupName):\(parentIdFieldName)} FROM {\(soupName)}"
-        sql += " WHERE \(LocalField.cleanPredicate(soup: soupName)) AND {\(soupName):\(idFieldName)} IS NOT NULL"
+        try Self.rows(cleanIdsSQL(also: parentIdFieldName, in: transaction), in: transaction).compactMap { columns in
+            guard columns.count == 2, let parent = columns[1].stringValue, parentIds.contains(parent) else { return nil }
+            return columns[0].stringValue
+        }
+    }
+
+    /// The Smart SQL for this sync's clean ids in id order, with the `also` path as a second column.
+    private func cleanIdsSQL(also path: String?, in transaction: StoreTransaction) throws -> String {
+        var sql = "SELECT {\(soupName):\(idFieldName)}" + (path.map { ", {\(soupName):\($0)}" } ?? "")
+        sql += " FROM {\(soupName)} WHERE \(LocalField.cleanPredicate(soup: soupName)) AND {\(soupName):\(idFieldName)} IS NOT NULL"
         if try transaction.hasIndex(soup: soupName, path: LocalField.syncId) {
             sql += " AND {\(soupName):\(LocalField.syncId)} = \(syncId)"
         }
-        sql += " ORDER BY {\(soupName):\(idFieldName)} ASC"
-        var ids: [String] = []
-        var page = 0
-        let pageSize = 5_000
-        while true {
-            let rows = try transaction.query(.smart(sql, pageSize: pageSize), pageIndex: page)
-            for row in rows {
-                guard let columns = row.arrayValue, columns.count == 2, let id = columns[0].stringValue,
-                      let parent = columns[1].stringValue, parentIds.contains(parent) else { continue }
-                ids.append(id)
-            }
-            if rows.count < pageSize { return ids }
-            page += 1
-        }
+        return sql + " ORDER BY {\(soupName):\(idFieldName)} ASC"
     }
 
     /// The local ids the server did not return, in local order.
@@ -74,13 +63,14 @@ public struct GhostCleaner: Sendable {
         return removed
     }
 
-    static func strings(_ sql: String, in transaction: StoreTransaction) throws -> [String] {
-        var values: [String] = []
+    /// Every row of a Smart SQL query, read 5,000 at a time.
+    static func rows(_ sql: String, in transaction: StoreTransaction) throws -> [[JSONValue]] {
+        var values: [[JSONValue]] = []
         var page = 0
         let pageSize = 5_000
         while true {
             let rows = try transaction.query(.smart(sql, pageSize: pageSize), pageIndex: page)
-            values += rows.compactMap { $0.arrayValue?.first?.stringValue }
+            values += rows.compactMap(\.arrayValue)
             if rows.count < pageSize { return values }
             page += 1
         }
