@@ -44,22 +44,29 @@ final class LiveSync {
     /// Makes the named sync up write through `mode` (single record, batch or collection),
     /// keeping the rest of its definition from the repo's `usersyncs.json`.
     func useSyncUpMode(_ mode: SyncUpTarget.Mode, for name: String) throws {
+        _ = try SyncsSoup(store: local.store).apply(Self.config(syncingUpWith: mode) { $0 == name })
+    }
+
+    /// The repo's `usersyncs.json` with the sync ups whose name passes `names` writing through `mode`.
+    static func config(syncingUpWith mode: SyncUpTarget.Mode, names: (String?) -> Bool = { _ in true }) throws -> SyncsConfig {
         var config = try SyncsConfig(contentsOf: SyncStore.packageRoot.appendingPathComponent("config/usersyncs.json"))
         config.entries = config.entries.map { entry in
-            guard entry.name == name, case let .up(target) = entry.target else { return entry }
+            guard names(entry.name), case let .up(target) = entry.target else { return entry }
             var changed = entry
             changed.target = .up(SyncUpTarget(mode: mode, createFieldlist: target.createFieldlist, updateFieldlist: target.updateFieldlist,
                                               externalIdFieldName: target.externalIdFieldName))
             return changed
         }
-        _ = try SyncsSoup(store: local.store).apply(config)
+        return config
     }
 
     func remove() { server.remove() }
 
     /// `forceterm sync`'s order: ups (accounts first), then downs.
+    static let syncOrder = ["syncUpAccounts", "syncUpContacts", "syncDownAccounts", "syncDownContacts"]
+
     func syncAll() async throws {
-        for name in ["syncUpAccounts", "syncUpContacts", "syncDownAccounts", "syncDownContacts"] {
+        for name in Self.syncOrder {
             _ = try await manager.reSync(name: name)
         }
     }

@@ -174,15 +174,7 @@ struct PropertyRun {
         local = try SyncStore()
         let mode = SyncUpTarget.Mode.allCases[Int(seed % UInt64(SyncUpTarget.Mode.allCases.count))]
         self.mode = mode
-        var config = try SyncsConfig(contentsOf: SyncStore.packageRoot.appendingPathComponent("config/usersyncs.json"))
-        config.entries = config.entries.map { entry in
-            guard case let .up(target) = entry.target else { return entry }
-            var changed = entry
-            changed.target = .up(SyncUpTarget(mode: mode, createFieldlist: target.createFieldlist, updateFieldlist: target.updateFieldlist,
-                                              externalIdFieldName: target.externalIdFieldName))
-            return changed
-        }
-        _ = try SyncsSoup(store: local.store).apply(config)
+        _ = try SyncsSoup(store: local.store).apply(LiveSync.config(syncingUpWith: mode))
         manager = try Self.manager(store: local.store, client: client, seed: seed)
 
         // The starting point: the seeded org, synced down without faults in the way.
@@ -356,7 +348,7 @@ struct PropertyRun {
     /// `forceterm sync`'s order, stopping at the first failure as the command does.
     mutating func syncWithFaults() async {
         do {
-            for name in ["syncUpAccounts", "syncUpContacts", "syncDownAccounts", "syncDownContacts"] {
+            for name in LiveSync.syncOrder {
                 _ = try await manager.reSync(name: name)
             }
             log.append("sync: done")
@@ -402,7 +394,7 @@ struct PropertyRun {
         manager = try SyncManager(store: local.store, remote: ForceClientRemote(client: client))
         var settled = false
         for _ in 0..<6 where !settled {
-            for name in ["syncUpAccounts", "syncUpContacts", "syncDownAccounts", "syncDownContacts"] {
+            for name in LiveSync.syncOrder {
                 _ = try await manager.reSync(name: name)
             }
             try resolveConflicts()
