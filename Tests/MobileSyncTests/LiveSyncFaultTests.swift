@@ -51,6 +51,25 @@ struct LiveSyncFaultTests {
         #expect(try live.local.documents("contacts").allSatisfy { !$0.isDirty && $0[LocalField.createInFlight] == nil }, "\(mode)")
     }
 
+    @Test("A lost answer to the create of a contact under an offline account is recognised, not sent twice")
+    func lostCreateWithRewrittenReference() async throws {
+        let live = try await LiveSync()
+        defer { live.remove() }
+        try live.saveLocally(Records.created("local_account_9", type: "Account", fields: ["Name": "Offline Ltd"]), in: "accounts")
+        try live.saveLocally(Records.created(nil, type: "Contact", fields: ["LastName": "Once", "AccountId": "local_account_9"]), in: "contacts")
+        #expect(try await live.manager.reSync(name: "syncUpAccounts").status == .done)
+        // The contact's create reaches the server; its answer does not come back.
+        let losing = DroppingRemote(remote: ForceClientRemote(client: live.client), dice: DroppingRemote.Dice(seed: 1), dropBefore: 0, dropAfter: 1)
+        await #expect(throws: SyncRemoteError.self) { _ = try await SyncManager(store: live.local.store, remote: losing).reSync(name: "syncUpContacts") }
+        #expect(try await live.manager.reSync(name: "syncUpContacts").status == .done)
+        let rows = try await live.serverRecords("SELECT Id, AccountId FROM Contact WHERE LastName = 'Once'")
+        let account = try await live.serverRecords("SELECT Id FROM Account WHERE Name = 'Offline Ltd'")
+        #expect(rows.count == 1, "\(rows)")
+        #expect(rows.first?["AccountId"] == account.first?["Id"])
+        let contact = try #require(try live.local.documents("contacts").first)
+        #expect(!contact.isDirty && contact["Id"] == rows.first?["Id"])
+    }
+
     @Test("Random 503s (a third of the calls): reruns converge on the same state, nothing duplicated")
     func randomFailuresConverge() async throws {
         let live = try await LiveSync(serverArguments: ["--fail-rate", "0.35"], retryPolicy: RetryPolicy())

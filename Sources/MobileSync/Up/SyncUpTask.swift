@@ -151,7 +151,10 @@ struct SyncUpTask: Sendable {
     /// as the record's server copy, none means the create never arrived (it is sent again), and
     /// several are left to the user with an error.
     private func recoverCreatesInFlight(soup: String, target: SyncUpTarget, state: SyncState) async throws {
-        let records = try store.read { try Self.dirtyRecords(soup: soup, in: $0) }.filter { $0[LocalField.createInFlight] != nil }
+        let (dirty, serverIds) = try store.read { transaction in
+            (try Self.dirtyRecords(soup: soup, in: transaction), try LocalIdMap.all(in: transaction))
+        }
+        let records = dirty.filter { $0[LocalField.createInFlight] != nil }
         guard !records.isEmpty else { return }
         let planner = SyncUpPlanner(target: target, options: state.options, soupName: soup)
         for record in records {
@@ -161,7 +164,8 @@ struct SyncUpTask: Sendable {
             }
             guard let type = record["attributes"]?["type"]?.stringValue,
                   let sentAt = record[LocalField.createInFlight]?["sentAt"]?.int64Value,
-                  let fields = try? planner.project(record, planner.createFields ?? [], serverIds: [:])
+                  // The values as sent: local references rewritten to the server ids they had then.
+                  let fields = try? planner.project(record, planner.createFields ?? [], serverIds: serverIds)
             else { continue }
             let query = CreateRecovery.query(sobjectType: type, fields: fields, sentAt: sentAt, idField: target.idFieldName)
             let matches = try await remote.query(query, batchSize: nil).records.compactMap { $0[target.idFieldName]?.stringValue }
