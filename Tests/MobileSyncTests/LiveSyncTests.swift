@@ -177,6 +177,9 @@ struct LiveSyncTests {
         conflicted = try #require(try live.local.document("contacts", id: id))
         #expect(conflicted.hasConflict)
         try resolver.keepLocal(entryId: try #require(conflicted.soupEntryId))
+        // Another server edit after the choice was made: keep mine still wins, unconditionally.
+        try await LiveSync.nextSecond()
+        try live.server.command(["edit", "Contact", id, "Title=Server a third time"])
         try await live.syncAll()
         #expect(try await live.serverRecords("SELECT Title FROM Contact").first?["Title"] == "Mine again")
         let resolved = try #require(try live.local.document("contacts", id: id))

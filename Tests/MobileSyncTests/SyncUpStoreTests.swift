@@ -145,10 +145,27 @@ struct SyncUpStoreTests {
         try resolver.keepLocal(entryId: conflicts[0].entryId)
         let kept = try #require(try fixture.document("contacts", id: "0032"))
         #expect(kept["LastName"] == "Changed" && kept.isDirty && !kept.hasConflict)
-        #expect(kept["LastModifiedDate"] == "2024-07-01T00:00:00.000+0000", "sent again against the server version seen")
-        let resent = try self.plan(fixture).writes.first { $0.recordId == "0032" }
-        #expect(resent?.write == .update(sobjectType: "Contact", id: "0032", fields: ["LastName": "Changed"],
-                                         ifUnmodifiedSince: SalesforceTimestamp.parse("2024-07-01T00:00:00.000Z")))
+        #expect(kept["LastModifiedDate"] == "2024-07-01T00:00:00.000+0000" && kept.overwritesServer)
+        let resent = try #require(try self.plan(fixture).writes.first { $0.recordId == "0032" })
+        #expect(resent.write == .update(sobjectType: "Contact", id: "0032", fields: ["LastName": "Changed"], ifUnmodifiedSince: nil),
+                "keep mine writes unconditionally")
+        try fixture.store.write { try recorder.apply(.success(id: nil), to: resent, serverValues: nil, now: 100, summary: &summary, in: $0) }
+        let written = try #require(try fixture.document("contacts", id: "0032"))
+        #expect(!written.isDirty && !written.overwritesServer, "once written, later edits are conditional again")
+    }
+
+    @Test func keepingMineOverARecordTheServerDeletedSinceCreatesItAgain() throws {
+        let fixture = try mixedStore()
+        let update = try plan(fixture).writes[2]
+        let recorder = SyncUpRecorder(soupName: "contacts", target: SyncUpTarget(), mergeMode: .leaveIfChanged)
+        var summary = SyncUpSummary()
+        let server = Records.contact("0032", last: "Changed on the server", modified: "2024-07-01T00:00:00.000+0000")
+        try fixture.store.write { try recorder.apply(.preconditionFailed, to: update, serverValues: server, now: 99, summary: &summary, in: $0) }
+        try ConflictResolver(store: fixture.store, soupName: "contacts").keepLocal(entryId: update.entryId)
+        let resent = try #require(try self.plan(fixture).writes.first { $0.recordId == "0032" })
+        try fixture.store.write { try recorder.apply(.notFound, to: resent, serverValues: nil, now: 100, summary: &summary, in: $0) }
+        let recreated = try #require(try fixture.documents("contacts").first { $0["LastName"] == "Changed" })
+        #expect(recreated.isLocallyCreated && recreated["Id"] == nil && !recreated.hasConflict && summary.recreated == 1)
     }
 
     @Test func takingTheServersValuesDropsLocalChanges() throws {

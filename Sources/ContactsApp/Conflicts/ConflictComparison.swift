@@ -58,7 +58,7 @@ public struct ConflictComparison: Sendable, Equatable {
 
 /// How the user settles a conflict.
 public enum ConflictChoice: Sendable, Hashable {
-    /// Keep mine: the local values are sent on the next sync, against the server version seen.
+    /// Keep mine: the local values are written on the next sync, whatever the server holds then.
     case keepMine
     /// Take the server's: the local changes are dropped and the server's values kept.
     case takeServer

@@ -14,11 +14,14 @@ public enum LocalField {
     public static let conflict = "__conflict__"
     /// Beyond the SDK: a create sent but not yet confirmed, `{"sentAt": ms}`; see docs/mobilesync.md.
     public static let createInFlight = "__create_in_flight__"
+    /// Beyond the SDK: "keep mine" settled a conflict, so the next sync up writes without a
+    /// precondition and a server delete since then is answered by creating the record again.
+    public static let overwriteServer = "__overwrite_server__"
 
     public static let localIdPrefix = "local_"
 
     /// Fields the engine owns; a sync down never takes them from the server copy.
-    static let bookkeeping: Set<String> = [local, locallyCreated, locallyUpdated, locallyDeleted, lastError, syncId, conflict, createInFlight]
+    static let bookkeeping: Set<String> = [local, locallyCreated, locallyUpdated, locallyDeleted, lastError, syncId, conflict, createInFlight, overwriteServer]
 
     /// Smart SQL that is true for a record with local changes, whichever way its flag was stored
     /// (JSON true through json1 is 1, a string index holds 'true', iOS wrote '1').
@@ -48,6 +51,8 @@ extension JSONObject {
     public var isLocallyUpdated: Bool { flag(LocalField.locallyUpdated) }
     public var isLocallyDeleted: Bool { flag(LocalField.locallyDeleted) }
     public var hasConflict: Bool { self[LocalField.conflict].map { !$0.isNull } ?? false }
+    /// "Keep mine" was chosen: the next write goes through whatever the server holds.
+    public var overwritesServer: Bool { flag(LocalField.overwriteServer) }
 
     var soupEntryId: Int64? { self[SmartStore.soupEntryId]?.int64Value }
 
@@ -60,5 +65,6 @@ extension JSONObject {
         removeValue(forKey: LocalField.lastError)
         removeValue(forKey: LocalField.conflict)
         removeValue(forKey: LocalField.createInFlight)
+        removeValue(forKey: LocalField.overwriteServer)
     }
 }

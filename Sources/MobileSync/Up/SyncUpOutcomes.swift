@@ -67,8 +67,9 @@ public struct SyncUpRecorder: Sendable {
         case (.update, .success):
             record.markClean()
             summary.updated += 1
-        case (.update, .notFound) where mergeMode == .overwrite:
+        case (.update, .notFound) where mergeMode == .overwrite || record.overwritesServer:
             // As the SDK: the record was deleted on the server, so it is created again (a new id).
+            // "Keep mine" asks for the same whatever the merge mode.
             record[LocalField.locallyCreated] = true
             record[LocalField.locallyUpdated] = false
             record.removeValue(forKey: target.idFieldName)
@@ -156,15 +157,16 @@ public struct ConflictResolver: Sendable {
         }
     }
 
-    /// Keep mine: the local changes are sent again on the next sync up, now against the server
-    /// version that was seen (so a newer server edit still raises a new conflict rather than being
-    /// overwritten blindly). A record deleted on the server is created again.
+    /// Keep mine: the local changes are written again on the next sync up, unconditionally: a
+    /// server edit made since the conflict is overwritten too, and a record the server deleted is
+    /// created again. A local delete is sent again and removes the server's record.
     public func keepLocal(entryId: Int64) throws {
         try store.write { transaction in
             guard var record = try transaction.retrieve([entryId], from: soupName).first, record.hasConflict else { return }
             let server = record[LocalField.conflict]?["server"]?.objectValue
             if let server {
                 if let modified = server[modificationDateFieldName] { record[modificationDateFieldName] = modified }
+                record[LocalField.overwriteServer] = true
             } else if !record.isLocallyDeleted {
                 record[LocalField.locallyCreated] = true
                 record[LocalField.locallyUpdated] = false

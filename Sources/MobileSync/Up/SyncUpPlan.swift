@@ -111,7 +111,7 @@ public struct SyncUpPlanner: Sendable {
                     errorCode: "NO_SOBJECT_TYPE", message: "the record has no attributes.type, so it cannot be sent; set it to the sObject type (e.g. Contact)")
                 continue
             }
-            let precondition = options.mergeMode == .leaveIfChanged
+            let precondition = options.mergeMode == .leaveIfChanged && !record.overwritesServer
                 ? record[target.modificationDateFieldName]?.stringValue.flatMap(SalesforceTimestamp.parse) : nil
             if record.isLocallyDeleted, let recordId {
                 deletes.append(PlannedWrite(entryId: entryId, action: .delete, recordId: recordId,
