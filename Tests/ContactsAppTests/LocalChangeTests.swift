@@ -169,6 +169,8 @@ struct FormValidationTests {
         #expect(form.isDirty)
         #expect(form.values["LastName"] == "ÓGarcí")
         #expect(form.values["Title"] == .null, "an empty field is saved as null")
+        form.clearFocused()
+        #expect(form.focused?.value == "" && form.focused?.cursor == 0 && form.values["LastName"] == .null)
     }
 }
 

@@ -95,6 +95,32 @@ struct TabsTests {
         #expect(model.inspector.page?.summary.page == 1)
     }
 
+    @Test("The SQL prompt edits like a line: the cursor moves, text goes in and out where it is, Ctrl-U clears")
+    func inspectorPromptEditing() throws {
+        let fixture = try StoreFixture()
+        try fixture.addSyncedContact(first: "Ada", last: "Lovelace")
+        var model = try model(fixture)
+        model.perform(.showTab(.inspector))
+        model.perform(.editQuery)
+        for character in "SELECT {contacts:LastName} FROM {contacts}" { model.type(character) }
+        // Fix a typo in the middle: LastName → FirstName.
+        for _ in 0..<" FROM {contacts}".count + "LastName}".count { model.perform(.cursorLeft) }
+        for _ in 0..<4 { model.perform(.deleteForward) }
+        for character in "First" { model.type(character) }
+        #expect(model.inspector.queryText == "SELECT {contacts:FirstName} FROM {contacts}")
+        #expect(model.inspector.prompt.cursor == "SELECT {contacts:First".count)
+        model.perform(.cursorHome)
+        model.perform(.deleteBackward)
+        #expect(model.inspector.prompt.cursor == 0 && model.inspector.queryText.hasPrefix("SELECT"), "nothing before the start")
+        model.perform(.cursorEnd)
+        model.perform(.runQuery)
+        #expect(model.inspector.page?.rows.first == ["Ada"])
+        model.perform(.editQuery)
+        model.perform(.clearLine)
+        #expect(model.inspector.queryText.isEmpty && model.inspector.prompt.cursor == 0)
+        #expect(model.inspector.page?.rows.first == ["Ada"], "the results stay until another query runs")
+    }
+
     @Test("A bad query shows the error and the app carries on")
     func inspectorError() throws {
         let fixture = try StoreFixture()

@@ -44,6 +44,8 @@ public enum AppCommand: Sendable, Hashable {
     /// Inspector: edit the query, run it, page, and the soups / indices lists.
     case editQuery, runQuery, stopEditingQuery, showSoups, showIndices
     case cursorLeft, cursorRight, cursorHome, cursorEnd, deleteBackward, deleteForward
+    /// Empties the focused field or the Inspector's prompt.
+    case clearLine
 }
 
 /// Which keys are live: the keymap has one context per mode.
@@ -69,4 +71,16 @@ public struct Toast: Sendable, Equatable {
         self.message = message
         self.isError = isError
     }
+}
+
+/// One fact of the status line: its full wording, then shorter ones for a narrow terminal, shortest
+/// last; an empty wording means the fact may be left out.
+public struct StatusFact: Sendable, Equatable {
+    public let wordings: [String]
+
+    public init(_ full: String, _ shorter: [String] = []) {
+        wordings = [full] + shorter
+    }
+
+    public var full: String { wordings[0] }
 }

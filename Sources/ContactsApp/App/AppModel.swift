@@ -26,7 +26,9 @@ public struct AppModel: Sendable {
     public private(set) var accountContactCount = 0
     public private(set) var accountContactIndex = 0
     public private(set) var form: RecordForm?
-    public private(set) var toast: Toast?
+    public private(set) var toast: Toast? { didSet { toastGeneration &+= 1 } }
+    /// Changes whenever a toast is shown or dismissed, so a repeated message counts as new.
+    public private(set) var toastGeneration: UInt64 = 0
     public private(set) var localChangeCount = 0
     public private(set) var shouldQuit = false
     /// Set by `--offline`: sync says so at once and keeps every change queued.
@@ -133,13 +135,28 @@ public struct AppModel: Sendable {
         }
     }
 
-    /// The status line's facts, left to right: connection, pending changes, last sync, API usage.
-    public var statusParts: [String] {
-        var parts = [connectionText, localChangeCount == 1 ? "1 local change" : "\(localChangeCount) local changes"]
-        parts.append(syncs.lastSuccessfulRun.map { "last sync \(SyncText.time($0, timeZone: timeZone))" } ?? "never synced")
-        if let usage = sync?.apiUsage { parts.append("API \(usage.used)/\(usage.limit)") }
-        return parts
+    /// The status line's facts, left to right: connection, pending changes, last sync, API usage;
+    /// each with shorter wordings for a narrow terminal.
+    public var statusFacts: [StatusFact] {
+        var facts = [
+            StatusFact(connectionText, sync == nil ? ["not signed in"] : []),
+            localChangeCount == 1 ? StatusFact("1 local change", ["1 pending"])
+                : StatusFact("\(localChangeCount) local changes", ["\(localChangeCount) pending"]),
+        ]
+        if let last = syncs.lastSuccessfulRun {
+            let time = SyncText.time(last, timeZone: timeZone)
+            // "2025-03-04 10:00:00" → "03-04 10:00" → "03-04".
+            let monthDay = String(time.dropFirst(5).prefix(5))
+            facts.append(StatusFact("last sync \(time)", ["synced \(monthDay) \(time.dropFirst(11).prefix(5))", "synced \(monthDay)"]))
+        } else {
+            facts.append(StatusFact("never synced"))
+        }
+        if let usage = sync?.apiUsage { facts.append(StatusFact("API \(usage.used)/\(usage.limit)", [""])) }
+        return facts
     }
+
+    /// The status line's facts in their full wording.
+    public var statusParts: [String] { statusFacts.map(\.full) }
 
     /// Called on every tick of the event loop: follows a running sync's states and picks up a
     /// finished sync.
@@ -301,7 +318,13 @@ public struct AppModel: Sendable {
             inspector.run()
             mode = .inspecting
         case .stopEditingQuery: mode = .inspecting
-        case .deleteBackward: inspector.deleteBackward()
+        case .deleteBackward: inspector.prompt.deleteBackward()
+        case .deleteForward: inspector.prompt.deleteForward()
+        case .cursorLeft: inspector.prompt.moveCursor(by: -1)
+        case .cursorRight: inspector.prompt.moveCursor(by: 1)
+        case .cursorHome: inspector.prompt.moveToStart()
+        case .cursorEnd: inspector.prompt.moveToEnd()
+        case .clearLine: inspector.prompt.clear()
         default: break
         }
     }
@@ -333,6 +356,7 @@ public struct AppModel: Sendable {
         case .cursorEnd: form?.moveCursorToEnd()
         case .deleteBackward: form?.deleteBackward()
         case .deleteForward: form?.deleteForward()
+        case .clearLine: form?.clearFocused()
         case .save: try saveForm()
         case .cancelEdit:
             if form?.isDirty == true {

@@ -4,19 +4,19 @@ import ForceJSON
 public struct FormField: Sendable, Equatable {
     public let name: String
     public let rule: FieldRule
-    public internal(set) var value: String
+    public internal(set) var input: TextInput
     public let original: String
-    /// The cursor, in characters from the start of `value`.
-    public internal(set) var cursor: Int
 
     init(name: String, rule: FieldRule, value: String) {
         self.name = name
         self.rule = rule
-        self.value = value
+        self.input = TextInput(value)
         self.original = value
-        self.cursor = value.count
     }
 
+    public var value: String { input.text }
+    /// The cursor, in characters from the start of `value`.
+    public var cursor: Int { input.cursor }
     public var isChanged: Bool { value != original }
 }
 
@@ -54,41 +54,25 @@ public struct RecordForm: Sendable, Equatable {
     public mutating func focusNext() { if !fields.isEmpty { focusedIndex = (focusedIndex + 1) % fields.count } }
     public mutating func focusPrevious() { if !fields.isEmpty { focusedIndex = (focusedIndex + fields.count - 1) % fields.count } }
 
-    public mutating func insert(_ character: Character) {
-        edit { field in
-            var characters = Array(field.value)
-            characters.insert(character, at: field.cursor)
-            field.value = String(characters)
-            field.cursor += 1
-        }
-    }
-
-    public mutating func deleteBackward() {
-        edit { field in
-            guard field.cursor > 0 else { return }
-            var characters = Array(field.value)
-            characters.remove(at: field.cursor - 1)
-            field.value = String(characters)
-            field.cursor -= 1
-        }
-    }
-
-    public mutating func deleteForward() {
-        edit { field in
-            var characters = Array(field.value)
-            guard field.cursor < characters.count else { return }
-            characters.remove(at: field.cursor)
-            field.value = String(characters)
-        }
-    }
+    public mutating func insert(_ character: Character) { edit { $0.input.insert(character) } }
+    public mutating func deleteBackward() { edit { $0.input.deleteBackward() } }
+    public mutating func deleteForward() { edit { $0.input.deleteForward() } }
+    public mutating func clearFocused() { edit { $0.input.clear() } }
 
     public mutating func moveCursor(by delta: Int) {
         guard fields.indices.contains(focusedIndex) else { return }
-        fields[focusedIndex].cursor = min(max(fields[focusedIndex].cursor + delta, 0), fields[focusedIndex].value.count)
+        fields[focusedIndex].input.moveCursor(by: delta)
     }
 
-    public mutating func moveCursorToStart() { moveCursor(by: -Int.max / 2) }
-    public mutating func moveCursorToEnd() { moveCursor(by: Int.max / 2) }
+    public mutating func moveCursorToStart() {
+        guard fields.indices.contains(focusedIndex) else { return }
+        fields[focusedIndex].input.moveToStart()
+    }
+
+    public mutating func moveCursorToEnd() {
+        guard fields.indices.contains(focusedIndex) else { return }
+        fields[focusedIndex].input.moveToEnd()
+    }
 
     private mutating func edit(_ change: (inout FormField) -> Void) {
         guard fields.indices.contains(focusedIndex) else { return }

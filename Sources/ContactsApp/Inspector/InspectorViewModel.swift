@@ -10,8 +10,9 @@ public struct InspectorViewModel: Sendable {
     public static let indicesQuery = "SELECT soupName, path, columnType FROM soup_index_map ORDER BY soupName, path"
 
     public let store: SmartStore
-    /// What is typed at the prompt.
-    public private(set) var queryText = ""
+    /// What is typed at the prompt, and its cursor.
+    public var prompt = TextInput()
+    public var queryText: String { prompt.text }
     /// The query the results belong to.
     public private(set) var ranQuery: String?
     public private(set) var page: SmartSqlPage?
@@ -24,11 +25,7 @@ public struct InspectorViewModel: Sendable {
 
     public mutating func type(_ character: Character) {
         guard !character.isNewline else { return }
-        queryText.append(character)
-    }
-
-    public mutating func deleteBackward() {
-        if !queryText.isEmpty { queryText.removeLast() }
+        prompt.insert(character)
     }
 
     /// Runs the prompt's query from its first page.
@@ -43,13 +40,13 @@ public struct InspectorViewModel: Sendable {
 
     /// The soups list (the SDK inspector's Soups button).
     public mutating func showSoups() {
-        queryText = Self.soupsQuery
+        prompt = TextInput(Self.soupsQuery)
         load(Self.soupsQuery, page: 1)
     }
 
     /// The indices of every soup (the SDK inspector's Indices button).
     public mutating func showIndices() {
-        queryText = Self.indicesQuery
+        prompt = TextInput(Self.indicesQuery)
         load(Self.indicesQuery, page: 1)
     }
 

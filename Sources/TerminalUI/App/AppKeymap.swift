@@ -8,6 +8,8 @@ public enum AppKeymap {
     static let confirming: Set<AppMode> = [.confirmingDelete, .confirmingDiscard, .confirmingQuit]
     /// Modes where tab, sync and quit keys work: the record tabs and Syncs, and the Inspector.
     static let tabs: Set<AppMode> = [.browsing, .inspecting]
+    /// Modes with a line of text and a cursor: the edit form's fields and the Inspector's prompt.
+    static let textLines: Set<AppMode> = [.editing, .typingQuery]
     /// Moving keys also scroll the `?` screen when it does not fit.
     static let moving: Set<AppMode> = tabs.union([.help])
 
@@ -41,7 +43,7 @@ public enum AppKeymap {
         Binding([.character("i")], .showIndices, in: [.inspecting], help: "list every soup's indices"),
         Binding([.enter], .runQuery, in: [.typingQuery], help: "run the query"),
         Binding([.escape], .stopEditingQuery, in: [.typingQuery], help: "stop typing; keep the results"),
-        Binding([.backspace], .deleteBackward, in: [.typingQuery], help: "delete a character"),
+        Binding([.backspace], .deleteBackward, in: [.typingQuery], help: "delete before the cursor"),
         // Search box.
         Binding([.enter], .keepSearch, in: [.searching], help: "keep the filter"),
         Binding([.escape], .clearSearch, in: [.searching], help: "clear the filter"),
@@ -53,31 +55,40 @@ public enum AppKeymap {
         Binding([.backTab, .up], .previousField, in: [.editing], help: "previous field"),
         Binding([.control("s"), .function(2)], .save, in: [.editing], help: "save locally"),
         Binding([.escape, .control("c")], .cancelEdit, in: [.editing], help: "cancel (asks if there are unsaved edits)"),
-        Binding([.left], .cursorLeft, in: [.editing], help: "cursor left"),
-        Binding([.right], .cursorRight, in: [.editing], help: "cursor right"),
-        Binding([.home, .control("a")], .cursorHome, in: [.editing], help: "start of field"),
-        Binding([.end, .control("e")], .cursorEnd, in: [.editing], help: "end of field"),
+        Binding([.left], .cursorLeft, in: textLines, help: "cursor left"),
+        Binding([.right], .cursorRight, in: textLines, help: "cursor right"),
+        Binding([.home, .control("a")], .cursorHome, in: textLines, help: "start of the line"),
+        Binding([.end, .control("e")], .cursorEnd, in: textLines, help: "end of the line"),
         Binding([.backspace], .deleteBackward, in: [.editing], help: "delete before the cursor"),
-        Binding([.deleteForward], .deleteForward, in: [.editing], help: "delete at the cursor"),
+        Binding([.deleteForward], .deleteForward, in: textLines, help: "delete at the cursor"),
+        Binding([.control("u")], .clearLine, in: textLines, help: "clear the line"),
         // Questions.
         Binding([.character("y"), .character("Y")], .confirmYes, in: confirming, help: "yes"),
         Binding([.character("n"), .character("N"), .escape], .confirmNo, in: confirming, help: "no"),
         Binding([.escape, .character("q")], .back, in: [.help], help: "close this help"),
         // The conflict dialog (c).
-        Binding([.character("m")], .resolve(.keepMine), in: [.resolvingConflict], help: "keep mine: sent on the next sync"),
+        Binding([.character("m")], .resolve(.keepMine), in: [.resolvingConflict], help: "keep mine: overwrites the server's"),
         Binding([.character("t")], .resolve(.takeServer), in: [.resolvingConflict], help: "take the server's: my changes dropped"),
         Binding([.escape, .character("q")], .confirmNo, in: [.resolvingConflict], help: "decide later"),
     ])
 
-    /// The help screen's sections, straight from the table.
+    /// The help screen's sections, straight from the table. Keys that work alike in the edit form
+    /// and at the Inspector's prompt are listed once, in their own section.
     public static func helpSections(ascii: Bool) -> [HelpOverlay.Section] {
-        [
-            HelpOverlay.Section(title: "Lists and detail", lines: table.helpLines(for: .browsing, ascii: ascii)),
+        let browsing = table.helpLines(for: .browsing, ascii: ascii)
+        let editing = table.helpLines(for: .editing, ascii: ascii)
+        let typingQuery = table.helpLines(for: .typingQuery, ascii: ascii)
+        func isShared(_ line: (keys: String, help: String)) -> Bool {
+            editing.contains { $0 == line } && typingQuery.contains { $0 == line }
+        }
+        return [
+            HelpOverlay.Section(title: "Lists and detail", lines: browsing),
             HelpOverlay.Section(title: "Search (/)", lines: table.helpLines(for: .searching, ascii: ascii)),
-            HelpOverlay.Section(title: "Edit form", lines: table.helpLines(for: .editing, ascii: ascii)),
+            HelpOverlay.Section(title: "Edit form", lines: editing.filter { !isShared($0) }),
             HelpOverlay.Section(title: "Inspector (4)", lines: table.helpLines(for: .inspecting, ascii: ascii).filter { line in
-                !table.helpLines(for: .browsing, ascii: ascii).contains { $0.keys == line.keys }
-            } + table.helpLines(for: .typingQuery, ascii: ascii)),
+                !browsing.contains { $0.keys == line.keys }
+            } + typingQuery.filter { !isShared($0) }),
+            HelpOverlay.Section(title: "Typing (form, SQL prompt)", lines: editing.filter(isShared)),
             HelpOverlay.Section(title: "Questions", lines: table.helpLines(for: .confirmingDelete, ascii: ascii)),
             HelpOverlay.Section(title: "Conflict (c)", lines: table.helpLines(for: .resolvingConflict, ascii: ascii)),
         ]

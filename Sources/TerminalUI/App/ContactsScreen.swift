@@ -244,7 +244,6 @@ public enum ContactsScreen {
     }
 
     private static func drawStatus(_ model: AppModel, in canvas: inout Canvas, theme: Theme) {
-        let parts = model.statusParts
         var progress: (String, Double)?
         if case let .running(state)? = model.sync?.current { progress = (state.phase, state.fraction) }
         let position: String
@@ -258,7 +257,7 @@ public enum ContactsScreen {
             position = list.totalCount == 0 ? "0" : "\(list.selectedIndex + 1)/\(list.totalCount)"
         }
         StatusLine.draw(
-            in: &canvas, y: canvas.size.height - 1, width: canvas.size.width, left: parts.joined(separator: " · "),
+            in: &canvas, y: canvas.size.height - 1, width: canvas.size.width, left: model.statusFacts.map(\.wordings),
             progress: progress, right: position, theme: theme)
     }
 }

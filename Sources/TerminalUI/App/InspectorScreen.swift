@@ -12,14 +12,13 @@ enum InspectorScreen {
         canvas.draw(prompt, x: body.x + 1, y: body.y, style: theme.style(.label))
         let fieldX = body.x + 1 + prompt.displayWidth
         let fieldWidth = max(body.maxX - fieldX - 1, 1)
-        // The end of a long query stays visible while typing.
-        var shown = inspector.queryText
-        while shown.displayWidth > fieldWidth - 1, !shown.isEmpty { shown.removeFirst() }
         if inspector.queryText.isEmpty && !typing {
             canvas.draw("Enter types a query · o soups · i indices", x: fieldX, y: body.y, style: theme.style(.hint), maxWidth: fieldWidth)
         } else {
-            let end = canvas.draw(shown, x: fieldX, y: body.y, style: promptStyle, maxWidth: fieldWidth)
-            if typing { canvas.cursor = Point(x: min(end, body.maxX - 1), y: body.y) }
+            // A long query scrolls so the cursor stays visible.
+            let (shown, cursorColumn) = FormWidget.window(inspector.queryText, cursor: typing ? inspector.prompt.cursor : 0, width: fieldWidth)
+            canvas.draw(shown, x: fieldX, y: body.y, style: promptStyle, maxWidth: fieldWidth)
+            if typing { canvas.cursor = Point(x: min(fieldX + cursorColumn, body.maxX - 1), y: body.y) }
         }
         let results = Rect(x: body.x, y: body.y + 2, width: body.width, height: max(body.height - 3, 0))
         if let error = inspector.error {

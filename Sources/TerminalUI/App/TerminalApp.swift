@@ -9,8 +9,9 @@ public struct TerminalApp {
     private let screen: any TerminalScreen
     /// Extra text for the `?` screen, above the keys (forceterm --demo's org details).
     public var helpNotes: HelpOverlay.Notes?
-    /// How often the loop wakes without a key, to show sync progress.
+    /// How often the loop wakes without a key, to show sync progress and retire toasts.
     public static let tickMilliseconds = 100
+    private var toastTimer = ToastTimer()
 
     public init(model: AppModel, screen: any TerminalScreen, theme: Theme) {
         self.model = model
@@ -32,6 +33,10 @@ public struct TerminalApp {
         defer { if !stopWhenIdle { screen.restore() } }
         var needsDrawing = true
         while true {
+            if toastTimer.hasExpired(model.toast, generation: model.toastGeneration, now: .now) {
+                model.dismissToast()
+                needsDrawing = true
+            }
             if needsDrawing { draw() }
             needsDrawing = false
             if model.shouldQuit { return .quit }
@@ -65,10 +70,10 @@ public struct TerminalApp {
         screen.present(ContactsScreen.render(model, size: screen.size, theme: theme, helpNotes: helpNotes))
     }
 
-    /// One key: a toast goes away, then the keymap decides; unbound printable keys type text in a
-    /// search box or form.
+    /// One key: the keymap decides; unbound printable keys type text in a search box or form. A
+    /// toast stays until it times out or another replaces it: moving on with the keyboard does not
+    /// hide a message before it could be read.
     public mutating func handle(_ key: Key) {
-        model.dismissToast()
         if let command = AppKeymap.table.action(for: key, in: model.mode) {
             model.perform(command)
         } else if model.mode.takesText, let character = key.typedCharacter {

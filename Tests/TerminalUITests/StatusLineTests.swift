@@ -1,0 +1,34 @@
+import ContactsApp
+import Testing
+import TerminalUI
+
+@Suite("The status line shortens its facts to fit instead of cutting them off")
+struct StatusLineTests {
+    let facts = [
+        StatusFact("not signed in — forceterm login", ["not signed in"]),
+        StatusFact("4 local changes", ["4 pending"]),
+        StatusFact("last sync 2025-03-04 10:00:05", ["synced 03-04 10:00", "synced 03-04"]),
+        StatusFact("API 12/15000", [""]),
+    ]
+
+    @Test func everythingInFullWhenItFits() {
+        #expect(StatusLine.fit(facts.map(\.wordings), width: 200)
+            == "not signed in — forceterm login · 4 local changes · last sync 2025-03-04 10:00:05 · API 12/15000")
+    }
+
+    @Test func shrinksFromTheRightOneRoundAtATime() {
+        #expect(StatusLine.fit(facts.map(\.wordings), width: 81) == "not signed in — forceterm login · 4 local changes · last sync 2025-03-04 10:00:05")
+        #expect(StatusLine.fit(facts.map(\.wordings), width: 70) == "not signed in — forceterm login · 4 local changes · synced 03-04 10:00")
+        #expect(StatusLine.fit(facts.map(\.wordings), width: 64) == "not signed in — forceterm login · 4 pending · synced 03-04 10:00")
+        #expect(StatusLine.fit(facts.map(\.wordings), width: 50) == "not signed in · 4 pending · synced 03-04 10:00")
+        #expect(StatusLine.fit(facts.map(\.wordings), width: 40) == "not signed in · 4 pending · synced 03-04")
+    }
+
+    @Test func atEightyColumnsTheLastSyncTimeIsWhole() throws {
+        let fixture = try ScreenFixture(size: Size(width: 80, height: 24))
+        try fixture.addSyncStates()
+        let canvas = try fixture.press([.character("3")])
+        let line = try #require(canvas.text.split(separator: "\n").last)
+        #expect(line.contains("synced 03-04 10:00") && !line.contains("…"), "\(line)")
+    }
+}
