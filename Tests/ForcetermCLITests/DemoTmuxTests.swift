@@ -3,8 +3,8 @@ import LocalOrgProcess
 import Testing
 
 /// `forceterm --demo` for real: the built forceterm starts the built localorg as a child, signs in,
-/// syncs and opens the TUI in tmux; the test changes a contact on the server with `localorg edit`
-/// and watches `s` bring it, then checks that quitting (and an SSH drop) stops the server.
+/// syncs and opens the TUI in tmux; the test changes a contact on the server by running the
+/// `localorg edit` command the help shows, and watches `s` bring it, then checks that quitting (and an SSH drop) stops the server.
 @Suite("forceterm --demo", .serialized)
 struct DemoTmuxTests {
     /// A scratch XDG data and config home, so the demo state never touches the user's.
@@ -33,11 +33,14 @@ struct DemoTmuxTests {
         #expect(help.contains("https://127.0.0.1:"), "the help shows the demo org's URL")
         #expect(help.contains("demo@localorg.test"))
         #expect(help.contains("CA file   ") && help.contains("(curl --cacert)"), "the help names the CA file for curl")
-        let contactId = try #require(help.firstMatch(of: /003Lo[0-9A-Za-z]{13}/).map { String($0.output) }, "the help's localorg edit names a contact")
+        #expect(help.firstMatch(of: /003Lo[0-9A-Za-z]{13}/) != nil, "the help's localorg edit names a contact")
         try session.send("Escape")
 
-        let title = "Promoted by the demo test"
-        try LocalOrgCLI.run(["edit", "--data", scratch.orgDirectory, "Contact", contactId, "Title=\(title)"])
+        // The help's command, pasted as shown: its folded lines make one working shell command.
+        let title = "Changed on the server"
+        let command = try #require(DemoHelpText.editCommand(in: help), "the help shows a localorg edit command\n\(help)")
+        let pasted = try ChildProcess.run(URL(fileURLWithPath: "/bin/sh"), ["-c", command])
+        #expect(pasted.exitCode == 0, "\(command)\n\(pasted)")
         try session.send("s")
         try session.waitFor("Sync complete!", timeout: 120)
         try session.waitFor(title, timeout: 30)
@@ -105,14 +108,6 @@ struct DemoTmuxTests {
     }
 }
 
-/// `localorg` run to the end, as a trainer would from another terminal.
-enum LocalOrgCLI {
-    static func run(_ arguments: [String]) throws {
-        let output = try ChildProcess.run(LocalOrgProcess.binary("localorg"), arguments)
-        guard output.exitCode == 0 else { throw TmuxError(description: "localorg \(arguments.joined(separator: " ")) failed: \(output)") }
-    }
-}
-
 /// The demo's `localorg serve` processes, found through /proc by their data directory.
 enum ServerProcess {
     static func pids(dataDirectory: String) -> [Int32] {
@@ -139,5 +134,23 @@ enum ServerProcess {
             Thread.sleep(forTimeInterval: 0.05)
         }
         return false
+    }
+}
+
+/// The `?` screen's demo block as tmux shows it, inside the help box's frame.
+enum DemoHelpText {
+    /// The lines after "… press s …:" up to the first not ending in a continuation backslash,
+    /// frame and margins removed, as a pasting user would select them.
+    static func editCommand(in screen: String) -> String? {
+        let lines = screen.split(separator: "\n", omittingEmptySubsequences: false).map { line in
+            line.trimmingCharacters(in: CharacterSet(charactersIn: "│ "))
+        }
+        guard let intro = lines.firstIndex(where: { $0.contains("press s") && $0.hasSuffix(":") }), intro + 1 < lines.count else { return nil }
+        var command: [String] = []
+        for line in lines[(intro + 1)...] {
+            command.append(line)
+            if !line.hasSuffix("\\") { break }
+        }
+        return command.joined(separator: "\n")
     }
 }

@@ -16,6 +16,8 @@ struct DemoHelp: Sendable {
 
     /// Every line fits this many columns: an 80-column terminal's help box, less its frame.
     static let width = 76
+    /// Where values start after their label.
+    static let indent = 10
     static let serverTitle = "Changed on the server"
 
     var notes: HelpOverlay.Notes {
@@ -23,7 +25,8 @@ struct DemoHelp: Sendable {
         lines += Self.labelled("URL", "\(url)  (client id forceterm, no secret)")
         lines += Self.labelled("Sign in", "\(username)  password \(password)")
         lines += Self.labelled("CA file", "\(caFile)  (curl --cacert)")
-        lines += Self.labelled("Requests", "tail -f \(serverLog)")
+        // A continuation after a cut starts at the margin: an indent there would end up in the path.
+        lines += ShellCommand.wrapped(["tail", "-f", serverLog], width: Self.width, lead: "Requests".padding(toLength: Self.indent, withPad: " ", startingAt: 0))
         if let contact {
             lines.append("Conflict: edit \(contact.name) here (e), then in another terminal run".truncated(toWidth: Self.width))
             lines.append("this and press s (without the local edit, s just brings the change):")
@@ -39,17 +42,16 @@ struct DemoHelp: Sendable {
         [localorgPath, "edit", "--data", orgDirectory, "Contact", contact?.id ?? "<Id>", "Title=\(Self.serverTitle)"]
     }
 
-    /// "Label     value", the value continued on further lines when it is longer than the width.
+    /// "Label     value", the value continued on further lines when it is longer than the width,
+    /// broken after a space or a `/` where there is one.
     static func labelled(_ label: String, _ value: String) -> [String] {
-        let indent = 10
-        let room = width - indent
         var lines: [String] = []
         var rest = Substring(value)
         repeat {
-            let piece = rest.prefix(room)
-            rest = rest.dropFirst(piece.count)
+            let cut = ShellCommand.breakPoint(in: rest, room: width - indent)
             let lead = lines.isEmpty ? label.padding(toLength: indent, withPad: " ", startingAt: 0) : String(repeating: " ", count: indent)
-            lines.append(lead + piece)
+            lines.append(lead + rest.prefix(cut))
+            rest = rest.dropFirst(cut)
         } while !rest.isEmpty
         return lines
     }
@@ -72,36 +74,58 @@ enum ShellCommand {
 
     /// The quoted arguments folded into lines of at most `width` columns, each but the last ending
     /// in ` \`. Breaks go between arguments (continuations indented); an argument longer than a line
-    /// is cut with a bare `\` and continues at the start of the next line, which the shell joins
-    /// back without a space (also inside double quotes).
-    static func wrapped(_ arguments: [String], width: Int) -> [String] {
+    /// starts where it is and is cut with a bare `\`, preferably after a `/`, continuing at the start
+    /// of the next line, which the shell joins back without a space (also inside double quotes).
+    static func wrapped(_ arguments: [String], width: Int, lead: String = "") -> [String] {
         let indent = "  "
         var lines: [String] = []
-        var line = ""
+        var line = lead
+        var lineHasWords = false
         for word in arguments.map(quoted) {
-            let separator = line.isEmpty || line == indent ? "" : " "
+            let separator = lineHasWords ? " " : ""
             if line.count + separator.count + word.count + 2 <= width {
                 line += separator + word
+                lineHasWords = true
                 continue
             }
-            if !line.isEmpty && line != indent {
-                lines.append(line + " \\")
-                line = indent
-            }
-            if line.count + word.count + 2 <= width {
-                line += word
-                continue
+            let fitsOnItsOwnLine = indent.count + word.count + 2 <= width
+            if fitsOnItsOwnLine || line.count + separator.count + 12 > width {
+                if lineHasWords {
+                    lines.append(line + " \\")
+                    line = indent
+                    lineHasWords = false
+                }
+                if line.count + word.count + 2 <= width {
+                    line += word
+                    lineHasWords = true
+                    continue
+                }
+            } else {
+                // Cut anyway: it starts here rather than leaving this line short.
+                line += separator
             }
             var rest = Substring(word)
             while line.count + rest.count + 2 > width {
-                let room = max(width - line.count - 1, 1)
-                lines.append(line + rest.prefix(room) + "\\")
-                rest = rest.dropFirst(room)
+                var cut = breakPoint(in: rest, room: max(width - line.count - 1, 1))
+                // Never between a quoting backslash and the character it escapes.
+                if cut > 1, rest.prefix(cut).reversed().prefix(while: { $0 == "\\" }).count % 2 == 1 { cut -= 1 }
+                lines.append(line + rest.prefix(cut) + "\\")
+                rest = rest.dropFirst(cut)
                 line = ""
             }
             line += rest
+            lineHasWords = true
         }
-        if !line.isEmpty && line != indent { lines.append(line) }
+        if lineHasWords { lines.append(line) }
         return lines
+    }
+
+    /// How many characters of `text` go on a line of `room` columns: all when they fit, else up to
+    /// just after the last space or `/` in the second half of the room (a path breaks between its
+    /// folders), else exactly `room`.
+    static func breakPoint(in text: Substring, room: Int) -> Int {
+        guard text.count > room else { return text.count }
+        let candidates = text.prefix(room).enumerated().filter { $0.element == "/" || $0.element == " " }.map { $0.offset + 1 }
+        return candidates.last(where: { $0 > room / 2 && $0 < room }) ?? room
     }
 }
