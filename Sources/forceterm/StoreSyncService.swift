@@ -16,9 +16,11 @@ struct StoreSyncService: SyncService {
 
     func syncUpThenDown(progress: @escaping @Sendable (SyncProgress) -> Void) async throws -> SyncSummary {
         let plan = SyncRun(entries: entries, up: true, down: true, forceDelete: false)
+        let order = plan.order
         let report = try await plan.run(manager: manager, store: store) { state in
             let phase = state.type == .syncUp ? "Sync up" : "Sync down"
-            progress(SyncProgress(phase: "\(phase) \(state.name ?? state.soupName)", fraction: Double(max(state.progress, 0)) / 100))
+            progress(SyncProgress(step: state.name.flatMap(order.firstIndex) ?? 0, of: order.count,
+                                  phase: "\(phase) \(state.name ?? state.soupName)", percent: state.progress))
         }
         let usage = await client.lastAPIUsage.map { APIUsageLevel(used: $0.used, limit: $0.limit) }
         if let failure = report.failure {

@@ -13,6 +13,11 @@ struct SyncRun: Sendable {
     let down: Bool
     let forceDelete: Bool
 
+    /// The named syncs in the order `run` takes them: every sync up, then every sync down.
+    var order: [String] {
+        (up ? entries.filter { $0.type == .syncUp } : []).map(\.name) + (down ? entries.filter { $0.type == .syncDown } : []).map(\.name)
+    }
+
     /// `progress` hears every sync state change; by default it prints a line to stderr.
     func run(manager: SyncManager, store: SmartStore,
              progress: @escaping SyncManager.ProgressCallback = SyncRun.printProgress) async throws -> SyncRunReport {

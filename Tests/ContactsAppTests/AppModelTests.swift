@@ -129,6 +129,17 @@ struct AppModelTests {
         #expect(try fixture.store.count(.exact("contacts", path: "__local__", matchKey: true)) == 1)
     }
 
+    @Test("One progress bar for the whole run: each sync is its share, and it never falls back between syncs")
+    func progressAcrossSyncs() {
+        let steps = [(0, 0), (0, 100), (1, 0), (1, 50), (2, 0), (3, 0), (3, 100)].map { step, percent in
+            SyncProgress(step: step, of: 4, phase: "Sync", percent: percent)
+        }
+        #expect(steps.map(\.fraction) == [0, 0.25, 0.25, 0.375, 0.5, 0.75, 1])
+        #expect(steps[3].phase == "Sync 2/4")
+        #expect(zip(steps, steps.dropFirst()).allSatisfy { $0.fraction <= $1.fraction })
+        #expect(SyncProgress(step: 7, of: 0, phase: "Sync", percent: 250).fraction == 1, "out-of-range input stays on the bar")
+    }
+
     @Test("A sync runs in the background: progress while it runs, then a toast and a refreshed list")
     func syncRuns() async throws {
         let fixture = try StoreFixture()

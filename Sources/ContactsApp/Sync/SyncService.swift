@@ -11,6 +11,14 @@ public struct SyncProgress: Sendable, Equatable {
         self.phase = phase
         self.fraction = min(max(fraction, 0), 1)
     }
+
+    /// Step `index` (from 0) of a run of `count` syncs, `percent` through it: one bar for the
+    /// whole run, each sync its share, so the bar never falls back to 0 % between syncs.
+    public init(step index: Int, of count: Int, phase: String, percent: Int) {
+        let count = max(count, 1)
+        let index = min(max(index, 0), count - 1)
+        self.init(phase: "\(phase) \(index + 1)/\(count)", fraction: (Double(index) + Double(min(max(percent, 0), 100)) / 100) / Double(count))
+    }
 }
 
 /// The org's API request usage from its last answer (`Sforce-Limit-Info`).
