@@ -508,7 +508,12 @@ public struct AppModel: Sendable {
                 isError: true)
             return
         }
-        if !sync.start() { toast = Toast("A sync is already running") }
+        if sync.start() {
+            // "Saved locally; s syncs it" and the like are out of date once the sync runs.
+            toast = nil
+        } else {
+            toast = Toast("A sync is already running")
+        }
     }
 
     // MARK: Refreshing
