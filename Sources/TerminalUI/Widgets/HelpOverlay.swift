@@ -1,0 +1,99 @@
+/// The `?` screen: sections of key and help lines, taken from the keymap table.
+public enum HelpOverlay {
+    public struct Section: Sendable {
+        public let title: String
+        public let lines: [(keys: String, help: String)]
+        public init(title: String, lines: [(keys: String, help: String)]) {
+            self.title = title
+            self.lines = lines
+        }
+    }
+
+    /// Text shown above the keys, line by line as given (e.g. `forceterm --demo`'s org details,
+    /// laid out by the caller for the narrowest screen).
+    public struct Notes: Sendable, Equatable {
+        public let title: String
+        public let lines: [String]
+        public init(title: String, lines: [String]) {
+            self.title = title
+            self.lines = lines
+        }
+    }
+
+    public static func draw(in canvas: inout Canvas, within area: Rect, sections: [Section], footer: String, notes: Notes? = nil,
+                            scroll: Int = 0, theme: Theme) {
+        let box = area.inset(by: area.width >= 90 ? 2 : 0)
+        Box.draw(in: &canvas, box, theme: theme, title: "Keys (? or Esc closes)")
+        var inner = box.inset(by: 1)
+        if let notes {
+            var y = inner.y
+            canvas.draw(notes.title, x: inner.x + 1, y: y, style: theme.style(.title), maxWidth: inner.width - 2)
+            y += 1
+            for line in notes.lines where y < inner.maxY - 1 {
+                canvas.draw(line.truncated(toWidth: inner.width - 2, ellipsis: theme.lines.ellipsis), x: inner.x + 1, y: y)
+                y += 1
+            }
+            inner = Rect(x: inner.x, y: y + 1, width: inner.width, height: max(inner.maxY - y - 1, 0))
+        }
+        let keyWidth = min(18, inner.width / 3)
+        // Two columns of sections when there is room, else one.
+        let columnCount = inner.width >= 96 ? 2 : 1
+        let columnWidth = inner.width / columnCount
+        let rowsPerColumn = max(inner.height - 1, 0)
+        var hidden = false
+        if scroll == 0, let placed = placeWholeSections(sections, columns: columnCount, rows: rowsPerColumn) {
+            for (column, sectionRows) in placed.enumerated() {
+                drawRows(sectionRows, in: &canvas, x: inner.x + 1 + column * columnWidth, y: inner.y, keyWidth: keyWidth, width: columnWidth, theme: theme)
+            }
+        } else {
+            // Too many keys for the screen: the rows flow from column to column and scroll.
+            var rows = Array(sections.map { [Row.title($0.title)] + $0.lines.map(Row.line) + [Row.blank] }.joined())
+            rows.removeFirst(min(scroll, max(rows.count - 1, 0)))
+            for column in 0..<columnCount {
+                let slice = Array(rows.prefix(rowsPerColumn))
+                rows.removeFirst(slice.count)
+                drawRows(slice, in: &canvas, x: inner.x + 1 + column * columnWidth, y: inner.y, keyWidth: keyWidth, width: columnWidth, theme: theme)
+            }
+            hidden = rows.contains { if case .blank = $0 { false } else { true } }
+        }
+        let more = hidden ? "j/↓ more keys · " : (scroll > 0 ? "k/↑ back to the top · " : "")
+        canvas.draw((more + footer).truncated(toWidth: inner.width - 2, ellipsis: theme.lines.ellipsis), x: inner.x + 1, y: inner.maxY - 1,
+                    style: theme.style(.hint))
+    }
+
+    enum Row {
+        case title(String)
+        case line(keys: String, help: String)
+        case blank
+    }
+
+    /// Whole sections per column, a section moving to the next column when it does not fit; `nil`
+    /// when some section finds no room.
+    static func placeWholeSections(_ sections: [Section], columns: Int, rows: Int) -> [[Row]]? {
+        var placed: [[Row]] = [[]]
+        for section in sections {
+            let sectionRows = [Row.title(section.title)] + section.lines.map(Row.line) + [Row.blank]
+            if placed[placed.count - 1].count + sectionRows.count - 1 > rows, !placed[placed.count - 1].isEmpty {
+                guard placed.count < columns else { return nil }
+                placed.append([])
+            }
+            guard placed[placed.count - 1].count + sectionRows.count - 1 <= rows else { return nil }
+            placed[placed.count - 1] += sectionRows
+        }
+        return placed
+    }
+
+    static func drawRows(_ rows: [Row], in canvas: inout Canvas, x: Int, y: Int, keyWidth: Int, width: Int, theme: Theme) {
+        for (offset, row) in rows.enumerated() {
+            switch row {
+            case let .title(title):
+                canvas.draw(title, x: x, y: y + offset, style: theme.style(.title), maxWidth: width - 2)
+            case let .line(keys, help):
+                canvas.draw(keys.fitted(toWidth: keyWidth, ellipsis: theme.lines.ellipsis), x: x, y: y + offset, style: theme.style(.label))
+                canvas.draw(help.truncated(toWidth: max(width - keyWidth - 3, 1), ellipsis: theme.lines.ellipsis), x: x + keyWidth + 1, y: y + offset)
+            case .blank:
+                break
+            }
+        }
+    }
+}

@@ -1,0 +1,51 @@
+/// The bottom line: state on the left, an optional progress bar, position on the right.
+public enum StatusLine {
+    public static let separator = " · "
+
+    /// The facts (each its wordings, longest first; an empty one drops the fact) joined, each in
+    /// the longest wording that lets them all fit in `width` columns.
+    /// Shrinking goes in rounds, each taking every fact one wording shorter from the right, so the
+    /// connection, the most important, keeps its full wording longest. Whatever still does not
+    /// fit is cut with an ellipsis by the caller.
+    public static func fit(_ facts: [[String]], width: Int) -> String {
+        var chosen = facts.map { _ in 0 }
+        func text() -> String {
+            zip(facts, chosen).map { $0[$1] }.filter { !$0.isEmpty }.joined(separator: separator)
+        }
+        let rounds = facts.map { $0.count - 1 }.max() ?? 0
+        for round in 0...rounds {
+            for index in facts.indices.reversed() where round > 0 && facts[index].count > round {
+                if text().displayWidth <= width { return text() }
+                chosen[index] = round
+            }
+            if text().displayWidth <= width { return text() }
+        }
+        return text()
+    }
+
+    public static func draw(in canvas: inout Canvas, y: Int, width: Int, left facts: [[String]], progress: (label: String, fraction: Double)?, right: String, theme: Theme) {
+        let style = theme.style(.statusLine)
+        canvas.fill(Rect(x: 0, y: y, width: width, height: 1), style: style)
+        let rightText = right.truncated(toWidth: max(width / 3, 0), ellipsis: theme.lines.ellipsis)
+        let rightWidth = rightText.displayWidth
+        var progressText = ""
+        if let progress {
+            let barWidth = 10
+            let filled = Int((progress.fraction * Double(barWidth)).rounded())
+            let bar = String(repeating: theme.lines.progressFull, count: filled) + String(repeating: theme.lines.progressEmpty, count: barWidth - filled)
+            progressText = "\(progress.label) [\(bar)] \(Int((progress.fraction * 100).rounded()))%  "
+        }
+        let leftWidth = max(width - rightWidth - 3, 0)
+        let leftText = progressText + fit(facts, width: max(leftWidth - progressText.displayWidth, 0))
+        canvas.draw(" " + leftText.truncated(toWidth: leftWidth, ellipsis: theme.lines.ellipsis), x: 0, y: y, style: style)
+        canvas.draw(rightText, x: width - rightWidth - 1, y: y, style: style)
+    }
+}
+
+/// A one-line message just above the status line, right-aligned.
+public enum ToastWidget {
+    public static func draw(in canvas: inout Canvas, y: Int, width: Int, message: String, isError: Bool, theme: Theme) {
+        let text = " " + message.truncated(toWidth: max(width - 4, 1), ellipsis: theme.lines.ellipsis) + " "
+        canvas.draw(text, x: max(width - text.displayWidth - 1, 0), y: y, style: theme.style(isError ? .toastError : .toast))
+    }
+}
