@@ -59,7 +59,7 @@ struct LiveSyncFaultTests {
         try live.saveLocally(Records.created(nil, type: "Contact", fields: ["LastName": "Once", "AccountId": "local_account_9"]), in: "contacts")
         #expect(try await live.manager.reSync(name: "syncUpAccounts").status == .done)
         // The contact's create reaches the server; its answer does not come back.
-        let losing = DroppingRemote(remote: ForceClientRemote(client: live.client), dice: DroppingRemote.Dice(seed: 1), dropBefore: 0, dropAfter: 1)
+        let losing = DroppingRemote.wrapping(ForceClientRemote(client: live.client), dice: DroppingRemote.Dice(seed: 1), dropBefore: 0, dropAfter: 1)
         await #expect(throws: SyncRemoteError.self) { _ = try await SyncManager(store: live.local.store, remote: losing).reSync(name: "syncUpContacts") }
         #expect(try await live.manager.reSync(name: "syncUpContacts").status == .done)
         let rows = try await live.serverRecords("SELECT Id, AccountId FROM Contact WHERE LastName = 'Once'")

@@ -22,12 +22,7 @@ struct SeededGenerator: RandomNumberGenerator {
 
 /// A remote whose connection drops at random: before the request leaves (nothing happened on the
 /// server) or after the server answered (the work is done, the answer lost).
-struct DroppingRemote: SyncRemote {
-    let remote: any SyncRemote
-    let dice: Dice
-    let dropBefore: Double
-    let dropAfter: Double
-
+enum DroppingRemote {
     /// One generator shared by the copies of the remote the engine holds.
     final class Dice: Sendable {
         private let generator: Mutex<SeededGenerator>
@@ -35,35 +30,15 @@ struct DroppingRemote: SyncRemote {
         func roll() -> Double { generator.withLock { Double.random(in: 0..<1, using: &$0) } }
     }
 
-    private func roll() -> Double { dice.roll() }
-
-    private func call<T>(_ body: () async throws(SyncRemoteError) -> T) async throws(SyncRemoteError) -> T {
-        if roll() < dropBefore { throw .offline("connection dropped before the request (test fault)") }
-        let result = try await body()
-        if roll() < dropAfter { throw .offline("connection dropped, answer lost (test fault)") }
-        return result
-    }
-
-    func query(_ soql: String, batchSize: Int?) async throws(SyncRemoteError) -> RemoteQueryPage {
-        try await call { () async throws(SyncRemoteError) in try await remote.query(soql, batchSize: batchSize) }
-    }
-    func queryMore(_ nextRecordsUrl: String) async throws(SyncRemoteError) -> RemoteQueryPage {
-        try await call { () async throws(SyncRemoteError) in try await remote.queryMore(nextRecordsUrl) }
-    }
-    func search(_ sosl: String) async throws(SyncRemoteError) -> [JSONObject] {
-        try await call { () async throws(SyncRemoteError) in try await remote.search(sosl) }
-    }
-    func recentItemIds(sobjectType: String) async throws(SyncRemoteError) -> [String] {
-        try await call { () async throws(SyncRemoteError) in try await remote.recentItemIds(sobjectType: sobjectType) }
-    }
-    func retrieve(sobjectType: String, ids: [String], fields: [String]) async throws(SyncRemoteError) -> [JSONObject?] {
-        try await call { () async throws(SyncRemoteError) in try await remote.retrieve(sobjectType: sobjectType, ids: ids, fields: fields) }
-    }
-    func primingRecords(relayToken: String?, changedAfter: Int64?) async throws(SyncRemoteError) -> BriefcasePrimingPage {
-        try await call { () async throws(SyncRemoteError) in try await remote.primingRecords(relayToken: relayToken, changedAfter: changedAfter) }
-    }
-    func send(_ writes: [RecordWrite], route: WriteRoute) async throws(SyncRemoteError) -> [RecordOutcome] {
-        try await call { () async throws(SyncRemoteError) in try await remote.send(writes, route: route) }
+    static func wrapping(_ remote: any SyncRemote, dice: Dice, dropBefore: Double, dropAfter: Double) -> SteppedRemote {
+        SteppedRemote(
+            remote: remote,
+            beforeCall: { (_) async throws(SyncRemoteError) in
+                if dice.roll() < dropBefore { throw .offline("connection dropped before the request (test fault)") }
+            },
+            afterAnswer: { (_) async throws(SyncRemoteError) in
+                if dice.roll() < dropAfter { throw .offline("connection dropped, answer lost (test fault)") }
+            })
     }
 }
 
@@ -208,7 +183,7 @@ struct PropertyRun {
     }
 
     static func manager(store: SmartStore, client: ForceClient, seed: UInt64) throws -> SyncManager {
-        let remote = DroppingRemote(remote: ForceClientRemote(client: client), dice: DroppingRemote.Dice(seed: seed &* 31),
+        let remote = DroppingRemote.wrapping(ForceClientRemote(client: client), dice: DroppingRemote.Dice(seed: seed &* 31),
                                     dropBefore: 0.05, dropAfter: 0.08)
         return try SyncManager(store: store, remote: remote)
     }

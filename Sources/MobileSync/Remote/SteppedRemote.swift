@@ -3,31 +3,49 @@ import Synchronization
 
 /// A remote that forwards every call and then, once the call has its answer (or its error) and
 /// before the engine sees it, runs `afterCall` with the call's 1-based number. That moment is
-/// where a lost answer hurts most: crash-safety and fault tests stop a process or a server there.
+/// where a lost answer hurts most: crash-safety and fault tests stop a process or a server there,
+/// or drop the connection before a request leaves or after its answer came.
 public struct SteppedRemote: SyncRemote {
     let remote: any SyncRemote
-    let afterCall: @Sendable (Int) async -> Void
+    let beforeCall: @Sendable (Int) async throws(SyncRemoteError) -> Void
+    /// With the call's number and whether it got an answer; throwing replaces the call's result.
+    let afterCall: @Sendable (Int, Bool) async throws(SyncRemoteError) -> Void
     private let calls = Calls()
 
+    /// Runs `afterCall` after every call, answered or failed.
     public init(remote: any SyncRemote, afterCall: @escaping @Sendable (Int) async -> Void) {
         self.remote = remote
-        self.afterCall = afterCall
+        self.beforeCall = { _ in }
+        self.afterCall = { call, _ in await afterCall(call) }
     }
 
-    /// Shared by the copies of this value the engine holds.
+    /// Runs `beforeCall` before each request leaves and `afterAnswer` once one got its answer;
+    /// either may throw to fail the call, as a dropped connection would.
+    public init(remote: any SyncRemote, beforeCall: @escaping @Sendable (Int) async throws(SyncRemoteError) -> Void,
+                afterAnswer: @escaping @Sendable (Int) async throws(SyncRemoteError) -> Void) {
+        self.remote = remote
+        self.beforeCall = beforeCall
+        self.afterCall = { (call, answered) async throws(SyncRemoteError) in if answered { try await afterAnswer(call) } }
+    }
+
+    /// Shared by the copies of this value the engine holds: calls started, and calls finished.
     private final class Calls: Sendable {
-        private let count = Mutex(0)
-        func next() -> Int { count.withLock { $0 += 1; return $0 } }
+        private let started = Mutex(0)
+        private let finished = Mutex(0)
+        func start() -> Int { started.withLock { $0 += 1; return $0 } }
+        func finish() -> Int { finished.withLock { $0 += 1; return $0 } }
     }
 
     private func step<T>(_ body: () async throws(SyncRemoteError) -> T) async throws(SyncRemoteError) -> T {
+        try await beforeCall(calls.start())
         let result: Result<T, SyncRemoteError>
         do throws(SyncRemoteError) {
             result = .success(try await body())
         } catch {
             result = .failure(error)
         }
-        await afterCall(calls.next())
+        let answered = if case .success = result { true } else { false }
+        try await afterCall(calls.finish(), answered)
         return try result.get()
     }
 
