@@ -83,6 +83,18 @@ struct ScreenSnapshotTests {
         #expect(try fixture.press([.escape]).text.contains("Contacts (7)") && fixture.app.model.mode == .browsing)
     }
 
+    @Test("At 80x24, notes too tall to stay put scroll away with the keys, so the keys get the whole box")
+    func helpNotesScrollAtSmallSizes() throws {
+        let fixture = try ScreenFixture(size: Self.small)
+        fixture.app.helpNotes = HelpOverlay.Notes(title: "Demo org", lines: (1...12).map { "note line \($0)" })
+        let first = try fixture.press(text: "?").text
+        #expect(first.contains("note line 1") && first.contains("Lists and detail"), "\(first)")
+        var text = first
+        for _ in 0..<14 { text = try fixture.press([.character("j")]).text }
+        #expect(!text.contains("note line"), "the notes scrolled away: \(text)")
+        #expect(text.contains("Contacts tab") && text.contains("delete (asks y/n)"), "keys fill the box once the notes are gone: \(text)")
+    }
+
     @Test("The help overlay is generated from the keymap, at both sizes")
     func help() throws {
         let large = try ScreenFixture(size: Self.large)

@@ -25,7 +25,9 @@ public enum HelpOverlay {
         let box = area.inset(by: area.width >= 90 ? 2 : 0)
         Box.draw(in: &canvas, box, theme: theme, title: "Keys (? or Esc closes)")
         var inner = box.inset(by: 1)
-        if let notes {
+        // Notes that would leave the keys less than half the box scroll with them instead.
+        let scrollingNotes = notes.flatMap { $0.lines.count + 2 > inner.height / 2 ? $0 : nil }
+        if let notes, scrollingNotes == nil {
             var y = inner.y
             canvas.draw(notes.title, x: inner.x + 1, y: y, style: theme.style(.title), maxWidth: inner.width - 2)
             y += 1
@@ -36,18 +38,20 @@ public enum HelpOverlay {
             inner = Rect(x: inner.x, y: y + 1, width: inner.width, height: max(inner.maxY - y - 1, 0))
         }
         let keyWidth = min(18, inner.width / 3)
-        // Two columns of sections when there is room, else one.
-        let columnCount = inner.width >= 96 ? 2 : 1
+        // Two columns of sections when there is room, else one; scrolling notes are as wide as
+        // their caller laid them out, so they take the one column.
+        let columnCount = inner.width >= 96 && scrollingNotes == nil ? 2 : 1
         let columnWidth = inner.width / columnCount
         let rowsPerColumn = max(inner.height - 1, 0)
         var hidden = false
-        if scroll == 0, let placed = placeWholeSections(sections, columns: columnCount, rows: rowsPerColumn) {
+        if scroll == 0, scrollingNotes == nil, let placed = placeWholeSections(sections, columns: columnCount, rows: rowsPerColumn) {
             for (column, sectionRows) in placed.enumerated() {
                 drawRows(sectionRows, in: &canvas, x: inner.x + 1 + column * columnWidth, y: inner.y, keyWidth: keyWidth, width: columnWidth, theme: theme)
             }
         } else {
             // Too many keys for the screen: the rows flow from column to column and scroll.
-            var rows = Array(sections.map { [Row.title($0.title)] + $0.lines.map(Row.line) + [Row.blank] }.joined())
+            let noteRows = scrollingNotes.map { [Row.title($0.title)] + $0.lines.map(Row.text) + [Row.blank] } ?? []
+            var rows = noteRows + Array(sections.map { [Row.title($0.title)] + $0.lines.map(Row.line) + [Row.blank] }.joined())
             rows.removeFirst(min(scroll, max(rows.count - 1, 0)))
             for column in 0..<columnCount {
                 let slice = Array(rows.prefix(rowsPerColumn))
@@ -64,6 +68,8 @@ public enum HelpOverlay {
     enum Row {
         case title(String)
         case line(keys: String, help: String)
+        /// A line of the notes, drawn as given.
+        case text(String)
         case blank
     }
 
@@ -91,6 +97,8 @@ public enum HelpOverlay {
             case let .line(keys, help):
                 canvas.draw(keys.fitted(toWidth: keyWidth, ellipsis: theme.lines.ellipsis), x: x, y: y + offset, style: theme.style(.label))
                 canvas.draw(help.truncated(toWidth: max(width - keyWidth - 3, 1), ellipsis: theme.lines.ellipsis), x: x + keyWidth + 1, y: y + offset)
+            case let .text(text):
+                canvas.draw(text.truncated(toWidth: max(width - 2, 1), ellipsis: theme.lines.ellipsis), x: x, y: y + offset)
             case .blank:
                 break
             }
