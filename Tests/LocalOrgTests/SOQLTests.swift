@@ -259,6 +259,49 @@ import Testing
         #expect(employees.body["records"]?.arrayValue?.first?["expr0"] == .null)
     }
 
+    @Test func dateFunctionsFilterGroupAndOrder() async throws {
+        let (org, _) = try await makeOrg()
+        defer { org.remove() }
+        // 1990-03-15 is a Thursday; 1985-03-31 is day 90 of its year; 1990-11-02 is in Q4;
+        // 1992-01-07 is the last day of week 1.
+        for (last, birthdate) in [("March", "1990-03-15"), ("Late March", "1985-03-31"), ("November", "1990-11-02"), ("January", "1992-01-07")] {
+            _ = try await org.create("Contact", #"{"LastName":"\#(last)","Birthdate":"\#(birthdate)"}"#)
+        }
+        let byYear = try await org.query("""
+            SELECT CALENDAR_YEAR(Birthdate) born, COUNT(Id) FROM Contact WHERE Birthdate != null
+            GROUP BY CALENDAR_YEAR(Birthdate) ORDER BY CALENDAR_YEAR(Birthdate) DESC
+            """)
+        #expect(byYear.body["records"] == [
+            ["attributes": ["type": "AggregateResult"], "born": 1992, "expr0": 1],
+            ["attributes": ["type": "AggregateResult"], "born": 1990, "expr0": 2],
+            ["attributes": ["type": "AggregateResult"], "born": 1985, "expr0": 1],
+        ])
+        let unaliased = try await org.query("SELECT CALENDAR_QUARTER(Birthdate), COUNT(Id) cnt FROM Contact WHERE Birthdate != null GROUP BY CALENDAR_QUARTER(Birthdate) ORDER BY CALENDAR_QUARTER(Birthdate)")
+        #expect(unaliased.body["records"]?.arrayValue?.map { [$0["expr0"], $0["cnt"]] } == [[1, 3], [4, 1]])
+        func names(_ condition: String) async throws -> [String] {
+            lastNames(try await org.query("SELECT LastName FROM Contact WHERE \(condition) ORDER BY LastName").body)
+        }
+        #expect(try await names("CALENDAR_MONTH(Birthdate) = 3") == ["Late March", "March"])
+        #expect(try await names("DAY_IN_WEEK(Birthdate) = 5") == ["March"], "Sunday is 1, so Thursday is 5")
+        #expect(try await names("WEEK_IN_YEAR(Birthdate) = 13 AND DAY_IN_YEAR(Birthdate) = 90") == ["Late March"])
+        #expect(try await names("WEEK_IN_YEAR(Birthdate) = 1 AND WEEK_IN_MONTH(Birthdate) = 1") == ["January"], "days 1-7 are week 1")
+        #expect(try await names("WEEK_IN_MONTH(Birthdate) = 3 OR DAY_IN_MONTH(Birthdate) = 2") == ["March", "November"])
+        #expect(try await names("FISCAL_QUARTER(Birthdate) IN (4) AND FISCAL_YEAR(Birthdate) > 1989") == ["November"])
+        // dateTimes, in UTC: every contact was created today.
+        let created = try await org.query("SELECT COUNT(Id) FROM Contact WHERE DAY_ONLY(CreatedDate) = TODAY AND HOUR_IN_DAY(CreatedDate) < 24")
+        #expect(created.body["records"]?.arrayValue?.first?["expr0"] == 8)
+        let textField = try await org.query("SELECT Id FROM Contact WHERE CALENDAR_YEAR(LastName) = 2024")
+        #expect(textField.body.firstErrorCode == "INVALID_FIELD")
+        #expect(textField.body.firstErrorMessage?.contains("CALENDAR_YEAR() needs a date or dateTime field") == true)
+        let hourOfADate = try await org.query("SELECT Id FROM Contact WHERE HOUR_IN_DAY(Birthdate) = 1")
+        #expect(hourOfADate.body.firstErrorCode == "INVALID_FIELD")
+        let ungrouped = try await org.query("SELECT CALENDAR_YEAR(CreatedDate) FROM Contact")
+        #expect(ungrouped.body.firstErrorCode == "MALFORMED_QUERY")
+        #expect(ungrouped.body.firstErrorMessage?.contains("needs GROUP BY CALENDAR_YEAR") == true)
+        let wrongLiteral = try await org.query("SELECT Id FROM Contact WHERE CALENDAR_YEAR(Birthdate) = '1990'")
+        #expect(wrongLiteral.body.firstErrorCode == "INVALID_QUERY_FILTER_OPERATOR")
+    }
+
     @Test func fieldSetsExpandToTheObjectsFields() async throws {
         let (org, ids) = try await makeOrg()
         defer { org.remove() }

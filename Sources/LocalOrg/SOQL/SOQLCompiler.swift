@@ -153,6 +153,7 @@ struct SOQLCompiler {
                 }
                 continue
             }
+            if let function = path.dateFunction { throw Self.dateFunctionNeedsGrouping(function, offset: path.offset) }
             let (alias, field, chain) = try resolve(path, from: object)
             let key = (chain.map(\.relationshipName) + [field.name]).joined(separator: ".").lowercased()
             guard seen.insert(key).inserted else {
@@ -169,6 +170,7 @@ struct SOQLCompiler {
             guard ordering.aggregate == nil else {
                 throw SOQLError(errorCode: "MALFORMED_QUERY", detail: "ORDER BY an aggregate needs GROUP BY or aggregate fields", offset: ordering.field.offset)
             }
+            if let function = ordering.field.dateFunction { throw Self.dateFunctionNeedsGrouping(function, offset: ordering.field.offset) }
             let (alias, field, _) = try resolve(ordering.field, from: object)
             var part = "\(alias).\(quoted(field.columnName)) \(ordering.descending ? "DESC" : "ASC")"
             if let nullsFirst = ordering.nullsFirst { part += nullsFirst ? " NULLS FIRST" : " NULLS LAST" }
@@ -265,8 +267,7 @@ struct SOQLCompiler {
         }
         var groupExpressions: [String] = []
         for path in query.groupBy {
-            let (alias, field, chain) = try resolve(path, from: object)
-            let expression = "\(alias).\(quoted(field.columnName))"
+            let (expression, field, chain) = try valueExpression(path, from: object)
             groupKeys[Self.canonicalKey(chain, field)] = expression
             groupExpressions.append(expression)
         }
@@ -276,12 +277,18 @@ struct SOQLCompiler {
         for item in query.items {
             switch item {
             case let .field(path):
-                let (_, field, chain) = try resolve(path, from: object)
+                let (_, field, chain) = try valueExpression(path, from: object)
                 guard let expression = groupKeys[Self.canonicalKey(chain, field)] else {
                     throw SOQLError(errorCode: "MALFORMED_QUERY", detail: "Field must be grouped or aggregated: \(path.text)", offset: path.offset)
                 }
                 selected.append(expression)
-                outputs.append(.groupField(name: field.name, field))
+                if path.dateFunction != nil {
+                    // A date function's column is named like an aggregate's: its alias, else exprN.
+                    outputs.append(.groupField(name: path.alias ?? "expr\(unnamed)", field))
+                    if path.alias == nil { unnamed += 1 }
+                } else {
+                    outputs.append(.groupField(name: field.name, field))
+                }
             case let .aggregate(aggregate):
                 let (expression, field) = try aggregateExpression(aggregate, object: object)
                 selected.append(expression)
@@ -306,7 +313,7 @@ struct SOQLCompiler {
             if let aggregate = ordering.aggregate {
                 expression = try aggregateExpression(aggregate, object: object).0
             } else {
-                let (_, field, chain) = try resolve(ordering.field, from: object)
+                let (_, field, chain) = try valueExpression(ordering.field, from: object)
                 guard let grouped = groupKeys[Self.canonicalKey(chain, field)] else {
                     throw SOQLError(errorCode: "MALFORMED_QUERY", detail: "Ordered field must be grouped or aggregated: \(ordering.field.text)", offset: ordering.field.offset)
                 }
@@ -353,6 +360,43 @@ struct SOQLCompiler {
     }
 
     /// Resolves `Account.Owner.Name` to the join alias and field, adding LEFT JOINs for each hop.
+    /// The SQL value of a field path, through its date function when it has one; the field is then
+    /// what the function returns (an integer, or DAY_ONLY's date).
+    private mutating func valueExpression(_ path: SOQLFieldPath, from object: ObjectDefinition) throws(SOQLError)
+        -> (sql: String, field: FieldDefinition, chain: [(relationshipName: String, object: ObjectDefinition, alias: String)]) {
+        let (alias, field, chain) = try resolve(path, from: object)
+        let column = "\(alias).\(quoted(field.columnName))"
+        guard let function = path.dateFunction else { return (column, field, chain) }
+        guard field.type == .datetime || (field.type == .date && !function.needsTime) else {
+            let accepted = function.needsTime ? "a dateTime field" : "a date or dateTime field"
+            throw SOQLError(errorCode: "INVALID_FIELD", detail: "\(function.rawValue)() needs \(accepted), and \(field.name) is \(field.type.rawValue)", offset: path.offset)
+        }
+        // dateTimes are stored as seconds since 1970 (UTC), dates as YYYY-MM-DD text.
+        let modifier = field.type == .datetime ? ", 'unixepoch'" : ""
+        func part(_ format: String) -> String { "CAST(strftime('\(format)', \(column)\(modifier)) AS INTEGER)" }
+        let sql: String
+        switch function {
+        case .calendarYear, .fiscalYear: sql = part("%Y")
+        case .calendarMonth, .fiscalMonth: sql = part("%m")
+        case .calendarQuarter, .fiscalQuarter: sql = "((\(part("%m")) - 1) / 3 + 1)"
+        case .dayInMonth: sql = part("%d")
+        case .dayInWeek: sql = "(\(part("%w")) + 1)"  // 1 is Sunday
+        case .dayInYear: sql = part("%j")
+        case .weekInMonth: sql = "((\(part("%d")) - 1) / 7 + 1)"  // days 1-7 are week 1
+        case .weekInYear: sql = "((\(part("%j")) - 1) / 7 + 1)"  // January 1-7 is week 1
+        case .hourInDay: sql = part("%H")
+        case .dayOnly: sql = "date(\(column)\(modifier))"
+        }
+        // Named with its field, so CALENDAR_YEAR(CreatedDate) and CALENDAR_YEAR(CloseDate) group apart.
+        let name = "\(function.rawValue)(\(field.name))"
+        let result = FieldDefinition(name: name, label: name, type: function == .dayOnly ? .date : .int)
+        return (sql, result, chain)
+    }
+
+    static func dateFunctionNeedsGrouping(_ function: SOQLDateFunction, offset: Int) -> SOQLError {
+        SOQLError(errorCode: "MALFORMED_QUERY", detail: "\(function.rawValue)() in SELECT or ORDER BY needs GROUP BY \(function.rawValue)(…)", offset: offset)
+    }
+
     private mutating func resolve(_ path: SOQLFieldPath, from object: ObjectDefinition) throws(SOQLError)
         -> (alias: String, field: FieldDefinition, chain: [(relationshipName: String, object: ObjectDefinition, alias: String)]) {
         var components = path.components
@@ -407,11 +451,10 @@ struct SOQLCompiler {
             // SOQL's NOT also matches rows where the inner condition is unknown because of nulls.
             return "NOT COALESCE((\(try compileCondition(inner, object: object))), 0)"
         case let .comparison(path, comparison, literal, offset):
-            let (alias, field, _) = try resolve(path, from: object)
-            return try compileComparison(column: "\(alias).\(quoted(field.columnName))", field: field, comparison: comparison, literal: literal, offset: offset)
+            let (column, field, _) = try valueExpression(path, from: object)
+            return try compileComparison(column: column, field: field, comparison: comparison, literal: literal, offset: offset)
         case let .inList(path, negated, literals, offset):
-            let (alias, field, _) = try resolve(path, from: object)
-            let rawColumn = "\(alias).\(quoted(field.columnName))"
+            let (rawColumn, field, _) = try valueExpression(path, from: object)
             let folded = field.type.isText && literals.contains(where: Self.needsUnicodeFolding)
             let column = folded ? "\(OrgStore.foldFunction)(\(rawColumn))" : rawColumn
             var placeholders: [String] = []
@@ -442,12 +485,18 @@ struct SOQLCompiler {
             arguments.append(value)
             return "\(expression) \(comparison == .notEqual ? "<>" : comparison.rawValue) ?"
         case let .inSubquery(path, negated, subquery):
+            if let function = path.dateFunction {
+                throw SOQLError(errorCode: "MALFORMED_QUERY", detail: "\(function.rawValue)() cannot be compared with a subquery", offset: path.offset)
+            }
             let (alias, field, _) = try resolve(path, from: object)
             let column = "\(alias).\(quoted(field.columnName))"
             let inner = try semiJoinSQL(subquery, comparedWith: field)
             arguments += inner.arguments
             return negated ? "\(column) IS NULL OR \(column) NOT IN (\(inner.sql))" : "\(column) IN (\(inner.sql))"
         case let .like(path, literal, offset):
+            if let function = path.dateFunction {
+                throw SOQLError(errorCode: "INVALID_FIELD", detail: "LIKE cannot be used with \(function.rawValue)()", offset: offset)
+            }
             let (alias, field, _) = try resolve(path, from: object)
             guard field.type.isText || field.type == .id || field.type == .reference else {
                 throw SOQLError(errorCode: "INVALID_FIELD", detail: "invalid operator on \(field.type.rawValue) field: \(field.name)", offset: offset)

@@ -1,8 +1,24 @@
-/// A field path as written in the query (`Name`, `Account.Name`), with where it starts.
+/// A field path as written in the query (`Name`, `Account.Name`), with where it starts; or a date
+/// function of one (`CALENDAR_YEAR(CreatedDate)`), which may carry an alias in a SELECT list.
 struct SOQLFieldPath: Sendable {
     var components: [String]
     var offset: Int
+    var dateFunction: SOQLDateFunction? = nil
+    var alias: String? = nil
     var text: String { components.joined(separator: ".") }
+}
+
+/// SOQL's date functions, in WHERE, GROUP BY, and the SELECT list and ORDER BY of an aggregate
+/// query. A dateTime is taken in UTC (convertTimezone() is not supported); the fiscal year is the
+/// calendar year, as in an org that never changed it.
+enum SOQLDateFunction: String, Sendable, CaseIterable {
+    case calendarMonth = "CALENDAR_MONTH", calendarQuarter = "CALENDAR_QUARTER", calendarYear = "CALENDAR_YEAR"
+    case dayInMonth = "DAY_IN_MONTH", dayInWeek = "DAY_IN_WEEK", dayInYear = "DAY_IN_YEAR", dayOnly = "DAY_ONLY"
+    case fiscalMonth = "FISCAL_MONTH", fiscalQuarter = "FISCAL_QUARTER", fiscalYear = "FISCAL_YEAR"
+    case hourInDay = "HOUR_IN_DAY", weekInMonth = "WEEK_IN_MONTH", weekInYear = "WEEK_IN_YEAR"
+
+    /// Whether the function needs a time of day, so takes dateTime fields only.
+    var needsTime: Bool { self == .dayOnly || self == .hourInDay }
 }
 
 /// A literal on the right of a comparison.
@@ -131,6 +147,13 @@ struct SOQLParser {
                         guard current.kind == .rightParenthesis else { throw unexpected() }
                         advance()
                         items.append(.fieldSet(set.uppercased(), offset: offset))
+                    } else if SOQLDateFunction(rawValue: name.uppercased()) != nil {
+                        var path = try parseFieldExpression()
+                        if case let .identifier(alias) = current.kind, !alias.contains("."), !current.isKeyword("FROM") {
+                            path.alias = alias
+                            advance()
+                        }
+                        items.append(.field(path))
                     } else {
                         var aggregate = try parseAggregate()
                         if case let .identifier(alias) = current.kind, !alias.contains("."), !current.isKeyword("FROM") {
@@ -165,7 +188,7 @@ struct SOQLParser {
             try expectKeyword("BY")
             repeat {
                 if current.kind == .comma { advance() }
-                query.groupBy.append(try parseFieldPath())
+                query.groupBy.append(try parseFieldExpression())
             } while current.kind == .comma
             if current.isKeyword("HAVING") {
                 advance()
@@ -178,7 +201,10 @@ struct SOQLParser {
             repeat {
                 if current.kind == .comma { advance() }
                 var ordering: SOQLOrdering
-                if case .identifier = current.kind, tokens[index + 1].kind == .leftParenthesis {
+                if case let .identifier(name) = current.kind, tokens[index + 1].kind == .leftParenthesis,
+                   SOQLDateFunction(rawValue: name.uppercased()) != nil {
+                    ordering = SOQLOrdering(field: try parseFieldExpression(), descending: false, nullsFirst: nil)
+                } else if case .identifier = current.kind, tokens[index + 1].kind == .leftParenthesis {
                     let aggregate = try parseAggregate()
                     ordering = SOQLOrdering(field: aggregate.field, aggregate: aggregate, descending: false, nullsFirst: nil)
                 } else {
@@ -221,6 +247,23 @@ struct SOQLParser {
         guard current.kind == .rightParenthesis else { throw unexpected() }
         advance()
         return SOQLAggregate(function: name.uppercased(), field: field, alias: nil, offset: offset)
+    }
+
+    /// A field path, or a date function of one: `CALENDAR_YEAR(CreatedDate)`.
+    mutating func parseFieldExpression() throws(SOQLError) -> SOQLFieldPath {
+        guard case let .identifier(name) = current.kind, let function = SOQLDateFunction(rawValue: name.uppercased()),
+              tokens[index + 1].kind == .leftParenthesis else {
+            return try parseFieldPath()
+        }
+        let offset = current.offset
+        advance()
+        advance()
+        var path = try parseFieldPath()
+        guard current.kind == .rightParenthesis else { throw unexpected() }
+        advance()
+        path.dateFunction = function
+        path.offset = offset
+        return path
     }
 
     mutating func parseFieldPath() throws(SOQLError) -> SOQLFieldPath {
@@ -267,7 +310,7 @@ struct SOQLParser {
             let offset = current.offset
             return .aggregateComparison(aggregate, comparison, try parseLiteral(), literalOffset: offset)
         }
-        let field = try parseFieldPath()
+        let field = try parseFieldExpression()
         if current.isKeyword("LIKE") {
             advance()
             let offset = current.offset
