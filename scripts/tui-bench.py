@@ -143,13 +143,14 @@ def measure(binary, store):
             page_times.append(elapsed * 1000)
     key(fd, "g")
 
-    search_times = []
+    search_times, search_samples = [], []
     for term in SEARCH_TERMS:
         key(fd, "/")
-        for character in term:
-            elapsed, _, _ = key(fd, character)
+        for length in range(1, len(term) + 1):
+            elapsed, _, _ = key(fd, term[length - 1])
             if elapsed is not None:
                 search_times.append(elapsed * 1000)
+                search_samples.append((elapsed * 1000, term[:length]))
         key(fd, "\x1b")  # Esc clears the filter
 
     results["scroll step p50 (ms)"] = percentile(scroll_times, 0.5)
@@ -160,6 +161,8 @@ def measure(binary, store):
     results["bytes per scroll step (median)"] = percentile(scroll_bytes, 0.5)
     results["peak RSS (MB)"] = peak_rss_mb(pid)
     results["_samples"] = (len(scroll_times), len(search_times))
+    # Where the search's tail goes: the typed text of the slowest keystrokes.
+    results["_slowest searches"] = sorted(search_samples, reverse=True)[:6]
 
     os.write(fd, b"q")
     quit_and_close(pid, fd)
@@ -204,6 +207,9 @@ def main():
                 continue
             ratio = large[metric] / base[metric] if base[metric] else float("nan")
             print(f"| {metric:<32} | {base[metric]:>22.1f} | {large[metric]:>13.1f} | {ratio:>6.2f} | {GOALS.get(metric, ''):>6} |")
+        for label, column in columns.items():
+            slowest = ", ".join(f"'{text}' {ms:.1f}" for ms, text in column["_slowest searches"])
+            print(f"\nslowest search keystrokes, {label} (ms): {slowest}")
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
