@@ -81,7 +81,7 @@ struct ListViewModelTests {
             try fixture.addSyncedContact(first: "X", last: last)
         }
         var list = RecordListViewModel(repository: RecordRepository(store: fixture.store, kind: .contact))
-        try list.repository.prepareSortIndex()
+        try list.repository.prepareListIndexes()
         try list.setViewportHeight(20)
         try list.refresh()
         #expect(list.visibleRows.map { $0.string("LastName") }
