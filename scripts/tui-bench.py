@@ -28,6 +28,7 @@ COLUMNS, ROWS = 120, 40
 QUIET = 0.05          # a redraw is over when the terminal has been silent this long
 FIRST_BYTE = 2.0      # a key that draws nothing within this long counts as no redraw
 SCROLL_STEPS = 150
+IN_PAGE_STEPS = 30    # scroll steps that stay within the first page of the list at ROWS
 SEARCH_TERMS = ["garcia", "muller", "smith", "yamada", "lopez", "engineer", "sales", "zz"]
 
 
@@ -143,13 +144,14 @@ def measure(binary, store):
             page_times.append(elapsed * 1000)
     key(fd, "g")
 
-    search_times = []
+    search_times, search_samples = [], []
     for term in SEARCH_TERMS:
         key(fd, "/")
-        for character in term:
-            elapsed, _, _ = key(fd, character)
+        for length in range(1, len(term) + 1):
+            elapsed, _, _ = key(fd, term[length - 1])
             if elapsed is not None:
                 search_times.append(elapsed * 1000)
+                search_samples.append((elapsed * 1000, term[:length]))
         key(fd, "\x1b")  # Esc clears the filter
 
     results["scroll step p50 (ms)"] = percentile(scroll_times, 0.5)
@@ -158,8 +160,13 @@ def measure(binary, store):
     results["search keystroke p50 (ms)"] = percentile(search_times, 0.5)
     results["search keystroke p95 (ms)"] = percentile(search_times, 0.95)
     results["bytes per scroll step (median)"] = percentile(scroll_bytes, 0.5)
+    # The first steps move the selection within the first page (the list is 37 rows at 120x40): only
+    # the two rows and the detail pane change. The later ones scroll the list pane as well.
+    results["bytes per step within a page"] = percentile(scroll_bytes[:IN_PAGE_STEPS], 0.5)
     results["peak RSS (MB)"] = peak_rss_mb(pid)
     results["_samples"] = (len(scroll_times), len(search_times))
+    # Where the search's tail goes: the typed text of the slowest keystrokes.
+    results["_slowest searches"] = sorted(search_samples, reverse=True)[:6]
 
     os.write(fd, b"q")
     quit_and_close(pid, fd)
@@ -204,6 +211,9 @@ def main():
                 continue
             ratio = large[metric] / base[metric] if base[metric] else float("nan")
             print(f"| {metric:<32} | {base[metric]:>22.1f} | {large[metric]:>13.1f} | {ratio:>6.2f} | {GOALS.get(metric, ''):>6} |")
+        for label, column in columns.items():
+            slowest = ", ".join(f"'{text}' {ms:.1f}" for ms, text in column["_slowest searches"])
+            print(f"\nslowest search keystrokes, {label} (ms): {slowest}")
     finally:
         shutil.rmtree(work, ignore_errors=True)
 

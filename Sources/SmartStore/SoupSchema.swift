@@ -53,17 +53,26 @@ enum SoupSchema {
         try db.execute(sql: "CREATE TABLE \(table) (\(columnList))")
         try createIndexes(db, table: table, specs: specs)
         let fullText = specs.filter { $0.type == .fullText }.compactMap(\.columnName)
-        if !fullText.isEmpty {
-            try db.execute(sql: """
-                CREATE VIRTUAL TABLE \(table)_fts USING fts5(\(fullText.joined(separator: ", ")), \
-                tokenize = '\(fullTextTokenizer)')
-                """)
-        }
+        if !fullText.isEmpty { try createFullTextTable(db, table: table, columns: fullText) }
         for spec in specs {
             try db.execute(
                 sql: "INSERT INTO soup_index_map (soupName, path, columnName, columnType) VALUES (?, ?, ?, ?)",
                 arguments: [soup, spec.path, spec.columnName, spec.type.rawValue])
         }
+    }
+
+    /// Prefix lengths FTS5 keeps an index for. A one- or two-letter search (`"s"*`) then reads one
+    /// list of entries instead of merging the lists of every word that starts that way, which is what
+    /// made the first keystrokes of search-as-you-type slow on large soups. Longer prefixes match few
+    /// words and gain little, while each length makes every write index more terms.
+    static let fullTextPrefixLengths = "1 2"
+
+    /// The soup's FTS5 table over `columns`: the SDK's tokenizer, plus the prefix indexes.
+    static func createFullTextTable(_ db: Database, table: String, columns: [String]) throws {
+        try db.execute(sql: """
+            CREATE VIRTUAL TABLE \(table)_fts USING fts5(\(columns.joined(separator: ", ")), \
+            tokenize = '\(fullTextTokenizer)', prefix = '\(fullTextPrefixLengths)')
+            """)
     }
 
     static func createIndexes(_ db: Database, table: String, specs: [IndexSpec]) throws {

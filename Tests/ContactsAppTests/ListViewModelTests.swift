@@ -81,7 +81,7 @@ struct ListViewModelTests {
             try fixture.addSyncedContact(first: "X", last: last)
         }
         var list = RecordListViewModel(repository: RecordRepository(store: fixture.store, kind: .contact))
-        try list.repository.prepareSortIndex()
+        try list.repository.prepareListIndexes()
         try list.setViewportHeight(20)
         try list.refresh()
         #expect(list.visibleRows.map { $0.string("LastName") }
@@ -154,6 +154,32 @@ struct ListViewModelTests {
         #expect(list.selected?.string("LastName") == "Garner")
         try list.setSearch("gat")
         #expect(list.selected?.string("LastName") == "Gates", "the old selection no longer matches: the first match is selected")
+    }
+
+    @Test("A search keeps the selection in the first page, further down, and when it widens past the first page")
+    func searchKeepsSelectionWherever() throws {
+        let fixture = try numberedFixture()
+        var list = RecordListViewModel(repository: RecordRepository(store: fixture.store, kind: .contact))
+        try list.setViewportHeight(10)
+        try list.refresh()
+        // In the first page: found among the rows on screen.
+        try list.move(by: 5)
+        try list.setSearch("name")
+        #expect(list.selected?.string("LastName") == "Name005" && list.selectedIndex == 5 && list.topIndex == 0)
+        // Scrolled down: found by its place, and the window does not jump.
+        try list.move(by: 45)
+        #expect(list.selected?.string("LastName") == "Name050" && list.topIndex == 41)
+        try list.setSearch("nam")
+        #expect(list.selected?.string("LastName") == "Name050" && list.selectedIndex == 50 && list.topIndex == 41)
+        // A narrower search puts it near the top; widening it again (Backspace) moves it past the first page.
+        try list.setSearch("name01")
+        #expect(list.totalCount == 10 && list.selected?.string("LastName") == "Name010", "Name050 no longer matches")
+        try list.moveToTop()
+        try list.move(by: 5)
+        #expect(list.selected?.string("LastName") == "Name015" && list.topIndex == 0)
+        try list.setSearch("name0")
+        #expect(list.selected?.string("LastName") == "Name015" && list.selectedIndex == 15 && list.topIndex == 6)
+        #expect(list.visibleRows.map { $0.string("LastName") }.first == "Name006")
     }
 
     @Test("Records without a last name sort first and can still be found and kept")

@@ -49,8 +49,8 @@ public struct AppModel: Sendable {
         self.offline = offline
         let contactRecords = RecordRepository(store: store, kind: .contact)
         let accountRecords = RecordRepository(store: store, kind: .account)
-        try contactRecords.prepareSortIndex()
-        try accountRecords.prepareSortIndex()
+        try contactRecords.prepareListIndexes()
+        try accountRecords.prepareListIndexes()
         contacts = RecordListViewModel(repository: contactRecords)
         accounts = RecordListViewModel(repository: accountRecords)
         syncs = SyncsViewModel(store: store)

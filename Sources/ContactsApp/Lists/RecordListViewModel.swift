@@ -80,12 +80,28 @@ public struct RecordListViewModel: Sendable {
         let keep = selected?.entryId
         search = text
         totalCount = try repository.count(matching: search)
-        if let keep, search.isEmpty || totalCount <= Self.keepSelectionLimit,
-           let position = try repository.position(of: keep, matching: search) {
+        guard let keep, search.isEmpty || totalCount <= Self.keepSelectionLimit else {
+            selectedIndex = 0
+            topIndex = 0
+            return try loadWindow()
+        }
+        // While a search is typed the selection mostly sits in the first page: finding it among those
+        // rows spares counting the matches sorted before it (the slowest part of such a keystroke).
+        let firstPageLoaded = topIndex == 0
+        if firstPageLoaded {
+            selectedIndex = 0
+            try loadWindow()
+            if let offset = visibleRows.firstIndex(where: { $0.entryId == keep }) {
+                selectedIndex = offset
+                return
+            }
+        }
+        if let position = try repository.position(of: keep, matching: search) {
             selectedIndex = position
         } else {
             selectedIndex = 0
             topIndex = 0
+            if firstPageLoaded { return }
         }
         try loadWindow()
     }

@@ -24,9 +24,12 @@ public struct RecordRepository: Sendable {
         return ("\(idColumn) IN (SELECT rowid FROM {\(soup)}_fts WHERE {\(soup)}_fts MATCH ?)", [.string(terms)])
     }
 
-    /// Creates the index the list's sort order walks (once per store; seconds for 100k records).
-    public func prepareSortIndex() throws {
+    /// Creates what the list pages through: the index its sort order walks, and the full-text
+    /// prefix index that keeps the first keystrokes of a search fast (each once per store; seconds
+    /// for 100k records).
+    public func prepareListIndexes() throws {
         try store.ensureTextSortIndex(soup: soup, path: kind.sortPath)
+        try store.ensureFullTextPrefixIndex(soup: soup)
     }
 
     /// How many records match `search` (all records for an empty search). A search is counted in

@@ -216,8 +216,10 @@ public enum ContactsScreen {
                 lines.append(.field(label: FieldRule.rule(for: field, of: kind).label, value: record.string(field)))
             }
         }
-        // Every other field of the record, so nothing the org sent is hidden.
-        for (key, value) in record.document where !shown.contains(key) && !isBookkeeping(key) && !value.isNull {
+        // Every other field of the record, so nothing the org sent is hidden. Empty ones keep their
+        // line: records of one org carry the same fields, so moving the selection leaves every label
+        // where it was and only changed values go to the terminal (a few hundred bytes over SSH).
+        for key in record.document.keys where !shown.contains(key) && !isBookkeeping(key) {
             lines.append(.field(label: key, value: record.string(key)))
         }
         return lines
