@@ -95,6 +95,35 @@ struct ListViewModelTests {
         #expect(list.selected?.string("LastName") == "Ortiz" && list.selectedIndex == 8)
     }
 
+    @Test("A search matching most records, but none of the first in sort order, still finds its first page")
+    func denseMatchesClusteredLate() throws {
+        let fixture = try StoreFixture()
+        // 1,000 clerks sort first (A…), then 2,100 engineers (Z…): two thirds match "engin", yet
+        // the first rows in sort order hold none of them.
+        try fixture.store.write { transaction in
+            for n in 0..<3_100 {
+                let engineer = n >= 1_000
+                _ = try transaction.create([[
+                    "attributes": ["type": "Contact"], "Id": .string("003C\(n)"), "FirstName": "F",
+                    "LastName": .string((engineer ? "Z" : "A") + String(format: "%05d", (n * 7_919) % 3_100)),
+                    "Title": .string(engineer ? "Engineer" : "Clerk"),
+                    "__local__": false, "__locally_created__": false, "__locally_updated__": false, "__locally_deleted__": false,
+                ]], in: "contacts")
+            }
+        }
+        let repository = RecordRepository(store: fixture.store, kind: .contact)
+        let matches = try repository.count(matching: "engin")
+        #expect(matches == 2_100)
+        for (offset, limit) in [(0, 20), (15, 40), (500, 40), (2_090, 20)] {
+            let sorted = try repository.page(matching: "engin", offset: offset, limit: limit, matchCount: nil).map(\.entryId)
+            let planned = try repository.page(matching: "engin", offset: offset, limit: limit, matchCount: matches)
+            #expect(planned.map(\.entryId) == sorted && !sorted.isEmpty, "offset \(offset)")
+            #expect(planned.allSatisfy { $0.string("Title") == "Engineer" })
+        }
+        // And the other way round: the clerks are a third, below the dense share.
+        #expect(try repository.page(matching: "clerk", offset: 0, limit: 20, matchCount: 1_000).count == 20)
+    }
+
     @Test("A search with thousands of matches pages in the same order with either query plan")
     func manyMatchesSamePages() throws {
         let fixture = try StoreFixture()

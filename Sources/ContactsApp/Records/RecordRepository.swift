@@ -53,6 +53,10 @@ public struct RecordRepository: Sendable {
     /// `matchCount`, when the caller knows it, picks the faster plan for a search.
     public func page(matching search: String = "", offset: Int, limit: Int, matchCount: Int? = nil) throws -> [LocalRecord] {
         guard limit > 0 else { return [] }
+        if let matchCount, matchCount > Self.sortedScanThreshold, offset + limit <= Self.denseWindowReach,
+           let page = try densePage(matching: search, offset: offset, limit: limit, matchCount: matchCount) {
+            return page
+        }
         var sql = "SELECT {\(soup):_soup} FROM {\(soup)}"
         var arguments: [JSONValue] = []
         if let condition = searchCondition(search) {
@@ -64,6 +68,35 @@ public struct RecordRepository: Sendable {
         }
         sql += " ORDER BY \(sortColumn), \(idColumn) LIMIT \(limit) OFFSET \(max(offset, 0))"
         let rows = try store.query(.smart(sql, pageSize: limit), arguments: arguments)
+        return try rows.compactMap { row in
+            guard let document = row.arrayValue?.first?.objectValue else { return nil }
+            return try LocalRecord(document: document)
+        }
+    }
+
+    /// A search matching at least this share of the soup ("e", "s") looks for its first pages among
+    /// the first rows in sort order, each checked against the full-text index, instead of gathering
+    /// every match first (tens of milliseconds on 100k records).
+    static let denseShare = 0.25
+    /// How far into the results that shortcut goes; deeper pages take the usual plan.
+    static let denseWindowReach = 1_000
+
+    /// The page read from a window of the first rows in sort order, sized from the share of rows
+    /// that match; `nil` when the window held too few matches (they cluster elsewhere in the order)
+    /// and the usual plan must run.
+    private func densePage(matching search: String, offset: Int, limit: Int, matchCount: Int) throws -> [LocalRecord]? {
+        guard let terms = FullTextQuery.prefixTerms(search) else { return nil }
+        let total = try count()
+        guard total > 0, Double(matchCount) >= Double(total) * Self.denseShare else { return nil }
+        let window = min(total, Int(Double(offset + limit) * Double(total) / Double(matchCount)) * 3 + 100)
+        let sql = """
+            SELECT soup FROM (SELECT \(idColumn) AS eid, {\(soup):_soup}, \(sortColumn) AS sortValue FROM {\(soup)}
+            ORDER BY \(sortColumn), \(idColumn) LIMIT \(window))
+            WHERE EXISTS (SELECT 1 FROM {\(soup)}_fts WHERE {\(soup)}_fts MATCH ? AND rowid = eid)
+            ORDER BY sortValue COLLATE \(TextCollation.name), eid LIMIT \(limit) OFFSET \(max(offset, 0))
+            """
+        let rows = try store.query(.smart(sql, pageSize: limit), arguments: [.string(terms)])
+        guard rows.count == limit || window == total else { return nil }
         return try rows.compactMap { row in
             guard let document = row.arrayValue?.first?.objectValue else { return nil }
             return try LocalRecord(document: document)
