@@ -3,6 +3,13 @@
 public enum FullTextQuery {
     /// Every word must start a word of the entry: `jo gar` → `"jo"* "gar"*`. `nil` when there is
     /// nothing to search for (only spaces or punctuation).
+    /// Whether every word of `typed` is short enough for the prefix indexes (two bytes, as FTS5
+    /// counts them), so matching it reads one list per word: cheap enough to run row by row.
+    public static func usesPrefixIndexOnly(_ typed: String) -> Bool {
+        let words = typed.split { $0.isWhitespace }
+        return !words.isEmpty && words.allSatisfy { $0.utf8.count <= SoupSchema.longestIndexedPrefix }
+    }
+
     public static func prefixTerms(_ typed: String) -> String? {
         let words = typed.split { $0.isWhitespace }.compactMap { word -> String? in
             // A double quote would end the FTS5 string; FTS5 escapes it by doubling.

@@ -66,6 +66,7 @@ enum SoupSchema {
     /// made the first keystrokes of search-as-you-type slow on large soups. Longer prefixes match few
     /// words and gain little, while each length makes every write index more terms.
     static let fullTextPrefixLengths = "1 2"
+    static let longestIndexedPrefix = 2
 
     /// The soup's FTS5 table over `columns`: the SDK's tokenizer, plus the prefix indexes.
     static func createFullTextTable(_ db: Database, table: String, columns: [String]) throws {

@@ -74,9 +74,11 @@ public struct RecordRepository: Sendable {
         }
     }
 
-    /// A search matching at least this share of the soup ("e", "s") looks for its first pages among
-    /// the first rows in sort order, each checked against the full-text index, instead of gathering
-    /// every match first (tens of milliseconds on 100k records).
+    /// A search of one- or two-letter words ("e", "s") matching at least this share of the soup looks
+    /// for its first pages among the first rows in sort order, each checked against the full-text
+    /// index, instead of gathering every match first (tens of milliseconds on 100k records). Longer
+    /// words are not checked row by row: without a prefix index each check merges every word that
+    /// starts that way, hundreds of times slower.
     static let denseShare = 0.25
     /// How far into the results that shortcut goes; deeper pages take the usual plan.
     static let denseWindowReach = 1_000
@@ -85,7 +87,7 @@ public struct RecordRepository: Sendable {
     /// that match; `nil` when the window held too few matches (they cluster elsewhere in the order)
     /// and the usual plan must run.
     private func densePage(matching search: String, offset: Int, limit: Int, matchCount: Int) throws -> [LocalRecord]? {
-        guard let terms = FullTextQuery.prefixTerms(search) else { return nil }
+        guard FullTextQuery.usesPrefixIndexOnly(search), let terms = FullTextQuery.prefixTerms(search) else { return nil }
         let total = try count()
         guard total > 0, Double(matchCount) >= Double(total) * Self.denseShare else { return nil }
         let window = min(total, Int(Double(offset + limit) * Double(total) / Double(matchCount)) * 3 + 100)
