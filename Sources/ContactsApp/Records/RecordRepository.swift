@@ -68,10 +68,7 @@ public struct RecordRepository: Sendable {
         }
         sql += " ORDER BY \(sortColumn), \(idColumn) LIMIT \(limit) OFFSET \(max(offset, 0))"
         let rows = try store.query(.smart(sql, pageSize: limit), arguments: arguments)
-        return try rows.compactMap { row in
-            guard let document = row.arrayValue?.first?.objectValue else { return nil }
-            return try LocalRecord(document: document)
-        }
+        return try Self.records(rows)
     }
 
     /// A search of one- or two-letter words ("e", "s") matching at least this share of the soup looks
@@ -99,7 +96,12 @@ public struct RecordRepository: Sendable {
             """
         let rows = try store.query(.smart(sql, pageSize: limit), arguments: [.string(terms)])
         guard rows.count == limit || window == total else { return nil }
-        return try rows.compactMap { row in
+        return try Self.records(rows)
+    }
+
+    /// The records of rows whose first column is a whole document.
+    private static func records(_ rows: [JSONValue]) throws -> [LocalRecord] {
+        try rows.compactMap { row in
             guard let document = row.arrayValue?.first?.objectValue else { return nil }
             return try LocalRecord(document: document)
         }
