@@ -80,10 +80,10 @@ struct SyncUpTask: Sendable {
                     summary.sent += request.writes.count
                     done += request.writes.count
                     try store.write { transaction in
-                        for (index, outcome) in answer.outcomes.enumerated() {
-                            try recorder.apply(outcome, to: request.writes[index], serverValues: answer.serverValues[index],
-                                               now: transaction.now, summary: &summary, in: transaction)
+                        let answers = answer.outcomes.enumerated().map { index, outcome in
+                            SyncUpRecorder.Answer(outcome, to: request.writes[index], serverValues: answer.serverValues[index])
                         }
+                        try recorder.apply(answers, now: transaction.now, summary: &summary, in: transaction)
                         if state.totalSize > 0, done < state.totalSize { state.progress = done * 100 / state.totalSize }
                         try syncs.save(state, in: transaction)
                     }
