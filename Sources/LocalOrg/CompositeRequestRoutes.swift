@@ -99,6 +99,9 @@ extension LocalOrgAPI {
             throw APIError(status: 400, errorCode: "LIMIT_EXCEEDED", message: "Composite request cannot contain more than \(Self.batchLimit) subrequests")
         }
         if body["allOrNone"]?.boolValue == true { return try await compositeAllOrNone(requests, context: context) }
+        if requests.allSatisfy({ isRecordSubrequest($0, parent: context) }) {
+            return try await compositeOfRecords(requests, context: context)
+        }
         var resultsByReference: [String: JSONValue] = [:]
         var responses: [JSONValue] = []
         for request in requests {
@@ -121,6 +124,64 @@ extension LocalOrgAPI {
             responses.append(Self.compositeEntry(response, referenceId: referenceId, body: result))
         }
         return .json(["compositeResponse": .array(responses)])
+    }
+
+    /// Whether a `/composite` subrequest is an sObject record operation (create, read, update,
+    /// delete, upsert: the paths `routeSObject` hands to `perform`), which can run inside a
+    /// transaction shared with the other subrequests.
+    func isRecordSubrequest(_ request: JSONValue, parent: DataContext) -> Bool {
+        guard let method = request["method"]?.stringValue, let url = request["url"]?.stringValue, request["referenceId"]?.stringValue != nil,
+              case let .success((subcontext, rest)) = subcontext(method: method, url: url, body: nil, headers: [:], parent: parent),
+              rest.count >= 3, rest[0] == "sobjects", let object = schema.object(named: rest[1]) else { return false }
+        let path = Array(rest.dropFirst(2))
+        if path.count == 1, ["describe", "updated", "deleted"].contains(path[0].lowercased()) { return false }
+        if path.count == 2, object.name == "User", path[1].lowercased() == "password" { return false }
+        return (try? recordOperation(object, rest: path, method: subcontext.method)) != nil
+    }
+
+    /// `/composite` without allOrNone whose subrequests are all record operations: one database
+    /// transaction for the whole request (one commit, not one per subrequest: the cost of a sync
+    /// up's conditional updates), with a savepoint per subrequest, so a failing subrequest undoes
+    /// only itself and the others keep their effect, as when each commits on its own. The answer
+    /// is sent after the commit, so no client sees a result that could still be lost.
+    func compositeOfRecords(_ requests: [JSONValue], context: DataContext) async throws -> APIResponse {
+        struct Subrequest: Sendable {
+            var method: String, url: String, referenceId: String, body: JSONValue?, headers: [String: String]
+        }
+        let planned: [Subrequest] = requests.compactMap { request in
+            guard let method = request["method"]?.stringValue, let url = request["url"]?.stringValue,
+                  let referenceId = request["referenceId"]?.stringValue else { return nil }
+            return Subrequest(method: method, url: url, referenceId: referenceId, body: request["body"],
+                              headers: request["httpHeaders"]?.objectValue?.compactMapValues(\.stringValue).reduce(into: [:]) { $0[$1.key] = $1.value } ?? [:])
+        }
+        let entries = try await store.write { db -> [JSONValue] in
+            var resultsByReference: [String: JSONValue] = [:]
+            var entries: [JSONValue] = []
+            for subrequest in planned {
+                var response = APIResponse.error(.resourceNotFound)
+                try db.inSavepoint {
+                    do {
+                        let url = try Self.resolveReferences(in: subrequest.url, results: resultsByReference)
+                        let body = try subrequest.body.map { try Self.resolveReferences(in: $0, results: resultsByReference) }
+                        let (subcontext, rest) = try self.subcontext(method: subrequest.method, url: url, body: body, headers: subrequest.headers, parent: context).get()
+                        guard rest.count >= 2, rest[0] == "sobjects", let object = self.schema.object(named: rest[1]) else { throw APIError.resourceNotFound }
+                        let operation = try self.recordOperation(object, rest: Array(rest.dropFirst(2)), method: subcontext.method)
+                        response = try self.perform(operation, object: object, context: subcontext, db: db)
+                        return .commit
+                    } catch let error as APIError {
+                        response = .error(error)
+                    } catch {
+                        response = .error(APIError(status: 500, errorCode: "UNKNOWN_EXCEPTION", message: "An unexpected error occurred."))
+                    }
+                    return .rollback
+                }
+                let result = self.bodyJSON(response)
+                if response.status < 400 { resultsByReference[subrequest.referenceId] = result }
+                entries.append(Self.compositeEntry(response, referenceId: subrequest.referenceId, body: result))
+            }
+            return entries
+        }
+        return .json(["compositeResponse": .array(entries)])
     }
 
     /// One subresponse of `/composite`, with the headers clients read.

@@ -97,7 +97,7 @@ struct SignedInSession {
         }
         var configuration = TransportConfiguration(caFile: caFile)
         // One connection per composite request a sync up keeps in flight.
-        configuration.workerCount = max(configuration.workerCount, SyncManager.defaultCompositeConcurrency)
+        configuration.workerCount = max(configuration.workerCount, SyncManager.defaultRequestConcurrency)
         let transport = CurlTransport(configuration: configuration)
         let saveRefreshed: @Sendable (OAuthCredentials) -> Void = { refreshed in
             do throws(CredentialStoreError) {

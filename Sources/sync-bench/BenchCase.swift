@@ -30,7 +30,7 @@ struct BenchCase: AsyncParsableCommand {
     @Option var n = 0
     @Option var mode: SyncUpTarget.Mode = .collection
     @Option var merge: MergeMode?
-    @Option var compositeConcurrency = SyncManager.defaultCompositeConcurrency
+    @Option var requestConcurrency = SyncManager.defaultRequestConcurrency
 
     static let downSyncName = "benchSyncDown"
 
@@ -103,7 +103,7 @@ struct BenchCase: AsyncParsableCommand {
     /// alone and checks every change arrived.
     private func up(_ definitions: BenchDefinitions, _ session: BenchSession) async throws -> JSONObject {
         let store = try definitions.openStore(try requiredStore())
-        let manager = try SyncManager(store: store, remote: ForceClientRemote(client: session.client), compositeConcurrency: compositeConcurrency)
+        let manager = try SyncManager(store: store, remote: ForceClientRemote(client: session.client), requestConcurrency: requestConcurrency)
         let updates = n / 2
         let creates = n - updates
         _ = try await manager.syncDown(definitions.downTarget(limit: updates), options: definitions.downOptions,

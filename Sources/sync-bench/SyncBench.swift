@@ -103,9 +103,9 @@ struct BenchRun: AsyncParsableCommand {
                       floorSeconds: floor, goal: .withinFloor(1.5))
         }
         if let size = upSizes.max() {
-            // The engine before it kept several composite requests in flight, for comparison.
-            table.add(name: "sync up, collection, composites one at a time", n: size,
-                      result: try up(size, ["--composite-concurrency", "1"]), floorSeconds: Double((size + 199) / 200) * rtt)
+            // The engine before it kept several requests of one action in flight, for comparison.
+            table.add(name: "sync up, collection, one request at a time", n: size,
+                      result: try up(size, ["--request-concurrency", "1"]), floorSeconds: Double((size + 199) / 200) * rtt)
         }
         let single = try up(singleUpSize, ["--mode", "singleRecord"])
         table.add(name: "sync up, single-record target (\(singleUpSize) only)", n: singleUpSize, result: single,

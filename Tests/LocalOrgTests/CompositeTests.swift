@@ -48,6 +48,42 @@ import Testing
         #expect(results[4]["body"]?.firstErrorCode == "PROCESSING_HALTED")
     }
 
+    /// A composite of record subrequests only runs in one transaction (one commit): each failing
+    /// subrequest must still undo only itself, and later ones must see earlier ones' writes.
+    @Test func compositeOfRecordsKeepsEachSubrequestsOwnOutcome() async throws {
+        let org = try await TestOrg()
+        defer { org.remove() }
+        let kept = try await org.create("Contact", #"{"LastName":"Kept","Title":"Before"}"#)
+        let changed = try await org.create("Contact", #"{"LastName":"Changed","Title":"Before"}"#)
+        let removed = try await org.create("Contact", #"{"LastName":"Removed"}"#)
+        let stale = SalesforceDate.formatHTTPDate(OrgStore.now() - 3600)
+        let response = await org.call("POST", "/services/data/v59.0/composite", body: """
+            {"allOrNone":false,"compositeRequest":[
+              {"method":"POST","url":"/services/data/v59.0/sobjects/Account","referenceId":"account","body":{"Name":"One commit"}},
+              {"method":"PATCH","url":"/services/data/v59.0/sobjects/Contact/\(kept)","referenceId":"refused","body":{"Title":"Mine"},
+               "httpHeaders":{"If-Unmodified-Since":"\(stale)"}},
+              {"method":"POST","url":"/services/data/v59.0/sobjects/Contact","referenceId":"invalid","body":{"LastName":"Bad","Email":"nope"}},
+              {"method":"PATCH","url":"/services/data/v59.0/sobjects/Contact/\(changed)","referenceId":"update","body":{"Title":"After","AccountId":"@{account.id}"}},
+              {"method":"GET","url":"/services/data/v59.0/sobjects/Contact/\(changed)?fields=Title,AccountId","referenceId":"read"},
+              {"method":"DELETE","url":"/services/data/v59.0/sobjects/Contact/\(removed)","referenceId":"delete"},
+              {"method":"DELETE","url":"/services/data/v59.0/sobjects/Contact/\(removed)","referenceId":"again"},
+              {"method":"PATCH","url":"/services/data/v59.0/sobjects/Contact/\(kept)","referenceId":"missing","body":{"AccountId":"@{invalid.id}"}}]}
+            """)
+        #expect(response.status == 200)
+        let results = try #require(try JSONParser.parse(response.body)["compositeResponse"]?.arrayValue)
+        #expect(results.map { $0["httpStatusCode"] } == [201, 412, 400, 204, 200, 204, 404, 400])
+        #expect(results[1]["body"]?.firstErrorCode == "PRECONDITION_FAILED")
+        #expect(results[2]["body"]?.firstErrorCode == "INVALID_EMAIL_ADDRESS")
+        #expect(results[4]["body"]?["AccountId"] == results[0]["body"]?["id"])  // a later subrequest sees an earlier one's write
+        #expect(results[6]["body"]?.firstErrorCode == "ENTITY_IS_DELETED")
+        #expect(results[7]["body"]?.firstErrorCode == "PROCESSING_HALTED")
+        let rows = try await org.query("SELECT LastName, Title, Account.Name FROM Contact ORDER BY LastName")
+        #expect(rows.body["records"]?.arrayValue?.map { $0["LastName"] } == ["Changed", "Kept"])
+        #expect(rows.body["records"]?.arrayValue?.map { $0["Title"] } == ["After", "Before"])
+        #expect(rows.body["records"]?.arrayValue?.first?["Account"]?["Name"] == "One commit")
+        #expect(try await org.query("SELECT COUNT() FROM Account").body["totalSize"] == 1)
+    }
+
     @Test func compositeAllOrNoneCommitsEverythingOrNothing() async throws {
         let org = try await TestOrg()
         defer { org.remove() }

@@ -5,7 +5,7 @@ import Testing
 @testable import MobileSync
 
 /// LEAVE_IF_CHANGED updates and deletes travel as composite requests of 25; several of them are in
-/// flight at once (`SyncManager.compositeConcurrency`) while order between actions, per-record
+/// flight at once (`SyncManager.requestConcurrency`) while order between actions, per-record
 /// outcomes and conflicts stay as with one request at a time.
 @Suite("Concurrent composite requests")
 struct ConcurrentCompositeTests {
@@ -18,19 +18,22 @@ struct ConcurrentCompositeTests {
         return WriteRequest(route: route, writes: [PlannedWrite(entryId: entry, action: action, recordId: "003\(entry)", write: write)])
     }
 
-    @Test("Runs of composite requests of one action share a window of at most the concurrency; others travel alone")
+    @Test("Runs of composite or collection requests of one action share a window of at most the concurrency; single ones travel alone")
     func windows() {
         let requests = [Self.request(.delete, .composite, entry: 1), Self.request(.delete, .composite, entry: 2),
                         Self.request(.create, .collection, entry: 3), Self.request(.create, .collection, entry: 4)]
             + (5...24).map { Self.request(.update, .composite, entry: $0) }
             + [Self.request(.update, .single, entry: 25), Self.request(.update, .single, entry: 26)]
-        let windows: [[Int64]] = SyncUpTask.windows(requests, compositeConcurrency: 8).map { $0.map { $0.writes[0].entryId } }
-        let expected: [[Int64]] = [[1, 2], [3], [4], Array(5...12), Array(13...20), Array(21...24), [25], [26]]
+        let windows: [[Int64]] = SyncUpTask.windows(requests, requestConcurrency: 8).map { $0.map { $0.writes[0].entryId } }
+        let expected: [[Int64]] = [[1, 2], [3, 4], Array(5...12), Array(13...20), Array(21...24), [25], [26]]
         #expect(windows == expected)
-        #expect(SyncUpTask.windows(requests, compositeConcurrency: 1).map(\.count) == Array(repeating: 1, count: requests.count))
+        #expect(SyncUpTask.windows(requests, requestConcurrency: 1).map(\.count) == Array(repeating: 1, count: requests.count))
         // Composite creates (the batch target) and updates never share a window.
         let mixed = [Self.request(.create, .composite, entry: 1), Self.request(.update, .composite, entry: 2)]
-        #expect(SyncUpTask.windows(mixed, compositeConcurrency: 8).map(\.count) == [1, 1])
+        #expect(SyncUpTask.windows(mixed, requestConcurrency: 8).map(\.count) == [1, 1])
+        // Nor do a collection and a composite request of one action (plain and conditional deletes).
+        let routes = [Self.request(.delete, .collection, entry: 1), Self.request(.delete, .composite, entry: 2)]
+        #expect(SyncUpTask.windows(routes, requestConcurrency: 8).map(\.count) == [1, 1])
     }
 
     @Test("Against localorg: deletes finish before updates start, several composites overlap, a conflict is kept")
@@ -65,7 +68,7 @@ struct ConcurrentCompositeTests {
         #expect(summary.deleted == 30 && summary.updated == 99 && summary.conflicts == 1)
 
         let log = remote.log
-        #expect(log.maxInFlight >= 2 && log.maxInFlight <= SyncManager.defaultCompositeConcurrency, "\(log.maxInFlight)")
+        #expect(log.maxInFlight >= 2 && log.maxInFlight <= SyncManager.defaultRequestConcurrency, "\(log.maxInFlight)")
         let lastDeleteEnd = try #require(log.calls.filter { $0.action == .delete }.map(\.end).max())
         let firstUpdateStart = try #require(log.calls.filter { $0.action == .update }.map(\.start).min())
         #expect(lastDeleteEnd < firstUpdateStart)

@@ -12,13 +12,13 @@ struct SyncDownTask: Sendable {
     let report: @Sendable (SyncState) -> Void
 
     /// A page of records for one soup and how to ask for the next.
-    struct Page {
+    struct Page: Sendable {
         var records: [(soup: String, record: JSONObject)]
         var totalSize: Int
         var next: Continuation
     }
 
-    enum Continuation {
+    enum Continuation: Sendable {
         case none
         case nextRecordsUrl(String, soup: String)
         case refreshFrom(afterId: String)
@@ -43,6 +43,11 @@ struct SyncDownTask: Sendable {
             newest = max(newest, batchNewest)
             countSaved += records.count
             let reachedEnd: Bool = if case .none = page.next { true } else { false }
+            // The next page is asked for while this one is written, so the server's paging and
+            // the JSON parsing overlap the store's work. Only a read: a failure surfaces after
+            // this page has committed, and a failed write cancels it.
+            let continuation = page.next
+            async let following = next(continuation, target: target, since: boundary)
             try store.write { transaction in
                 for soup in Set(records.map(\.soup)).sorted() {
                     let writer = DownloadedRecordWriter(
@@ -59,7 +64,7 @@ struct SyncDownTask: Sendable {
             }
             if reachedEnd { break }
             report(state)
-            page = try await next(page.next, target: target, since: boundary)
+            page = try await following
         }
         return state
     }

@@ -17,12 +17,13 @@ public actor SyncManager {
     /// How long to wait for another process's sync before saying one is running.
     let lockTimeout: Duration
     public var massDeletionGuard: MassDeletionGuard
-    /// How many composite requests of a sync up may be in flight at once (LEAVE_IF_CHANGED sends
-    /// its updates and deletes 25 to a composite request; 8 at once make 200 records a round trip,
-    /// as one sObject-collections request carries). 1 sends them one at a time.
-    public var compositeConcurrency: Int
-    /// The default of `compositeConcurrency`; a transport should keep at least this many connections.
-    public static let defaultCompositeConcurrency = 8
+    /// How many requests of one action (composite or collection) a sync up may have in flight at
+    /// once: LEAVE_IF_CHANGED sends its updates and deletes 25 to a composite request, so 8 at once
+    /// make 200 records a round trip, as one sObject-collections request carries; creates go 200
+    /// to a collection request, 8 at once. 1 sends them one at a time.
+    public var requestConcurrency: Int
+    /// The default of `requestConcurrency`; a transport should keep at least this many connections.
+    public static let defaultRequestConcurrency = 8
     public private(set) var state: State = .acceptingSyncs
     private var active: Set<Int64> = []
     /// Tallies of the last sync up run by this manager, by sync id.
@@ -32,12 +33,12 @@ public actor SyncManager {
     /// RUNNING by a crash as STOPPED (the next reSync resumes them incrementally).
     public init(store: SmartStore, remote: any SyncRemote, lockTimeout: Duration = .zero,
                 massDeletionGuard: MassDeletionGuard = MassDeletionGuard(),
-                compositeConcurrency: Int = SyncManager.defaultCompositeConcurrency) throws {
+                requestConcurrency: Int = SyncManager.defaultRequestConcurrency) throws {
         self.store = store
         self.remote = remote
         self.lockTimeout = lockTimeout
         self.massDeletionGuard = massDeletionGuard
-        self.compositeConcurrency = max(1, compositeConcurrency)
+        self.requestConcurrency = max(1, requestConcurrency)
         syncs = try Self.recoverAfterCrash(store: store)
     }
 
@@ -144,7 +145,7 @@ public actor SyncManager {
                 sync = try await SyncDownTask(store: store, syncs: syncs, remote: remote, checkAccepting: check, report: report).run(sync)
             case .syncUp:
                 let task = SyncUpTask(store: store, syncs: syncs, remote: remote, checkAccepting: check, report: report,
-                                      compositeConcurrency: compositeConcurrency)
+                                      requestConcurrency: requestConcurrency)
                 let (finished, summary) = try await task.run(sync)
                 sync = finished
                 lastSyncUpSummary[id] = summary

@@ -19,6 +19,15 @@ public struct LocalIdMap: Sendable {
             in: soupName, externalIdPath: "localId")
     }
 
+    /// Records several pairs at once (the creates of one request), in one batch.
+    public static func record(_ pairs: [(localId: String, serverId: String)], soup: String, in transaction: StoreTransaction) throws {
+        guard !pairs.isEmpty else { return }
+        try register(in: transaction)
+        _ = try transaction.upsert(
+            pairs.map { ["localId": .string($0.localId), "serverId": .string($0.serverId), "soupName": .string(soup)] },
+            in: soupName, externalIdPath: "localId")
+    }
+
     public static func all(in transaction: StoreTransaction) throws -> [String: String] {
         guard try transaction.hasSoup(soupName) else { return [:] }
         let rows = try GhostCleaner.pairs("SELECT {\(soupName):localId}, {\(soupName):serverId} FROM {\(soupName)}", in: transaction)

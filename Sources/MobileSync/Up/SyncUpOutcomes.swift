@@ -30,17 +30,37 @@ public struct SyncUpRecorder: Sendable {
         self.mergeMode = mergeMode
     }
 
+    /// One write's answer from the server. `serverValues` is the server's copy for a refused
+    /// conditional write (`nil` when the server no longer has the record).
+    public struct Answer: Sendable {
+        public var outcome: RecordOutcome
+        public var write: PlannedWrite
+        public var serverValues: JSONObject?
+
+        public init(_ outcome: RecordOutcome, to write: PlannedWrite, serverValues: JSONObject?) {
+            self.outcome = outcome
+            self.write = write
+            self.serverValues = serverValues
+        }
+    }
+
     /// Journals creates before they are sent: a record marked so whose answer was lost is
-    /// recognised on the next run (docs/mobilesync.md, "Creates and crashes").
+    /// recognised on the next run (docs/mobilesync.md, "Creates and crashes"). The records are
+    /// read with one query and written in one batch (per record, the statements cost more than
+    /// the records: `make bench-sync`).
     public func markCreatesInFlight(_ writes: [PlannedWrite], now: Int64, in transaction: StoreTransaction) throws {
-        for write in writes where write.action == .create || write.action == .upsert {
-            guard var record = try transaction.retrieve([write.entryId], from: soupName).first else { continue }
+        let creates = writes.filter { $0.action == .create || $0.action == .upsert }
+        guard !creates.isEmpty else { return }
+        var journaled: [JSONObject] = []
+        for var record in try transaction.retrieve(creates.map(\.entryId), from: soupName) {
+            guard let entryId = record.soupEntryId else { continue }
             if record[target.idFieldName] == nil || record[target.idFieldName]?.isNull == true {
-                record[target.idFieldName] = .string(LocalField.localIdPrefix + String(write.entryId))
+                record[target.idFieldName] = .string(LocalField.localIdPrefix + String(entryId))
             }
             record[LocalField.createInFlight] = .object(["sentAt": .int(now)])
-            _ = try transaction.update(record, id: write.entryId, in: soupName)
+            journaled.append(record)
         }
+        if !journaled.isEmpty { _ = try transaction.upsert(journaled, in: soupName) }
     }
 
     /// Records one outcome. `serverValues` is the server's copy for a refused conditional write
@@ -49,16 +69,61 @@ public struct SyncUpRecorder: Sendable {
         _ outcome: RecordOutcome, to write: PlannedWrite, serverValues: JSONObject?, now: Int64,
         summary: inout SyncUpSummary, in transaction: StoreTransaction
     ) throws {
-        guard var record = try transaction.retrieve([write.entryId], from: soupName).first else { return }
-        switch (write.action, outcome) {
+        try apply([Answer(outcome, to: write, serverValues: serverValues)], now: now, summary: &summary, in: transaction)
+    }
+
+    /// Records the answers of one request: the records are read with one query, each new state is
+    /// decided in memory (in answer order, as one call per answer would), and the results are
+    /// written in one batch, with the new `local_` → server id pairs.
+    public func apply(_ answers: [Answer], now: Int64, summary: inout SyncUpSummary, in transaction: StoreTransaction) throws {
+        guard !answers.isEmpty else { return }
+        var current: [Int64: JSONObject] = [:]
+        for record in try transaction.retrieve(Array(Set(answers.map(\.write.entryId))), from: soupName) {
+            if let entryId = record.soupEntryId { current[entryId] = record }
+        }
+        var changedOrder: [Int64] = []
+        var deleted: [Int64] = []
+        var serverIds: [(localId: String, serverId: String)] = []
+        for answer in answers {
+            let entryId = answer.write.entryId
+            guard let record = current[entryId] else { continue }
+            switch effect(of: answer, on: record, now: now, summary: &summary) {
+            case .delete:
+                current.removeValue(forKey: entryId)
+                deleted.append(entryId)
+            case let .update(updated, createdId):
+                if let createdId { serverIds.append(createdId) }
+                current[entryId] = updated
+                if !changedOrder.contains(entryId) { changedOrder.append(entryId) }
+            }
+        }
+        try transaction.delete(deleted, from: soupName)
+        try LocalIdMap.record(serverIds, soup: soupName, in: transaction)
+        let changed = changedOrder.compactMap { current[$0] }
+        if !changed.isEmpty { _ = try transaction.upsert(changed, in: soupName) }
+    }
+
+    /// What an answer does to a record: it leaves the soup, or it is stored as given (with the
+    /// `local_` → server id pair of a create).
+    private enum Effect {
+        case delete
+        case update(JSONObject, createdId: (localId: String, serverId: String)?)
+    }
+
+    /// A record's new state: a pure function of the record and its answer.
+    private func effect(of answer: Answer, on stored: JSONObject, now: Int64, summary: inout SyncUpSummary) -> Effect {
+        var record = stored
+        var createdId: (localId: String, serverId: String)?
+        let write = answer.write
+        let serverValues = answer.serverValues
+        switch (write.action, answer.outcome) {
         case (.delete, .success), (.delete, .notFound):
-            try transaction.delete([write.entryId], from: soupName)
             summary.deleted += 1
-            return
+            return .delete
         case let (.create, .success(id)), let (.upsert, .success(id)):
             if let id {
                 if let old = record[target.idFieldName]?.stringValue, LocalField.isLocalId(old) {
-                    try LocalIdMap.record(localId: old, serverId: id, soup: soupName, in: transaction)
+                    createdId = (old, id)
                 }
                 record[target.idFieldName] = .string(id)
             }
@@ -90,7 +155,7 @@ public struct SyncUpRecorder: Sendable {
             record.removeValue(forKey: LocalField.createInFlight)
             summary.errors += 1
         case (.create, _), (.upsert, _), (.delete, _):
-            let text: String = switch outcome {
+            let text: String = switch answer.outcome {
             case .notFound: "the server answered not found"
             case .preconditionFailed: "the server answered precondition failed"
             default: "unexpected answer"
@@ -101,7 +166,7 @@ public struct SyncUpRecorder: Sendable {
             record.removeValue(forKey: LocalField.createInFlight)
             summary.errors += 1
         }
-        _ = try transaction.update(record, id: write.entryId, in: soupName)
+        return .update(record, createdId: createdId)
     }
 
     /// Whether the server's copy already has every field value of an update (a missing field

@@ -4,16 +4,16 @@ import SmartStore
 /// Runs one sync up against a `SyncRemote`: plan from the soup, send the requests, and record each
 /// request's answers in one store transaction, so a kill loses at most the answers of the requests
 /// in flight — and those creates are journaled (`__create_in_flight__`) first. Consecutive composite
-/// requests of one action (the conditional updates and deletes of LEAVE_IF_CHANGED) travel up to
-/// `compositeConcurrency` at a time; a window ends before the next action starts, so deletes still
-/// reach the server before creates, and creates before updates.
+/// or collection requests of one action (the creates, and the conditional updates and deletes of
+/// LEAVE_IF_CHANGED) travel up to `requestConcurrency` at a time; a window ends before the next
+/// action starts, so deletes still reach the server before creates, and creates before updates.
 struct SyncUpTask: Sendable {
     let store: SmartStore
     let syncs: SyncsSoup
     let remote: any SyncRemote
     let checkAccepting: @Sendable () async throws -> Void
     let report: @Sendable (SyncState) -> Void
-    var compositeConcurrency = SyncManager.defaultCompositeConcurrency
+    var requestConcurrency = SyncManager.defaultRequestConcurrency
 
     /// The answers to one request: an outcome per write, and the server's copy of each record
     /// whose conditional write was refused.
@@ -57,7 +57,7 @@ struct SyncUpTask: Sendable {
             }
             summary.removedLocally += plan.removeLocally.count
             var done = plan.removeLocally.count
-            for window in Self.windows(requests, compositeConcurrency: compositeConcurrency) {
+            for window in Self.windows(requests, requestConcurrency: requestConcurrency) {
                 try await checkAccepting()
                 try store.write { transaction in
                     for request in window { try recorder.markCreatesInFlight(request.writes, now: transaction.now, in: transaction) }
@@ -80,10 +80,10 @@ struct SyncUpTask: Sendable {
                     summary.sent += request.writes.count
                     done += request.writes.count
                     try store.write { transaction in
-                        for (index, outcome) in answer.outcomes.enumerated() {
-                            try recorder.apply(outcome, to: request.writes[index], serverValues: answer.serverValues[index],
-                                               now: transaction.now, summary: &summary, in: transaction)
+                        let answers = answer.outcomes.enumerated().map { index, outcome in
+                            SyncUpRecorder.Answer(outcome, to: request.writes[index], serverValues: answer.serverValues[index])
                         }
+                        try recorder.apply(answers, now: transaction.now, summary: &summary, in: transaction)
                         if state.totalSize > 0, done < state.totalSize { state.progress = done * 100 / state.totalSize }
                         try syncs.save(state, in: transaction)
                     }
@@ -130,13 +130,15 @@ struct SyncUpTask: Sendable {
         }
     }
 
-    /// The requests grouped into what travels together: runs of composite requests of one action,
-    /// at most `compositeConcurrency` long; every other request alone. Order is kept.
-    static func windows(_ requests: [WriteRequest], compositeConcurrency: Int) -> [[WriteRequest]] {
+    /// The requests grouped into what travels together: runs of composite or collection requests
+    /// of one route and action, at most `requestConcurrency` long; single-record requests alone.
+    /// The records of one action are independent (references to records created in the same run
+    /// are held back by the planner), so their requests may overlap. Order is kept.
+    static func windows(_ requests: [WriteRequest], requestConcurrency: Int) -> [[WriteRequest]] {
         var windows: [[WriteRequest]] = []
         for request in requests {
-            if request.route == .composite, let last = windows.last, last.count < max(compositeConcurrency, 1),
-               last[0].route == .composite, last[0].writes.first?.action == request.writes.first?.action {
+            if request.route != .single, let last = windows.last, last.count < max(requestConcurrency, 1),
+               last[0].route == request.route, last[0].writes.first?.action == request.writes.first?.action {
                 windows[windows.count - 1].append(request)
             } else {
                 windows.append([request])
