@@ -61,12 +61,13 @@ enum SoupSchema {
         }
     }
 
-    /// Prefix lengths FTS5 keeps an index for. A one- or two-letter search (`"s"*`) then reads one
-    /// list of entries instead of merging the lists of every word that starts that way, which is what
-    /// made the first keystrokes of search-as-you-type slow on large soups. Longer prefixes match few
-    /// words and gain little, while each length makes every write index more terms.
-    static let fullTextPrefixLengths = "1 2"
+    /// The longest prefix FTS5 keeps an index for, and every shorter one. A one- or two-letter
+    /// search (`"s"*`) then reads one list of entries instead of merging the lists of every word
+    /// that starts that way, which is what made the first keystrokes of search-as-you-type slow on
+    /// large soups. Longer prefixes match few words and gain little, while each length makes every
+    /// write index more terms.
     static let longestIndexedPrefix = 2
+    static let fullTextPrefixLengths = (1...longestIndexedPrefix).map(String.init).joined(separator: " ")
 
     /// The soup's FTS5 table over `columns`: the SDK's tokenizer, plus the prefix indexes.
     static func createFullTextTable(_ db: Database, table: String, columns: [String]) throws {

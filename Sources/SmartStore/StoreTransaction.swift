@@ -252,7 +252,8 @@ extension ColumnValue {
 }
 
 extension Array {
-    func chunked(into size: Int) -> [ArraySlice<Element>] {
+    /// Consecutive slices of at most `size` elements (SQLite's bound-parameter limit, request sizes).
+    public func chunked(into size: Int) -> [ArraySlice<Element>] {
         stride(from: 0, to: count, by: size).map { self[$0..<Swift.min($0 + size, count)] }
     }
 }

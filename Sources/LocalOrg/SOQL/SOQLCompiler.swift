@@ -359,7 +359,6 @@ struct SOQLCompiler {
         }
     }
 
-    /// Resolves `Account.Owner.Name` to the join alias and field, adding LEFT JOINs for each hop.
     /// The SQL value of a field path, through its date function when it has one; the field is then
     /// what the function returns (an integer, or DAY_ONLY's date).
     private mutating func valueExpression(_ path: SOQLFieldPath, from object: ObjectDefinition) throws(SOQLError)
@@ -397,6 +396,7 @@ struct SOQLCompiler {
         SOQLError(errorCode: "MALFORMED_QUERY", detail: "\(function.rawValue)() in SELECT or ORDER BY needs GROUP BY \(function.rawValue)(…)", offset: offset)
     }
 
+    /// Resolves `Account.Owner.Name` to the join alias and field, adding LEFT JOINs for each hop.
     private mutating func resolve(_ path: SOQLFieldPath, from object: ObjectDefinition) throws(SOQLError)
         -> (alias: String, field: FieldDefinition, chain: [(relationshipName: String, object: ObjectDefinition, alias: String)]) {
         var components = path.components

@@ -86,8 +86,7 @@ public struct DownloadedRecordWriter: Sendable {
     private func storedRecords(ids: [String], in transaction: StoreTransaction) throws -> [String: JSONObject] {
         let unique = Array(Set(ids.filter { !$0.isEmpty }))
         var found: [String: JSONObject] = [:]
-        for start in stride(from: 0, to: unique.count, by: 500) {
-            let chunk = Array(unique[start..<min(start + 500, unique.count)])
+        for chunk in unique.chunked(into: 500) {
             let placeholders = Array(repeating: "?", count: chunk.count).joined(separator: ",")
             let sql = "SELECT {\(soupName):_soup} FROM {\(soupName)} WHERE {\(soupName):\(idFieldName)} IN (\(placeholders))"
             let rows = try transaction.query(.smart(sql, pageSize: chunk.count * 2), arguments: chunk.map { .string($0) })

@@ -50,8 +50,7 @@ public struct GhostCleaner: Sendable {
     @discardableResult
     public func remove(_ ids: [String], in transaction: StoreTransaction) throws -> Int {
         var removed = 0
-        for start in stride(from: 0, to: ids.count, by: 500) {
-            let chunk = Array(ids[start..<min(start + 500, ids.count)])
+        for chunk in ids.chunked(into: 500) {
             let placeholders = Array(repeating: "?", count: chunk.count).joined(separator: ",")
             let sql = "SELECT {\(soupName):_soupEntryId} FROM {\(soupName)} WHERE {\(soupName):\(idFieldName)} IN (\(placeholders))"
                 + " AND \(LocalField.cleanPredicate(soup: soupName))"

@@ -254,15 +254,12 @@ struct SyncDownTask: Sendable {
         case let .sosl(query):
             for record in try await remote.search(query) { if let id = record[target.idFieldName]?.stringValue { ids.insert(id) } }
         case let .mru(type, _), let .refresh(type, _, _, _):
-            for start in stride(from: 0, to: localIds.count, by: 500) {
-                let slice = Array(localIds[start..<min(start + 500, localIds.count)])
-                let page = try await remote.query("select \(target.idFieldName) from \(type) where \(target.idFieldName) IN (\(Self.quotedList(slice)))", batchSize: nil)
+            for slice in localIds.chunked(into: 500) {
+                let page = try await remote.query("select \(target.idFieldName) from \(type) where \(target.idFieldName) IN (\(Self.quotedList(Array(slice))))", batchSize: nil)
                 try await collect(page, field: target.idFieldName)
             }
         case let .parentChildren(spec):
-            var query = "select \(spec.parent.idFieldName) from \(spec.parent.sobjectType)"
-            if let filter = spec.parentSoqlFilter, !filter.isEmpty { query += " where \(filter)" }
-            try await collect(try await remote.query(query, batchSize: nil), field: spec.parent.idFieldName)
+            ids = try await remoteTreeIds(spec).parents
         case .briefcase:
             var relay: String?
             repeat {

@@ -13,10 +13,7 @@ public struct LocalIdMap: Sendable {
     }
 
     public static func record(localId: String, serverId: String, soup: String, in transaction: StoreTransaction) throws {
-        try register(in: transaction)
-        _ = try transaction.upsert(
-            [["localId": .string(localId), "serverId": .string(serverId), "soupName": .string(soup)]],
-            in: soupName, externalIdPath: "localId")
+        try record([(localId, serverId)], soup: soup, in: transaction)
     }
 
     /// Records several pairs at once (the creates of one request), in one batch.
@@ -36,19 +33,11 @@ public struct LocalIdMap: Sendable {
 }
 
 extension GhostCleaner {
+    /// Every row of two strings of a Smart SQL query.
     static func pairs(_ sql: String, in transaction: StoreTransaction) throws -> [(String, String)] {
-        var values: [(String, String)] = []
-        var page = 0
-        let pageSize = 5_000
-        while true {
-            let rows = try transaction.query(.smart(sql, pageSize: pageSize), pageIndex: page)
-            for row in rows {
-                if let pair = row.arrayValue, pair.count == 2, let a = pair[0].stringValue, let b = pair[1].stringValue {
-                    values.append((a, b))
-                }
-            }
-            if rows.count < pageSize { return values }
-            page += 1
+        try rows(sql, in: transaction).compactMap { pair in
+            guard pair.count == 2, let a = pair[0].stringValue, let b = pair[1].stringValue else { return nil }
+            return (a, b)
         }
     }
 }

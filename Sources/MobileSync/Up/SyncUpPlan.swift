@@ -65,9 +65,7 @@ public struct SyncUpPlan: Sendable, Equatable {
     }
 
     static func chunk(_ writes: [PlannedWrite], size: Int, route: WriteRoute) -> [WriteRequest] {
-        stride(from: 0, to: writes.count, by: max(size, 1)).map {
-            WriteRequest(route: route, writes: Array(writes[$0..<min($0 + max(size, 1), writes.count)]))
-        }
+        writes.chunked(into: max(size, 1)).map { WriteRequest(route: route, writes: Array($0)) }
     }
 }
 

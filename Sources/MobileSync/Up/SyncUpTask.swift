@@ -116,18 +116,27 @@ struct SyncUpTask: Sendable {
             guard outcomes.count == request.writes.count else {
                 throw MobileSyncError.remote(.malformedResponse("\(outcomes.count) results for \(request.writes.count) records"))
             }
+            // The server's copies of the refused writes: one retrieve per type and field list.
             var serverValues: [Int: JSONObject] = [:]
-            for (index, outcome) in outcomes.enumerated() where outcome == .preconditionFailed {
-                let write = request.writes[index]
-                let fields = (write.action == .update ? planner.updateFields : planner.createFields) ?? []
-                let found = try await remote.retrieve(sobjectType: write.write.sobjectType, ids: [write.recordId ?? ""],
+            let refused = Dictionary(grouping: outcomes.indices.filter { outcomes[$0] == .preconditionFailed }) { index in
+                RefusedGroup(sobjectType: request.writes[index].write.sobjectType, isUpdate: request.writes[index].action == .update)
+            }
+            for (group, indexes) in refused.sorted(by: { $0.value[0] < $1.value[0] }) {
+                let fields = (group.isUpdate ? planner.updateFields : planner.createFields) ?? []
+                let found = try await remote.retrieve(sobjectType: group.sobjectType, ids: indexes.map { request.writes[$0].recordId ?? "" },
                                                       fields: SyncDownTask.withSyncFieldsForUp(fields, target))
-                if let record = found.first ?? nil { serverValues[index] = record }
+                for (index, record) in zip(indexes, found) { serverValues[index] = record }
             }
             return .success(Answer(outcomes: outcomes, serverValues: serverValues))
         } catch {
             return .failure(error)
         }
+    }
+
+    /// Refused writes whose server copies one retrieve can read.
+    private struct RefusedGroup: Hashable {
+        var sobjectType: String
+        var isUpdate: Bool
     }
 
     /// The requests grouped into what travels together: runs of composite or collection requests
@@ -153,11 +162,9 @@ struct SyncUpTask: Sendable {
     /// as the record's server copy, none means the create never arrived (it is sent again), and
     /// several are left to the user with an error.
     private func recoverCreatesInFlight(soup: String, target: SyncUpTarget, state: SyncState) async throws {
-        let (dirty, serverIds) = try store.read { transaction in
-            (try Self.dirtyRecords(soup: soup, in: transaction), try LocalIdMap.all(in: transaction))
-        }
-        let records = dirty.filter { $0[LocalField.createInFlight] != nil }
+        let records = try store.read { try Self.dirtyRecords(soup: soup, in: $0) }.filter { $0[LocalField.createInFlight] != nil }
         guard !records.isEmpty else { return }
+        let serverIds = try store.read { try LocalIdMap.all(in: $0) }
         let planner = SyncUpPlanner(target: target, options: state.options, soupName: soup)
         for record in records {
             guard let entryId = record.soupEntryId else { continue }
@@ -198,16 +205,8 @@ struct SyncUpTask: Sendable {
 
     /// Dirty entries of a soup in entry-id order.
     static func dirtyRecords(soup: String, in transaction: StoreTransaction) throws -> [JSONObject] {
-        var records: [JSONObject] = []
-        var page = 0
-        let pageSize = 2_000
         let sql = "SELECT {\(soup):_soup} FROM {\(soup)} WHERE \(LocalField.dirtyPredicate(soup: soup)) ORDER BY {\(soup):_soupEntryId}"
-        while true {
-            let rows = try transaction.query(.smart(sql, pageSize: pageSize), pageIndex: page)
-            records += rows.compactMap { $0.arrayValue?.first?.objectValue }
-            if rows.count < pageSize { return records }
-            page += 1
-        }
+        return try GhostCleaner.rows(sql, in: transaction).compactMap { $0.first?.objectValue }
     }
 }
 
