@@ -1,5 +1,6 @@
 import ContactsApp
 import ForceJSON
+import MobileSync
 import SmartStore
 import Synchronization
 import Testing
@@ -99,7 +100,7 @@ struct AppModelTests {
         model.perform(.save)
         let account = try #require(model.selected)
         let accountId = try #require(account.serverId)
-        #expect(LocalChanges.isLocalId(accountId))
+        #expect(LocalField.isLocalId(accountId))
         model.perform(.openDetail)
         model.perform(.newRecord)
         #expect(model.form?.title == "New contact at Café Olé")

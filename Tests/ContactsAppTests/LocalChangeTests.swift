@@ -1,6 +1,7 @@
 import ContactsApp
 import Foundation
 import ForceJSON
+import MobileSync
 import SmartStore
 import Testing
 
@@ -13,7 +14,7 @@ struct LocalChangeTests {
         let record = try repository.create(fields: ["FirstName": "Zoë", "LastName": "Ñúñez"])
         let stored = try fixture.document(record.entryId)
         #expect(stored["attributes"]?["type"] == "Contact")
-        #expect(stored["Id"]?.stringValue.map(LocalChanges.isLocalId) == true)
+        #expect(stored["Id"]?.stringValue.map(LocalField.isLocalId) == true)
         #expect(stored["__local__"] == true)
         #expect(stored["__locally_created__"] == true)
         #expect(stored["__locally_updated__"] == false)
@@ -78,6 +79,10 @@ struct LocalChangeTests {
         _ = try repository.undelete(entryId: entryId)
         stored = try fixture.document(entryId)
         #expect(stored["__local__"] == true, "an edited record stays local after undelete")
+
+        // A create recorded by an iOS app ("1", not true) stays pending after delete and undelete.
+        let fromIOS = LocalChanges.undeleted(LocalChanges.deleted(["LastName": "Ito", "__locally_created__": "1", "__locally_updated__": "0"]))
+        #expect(fromIOS["__local__"] == true && fromIOS["__locally_deleted__"] == false)
     }
 
     static let markerCases: [(JSONObject, String)] = [

@@ -221,8 +221,6 @@ public struct AppModel: Sendable {
 
     private mutating func browse(_ command: AppCommand) throws {
         switch command {
-        case let .showTab(newTab): switchTab(to: newTab)
-        case .nextTab: switchTab(to: tab.next)
         case .moveUp: try moveSelection(-1)
         case .moveDown: try moveSelection(1)
         case .pageUp: try updateList { try $0.pageUp() }
@@ -257,7 +255,6 @@ public struct AppModel: Sendable {
             _ = try list.repository.undelete(entryId: record.entryId)
             toast = Toast("Undeleted")
             try refreshAll()
-        case .sync: startSync()
         case .resolveConflict:
             guard let record = selected else { return }
             if record.hasConflict {
@@ -265,13 +262,8 @@ public struct AppModel: Sendable {
             } else {
                 toast = Toast("This \(list.kind.singular) has no conflict; c resolves one marked \(LocalState.conflict.marker)")
             }
-        case .toggleHelp:
-            mode = .help
-            helpScroll = 0
-        case .quit:
-            if sync?.isRunning == true { mode = .confirmingQuit } else { shouldQuit = true }
         default:
-            break
+            common(command)
         }
     }
 

@@ -43,7 +43,7 @@ public struct ConflictComparison: Sendable, Equatable {
     public var differingCount: Int { rows.filter(\.differs).count }
 
     /// Keys the store and the sync engine keep in a document, not fields of the record.
-    static func isBookkeeping(_ key: String) -> Bool {
+    public static func isBookkeeping(_ key: String) -> Bool {
         key == "attributes" || key.hasPrefix("_soup") || key.hasPrefix("__")
     }
 

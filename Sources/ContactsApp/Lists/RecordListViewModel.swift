@@ -37,7 +37,7 @@ public struct RecordListViewModel: Sendable {
     /// How many rows the pane shows; the window is reloaded to fit.
     public mutating func setViewportHeight(_ height: Int) throws {
         let height = max(height, 1)
-        guard height != viewportHeight || visibleRows.isEmpty else { return }
+        guard height != viewportHeight else { return }
         viewportHeight = height
         try loadWindow()
     }

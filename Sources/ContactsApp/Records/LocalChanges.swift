@@ -1,5 +1,6 @@
 import Foundation
 import ForceJSON
+import MobileSync
 
 /// How a local change marks a document, exactly as the Mobile SDK's MobileSyncExplorer does
 /// (mobilesync-semantics.md §5.1 and §6.2). Pure functions, so the rules are tested on their own.
@@ -45,18 +46,15 @@ public enum LocalChanges {
     public static func undeleted(_ document: JSONObject) -> JSONObject {
         var changed = document
         changed[LocalFlag.deleted] = false
-        let created = changed[LocalFlag.created]?.boolValue ?? false
-        let updated = changed[LocalFlag.updated]?.boolValue ?? false
-        changed[LocalFlag.local] = .bool(created || updated)
+        // Read as the list reads them, so a created flag stored as "1" (iOS) keeps the create pending.
+        changed[LocalFlag.local] = .bool(LocalRecord.flag(LocalFlag.created, in: changed) || LocalRecord.flag(LocalFlag.updated, in: changed))
         return changed
     }
 
     /// A temporary id for a record created here, in the Android SDK's shape `local_<nanoseconds>`;
-    /// `isLocalId` in the SDK checks the `local_` prefix.
+    /// MobileSync's `LocalField.isLocalId` checks the `local_` prefix.
     public static func newLocalId(now: Date = Date()) -> String {
         let nanoseconds = UInt64(now.timeIntervalSince1970 * 1_000_000_000)
-        return "local_\(nanoseconds)\(UInt16.random(in: 100...999))"
+        return "\(LocalField.localIdPrefix)\(nanoseconds)\(UInt16.random(in: 100...999))"
     }
-
-    public static func isLocalId(_ id: String) -> Bool { id.hasPrefix("local_") }
 }

@@ -1,16 +1,18 @@
 import ForceJSON
+import MobileSync
 import SmartStore
 
-/// The document keys the Mobile SDK uses to track local changes (mobilesync-semantics.md §5.1).
+/// The document keys the Mobile SDK uses to track local changes (mobilesync-semantics.md §5.1),
+/// as MobileSync names them, under the names the screens use.
 public enum LocalFlag {
-    public static let local = "__local__"
-    public static let created = "__locally_created__"
-    public static let updated = "__locally_updated__"
-    public static let deleted = "__locally_deleted__"
-    public static let lastError = "__last_error__"
+    public static let local = LocalField.local
+    public static let created = LocalField.locallyCreated
+    public static let updated = LocalField.locallyUpdated
+    public static let deleted = LocalField.locallyDeleted
+    public static let lastError = LocalField.lastError
     /// forceterm's own key for a conflict found by sync up: the server's version of the record.
     /// MobileSync writes it; the list and detail only read it.
-    public static let conflict = "__conflict__"
+    public static let conflict = LocalField.conflict
 }
 
 /// Where a record stands against the server, in the order the row marker shows it.
@@ -68,7 +70,10 @@ public struct LocalRecord: Sendable, Equatable {
         }
     }
 
-    public func flag(_ key: String) -> Bool {
+    public func flag(_ key: String) -> Bool { Self.flag(key, in: document) }
+
+    /// A flag as the SDK platforms store it: true, "true", "1" or a non-zero number.
+    static func flag(_ key: String, in document: JSONObject) -> Bool {
         switch document[key] {
         case let .bool(value)?: return value
         case let .string(text)?: return text == "true" || text == "1"

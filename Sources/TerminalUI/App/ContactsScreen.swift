@@ -6,7 +6,6 @@ import ForceJSON
 public struct ScreenLayout: Sendable, Equatable {
     public static let sideBySideMinimumWidth = 100
 
-    public let size: Size
     public let sideBySide: Bool
     /// The list's rows (below the tab bar and the list header, above the toast row and status line).
     public let list: Rect
@@ -14,7 +13,6 @@ public struct ScreenLayout: Sendable, Equatable {
     public let header: Rect
 
     public init(size: Size) {
-        self.size = size
         sideBySide = size.width >= Self.sideBySideMinimumWidth
         let bodyTop = 2
         let bodyHeight = max(size.height - bodyTop - 1, 0)
@@ -67,8 +65,9 @@ public enum ContactsScreen {
             ConfirmDialog.draw(in: &canvas, within: body, question: "A sync is running. Quit anyway? Local changes are kept.", theme: theme)
         case .resolvingConflict:
             let name = model.selected.map(model.list.kind.displayName) ?? ""
-            let differing = model.conflictComparison?.differingCount ?? 0
-            let gone = model.conflictComparison?.deletedOnServer == true
+            let comparison = model.conflictComparison
+            let differing = comparison?.differingCount ?? 0
+            let gone = comparison?.deletedOnServer == true
             let question = gone
                 ? "\(name) was deleted on the server after you changed it here. Keep mine creates it again; take the server's removes it here."
                 : "\(name) changed here and on the server (\(differing == 1 ? "1 field differs" : "\(differing) fields differ")). Which version wins?"
@@ -152,7 +151,7 @@ public enum ContactsScreen {
         }
         let kind = model.list.kind
         var lines: [DetailLine] = []
-        if let comparison = ConflictComparison(record: record, fields: model.fieldNames(for: kind)) {
+        if let comparison = model.conflictComparison {
             lines = conflictLines(comparison, record: record, model: model)
         } else {
             lines = fieldLines(record, model: model)
@@ -219,7 +218,7 @@ public enum ContactsScreen {
         // Every other field of the record, so nothing the org sent is hidden. Empty ones keep their
         // line: records of one org carry the same fields, so moving the selection leaves every label
         // where it was and only changed values go to the terminal (a few hundred bytes over SSH).
-        for key in record.document.keys where !shown.contains(key) && !isBookkeeping(key) {
+        for key in record.document.keys where !shown.contains(key) && !ConflictComparison.isBookkeeping(key) {
             lines.append(.field(label: key, value: record.string(key)))
         }
         return lines
@@ -228,11 +227,6 @@ public enum ContactsScreen {
     private static func contactCount(_ model: AppModel, _ account: LocalRecord) -> Int {
         guard let id = account.serverId else { return 0 }
         return (try? model.contacts.repository.count(where: "AccountId", equals: id)) ?? 0
-    }
-
-    /// Keys the store and the sync engine keep in a document, not fields of the record.
-    private static func isBookkeeping(_ key: String) -> Bool {
-        key == "attributes" || key.hasPrefix("_soup") || key.hasPrefix("__")
     }
 
     private static func drawForm(_ form: RecordForm, in canvas: inout Canvas, rect: Rect, theme: Theme) {

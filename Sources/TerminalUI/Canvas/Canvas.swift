@@ -34,7 +34,6 @@ public struct Rect: Sendable, Hashable {
 
     public var maxX: Int { x + width }
     public var maxY: Int { y + height }
-    public var isEmpty: Bool { width == 0 || height == 0 }
 
     /// The rectangle shrunk by `amount` cells on every side.
     public func inset(by amount: Int) -> Rect {
@@ -77,8 +76,6 @@ public struct Canvas: Sendable, Equatable {
         self.size = Size(width: max(size.width, 0), height: max(size.height, 0))
         cells = Array(repeating: .blank, count: self.size.width * self.size.height)
     }
-
-    public var bounds: Rect { Rect(x: 0, y: 0, width: size.width, height: size.height) }
 
     public subscript(x: Int, y: Int) -> Cell {
         guard x >= 0, y >= 0, x < size.width, y < size.height else { return .blank }

@@ -3,8 +3,6 @@
 public final class MemoryScreen: TerminalScreen {
     public private(set) var size: Size
     public private(set) var presented: Canvas?
-    public private(set) var presentCount = 0
-    public private(set) var restored = false
     private var queue: [TerminalEvent] = []
 
     public init(size: Size) {
@@ -23,11 +21,8 @@ public final class MemoryScreen: TerminalScreen {
     /// Queues a quit signal, as SIGTERM or SIGHUP would.
     public func signal(_ number: Int32) { queue.append(.quitSignal(number)) }
 
-    public var hasQueuedEvents: Bool { !queue.isEmpty }
-
     public func present(_ canvas: Canvas) {
         presented = canvas
-        presentCount += 1
     }
 
     public func nextEvent(timeoutMilliseconds: Int) -> TerminalEvent? {
@@ -37,5 +32,5 @@ public final class MemoryScreen: TerminalScreen {
         return event
     }
 
-    public func restore() { restored = true }
+    public func restore() {}
 }
