@@ -5,16 +5,17 @@ import Foundation
 /// Ctrl-C (SIGINT) cancels that task instead of killing the process, so in-flight requests are
 /// aborted cleanly and nothing is left half-written.
 enum AsyncCommand {
-    static func run(_ body: @escaping @Sendable () async throws -> Void) throws {
-        let outcome = Outcome()
+    /// Returns what `body` returns, or throws what it throws.
+    static func run<Value: Sendable>(_ body: @escaping @Sendable () async throws -> Value) throws -> Value {
+        let outcome = Outcome<Value>()
         let finished = DispatchSemaphore(value: 0)
         signal(SIGINT, SIG_IGN)
         let interrupts = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
         let task = Task {
             do {
-                try await body()
+                outcome.result = .success(try await body())
             } catch {
-                outcome.error = error
+                outcome.result = .failure(error)
             }
             finished.signal()
         }
@@ -23,11 +24,12 @@ enum AsyncCommand {
         finished.wait()
         interrupts.cancel()
         signal(SIGINT, SIG_DFL)
-        if let error = outcome.error { throw error }
+        guard let result = outcome.result else { throw CancellationError() }
+        return try result.get()
     }
 
-    /// The task's error, handed from the task to the waiting thread (the semaphore orders the accesses).
-    private final class Outcome: @unchecked Sendable {
-        var error: (any Error)?
+    /// The task's result, handed from the task to the waiting thread (the semaphore orders the accesses).
+    private final class Outcome<Value>: @unchecked Sendable {
+        var result: Result<Value, any Error>?
     }
 }

@@ -60,14 +60,7 @@ struct LoginCommand: ParsableCommand {
             let config = try ConnectedAppConfig.load(directory: ConnectedAppConfig.directory(explicit: configDirectory))
             let loginURL = self.loginURL ?? config.loginURL ?? OAuthClient.defaultLoginURL
             _ = try Self.checkedLoginURL(loginURL)
-            var caFile: String?
-            if let cacert {
-                let absolute = URL(fileURLWithPath: cacert).standardizedFileURL.path
-                guard FileManager.default.isReadableFile(atPath: absolute) else {
-                    throw ConfigError("cannot read the CA file \(cacert); give the path of a PEM certificate file")
-                }
-                caFile = absolute
-            }
+            let caFile = try cacert.map(CACertOption.readablePath)
             if insecure {
                 StandardStreams.writeError("forceterm: WARNING: --insecure turns off certificate checks; anyone on the network can read and change this session. Use --cacert FILE instead.\n")
             }

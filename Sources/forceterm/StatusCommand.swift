@@ -115,6 +115,17 @@ struct SoupChanges: Sendable {
         return changes
     }
 
+    /// Only how many records carry a sync error and how many a conflict: what a sync reports after
+    /// it ran, without reading the records themselves.
+    static func openIssues(soup: String, in store: SmartStore) throws -> (errors: Int, conflicts: Int) {
+        let sql = """
+            SELECT coalesce(sum(json_extract({\(soup):_soup}, '$.\(LocalField.lastError)') IS NOT NULL), 0),
+            coalesce(sum(json_extract({\(soup):_soup}, '$.\(LocalField.conflict)') IS NOT NULL), 0) FROM {\(soup)}
+            """
+        let row = try store.query(.smart(sql, pageSize: 1)).first?.arrayValue ?? []
+        return (Int(row.first?.int64Value ?? 0), Int(row.dropFirst().first?.int64Value ?? 0))
+    }
+
     /// `__last_error__` is a JSON string holding `[{"errorCode","message","fields"}]`.
     static func errorText(_ value: JSONValue) -> String {
         let parsed = value.stringValue.flatMap { try? JSONParser.parse($0) } ?? value

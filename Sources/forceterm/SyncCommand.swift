@@ -43,8 +43,6 @@ struct SyncCommand: ParsableCommand {
             let session = try SignedInSession.load(cacert: cacert, verbose: verbose)
             let storePath = storeOptions.storePath ?? session.storePath
             let configuration = try SyncConfiguration.load(directory: configDirectory)
-            try FileManager.default.createDirectory(atPath: (storePath as NSString).deletingLastPathComponent, withIntermediateDirectories: true,
-                                                    attributes: [.posixPermissions: 0o700])
             let store = try SmartStore(path: storePath)
             try store.setup(from: configuration.store)
             let manager = try SyncManager(store: store, remote: TestCrashPoint.wrapping(ForceClientRemote(client: session.client)))
@@ -52,12 +50,7 @@ struct SyncCommand: ParsableCommand {
             TestCrashPoint.arm(store)
             let plan = SyncRun(entries: configuration.syncs.entries, up: !downOnly, down: !upOnly, forceDelete: forceDelete)
             let json = self.json
-            let outcome = Outcome()
-            try AsyncCommand.run {
-                let report = try await plan.run(manager: manager, store: store)
-                outcome.report = report
-            }
-            guard let report = outcome.report else { return }
+            let report = try AsyncCommand.run { try await plan.run(manager: manager, store: store) }
             if json {
                 StandardStreams.write(JSONWriter.string(.object(report.json), pretty: true) + "\n")
             } else {
@@ -67,11 +60,6 @@ struct SyncCommand: ParsableCommand {
             if report.recordErrors > 0 || report.conflicts > 0 { exitCode = 3 }
         }
         if exitCode != 0 { throw ExitCode(exitCode) }
-    }
-
-    /// The report handed from the sync task to the command (the semaphore in `AsyncCommand` orders the accesses).
-    private final class Outcome: @unchecked Sendable {
-        var report: SyncRunReport?
     }
 }
 
@@ -87,14 +75,7 @@ struct SignedInSession {
         guard let credentials = try credentialStore.load() else {
             throw ConfigError("not signed in; run forceterm login first")
         }
-        var caFile = credentials.caFile
-        if let cacert {
-            let absolute = URL(fileURLWithPath: cacert).standardizedFileURL.path
-            guard FileManager.default.isReadableFile(atPath: absolute) else {
-                throw ConfigError("cannot read the CA file \(cacert); give the path of a PEM certificate file")
-            }
-            caFile = absolute
-        }
+        let caFile = try cacert.map(CACertOption.readablePath) ?? credentials.caFile
         var configuration = TransportConfiguration(caFile: caFile)
         // One connection per composite request a sync up keeps in flight.
         configuration.workerCount = max(configuration.workerCount, SyncManager.defaultRequestConcurrency)

@@ -28,9 +28,7 @@ struct SyncRun: Sendable {
                     let state = try await manager.reSync(name: entry.name, progress: progress)
                     if let summary = await manager.lastSyncUpSummary[state.id] { report.add(summary) }
                 } catch {
-                    report.failure = Self.failureMessage(entry.name, error)
-                    report.noteConnection(after: error)
-                    try report.countOpenIssues(entries: entries, store: store)
+                    try report.stop(Self.failureMessage(entry.name, error), after: error, entries: entries, store: store)
                     return report
                 }
             }
@@ -41,18 +39,14 @@ struct SyncRun: Sendable {
                     let state = try await manager.reSync(name: entry.name, progress: progress)
                     report.received += max(state.totalSize, 0)
                 } catch {
-                    report.failure = Self.failureMessage(entry.name, error)
-                    report.noteConnection(after: error)
-                    try report.countOpenIssues(entries: entries, store: store)
+                    try report.stop(Self.failureMessage(entry.name, error), after: error, entries: entries, store: store)
                     return report
                 }
                 do {
                     report.ghostsRemoved += try await manager.cleanResyncGhosts(name: entry.name, force: forceDelete)
                 } catch let error as MobileSyncError {
                     guard case .massDeletion = error else {
-                        report.failure = Self.failureMessage(entry.name, error)
-                        report.noteConnection(after: error)
-                        try report.countOpenIssues(entries: entries, store: store)
+                        try report.stop(Self.failureMessage(entry.name, error), after: error, entries: entries, store: store)
                         return report
                     }
                     // The sync itself is done; its state carries the guard's message for `status`.
@@ -98,6 +92,14 @@ struct SyncRunReport: Sendable {
     /// The failure came before any request (another sync running, a store problem).
     var stoppedBeforeAsking = false
 
+    /// Ends the run on `error`: its message, what it says about the connection, and the records
+    /// left with errors or conflicts.
+    mutating func stop(_ message: String, after error: any Error, entries: [SyncsConfig.Entry], store: SmartStore) throws {
+        failure = message
+        noteConnection(after: error)
+        try countOpenIssues(entries: entries, store: store)
+    }
+
     /// Records what a failure says about the connection, for the TUI's online / offline.
     mutating func noteConnection(after error: any Error) {
         switch error {
@@ -125,7 +127,7 @@ struct SyncRunReport: Sendable {
         recordErrors = 0
         conflicts = 0
         for soup in Set(entries.map(\.soupName)).sorted() where try store.hasSoup(soup) {
-            let counts = try SoupChanges.count(soup: soup, in: store)
+            let counts = try SoupChanges.openIssues(soup: soup, in: store)
             recordErrors += counts.errors
             conflicts += counts.conflicts
         }

@@ -90,18 +90,12 @@ enum DemoLauncher {
     static func firstSync(session: SignedInSession, options: TUIOptions) throws -> (id: String, name: String)? {
         say("Syncing the demo org's records into the demo store...")
         let configuration = try SyncConfiguration.load(directory: options.configDirectory)
-        try FileManager.default.createDirectory(atPath: (session.storePath as NSString).deletingLastPathComponent, withIntermediateDirectories: true,
-                                                attributes: [.posixPermissions: 0o700])
         let store = try SmartStore(path: session.storePath)
         try store.setup(from: configuration.store)
         try SyncsSoup(store: store).apply(configuration.syncs)
         let manager = try SyncManager(store: store, remote: ForceClientRemote(client: session.client))
         let plan = SyncRun(entries: configuration.syncs.entries, up: false, down: true, forceDelete: false)
-        let outcome = FirstSyncOutcome()
-        try AsyncCommand.run {
-            outcome.report = try await plan.run(manager: manager, store: store)
-        }
-        guard let report = outcome.report else { throw ConfigError("the first sync of the demo store did not finish") }
+        let report = try AsyncCommand.run { try await plan.run(manager: manager, store: store) }
         if let failure = report.failure { throw ConfigError("the first sync of the demo store failed: \(failure)") }
         say("Received \(report.received) records; opening forceterm (? shows how to reach the demo org).")
         let contacts = try RecordRepository(store: store, kind: .contact).page(offset: 0, limit: 50)
@@ -112,10 +106,5 @@ enum DemoLauncher {
     /// A progress line on stderr, before the TUI takes the terminal.
     static func say(_ line: String) {
         StandardStreams.writeError("forceterm --demo: \(line)\n")
-    }
-
-    /// The report handed from the sync task to the launcher (AsyncCommand's semaphore orders the accesses).
-    private final class FirstSyncOutcome: @unchecked Sendable {
-        var report: SyncRunReport?
     }
 }
