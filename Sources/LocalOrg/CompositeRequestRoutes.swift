@@ -145,15 +145,7 @@ extension LocalOrgAPI {
     /// only itself and the others keep their effect, as when each commits on its own. The answer
     /// is sent after the commit, so no client sees a result that could still be lost.
     func compositeOfRecords(_ requests: [JSONValue], context: DataContext) async throws -> APIResponse {
-        struct Subrequest: Sendable {
-            var method: String, url: String, referenceId: String, body: JSONValue?, headers: [String: String]
-        }
-        let planned: [Subrequest] = requests.compactMap { request in
-            guard let method = request["method"]?.stringValue, let url = request["url"]?.stringValue,
-                  let referenceId = request["referenceId"]?.stringValue else { return nil }
-            return Subrequest(method: method, url: url, referenceId: referenceId, body: request["body"],
-                              headers: request["httpHeaders"]?.objectValue?.compactMapValues(\.stringValue).reduce(into: [:]) { $0[$1.key] = $1.value } ?? [:])
-        }
+        let planned = try CompositeSubrequest.parse(requests)
         let entries = try await store.write { db -> [JSONValue] in
             var resultsByReference: [String: JSONValue] = [:]
             var entries: [JSONValue] = []
@@ -161,12 +153,8 @@ extension LocalOrgAPI {
                 var response = APIResponse.error(.resourceNotFound)
                 try db.inSavepoint {
                     do {
-                        let url = try Self.resolveReferences(in: subrequest.url, results: resultsByReference)
-                        let body = try subrequest.body.map { try Self.resolveReferences(in: $0, results: resultsByReference) }
-                        let (subcontext, rest) = try self.subcontext(method: subrequest.method, url: url, body: body, headers: subrequest.headers, parent: context).get()
-                        guard rest.count >= 2, rest[0] == "sobjects", let object = self.schema.object(named: rest[1]) else { throw APIError.resourceNotFound }
-                        let operation = try self.recordOperation(object, rest: Array(rest.dropFirst(2)), method: subcontext.method)
-                        response = try self.perform(operation, object: object, context: subcontext, db: db)
+                        response = try self.performRecordSubrequest(subrequest, results: resultsByReference, context: context, db: db,
+                                                                    notARecord: .resourceNotFound)
                         return .commit
                     } catch let error as APIError {
                         response = .error(error)
@@ -184,6 +172,19 @@ extension LocalOrgAPI {
         return .json(["compositeResponse": .array(entries)])
     }
 
+    /// One record subrequest inside a composite's transaction: its `@{ref}`s resolved against the
+    /// earlier results, then the sObject operation its method and path name. `notARecord` is the
+    /// error for a path that is not `…/sobjects/T[/id]`.
+    func performRecordSubrequest(_ subrequest: CompositeSubrequest, results: [String: JSONValue], context: DataContext, db: Database,
+                                 notARecord: APIError) throws -> APIResponse {
+        let url = try Self.resolveReferences(in: subrequest.url, results: results)
+        let body = try subrequest.body.map { try Self.resolveReferences(in: $0, results: results) }
+        let (subcontext, rest) = try self.subcontext(method: subrequest.method, url: url, body: body, headers: subrequest.headers, parent: context).get()
+        guard rest.count >= 2, rest[0] == "sobjects", let object = schema.object(named: rest[1]) else { throw notARecord }
+        let operation = try recordOperation(object, rest: Array(rest.dropFirst(2)), method: subcontext.method)
+        return try perform(operation, object: object, context: subcontext, db: db)
+    }
+
     /// One subresponse of `/composite`, with the headers clients read.
     static func compositeEntry(_ response: APIResponse, referenceId: String, body: JSONValue) -> JSONValue {
         var httpHeaders: JSONObject = [:]
@@ -196,38 +197,21 @@ extension LocalOrgAPI {
     /// all are rolled back and the others answer PROCESSING_HALTED. Only sObject record
     /// subrequests (create, read, update, delete, upsert) can run inside that transaction.
     func compositeAllOrNone(_ requests: [JSONValue], context: DataContext) async throws -> APIResponse {
-        struct Subrequest: Sendable {
-            var method: String, url: String, referenceId: String, body: JSONValue?, headers: [String: String]
-        }
-        var subrequests: [Subrequest] = []
-        for request in requests {
-            guard let method = request["method"]?.stringValue, let url = request["url"]?.stringValue,
-                  let referenceId = request["referenceId"]?.stringValue else {
-                throw APIError(status: 400, errorCode: "INVALID_FIELD", message: "each subrequest needs method, url and referenceId")
-            }
-            subrequests.append(Subrequest(method: method, url: url, referenceId: referenceId, body: request["body"],
-                                          headers: request["httpHeaders"]?.objectValue?.compactMapValues(\.stringValue).reduce(into: [:]) { $0[$1.key] = $1.value } ?? [:]))
-        }
+        let subrequests = try CompositeSubrequest.parse(requests)
         /// Thrown out of the transaction to roll it back, carrying the failing subresponse.
         struct RolledBack: Error { var index: Int; var entry: JSONValue }
         let halted: JSONValue = [["errorCode": "PROCESSING_HALTED", "message": "The transaction was rolled back since another operation in the same transaction failed."]]
-        let planned = subrequests
         do {
             let entries = try await store.write { db -> [JSONValue] in
                 var resultsByReference: [String: JSONValue] = [:]
                 var entries: [JSONValue] = []
-                for (index, subrequest) in planned.enumerated() {
+                for (index, subrequest) in subrequests.enumerated() {
                     var response: APIResponse
                     do {
-                        let url = try Self.resolveReferences(in: subrequest.url, results: resultsByReference)
-                        let body = try subrequest.body.map { try Self.resolveReferences(in: $0, results: resultsByReference) }
-                        let (subcontext, rest) = try self.subcontext(method: subrequest.method, url: url, body: body, headers: subrequest.headers, parent: context).get()
-                        guard rest.count >= 2, rest[0] == "sobjects", let object = self.schema.object(named: rest[1]) else {
-                            throw APIError(status: 400, errorCode: "INVALID_INPUT",
-                                           message: "localorg runs only sObject record subrequests (…/sobjects/T[/id]) in an allOrNone composite request")
-                        }
-                        let operation = try self.recordOperation(object, rest: Array(rest.dropFirst(2)), method: subcontext.method)
-                        response = try self.perform(operation, object: object, context: subcontext, db: db)
+                        response = try self.performRecordSubrequest(
+                            subrequest, results: resultsByReference, context: context, db: db,
+                            notARecord: APIError(status: 400, errorCode: "INVALID_INPUT",
+                                                 message: "localorg runs only sObject record subrequests (…/sobjects/T[/id]) in an allOrNone composite request"))
                     } catch let error as APIError {
                         response = .error(error)
                     }
@@ -394,4 +378,21 @@ extension LocalOrgAPI {
 struct TreeFailure: Error {
     var referenceId: String
     var error: APIError
+}
+
+/// A `/composite` subrequest as the client sent it.
+struct CompositeSubrequest: Sendable {
+    var method: String, url: String, referenceId: String, body: JSONValue?, headers: [String: String]
+
+    /// Every subrequest of a composite body, or INVALID_FIELD when one lacks its method, url or referenceId.
+    static func parse(_ requests: [JSONValue]) throws -> [CompositeSubrequest] {
+        try requests.map { request in
+            guard let method = request["method"]?.stringValue, let url = request["url"]?.stringValue,
+                  let referenceId = request["referenceId"]?.stringValue else {
+                throw APIError(status: 400, errorCode: "INVALID_FIELD", message: "each subrequest needs method, url and referenceId")
+            }
+            return CompositeSubrequest(method: method, url: url, referenceId: referenceId, body: request["body"],
+                                       headers: request["httpHeaders"]?.objectValue?.compactMapValues(\.stringValue).reduce(into: [:]) { $0[$1.key] = $1.value } ?? [:])
+        }
+    }
 }
