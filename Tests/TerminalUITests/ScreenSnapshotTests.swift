@@ -59,6 +59,10 @@ struct ScreenSnapshotTests {
     @Test("An account's detail lists its contacts at 120x40")
     func accountDetail() throws {
         let fixture = try ScreenFixture(size: Self.large)
+        // Side by side, before Enter: the selected account's contact count follows the selection.
+        #expect(try fixture.press([.character("2")]).text.contains("Contacts (3)"), "Café Olé has José, Priya and Ömer")
+        #expect(try fixture.press([.down]).text.contains("Contacts (2)"), "Müller & Söhne has Zoë and Maximiliano")
+        _ = try fixture.press([.up])
         let canvas = try fixture.press([.character("2"), .enter, .down])
         try Snapshot.check(canvas, named: "account-detail-120x40")
     }

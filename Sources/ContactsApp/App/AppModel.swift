@@ -263,15 +263,15 @@ public struct AppModel: Sendable {
                 toast = Toast("This \(list.kind.singular) has no conflict; c resolves one marked \(LocalState.conflict.marker)")
             }
         default:
-            common(command)
+            try common(command)
         }
     }
 
     /// The keys every tab shares: tabs, sync, help, quit.
-    private mutating func common(_ command: AppCommand) {
+    private mutating func common(_ command: AppCommand) throws {
         switch command {
-        case let .showTab(newTab): switchTab(to: newTab)
-        case .nextTab: switchTab(to: tab.next)
+        case let .showTab(newTab): try switchTab(to: newTab)
+        case .nextTab: try switchTab(to: tab.next)
         case .sync: startSync()
         case .toggleHelp:
             mode = .help
@@ -289,7 +289,7 @@ public struct AppModel: Sendable {
         case .moveDown: syncs.move(by: 1)
         case .moveToTop, .pageUp: syncs.move(by: -syncs.syncs.count)
         case .moveToBottom, .pageDown: syncs.move(by: syncs.syncs.count)
-        default: common(command)
+        default: try common(command)
         }
     }
 
@@ -300,7 +300,7 @@ public struct AppModel: Sendable {
         case .moveUp, .pageUp: inspector.previousPage()
         case .showSoups: inspector.showSoups()
         case .showIndices: inspector.showIndices()
-        default: common(command)
+        default: try common(command)
         }
     }
 
@@ -364,11 +364,12 @@ public struct AppModel: Sendable {
 
     // MARK: Actions
 
-    private mutating func switchTab(to newTab: AppTab) {
+    private mutating func switchTab(to newTab: AppTab) throws {
         tab = newTab
         detailOpen = false
         mode = homeMode
         if tab == .syncs { syncs.refresh() }
+        try loadSelectedAccountContacts()
     }
 
     private mutating func moveSelection(_ delta: Int) throws {
@@ -414,6 +415,17 @@ public struct AppModel: Sendable {
             toast = Toast("Took the server's version; your changes were dropped")
         }
         try refreshAll()
+    }
+
+    /// Keeps the selected account's contacts current: the first of them and their count while its
+    /// detail is open, the count alone otherwise (the side-by-side detail shows it).
+    private mutating func loadSelectedAccountContacts() throws {
+        guard tab == .accounts, let account = selected else { return }
+        if detailOpen {
+            try loadAccountContacts(of: account)
+        } else {
+            accountContactCount = try account.serverId.map { try contacts.repository.count(where: "AccountId", equals: $0) } ?? 0
+        }
     }
 
     private mutating func loadAccountContacts(of account: LocalRecord) throws {
@@ -512,7 +524,7 @@ public struct AppModel: Sendable {
 
     private mutating func updateList(_ change: (inout RecordListViewModel) throws -> Void) throws {
         if tab == .contacts { try change(&contacts) } else { try change(&accounts) }
-        if detailOpen, tab == .accounts, let record = selected { try loadAccountContacts(of: record) }
+        try loadSelectedAccountContacts()
     }
 
     /// Re-reads both lists (selection kept on the same records), the open account's contacts and
@@ -521,7 +533,7 @@ public struct AppModel: Sendable {
         try contacts.refresh()
         try accounts.refresh()
         syncs.refresh()
-        if detailOpen, tab == .accounts, let record = selected { try loadAccountContacts(of: record) }
+        try loadSelectedAccountContacts()
         try countLocalChanges()
     }
 

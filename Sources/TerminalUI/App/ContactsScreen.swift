@@ -163,7 +163,7 @@ public enum ContactsScreen {
         }
         if kind == .account {
             lines.append(.blank)
-            lines.append(.heading("Contacts (\(model.detailOpen ? model.accountContactCount : contactCount(model, record)))"))
+            lines.append(.heading("Contacts (\(model.accountContactCount))"))
             if model.detailOpen {
                 if model.accountContacts.isEmpty { lines.append(.text("None yet: n creates one here", role: .hint)) }
                 for (index, contact) in model.accountContacts.enumerated() {
@@ -222,11 +222,6 @@ public enum ContactsScreen {
             lines.append(.field(label: key, value: record.string(key)))
         }
         return lines
-    }
-
-    private static func contactCount(_ model: AppModel, _ account: LocalRecord) -> Int {
-        guard let id = account.serverId else { return 0 }
-        return (try? model.contacts.repository.count(where: "AccountId", equals: id)) ?? 0
     }
 
     private static func drawForm(_ form: RecordForm, in canvas: inout Canvas, rect: Rect, theme: Theme) {
