@@ -34,7 +34,7 @@ public struct ConflictComparison: Sendable, Equatable {
         }
         rows = names.compactMap { name in
             let local = record.string(name)
-            let theirs = server.map { Self.text($0[name]) } ?? ""
+            let theirs = server.map { LocalRecord.text($0[name]) } ?? ""
             return local.isEmpty && theirs.isEmpty ? nil : Row(field: name, local: local, server: theirs)
         }
     }
@@ -45,14 +45,6 @@ public struct ConflictComparison: Sendable, Equatable {
     /// Keys the store and the sync engine keep in a document, not fields of the record.
     public static func isBookkeeping(_ key: String) -> Bool {
         key == "attributes" || key.hasPrefix("_soup") || key.hasPrefix("__")
-    }
-
-    private static func text(_ value: JSONValue?) -> String {
-        switch value {
-        case nil, .null?: return ""
-        case let .string(text)?: return text
-        case let value?: return JSONWriter.string(value)
-        }
     }
 }
 

@@ -61,12 +61,14 @@ public struct LocalRecord: Sendable, Equatable {
     }
 
     /// A field as text; empty when missing or null. Numbers and booleans are written as JSON.
-    public func string(_ field: String) -> String {
-        guard let value = document[field] else { return "" }
+    public func string(_ field: String) -> String { Self.text(document[field]) }
+
+    /// A value as the screens show it: empty when missing or null, numbers and booleans as JSON.
+    public static func text(_ value: JSONValue?) -> String {
         switch value {
-        case .null: return ""
-        case let .string(text): return text
-        default: return JSONWriter.string(value)
+        case nil, .null?: return ""
+        case let .string(text)?: return text
+        case let value?: return JSONWriter.string(value)
         }
     }
 
