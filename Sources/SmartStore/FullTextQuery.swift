@@ -1,13 +1,6 @@
 /// Builds FTS5 match expressions from text a person typed, so quotes, operators and punctuation in
 /// a search box are searched for rather than parsed.
 public enum FullTextQuery {
-    /// Whether every word of `typed` is short enough for the prefix indexes (two bytes, as FTS5
-    /// counts them), so matching it reads one list per word: cheap enough to run row by row.
-    public static func usesPrefixIndexOnly(_ typed: String) -> Bool {
-        let words = typed.split { $0.isWhitespace }
-        return !words.isEmpty && words.allSatisfy { $0.utf8.count <= SoupSchema.longestIndexedPrefix }
-    }
-
     /// Every word must start a word of the entry: `jo gar` → `"jo"* "gar"*`. `nil` when there is
     /// nothing to search for (only spaces or punctuation).
     public static func prefixTerms(_ typed: String) -> String? {

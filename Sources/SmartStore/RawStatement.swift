@@ -52,6 +52,23 @@ final class RawStatement {
         }
     }
 
+    /// Every row's first column as an integer, then the statement is ready again: lists of ids
+    /// as long as a soup without a Swift value per row (several times faster than GRDB's cursor).
+    func integersOfFirstColumn() throws -> [Int64] {
+        defer {
+            sqlite3_reset(statement)
+            sqlite3_clear_bindings(statement)
+        }
+        var values: [Int64] = []
+        while true {
+            switch sqlite3_step(statement) {
+            case SQLITE_ROW: values.append(sqlite3_column_int64(statement, 0))
+            case SQLITE_DONE: return values
+            default: throw SmartStoreError.database(message: String(cString: sqlite3_errmsg(connection)))
+            }
+        }
+    }
+
     /// Changes made by the last execute on this connection.
     var changes: Int { Int(sqlite3_changes(connection)) }
 }

@@ -95,64 +95,108 @@ struct ListViewModelTests {
         #expect(list.selected?.string("LastName") == "Ortiz" && list.selectedIndex == 8)
     }
 
-    @Test("A search matching most records, but none of the first in sort order, still finds its first page")
-    func denseMatchesClusteredLate() throws {
-        let fixture = try StoreFixture()
-        // 1,000 clerks sort first (A…), then 2,100 engineers (Z…): two thirds match "en", yet
-        // the first rows in sort order hold none of them.
+    /// Contacts made in one transaction: `count` of them, LastName and Title from `fields(n)`.
+    func addContacts(_ fixture: StoreFixture, count: Int, fields: (Int) -> (last: String, title: String)) throws {
         try fixture.store.write { transaction in
-            for n in 0..<3_100 {
-                let engineer = n >= 1_000
+            for n in 0..<count {
+                let (last, title) = fields(n)
                 _ = try transaction.create([[
-                    "attributes": ["type": "Contact"], "Id": .string("003C\(n)"), "FirstName": "F",
-                    "LastName": .string((engineer ? "Z" : "A") + String(format: "%05d", (n * 7_919) % 3_100)),
-                    "Title": .string(engineer ? "Engineer" : "Clerk"),
+                    "attributes": ["type": "Contact"], "Id": .string("003T\(n)"), "FirstName": "F", "LastName": .string(last),
+                    "Title": .string(title),
                     "__local__": false, "__locally_created__": false, "__locally_updated__": false, "__locally_deleted__": false,
                 ]], in: "contacts")
             }
         }
-        let repository = RecordRepository(store: fixture.store, kind: .contact)
-        #expect(FullTextQuery.usesPrefixIndexOnly("en") && !FullTextQuery.usesPrefixIndexOnly("eng"), "the shortcut is for indexed prefixes")
-        let matches = try repository.count(matching: "en")
-        #expect(matches == 2_100)
-        for (offset, limit) in [(0, 20), (15, 40), (500, 40), (2_090, 20)] {
-            let sorted = try repository.page(matching: "en", offset: offset, limit: limit, matchCount: nil).map(\.entryId)
-            let planned = try repository.page(matching: "en", offset: offset, limit: limit, matchCount: matches)
-            #expect(planned.map(\.entryId) == sorted && !sorted.isEmpty, "offset \(offset)")
-            #expect(planned.allSatisfy { $0.string("Title") == "Engineer" })
-        }
-        // And the other way round: the clerks are a third, below the dense share.
-        #expect(try repository.page(matching: "clerk", offset: 0, limit: 20, matchCount: 1_000).count == 20)
     }
 
-    @Test("A search with thousands of matches pages in the same order with either query plan")
-    func manyMatchesSamePages() throws {
+    /// What a search must show, by the plain query: every match sorted by SQLite.
+    func expectedOrder(_ fixture: StoreFixture, search: String) throws -> [Int64] {
+        let terms = try #require(FullTextQuery.prefixTerms(search))
+        let sql = """
+            SELECT {contacts:_soupEntryId} FROM {contacts} WHERE {contacts:_soupEntryId} IN \
+            (SELECT rowid FROM {contacts}_fts WHERE {contacts}_fts MATCH ?) \
+            ORDER BY {contacts:LastName} COLLATE \(TextCollation.name), {contacts:_soupEntryId}
+            """
+        return try fixture.store.query(.smart(sql, pageSize: 100_000), arguments: [.string(terms)])
+            .compactMap { $0.arrayValue?.first?.int64Value }
+    }
+
+    /// Every row of the list, read a window at a time from the top.
+    func allRows(_ list: inout RecordListViewModel) throws -> [Int64] {
+        try list.moveToTop()
+        var ids: [Int64] = []
+        while true {
+            for (offset, row) in list.visibleRows.enumerated() where list.topIndex + offset == ids.count { ids.append(row.entryId) }
+            guard ids.count < list.totalCount, list.topIndex + list.viewportHeight < list.totalCount else { return ids }
+            try list.move(by: list.viewportHeight)
+        }
+    }
+
+    @Test("Every page of a search is what SQLite's own sort of the matches gives: dense, sparse, clustered late, accented")
+    func searchPagesAsSorted() throws {
         let fixture = try StoreFixture()
-        // 2,600 engineers (above the sorted-scan threshold) and 50 others, in an order unlike sort order.
-        try fixture.store.write { transaction in
-            for n in 0..<2_650 {
-                let last = "L" + String(String((n * 7_919) % 2_650).reversed())
-                _ = try transaction.create([[
-                    "attributes": ["type": "Contact"], "Id": .string("003N\(n)"), "FirstName": "F", "LastName": .string(last),
-                    "Title": .string(n < 2_600 ? "Engineer" : "Clerk"),
-                    "__local__": false, "__locally_created__": false, "__locally_updated__": false, "__locally_deleted__": false,
-                ]], in: "contacts")
-            }
+        // 1,000 clerks sort first (A…), 2,100 engineers last (Z…), inserted in an order unlike sort
+        // order, and a few accented names that sort among the plain ones.
+        try addContacts(fixture, count: 3_100) { n in
+            let engineer = n >= 1_000
+            return ((engineer ? "Z" : "A") + String(format: "%05d", (n * 7_919) % 3_100), engineer ? "Engineer" : "Clerk")
         }
-        let repository = RecordRepository(store: fixture.store, kind: .contact)
-        #expect(try repository.count(matching: "engin") == 2_600)
-        #expect(try repository.count(matching: "clerk") == 50)
-        for offset in [0, 37, 2_590] {
-            let sorted = try repository.page(matching: "engin", offset: offset, limit: 20, matchCount: nil).map(\.entryId)
-            let scanned = try repository.page(matching: "engin", offset: offset, limit: 20, matchCount: 2_600).map(\.entryId)
-            #expect(sorted == scanned && !sorted.isEmpty, "offset \(offset)")
-        }
-        var list = RecordListViewModel(repository: repository)
+        for last in ["Ázúa", "Zoë", "zapata", "Ñúñez"] { try fixture.addSyncedContact(first: "F", last: last, title: "Engineer") }
+        var list = RecordListViewModel(repository: RecordRepository(store: fixture.store, kind: .contact))
+        try list.repository.prepareListIndexes()
+        try list.setViewportHeight(37)
         try list.refresh()
+        for search in ["en", "engineer", "clerk", "z", "a", "f", "nunez", "zzz"] {
+            try list.setSearch(search)
+            let expected = try expectedOrder(fixture, search: search)
+            #expect(list.totalCount == expected.count, "count of \(search)")
+            #expect(try allRows(&list) == expected, "pages of \(search)")
+        }
+        try list.setSearch("")
+        #expect(list.totalCount == 3_104)
+    }
+
+    @Test("A search sees records another writer added or removed after the list's order was read")
+    func searchFollowsOtherWriters() throws {
+        let fixture = try StoreFixture()
+        try addContacts(fixture, count: 300) { n in ("M" + String(format: "%04d", (n * 37) % 300), n % 2 == 0 ? "Engineer" : "Clerk") }
+        var list = RecordListViewModel(repository: RecordRepository(store: fixture.store, kind: .contact))
         try list.setViewportHeight(10)
-        try list.setSearch("engin")
-        let names = list.visibleRows.map { $0.string("LastName") }
-        #expect(names == names.sorted() && list.totalCount == 2_600 && list.selectedIndex == 0)
+        try list.refresh()
+        try list.setSearch("en")
+        #expect(list.totalCount == 150)
+        // A sync (another process) adds an engineer who sorts first, and removes the first match.
+        let added = try fixture.addSyncedContact(first: "F", last: "Aaronson", title: "Engineer")
+        let removed = try #require(list.visibleRows.first?.entryId)
+        try fixture.store.delete([removed], from: "contacts")
+        try list.setSearch("eng")
+        #expect(list.totalCount == 150 && list.visibleRows.first?.entryId == added["_soupEntryId"]?.int64Value)
+        #expect(try allRows(&list) == expectedOrder(fixture, search: "eng"))
+        // Removed while its page is on screen: the next move runs the search again.
+        try list.moveToTop()
+        let onScreen = try #require(list.visibleRows.dropFirst().first?.entryId)
+        try fixture.store.delete([onScreen], from: "contacts")
+        try list.move(by: 1)
+        #expect(list.totalCount == 149 && !list.visibleRows.map(\.entryId).contains(onScreen))
+        #expect(list.visibleRows.count == 10)
+    }
+
+    @Test("Searching a soup whose entry ids are far apart (after much churn) pages the same way")
+    func searchWithScatteredIds() throws {
+        let fixture = try StoreFixture()
+        try addContacts(fixture, count: 3_000) { n in ("N" + String(format: "%04d", (n * 7_919) % 3_000), n % 3 == 0 ? "Engineer" : "Clerk") }
+        // Keep every 250th record: 12 records with ids thousands apart.
+        let ids = try fixture.store.query(.smart("SELECT {contacts:_soupEntryId} FROM {contacts}", pageSize: 10_000))
+            .compactMap { $0.arrayValue?.first?.int64Value }
+        try fixture.store.delete(ids.enumerated().filter { $0.offset % 250 != 0 }.map(\.element), from: "contacts")
+        var list = RecordListViewModel(repository: RecordRepository(store: fixture.store, kind: .contact))
+        try list.setViewportHeight(3)
+        try list.refresh()
+        #expect(list.totalCount == 12)
+        for search in ["en", "cl", "n"] {
+            try list.setSearch(search)
+            #expect(try allRows(&list) == expectedOrder(fixture, search: search), "pages of \(search)")
+        }
     }
 
     @Test("A refresh keeps the selection on the same record when rows appear before it")

@@ -122,4 +122,31 @@ struct FullTextSearchTests {
         #expect(throws: SmartStoreError.self) { try search(nil, "O'Brien\" OR") }
         #expect(try store.count(.all("employees")) == 7)
     }
+
+    @Test func matchIdsAreTheEntriesASearchFindsInIdOrder() throws {
+        try load()
+        let ids = try store.fullTextMatchIds(soup: "employees", matching: try #require(FullTextQuery.prefixTerms("chris")))
+        #expect(ids == [1, 6])
+        #expect(try store.fullTextMatchIds(soup: "employees", matching: "\"e\"*") == [4, 5, 7], "first and last names both count")
+        #expect(try store.fullTextMatchIds(soup: "employees", matching: "\"zz\"*").isEmpty)
+        #expect(throws: SmartStoreError.self) { try store.fullTextMatchIds(soup: "employees", matching: "\"unclosed") }
+    }
+
+    @Test func entryIdsInTextOrderFollowTheSortIndex() throws {
+        try load()
+        _ = try store.create([["firstName": "Ana", "lastName": "álvarez"], ["firstName": "Nameless"]], in: "employees")
+        try store.ensureTextSortIndex(soup: "employees", path: "lastName")
+        // No last name first; then case and accents ignored (Ali, álvarez), equal names by id (Haas 1, Haas 7).
+        #expect(try store.entryIdsInTextOrder(soup: "employees", path: "lastName") == [9, 6, 8, 1, 7, 4, 3, 5, 2])
+    }
+
+    @Test func idQueriesNameWhatTheSoupLacks() throws {
+        try store.registerSoup("plain", indexSpecs: [IndexSpec(path: "name", type: .string)])
+        #expect(throws: SmartStoreError.database(message: "cannot search plain: it has no full_text index")) {
+            try store.fullTextMatchIds(soup: "plain", matching: "\"a\"*")
+        }
+        #expect(throws: SmartStoreError.database(message: "cannot sort plain by title: it has no indexed column")) {
+            try store.entryIdsInTextOrder(soup: "plain", path: "title")
+        }
+    }
 }

@@ -237,6 +237,7 @@ public struct AppModel: Sendable {
         case .startSearch:
             detailOpen = false
             mode = .searching
+            try updateList { try $0.prepareSearch() }
         case .newRecord: startNewRecord()
         case .editRecord: startEditing()
         case .deleteRecord:

@@ -1,7 +1,9 @@
 /// A list pane's state: the search, the selection and the rows on screen. Only the visible window
-/// is loaded, one LIMIT/OFFSET query in sort order, so a soup of 100k records scrolls and filters
-/// without ever being read whole. The selection follows the record, not the row number, through
-/// refreshes and searches.
+/// is loaded, so a soup of 100k records scrolls and filters without ever being read whole: the
+/// whole list pages with LIMIT/OFFSET in sort order; a search places its matching ids (read from
+/// the full-text index) in the list's order, read once as ids (`ListOrder`), and loads the window's
+/// records by id. The selection follows the record, not the row number, through refreshes and
+/// searches.
 public struct RecordListViewModel: Sendable {
     public let repository: RecordRepository
     public private(set) var search = ""
@@ -10,6 +12,11 @@ public struct RecordListViewModel: Sendable {
     public private(set) var topIndex = 0
     public private(set) var visibleRows: [LocalRecord] = []
     public private(set) var viewportHeight = 1
+    /// The list's order while searching; read again after this list's writes and when a search
+    /// meets a record it has not seen.
+    private var order: ListOrder?
+    /// The current search's matches, `nil` when the whole list shows.
+    private var matches: SearchMatches?
 
     public init(repository: RecordRepository) {
         self.repository = repository
@@ -27,11 +34,18 @@ public struct RecordListViewModel: Sendable {
     /// selection on the same record when it is still in the list.
     public mutating func refresh() throws {
         let keep = selected?.entryId
-        totalCount = try repository.count(matching: search)
-        if let keep, let position = try repository.position(of: keep, matching: search) {
+        order = nil
+        try match()
+        if let keep, let position = try position(of: keep) {
             selectedIndex = position
         }
         try loadWindow()
+    }
+
+    /// Reads the list's order ahead of a search (when the search box opens), so the first
+    /// keystroke does not wait for it.
+    public mutating func prepareSearch() throws {
+        if order == nil { order = ListOrder(ids: try repository.entryIdsInOrder()) }
     }
 
     /// How many rows the pane shows; the window is reloaded to fit.
@@ -62,56 +76,71 @@ public struct RecordListViewModel: Sendable {
 
     /// Selects the record with `entryId` if it is in the list (after creating it, say).
     public mutating func select(entryId: Int64) throws {
-        totalCount = try repository.count(matching: search)
-        if let position = try repository.position(of: entryId, matching: search) {
+        order = nil
+        try match()
+        if let position = try position(of: entryId) {
             selectedIndex = position
         }
         try loadWindow()
     }
 
-    /// Above this many matches a keystroke does not look for the selected record's place (a count
-    /// that grows with the place); the user is still narrowing the search.
-    static let keepSelectionLimit = 5_000
-
-    /// Filters as the user types. The selected record stays selected when it still matches (and
-    /// the matches are few enough to find its place at once); otherwise the first match is.
+    /// Filters as the user types. The selected record stays selected when it still matches;
+    /// otherwise the first match is.
     public mutating func setSearch(_ text: String) throws {
         guard text != search else { return }
         let keep = selected?.entryId
         search = text
-        totalCount = try repository.count(matching: search)
-        guard let keep, search.isEmpty || totalCount <= Self.keepSelectionLimit else {
-            selectedIndex = 0
-            topIndex = 0
-            return try loadWindow()
-        }
-        // While a search is typed the selection mostly sits in the first page: finding it among those
-        // rows spares counting the matches sorted before it (the slowest part of such a keystroke).
-        let firstPageLoaded = topIndex == 0
-        if firstPageLoaded {
-            selectedIndex = 0
-            try loadWindow()
-            if let offset = visibleRows.firstIndex(where: { $0.entryId == keep }) {
-                selectedIndex = offset
-                return
-            }
-        }
-        if let position = try repository.position(of: keep, matching: search) {
+        try match()
+        if let keep, let position = try position(of: keep) {
             selectedIndex = position
         } else {
             selectedIndex = 0
             topIndex = 0
-            if firstPageLoaded { return }
         }
         try loadWindow()
     }
 
-    /// Clamps the selection, scrolls the least needed to keep it visible, and loads those rows.
-    private mutating func loadWindow() throws {
+    /// Counts the list for the current search and, for a search, places its matches in the
+    /// list's order (read first when needed, and again once if a match is newer than it).
+    private mutating func match() throws {
+        guard let ids = try repository.entryIds(matching: search) else {
+            matches = nil
+            totalCount = try repository.count()
+            return
+        }
+        try prepareSearch()
+        if let placed = order?.matches(ids) {
+            matches = placed
+        } else {
+            order = ListOrder(ids: try repository.entryIdsInOrder())
+            matches = order?.matches(ids) ?? SearchMatches(positions: 0)
+        }
+        totalCount = matches?.count ?? 0
+    }
+
+    /// The record's index in the list as it stands (searched or not); `nil` when it is not in it.
+    private func position(of entryId: Int64) throws -> Int? {
+        guard let matches else { return try repository.position(of: entryId) }
+        guard let rank = order?.rank(of: entryId), matches.contains(rank) else { return nil }
+        return matches.index(ofRank: rank)
+    }
+
+    /// Clamps the selection, scrolls the least needed to keep it visible, and loads those rows. A
+    /// match deleted since the search ran (by a sync in another process) makes it run again once.
+    private mutating func loadWindow(rematched: Bool = false) throws {
         selectedIndex = min(max(selectedIndex, 0), max(totalCount - 1, 0))
         if selectedIndex < topIndex { topIndex = selectedIndex }
         if selectedIndex >= topIndex + viewportHeight { topIndex = selectedIndex - viewportHeight + 1 }
         topIndex = max(min(topIndex, max(totalCount - viewportHeight, 0)), 0)
-        visibleRows = try repository.page(matching: search, offset: topIndex, limit: viewportHeight, matchCount: totalCount)
+        guard let matches, let order else {
+            visibleRows = try repository.page(offset: topIndex, limit: viewportHeight)
+            return
+        }
+        let ids = matches.ranks(from: topIndex, limit: viewportHeight).map { order.ids[$0] }
+        visibleRows = try repository.records(entryIds: ids)
+        if visibleRows.count < ids.count, !rematched {
+            try match()
+            try loadWindow(rematched: true)
+        }
     }
 }

@@ -17,13 +17,6 @@ public struct RecordRepository: Sendable {
     private var sortColumn: String { "{\(soup):\(kind.sortPath)} COLLATE \(TextCollation.name)" }
     private var idColumn: String { "{\(soup):_soupEntryId}" }
 
-    /// The WHERE condition for a search typed by the user (prefix words over every full_text field,
-    /// accent- and case-insensitive through the FTS tokenizer), or none.
-    private func searchCondition(_ search: String) -> (sql: String, arguments: [JSONValue])? {
-        guard let terms = FullTextQuery.prefixTerms(search) else { return nil }
-        return ("\(idColumn) IN (SELECT rowid FROM {\(soup)}_fts WHERE {\(soup)}_fts MATCH ?)", [.string(terms)])
-    }
-
     /// Creates what the list pages through: the index its sort order walks, and the full-text
     /// prefix index that keeps the first keystrokes of a search fast (each once per store; seconds
     /// for 100k records).
@@ -32,105 +25,55 @@ public struct RecordRepository: Sendable {
         try store.ensureFullTextPrefixIndex(soup: soup)
     }
 
-    /// How many records match `search` (all records for an empty search). A search is counted in
-    /// the full-text index alone (one row per record), ten times faster than joining the soup.
-    public func count(matching search: String = "") throws -> Int {
-        var sql = "SELECT count(*) FROM {\(soup)}"
-        var arguments: [JSONValue] = []
-        if let terms = FullTextQuery.prefixTerms(search) {
-            sql = "SELECT count(*) FROM {\(soup)}_fts WHERE {\(soup)}_fts MATCH ?"
-            arguments = [.string(terms)]
-        }
-        let rows = try store.query(.smart(sql, pageSize: 1), arguments: arguments)
+    /// How many records the soup holds.
+    public func count() throws -> Int {
+        let rows = try store.query(.smart("SELECT count(*) FROM {\(soup)}", pageSize: 1))
         return Int(rows.first?.arrayValue?.first?.int64Value ?? 0)
     }
 
-    /// Above this many matches, a page of a search walks the sort index and stops at the page's end
-    /// instead of sorting every match.
-    static let sortedScanThreshold = 2_000
-
     /// Up to `limit` records from position `offset` in sort order (sort field, then entry id).
-    /// `matchCount`, when the caller knows it, picks the faster plan for a search.
-    public func page(matching search: String = "", offset: Int, limit: Int, matchCount: Int? = nil) throws -> [LocalRecord] {
+    public func page(offset: Int, limit: Int) throws -> [LocalRecord] {
         guard limit > 0 else { return [] }
-        if let matchCount, matchCount > Self.sortedScanThreshold, offset + limit <= Self.denseWindowReach,
-           let page = try densePage(matching: search, offset: offset, limit: limit, matchCount: matchCount) {
-            return page
-        }
-        var sql = "SELECT {\(soup):_soup} FROM {\(soup)}"
-        var arguments: [JSONValue] = []
-        if let condition = searchCondition(search) {
-            // `+` keeps SQLite from driving the query by the matches (and sorting them all): with
-            // many matches, scanning the sort index meets a page's worth within a few rows.
-            let manyMatches = (matchCount ?? 0) > Self.sortedScanThreshold
-            sql += " WHERE " + (manyMatches ? "+" : "") + condition.sql
-            arguments = condition.arguments
-        }
-        sql += " ORDER BY \(sortColumn), \(idColumn) LIMIT \(limit) OFFSET \(max(offset, 0))"
-        let rows = try store.query(.smart(sql, pageSize: limit), arguments: arguments)
-        return try Self.records(rows)
-    }
-
-    /// A search of one- or two-letter words ("e", "s") matching at least this share of the soup looks
-    /// for its first pages among the first rows in sort order, each checked against the full-text
-    /// index, instead of gathering every match first (tens of milliseconds on 100k records). Longer
-    /// words are not checked row by row: without a prefix index each check merges every word that
-    /// starts that way, hundreds of times slower.
-    static let denseShare = 0.25
-    /// How far into the results that shortcut goes; deeper pages take the usual plan.
-    static let denseWindowReach = 1_000
-
-    /// The page read from a window of the first rows in sort order, sized from the share of rows
-    /// that match; `nil` when the window held too few matches (they cluster elsewhere in the order)
-    /// and the usual plan must run.
-    private func densePage(matching search: String, offset: Int, limit: Int, matchCount: Int) throws -> [LocalRecord]? {
-        guard FullTextQuery.usesPrefixIndexOnly(search), let terms = FullTextQuery.prefixTerms(search) else { return nil }
-        let total = try count()
-        guard total > 0, Double(matchCount) >= Double(total) * Self.denseShare else { return nil }
-        let window = min(total, Int(Double(offset + limit) * Double(total) / Double(matchCount)) * 3 + 100)
-        let sql = """
-            SELECT soup FROM (SELECT \(idColumn) AS eid, {\(soup):_soup}, \(sortColumn) AS sortValue FROM {\(soup)}
-            ORDER BY \(sortColumn), \(idColumn) LIMIT \(window))
-            WHERE EXISTS (SELECT 1 FROM {\(soup)}_fts WHERE {\(soup)}_fts MATCH ? AND rowid = eid)
-            ORDER BY sortValue COLLATE \(TextCollation.name), eid LIMIT \(limit) OFFSET \(max(offset, 0))
-            """
-        let rows = try store.query(.smart(sql, pageSize: limit), arguments: [.string(terms)])
-        guard rows.count == limit || window == total else { return nil }
-        return try Self.records(rows)
-    }
-
-    /// The records of rows whose first column is a whole document.
-    private static func records(_ rows: [JSONValue]) throws -> [LocalRecord] {
-        try rows.compactMap { row in
+        let sql = "SELECT {\(soup):_soup} FROM {\(soup)} ORDER BY \(sortColumn), \(idColumn) LIMIT \(limit) OFFSET \(max(offset, 0))"
+        let rows = try store.query(.smart(sql, pageSize: limit))
+        return try rows.compactMap { row in
             guard let document = row.arrayValue?.first?.objectValue else { return nil }
             return try LocalRecord(document: document)
         }
     }
 
-    /// Where `record` sits in the sorted list for `search`, or `nil` when the search excludes it.
-    /// Counts the rows before it instead of scanning, so keeping the selection stays cheap.
-    public func position(of entryId: Int64, matching search: String = "") throws -> Int? {
+    /// Where `record` sits in the sorted list, or `nil` when it is not in the store. Counts the
+    /// rows before it in the sort index instead of scanning.
+    public func position(of entryId: Int64) throws -> Int? {
         guard let record = try record(entryId: entryId) else { return nil }
-        var conditions: [String] = []
-        var arguments: [JSONValue] = []
-        if let condition = searchCondition(search) {
-            if try !matches(entryId: entryId, condition: condition) { return nil }
-            conditions.append(condition.sql)
-            arguments += condition.arguments
-        }
         let sortValue: JSONValue = record.document[kind.sortPath].flatMap { $0.isNull ? nil : .string(record.string(kind.sortPath)) } ?? .null
-        conditions.append(
-            "((\(sortColumn) IS NULL AND ? IS NOT NULL) OR \(sortColumn) < ? OR (\(sortColumn) IS ? AND \(idColumn) < ?))")
-        arguments += [sortValue, sortValue, sortValue, .int(entryId)]
-        let sql = "SELECT count(*) FROM {\(soup)} WHERE " + conditions.joined(separator: " AND ")
-        let rows = try store.query(.smart(sql, pageSize: 1), arguments: arguments)
+        let sql = """
+            SELECT count(*) FROM {\(soup)} WHERE ((\(sortColumn) IS NULL AND ? IS NOT NULL) OR \(sortColumn) < ? \
+            OR (\(sortColumn) IS ? AND \(idColumn) < ?))
+            """
+        let rows = try store.query(.smart(sql, pageSize: 1), arguments: [sortValue, sortValue, sortValue, .int(entryId)])
         return Int(rows.first?.arrayValue?.first?.int64Value ?? 0)
     }
 
-    private func matches(entryId: Int64, condition: (sql: String, arguments: [JSONValue])) throws -> Bool {
-        let sql = "SELECT count(*) FROM {\(soup)} WHERE \(idColumn) = ? AND " + condition.sql
-        let rows = try store.query(.smart(sql, pageSize: 1), arguments: [.int(entryId)] + condition.arguments)
-        return (rows.first?.arrayValue?.first?.int64Value ?? 0) > 0
+    /// Every record's entry id in sort order: what a search places its matches by (one walk of the
+    /// sort index; tens of milliseconds for 100k records).
+    public func entryIdsInOrder() throws -> [Int64] {
+        try store.entryIdsInTextOrder(soup: soup, path: kind.sortPath)
+    }
+
+    /// The entry ids of the records matching a typed search (prefix words over every full_text
+    /// field, accent- and case-insensitive through the FTS tokenizer), in id order; `nil` when the
+    /// text has nothing to search for (only spaces or punctuation).
+    public func entryIds(matching search: String) throws -> [Int64]? {
+        guard let terms = FullTextQuery.prefixTerms(search) else { return nil }
+        return try store.fullTextMatchIds(soup: soup, matching: terms)
+    }
+
+    /// The records with these entry ids, in the order given; ids no longer in the store are left out.
+    public func records(entryIds: [Int64]) throws -> [LocalRecord] {
+        let documents = try store.retrieve(entryIds, from: soup).map(LocalRecord.init)
+        let byId = Dictionary(documents.map { ($0.entryId, $0) }, uniquingKeysWith: { first, _ in first })
+        return entryIds.compactMap { byId[$0] }
     }
 
     public func record(entryId: Int64) throws -> LocalRecord? {
