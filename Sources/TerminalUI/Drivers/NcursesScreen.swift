@@ -10,6 +10,8 @@ public final class NcursesScreen: TerminalScreen {
     public let colors: Bool
     private var isOpen = true
     private var colorPairs: [Int: Int16] = [:]
+    /// The canvas last handed to ncurses, to skip the rows that did not change; `nil` after a resize.
+    private var shown: Canvas?
 
     /// How long ncurses waits after Esc for the rest of an escape sequence, unless ESCDELAY is set.
     public static let escapeDelayMilliseconds: Int32 = 25
@@ -37,21 +39,32 @@ public final class NcursesScreen: TerminalScreen {
 
     public func present(_ canvas: Canvas) {
         guard isOpen else { return }
+        if shown?.size != canvas.size { shown = nil }
+        let width = min(canvas.size.width, size.width)
         for y in 0..<min(canvas.size.height, size.height) {
+            // A row drawn exactly so last time is still on ncurses' screen: no need to go through
+            // its cells again (most of a frame, when the selection moves or a search narrows).
+            let row = y * canvas.size.width..<(y * canvas.size.width + width)
+            if let shown, shown.cells[row] == canvas.cells[row] { continue }
             var x = 0
-            while x < min(canvas.size.width, size.width) {
+            while x < width {
                 // One call per run of cells with the same style.
                 let style = canvas[x, y].style
                 let start = x
                 var text: [wchar_t] = []
-                while x < min(canvas.size.width, size.width), canvas[x, y].style == style {
+                while x < width, canvas[x, y].style == style {
                     let cell = canvas[x, y]
-                    if !cell.isContinuation { text += Self.drawable(cell.text) }
+                    if let ascii = Self.singleASCII(cell.text) {
+                        text.append(ascii)
+                    } else if !cell.isContinuation {
+                        text += Self.drawable(cell.text)
+                    }
                     x += 1
                 }
                 cnc_put_wide(Int32(y), Int32(start), text, Int32(text.count), attributes(for: style))
             }
         }
+        shown = canvas
         if let cursor = canvas.cursor {
             curs_set(1)
             move(Int32(cursor.y), Int32(cursor.x))
@@ -59,6 +72,13 @@ public final class NcursesScreen: TerminalScreen {
             curs_set(0)
         }
         refresh()
+    }
+
+    /// A printable ASCII cell's character: what nearly every cell holds, drawn without measuring.
+    private static func singleASCII(_ text: String) -> wchar_t? {
+        var bytes = text.utf8.makeIterator()
+        guard let byte = bytes.next(), bytes.next() == nil, (0x20..<0x7F).contains(byte) else { return nil }
+        return wchar_t(byte)
     }
 
     /// A cluster as ncurses will draw it at the width DisplayWidth gave it. When the C library's
@@ -106,6 +126,7 @@ public final class NcursesScreen: TerminalScreen {
             if Int32(key) == KEY_RESIZE {
                 size = Size(width: Int(cnc_columns()), height: Int(cnc_rows()))
                 clear()
+                shown = nil
                 return .resized(size)
             }
             return Self.decodeKeyCode(Int32(key)).map(TerminalEvent.key)
