@@ -220,8 +220,9 @@ final class BackgroundCommand {
         try FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true)
         outPath = scratch + "/stdout"
         errPath = scratch + "/stderr"
-        FileManager.default.createFile(atPath: outPath, contents: nil)
-        FileManager.default.createFile(atPath: errPath, contents: nil)
+        guard FileManager.default.createFile(atPath: outPath, contents: nil),
+            FileManager.default.createFile(atPath: errPath, contents: nil)
+        else { throw CocoaError(.fileWriteUnknown) }
         process.executableURL = executable
         process.arguments = arguments
         var merged = ProcessInfo.processInfo.environment
