@@ -1,7 +1,7 @@
 /// A soup's records in list order, as entry ids: read once (one walk of the sort index) and then
 /// used by every keystroke of a search, which reads only its matching ids from the full-text index
 /// and places them by rank here, with no sort and no scan, however many records it matches.
-/// It is a snapshot: `ListOrder.matches` notices records it has never seen, and the list reads the
+/// It is a snapshot: `ListOrder.place` counts the records it has never seen, and the list reads the
 /// order again after its own writes.
 struct ListOrder: Sendable {
     /// The entry id at each position.
@@ -17,15 +17,15 @@ struct ListOrder: Sendable {
 
     func rank(of entryId: Int64) -> Int? { ranks.rank(of: entryId) }
 
-    /// Where the records of `entryIds` sit in this order; `nil` when one of them is not in it (it
-    /// was created after the order was read).
-    func matches(_ entryIds: [Int64]) -> SearchMatches? {
+    /// Where the records of `entryIds` sit in this order, and how many of them it does not hold
+    /// (created after the order was read, or deleted before).
+    func place(_ entryIds: [Int64]) -> (matches: SearchMatches, unknown: Int) {
         var matches = SearchMatches(positions: ids.count)
+        var unknown = 0
         for id in entryIds {
-            guard let rank = ranks.rank(of: id) else { return nil }
-            matches.insert(rank)
+            if let rank = ranks.rank(of: id) { matches.insert(rank) } else { unknown += 1 }
         }
-        return matches
+        return (matches, unknown)
     }
 }
 

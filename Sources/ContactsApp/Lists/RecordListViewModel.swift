@@ -109,12 +109,14 @@ public struct RecordListViewModel: Sendable {
             return
         }
         try prepareSearch()
-        if let placed = order?.matches(ids) {
-            matches = placed
-        } else {
-            order = ListOrder(ids: try repository.entryIdsInOrder())
-            matches = order?.matches(ids) ?? SearchMatches(positions: 0)
+        var placed = order.map { $0.place(ids) }
+        if placed == nil || placed?.unknown != 0 {
+            // A match newer than the order: read it again. What it still lacks was deleted since.
+            let fresh = ListOrder(ids: try repository.entryIdsInOrder())
+            order = fresh
+            placed = fresh.place(ids)
         }
+        matches = placed?.matches
         totalCount = matches?.count ?? 0
     }
 
