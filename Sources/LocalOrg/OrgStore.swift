@@ -386,7 +386,7 @@ public final class OrgStore: Sendable {
             guard let value = values[field.name], let id = String.fromDatabaseValue(value),
                   let targetName = field.referenceTo, let target = schema.object(named: targetName) else { continue }
             guard SalesforceId.keyPrefix(of: id) == target.keyPrefix else { throw RecordValidator.malformedReference(field, id) }
-            guard let referenced = try fetchRecord(db, object: target, id: id), !referenced.isDeleted else {
+            guard let referenced = try referenceTarget(db, object: target, id: id), !referenced.isDeleted else {
                 throw APIError(status: 400, errorCode: "INVALID_CROSS_REFERENCE_KEY", message: "invalid cross reference id", fields: [field.name])
             }
             // Owners may be any user; other references must point at records the user can see.
@@ -404,6 +404,15 @@ public final class OrgStore: Sendable {
                                message: "duplicate value found: \(field.name) duplicates value on record with id: \(other)", fields: [field.name])
             }
         }
+    }
+
+    /// The referenced record's IsDeleted and OwnerId, all a reference check reads: two columns
+    /// through a cached statement instead of the whole row (a sync up's updates name an account each).
+    func referenceTarget(_ db: Database, object: ObjectDefinition, id: String) throws -> StoredRecord? {
+        let owner = object.hasOwner ? "OwnerId" : "NULL"
+        let statement = try db.cachedStatement(sql: "SELECT IsDeleted, \(owner) FROM \(quoted(object.tableName)) WHERE Id = ?")
+        guard let row = try Row.fetchOne(statement, arguments: [id]) else { return nil }
+        return StoredRecord(object: object.name, values: ["IsDeleted": row[0] as DatabaseValue, "OwnerId": row[1] as DatabaseValue])
     }
 
     /// Fills fields such as Contact.Name from the fields they concatenate.
