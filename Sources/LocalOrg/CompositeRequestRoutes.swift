@@ -151,7 +151,7 @@ extension LocalOrgAPI {
             var entries: [JSONValue] = []
             for subrequest in planned {
                 var response = APIResponse.error(.resourceNotFound)
-                try db.inSavepoint {
+                try db.inRecordSavepoint {
                     do {
                         response = try self.performRecordSubrequest(subrequest, results: resultsByReference, context: context, db: db,
                                                                     notARecord: .resourceNotFound)

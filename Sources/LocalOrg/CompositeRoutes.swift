@@ -93,7 +93,7 @@ extension LocalOrgAPI {
             for plan in plans {
                 // Each record is its own savepoint, so a failure undoes only that record.
                 var outcome: Result<String, APIError> = .failure(APIError.resourceNotFound)
-                try db.inSavepoint {
+                try db.inRecordSavepoint {
                     do {
                         switch plan {
                         case .insert(let object, var values):
@@ -131,7 +131,7 @@ extension LocalOrgAPI {
                 var outcomes: [Result<String, APIError>] = []
                 for idText in idTexts {
                     var outcome: Result<String, APIError> = .failure(APIError.resourceNotFound)
-                    try db.inSavepoint {
+                    try db.inRecordSavepoint {
                         do {
                             guard let id = SalesforceId.canonical(idText), let object = schema.object(keyPrefix: SalesforceId.keyPrefix(of: id)) else {
                                 throw APIError(status: 400, errorCode: "MALFORMED_ID", message: "malformed id \(idText)", fields: [])

@@ -74,6 +74,11 @@ public struct ObjectDefinition: Sendable {
     private var fieldIndexByLowercaseName: [String: Int] = [:]
     /// `INSERT INTO … (every column) VALUES (?, …)`, built once: inserts bind a value for every field.
     let insertSQL: String
+    /// `SELECT` every field's column, in field order, of the row with an Id: built once, and read
+    /// by position (a look-up by column name costs more than the read itself).
+    let selectByIdSQL: String
+    /// `UPDATE … SET` every field's column but the Id, in field order, of the row with an Id.
+    let updateByIdSQL: String
 
     init(name: String, label: String, labelPlural: String, keyPrefix: String, hasOwner: Bool,
          createable: Bool, deletable: Bool, fields: [FieldDefinition]) {
@@ -86,7 +91,10 @@ public struct ObjectDefinition: Sendable {
         self.deletable = deletable
         self.fields = fields
         for (index, field) in fields.enumerated() { fieldIndexByLowercaseName[field.name.lowercased()] = index }
-        insertSQL = "INSERT INTO \(quoted("sobject_\(name)")) (\(fields.map { quoted($0.columnName) }.joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: fields.count).joined(separator: ", ")))"
+        let table = quoted("sobject_\(name)")
+        insertSQL = "INSERT INTO \(table) (\(fields.map { quoted($0.columnName) }.joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: fields.count).joined(separator: ", ")))"
+        selectByIdSQL = "SELECT \(fields.map { quoted($0.columnName) }.joined(separator: ", ")) FROM \(table) WHERE Id = ?"
+        updateByIdSQL = "UPDATE \(table) SET \(fields.filter { $0.type != .id }.map { "\(quoted($0.columnName)) = ?" }.joined(separator: ", ")) WHERE Id = ?"
     }
 
     /// Looks a field up by name, ignoring case as Salesforce does.

@@ -5,8 +5,9 @@ import SmartStore
 /// request's answers in one store transaction, so a kill loses at most the answers of the requests
 /// in flight — and those creates are journaled (`__create_in_flight__`) first. Consecutive composite
 /// or collection requests of one action (the creates, and the conditional updates and deletes of
-/// LEAVE_IF_CHANGED) travel up to `requestConcurrency` at a time; a window ends before the next
-/// action starts, so deletes still reach the server before creates, and creates before updates.
+/// LEAVE_IF_CHANGED) form a run with up to `requestConcurrency` requests in flight, the next one
+/// leaving as each answer is recorded; a run ends before the next action starts, so deletes still
+/// reach the server before creates, and creates before updates.
 struct SyncUpTask: Sendable {
     let store: SmartStore
     let syncs: SyncsSoup
@@ -56,57 +57,94 @@ struct SyncUpTask: Sendable {
                 }
             }
             summary.removedLocally += plan.removeLocally.count
-            var done = plan.removeLocally.count
-            for window in Self.windows(requests, requestConcurrency: requestConcurrency) {
-                try await checkAccepting()
-                try store.write { transaction in
-                    for request in window { try recorder.markCreatesInFlight(request.writes, now: transaction.now, in: transaction) }
-                }
-                // Every answer that arrives is recorded, even when another request of the window
-                // failed: records done on the server stay done. The first failure then ends the sync.
-                var failure: (any Error)?
-                for (request, result) in await send(window, planner: planner, target: target) {
-                    let answer: Answer
-                    switch result {
-                    case let .success(value): answer = value
-                    case let .failure(error):
-                        failure = failure ?? error
-                        continue
-                    }
-                    for (index, outcome) in answer.outcomes.enumerated()
-                    where outcome == .notFound && request.writes[index].action == .update && state.options.mergeMode == .overwrite {
-                        recreated.insert(request.writes[index].entryId)
-                    }
-                    summary.sent += request.writes.count
-                    done += request.writes.count
-                    try store.write { transaction in
-                        let answers = answer.outcomes.enumerated().map { index, outcome in
-                            SyncUpRecorder.Answer(outcome, to: request.writes[index], serverValues: answer.serverValues[index])
-                        }
-                        try recorder.apply(answers, now: transaction.now, summary: &summary, in: transaction)
-                        if state.totalSize > 0, done < state.totalSize { state.progress = done * 100 / state.totalSize }
-                        try syncs.save(state, in: transaction)
-                    }
-                    report(state)
-                }
-                if let failure { throw failure }
+            var progress = RunProgress(state: state, summary: summary, done: plan.removeLocally.count)
+            for run in Self.runs(requests) {
+                try await send(run, planner: planner, target: target, recorder: recorder, progress: &progress)
             }
+            state = progress.state
+            summary = progress.summary
+            recreated.formUnion(progress.recreated)
         }
         return (state, summary)
     }
 
-    /// Sends the requests of a window at once; their answers (or failures) come back as each arrives.
-    private func send(_ window: [WriteRequest], planner: SyncUpPlanner, target: SyncUpTarget)
-        async -> [(WriteRequest, Result<Answer, any Error>)] {
-        guard window.count > 1 else { return [(window[0], await answer(window[0], planner: planner, target: target))] }
-        return await withTaskGroup(of: (Int, Result<Answer, any Error>).self) { group in
-            for (index, request) in window.enumerated() {
+    /// What a pass has done so far: the sync's state and tallies, the writes answered, and the
+    /// updates the server no longer had that OVERWRITE sends again as creates.
+    private struct RunProgress {
+        var state: SyncState
+        var summary: SyncUpSummary
+        var done: Int
+        var recreated: Set<Int64> = []
+    }
+
+    /// Sends a run of requests that may overlap, keeping up to `requestConcurrency` in flight: a
+    /// request leaves as soon as an earlier one's answer is recorded, not when a whole group has
+    /// come back, so recording (and its commit) overlaps the other requests' round trips. A
+    /// request's creates are journaled in a commit before it is sent. Every answer that arrives
+    /// is recorded, even after another request failed: records done on the server stay done; no
+    /// new request leaves after a failure, and the first failure then ends the sync.
+    private func send(_ run: [WriteRequest], planner: SyncUpPlanner, target: SyncUpTarget, recorder: SyncUpRecorder,
+                      progress: inout RunProgress) async throws {
+        let concurrency = max(requestConcurrency, 1)
+        var failure: (any Error)?
+        var next = 0
+        /// Journals the creates of `count` more requests in one commit and sends them.
+        func launch(_ count: Int, into group: inout TaskGroup<(Int, Result<Answer, any Error>)>) async {
+            guard failure == nil, count > 0, next < run.count else { return }
+            let batch = run[next..<min(next + count, run.count)]
+            do {
+                try await checkAccepting()
+                if batch.contains(where: { $0.writes.contains { $0.action == .create || $0.action == .upsert } }) {
+                    try store.write { transaction in
+                        for request in batch { try recorder.markCreatesInFlight(request.writes, now: transaction.now, in: transaction) }
+                    }
+                }
+            } catch {
+                failure = error
+                return
+            }
+            for index in batch.indices {
+                let request = run[index]
                 group.addTask { (index, await answer(request, planner: planner, target: target)) }
             }
-            var answers: [(WriteRequest, Result<Answer, any Error>)] = []
-            for await (index, result) in group { answers.append((window[index], result)) }
-            return answers
+            next = batch.endIndex
         }
+        await withTaskGroup(of: (Int, Result<Answer, any Error>).self) { group in
+            await launch(concurrency, into: &group)
+            while let (index, result) = await group.next() {
+                do {
+                    try record(result.get(), to: run[index], recorder: recorder, progress: &progress)
+                } catch {
+                    failure = failure ?? error
+                }
+                await launch(1, into: &group)
+            }
+        }
+        if let failure { throw failure }
+    }
+
+    /// Records one request's answers in one commit, with the sync's progress, and reports it.
+    private func record(_ answer: Answer, to request: WriteRequest, recorder: SyncUpRecorder, progress: inout RunProgress) throws {
+        for (index, outcome) in answer.outcomes.enumerated()
+        where outcome == .notFound && request.writes[index].action == .update && progress.state.options.mergeMode == .overwrite {
+            progress.recreated.insert(request.writes[index].entryId)
+        }
+        var summary = progress.summary
+        var state = progress.state
+        summary.sent += request.writes.count
+        let done = progress.done + request.writes.count
+        try store.write { transaction in
+            let answers = answer.outcomes.enumerated().map { index, outcome in
+                SyncUpRecorder.Answer(outcome, to: request.writes[index], serverValues: answer.serverValues[index])
+            }
+            try recorder.apply(answers, now: transaction.now, summary: &summary, in: transaction)
+            if state.totalSize > 0, done < state.totalSize { state.progress = done * 100 / state.totalSize }
+            try syncs.save(state, in: transaction)
+        }
+        progress.summary = summary
+        progress.state = state
+        progress.done = done
+        report(state)
     }
 
     /// One request's outcomes, plus the server's copy of each record whose precondition failed.
@@ -139,21 +177,23 @@ struct SyncUpTask: Sendable {
         var isUpdate: Bool
     }
 
-    /// The requests grouped into what travels together: runs of composite or collection requests
-    /// of one route and action, at most `requestConcurrency` long; single-record requests alone.
+    /// The requests grouped into runs whose requests may be in flight together: consecutive
+    /// composite or collection requests of one route and action; single-record requests alone.
     /// The records of one action are independent (references to records created in the same run
-    /// are held back by the planner), so their requests may overlap. Order is kept.
-    static func windows(_ requests: [WriteRequest], requestConcurrency: Int) -> [[WriteRequest]] {
-        var windows: [[WriteRequest]] = []
+    /// are held back by the planner), so their requests may overlap; a run ends before the next
+    /// action starts, so deletes reach the server before creates, and creates before updates.
+    /// Order is kept.
+    static func runs(_ requests: [WriteRequest]) -> [[WriteRequest]] {
+        var runs: [[WriteRequest]] = []
         for request in requests {
-            if request.route != .single, let last = windows.last, last.count < max(requestConcurrency, 1),
+            if request.route != .single, let last = runs.last,
                last[0].route == request.route, last[0].writes.first?.action == request.writes.first?.action {
-                windows[windows.count - 1].append(request)
+                runs[runs.count - 1].append(request)
             } else {
-                windows.append([request])
+                runs.append([request])
             }
         }
-        return windows
+        return runs
     }
 
     /// Records a killed run had sent as creates without hearing back. With an external id the next
@@ -162,7 +202,11 @@ struct SyncUpTask: Sendable {
     /// as the record's server copy, none means the create never arrived (it is sent again), and
     /// several are left to the user with an error.
     private func recoverCreatesInFlight(soup: String, target: SyncUpTarget, state: SyncState) async throws {
-        let records = try store.read { try Self.dirtyRecords(soup: soup, in: $0) }.filter { $0[LocalField.createInFlight] != nil }
+        // Only the journaled ones: parsing every dirty record here cost a twentieth of a sync up.
+        let records = try store.read { transaction in
+            try Self.dirtyRecords(soup: soup, alsoMatching: "json_extract({\(soup):_soup}, '$.\(LocalField.createInFlight)') IS NOT NULL",
+                                  in: transaction)
+        }.filter { $0[LocalField.createInFlight] != nil }
         guard !records.isEmpty else { return }
         let serverIds = try store.read { try LocalIdMap.all(in: $0) }
         let planner = SyncUpPlanner(target: target, options: state.options, soupName: soup)
@@ -203,9 +247,10 @@ struct SyncUpTask: Sendable {
         }
     }
 
-    /// Dirty entries of a soup in entry-id order.
-    static func dirtyRecords(soup: String, in transaction: StoreTransaction) throws -> [JSONObject] {
-        let sql = "SELECT {\(soup):_soup} FROM {\(soup)} WHERE \(LocalField.dirtyPredicate(soup: soup)) ORDER BY {\(soup):_soupEntryId}"
+    /// Dirty entries of a soup in entry-id order; `condition` (Smart SQL) narrows them further.
+    static func dirtyRecords(soup: String, alsoMatching condition: String? = nil, in transaction: StoreTransaction) throws -> [JSONObject] {
+        let predicate = LocalField.dirtyPredicate(soup: soup) + (condition.map { " AND (\($0))" } ?? "")
+        let sql = "SELECT {\(soup):_soup} FROM {\(soup)} WHERE \(predicate) ORDER BY {\(soup):_soupEntryId}"
         return try GhostCleaner.rows(sql, in: transaction).compactMap { $0.first?.objectValue }
     }
 }
