@@ -66,8 +66,8 @@ struct EntryWriter {
     }
 
     /// Inserts `document` as a new entry and returns its id. What is stored is `stamped(document)`,
-    /// serialised and projected straight from `document`: copying a document to stamp it costs
-    /// about as much as serialising it.
+    /// serialised and projected straight from `document`, without the copy that stamping it would
+    /// make (every key, value and hash bucket, per record of a batch).
     private mutating func insert(_ document: JSONObject) throws -> Int64 {
         let id = nextId
         let values = projections(of: document, id: id)

@@ -34,6 +34,7 @@ struct SyncDownStoreTests {
                                        LocalField.locallyCreated, LocalField.locallyUpdated, LocalField.locallyDeleted])
         #expect(merged[LocalField.syncId] == 7 && merged[LocalField.local] == false)
         #expect(merged == DownloadedRecordWriter.merge(server: server, over: [:], syncId: 7), "the same as merging over an empty copy")
+        #expect(LocalField.bookkeeping.allSatisfy { $0.hasPrefix("_") }, "the merge's fast check for engine-owned keys relies on it")
     }
 
     @Test func leaveIfChangedKeepsLocalEditsAndOverwriteDiscardsThem() throws {

@@ -120,6 +120,7 @@ public struct DownloadedRecordWriter: Sendable {
     }
 
     /// Keys a sync down never takes from the server: the engine's bookkeeping and SmartStore's own.
+    /// Every one of them starts with "_", so other keys (nearly all) cost no hashing here.
     private static func isEngineOwned(_ key: String) -> Bool {
         key.hasPrefix("_") && (LocalField.bookkeeping.contains(key) || key.hasPrefix("_soup"))
     }
