@@ -8,10 +8,15 @@ enum HTTPCompression {
     /// Responses smaller than this are not worth compressing.
     static let minimumCompressedSize = 1024
 
-    static func algorithm(named name: String) -> CompressionAlgorithm? {
+    /// Responses are compressed at zlib's fastest level: on loopback, where localorg mostly runs,
+    /// the default level (6) cost more CPU than the bytes it saved, and that CPU is taken from the
+    /// client on the same machine (a sync down of 100k contacts, `make bench-sync`).
+    static let responseConfiguration = ZlibConfiguration(compressionLevel: .fastestCompression)
+
+    static func algorithm(named name: String, configuration: ZlibConfiguration = .init()) -> CompressionAlgorithm? {
         switch name.lowercased() {
-        case "gzip", "x-gzip": return .gzip()
-        case "deflate": return .zlib()
+        case "gzip", "x-gzip": return .gzip(configuration: configuration)
+        case "deflate": return .zlib(configuration: configuration)
         default: return nil
         }
     }
@@ -47,7 +52,8 @@ enum HTTPCompression {
 
     static func compress(_ response: inout APIResponse, acceptEncoding: String?) {
         guard response.body.count >= minimumCompressedSize, response.header("content-encoding") == nil,
-              let encoding = preferredEncoding(acceptEncoding), let algorithm = algorithm(named: encoding) else { return }
+              let encoding = preferredEncoding(acceptEncoding),
+              let algorithm = algorithm(named: encoding, configuration: responseConfiguration) else { return }
         var buffer = ByteBuffer(bytes: response.body)
         guard let compressed = try? buffer.compress(with: algorithm) else { return }
         response.body = Array(compressed.readableBytesView)

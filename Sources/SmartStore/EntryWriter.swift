@@ -46,10 +46,32 @@ struct EntryWriter {
     }
 
     mutating func create(_ document: JSONObject) throws -> JSONObject {
+        stamped(document, id: try insert(document))
+    }
+
+    mutating func update(_ document: JSONObject, id: Int64) throws -> JSONObject? {
+        try replace(document, id: id) ? stamped(document, id: id) : nil
+    }
+
+    mutating func upsert(_ document: JSONObject, externalIdPath: String) throws -> JSONObject {
+        stamped(document, id: try write(upserting: document, externalIdPath: externalIdPath))
+    }
+
+    /// Upserts without building the stored copy, for batches whose caller does not want it back;
+    /// returns the entry's id.
+    mutating func write(upserting document: JSONObject, externalIdPath: String) throws -> Int64 {
+        guard let id = try existingId(of: document, externalIdPath: externalIdPath) else { return try insert(document) }
+        guard try replace(document, id: id) else { throw SmartStoreError.entryNotFound(soup: soup.name, id: id) }
+        return id
+    }
+
+    /// Inserts `document` as a new entry and returns its id. What is stored is `stamped(document)`,
+    /// serialised and projected straight from `document`, without the copy that stamping it would
+    /// make (every key, value and hash bucket, per record of a batch).
+    private mutating func insert(_ document: JSONObject) throws -> Int64 {
         let id = nextId
-        let stored = stamped(document, id: id)
-        let values = projections(of: stored)
-        serialize(stored)
+        let values = projections(of: document, id: id)
+        serialize(document, id: id)
         insert.bind(id, at: 1)
         insert.bindText(json, at: 2)
         insert.bind(now, at: 3)
@@ -58,31 +80,24 @@ struct EntryWriter {
         try insert.execute()
         nextId += 1
         try writeFullText(id: id, values: values, replacing: false)
-        return stored
+        return id
     }
 
-    mutating func update(_ document: JSONObject, id: Int64) throws -> JSONObject? {
-        let stored = stamped(document, id: id)
-        let values = projections(of: stored)
-        serialize(stored)
+    /// Replaces entry `id` with `stamped(document)`; false when there is no such entry.
+    private mutating func replace(_ document: JSONObject, id: Int64) throws -> Bool {
+        let values = projections(of: document, id: id)
+        serialize(document, id: id)
         updateStatement.bindText(json, at: 1)
         updateStatement.bind(now, at: 2)
         for (offset, value) in values.enumerated() { updateStatement.bind(value, at: Int32(offset + 3)) }
         updateStatement.bind(id, at: Int32(values.count + 3))
         try updateStatement.execute()
-        guard updateStatement.changes > 0 else { return nil }
+        guard updateStatement.changes > 0 else { return false }
         try writeFullText(id: id, values: values, replacing: true)
-        return stored
+        return true
     }
 
-    mutating func upsert(_ document: JSONObject, externalIdPath: String) throws -> JSONObject {
-        guard let id = try existingId(of: document, externalIdPath: externalIdPath) else { return try create(document) }
-        guard let stored = try update(document, id: id) else {
-            throw SmartStoreError.entryNotFound(soup: soup.name, id: id)
-        }
-        return stored
-    }
-
+    /// The document as stored: its `_soupEntryId` and `_soupLastModifiedDate` set.
     private func stamped(_ document: JSONObject, id: Int64) -> JSONObject {
         var stored = document
         stored[SmartStore.soupEntryId] = .int(id)
@@ -90,9 +105,33 @@ struct EntryWriter {
         return stored
     }
 
-    private mutating func serialize(_ document: JSONObject) {
+    /// The value `stamped(document, id:)` holds at `key`.
+    private func stampedValue(_ key: String, id: Int64) -> JSONValue? {
+        switch key {
+        case SmartStore.soupEntryId: .int(id)
+        case SmartStore.soupLastModifiedDate: .int(now)
+        default: nil
+        }
+    }
+
+    /// Serialises `stamped(document, id:)` into `json`, byte for byte as `JSONWriter` writes it:
+    /// the stamps in place of the document's own, or after its last key when it has none.
+    private mutating func serialize(_ document: JSONObject, id: Int64) {
         json.removeAll(keepingCapacity: true)
-        JSONWriter.write(.object(document), into: &json)
+        json.append(UInt8(ascii: "{"))
+        var first = true
+        func writeMember(_ key: String, _ value: JSONValue) {
+            if !first { json.append(UInt8(ascii: ",")) }
+            first = false
+            JSONWriter.write(.string(key), into: &json)
+            json.append(UInt8(ascii: ":"))
+            JSONWriter.write(value, into: &json)
+        }
+        for (key, value) in document { writeMember(key, stampedValue(key, id: id) ?? value) }
+        for key in [SmartStore.soupEntryId, SmartStore.soupLastModifiedDate] where document[key] == nil {
+            writeMember(key, stampedValue(key, id: id) ?? .null)
+        }
+        json.append(UInt8(ascii: "}"))
     }
 
     private func existingId(of document: JSONObject, externalIdPath: String) throws -> Int64? {
@@ -118,9 +157,15 @@ struct EntryWriter {
         return ids.first
     }
 
-    private func projections(of document: JSONObject) -> [ColumnValue] {
+    /// The index columns' values for `stamped(document, id:)`.
+    private func projections(of document: JSONObject, id: Int64) -> [ColumnValue] {
         zip(columnSpecs, columnSegments).map { spec, segments in
-            ColumnValue(projecting: PathProjection.project(segments, in: document), as: spec.type)
+            let value: JSONValue? = if let head = segments.first, let stamp = stampedValue(head, id: id) {
+                segments.count == 1 ? stamp : nil  // a stamp is a number: nothing lies below it
+            } else {
+                PathProjection.project(segments, in: document)
+            }
+            return ColumnValue(projecting: value, as: spec.type)
         }
     }
 

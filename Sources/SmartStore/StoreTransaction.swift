@@ -93,7 +93,7 @@ public struct StoreTransaction {
         var writer = try EntryWriter(transaction: self, soup: soup(soupName))
         var count = 0
         for document in documents {
-            _ = try writer.upsert(document, externalIdPath: externalIdPath)
+            _ = try writer.write(upserting: document, externalIdPath: externalIdPath)
             count += 1
         }
         return count

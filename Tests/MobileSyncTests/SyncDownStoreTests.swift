@@ -22,6 +22,21 @@ struct SyncDownStoreTests {
         #expect(try fixture.store.count(.exact("contacts", path: LocalField.local, matchKey: false)) == 2)
     }
 
+    /// A record new to the soup is the server's copy with its fields in the server's order; what
+    /// the engine or SmartStore owns is never taken from the server, whatever it sends.
+    @Test func aNewRecordKeepsTheServersFieldsInOrderAndNoneOfItsBookkeeping() throws {
+        let server: JSONObject = [
+            "Id": "003A", LocalField.local: true, "LastName": "Ada", "_soupEntryId": 99, LocalField.lastError: "stale",
+            "_soupLastModifiedDate": 1, "_private": "kept", LocalField.syncId: 3, "Title": "Engineer",
+        ]
+        let merged = DownloadedRecordWriter.merge(server: server, over: nil, syncId: 7)
+        #expect(Array(merged.keys) == ["Id", "LastName", "_private", "Title", LocalField.syncId, LocalField.local,
+                                       LocalField.locallyCreated, LocalField.locallyUpdated, LocalField.locallyDeleted])
+        #expect(merged[LocalField.syncId] == 7 && merged[LocalField.local] == false)
+        #expect(merged == DownloadedRecordWriter.merge(server: server, over: [:], syncId: 7), "the same as merging over an empty copy")
+        #expect(LocalField.bookkeeping.allSatisfy { $0.hasPrefix("_") }, "the merge's fast check for engine-owned keys relies on it")
+    }
+
     @Test func leaveIfChangedKeepsLocalEditsAndOverwriteDiscardsThem() throws {
         let fixture = try SyncStore()
         _ = try save([Records.contact("003A", last: "Ada"), Records.contact("003B", last: "Bob")], .overwrite, fixture)

@@ -195,4 +195,43 @@ struct EntryTests {
         let back = try #require(try temporary.store.retrieve([1], from: "test").first)
         #expect(JSONValue.object(back.without("_soupEntryId", "_soupLastModifiedDate")) == .object(document))
     }
+
+    /// The stamps (`_soupEntryId`, `_soupLastModifiedDate`) are written straight into the stored
+    /// text and index columns, without stamping a copy first: what is stored must be exactly the
+    /// stamped document, keys in place when the document had them and after its last key when not.
+    @Test func storedTextAndColumnsAreTheStampedDocumentWhicheverWayItIsWritten() throws {
+        let temporary = try TemporaryStore()
+        try temporary.store.registerSoup("stamped", indexSpecs: [
+            IndexSpec(path: "_soupEntryId", type: .integer),
+            IndexSpec(path: "_soupLastModifiedDate", type: .integer),
+            IndexSpec(path: "key", type: .string),
+            IndexSpec(path: "_soupEntryId.below", type: .string),
+        ])
+        let documents: [JSONObject] = [
+            ["key": "plain", "n": 1.5, "s": "q\"uote\n"],
+            ["_soupLastModifiedDate": 5, "key": "stale stamp first", "_soupEntryId": .null],
+            [:],
+            ["nested": ["_soupEntryId": 7], "key": "nested stamp stays"],
+        ]
+        let returned = try temporary.store.create(Array(documents.prefix(2)), in: "stamped")
+        try temporary.store.upsert(contentsOf: documents.suffix(2), in: "stamped")
+        let rows = try temporary.raw {
+            try Row.fetchAll($0, sql: "SELECT id, soup, lastModified, TABLE_1_0, TABLE_1_1, TABLE_1_2, TABLE_1_3 FROM TABLE_1 ORDER BY id")
+        }
+        try #require(rows.count == documents.count)
+        for (row, document) in zip(rows, documents) {
+            let id: Int64 = row["id"]
+            let now: Int64 = row["lastModified"]
+            var expected = document
+            expected["_soupEntryId"] = .int(id)
+            expected["_soupLastModifiedDate"] = .int(now)
+            #expect(row["soup"] as String == JSONWriter.string(expected), "entry \(id)")
+            #expect(row["TABLE_1_0"] as Int64? == id)
+            #expect(row["TABLE_1_1"] as Int64? == now)
+            #expect(row["TABLE_1_2"] as String? == document["key"]?.stringValue)
+            #expect(row["TABLE_1_3"] as String? == nil, "nothing lies below a stamp")
+        }
+        #expect(returned.map { JSONWriter.string($0) } == rows.prefix(2).map { $0["soup"] as String })
+    }
+
 }

@@ -77,7 +77,7 @@ public struct DownloadedRecordWriter: Sendable {
             }
             result.saved += 1
         }
-        _ = try transaction.upsert(writes, in: soupName)
+        try transaction.upsert(contentsOf: writes, in: soupName)
         return result
     }
 
@@ -102,14 +102,27 @@ public struct DownloadedRecordWriter: Sendable {
     /// The document to store: the server's fields over the local copy's, so fields only the local
     /// copy has (local notes, UI state) survive; flags cleared and the sync id set.
     public static func merge(server: JSONObject, over local: JSONObject?, syncId: Int64) -> JSONObject {
-        var merged = local ?? [:]
-        for key in [SmartStore.soupLastModifiedDate, SmartStore.soupCreatedDate] { merged.removeValue(forKey: key) }
-        for (key, value) in server where !LocalField.bookkeeping.contains(key) && !key.hasPrefix("_soup") {
-            merged[key] = value
+        var merged: JSONObject
+        if let local {
+            merged = local
+            for key in [SmartStore.soupLastModifiedDate, SmartStore.soupCreatedDate] { merged.removeValue(forKey: key) }
+            for (key, value) in server where !isEngineOwned(key) { merged[key] = value }
+        } else {
+            // A record new to the soup: the server's copy as it is (no rehashing of every key into
+            // a new dictionary), minus what the engine owns; same keys, same order.
+            merged = server
+            let owned = server.keys.filter(isEngineOwned)
+            for key in owned { merged.removeValue(forKey: key) }
         }
         merged[LocalField.syncId] = .int(syncId)
         merged.markClean()
         return merged
+    }
+
+    /// Keys a sync down never takes from the server: the engine's bookkeeping and SmartStore's own.
+    /// Every one of them starts with "_", so other keys (nearly all) cost no hashing here.
+    private static func isEngineOwned(_ key: String) -> Bool {
+        key.hasPrefix("_") && (LocalField.bookkeeping.contains(key) || key.hasPrefix("_soup"))
     }
 
     /// The newest modification time of a batch in epoch ms; -1 when any record lacks a parsable
