@@ -9,9 +9,13 @@ struct EntryWriter {
     private let now: Int64
     private let columnSpecs: [IndexSpec]
     private let columnSegments: [[String]]
+    private let columnNames: [String]
     private var nextId: Int64
     private let insert: RawStatement
-    private let updateStatement: RawStatement
+    /// The entry's index columns as stored, to leave unchanged ones (and the FTS row) alone.
+    private let currentColumns: RawStatement
+    /// An UPDATE for each set of changed index columns met in this batch (bit i: column i).
+    private var updateStatements: [UInt64: RawStatement] = [:]
     private let ftsInsert: RawStatement?
     private let ftsDelete: RawStatement?
     /// Reused between rows so serialising a document does not allocate.
@@ -25,11 +29,11 @@ struct EntryWriter {
         columnSegments = columnSpecs.map { PathProjection.segments(of: $0.path) }
         let table = soup.tableName
         let columns = columnSpecs.compactMap(\.columnName)
+        columnNames = columns
         let insertColumns = (["id", "soup", "created", "lastModified"] + columns).joined(separator: ", ")
         let placeholders = Array(repeating: "?", count: columns.count + 4).joined(separator: ", ")
         insert = try RawStatement(db, sql: "INSERT INTO \(table) (\(insertColumns)) VALUES (\(placeholders))")
-        let assignments = (["soup", "lastModified"] + columns).map { "\($0) = ?" }.joined(separator: ", ")
-        updateStatement = try RawStatement(db, sql: "UPDATE \(table) SET \(assignments) WHERE id = ?")
+        currentColumns = try RawStatement(db, sql: "SELECT \((["id"] + columns).joined(separator: ", ")) FROM \(table) WHERE id = ?")
         if soup.hasFullTextSearch {
             let ftsColumns = soup.fullTextSpecs.compactMap(\.columnName)
             ftsInsert = try RawStatement(db, sql: """
@@ -83,18 +87,46 @@ struct EntryWriter {
         return id
     }
 
-    /// Replaces entry `id` with `stamped(document)`; false when there is no such entry.
+    /// Replaces entry `id` with `stamped(document)`; false when there is no such entry. Only the
+    /// index columns whose values change are written, and the full-text row only when one of its
+    /// columns changes: a sync rewrites records whose flags change but not their names, and SQLite
+    /// would otherwise delete and insert every index entry and every indexed word of each.
     private mutating func replace(_ document: JSONObject, id: Int64) throws -> Bool {
+        currentColumns.bind(id, at: 1)
+        guard let stored = try currentColumns.firstRow()?.dropFirst() else { return false }
         let values = projections(of: document, id: id)
+        let changed = values.indices.filter { index in values[index] != stored[stored.startIndex + index] }
         serialize(document, id: id)
-        updateStatement.bindText(json, at: 1)
-        updateStatement.bind(now, at: 2)
-        for (offset, value) in values.enumerated() { updateStatement.bind(value, at: Int32(offset + 3)) }
-        updateStatement.bind(id, at: Int32(values.count + 3))
-        try updateStatement.execute()
-        guard updateStatement.changes > 0 else { return false }
-        try writeFullText(id: id, values: values, replacing: true)
+        let (update, bound) = try updateStatement(changing: changed)
+        update.bindText(json, at: 1)
+        update.bind(now, at: 2)
+        for (offset, index) in bound.enumerated() { update.bind(values[index], at: Int32(offset + 3)) }
+        update.bind(id, at: Int32(bound.count + 3))
+        try update.execute()
+        if changed.contains(where: { columnSpecs[$0].type == .fullText }) {
+            try writeFullText(id: id, values: values, replacing: true)
+        }
         return true
+    }
+
+    /// Statements for this many sets of changed columns are kept; others set every column.
+    private static let cachedUpdateLimit = 32
+
+    /// The UPDATE that sets `soup`, `lastModified` and the `changed` index columns, with the
+    /// indices of the columns it binds: all of them when the columns do not fit a 64-bit mask or
+    /// the batch has met too many different sets.
+    private mutating func updateStatement(changing changed: [Int]) throws -> (RawStatement, [Int]) {
+        let columns = columnNames
+        let all = Array(columns.indices)
+        let key: UInt64 = columns.count < 64 ? changed.reduce(0) { $0 | (1 << UInt64($1)) } : .max
+        if let statement = updateStatements[key] { return (statement, key == .max ? all : changed) }
+        let bound = key == .max || updateStatements.count >= Self.cachedUpdateLimit ? all : changed
+        let cacheKey: UInt64 = bound == changed ? key : .max
+        if let statement = updateStatements[cacheKey] { return (statement, bound) }
+        let assignments = (["soup", "lastModified"] + bound.map { columns[$0] }).map { "\($0) = ?" }.joined(separator: ", ")
+        let statement = try RawStatement(db, sql: "UPDATE \(soup.tableName) SET \(assignments) WHERE id = ?")
+        updateStatements[cacheKey] = statement
+        return (statement, bound)
     }
 
     /// The document as stored: its `_soupEntryId` and `_soupLastModifiedDate` set.

@@ -69,6 +69,29 @@ final class RawStatement {
         }
     }
 
+    /// The first row's columns, or `nil` when there is none; then the statement is ready again.
+    func firstRow() throws -> [ColumnValue]? {
+        defer {
+            sqlite3_reset(statement)
+            sqlite3_clear_bindings(statement)
+        }
+        switch sqlite3_step(statement) {
+        case SQLITE_ROW:
+            return (0..<sqlite3_column_count(statement)).map { column in
+                switch sqlite3_column_type(statement, column) {
+                case SQLITE_INTEGER: .integer(sqlite3_column_int64(statement, column))
+                case SQLITE_FLOAT: .real(sqlite3_column_double(statement, column))
+                case SQLITE_NULL: .null
+                default: sqlite3_column_text(statement, column).map { .text(String(cString: $0)) } ?? .null
+                }
+            }
+        case SQLITE_DONE:
+            return nil
+        default:
+            throw SmartStoreError.database(message: String(cString: sqlite3_errmsg(connection)))
+        }
+    }
+
     /// Changes made by the last execute on this connection.
     var changes: Int { Int(sqlite3_changes(connection)) }
 }

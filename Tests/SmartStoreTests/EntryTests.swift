@@ -234,4 +234,64 @@ struct EntryTests {
         #expect(returned.map { JSONWriter.string($0) } == rows.prefix(2).map { $0["soup"] as String })
     }
 
+    /// An update writes only the index columns whose values change, and the full-text row only when
+    /// one of its words does. Whatever mix of fields a batch of updates changes (more different
+    /// mixes than the writer keeps statements for), the columns and the full-text rows must end up
+    /// exactly what a fresh write of each document would give.
+    @Test func updatesOfAnyMixOfFieldsLeaveColumnsAndFullTextAsAFreshWriteWould() throws {
+        let temporary = try TemporaryStore()
+        let fields = ["name", "title", "city", "code", "rank", "score", "note"]
+        try temporary.store.registerSoup("mixed", indexSpecs: [
+            IndexSpec(path: "name", type: .fullText), IndexSpec(path: "title", type: .fullText),
+            IndexSpec(path: "city", type: .string), IndexSpec(path: "code", type: .string),
+            IndexSpec(path: "rank", type: .integer), IndexSpec(path: "score", type: .floating),
+            IndexSpec(path: "note", type: .fullText),
+        ])
+        var seed: UInt64 = 0x9E37_79B9_7F4A_7C15
+        func next(_ bound: UInt64) -> UInt64 {
+            seed = seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return (seed >> 33) % bound
+        }
+        func value(_ field: String, _ n: UInt64) -> JSONValue {
+            switch field {
+            case "rank": .int(Int64(n))
+            case "score": .double(Double(n) / 4)
+            default: n % 5 == 0 ? .null : .string("\(field)\(n) wörd\(n % 7)")
+            }
+        }
+        var documents: [JSONObject] = (0..<40).map { n in
+            var document = JSONObject()
+            for field in fields { document[field] = value(field, UInt64(n)) }
+            return document
+        }
+        let ids = try temporary.store.create(documents, in: "mixed").compactMap { $0["_soupEntryId"]?.int64Value }
+        for _ in 0..<4 {
+            try temporary.store.write { transaction in
+                for _ in 0..<150 {
+                    let entry = Int(next(UInt64(documents.count)))
+                    for field in fields where next(2) == 0 {
+                        if next(6) == 0 { documents[entry][field] = nil } else { documents[entry][field] = value(field, next(50)) }
+                    }
+                    _ = try transaction.update(documents[entry], id: ids[entry], in: "mixed")
+                }
+            }
+        }
+        let columns = (0..<fields.count).map { "TABLE_1_\($0)" }.joined(separator: ", ")
+        let stored = try temporary.raw { try Row.fetchAll($0, sql: "SELECT id, \(columns) FROM TABLE_1 ORDER BY id") }
+        let fullText = try temporary.raw { try Row.fetchAll($0, sql: "SELECT rowid, * FROM TABLE_1_fts ORDER BY rowid") }
+        try #require(stored.count == documents.count && fullText.count == documents.count)
+        for (index, document) in documents.enumerated() {
+            let row = stored[index]
+            #expect(row["id"] as Int64 == ids[index])
+            for (column, field) in fields.enumerated() {
+                let expected = ColumnValue(projecting: document[field], as: ["rank": .integer, "score": .floating][field] ?? .string)
+                #expect(row[column + 1] as DatabaseValue == expected.databaseValue, "entry \(index) \(field)")
+            }
+            let words = fullText[index]
+            #expect(words["rowid"] as Int64 == ids[index])
+            for (position, column) in [0, 1, 6].enumerated() {
+                #expect(words[position + 1] as String? == document[fields[column]]?.stringValue, "entry \(index) words of \(fields[column])")
+            }
+        }
+    }
 }
