@@ -117,7 +117,7 @@ struct ConcurrentCompositeTests {
 
 /// The real remote, holding its first write request (up to 30 s) until the `until`-th has started,
 /// and counting how many are in flight at once.
-final class HoldFirstRemote: SyncRemote {
+final class HoldFirstRemote: WriteInterceptingRemote {
     struct Log: Sendable { var sends = 0; var inFlight = 0; var maxInFlight = 0; var startedWhileFirstHeld = false; var firstDone = false }
 
     let remote: any SyncRemote
@@ -153,30 +153,13 @@ final class HoldFirstRemote: SyncRemote {
         }
         return try await remote.send(writes, route: route)
     }
-
-    func query(_ soql: String, batchSize: Int?) async throws(SyncRemoteError) -> RemoteQueryPage {
-        try await remote.query(soql, batchSize: batchSize)
-    }
-
-    func queryMore(_ nextRecordsUrl: String) async throws(SyncRemoteError) -> RemoteQueryPage { try await remote.queryMore(nextRecordsUrl) }
-    func search(_ sosl: String) async throws(SyncRemoteError) -> [JSONObject] { try await remote.search(sosl) }
-    func recentItemIds(sobjectType: String) async throws(SyncRemoteError) -> [String] { try await remote.recentItemIds(sobjectType: sobjectType) }
-
-    func retrieve(sobjectType: String, ids: [String], fields: [String]) async throws(SyncRemoteError) -> [JSONObject?] {
-        try await remote.retrieve(sobjectType: sobjectType, ids: ids, fields: fields)
-    }
-
-    func primingRecords(relayToken: String?, changedAfter: Int64?) async throws(SyncRemoteError) -> BriefcasePrimingPage {
-        try await remote.primingRecords(relayToken: relayToken, changedAfter: changedAfter)
-    }
 }
-
 
 /// The real remote, recording when each write request starts and ends (in one sequence) and how
 /// many overlap. A composite send waits (up to 30 s) until a second one is in flight, so a sync
 /// that sends several at once is seen to, however the machine schedules it; a sync that sent one
 /// at a time would be held 30 s per request and fail the overlap check.
-final class OverlapRecordingRemote: SyncRemote {
+final class OverlapRecordingRemote: WriteInterceptingRemote {
     struct Call: Sendable { var action: PlannedWrite.Action; var start: Int; var end: Int }
     struct Log: Sendable { var calls: [Call] = []; var inFlight = 0; var maxInFlight = 0; var clock = 0 }
 
@@ -214,7 +197,14 @@ final class OverlapRecordingRemote: SyncRemote {
         }
         return try await remote.send(writes, route: route)
     }
+}
 
+/// A test remote that looks at write requests only: every other call goes straight to `remote`.
+protocol WriteInterceptingRemote: SyncRemote {
+    var remote: any SyncRemote { get }
+}
+
+extension WriteInterceptingRemote {
     func query(_ soql: String, batchSize: Int?) async throws(SyncRemoteError) -> RemoteQueryPage {
         try await remote.query(soql, batchSize: batchSize)
     }
