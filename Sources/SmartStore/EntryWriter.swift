@@ -116,17 +116,22 @@ struct EntryWriter {
     /// indices of the columns it binds: all of them when the columns do not fit a 64-bit mask or
     /// the batch has met too many different sets.
     private mutating func updateStatement(changing changed: [Int]) throws -> (RawStatement, [Int]) {
-        let columns = columnNames
-        let all = Array(columns.indices)
-        let key: UInt64 = columns.count < 64 ? changed.reduce(0) { $0 | (1 << UInt64($1)) } : .max
-        if let statement = updateStatements[key] { return (statement, key == .max ? all : changed) }
-        let bound = key == .max || updateStatements.count >= Self.cachedUpdateLimit ? all : changed
-        let cacheKey: UInt64 = bound == changed ? key : .max
-        if let statement = updateStatements[cacheKey] { return (statement, bound) }
-        let assignments = (["soup", "lastModified"] + bound.map { columns[$0] }).map { "\($0) = ?" }.joined(separator: ", ")
+        let all = Array(columnNames.indices)
+        let every = UInt64.max
+        let key = columnNames.count < 64 ? changed.reduce(UInt64(0)) { $0 | (1 << UInt64($1)) } : every
+        if let statement = updateStatements[key] { return (statement, key == every ? all : changed) }
+        if key == every || updateStatements.count >= Self.cachedUpdateLimit {
+            return (try cachedUpdate(key: every, binding: all), all)
+        }
+        return (try cachedUpdate(key: key, binding: changed), changed)
+    }
+
+    private mutating func cachedUpdate(key: UInt64, binding columns: [Int]) throws -> RawStatement {
+        if let statement = updateStatements[key] { return statement }
+        let assignments = (["soup", "lastModified"] + columns.map { columnNames[$0] }).map { "\($0) = ?" }.joined(separator: ", ")
         let statement = try RawStatement(db, sql: "UPDATE \(soup.tableName) SET \(assignments) WHERE id = ?")
-        updateStatements[cacheKey] = statement
-        return (statement, bound)
+        updateStatements[key] = statement
+        return statement
     }
 
     /// The document as stored: its `_soupEntryId` and `_soupLastModifiedDate` set.
