@@ -212,6 +212,7 @@ extension SmartStore {
 
     /// Finishes every long operation a previous process left unfinished.
     func resumeLongOperations() throws {
+        try finishAbandonedBulkLoads()
         let pending = try pool.read { db in
             try Row.fetchAll(
                 db, sql: "SELECT id, details, status FROM long_operations_status WHERE type = ? ORDER BY id",

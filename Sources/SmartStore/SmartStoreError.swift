@@ -15,6 +15,7 @@ public enum SmartStoreError: Error, Equatable, Sendable, CustomStringConvertible
     case smartSql(SmartSqlError)
     case whereArgsNotAllowed
     case database(message: String)
+    case lockFile(path: String, reason: String)
 
     public var description: String {
         switch self {
@@ -48,6 +49,8 @@ public enum SmartStoreError: Error, Equatable, Sendable, CustomStringConvertible
             "whereArgs can only be provided for smart queries"
         case let .database(message):
             "database error: \(message)"
+        case let .lockFile(path, reason):
+            "cannot use the lock file \(path): \(reason); check that its directory is writable"
         }
     }
 }

@@ -90,7 +90,10 @@ enum AccountGenerator {
 struct Load: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Upsert contact-sized documents into the contacts soup in ONE transaction.",
-        discussion: "Used by the crash-safety test, which kills this process in the middle of the batch.")
+        discussion: """
+            Used by the crash-safety tests, which kill this process in the middle of the batch. With --bulk, \
+            the load is a bulk load (the soup's indexes built once at the end) committed --batch documents at a time.
+            """)
 
     @OptionGroup var storeOptions: StoreOptions
 
@@ -99,6 +102,16 @@ struct Load: ParsableCommand {
 
     @Option(help: "After this many documents, print LOADING on stdout (the test's cue to kill).")
     var announceAfter = 1_000
+
+    @Flag(help: "Defer the contacts soup's indexes (all but Id's) until the load ends, when it is empty.")
+    var bulk = false
+
+    @Option(help: "With --bulk: documents per transaction.")
+    var batch = 1_000
+
+    func validate() throws {
+        if batch < 1 { throw ValidationError("--batch must be at least 1.") }
+    }
 
     func run() throws {
         let store = try storeOptions.open()
@@ -109,7 +122,22 @@ struct Load: ParsableCommand {
             }
             return document
         }
-        let written = try store.upsert(contentsOf: documents, in: "contacts", externalIdPath: "Id")
+        guard bulk else {
+            print("DONE \(try store.upsert(contentsOf: documents, in: "contacts", externalIdPath: "Id"))")
+            return
+        }
+        let load = try store.beginBulkLoad(soups: ["contacts"], keeping: ["Id"])
+        var written = 0
+        var pending: [JSONObject] = []
+        for document in documents {
+            pending.append(document)
+            if pending.count == batch {
+                written += try store.upsert(contentsOf: pending, in: "contacts", externalIdPath: "Id")
+                pending.removeAll(keepingCapacity: true)
+            }
+        }
+        written += try store.upsert(contentsOf: pending, in: "contacts", externalIdPath: "Id")
+        try load?.finish()
         print("DONE \(written)")
     }
 }

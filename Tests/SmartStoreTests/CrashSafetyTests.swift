@@ -16,11 +16,11 @@ enum ToolProcess {
     }
 
     /// Starts `smartstore-tool load`; returns the process and its stdout.
-    static func startLoad(store: String, count: Int, announceAfter: Int) throws -> (Process, FileHandle) {
+    static func startLoad(store: String, count: Int, announceAfter: Int, extra: [String] = []) throws -> (Process, FileHandle) {
         let process = Process()
         process.executableURL = executable
         process.arguments = ["load", "--store", store, "--config", packageRoot.appendingPathComponent("config").path,
-                             "--count", "\(count)", "--announce-after", "\(announceAfter)"]
+                             "--count", "\(count)", "--announce-after", "\(announceAfter)"] + extra
         let output = Pipe()
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
@@ -74,6 +74,32 @@ struct CrashSafetyTests {
         #expect(try reopened.count(.all("contacts")) == 12_001)
         let ftsRows = try temporary.raw { try Int.fetchOne($0, sql: "SELECT count(*) FROM TABLE_1_fts") }
         #expect(ftsRows == 12_001)
+    }
+
+    @Test func aKilledBulkLoadGetsItsIndexesBackOnTheNextOpen() throws {
+        let temporary = try TemporaryStore()
+        try temporary.store.setup(from: StoreConfig(contentsOf: ToolProcess.packageRoot.appendingPathComponent("config/userstore.json")))
+        func indexes() throws -> [String] {
+            try temporary.raw { try String.fetchAll($0, sql: "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'TABLE_1' AND sql IS NOT NULL ORDER BY name") }
+        }
+        let complete = try indexes()
+        let (process, output) = try ToolProcess.startLoad(store: temporary.path, count: 20_000, announceAfter: 3_500,
+                                                          extra: ["--bulk", "--batch", "1000"])
+        let seen = ToolProcess.read(output, until: "LOADING")
+        #expect(seen.contains("LOADING"), "the loader must reach the kill point: \(seen)")
+        // The loader is alive and holds the lock: another open leaves its indexes to it.
+        _ = try temporary.reopen()
+        #expect(try indexes().count < complete.count)
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        #expect(process.terminationReason == .uncaughtSignal)
+
+        let reopened = try temporary.reopen()
+        #expect(try indexes() == complete)
+        #expect(try temporary.raw { try Int.fetchOne($0, sql: "SELECT count(*) FROM long_operations_status") } == 0)
+        let count = try reopened.count(.all("contacts"))
+        #expect(count >= 3_000 && count < 20_000 && count.isMultiple(of: 1_000), "whole batches only: \(count)")
+        #expect(try reopened.read { try String.fetchOne($0.db, sql: "PRAGMA integrity_check") } == "ok")
     }
 
     @Test func anotherProcessWritingAtTheSameTimeMakesUsWaitNotFail() throws {

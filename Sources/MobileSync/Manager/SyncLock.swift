@@ -1,16 +1,10 @@
-import Foundation
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import SmartStore
 
-/// One sync at a time per store, across processes: an exclusive `flock` on `<store>.sync-lock`.
-/// The kernel drops the lock when its holder exits or is killed, so a crash never leaves it behind.
-/// flock locks belong to the open file, so two handles in one process exclude each other too.
+/// One sync at a time per store, across processes: a `FileLock` on `<store>.sync-lock`, which dies
+/// with its process.
 public final class SyncLock: Sendable {
     public let path: String
-    private let descriptor: Int32
+    private let lock: FileLock
 
     /// The lock file next to a store.
     public static func path(forStore storePath: String) -> String { storePath + ".sync-lock" }
@@ -18,12 +12,11 @@ public final class SyncLock: Sendable {
     /// Takes the lock without waiting; `nil` when another holder has it.
     public static func tryAcquire(storePath: String) throws -> SyncLock? {
         let path = path(forStore: storePath)
-        let descriptor = try openLockFile(path)
-        if flock(descriptor, LOCK_EX | LOCK_NB) == 0 { return SyncLock(path: path, descriptor: descriptor) }
-        let failure = errno
-        close(descriptor)
-        if failure == EWOULDBLOCK { return nil }
-        throw MobileSyncError.store("cannot lock \(path): \(String(cString: strerror(failure)))")
+        do {
+            return try FileLock.tryAcquire(path: path).map(SyncLock.init)
+        } catch let error as SmartStoreError {
+            throw MobileSyncError.store(error.description)
+        }
     }
 
     /// Takes the lock, polling every `interval` until `timeout` has passed; then fails with a clear
@@ -38,21 +31,8 @@ public final class SyncLock: Sendable {
         }
     }
 
-    private static func openLockFile(_ path: String) throws -> Int32 {
-        let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else {
-            throw MobileSyncError.store("cannot open the sync lock file \(path): \(String(cString: strerror(errno)))")
-        }
-        return descriptor
-    }
-
-    private init(path: String, descriptor: Int32) {
-        self.path = path
-        self.descriptor = descriptor
-    }
-
-    deinit {
-        _ = flock(descriptor, LOCK_UN)
-        close(descriptor)
+    private init(_ lock: FileLock) {
+        self.lock = lock
+        path = lock.path
     }
 }
