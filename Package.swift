@@ -145,7 +145,10 @@ let package = Package(
             ]),
         .testTarget(
             name: "MobileSyncTests",
-            dependencies: ["MobileSync", "SmartStore", "ForceJSON", "ForceAPI", "LocalOrgProcess"]),
+            dependencies: [
+                "MobileSync", "SmartStore", "ForceJSON", "ForceAPI", "LocalOrgProcess",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]),
         .testTarget(
             name: "TerminalUITests",
             dependencies: ["TerminalUI", "ContactsApp", "SmartStore", "ForceJSON", "MobileSync"],

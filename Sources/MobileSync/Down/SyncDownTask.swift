@@ -10,6 +10,8 @@ struct SyncDownTask: Sendable {
     let remote: any SyncRemote
     let checkAccepting: @Sendable () async throws -> Void
     let report: @Sendable (SyncState) -> Void
+    /// A sync into empty soups expecting at least this many records defers their indexes (`SoupBulkLoad`).
+    var bulkLoadMinimum = Int.max
 
     /// A page of records for one soup and how to ask for the next.
     struct Page: Sendable {
@@ -29,10 +31,27 @@ struct SyncDownTask: Sendable {
         var state = initial
         guard case let .down(target) = state.target else { throw MobileSyncError.wrongSyncType(id: state.id, expected: .syncDown, actual: .syncUp) }
         let boundary = state.maxTimeStamp > 0 ? state.maxTimeStamp : nil
-        var page = try await first(target, state: state, since: boundary)
+        let page = try await first(target, state: state, since: boundary)
         state.totalSize = page.totalSize
         try syncs.save(state)
         report(state)
+        let bulkLoad = page.totalSize >= bulkLoadMinimum ? try beginBulkLoad(target, soupName: state.soupName) : nil
+        do {
+            state = try await savePages(from: page, of: target, boundary: boundary, state: state)
+        } catch {
+            // Not rethrown over the sync's own error: a failed rebuild leaves its status row, and
+            // the next open of the store rebuilds once this process has let go of the lock.
+            try? bulkLoad?.finish()
+            throw error
+        }
+        try bulkLoad?.finish()
+        return state
+    }
+
+    /// Saves `first` and every page after it, each with the sync's progress in one transaction.
+    private func savePages(from first: Page, of target: SyncDownTarget, boundary: Int64?, state initial: SyncState) async throws -> SyncState {
+        var state = initial
+        var page = first
         let sorted = isSortedByModification(target)
         var countSaved = 0
         var newest = state.maxTimeStamp
@@ -67,6 +86,19 @@ struct SyncDownTask: Sendable {
             page = try await following
         }
         return state
+    }
+
+    /// Defers the indexes of the soups this target fills, when they are empty, keeping those the
+    /// writer looks records up by.
+    private func beginBulkLoad(_ target: SyncDownTarget, soupName: String) throws -> SoupBulkLoad? {
+        let soups: [(soup: String, idField: String)] = switch target.kind {
+        case .soql, .sosl, .mru: [(soupName, target.idFieldName)]
+        case .refresh: []  // refreshes records the soup already holds
+        case let .parentChildren(spec): [(spec.parent.soupName, spec.parent.idFieldName), (spec.children.soupName, spec.children.idFieldName)]
+        case let .briefcase(infos, _): infos.map { ($0.soupName, $0.idFieldName) }
+        }
+        guard !soups.isEmpty else { return nil }
+        return try store.beginBulkLoad(soups: soups.map(\.soup), keeping: Set(soups.map(\.idField)))
     }
 
     private func writeRecords(_ records: [JSONObject], writer: DownloadedRecordWriter, target: SyncDownTarget, boundary: Int64?,

@@ -24,6 +24,10 @@ public actor SyncManager {
     public var requestConcurrency: Int
     /// The default of `requestConcurrency`; a transport should keep at least this many connections.
     public static let defaultRequestConcurrency = 8
+    /// A sync down into empty soups that expects at least this many records builds their indexes
+    /// once at the end (`SoupBulkLoad`) rather than record by record: 2 s of 10 for 100k contacts.
+    public var bulkLoadMinimum: Int
+    public static let defaultBulkLoadMinimum = 10_000
     public private(set) var state: State = .acceptingSyncs
     private var active: Set<Int64> = []
     /// Tallies of the last sync up run by this manager, by sync id.
@@ -33,12 +37,14 @@ public actor SyncManager {
     /// RUNNING by a crash as STOPPED (the next reSync resumes them incrementally).
     public init(store: SmartStore, remote: any SyncRemote, lockTimeout: Duration = .zero,
                 massDeletionGuard: MassDeletionGuard = MassDeletionGuard(),
-                requestConcurrency: Int = SyncManager.defaultRequestConcurrency) throws {
+                requestConcurrency: Int = SyncManager.defaultRequestConcurrency,
+                bulkLoadMinimum: Int = SyncManager.defaultBulkLoadMinimum) throws {
         self.store = store
         self.remote = remote
         self.lockTimeout = lockTimeout
         self.massDeletionGuard = massDeletionGuard
         self.requestConcurrency = max(1, requestConcurrency)
+        self.bulkLoadMinimum = bulkLoadMinimum
         syncs = try Self.recoverAfterCrash(store: store)
     }
 
@@ -142,7 +148,8 @@ public actor SyncManager {
         do {
             switch sync.type {
             case .syncDown:
-                sync = try await SyncDownTask(store: store, syncs: syncs, remote: remote, checkAccepting: check, report: report).run(sync)
+                sync = try await SyncDownTask(store: store, syncs: syncs, remote: remote, checkAccepting: check, report: report,
+                                              bulkLoadMinimum: bulkLoadMinimum).run(sync)
             case .syncUp:
                 let task = SyncUpTask(store: store, syncs: syncs, remote: remote, checkAccepting: check, report: report,
                                       requestConcurrency: requestConcurrency)
