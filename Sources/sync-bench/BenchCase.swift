@@ -31,6 +31,8 @@ struct BenchCase: AsyncParsableCommand {
     @Option var mode: SyncUpTarget.Mode = .collection
     @Option var merge: MergeMode?
     @Option var requestConcurrency = SyncManager.defaultRequestConcurrency
+    @Flag(help: "Before a sync down, add the TUI's list index (LastName under smartstore_text), as a sync run from the TUI has.")
+    var listIndex = false
 
     static let downSyncName = "benchSyncDown"
 
@@ -72,6 +74,7 @@ struct BenchCase: AsyncParsableCommand {
 
     private func downSync(_ definitions: BenchDefinitions, _ session: BenchSession, name: String, expected: Int?) async throws -> JSONObject {
         let store = try definitions.openStore(try requiredStore())
+        if listIndex { try store.ensureTextSortIndex(soup: BenchDefinitions.soup, path: "LastName") }
         let manager = try SyncManager(store: store, remote: ForceClientRemote(client: session.client))
         session.requests.reset()
         let start = ContinuousClock.now

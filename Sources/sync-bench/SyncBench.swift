@@ -73,6 +73,12 @@ struct BenchRun: AsyncParsableCommand {
             table.add(name: "sync down (engine + store)", n: size, result: sync, baseline: raw,
                       goal: size >= 100_000 ? .under(seconds: 10) : nil)
             guard size == downSizes.max() else { continue }
+            // A first sync run from the TUI: its list index (under the smartstore_text collation) exists.
+            let listed = try runCase([
+                "down-sync", "--url", server.url, "--ca", server.caFile, "--config", config, "--n", "\(size)",
+                "--store", "\(directory)/down-\(size)-listed.sqlite", "--list-index",
+            ])
+            table.add(name: "sync down, TUI list index present", n: size, result: listed, baseline: raw)
             let changed = max(1, Int(Double(size) * changedShare))
             try await changeOnServer(server, count: changed)
             let resync = try runCase(arguments("down-resync", n: changed))
