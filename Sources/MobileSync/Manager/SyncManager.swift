@@ -25,7 +25,7 @@ public actor SyncManager {
     /// The default of `requestConcurrency`; a transport should keep at least this many connections.
     public static let defaultRequestConcurrency = 8
     /// A sync down into empty soups that expects at least this many records builds their indexes
-    /// once at the end (`SoupBulkLoad`) rather than record by record: 2 s of 10 for 100k contacts.
+    /// once at the end (`SoupBulkLoad`) rather than record by record: about 4 s of 10 for 100k contacts.
     public var bulkLoadMinimum: Int
     public static let defaultBulkLoadMinimum = 10_000
     public private(set) var state: State = .acceptingSyncs
