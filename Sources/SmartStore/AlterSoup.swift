@@ -79,21 +79,15 @@ struct AlterSoupOperation {
                     if recorded?.next != current { return (id, recorded) }
                 }
                 try perform(current, db)
-                let now = SmartStore.currentTimeMillis()
                 if current == .renameOldSoupTable {
-                    try db.execute(
-                        sql: """
-                            INSERT INTO long_operations_status (type, details, status, created, lastModified)
-                            VALUES (?, ?, ?, ?, ?)
-                            """,
-                        arguments: [Self.type, JSONWriter.string(.object(details)), current.rawValue, now, now])
-                    return (db.lastInsertedRowID, current)
+                    let id = try SoupSchema.insertLongOperation(db, type: Self.type, details: details, status: current.rawValue)
+                    return (id, current)
                 } else if current == .dropOldTable {
                     try db.execute(sql: "DELETE FROM long_operations_status WHERE id = ?", arguments: [operationId])
                 } else {
                     try db.execute(
                         sql: "UPDATE long_operations_status SET status = ?, lastModified = ? WHERE id = ?",
-                        arguments: [current.rawValue, now, operationId])
+                        arguments: [current.rawValue, SmartStore.currentTimeMillis(), operationId])
                 }
                 return (operationId, current)
             }

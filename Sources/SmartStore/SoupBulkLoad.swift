@@ -66,14 +66,8 @@ extension SmartStore {
                 for (position, spec) in info.indexSpecs.enumerated() where !keeping.contains(spec.path) {
                     try transaction.db.execute(sql: "DROP INDEX IF EXISTS \(info.tableName)_\(position)_idx")
                 }
-                let now = Self.currentTimeMillis()
-                try transaction.db.execute(
-                    sql: """
-                        INSERT INTO long_operations_status (type, details, status, created, lastModified)
-                        VALUES (?, ?, ?, ?, ?)
-                        """,
-                    arguments: [SoupBulkLoad.operationType, JSONWriter.string(.object(["soupName": .string(soup)])),
-                                SoupBulkLoad.status, now, now])
+                _ = try SoupSchema.insertLongOperation(transaction.db, type: SoupBulkLoad.operationType,
+                                                       details: ["soupName": .string(soup)], status: SoupBulkLoad.status)
                 deferred.append(soup)
             }
             return deferred

@@ -1,3 +1,4 @@
+import ForceJSON
 import Foundation
 import GRDB
 
@@ -16,6 +17,15 @@ enum SoupSchema {
                 id INTEGER PRIMARY KEY AUTOINCREMENT, type TEXT, details TEXT, status TEXT,
                 created INTEGER, lastModified INTEGER);
             """)
+    }
+
+    /// Records a long operation (alterSoup, a bulk load) in `long_operations_status`; returns its id.
+    static func insertLongOperation(_ db: Database, type: String, details: JSONObject, status: String) throws -> Int64 {
+        let now = SmartStore.currentTimeMillis()
+        try db.execute(
+            sql: "INSERT INTO long_operations_status (type, details, status, created, lastModified) VALUES (?, ?, ?, ?, ?)",
+            arguments: [type, JSONWriter.string(.object(details)), status, now, now])
+        return db.lastInsertedRowID
     }
 
     static func hasMetaTables(_ db: Database) throws -> Bool {
