@@ -3,8 +3,8 @@ import SmartStore
 /// One sync at a time per store, across processes: a `FileLock` on `<store>.sync-lock`, which dies
 /// with its process.
 public final class SyncLock: Sendable {
-    public let path: String
     private let lock: FileLock
+    public var path: String { lock.path }
 
     /// The lock file next to a store.
     public static func path(forStore storePath: String) -> String { storePath + ".sync-lock" }
@@ -31,8 +31,5 @@ public final class SyncLock: Sendable {
         }
     }
 
-    private init(_ lock: FileLock) {
-        self.lock = lock
-        path = lock.path
-    }
+    private init(_ lock: FileLock) { self.lock = lock }
 }
