@@ -148,6 +148,7 @@ let package = Package(
             dependencies: [
                 "MobileSync", "SmartStore", "ForceJSON", "ForceAPI", "LocalOrgProcess",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "PropertyBased", package: "swift-property-based"),
             ]),
         .testTarget(
             name: "TerminalUITests",

@@ -15,6 +15,8 @@ public enum MobileSyncError: Error, Equatable, Sendable, CustomStringConvertible
     case noFieldsSpecified(soup: String)
     case remote(SyncRemoteError)
     case store(String)
+    /// A record's local changes cannot be reverted; the message says why and what to do instead.
+    case cannotRevert(String)
 
     public var description: String {
         switch self {
@@ -46,6 +48,8 @@ public enum MobileSyncError: Error, Equatable, Sendable, CustomStringConvertible
             error.description
         case let .store(message):
             message
+        case let .cannotRevert(message):
+            "cannot revert: \(message)"
         }
     }
 }

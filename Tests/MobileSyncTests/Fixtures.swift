@@ -55,7 +55,15 @@ enum Records {
         return record
     }
 
+    /// A local edit as the app records it (`LocalEdit`: flags and the base of each changed field).
     static func edited(_ record: JSONObject, _ changes: JSONObject = [:], delete: Bool = false) -> JSONObject {
+        let edited = LocalEdit.updated(record, fields: changes) ?? record
+        return delete ? LocalEdit.deleted(edited) : edited
+    }
+
+    /// A local edit as a writer that keeps no base records it (an older forceterm, another SDK app):
+    /// the flags only.
+    static func editedWithoutBase(_ record: JSONObject, _ changes: JSONObject = [:], delete: Bool = false) -> JSONObject {
         var edited = record
         for (key, value) in changes { edited[key] = value }
         edited[LocalField.local] = true

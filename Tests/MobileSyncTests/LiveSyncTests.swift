@@ -147,7 +147,7 @@ struct LiveSyncTests {
         #expect(try live.local.documents("contacts").first?["AccountId"] == accounts.first?["Id"])
     }
 
-    @Test("A server edit then a local edit is a kept conflict (412); take the server's, then keep mine")
+    @Test("A server edit then a local edit of the same field is a kept conflict (412); take the server's, then keep mine")
     func conflictsBothWays() async throws {
         let live = try await LiveSync()
         defer { live.remove() }
@@ -177,13 +177,86 @@ struct LiveSyncTests {
         conflicted = try #require(try live.local.document("contacts", id: id))
         #expect(conflicted.hasConflict)
         try resolver.keepLocal(entryId: try #require(conflicted.soupEntryId))
-        // Another server edit after the choice was made: keep mine still wins, unconditionally.
+        // Another user changes another field after the choice: both changes survive.
+        try await LiveSync.nextSecond()
+        try live.server.command(["edit", "Contact", id, "Department=Physics"])
+        try await live.syncAll()
+        let server = try #require(try await live.serverRecords("SELECT Title, Department FROM Contact").first)
+        #expect(server["Title"] == "Mine again" && server["Department"] == "Physics")
+        let resolved = try #require(try live.local.document("contacts", id: id))
+        #expect(!resolved.hasConflict && !resolved.isDirty && resolved["Title"] == "Mine again" && resolved["Department"] == "Physics")
+
+        // Kept mine, and then another user changes that same field again: a new conflict, not a silent overwrite.
         try await LiveSync.nextSecond()
         try live.server.command(["edit", "Contact", id, "Title=Server a third time"])
+        try live.saveLocally(Records.edited(resolved, ["Title": "Mine a third time"]), in: "contacts")
+        _ = try await live.manager.reSync(name: "syncUpContacts")
+        let third = try #require(try live.local.document("contacts", id: id))
+        try resolver.keepLocal(entryId: try #require(third.soupEntryId))
+        try await LiveSync.nextSecond()
+        try live.server.command(["edit", "Contact", id, "Title=Server a fourth time"])
+        _ = try await live.manager.reSync(name: "syncUpContacts")
+        #expect(try ConflictResolver(store: live.local.store, soupName: "contacts").conflicts().first?.fields.map(\.name) == ["Title"])
+        #expect(try await live.serverRecords("SELECT Title FROM Contact").first?["Title"] == "Server a fourth time")
+    }
+
+    @Test("Keep mine writes only the fields in conflict: a field only the server changed keeps the server's value")
+    func keepMineWritesOnlyTheConflictingFields() async throws {
+        let live = try await LiveSync()
+        defer { live.remove() }
+        let id = try await live.createOnServer("Contact", ["LastName": "Meitner", "Title": "Original", "Department": "Chemistry"])
+        try await live.syncDown()
+        try await LiveSync.nextSecond()
+        try live.server.command(["edit", "Contact", id, "Title=Theirs", "Department=Physics"])
+        try live.saveLocally(Records.edited(try #require(try live.local.document("contacts", id: id)), ["Title": "Mine"]), in: "contacts")
         try await live.syncAll()
-        #expect(try await live.serverRecords("SELECT Title FROM Contact").first?["Title"] == "Mine again")
-        let resolved = try #require(try live.local.document("contacts", id: id))
-        #expect(!resolved.hasConflict && !resolved.isDirty && resolved["Title"] == "Mine again")
+        let conflicted = try #require(try live.local.document("contacts", id: id))
+        #expect(conflicted["Department"] == "Physics", "taken from the server while the Title waits")
+        try ConflictResolver(store: live.local.store, soupName: "contacts").keepLocal(entryId: try #require(conflicted.soupEntryId))
+        try await live.syncAll()
+        let server = try #require(try await live.serverRecords("SELECT Title, Department FROM Contact").first)
+        #expect(server["Title"] == "Mine" && server["Department"] == "Physics")
+    }
+
+    @Test("Edit, sync up only, edit again, sync: no conflict with my own earlier write")
+    func noConflictWithOneself() async throws {
+        let live = try await LiveSync()
+        defer { live.remove() }
+        let id = try await live.createOnServer("Contact", ["LastName": "Franklin", "Title": "Original"])
+        try await live.syncDown()
+        try await LiveSync.nextSecond()
+        try live.saveLocally(Records.edited(try #require(try live.local.document("contacts", id: id)), ["Title": "First"]), in: "contacts")
+        try await live.syncUp()
+        try await LiveSync.nextSecond()
+        try live.saveLocally(Records.edited(try #require(try live.local.document("contacts", id: id)), ["Title": "Second"]), in: "contacts")
+        try await live.syncAll()
+        let record = try #require(try live.local.document("contacts", id: id))
+        #expect(!record.hasConflict && !record.isDirty && record["Title"] == "Second")
+        #expect(try await live.serverRecords("SELECT Title FROM Contact").first?["Title"] == "Second")
+    }
+
+    @Test("An edit saved while its update is on its way is sent by the next sync, not lost")
+    func anEditDuringTheSyncIsKept() async throws {
+        let live = try await LiveSync()
+        defer { live.remove() }
+        let id = try await live.createOnServer("Contact", ["LastName": "Noether", "Title": "Original"])
+        try await live.syncDown()
+        try live.saveLocally(Records.edited(try #require(try live.local.document("contacts", id: id)), ["Title": "First"]), in: "contacts")
+        let store = live.local.store
+        // The edit lands after the server has applied "First" and before the answer is recorded.
+        let remote = SteppedRemote(remote: ForceClientRemote(client: live.client), afterCall: { _ in
+            guard let record = try? store.query(.exact("contacts", path: "Id", matchKey: .string(id))).first?.objectValue,
+                  let edited = LocalEdit.updated(record, fields: ["Title": "Second"]), let entryId = record.soupEntryId else { return }
+            _ = try? store.update(edited, id: entryId, in: "contacts")
+        })
+        let manager = try SyncManager(store: store, remote: remote)
+        for name in LiveSync.syncOrder { _ = try await manager.reSync(name: name) }
+        let afterFirst = try #require(try live.local.document("contacts", id: id))
+        #expect(afterFirst["Title"] == "Second" && afterFirst.isDirty && !afterFirst.hasConflict)
+        #expect(try await live.serverRecords("SELECT Title FROM Contact").first?["Title"] == "First")
+        try await live.syncAll()
+        #expect(try await live.serverRecords("SELECT Title FROM Contact").first?["Title"] == "Second")
+        #expect(try live.local.document("contacts", id: id)?.isDirty == false)
     }
 
     @Test("A local delete of a record changed on the server is refused (412) and kept as a conflict")

@@ -37,34 +37,91 @@ struct SyncDownStoreTests {
         #expect(LocalField.bookkeeping.allSatisfy { $0.hasPrefix("_") }, "the merge's fast check for engine-owned keys relies on it")
     }
 
-    @Test func leaveIfChangedKeepsLocalEditsAndOverwriteDiscardsThem() throws {
+    /// Beyond the SDK: a sync down never discards a local change, in either merge mode. With a
+    /// recorded base the server's copy is merged field by field; without one the record is left alone.
+    @Test(arguments: [MergeMode.overwrite, .leaveIfChanged])
+    func aRecordWithLocalChangesIsMergedFieldByFieldInEitherMode(mode: MergeMode) throws {
         let fixture = try SyncStore()
-        _ = try save([Records.contact("003A", last: "Ada"), Records.contact("003B", last: "Bob")], .overwrite, fixture)
-        for id in ["003A", "003B"] {
-            let record = try #require(try fixture.document("contacts", id: id))
-            _ = try fixture.store.upsert(Records.edited(record, ["LastName": "Edited"]), in: "contacts")
-        }
-        let server = [Records.contact("003A", last: "Server", modified: "2024-06-01T00:00:00.000+0000"),
-                      Records.contact("003B", last: "Server", modified: "2024-06-01T00:00:00.000+0000")]
+        let original: JSONObject = ["Title": "Engineer", "Department": "R&D", "Email": "ada@example.com"]
+        _ = try save([Records.contact("003A", last: "Ada", extra: original), Records.contact("003B", last: "Bob", extra: original)],
+                     .overwrite, fixture)
+        let ada = try #require(try fixture.document("contacts", id: "003A"))
+        _ = try fixture.store.upsert(Records.edited(ada, ["Title": "Mine", "Email": "same@example.com"]), in: "contacts")
+        let bob = try #require(try fixture.document("contacts", id: "003B"))
+        _ = try fixture.store.upsert(Records.editedWithoutBase(bob, ["Title": "Mine"]), in: "contacts")
+        let later = "2024-06-01T00:00:00.000+0000"
+        let server = [
+            Records.contact("003A", last: "Ada", modified: later,
+                            extra: ["Title": "Theirs", "Department": "Sales", "Email": "same@example.com"]),
+            Records.contact("003B", last: "Bob", modified: later, extra: ["Title": "Theirs", "Department": "Sales", "Email": "ada@example.com"]),
+        ]
+        let result = try save(server, mode, fixture)
+        #expect(result.saved == 1 && result.merged == 1 && result.conflicts == 1 && result.skippedDirty == 1)
 
-        let kept = try save(server, .leaveIfChanged, fixture)
-        #expect(kept.saved == 0 && kept.skippedDirty == 2)
-        #expect(try fixture.document("contacts", id: "003A")?["LastName"] == "Edited")
-        #expect(try fixture.document("contacts", id: "003A")?.isDirty == true)
+        let merged = try #require(try fixture.document("contacts", id: "003A"))
+        #expect(merged["Department"] == "Sales", "changed only on the server: taken")
+        #expect(merged["Title"] == "Mine", "changed on both sides: mine is kept, as a conflict of that field")
+        #expect(merged["Email"] == "same@example.com" && merged.baseValues?["Email"] == nil, "the same change on both sides: settled")
+        #expect(merged["LastModifiedDate"]?.stringValue == later, "the next write is conditional on the version merged")
+        let conflict = try #require(RecordConflict(merged[LocalField.conflict]))
+        #expect(conflict.fields == ["Title"] && conflict.base == ["Title": "Engineer"] && conflict.server?["Title"] == "Theirs")
+        #expect(merged.baseValues == ["Title": "Theirs"], "the base is now the server's version")
+        #expect(merged.isDirty && merged[LocalField.syncId] == 7)
 
-        _ = try save(server, .overwrite, fixture)
-        let overwritten = try #require(try fixture.document("contacts", id: "003A"))
-        #expect(overwritten["LastName"] == "Server" && !overwritten.isDirty)
+        let untouched = try #require(try fixture.document("contacts", id: "003B"))
+        #expect(untouched["Title"] == "Mine" && untouched["Department"] == "R&D" && untouched.isDirty && !untouched.hasConflict,
+                "without a recorded base the record is left as it is")
     }
 
-    @Test func overwriteBringsBackALocallyDeletedRecordAndLeavesLocalCreatesAlone() throws {
+    @Test func aMergeWhereTheServerChangedOnlyOtherFieldsLeavesMineToSendAndNoConflict() throws {
+        let fixture = try SyncStore()
+        _ = try save([Records.contact("003A", last: "Ada", extra: ["Title": "Engineer", "Department": "R&D"])], .overwrite, fixture)
+        let ada = try #require(try fixture.document("contacts", id: "003A"))
+        _ = try fixture.store.upsert(Records.edited(ada, ["Title": "Mine"]), in: "contacts")
+        let result = try save([Records.contact("003A", last: "Ada", modified: "2024-06-01T00:00:00.000+0000",
+                                               extra: ["Title": "Engineer", "Department": "Sales"])], .leaveIfChanged, fixture)
+        #expect(result.merged == 1 && result.conflicts == 0)
+        let merged = try #require(try fixture.document("contacts", id: "003A"))
+        #expect(merged["Title"] == "Mine" && merged["Department"] == "Sales" && merged.isDirty && !merged.hasConflict)
+        #expect(merged.baseValues == ["Title": "Engineer"])
+    }
+
+    @Test func aServerCopyOfTheVersionAlreadyHeldLeavesALocalChangeAsItIs() throws {
+        let fixture = try SyncStore()
+        _ = try save([Records.contact("003A", last: "Ada", extra: ["Title": "Engineer"])], .overwrite, fixture)
+        let ada = try #require(try fixture.document("contacts", id: "003A"))
+        let edited = Records.edited(ada, ["Title": "Mine"])
+        _ = try fixture.store.upsert(edited, in: "contacts")
+        let result = try save([Records.contact("003A", last: "Ada", extra: ["Title": "Engineer"])], .leaveIfChanged, fixture)
+        #expect(result.merged == 0 && result.skippedDirty == 1)
+        let stored = try #require(try fixture.document("contacts", id: "003A"))
+        #expect(stored["Title"] == "Mine" && stored.baseValues == ["Title": "Engineer"])
+    }
+
+    @Test func ourOwnWriteWhoseAnswerWasLostIsNotAnotherUsersChange() throws {
+        let fixture = try SyncStore()
+        _ = try save([Records.contact("003A", last: "Ada", extra: ["Title": "Engineer"])], .overwrite, fixture)
+        let ada = try #require(try fixture.document("contacts", id: "003A"))
+        // Sent "First" (the answer was lost), then edited again to "Second".
+        _ = try fixture.store.upsert(Records.edited(Records.edited(ada, ["Title": "First"]), ["Title": "Second"]), in: "contacts")
+        var writer = DownloadedRecordWriter(soupName: "contacts", mergeMode: .leaveIfChanged, syncId: 7)
+        writer.ownWrites = [try #require(ada.soupEntryId): ["Title": "First"]]
+        let server = Records.contact("003A", last: "Ada", modified: "2024-06-01T00:00:00.000+0000", extra: ["Title": "First"])
+        let result = try fixture.store.write { try writer.save([server], in: $0) }
+        #expect(result.conflicts == 0)
+        let stored = try #require(try fixture.document("contacts", id: "003A"))
+        #expect(stored["Title"] == "Second" && stored.baseValues == ["Title": "First"] && !stored.hasConflict)
+    }
+
+    @Test(arguments: [MergeMode.overwrite, .leaveIfChanged])
+    func aLocalDeleteSurvivesASyncDownAndLocalCreatesAreLeftAlone(mode: MergeMode) throws {
         let fixture = try SyncStore()
         _ = try save([Records.contact("003A", last: "Ada")], .overwrite, fixture)
         let record = try #require(try fixture.document("contacts", id: "003A"))
         _ = try fixture.store.upsert(Records.edited(record, delete: true), in: "contacts")
         _ = try fixture.store.create(Records.created("local_1", fields: ["LastName": "New"]), in: "contacts")
-        _ = try save([Records.contact("003A", last: "Ada")], .overwrite, fixture)
-        #expect(try fixture.document("contacts", id: "003A")?.isLocallyDeleted == false)
+        _ = try save([Records.contact("003A", last: "Ada", modified: "2024-06-01T00:00:00.000+0000")], mode, fixture)
+        #expect(try fixture.document("contacts", id: "003A")?.isLocallyDeleted == true, "the SDK's OVERWRITE would bring it back")
         #expect(try fixture.document("contacts", id: "local_1")?.isLocallyCreated == true)
         #expect(try fixture.documents("contacts").count == 2)
     }

@@ -57,11 +57,13 @@ struct SyncUpStoreTests {
         let target = SyncUpTarget(createFieldlist: ["FirstName", "LastName", "Id", "LastModifiedDate"], updateFieldlist: ["FirstName"])
         let plan = try plan(fixture, target: target)
         #expect(plan.writes[1].write == .create(sobjectType: "Contact", fields: ["FirstName": "Nova", "LastName": "New"]))
-        #expect(plan.writes[2].write == .update(sobjectType: "Contact", id: "0032", fields: ["FirstName": .null],
-                                                ifUnmodifiedSince: SalesforceTimestamp.parse("2024-05-01T10:00:00.000+0000"))
-                || plan.writes[2].write == .update(sobjectType: "Contact", id: "0032", fields: [:],
-                                                   ifUnmodifiedSince: SalesforceTimestamp.parse("2024-05-01T10:00:00.000+0000")),
-                "a field the record lacks is omitted")
+        #expect(plan.writes.count == 2 && plan.unchanged.count == 1,
+                "the update changed only LastName, which its list leaves out: nothing to send, and it is settled locally")
+        let legacy = try SyncStore()
+        _ = try legacy.store.create(Records.editedWithoutBase(Records.contact("0032", last: "C2"), ["LastName": "Changed"]), in: "contacts")
+        #expect(try self.plan(legacy, target: target).writes.map(\.write) == [
+            .update(sobjectType: "Contact", id: "0032", fields: [:], ifUnmodifiedSince: SalesforceTimestamp.parse("2024-05-01T10:00:00.000+0000")),
+        ], "without a recorded base every listed field is sent, as the SDK does; a field the record lacks is omitted")
         let onlyOptions = try self.plan(fixture, target: SyncUpTarget(), fieldlist: ["LastName"])
         #expect(onlyOptions.writes[1].write == .create(sobjectType: "Contact", fields: ["LastName": "New"]))
         #expect(throws: MobileSyncError.noFieldsSpecified(soup: "contacts")) { try self.plan(fixture, fieldlist: nil) }
@@ -117,41 +119,46 @@ struct SyncUpStoreTests {
         let accountWrite = try #require(try accountPlanner.plan(try dirty(fixture, soup: "accounts"), serverIds: [:]).writes.first)
         let recorder = SyncUpRecorder(soupName: "accounts", target: SyncUpTarget(), mergeMode: .overwrite)
         var summary = SyncUpSummary()
-        try fixture.store.write { try recorder.apply(.success(id: "001SERVER"), to: accountWrite, serverValues: nil, now: 1, summary: &summary, in: $0) }
+        try fixture.store.write { _ = try recorder.apply(.success(id: "001SERVER"), to: accountWrite, serverValues: nil, now: 1, summary: &summary, in: $0) }
         #expect(try fixture.document("accounts", id: "001SERVER")?.isDirty == false)
 
         let after = try plan(fixture)
         #expect(after.writes.map(\.write) == [.create(sobjectType: "Contact", fields: ["LastName": "Child", "AccountId": "001SERVER"])])
     }
 
-    @Test func aRefusedConditionalUpdateBecomesAConflictThatKeepsLocalChanges() throws {
+    @Test func aRefusedConditionalUpdateOfAFieldTheServerAlsoChangedIsAConflictOfThatField() throws {
         let fixture = try mixedStore()
         let plan = try plan(fixture)
         let update = plan.writes[2]
         let recorder = SyncUpRecorder(soupName: "contacts", target: SyncUpTarget(), mergeMode: .leaveIfChanged)
         var summary = SyncUpSummary()
         let server = Records.contact("0032", last: "Changed on the server", modified: "2024-07-01T00:00:00.000+0000")
-        try fixture.store.write { try recorder.apply(.preconditionFailed, to: update, serverValues: server, now: 99, summary: &summary, in: $0) }
-        #expect(summary.conflicts == 1)
+        let again = try fixture.store.write {
+            try recorder.apply(.preconditionFailed, to: update, serverValues: server, now: 99, summary: &summary, in: $0)
+        }
+        #expect(summary.conflicts == 1 && again.isEmpty)
         let record = try #require(try fixture.document("contacts", id: "0032"))
         #expect(record["LastName"] == "Changed" && record.isDirty, "local changes are kept")
         #expect(record[LocalField.conflict]?["server"]?["LastName"] == "Changed on the server")
+        #expect(RecordConflict(record[LocalField.conflict])?.fields == ["LastName"])
 
         #expect(try self.plan(fixture).awaitingResolution.count == 1, "not sent again until resolved")
         let resolver = ConflictResolver(store: fixture.store, soupName: "contacts")
         let conflicts = try resolver.conflicts()
         #expect(conflicts.count == 1 && conflicts[0].server?["LastName"] == "Changed on the server")
+        #expect(conflicts[0].fields == [ConflictField(name: "LastName", base: "C2", mine: "Changed", server: "Changed on the server")])
 
         try resolver.keepLocal(entryId: conflicts[0].entryId)
         let kept = try #require(try fixture.document("contacts", id: "0032"))
         #expect(kept["LastName"] == "Changed" && kept.isDirty && !kept.hasConflict)
-        #expect(kept["LastModifiedDate"] == "2024-07-01T00:00:00.000+0000" && kept.overwritesServer)
+        #expect(kept["LastModifiedDate"] == "2024-07-01T00:00:00.000+0000" && !kept.overwritesServer)
         let resent = try #require(try self.plan(fixture).writes.first { $0.recordId == "0032" })
-        #expect(resent.write == .update(sobjectType: "Contact", id: "0032", fields: ["LastName": "Changed"], ifUnmodifiedSince: nil),
-                "keep mine writes unconditionally")
-        try fixture.store.write { try recorder.apply(.success(id: nil), to: resent, serverValues: nil, now: 100, summary: &summary, in: $0) }
+        #expect(resent.write == .update(sobjectType: "Contact", id: "0032", fields: ["LastName": "Changed"],
+                                        ifUnmodifiedSince: SalesforceTimestamp.parse("2024-07-01T00:00:00.000+0000")),
+                "keep mine sends my value, conditional on the server version the conflict showed")
+        try fixture.store.write { _ = try recorder.apply(.success(id: nil), to: resent, serverValues: nil, now: 100, summary: &summary, in: $0) }
         let written = try #require(try fixture.document("contacts", id: "0032"))
-        #expect(!written.isDirty && !written.overwritesServer, "once written, later edits are conditional again")
+        #expect(!written.isDirty && written["LastModifiedDate"] == .null, "once written, the server's new date is unknown until read")
     }
 
     @Test func keepingMineOverARecordTheServerDeletedSinceCreatesItAgain() throws {
@@ -159,13 +166,12 @@ struct SyncUpStoreTests {
         let update = try plan(fixture).writes[2]
         let recorder = SyncUpRecorder(soupName: "contacts", target: SyncUpTarget(), mergeMode: .leaveIfChanged)
         var summary = SyncUpSummary()
-        let server = Records.contact("0032", last: "Changed on the server", modified: "2024-07-01T00:00:00.000+0000")
-        try fixture.store.write { try recorder.apply(.preconditionFailed, to: update, serverValues: server, now: 99, summary: &summary, in: $0) }
+        try fixture.store.write { _ = try recorder.apply(.notFound, to: update, serverValues: nil, now: 99, summary: &summary, in: $0) }
+        #expect(try ConflictResolver(store: fixture.store, soupName: "contacts").conflict(entryId: update.entryId)?.kind == .deletedOnServer)
         try ConflictResolver(store: fixture.store, soupName: "contacts").keepLocal(entryId: update.entryId)
-        let resent = try #require(try self.plan(fixture).writes.first { $0.recordId == "0032" })
-        try fixture.store.write { try recorder.apply(.notFound, to: resent, serverValues: nil, now: 100, summary: &summary, in: $0) }
         let recreated = try #require(try fixture.documents("contacts").first { $0["LastName"] == "Changed" })
-        #expect(recreated.isLocallyCreated && recreated["Id"] == nil && !recreated.hasConflict && summary.recreated == 1)
+        #expect(recreated.isLocallyCreated && recreated["Id"] == nil && !recreated.hasConflict)
+        #expect(try self.plan(fixture).writes.contains { $0.entryId == update.entryId && $0.action == .create })
     }
 
     @Test func takingTheServersValuesDropsLocalChanges() throws {
@@ -174,10 +180,10 @@ struct SyncUpStoreTests {
         let recorder = SyncUpRecorder(soupName: "contacts", target: SyncUpTarget(), mergeMode: .leaveIfChanged)
         var summary = SyncUpSummary()
         let server = Records.contact("0032", last: "Server wins", modified: "2024-07-01T00:00:00.000+0000")
-        try fixture.store.write { try recorder.apply(.preconditionFailed, to: update, serverValues: server, now: 99, summary: &summary, in: $0) }
+        try fixture.store.write { _ = try recorder.apply(.preconditionFailed, to: update, serverValues: server, now: 99, summary: &summary, in: $0) }
         try ConflictResolver(store: fixture.store, soupName: "contacts").takeServer(entryId: update.entryId)
         let record = try #require(try fixture.document("contacts", id: "0032"))
-        #expect(record["LastName"] == "Server wins" && !record.isDirty && !record.hasConflict)
+        #expect(record["LastName"] == "Server wins" && !record.isDirty && !record.hasConflict && record[LocalField.base] == nil)
     }
 
     @Test func outcomesFollowTheSDKForDeletesErrorsAndRecreates() throws {

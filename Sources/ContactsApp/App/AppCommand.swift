@@ -1,3 +1,5 @@
+import MobileSync
+
 /// The tabs of the main screen.
 public enum AppTab: String, Sendable, CaseIterable, Hashable {
     case contacts, accounts, syncs, inspector

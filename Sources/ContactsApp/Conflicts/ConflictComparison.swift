@@ -1,27 +1,36 @@
 import ForceJSON
+import MobileSync
 
-/// A conflicted record's two versions, field by field, for the detail pane: what this laptop holds
-/// and what the server held when sync up was refused. Built from the record alone, so it works
-/// offline.
+/// A conflicted record's versions, field by field, for the detail pane: what this laptop holds,
+/// what the server held when the conflict was found, and for the fields both sides changed, the
+/// value they had before (the base). Built from the record alone, so it works offline.
 public struct ConflictComparison: Sendable, Equatable {
     /// One field's value on each side.
     public struct Row: Sendable, Equatable {
         public let field: String
         public let local: String
         public let server: String
+        /// The value before either change, for a conflicting field whose base is known.
+        public let base: String?
+        /// Both sides changed this field to different values: what `c` settles.
+        public let conflicting: Bool
         public var differs: Bool { local != server }
     }
 
     public let rows: [Row]
     /// The server had deleted the record: there is no server version to show.
     public let deletedOnServer: Bool
+    /// The record was deleted here and changed on the server.
+    public let deletedHere: Bool
 
     /// `nil` when `record` has no conflict. `fields` come first, in order; any other field either
     /// side has follows, so nothing the server sent is hidden.
     public init?(record: LocalRecord, fields: [String]) {
-        guard record.hasConflict else { return nil }
-        let server = record.document[LocalFlag.conflict]?["server"]?.objectValue
-        deletedOnServer = server == nil
+        guard let conflict = SyncConflict(record: record.document, soupName: "") else { return nil }
+        let server = conflict.server
+        deletedOnServer = conflict.kind == .deletedOnServer
+        deletedHere = conflict.kind == .deletedHere
+        let conflicting = Dictionary(conflict.fields.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         var names = fields
         var seen = Set(fields)
         for key in record.document.keys where !seen.contains(key) && !Self.isBookkeeping(key) {
@@ -32,12 +41,19 @@ public struct ConflictComparison: Sendable, Equatable {
             names.append(key)
             seen.insert(key)
         }
+        let wholeRecord = conflicting.isEmpty
         rows = names.compactMap { name in
             let local = record.string(name)
             let theirs = server.map { LocalRecord.text($0[name]) } ?? ""
-            return local.isEmpty && theirs.isEmpty ? nil : Row(field: name, local: local, server: theirs)
+            guard !local.isEmpty || !theirs.isEmpty else { return nil }
+            let field = conflicting[name]
+            return Row(field: name, local: local, server: theirs, base: field?.base.map { LocalRecord.text($0) },
+                       conflicting: field != nil || (wholeRecord && local != theirs))
         }
     }
+
+    /// The fields both sides changed (for a whole-record conflict, every field that differs).
+    public var conflictingFields: [String] { rows.filter(\.conflicting).map(\.field) }
 
     /// How many fields differ between the two versions.
     public var differingCount: Int { rows.filter(\.differs).count }
@@ -46,12 +62,4 @@ public struct ConflictComparison: Sendable, Equatable {
     public static func isBookkeeping(_ key: String) -> Bool {
         key == "attributes" || key.hasPrefix("_soup") || key.hasPrefix("__")
     }
-}
-
-/// How the user settles a conflict.
-public enum ConflictChoice: Sendable, Hashable {
-    /// Keep mine: the local values are written on the next sync, whatever the server holds then.
-    case keepMine
-    /// Take the server's: the local changes are dropped and the server's values kept.
-    case takeServer
 }

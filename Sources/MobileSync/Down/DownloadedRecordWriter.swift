@@ -1,15 +1,24 @@
 import ForceJSON
 import SmartStore
 
-/// Saves records fetched from the server into a soup, inside the caller's transaction, with the
-/// SDK's merge modes. Beyond the SDK: the dirty check happens per record in the same transaction as
-/// the write (an edit made while the sync runs is never overwritten under LEAVE_IF_CHANGED), fields
-/// only the local copy has survive, and records of the boundary second already held are skipped.
+/// Saves records fetched from the server into a soup, inside the caller's transaction. Beyond the
+/// SDK: a record with local changes is never overwritten, in either merge mode — the check happens
+/// per record in the same transaction as the write, so an edit made while the sync runs counts —
+/// and it is merged field by field against the base of its changes (`FieldMerge`): the server's
+/// changes of other fields are taken, a field both sides changed becomes a conflict of that field.
+/// A record with local changes but no recorded base, a local delete, or a conflict is left alone.
+/// Fields only the local copy has survive, and records of the boundary second already held are
+/// skipped.
 public struct DownloadedRecordWriter: Sendable {
     public struct Result: Sendable, Equatable {
         public var saved = 0
-        /// Left alone because they have local changes (LEAVE_IF_CHANGED).
+        /// Left alone because of local changes: deleted here, in conflict, or changed by a writer
+        /// that recorded no base.
         public var skippedDirty = 0
+        /// Records with local changes the server's copy was merged into (counted in `saved`).
+        public var merged = 0
+        /// Of those, the ones where both sides changed a field to different values.
+        public var conflicts = 0
         /// Already held with the same modification time (the `>=` boundary of an incremental sync).
         public var skippedUnchanged = 0
 
@@ -21,6 +30,9 @@ public struct DownloadedRecordWriter: Sendable {
     public var modificationDateFieldName: String
     public var mergeMode: MergeMode
     public var syncId: Int64
+    /// Values this laptop sent whose answers were lost (`WriteJournal`), by entry id: the server
+    /// holding one of them is our own write when merging.
+    public var ownWrites: [Int64: JSONObject] = [:]
 
     public init(soupName: String, idFieldName: String = "Id", modificationDateFieldName: String = "LastModifiedDate",
                 mergeMode: MergeMode, syncId: Int64) {
@@ -55,8 +67,16 @@ public struct DownloadedRecordWriter: Sendable {
             }
             let existing = written[id].map { writes[$0] } ?? stored[id]
             if let existing {
-                if existing.isDirty || existing.hasConflict, mergeMode == .leaveIfChanged {
-                    result.skippedDirty += 1
+                if existing.isDirty || existing.hasConflict {
+                    guard let merged = mergeLocalChanges(into: existing, server: record, now: transaction.now, result: &result) else {
+                        result.skippedDirty += 1
+                        continue
+                    }
+                    if let index = written[id] { writes[index] = merged } else {
+                        written[id] = writes.count
+                        writes.append(merged)
+                    }
+                    result.saved += 1
                     continue
                 }
                 if let boundary, !existing.isDirty,
@@ -79,6 +99,24 @@ public struct DownloadedRecordWriter: Sendable {
         }
         try transaction.upsert(contentsOf: writes, in: soupName)
         return result
+    }
+
+    /// A record with local changes with the server's copy merged in, field by field; `nil` when it
+    /// is left as it is: deleted or created here, in conflict, without a recorded base, or the
+    /// server's copy is the version the base already is.
+    private func mergeLocalChanges(into local: JSONObject, server: JSONObject, now: Int64, result: inout Result) -> JSONObject? {
+        guard !local.hasConflict, !local.isLocallyDeleted, !local.isLocallyCreated, local.baseValues != nil else { return nil }
+        if let known = local[modificationDateFieldName]?.stringValue.flatMap(SalesforceTimestamp.parse),
+           server[modificationDateFieldName]?.stringValue.flatMap(SalesforceTimestamp.parse) == known {
+            return nil
+        }
+        let merge = FieldMerge(idFieldName: idFieldName, modificationDateFieldName: modificationDateFieldName)
+        let outcome = merge.merge(local: local, server: server, own: local.soupEntryId.flatMap { ownWrites[$0] } ?? [:], now: now)
+        var merged = outcome.record
+        merged[LocalField.syncId] = .int(syncId)
+        result.merged += 1
+        if !outcome.conflictingFields.isEmpty { result.conflicts += 1 }
+        return merged
     }
 
     /// The soup's entries with these ids, by id, read 500 ids per query. Two entries with one id
@@ -121,7 +159,7 @@ public struct DownloadedRecordWriter: Sendable {
 
     /// Keys a sync down never takes from the server: the engine's bookkeeping and SmartStore's own.
     /// Every one of them starts with "_", so other keys (nearly all) cost no hashing here.
-    private static func isEngineOwned(_ key: String) -> Bool {
+    static func isEngineOwned(_ key: String) -> Bool {
         key.hasPrefix("_") && (LocalField.bookkeeping.contains(key) || key.hasPrefix("_soup"))
     }
 

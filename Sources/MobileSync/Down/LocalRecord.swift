@@ -17,11 +17,18 @@ public enum LocalField {
     /// Beyond the SDK: "keep mine" settled a conflict, so the next sync up writes without a
     /// precondition and a server delete since then is answered by creating the record again.
     public static let overwriteServer = "__overwrite_server__"
+    /// Beyond the SDK: the base of a record's local changes, `{field: value}` — the server's value,
+    /// as last seen, of each field changed here since. Every other field's base is its current
+    /// value, so a clean record carries none and a sync down writes none. See docs/mobilesync.md,
+    /// "Field-level merge".
+    public static let base = "__base__"
 
     public static let localIdPrefix = "local_"
 
     /// Fields the engine owns; a sync down never takes them from the server copy.
-    static let bookkeeping: Set<String> = [local, locallyCreated, locallyUpdated, locallyDeleted, lastError, syncId, conflict, createInFlight, overwriteServer]
+    static let bookkeeping: Set<String> = [
+        local, locallyCreated, locallyUpdated, locallyDeleted, lastError, syncId, conflict, createInFlight, overwriteServer, base,
+    ]
 
     /// Smart SQL that is true for a record with local changes, whichever way its flag was stored
     /// (JSON true through json1 is 1, a string index holds 'true', iOS wrote '1').
@@ -66,5 +73,14 @@ extension JSONObject {
         removeValue(forKey: LocalField.conflict)
         removeValue(forKey: LocalField.createInFlight)
         removeValue(forKey: LocalField.overwriteServer)
+        removeValue(forKey: LocalField.base)
+    }
+
+    /// The recorded base of the local changes (field → the server's value as last seen); empty
+    /// when no field has changed here, `nil` when the record is marked updated but was edited by
+    /// a writer that recorded no base (an older forceterm, or another SDK app).
+    var baseValues: JSONObject? {
+        if let recorded = self[LocalField.base]?.objectValue { return recorded }
+        return isLocallyUpdated && !isLocallyCreated ? nil : [:]
     }
 }

@@ -55,6 +55,12 @@ struct SyncDownTask: Sendable {
         let sorted = isSortedByModification(target)
         var countSaved = 0
         var newest = state.maxTimeStamp
+        // Values of ours whose answers were lost: merging must not mistake them for another user's.
+        let ownWrites = try store.read { transaction in
+            try Dictionary(uniqueKeysWithValues: Self.soups(of: target, soupName: state.soupName).map { soup in
+                (soup, try WriteJournal(soup: soup).lost(in: transaction).writes.mapValues(\.fields))
+            })
+        }
         while true {
             try await checkAccepting()
             let records = page.records
@@ -69,11 +75,12 @@ struct SyncDownTask: Sendable {
             async let following = next(continuation, target: target, since: boundary)
             try store.write { transaction in
                 for soup in Set(records.map(\.soup)).sorted() {
-                    let writer = DownloadedRecordWriter(
+                    var writer = DownloadedRecordWriter(
                         soupName: soup, idFieldName: target.idFieldName, modificationDateFieldName: target.modificationDateFieldName,
                         mergeMode: state.options.mergeMode, syncId: state.id)
+                    writer.ownWrites = ownWrites[soup] ?? [:]
                     try writeRecords(records.filter { $0.soup == soup }.map(\.record), writer: writer, target: target,
-                                     boundary: boundary, in: transaction)
+                                     ownWrites: ownWrites, boundary: boundary, in: transaction)
                 }
                 if sorted || reachedEnd { state.maxTimeStamp = newest }
                 if !reachedEnd, state.totalSize > 0, countSaved < state.totalSize {
@@ -88,21 +95,30 @@ struct SyncDownTask: Sendable {
         return state
     }
 
-    /// Defers the indexes of the soups this target fills, when they are empty, keeping those the
-    /// writer looks records up by.
-    private func beginBulkLoad(_ target: SyncDownTarget, soupName: String) throws -> SoupBulkLoad? {
-        let soups: [(soup: String, idField: String)] = switch target.kind {
-        case .soql, .sosl, .mru: [(soupName, target.idFieldName)]
-        case .refresh: []  // refreshes records the soup already holds
+    /// The soups a target fills, with the id field of each.
+    static func soupsWithIdFields(of target: SyncDownTarget, soupName: String) -> [(soup: String, idField: String)] {
+        switch target.kind {
+        case .soql, .sosl, .mru, .refresh: [(soupName, target.idFieldName)]
         case let .parentChildren(spec): [(spec.parent.soupName, spec.parent.idFieldName), (spec.children.soupName, spec.children.idFieldName)]
         case let .briefcase(infos, _): infos.map { ($0.soupName, $0.idFieldName) }
         }
-        guard !soups.isEmpty else { return nil }
+    }
+
+    static func soups(of target: SyncDownTarget, soupName: String) -> [String] {
+        soupsWithIdFields(of: target, soupName: soupName).map(\.soup)
+    }
+
+    /// Defers the indexes of the soups this target fills, when they are empty, keeping those the
+    /// writer looks records up by.
+    private func beginBulkLoad(_ target: SyncDownTarget, soupName: String) throws -> SoupBulkLoad? {
+        // A refresh target refreshes records the soup already holds.
+        if case .refresh = target.kind { return nil }
+        let soups = Self.soupsWithIdFields(of: target, soupName: soupName)
         return try store.beginBulkLoad(soups: soups.map(\.soup), keeping: Set(soups.map(\.idField)))
     }
 
-    private func writeRecords(_ records: [JSONObject], writer: DownloadedRecordWriter, target: SyncDownTarget, boundary: Int64?,
-                              in transaction: StoreTransaction) throws {
+    private func writeRecords(_ records: [JSONObject], writer: DownloadedRecordWriter, target: SyncDownTarget,
+                              ownWrites: [String: [Int64: JSONObject]], boundary: Int64?, in transaction: StoreTransaction) throws {
         guard case let .parentChildren(spec) = target.kind else {
             _ = try writer.save(records, boundary: boundary, in: transaction)
             return
@@ -125,6 +141,7 @@ struct SyncDownTask: Sendable {
         childWriter.soupName = spec.children.soupName
         childWriter.idFieldName = spec.children.idFieldName
         childWriter.modificationDateFieldName = spec.children.modificationDateFieldName
+        childWriter.ownWrites = ownWrites[spec.children.soupName] ?? [:]
         _ = try childWriter.save(children, boundary: nil, in: transaction)
     }
 

@@ -17,17 +17,27 @@ public struct SyncUpSummary: Sendable, Equatable {
 }
 
 /// Applies the server's answers to the soup, inside the caller's transaction. Each record's new
-/// state is a pure function of its entry and its outcome, so a run that is killed and run again
-/// reaches the same end state.
+/// state is a pure function of its entry, the write as it was sent and the answer, so a run that is
+/// killed and run again reaches the same end state — and a record changed here while its write was
+/// on its way keeps the newer values, still to be sent.
 public struct SyncUpRecorder: Sendable {
     public var soupName: String
     public var target: SyncUpTarget
     public var mergeMode: MergeMode
+    /// The fields an update may send (the merge of a refused write takes the server's value of
+    /// every other field); `nil`: every field.
+    public var updateFields: [String]?
 
-    public init(soupName: String, target: SyncUpTarget, mergeMode: MergeMode) {
+    public init(soupName: String, target: SyncUpTarget, mergeMode: MergeMode, updateFields: [String]? = nil) {
         self.soupName = soupName
         self.target = target
         self.mergeMode = mergeMode
+        self.updateFields = updateFields
+    }
+
+    var fieldMerge: FieldMerge {
+        FieldMerge(idFieldName: target.idFieldName, modificationDateFieldName: target.modificationDateFieldName,
+                   updatableFields: updateFields.map(Set.init))
     }
 
     /// One write's answer from the server. `serverValues` is the server's copy for a refused
@@ -44,20 +54,21 @@ public struct SyncUpRecorder: Sendable {
         }
     }
 
-    /// Journals creates before they are sent: a record marked so whose answer was lost is
-    /// recognised on the next run (docs/mobilesync.md, "Creates and crashes"). The records are
-    /// read with one query and written in one batch (per record, the statements cost more than
-    /// the records: `make bench-sync`).
+    /// Journals creates before they are sent, with the values sent: a record marked so whose
+    /// answer was lost is recognised on the next run (docs/mobilesync.md, "Creates and crashes"),
+    /// even if it was edited since. The records are read with one query and written in one batch
+    /// (per record, the statements cost more than the records: `make bench-sync`).
     public func markCreatesInFlight(_ writes: [PlannedWrite], now: Int64, in transaction: StoreTransaction) throws {
         let creates = writes.filter { $0.action == .create || $0.action == .upsert }
         guard !creates.isEmpty else { return }
+        let sent = Dictionary(creates.map { ($0.entryId, $0.write.sentFields) }, uniquingKeysWith: { _, last in last })
         var journaled: [JSONObject] = []
         for var record in try transaction.retrieve(creates.map(\.entryId), from: soupName) {
             guard let entryId = record.soupEntryId else { continue }
             if record[target.idFieldName] == nil || record[target.idFieldName]?.isNull == true {
                 record[target.idFieldName] = .string(LocalField.localIdPrefix + String(entryId))
             }
-            record[LocalField.createInFlight] = .object(["sentAt": .int(now)])
+            record[LocalField.createInFlight] = .object(["sentAt": .int(now), "fields": .object(sent[entryId] ?? [:])])
             journaled.append(record)
         }
         if !journaled.isEmpty { _ = try transaction.upsert(journaled, in: soupName) }
@@ -65,18 +76,22 @@ public struct SyncUpRecorder: Sendable {
 
     /// Records one outcome. `serverValues` is the server's copy for a refused conditional write
     /// (`nil` when the server no longer has the record).
+    @discardableResult
     public func apply(
         _ outcome: RecordOutcome, to write: PlannedWrite, serverValues: JSONObject?, now: Int64,
         summary: inout SyncUpSummary, in transaction: StoreTransaction
-    ) throws {
+    ) throws -> Set<Int64> {
         try apply([Answer(outcome, to: write, serverValues: serverValues)], now: now, summary: &summary, in: transaction)
     }
 
     /// Records the answers of one request: the records are read with one query, each new state is
     /// decided in memory (in answer order, as one call per answer would), and the results are
-    /// written in one batch, with the new `local_` → server id pairs.
-    public func apply(_ answers: [Answer], now: Int64, summary: inout SyncUpSummary, in transaction: StoreTransaction) throws {
-        guard !answers.isEmpty else { return }
+    /// written in one batch, with the new `local_` → server id pairs. Returns the records to send
+    /// again in this run: their refused write merged cleanly with the server's changes, or (under
+    /// OVERWRITE) the server had deleted them and they are now creates.
+    @discardableResult
+    public func apply(_ answers: [Answer], now: Int64, summary: inout SyncUpSummary, in transaction: StoreTransaction) throws -> Set<Int64> {
+        guard !answers.isEmpty else { return [] }
         var current: [Int64: JSONObject] = [:]
         for record in try transaction.retrieve(Array(Set(answers.map(\.write.entryId))), from: soupName) {
             if let entryId = record.soupEntryId { current[entryId] = record }
@@ -84,6 +99,7 @@ public struct SyncUpRecorder: Sendable {
         var changedOrder: [Int64] = []
         var deleted: [Int64] = []
         var serverIds: [(localId: String, serverId: String)] = []
+        var resend: Set<Int64> = []
         for answer in answers {
             let entryId = answer.write.entryId
             guard let record = current[entryId] else { continue }
@@ -91,8 +107,9 @@ public struct SyncUpRecorder: Sendable {
             case .delete:
                 current.removeValue(forKey: entryId)
                 deleted.append(entryId)
-            case let .update(updated, createdId):
+            case let .update(updated, createdId, again):
                 if let createdId { serverIds.append(createdId) }
+                if again { resend.insert(entryId) }
                 current[entryId] = updated
                 if !changedOrder.contains(entryId) { changedOrder.append(entryId) }
             }
@@ -101,24 +118,46 @@ public struct SyncUpRecorder: Sendable {
         try LocalIdMap.record(serverIds, soup: soupName, in: transaction)
         let changed = changedOrder.compactMap { current[$0] }
         if !changed.isEmpty { _ = try transaction.upsert(changed, in: soupName) }
+        return resend
     }
 
     /// What an answer does to a record: it leaves the soup, or it is stored as given (with the
-    /// `local_` → server id pair of a create).
+    /// `local_` → server id pair of a create, and whether to send it again in this run).
     private enum Effect {
         case delete
-        case update(JSONObject, createdId: (localId: String, serverId: String)?)
+        case update(JSONObject, createdId: (localId: String, serverId: String)?, sendAgain: Bool)
     }
 
-    /// A record's new state: a pure function of the record and its answer.
+    /// A record's new state: a pure function of the record, the write as sent and its answer.
     private func effect(of answer: Answer, on stored: JSONObject, now: Int64, summary: inout SyncUpSummary) -> Effect {
         var record = stored
         var createdId: (localId: String, serverId: String)?
+        var sendAgain = false
         let write = answer.write
         let serverValues = answer.serverValues
         switch (write.action, answer.outcome) {
-        case (.delete, .success), (.delete, .notFound):
+        case (.delete, .success), (.delete, .notFound), (.delete, .preconditionFailed):
+            if answer.outcome == .preconditionFailed, let server = serverValues {
+                // Changed on the server since our version. A change of a field we track is
+                // another user's work: a conflict. Otherwise the delete goes again with the new date.
+                if fieldMerge.serverChanged(record, comparedWith: server) {
+                    record[LocalField.conflict] = RecordConflict(server: server, detectedAt: now).json
+                    summary.conflicts += 1
+                } else {
+                    record[target.modificationDateFieldName] = server[target.modificationDateFieldName] ?? .null
+                    sendAgain = true
+                }
+                break
+            }
+            // Done, or refused for a record the server no longer has: nothing is left to delete.
             summary.deleted += 1
+            guard record.isLocallyDeleted else {
+                // Undeleted here while the delete was on its way: the server no longer has it, and
+                // the user wants it back.
+                record.becomeLocallyCreated(idFieldName: target.idFieldName)
+                summary.recreated += 1
+                break
+            }
             return .delete
         case let (.create, .success(id)), let (.upsert, .success(id)):
             if let id {
@@ -127,28 +166,32 @@ public struct SyncUpRecorder: Sendable {
                 }
                 record[target.idFieldName] = .string(id)
             }
-            record.markClean()
+            record.adoptServerIds(of: write.references, sent: write.write.sentFields)
+            record.settleCreate(sent: write.write.sentFields)
             summary.created += 1
         case (.update, .success):
-            record.markClean()
+            record.removeValue(forKey: LocalField.lastError)
+            record.adoptServerIds(of: write.references, sent: write.write.sentFields)
+            record.settleUpdate(sent: write.write.sentFields, modificationDateFieldName: target.modificationDateFieldName)
             summary.updated += 1
         case (.update, .notFound) where mergeMode == .overwrite || record.overwritesServer:
             // As the SDK: the record was deleted on the server, so it is created again (a new id).
-            // "Keep mine" asks for the same whatever the merge mode.
-            record[LocalField.locallyCreated] = true
-            record[LocalField.locallyUpdated] = false
-            record.removeValue(forKey: target.idFieldName)
+            record.becomeLocallyCreated(idFieldName: target.idFieldName)
             summary.recreated += 1
-        case (.update, .preconditionFailed) where Self.serverHolds(write.write, serverValues):
-            // Our own earlier update whose answer was lost (a crash, a dropped connection): the
-            // server already holds every value we send, so there is nothing to protect.
-            if let modified = serverValues?[target.modificationDateFieldName] { record[target.modificationDateFieldName] = modified }
-            record.markClean()
-            summary.updated += 1
-        case (.update, .notFound), (.delete, .preconditionFailed), (.update, .preconditionFailed):
-            record[LocalField.conflict] = .object([
-                "server": serverValues.map { .object($0) } ?? .null, "detectedAt": .int(now),
-            ])
+        case (.update, .preconditionFailed) where serverValues != nil:
+            let merged = fieldMerge.merge(local: record, server: serverValues ?? [:], now: now)
+            record = merged.record
+            if !merged.conflictingFields.isEmpty {
+                summary.conflicts += 1
+            } else if merged.hasLocalChanges {
+                // Only other fields changed on the server (or our own earlier write, whose answer
+                // was lost): the merge took them, and the changes go again with the new date.
+                sendAgain = true
+            } else {
+                summary.updated += 1
+            }
+        case (.update, .notFound), (.update, .preconditionFailed):
+            record[LocalField.conflict] = RecordConflict(server: nil, detectedAt: now).json
             summary.conflicts += 1
         case let (_, .failed(errors)):
             record[LocalField.lastError] = .string(JSONWriter.string(.array(errors.map(\.json))))
@@ -166,17 +209,21 @@ public struct SyncUpRecorder: Sendable {
             record.removeValue(forKey: LocalField.createInFlight)
             summary.errors += 1
         }
-        return .update(record, createdId: createdId)
+        return .update(record, createdId: createdId, sendAgain: sendAgain)
     }
 
-    /// Whether the server's copy already has every field value of an update (a missing field
-    /// counts as null). Fields the copy does not show cannot be compared, so they count as different.
-    static func serverHolds(_ write: RecordWrite, _ serverValues: JSONObject?) -> Bool {
-        guard case let .update(_, _, fields, _) = write, let serverValues, !fields.isEmpty else { return false }
-        return fields.allSatisfy { name, value in
-            guard let server = serverValues[name] else { return false }
-            return server == value
+    /// Marks clean the records a plan found with nothing to send, checking each again in this
+    /// transaction: one changed since the plan was read keeps its changes.
+    func settleUnchanged(_ entryIds: [Int64], planner: SyncUpPlanner, in transaction: StoreTransaction) throws {
+        guard !entryIds.isEmpty, let fields = planner.updateFields else { return }
+        var settled: [JSONObject] = []
+        for var record in try transaction.retrieve(entryIds, from: soupName)
+        where record.isDirty && !record.isLocallyCreated && !record.isLocallyDeleted && !record.hasConflict
+            && planner.changedFields(record, of: fields).isEmpty {
+            record.markClean()
+            settled.append(record)
         }
+        if !settled.isEmpty { _ = try transaction.upsert(settled, in: soupName) }
     }
 
     /// Records a refusal decided before sending (no type, a pending local reference).
@@ -188,76 +235,65 @@ public struct SyncUpRecorder: Sendable {
     }
 }
 
-/// A record a conditional write found changed (or deleted) on the server.
-public struct SyncConflict: Sendable, Equatable {
-    public var soupName: String
-    public var entryId: Int64
-    public var local: JSONObject
-    /// The server's values when the conflict was found; `nil` when it had deleted the record.
-    public var server: JSONObject?
+extension RecordWrite {
+    /// The field values this write carries to the server (an upsert's external id included).
+    var sentFields: JSONObject {
+        switch self {
+        case let .create(_, fields), let .update(_, _, fields, _): return fields
+        case let .upsert(_, field, value, fields):
+            var all = fields
+            all[field] = .string(value)
+            return all
+        case .delete: return [:]
+        }
+    }
 }
 
-/// The conflicts of a soup and their resolution, for the UI's "keep mine / take the server's".
-public struct ConflictResolver: Sendable {
-    public var store: SmartStore
-    public var soupName: String
-    public var idFieldName: String
-    public var modificationDateFieldName: String
-
-    public init(store: SmartStore, soupName: String, idFieldName: String = "Id", modificationDateFieldName: String = "LastModifiedDate") {
-        self.store = store
-        self.soupName = soupName
-        self.idFieldName = idFieldName
-        self.modificationDateFieldName = modificationDateFieldName
-    }
-
-    public func conflicts() throws -> [SyncConflict] {
-        try store.read { transaction in
-            let sql = "SELECT {\(soupName):_soup} FROM {\(soupName)} WHERE json_extract({\(soupName):_soup}, '$.\(LocalField.conflict)') IS NOT NULL ORDER BY {\(soupName):_soupEntryId}"
-            return try transaction.query(.smart(sql, pageSize: 100_000)).compactMap { row in
-                guard let record = row.arrayValue?.first?.objectValue, let entryId = record.soupEntryId else { return nil }
-                return SyncConflict(soupName: soupName, entryId: entryId, local: record,
-                                    server: record[LocalField.conflict]?["server"]?.objectValue)
-            }
+extension JSONObject {
+    /// A reference sent as the server id its `local_` id now maps to holds that server id from now
+    /// on, unless the field was changed while the write was on its way.
+    mutating func adoptServerIds(of references: [String: String], sent: JSONObject) {
+        for (field, localId) in references where self[field]?.stringValue == localId {
+            self[field] = sent[field] ?? self[field]
         }
     }
 
-    /// Keep mine: the local changes are written again on the next sync up, unconditionally: a
-    /// server edit made since the conflict is overwritten too, and a record the server deleted is
-    /// created again. A local delete is sent again and removes the server's record.
-    public func keepLocal(entryId: Int64) throws {
-        try store.write { transaction in
-            guard var record = try transaction.retrieve([entryId], from: soupName).first, record.hasConflict else { return }
-            let server = record[LocalField.conflict]?["server"]?.objectValue
-            if let server {
-                if let modified = server[modificationDateFieldName] { record[modificationDateFieldName] = modified }
-                record[LocalField.overwriteServer] = true
-            } else if !record.isLocallyDeleted {
-                record[LocalField.locallyCreated] = true
-                record[LocalField.locallyUpdated] = false
-                record.removeValue(forKey: idFieldName)
-            } else {
-                try transaction.delete([entryId], from: soupName)
-                return
-            }
-            record.removeValue(forKey: LocalField.conflict)
-            record.removeValue(forKey: LocalField.lastError)
-            record[LocalField.local] = true
-            _ = try transaction.update(record, id: entryId, in: soupName)
+    /// A create reached the server with `sent`: the record is no longer created here; a field
+    /// changed while the create was on its way stays a local change, with the value sent as base.
+    mutating func settleCreate(sent: JSONObject) {
+        removeValue(forKey: LocalField.createInFlight)
+        var base: JSONObject = [:]
+        for (key, value) in sent where !FieldValues.same(self[key], value) { base[key] = value }
+        if base.isEmpty && !isLocallyDeleted {
+            markClean()
+            return
         }
+        self[LocalField.locallyCreated] = false
+        self[LocalField.locallyUpdated] = .bool(!base.isEmpty)
+        if base.isEmpty { removeValue(forKey: LocalField.base) } else { self[LocalField.base] = .object(base) }
     }
 
-    /// Take the server's: local changes are dropped and the server's values kept (fields only the
-    /// local copy has survive); a record the server deleted is removed.
-    public func takeServer(entryId: Int64) throws {
-        try store.write { transaction in
-            guard let record = try transaction.retrieve([entryId], from: soupName).first, record.hasConflict else { return }
-            guard let server = record[LocalField.conflict]?["server"]?.objectValue else {
-                try transaction.delete([entryId], from: soupName)
-                return
-            }
-            let syncId = record[LocalField.syncId]?.int64Value ?? 0
-            _ = try transaction.update(DownloadedRecordWriter.merge(server: server, over: record, syncId: syncId), id: entryId, in: soupName)
-        }
+    /// An update reached the server with `sent`. The server's new modification date is not in the
+    /// answer, so it becomes unknown (null): the next conditional write reads the record first
+    /// rather than send a date our own write has made stale. A field changed again while the update
+    /// was on its way stays a local change.
+    mutating func settleUpdate(sent: JSONObject, modificationDateFieldName: String) {
+        self[modificationDateFieldName] = .null
+        removeValue(forKey: LocalField.overwriteServer)
+        let remains = settle(sent: sent)
+        if !remains && !isLocallyDeleted && !isLocallyCreated { markClean() }
+    }
+
+    /// Created again on the next sync up (a new id): the server no longer has the record and the
+    /// user wants it.
+    mutating func becomeLocallyCreated(idFieldName: String) {
+        self[LocalField.local] = true
+        self[LocalField.locallyCreated] = true
+        self[LocalField.locallyUpdated] = false
+        self[LocalField.locallyDeleted] = false
+        removeValue(forKey: idFieldName)
+        removeValue(forKey: LocalField.base)
+        removeValue(forKey: LocalField.conflict)
+        removeValue(forKey: LocalField.overwriteServer)
     }
 }

@@ -10,6 +10,16 @@ public struct PlannedWrite: Sendable, Equatable {
     /// The record's id before the write: a server id, or its `local_` id for creates.
     public var recordId: String?
     public var write: RecordWrite
+    /// Fields whose `local_` id was sent as the server id it now has: field → that local id.
+    public var references: [String: String]
+
+    public init(entryId: Int64, action: Action, recordId: String?, write: RecordWrite, references: [String: String] = [:]) {
+        self.entryId = entryId
+        self.action = action
+        self.recordId = recordId
+        self.write = write
+        self.references = references
+    }
 }
 
 /// Writes that travel together in one request.
@@ -29,6 +39,9 @@ public struct SyncUpPlan: Sendable, Equatable {
     public var refused: [Int64: RecordError] = [:]
     /// Waiting for the user to resolve a conflict; not sent.
     public var awaitingResolution: [Int64] = []
+    /// Marked updated, but every change is back at its base or outside the update field list:
+    /// nothing to send, so they are marked clean (after a check in the same transaction).
+    public var unchanged: [Int64] = []
 
     /// The writes grouped into requests for `target`'s mode. Conditional updates and deletes go
     /// through composite requests (sObject collections cannot carry a per-record precondition).
@@ -119,7 +132,8 @@ public struct SyncUpPlanner: Sendable {
             if isCreated {
                 guard let fieldNames = createFields else { throw .noFieldsSpecified(soup: soupName) }
                 let fields: JSONObject
-                do { fields = try project(record, fieldNames, serverIds: serverIds) } catch {
+                var references: [String: String] = [:]
+                do { fields = try project(record, fieldNames, serverIds: serverIds, references: &references) } catch {
                     plan.refused[entryId] = error
                     continue
                 }
@@ -128,19 +142,27 @@ public struct SyncUpPlanner: Sendable {
                     var upsertFields = fields
                     upsertFields.removeValue(forKey: externalField)
                     creates.append(PlannedWrite(entryId: entryId, action: .upsert, recordId: recordId,
-                                                write: .upsert(sobjectType: type, externalIdField: externalField, externalId: externalId, fields: upsertFields)))
+                                                write: .upsert(sobjectType: type, externalIdField: externalField, externalId: externalId, fields: upsertFields),
+                                                references: references))
                 } else {
                     creates.append(PlannedWrite(entryId: entryId, action: .create, recordId: recordId,
-                                                write: .create(sobjectType: type, fields: fields)))
+                                                write: .create(sobjectType: type, fields: fields), references: references))
                 }
                 continue
             }
             if record.isLocallyUpdated, let recordId {
                 guard let fieldNames = updateFields else { throw .noFieldsSpecified(soup: soupName) }
+                let changed = changedFields(record, of: fieldNames)
+                guard !changed.isEmpty else {
+                    plan.unchanged.append(entryId)
+                    continue
+                }
                 do {
-                    let fields = try project(record, fieldNames, serverIds: serverIds)
+                    var references: [String: String] = [:]
+                    let fields = try project(record, changed, serverIds: serverIds, references: &references)
                     updates.append(PlannedWrite(entryId: entryId, action: .update, recordId: recordId,
-                                                write: .update(sobjectType: type, id: recordId, fields: fields, ifUnmodifiedSince: precondition)))
+                                                write: .update(sobjectType: type, id: recordId, fields: fields, ifUnmodifiedSince: precondition),
+                                                references: references))
                 } catch {
                     plan.refused[entryId] = error
                 }
@@ -150,9 +172,23 @@ public struct SyncUpPlanner: Sendable {
         return plan
     }
 
+    /// The listed fields changed here since their base, in list order; every listed field when
+    /// the record has no recorded base (an edit by a writer that kept none), as the SDK sends them.
+    public func changedFields(_ record: JSONObject, of fieldNames: [String]) -> [String] {
+        guard let base = record.baseValues else { return fieldNames }
+        return fieldNames.filter { name in base[name].map { !FieldValues.same(record[name], $0) } ?? false }
+    }
+
     /// The listed fields present in the record, never the id or modification fields; an explicit
     /// null is sent as null. A `local_` value becomes the server id it now has, or refuses the record.
     public func project(_ record: JSONObject, _ fieldNames: [String], serverIds: [String: String]) throws(RecordError) -> JSONObject {
+        var references: [String: String] = [:]
+        return try project(record, fieldNames, serverIds: serverIds, references: &references)
+    }
+
+    /// `project`, noting in `references` each field whose `local_` id was replaced.
+    func project(_ record: JSONObject, _ fieldNames: [String], serverIds: [String: String],
+                 references: inout [String: String]) throws(RecordError) -> JSONObject {
         var fields: JSONObject = [:]
         for name in fieldNames where name != target.idFieldName && name != target.modificationDateFieldName {
             guard let value = record[name] else { continue }
@@ -164,6 +200,7 @@ public struct SyncUpPlanner: Sendable {
                         fields: [name])
                 }
                 fields[name] = .string(serverId)
+                references[name] = text
             } else {
                 fields[name] = value
             }

@@ -1,13 +1,14 @@
 import ForceJSON
 import SmartStore
 
-/// Runs one sync up against a `SyncRemote`: plan from the soup, send the requests, and record each
-/// request's answers in one store transaction, so a kill loses at most the answers of the requests
-/// in flight — and those creates are journaled (`__create_in_flight__`) first. Consecutive composite
-/// or collection requests of one action (the creates, and the conditional updates and deletes of
-/// LEAVE_IF_CHANGED) form a run with up to `requestConcurrency` requests in flight, the next one
-/// leaving as each answer is recorded; a run ends before the next action starts, so deletes still
-/// reach the server before creates, and creates before updates.
+/// Runs one sync up against a `SyncRemote`: settle what earlier runs left unknown, plan from the
+/// soup, send the requests, and record each request's answers in one store transaction, so a kill
+/// loses at most the answers of the requests in flight — and those are journaled first (creates on
+/// the record, `__create_in_flight__`; updates and deletes in `WriteJournal`). Consecutive
+/// composite or collection requests of one action (the creates, and the conditional updates and
+/// deletes of LEAVE_IF_CHANGED) form a run with up to `requestConcurrency` requests in flight, the
+/// next one leaving as each answer is recorded; a run ends before the next action starts, so
+/// deletes still reach the server before creates, and creates before updates.
 struct SyncUpTask: Sendable {
     let store: SmartStore
     let syncs: SyncsSoup
@@ -27,20 +28,22 @@ struct SyncUpTask: Sendable {
         var state = initial
         guard case let .up(target) = state.target else { throw MobileSyncError.wrongSyncType(id: state.id, expected: .syncUp, actual: .syncDown) }
         let soup = state.soupName
-        let recorder = SyncUpRecorder(soupName: soup, target: target, mergeMode: state.options.mergeMode)
+        let planner = SyncUpPlanner(target: target, options: state.options, soupName: soup)
+        let recorder = SyncUpRecorder(soupName: soup, target: target, mergeMode: state.options.mergeMode, updateFields: planner.updateFields)
         var summary = SyncUpSummary()
         try await recoverCreatesInFlight(soup: soup, target: target, state: state)
-        // A second pass sends only the records the first turned into creates (updated here,
-        // deleted on the server, OVERWRITE); everything else waits for the next run.
-        var recreated: Set<Int64> = []
+        try await ServerCopyReconciler(task: self, planner: planner, recorder: recorder).run(summary: &summary)
+        // A second pass sends only what the first turned into new writes: refused updates merged
+        // with the server's changes (sent again with the server's date), and (OVERWRITE) updates of
+        // records deleted on the server, now creates. Everything else waits for the next run.
+        var again: Set<Int64> = []
         for pass in 0..<2 {
             let (records, serverIds) = try store.read { transaction in
                 (try Self.dirtyRecords(soup: soup, in: transaction), try LocalIdMap.all(in: transaction))
             }
-            let planner = SyncUpPlanner(target: target, options: state.options, soupName: soup)
             var plan = try planner.plan(records, serverIds: serverIds)
             if pass == 1 {
-                plan = SyncUpPlan(writes: plan.writes.filter { recreated.contains($0.entryId) })
+                plan = SyncUpPlan(writes: plan.writes.filter { again.contains($0.entryId) })
             }
             let requests = plan.requests(for: target)
             if pass == 0 {
@@ -52,6 +55,7 @@ struct SyncUpTask: Sendable {
             }
             try store.write { transaction in
                 try transaction.delete(plan.removeLocally, from: soup)
+                try recorder.settleUnchanged(plan.unchanged, planner: planner, in: transaction)
                 for (entryId, error) in plan.refused.sorted(by: { $0.key < $1.key }) {
                     try recorder.refuse(entryId, error: error, summary: &summary, in: transaction)
                 }
@@ -63,84 +67,95 @@ struct SyncUpTask: Sendable {
             }
             state = progress.state
             summary = progress.summary
-            recreated.formUnion(progress.recreated)
+            again = progress.again
         }
         return (state, summary)
     }
 
     /// What a pass has done so far: the sync's state and tallies, the writes answered, and the
-    /// updates the server no longer had that OVERWRITE sends again as creates.
+    /// records to send again in the next pass.
     private struct RunProgress {
         var state: SyncState
         var summary: SyncUpSummary
         var done: Int
-        var recreated: Set<Int64> = []
+        var again: Set<Int64> = []
     }
 
     /// Sends a run of requests that may overlap, keeping up to `requestConcurrency` in flight: a
     /// request leaves as soon as an earlier one's answer is recorded, not when a whole group has
     /// come back, so recording (and its commit) overlaps the other requests' round trips. A
-    /// request's creates are journaled in a commit before it is sent. Every answer that arrives
-    /// is recorded, even after another request failed: records done on the server stay done; no
-    /// new request leaves after a failure, and the first failure then ends the sync.
+    /// request's writes are journaled in a commit before it is sent — the first ones together, each
+    /// later one in the commit that records the answer it waited for. Every answer that arrives is
+    /// recorded, even after another request failed: records done on the server stay done; no new
+    /// request leaves after a failure, and the first failure then ends the sync.
     private func send(_ run: [WriteRequest], planner: SyncUpPlanner, target: SyncUpTarget, recorder: SyncUpRecorder,
                       progress: inout RunProgress) async throws {
         let concurrency = max(requestConcurrency, 1)
+        let journal = WriteJournal(soup: recorder.soupName)
         var failure: (any Error)?
-        var next = 0
-        /// Journals the creates of `count` more requests in one commit and sends them.
-        func launch(_ count: Int, into group: inout TaskGroup<(Int, Result<Answer, any Error>)>) async {
-            guard failure == nil, count > 0, next < run.count else { return }
-            let batch = run[next..<min(next + count, run.count)]
-            do {
-                try await checkAccepting()
-                if batch.contains(where: { $0.writes.contains { $0.action == .create || $0.action == .upsert } }) {
-                    try store.write { transaction in
-                        for request in batch { try recorder.markCreatesInFlight(request.writes, now: transaction.now, in: transaction) }
-                    }
-                }
-            } catch {
+        /// Requests journaled and not yet sent, and each sent request's journal entry.
+        var journaled = 0
+        var sent = 0
+        var entries: [Int: Int64] = [:]
+        func journalNext(_ count: Int, in transaction: StoreTransaction) throws {
+            let end = min(journaled + count, run.count)
+            for index in journaled..<end {
+                try recorder.markCreatesInFlight(run[index].writes, now: transaction.now, in: transaction)
+                entries[index] = try journal.record(run[index].writes, now: transaction.now, in: transaction)
+            }
+            journaled = end
+        }
+        func launch(into group: inout TaskGroup<(Int, Result<Answer, any Error>)>) async {
+            guard failure == nil else { return }
+            do { try await checkAccepting() } catch {
                 failure = error
                 return
             }
-            for index in batch.indices {
+            for index in sent..<journaled {
                 let request = run[index]
                 group.addTask { (index, await answer(request, planner: planner, target: target)) }
             }
-            next = batch.endIndex
+            sent = journaled
         }
+        try await checkAccepting()
+        try store.write { try journalNext(concurrency, in: $0) }
         await withTaskGroup(of: (Int, Result<Answer, any Error>).self) { group in
-            await launch(concurrency, into: &group)
+            await launch(into: &group)
             while let (index, result) = await group.next() {
                 do {
-                    try record(result.get(), to: run[index], recorder: recorder, progress: &progress)
+                    let answer = try result.get()
+                    try record(answer, to: run[index], journalEntry: entries[index], recorder: recorder, progress: &progress) { transaction in
+                        if failure == nil { try journalNext(1, in: transaction) }
+                    }
                 } catch {
                     failure = failure ?? error
                 }
-                await launch(1, into: &group)
+                await launch(into: &group)
             }
         }
         if let failure { throw failure }
     }
 
-    /// Records one request's answers in one commit, with the sync's progress, and reports it.
-    private func record(_ answer: Answer, to request: WriteRequest, recorder: SyncUpRecorder, progress: inout RunProgress) throws {
-        for (index, outcome) in answer.outcomes.enumerated()
-        where outcome == .notFound && request.writes[index].action == .update && progress.state.options.mergeMode == .overwrite {
-            progress.recreated.insert(request.writes[index].entryId)
-        }
+    /// Records one request's answers in one commit, with the sync's progress, forgets its journal
+    /// entry, runs `alsoInTransaction` (journaling the next request), and reports it.
+    private func record(_ answer: Answer, to request: WriteRequest, journalEntry: Int64?, recorder: SyncUpRecorder,
+                        progress: inout RunProgress, alsoInTransaction: (StoreTransaction) throws -> Void) throws {
         var summary = progress.summary
         var state = progress.state
         summary.sent += request.writes.count
         let done = progress.done + request.writes.count
-        try store.write { transaction in
+        let again = try store.write { transaction in
             let answers = answer.outcomes.enumerated().map { index, outcome in
                 SyncUpRecorder.Answer(outcome, to: request.writes[index], serverValues: answer.serverValues[index])
             }
-            try recorder.apply(answers, now: transaction.now, summary: &summary, in: transaction)
+            let again = try recorder.apply(answers, now: transaction.now, summary: &summary, in: transaction)
+            try WriteJournal(soup: recorder.soupName).remove(journalEntry.map { [$0] } ?? [], in: transaction)
             if state.totalSize > 0, done < state.totalSize { state.progress = done * 100 / state.totalSize }
             try syncs.save(state, in: transaction)
+            try alsoInTransaction(transaction)
+            return again
         }
+        progress.again.formUnion(again)
         progress.summary = summary
         progress.state = state
         progress.done = done
@@ -215,10 +230,12 @@ struct SyncUpTask: Sendable {
             if let field = target.externalIdFieldName, let value = record[field]?.stringValue, !value.isEmpty, !LocalField.isLocalId(value) {
                 continue
             }
+            // The values as sent (journaled since this version; before, the record's values, with
+            // local references rewritten to the server ids they had then).
             guard let type = record["attributes"]?["type"]?.stringValue,
                   let sentAt = record[LocalField.createInFlight]?["sentAt"]?.int64Value,
-                  // The values as sent: local references rewritten to the server ids they had then.
-                  let fields = try? planner.project(record, planner.createFields ?? [], serverIds: serverIds)
+                  let fields = record[LocalField.createInFlight]?["fields"]?.objectValue
+                    ?? (try? planner.project(record, planner.createFields ?? [], serverIds: serverIds))
             else { continue }
             let query = CreateRecovery.query(sobjectType: type, fields: fields, sentAt: sentAt, idField: target.idFieldName)
             let matches = try await remote.query(query, batchSize: nil).records.compactMap { $0[target.idFieldName]?.stringValue }
@@ -232,11 +249,13 @@ struct SyncUpTask: Sendable {
                         try LocalIdMap.record(localId: old, serverId: matches[0], soup: soup, in: transaction)
                     }
                     current[target.idFieldName] = .string(matches[0])
-                    if current.isLocallyDeleted {
-                        current[LocalField.locallyCreated] = false
-                    } else {
-                        current.markClean()
+                    var references: [String: String] = [:]
+                    for (field, value) in current {
+                        if let text = value.stringValue, LocalField.isLocalId(text), let serverId = serverIds[text],
+                           fields[field]?.stringValue == serverId { references[field] = text }
                     }
+                    current.adoptServerIds(of: references, sent: fields)
+                    current.settleCreate(sent: fields)
                 default:
                     current[LocalField.lastError] = .string(JSONWriter.string(.array([RecordError(
                         errorCode: "DUPLICATE_SUSPECTED",

@@ -180,8 +180,13 @@ public enum ContactsScreen {
     /// Both versions of a conflicted record, differing fields highlighted, and how to settle it.
     private static func conflictLines(_ comparison: ConflictComparison, record: LocalRecord, model: AppModel) -> [DetailLine] {
         let kind = model.list.kind
+        let what = comparison.deletedOnServer ? "changed here, deleted on the server"
+            : comparison.deletedHere ? "deleted here, changed on the server"
+            : "both sides changed " + comparison.conflictingFields.map { field in
+                model.fieldNames(for: kind).contains(field) ? FieldRule.rule(for: field, of: kind).label : field
+            }.joined(separator: ", ")
         var lines: [DetailLine] = [
-            .text("Conflict: changed here and on the server. c resolves it.", role: .markerConflict),
+            .text("Conflict: \(what). c resolves it.", role: .markerConflict),
             .blank,
             .comparisonHeader(left: "1 Mine", right: comparison.deletedOnServer ? "2 Server's (deleted)" : "2 Server's"),
         ]
@@ -196,7 +201,7 @@ public enum ContactsScreen {
             } else if model.fieldNames(for: kind).contains(row.field) {
                 label = FieldRule.rule(for: row.field, of: kind).label
             }
-            lines.append(.comparison(label: label, left: local, right: server, differs: row.differs))
+            lines.append(.comparison(label: label, left: local, right: server, differs: row.conflicting))
         }
         return lines
     }

@@ -1,0 +1,58 @@
+import ForceJSON
+
+/// How a local change marks a document: the Mobile SDK's flags (mobilesync-semantics.md §5.1),
+/// plus the base of the change (`__base__`), which sync up needs to send only what changed here and
+/// to merge with the server's changes field by field. Pure functions over one document; callers
+/// write the result in the same transaction that read the document.
+public enum LocalEdit {
+    /// A new record: `attributes.type`, a `local_` id, `__local__` and `__locally_created__` true,
+    /// the other flags false. It has no base: every field is new.
+    public static func created(fields: JSONObject, sObjectType: String, localId: String, idFieldName: String = "Id") -> JSONObject {
+        var document: JSONObject = ["attributes": ["type": .string(sObjectType)], idFieldName: .string(localId)]
+        for (key, value) in fields { document[key] = value }
+        document[LocalField.local] = true
+        document[LocalField.locallyCreated] = true
+        document[LocalField.locallyUpdated] = false
+        document[LocalField.locallyDeleted] = false
+        return document
+    }
+
+    /// An edited record: the new field values, `__local__` and `__locally_updated__` true, and the
+    /// value each field had before its first change since the last sync kept as its base. A record
+    /// created here stays created (no base). `nil` when nothing changed, so an unchanged save
+    /// writes nothing.
+    public static func updated(_ document: JSONObject, fields: JSONObject) -> JSONObject? {
+        var changed = document
+        var base = document.isLocallyCreated ? nil : document.baseValues
+        var anyChange = false
+        for (key, value) in fields where !FieldValues.same(document[key], value) {
+            if base != nil, base?[key] == nil { base?[key] = document[key] ?? .null }
+            changed[key] = value
+            anyChange = true
+        }
+        guard anyChange else { return nil }
+        if let base { changed[LocalField.base] = .object(base) }
+        changed[LocalField.local] = true
+        changed[LocalField.locallyUpdated] = true
+        return changed
+    }
+
+    /// A deleted record: kept, with `__local__` and `__locally_deleted__` true, until sync up deletes
+    /// it on the server (a record created here is then dropped without calling the server).
+    public static func deleted(_ document: JSONObject) -> JSONObject {
+        var changed = document
+        changed[LocalField.local] = true
+        changed[LocalField.locallyDeleted] = true
+        return changed
+    }
+
+    /// An undeleted record: `__locally_deleted__` false, and `__local__` true while it is created
+    /// or has other local changes.
+    public static func undeleted(_ document: JSONObject) -> JSONObject {
+        var changed = document
+        changed[LocalField.locallyDeleted] = false
+        let hasChanges = document.isLocallyCreated || document.isLocallyUpdated || document[LocalField.base]?.objectValue?.isEmpty == false
+        changed[LocalField.local] = .bool(hasChanges || document.hasConflict)
+        return changed
+    }
+}

@@ -1,0 +1,102 @@
+import ForceJSON
+import SmartStore
+
+/// The first step of a sync up: reads from the server the records whose server state this laptop
+/// does not know, and merges each with its local copy before anything is planned.
+/// - Records a lost answer may have written (`WriteJournal`): the server holding the values we sent
+///   is our own write, not another user's, so a later edit of ours never conflicts with it.
+/// - Under LEAVE_IF_CHANGED, records with local changes whose modification date is unknown (our own
+///   last write made it stale, and no sync down has run since): the date is the precondition of
+///   the next write, so it is read rather than guessed, and any change another user made meanwhile
+///   is merged field by field.
+/// Nothing is read when there is no such record, which is the usual case: a sync down after each
+/// sync up refreshes the dates.
+struct ServerCopyReconciler {
+    let task: SyncUpTask
+    let planner: SyncUpPlanner
+    let recorder: SyncUpRecorder
+    /// Ids per retrieve call (the sObject Collections limit).
+    static let idsPerRetrieve = 2000
+
+    func run(summary: inout SyncUpSummary) async throws {
+        let soup = recorder.soupName
+        let target = recorder.target
+        let journal = WriteJournal(soup: soup)
+        let leaveIfChanged = planner.options.mergeMode == .leaveIfChanged
+        let (journalIds, lost, records) = try task.store.read { transaction in
+            let (ids, writes) = try journal.lost(in: transaction)
+            var records = try transaction.retrieve(writes.keys.sorted(), from: soup)
+            if leaveIfChanged {
+                let unknownDate = "json_extract({\(soup):_soup}, '$.\(target.modificationDateFieldName)') IS NULL"
+                records += try SyncUpTask.dirtyRecords(soup: soup, alsoMatching: unknownDate, in: transaction)
+                    .filter { $0.soupEntryId.map { writes[$0] == nil } ?? false && !$0.overwritesServer }
+            }
+            return (ids, writes, records)
+        }
+        // Only records the server has under this id; created and conflicted ones wait as they are.
+        var byType: [String: [(entryId: Int64, id: String)]] = [:]
+        for record in records where !record.isLocallyCreated && !record.hasConflict {
+            guard let entryId = record.soupEntryId, let id = record[target.idFieldName]?.stringValue, !LocalField.isLocalId(id),
+                  let type = record["attributes"]?["type"]?.stringValue else { continue }
+            byType[type, default: []].append((entryId, id))
+        }
+        let fields = SyncDownTask.withSyncFieldsForUp(planner.updateFields ?? [], target)
+        for type in byType.keys.sorted() {
+            for chunk in (byType[type] ?? []).chunked(into: Self.idsPerRetrieve) {
+                try await task.checkAccepting()
+                let copies = try await task.remote.retrieve(sobjectType: type, ids: chunk.map(\.id), fields: fields)
+                let serverCopies = Dictionary(zip(chunk.map(\.entryId), copies).map { ($0, $1) }, uniquingKeysWith: { first, _ in first })
+                try task.store.write { transaction in
+                    try apply(serverCopies, lost: lost, now: transaction.now, summary: &summary, in: transaction)
+                }
+            }
+        }
+        if !journalIds.isEmpty { try task.store.write { try journal.remove(journalIds, in: $0) } }
+    }
+
+    /// Merges each record with its server copy (`nil`: the server has no such record), reading it
+    /// again in this transaction.
+    private func apply(_ serverCopies: [Int64: JSONObject?], lost: [Int64: WriteJournal.Entry], now: Int64,
+                       summary: inout SyncUpSummary, in transaction: StoreTransaction) throws {
+        let soup = recorder.soupName
+        let target = recorder.target
+        var removed: [Int64] = []
+        var changed: [JSONObject] = []
+        for var record in try transaction.retrieve(serverCopies.keys.sorted(), from: soup) {
+            guard let entryId = record.soupEntryId, !record.isLocallyCreated, !record.hasConflict else { continue }
+            let own = lost[entryId]?.fields ?? [:]
+            switch (serverCopies[entryId] ?? nil, record.isLocallyDeleted) {
+            case (nil, true):
+                // Deleted on both sides (or our own delete arrived): nothing is left to keep.
+                removed.append(entryId)
+                summary.deleted += 1
+                continue
+            case let (server?, true):
+                if recorder.fieldMerge.serverChanged(record, comparedWith: server, own: own) {
+                    record[LocalField.conflict] = RecordConflict(server: server, detectedAt: now).json
+                    summary.conflicts += 1
+                } else {
+                    record[target.modificationDateFieldName] = server[target.modificationDateFieldName] ?? .null
+                }
+            case (nil, false):
+                if lost[entryId]?.isDelete == true || (record.isDirty && planner.options.mergeMode == .overwrite) {
+                    // Our own delete arrived before the user undid it, or OVERWRITE: created again.
+                    record.becomeLocallyCreated(idFieldName: target.idFieldName)
+                    summary.recreated += 1
+                } else if record.isDirty {
+                    record[LocalField.conflict] = RecordConflict(server: nil, detectedAt: now).json
+                    summary.conflicts += 1
+                } else {
+                    continue  // a ghost: the sync down's ghost cleaning removes it
+                }
+            case let (server?, false):
+                let merged = recorder.fieldMerge.merge(local: record, server: server, own: own, now: now)
+                record = merged.record
+                if !merged.conflictingFields.isEmpty { summary.conflicts += 1 }
+            }
+            changed.append(record)
+        }
+        try transaction.delete(removed, from: soup)
+        if !changed.isEmpty { _ = try transaction.upsert(changed, in: soup) }
+    }
+}
