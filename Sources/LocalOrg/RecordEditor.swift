@@ -21,18 +21,36 @@ public struct RecordEditor: Sendable {
         return (object, id, userId)
     }
 
-    public func update(object objectName: String, id idText: String, body: JSONObject, actingUsername: String?) async throws {
+    /// Changes the fields of `body`; returns the record as it was just before, read in the same
+    /// transaction (so a caller knows exactly what its change replaced).
+    @discardableResult
+    public func update(object objectName: String, id idText: String, body: JSONObject, actingUsername: String?) async throws -> JSONObject {
         let (object, id, userId) = try resolve(object: objectName, id: idText, actingUsername: actingUsername)
         let values = try RecordValidator.values(for: object, body: body, mode: .update)
         let now = OrgStore.now()
         let store = self.store
-        try await store.write { db in try store.updateRow(db, object: object, id: id, values: values, actingUserId: userId, now: now) }
+        return try await store.write { db in
+            let before = try Self.previous(db, store: store, object: object, id: id)
+            try store.updateRow(db, object: object, id: id, values: values, actingUserId: userId, now: now)
+            return before
+        }
     }
 
-    public func delete(object objectName: String, id idText: String, actingUsername: String?) async throws {
+    /// Moves the record to the recycle bin; returns it as it was just before.
+    @discardableResult
+    public func delete(object objectName: String, id idText: String, actingUsername: String?) async throws -> JSONObject {
         let (object, id, userId) = try resolve(object: objectName, id: idText, actingUsername: actingUsername)
         let now = OrgStore.now()
         let store = self.store
-        try await store.write { db in try store.deleteRow(db, object: object, id: id, actingUserId: userId, now: now) }
+        return try await store.write { db in
+            let before = try Self.previous(db, store: store, object: object, id: id)
+            try store.deleteRow(db, object: object, id: id, actingUserId: userId, now: now)
+            return before
+        }
+    }
+
+    private static func previous(_ db: Database, store: OrgStore, object: ObjectDefinition, id: String) throws -> JSONObject {
+        guard let record = try store.fetchRecord(db, object: object, id: id) else { return [:] }
+        return RecordRenderer.record(record, object: object, apiVersion: "\(LocalOrgAPI.supportedVersions.upperBound).0").objectValue ?? [:]
     }
 }

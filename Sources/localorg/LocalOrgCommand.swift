@@ -202,6 +202,7 @@ struct Edit: AsyncParsableCommand {
     @Argument(help: "The record id (15 or 18 characters).") var id: String
     @Argument(help: "Field=Value pairs; an empty value clears the field.") var assignments: [String]
     @Option(name: .customLong("as"), help: "Username to act as (default: the non-admin demo user).") var actingUsername: String?
+    @Flag(help: "Print the record as it was just before the change, as JSON, instead of a sentence.") var printPrevious = false
 
     func run() async throws {
         let store = try data.orgDirectory.openStore()
@@ -211,8 +212,10 @@ struct Edit: AsyncParsableCommand {
             let value = String(assignment[assignment.index(after: equals)...])
             body[String(assignment[..<equals])] = value.isEmpty ? .null : typedValue(value)
         }
-        try await RecordEditor(store: store).run { editor in try await editor.update(object: object, id: id, body: body, actingUsername: actingUsername) }
-        print("Updated \(object) \(id).")
+        let previous = try await RecordEditor(store: store).run { editor in
+            try await editor.update(object: object, id: id, body: body, actingUsername: actingUsername)
+        }
+        print(printPrevious ? JSONWriter.string(.object(previous)) : "Updated \(object) \(id).")
     }
 
     /// `true`/`false` and numbers become JSON booleans and numbers; everything else stays text.
@@ -231,11 +234,14 @@ struct Delete: AsyncParsableCommand {
     @Argument(help: "The object, e.g. Contact.") var object: String
     @Argument(help: "The record id (15 or 18 characters).") var id: String
     @Option(name: .customLong("as"), help: "Username to act as (default: the non-admin demo user).") var actingUsername: String?
+    @Flag(help: "Print the record as it was just before the delete, as JSON, instead of a sentence.") var printPrevious = false
 
     func run() async throws {
         let store = try data.orgDirectory.openStore()
-        try await RecordEditor(store: store).run { editor in try await editor.delete(object: object, id: id, actingUsername: actingUsername) }
-        print("Deleted \(object) \(id).")
+        let previous = try await RecordEditor(store: store).run { editor in
+            try await editor.delete(object: object, id: id, actingUsername: actingUsername)
+        }
+        print(printPrevious ? JSONWriter.string(.object(previous)) : "Deleted \(object) \(id).")
     }
 }
 
@@ -250,8 +256,8 @@ struct RecordEditor {
 
     init(store: OrgStore) { editor = LocalOrg.RecordEditor(store: store) }
 
-    func run(_ body: (LocalOrg.RecordEditor) async throws -> Void) async throws {
-        do { try await body(editor) } catch let error as APIError {
+    func run<T>(_ body: (LocalOrg.RecordEditor) async throws -> T) async throws -> T {
+        do { return try await body(editor) } catch let error as APIError {
             throw ValidationError(error)
         }
     }

@@ -1,6 +1,7 @@
 import ForceJSON
 import Foundation
 import LocalOrgProcess
+import MobileSync
 import SmartStore
 import Testing
 
@@ -45,14 +46,14 @@ struct SyncCommandTests {
             return (output, (try? JSONParser.parse(output.standardOutput)) ?? .null)
         }
 
-        /// Marks a stored record as edited locally, as the app does.
+        /// Marks a stored record as edited locally, as the app does (`LocalEdit`: the flags and the
+        /// base of each changed field).
         func editLocally(_ soup: String, where field: String, is value: String, _ changes: JSONObject, delete: Bool = false) throws {
             let store = try SmartStore(path: storePath, mustExist: true)
             let rows = try store.query(.exact(soup, path: field, matchKey: .string(value)))
-            var record = try #require(rows.first?.objectValue)
-            for (key, change) in changes { record[key] = change }
-            record["__local__"] = true
-            record[delete ? "__locally_deleted__" : "__locally_updated__"] = true
+            let current = try #require(rows.first?.objectValue)
+            var record = LocalEdit.updated(current, fields: changes) ?? current
+            if delete { record = LocalEdit.deleted(record) }
             _ = try store.update(record, id: try #require(record["_soupEntryId"]?.int64Value), in: soup)
         }
 

@@ -159,6 +159,14 @@ struct FieldLevelSyncTests {
         #expect(try ConflictResolver(store: fixture.store, soupName: "contacts").conflict(entryId: write.entryId)?.kind == .deletedHere)
     }
 
+    @Test func aRecordEditedWithoutABaseIsNoConflictWhileTheServerStillHasTheVersionItStartedFrom() throws {
+        _ = try fixture.store.upsert(Records.editedWithoutBase(try ada(), ["Title": "Mine"]), in: "contacts")
+        let unchanged = FieldMerge().merge(local: try ada(), server: serverCopy([:], modified: Self.synced), now: 1)
+        #expect(unchanged.conflictingFields.isEmpty && unchanged.record.baseValues == ["Title": "Engineer"])
+        let changed = FieldMerge().merge(local: try ada(), server: serverCopy(["Department": "Sales"]), now: 1)
+        #expect(changed.conflictingFields == ["Title", "Department"], "a newer version and no base: every differing field is in doubt")
+    }
+
     // MARK: Resolving and reverting
 
     @Test func aConflictOfTwoFieldsIsSettledFieldByFieldAndOtherChangesStayMerged() throws {

@@ -96,6 +96,11 @@ struct SyncDownStoreTests {
         #expect(result.merged == 0 && result.skippedDirty == 1)
         let stored = try #require(try fixture.document("contacts", id: "003A"))
         #expect(stored["Title"] == "Mine" && stored.baseValues == ["Title": "Engineer"])
+        // Another user's change in the same second carries the same date: values tell it apart.
+        let sameSecond = try save([Records.contact("003A", last: "Ada", extra: ["Title": "Engineer", "Department": "Sales"])],
+                                  .leaveIfChanged, fixture)
+        #expect(sameSecond.merged == 1)
+        #expect(try fixture.document("contacts", id: "003A")?["Department"] == "Sales")
     }
 
     @Test func ourOwnWriteWhoseAnswerWasLostIsNotAnotherUsersChange() throws {

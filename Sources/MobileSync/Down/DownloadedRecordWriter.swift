@@ -103,17 +103,15 @@ public struct DownloadedRecordWriter: Sendable {
 
     /// A record with local changes with the server's copy merged in, field by field; `nil` when it
     /// is left as it is: deleted or created here, in conflict, without a recorded base, or the
-    /// server's copy is the version the base already is.
+    /// merge changes nothing. (Values are compared, not modification dates: two changes in one
+    /// second carry the same date.)
     private func mergeLocalChanges(into local: JSONObject, server: JSONObject, now: Int64, result: inout Result) -> JSONObject? {
         guard !local.hasConflict, !local.isLocallyDeleted, !local.isLocallyCreated, local.baseValues != nil else { return nil }
-        if let known = local[modificationDateFieldName]?.stringValue.flatMap(SalesforceTimestamp.parse),
-           server[modificationDateFieldName]?.stringValue.flatMap(SalesforceTimestamp.parse) == known {
-            return nil
-        }
         let merge = FieldMerge(idFieldName: idFieldName, modificationDateFieldName: modificationDateFieldName)
         let outcome = merge.merge(local: local, server: server, own: local.soupEntryId.flatMap { ownWrites[$0] } ?? [:], now: now)
         var merged = outcome.record
         merged[LocalField.syncId] = .int(syncId)
+        guard merged != local else { return nil }
         result.merged += 1
         if !outcome.conflictingFields.isEmpty { result.conflicts += 1 }
         return merged

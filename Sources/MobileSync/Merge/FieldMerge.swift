@@ -36,8 +36,13 @@ public struct FieldMerge: Sendable {
         let own = own ?? [:]
         var record = local
         // Without a recorded base (an edit by a writer that kept none), every field that differs
-        // from the server counts as changed on both sides.
-        let recorded = local.baseValues
+        // from the server counts as changed on both sides — unless the server is still at the
+        // version the edit started from, which is then the base.
+        var recorded = local.baseValues
+        if recorded == nil, let version = local[modificationDateFieldName]?.stringValue.flatMap(SalesforceTimestamp.parse),
+           server[modificationDateFieldName]?.stringValue.flatMap(SalesforceTimestamp.parse) == version {
+            recorded = server.filter { key, value in !FieldValues.same(local[key], value) }
+        }
         var base = recorded ?? [:]
         var conflicts: [String] = []
         var conflictBases: JSONObject = [:]
