@@ -76,6 +76,19 @@ extension JSONObject {
         removeValue(forKey: LocalField.base)
     }
 
+    /// Stores the base of the record's local changes with the flags that follow from it:
+    /// `__locally_updated__` while any field differs from its base, and the record clean once
+    /// nothing is left here (not created, deleted or in conflict).
+    mutating func setBase(_ base: JSONObject) {
+        if base.isEmpty { removeValue(forKey: LocalField.base) } else { self[LocalField.base] = .object(base) }
+        self[LocalField.locallyUpdated] = .bool(!base.isEmpty)
+        if base.isEmpty && !isLocallyCreated && !isLocallyDeleted && !hasConflict {
+            markClean()
+        } else {
+            self[LocalField.local] = true
+        }
+    }
+
     /// The recorded base of the local changes (field → the server's value as last seen); empty
     /// when no field has changed here, `nil` when the record is marked updated but was edited by
     /// a writer that recorded no base (an older forceterm, or another SDK app).

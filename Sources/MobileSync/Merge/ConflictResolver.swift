@@ -147,14 +147,7 @@ public struct ConflictResolver: Sendable {
                     record[LocalField.conflict] = left.json
                 }
                 record.removeValue(forKey: LocalField.lastError)
-                let stillChanged = base.contains { key, value in !FieldValues.same(record[key], value) }
-                if !stillChanged && remaining.isEmpty && !record.isLocallyCreated && !record.isLocallyDeleted {
-                    record.markClean()
-                } else {
-                    record[LocalField.base] = .object(base)
-                    record[LocalField.local] = true
-                    record[LocalField.locallyUpdated] = .bool(stillChanged || record.isLocallyUpdated)
-                }
+                record.setBase(base.filter { key, value in !FieldValues.same(record[key], value) })
             case (.deletedOnServer, .keepMine):
                 // Mine is wanted, and the server has no record to update: created again.
                 record.becomeLocallyCreated(idFieldName: idFieldName)

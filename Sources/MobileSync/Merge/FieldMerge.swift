@@ -69,19 +69,13 @@ public struct FieldMerge: Sendable {
                 base[key] = serverValue
             }
         }
-        record.removeValue(forKey: LocalField.conflict)
         record.removeValue(forKey: LocalField.overwriteServer)
-        if base.isEmpty {
-            record.markClean()
-            return Outcome(record: record, conflictingFields: [], hasLocalChanges: false)
-        }
-        record[LocalField.base] = .object(base)
-        record[LocalField.local] = true
-        record[LocalField.locallyUpdated] = true
+        record.removeValue(forKey: LocalField.conflict)
         if !conflicts.isEmpty {
             record[LocalField.conflict] = RecordConflict(server: server, fields: conflicts, base: conflictBases, detectedAt: now).json
         }
-        return Outcome(record: record, conflictingFields: conflicts, hasLocalChanges: true)
+        record.setBase(base)
+        return Outcome(record: record, conflictingFields: conflicts, hasLocalChanges: !base.isEmpty)
     }
 
     /// Whether `server` changed any field this record tracks since its base: the question for a
@@ -114,8 +108,8 @@ public enum FieldValues {
 extension JSONObject {
     /// Records that `sent` reached the server: each sent field's base becomes the value sent, and a
     /// field still holding it is no longer a local change. Fields changed here while the write was
-    /// on its way keep their newer value and stay changed. Returns whether local changes remain.
-    mutating func settle(sent: JSONObject) -> Bool {
+    /// on its way keep their newer value and stay changed.
+    mutating func settle(sent: JSONObject) {
         var base = baseValues ?? [:]
         for (key, value) in sent {
             if FieldValues.same(self[key], value) {
@@ -124,11 +118,6 @@ extension JSONObject {
                 base[key] = value
             }
         }
-        if base.isEmpty {
-            removeValue(forKey: LocalField.base)
-            return false
-        }
-        self[LocalField.base] = .object(base)
-        return true
+        setBase(base)
     }
 }

@@ -264,13 +264,8 @@ extension JSONObject {
         removeValue(forKey: LocalField.createInFlight)
         var base: JSONObject = [:]
         for (key, value) in sent where !FieldValues.same(self[key], value) { base[key] = value }
-        if base.isEmpty && !isLocallyDeleted {
-            markClean()
-            return
-        }
         self[LocalField.locallyCreated] = false
-        self[LocalField.locallyUpdated] = .bool(!base.isEmpty)
-        if base.isEmpty { removeValue(forKey: LocalField.base) } else { self[LocalField.base] = .object(base) }
+        setBase(base)
     }
 
     /// An update reached the server with `sent`. The server's new modification date is not in the
@@ -280,8 +275,7 @@ extension JSONObject {
     mutating func settleUpdate(sent: JSONObject, modificationDateFieldName: String) {
         self[modificationDateFieldName] = .null
         removeValue(forKey: LocalField.overwriteServer)
-        let remains = settle(sent: sent)
-        if !remains && !isLocallyDeleted && !isLocallyCreated { markClean() }
+        settle(sent: sent)
     }
 
     /// Created again on the next sync up (a new id): the server no longer has the record and the
