@@ -85,7 +85,7 @@ struct SoqlQueryTests {
     }
 
     @Test func theSoqlTargetRewritesTheConfiguredQuery() throws {
-        let target = try SyncDownTarget(json: ["type": "soql", "query": "SELECT Name FROM Account LIMIT 10000"])
-        #expect(target.rewrittenSoql == "select Id,LastModifiedDate,Name from Account order by LastModifiedDate limit 10000")
+        let target = try SyncDownTarget(json: ["type": "soql", "query": "SELECT Name FROM Account"])
+        #expect(target.rewrittenSoql == "select Id,LastModifiedDate,Name from Account order by LastModifiedDate")
     }
 }
