@@ -280,9 +280,8 @@ struct SyncDownTask: Sendable {
             }
         }
         switch target.kind {
-        case let .soql(query, _):
-            let idsQuery = SoqlQuery(query).idsOnly(idField: target.idFieldName)
-            try await collect(try await remote.query(idsQuery.text, batchSize: nil), field: target.idFieldName)
+        case .soql:
+            try await collect(try await remote.query(target.remoteIdsSoql ?? "", batchSize: nil), field: target.idFieldName)
         case let .sosl(query):
             for record in try await remote.search(query) { if let id = record[target.idFieldName]?.stringValue { ids.insert(id) } }
         case let .mru(type, _), let .refresh(type, _, _, _):
