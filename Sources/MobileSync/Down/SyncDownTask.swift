@@ -1,6 +1,36 @@
 import ForceJSON
 import SmartStore
 
+/// What a sync down did with the records it received, counted as its pages commit: a sync that
+/// fails or is stopped midway has the tallies of the pages it saved.
+public struct SyncDownSummary: Sendable, Equatable {
+    /// Written to the store: new, or changed on the server.
+    public var stored = 0
+    /// Already held unchanged, so not written again.
+    public var unchanged = 0
+    /// Left alone because they have local changes (LEAVE_IF_CHANGED).
+    public var keptLocalChanges = 0
+
+    /// Every record received and committed, whatever became of it.
+    public var received: Int { stored + unchanged + keptLocalChanges }
+
+    public init() {}
+
+    init(_ result: DownloadedRecordWriter.Result) {
+        stored = result.saved
+        unchanged = result.skippedUnchanged
+        keptLocalChanges = result.skippedDirty
+    }
+
+    public static func + (left: SyncDownSummary, right: SyncDownSummary) -> SyncDownSummary {
+        var sum = left
+        sum.stored += right.stored
+        sum.unchanged += right.unchanged
+        sum.keptLocalChanges += right.keptLocalChanges
+        return sum
+    }
+}
+
 /// Runs one sync down against a `SyncRemote`: fetch page by page, save each page and the sync's
 /// progress in one store transaction, and persist the high-water mark as it goes when the target
 /// is sorted by modification, so a killed or stopped sync resumes incrementally.
@@ -27,7 +57,9 @@ struct SyncDownTask: Sendable {
         case briefcase(pending: [(type: String, ids: [String])])
     }
 
-    func run(_ initial: SyncState) async throws -> SyncState {
+    /// Runs the sync; `summary` receives the tallies of each page as it commits, also when the
+    /// run then fails.
+    func run(_ initial: SyncState, summary: inout SyncDownSummary) async throws -> SyncState {
         var state = initial
         guard case let .down(target) = state.target else { throw MobileSyncError.wrongSyncType(id: state.id, expected: .syncDown, actual: .syncUp) }
         let boundary = state.maxTimeStamp > 0 ? state.maxTimeStamp : nil
@@ -37,7 +69,7 @@ struct SyncDownTask: Sendable {
         report(state)
         let bulkLoad = page.totalSize >= bulkLoadMinimum ? try beginBulkLoad(target, soupName: state.soupName) : nil
         do {
-            state = try await savePages(from: page, of: target, boundary: boundary, state: state)
+            state = try await savePages(from: page, of: target, boundary: boundary, state: state, summary: &summary)
         } catch {
             // Not rethrown over the sync's own error: a failed rebuild leaves its status row, and
             // the next open of the store rebuilds once this process has let go of the lock.
@@ -48,39 +80,45 @@ struct SyncDownTask: Sendable {
         return state
     }
 
-    /// Saves `first` and every page after it, each with the sync's progress in one transaction.
-    private func savePages(from first: Page, of target: SyncDownTarget, boundary: Int64?, state initial: SyncState) async throws -> SyncState {
+    /// Saves `first` and every page after it, each with the sync's progress and tallies in one
+    /// transaction; the progress counts the records of the pages committed (each one stored,
+    /// unchanged or kept; parents only, for parent_children).
+    private func savePages(from first: Page, of target: SyncDownTarget, boundary: Int64?,
+                           state initial: SyncState, summary: inout SyncDownSummary) async throws -> SyncState {
         var state = initial
         var page = first
         let sorted = isSortedByModification(target)
-        var countSaved = 0
+        var committed = 0
         var newest = state.maxTimeStamp
         while true {
             try await checkAccepting()
             let records = page.records
             let batchNewest = DownloadedRecordWriter.latestModification(of: records.map(\.record), field: target.modificationDateFieldName)
             newest = max(newest, batchNewest)
-            countSaved += records.count
             let reachedEnd: Bool = if case .none = page.next { true } else { false }
             // The next page is asked for while this one is written, so the server's paging and
             // the JSON parsing overlap the store's work. Only a read: a failure surfaces after
             // this page has committed, and a failed write cancels it.
             let continuation = page.next
             async let following = next(continuation, target: target, since: boundary)
-            try store.write { transaction in
+            let pageSummary = try store.write { transaction in
+                var pageSummary = SyncDownSummary()
                 for soup in Set(records.map(\.soup)).sorted() {
                     let writer = DownloadedRecordWriter(
                         soupName: soup, idFieldName: target.idFieldName, modificationDateFieldName: target.modificationDateFieldName,
                         mergeMode: state.options.mergeMode, syncId: state.id)
-                    try writeRecords(records.filter { $0.soup == soup }.map(\.record), writer: writer, target: target,
-                                     boundary: boundary, in: transaction)
+                    pageSummary = pageSummary + (try writeRecords(records.filter { $0.soup == soup }.map(\.record), writer: writer,
+                                                                  target: target, boundary: boundary, in: transaction))
                 }
                 if sorted || reachedEnd { state.maxTimeStamp = newest }
-                if !reachedEnd, state.totalSize > 0, countSaved < state.totalSize {
-                    state.progress = countSaved * 100 / state.totalSize
+                if !reachedEnd, state.totalSize > 0, committed + records.count < state.totalSize {
+                    state.progress = (committed + records.count) * 100 / state.totalSize
                 }
                 try syncs.save(state, in: transaction)
+                return pageSummary
             }
+            summary = summary + pageSummary
+            committed += records.count
             if reachedEnd { break }
             report(state)
             page = try await following
@@ -101,11 +139,12 @@ struct SyncDownTask: Sendable {
         return try store.beginBulkLoad(soups: soups.map(\.soup), keeping: Set(soups.map(\.idField)))
     }
 
-    private func writeRecords(_ records: [JSONObject], writer: DownloadedRecordWriter, target: SyncDownTarget, boundary: Int64?,
-                              in transaction: StoreTransaction) throws {
+    /// Saves one soup's records of a page (and a parent_children target's children); returns
+    /// what became of them.
+    private func writeRecords(_ records: [JSONObject], writer: DownloadedRecordWriter, target: SyncDownTarget,
+                              boundary: Int64?, in transaction: StoreTransaction) throws -> SyncDownSummary {
         guard case let .parentChildren(spec) = target.kind else {
-            _ = try writer.save(records, boundary: boundary, in: transaction)
-            return
+            return SyncDownSummary(try writer.save(records, boundary: boundary, in: transaction))
         }
         let plural = spec.children.sobjectTypePlural ?? spec.children.sobjectType
         var parents: [JSONObject] = []
@@ -120,12 +159,12 @@ struct SyncDownTask: Sendable {
             }
             parents.append(parent)
         }
-        _ = try writer.save(parents, boundary: nil, in: transaction)
+        let savedParents = SyncDownSummary(try writer.save(parents, in: transaction))
         var childWriter = writer
         childWriter.soupName = spec.children.soupName
         childWriter.idFieldName = spec.children.idFieldName
         childWriter.modificationDateFieldName = spec.children.modificationDateFieldName
-        _ = try childWriter.save(children, boundary: nil, in: transaction)
+        return savedParents + SyncDownSummary(try childWriter.save(children, in: transaction))
     }
 
     func isSortedByModification(_ target: SyncDownTarget) -> Bool {
