@@ -4,16 +4,36 @@ import SmartStore
 /// Saves records fetched from the server into a soup, inside the caller's transaction, with the
 /// SDK's merge modes. Beyond the SDK: the dirty check happens per record in the same transaction as
 /// the write (an edit made while the sync runs is never overwritten under LEAVE_IF_CHANGED), fields
-/// only the local copy has survive, and records of the boundary second already held are skipped.
+/// only the local copy has survive, and records already held unchanged are skipped (`SkipUnchanged`).
 public struct DownloadedRecordWriter: Sendable {
     public struct Result: Sendable, Equatable {
         public var saved = 0
         /// Left alone because they have local changes (LEAVE_IF_CHANGED).
         public var skippedDirty = 0
-        /// Already held with the same modification time (the `>=` boundary of an incremental sync).
+        /// Already held with the same modification time (`SkipUnchanged`).
         public var skippedUnchanged = 0
 
         public init() {}
+    }
+
+    /// Which records a page skips without rewriting them because the soup already holds them
+    /// clean, from this sync, with the modification time the server sends.
+    public enum SkipUnchanged: Sendable, Equatable {
+        /// None: every record is written (a first run, or one after the definition changed).
+        case never
+        /// Those modified exactly at this time: the `>=` boundary of an incremental sync, whose
+        /// first second brings back records already saved.
+        case atBoundary(Int64)
+        /// Any: a capped query runs whole every time, so most of what it fetches is already held.
+        case always
+
+        func covers(_ modified: Int64) -> Bool {
+            switch self {
+            case .never: false
+            case let .atBoundary(boundary): modified == boundary
+            case .always: true
+            }
+        }
     }
 
     public var soupName: String
@@ -31,11 +51,11 @@ public struct DownloadedRecordWriter: Sendable {
         self.syncId = syncId
     }
 
-    /// Saves `records`. `boundary` is the high-water mark the incremental query started from
-    /// (records modified exactly then may be ones already saved). The page's stored copies are read
-    /// with one query and written in one batch: statements prepared per record cost several times
-    /// what the records themselves do (sync down of 100k contacts, `make bench-sync`).
-    public func save(_ records: [JSONObject], boundary: Int64? = nil, in transaction: StoreTransaction) throws -> Result {
+    /// Saves `records`, skipping those `skip` covers that the soup holds unchanged. The page's
+    /// stored copies are read with one query and written in one batch: statements prepared per
+    /// record cost several times what the records themselves do (sync down of 100k contacts,
+    /// `make bench-sync`).
+    public func save(_ records: [JSONObject], skip: SkipUnchanged = .never, in transaction: StoreTransaction) throws -> Result {
         guard try transaction.hasIndex(soup: soupName, path: idFieldName) else {
             throw MobileSyncError.soupMissingIndex(soup: soupName, path: idFieldName)
         }
@@ -59,10 +79,10 @@ public struct DownloadedRecordWriter: Sendable {
                     result.skippedDirty += 1
                     continue
                 }
-                if let boundary, !existing.isDirty,
-                   let modified = record[modificationDateFieldName]?.stringValue,
-                   SalesforceTimestamp.parse(modified) == boundary,
-                   existing[modificationDateFieldName]?.stringValue.flatMap(SalesforceTimestamp.parse) == boundary {
+                if skip != .never, !existing.isDirty, existing[LocalField.syncId]?.int64Value == syncId,
+                   let modified = record[modificationDateFieldName]?.stringValue.flatMap(SalesforceTimestamp.parse),
+                   skip.covers(modified),
+                   existing[modificationDateFieldName]?.stringValue.flatMap(SalesforceTimestamp.parse) == modified {
                     result.skippedUnchanged += 1
                     continue
                 }

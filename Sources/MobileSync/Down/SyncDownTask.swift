@@ -33,7 +33,8 @@ public struct SyncDownSummary: Sendable, Equatable {
 
 /// Runs one sync down against a `SyncRemote`: fetch page by page, save each page and the sync's
 /// progress in one store transaction, and persist the high-water mark as it goes when the target
-/// is sorted by modification, so a killed or stopped sync resumes incrementally.
+/// is sorted by modification, so a killed or stopped sync resumes incrementally. A capped query
+/// (`SyncDownTarget.isCapped`) always runs whole.
 struct SyncDownTask: Sendable {
     let store: SmartStore
     let syncs: SyncsSoup
@@ -62,14 +63,19 @@ struct SyncDownTask: Sendable {
     func run(_ initial: SyncState, summary: inout SyncDownSummary) async throws -> SyncState {
         var state = initial
         guard case let .down(target) = state.target else { throw MobileSyncError.wrongSyncType(id: state.id, expected: .syncDown, actual: .syncUp) }
-        let boundary = state.maxTimeStamp > 0 ? state.maxTimeStamp : nil
+        let capped = target.isCapped
+        let boundary = state.maxTimeStamp > 0 && !capped ? state.maxTimeStamp : nil
+        // A capped sync records its mark only when a run completes, and a changed definition
+        // resets it: with one, the records held come from this query and may be skipped.
+        let skip: DownloadedRecordWriter.SkipUnchanged = if let boundary { .atBoundary(boundary) }
+            else if capped, state.maxTimeStamp > 0 { .always } else { .never }
         let page = try await first(target, state: state, since: boundary)
         state.totalSize = page.totalSize
         try syncs.save(state)
         report(state)
         let bulkLoad = page.totalSize >= bulkLoadMinimum ? try beginBulkLoad(target, soupName: state.soupName) : nil
         do {
-            state = try await savePages(from: page, of: target, boundary: boundary, state: state, summary: &summary)
+            state = try await savePages(from: page, of: target, boundary: boundary, skip: skip, state: state, summary: &summary)
         } catch {
             // Not rethrown over the sync's own error: a failed rebuild leaves its status row, and
             // the next open of the store rebuilds once this process has let go of the lock.
@@ -83,7 +89,7 @@ struct SyncDownTask: Sendable {
     /// Saves `first` and every page after it, each with the sync's progress and tallies in one
     /// transaction; the progress counts the records of the pages committed (each one stored,
     /// unchanged or kept; parents only, for parent_children).
-    private func savePages(from first: Page, of target: SyncDownTarget, boundary: Int64?,
+    private func savePages(from first: Page, of target: SyncDownTarget, boundary: Int64?, skip: DownloadedRecordWriter.SkipUnchanged,
                            state initial: SyncState, summary: inout SyncDownSummary) async throws -> SyncState {
         var state = initial
         var page = first
@@ -108,7 +114,7 @@ struct SyncDownTask: Sendable {
                         soupName: soup, idFieldName: target.idFieldName, modificationDateFieldName: target.modificationDateFieldName,
                         mergeMode: state.options.mergeMode, syncId: state.id)
                     pageSummary = pageSummary + (try writeRecords(records.filter { $0.soup == soup }.map(\.record), writer: writer,
-                                                                  target: target, boundary: boundary, in: transaction))
+                                                                  target: target, skip: skip, in: transaction))
                 }
                 if sorted || reachedEnd { state.maxTimeStamp = newest }
                 if !reachedEnd, state.totalSize > 0, committed + records.count < state.totalSize {
@@ -142,9 +148,9 @@ struct SyncDownTask: Sendable {
     /// Saves one soup's records of a page (and a parent_children target's children); returns
     /// what became of them.
     private func writeRecords(_ records: [JSONObject], writer: DownloadedRecordWriter, target: SyncDownTarget,
-                              boundary: Int64?, in transaction: StoreTransaction) throws -> SyncDownSummary {
+                              skip: DownloadedRecordWriter.SkipUnchanged, in transaction: StoreTransaction) throws -> SyncDownSummary {
         guard case let .parentChildren(spec) = target.kind else {
-            return SyncDownSummary(try writer.save(records, boundary: boundary, in: transaction))
+            return SyncDownSummary(try writer.save(records, skip: skip, in: transaction))
         }
         let plural = spec.children.sobjectTypePlural ?? spec.children.sobjectType
         var parents: [JSONObject] = []
