@@ -35,11 +35,18 @@ struct SyncRun: Sendable {
         }
         if down {
             for entry in entries where entry.type == .syncDown {
+                var failure: (any Error)?
                 do {
-                    let state = try await manager.reSync(name: entry.name, progress: progress)
-                    report.received += max(state.totalSize, 0)
+                    _ = try await manager.reSync(name: entry.name, progress: progress)
                 } catch {
-                    try report.stop(Self.failureMessage(entry.name, error), after: error, entries: entries, store: store)
+                    failure = error
+                }
+                // What the committed pages hold, also when the sync stopped midway.
+                if let id = try await manager.getSyncStatus(name: entry.name)?.id, let summary = await manager.lastSyncDownSummary[id] {
+                    report.add(summary, of: entry.name)
+                }
+                if let failure {
+                    try report.stop(Self.failureMessage(entry.name, failure), after: failure, entries: entries, store: store)
                     return report
                 }
                 do {
@@ -81,7 +88,10 @@ struct SyncRunReport: Sendable {
     var created = 0
     var updated = 0
     var deleted = 0
-    var received = 0
+    /// What the sync downs received and committed, all together and each.
+    var down = SyncDownSummary()
+    var syncDowns: [(name: String, summary: SyncDownSummary)] = []
+    var received: Int { down.received }
     var ghostsRemoved = 0
     /// Records that now carry a `__last_error__` / a `__conflict__`, across the synced soups.
     var recordErrors = 0
@@ -123,6 +133,11 @@ struct SyncRunReport: Sendable {
         deleted += summary.deleted
     }
 
+    mutating func add(_ summary: SyncDownSummary, of name: String) {
+        down = down + summary
+        syncDowns.append((name, summary))
+    }
+
     mutating func countOpenIssues(entries: [SyncsConfig.Entry], store: SmartStore) throws {
         recordErrors = 0
         conflicts = 0
@@ -136,18 +151,30 @@ struct SyncRunReport: Sendable {
     var json: JSONObject {
         var object: JSONObject = [
             "sent": .int(Int64(sent)), "created": .int(Int64(created)), "updated": .int(Int64(updated)),
-            "deleted": .int(Int64(deleted)), "received": .int(Int64(received)), "ghostsRemoved": .int(Int64(ghostsRemoved)),
+            "deleted": .int(Int64(deleted)), "ghostsRemoved": .int(Int64(ghostsRemoved)),
             "errors": .int(Int64(recordErrors)), "conflicts": .int(Int64(conflicts)),
         ]
+        for (key, value) in down.json { object[key] = value }  // received, stored, unchanged, keptLocalChanges
+        var downs: JSONObject = [:]
+        for (name, summary) in syncDowns { downs[name] = .object(summary.json) }
+        object["syncDowns"] = .object(downs)
         object["failure"] = failure.map(JSONValue.string) ?? .null
         return object
     }
 
     var text: String {
-        var lines = ["Sent \(sent) change\(sent == 1 ? "" : "s") (\(created) created, \(updated) updated, \(deleted) deleted); received \(received) record\(received == 1 ? "" : "s"); removed \(ghostsRemoved) deleted on the server."]
+        var lines = ["Sent \(sent) change\(sent == 1 ? "" : "s") (\(created) created, \(updated) updated, \(deleted) deleted); received \(received) record\(received == 1 ? "" : "s") (\(down.stored) stored, \(down.unchanged) unchanged, \(down.keptLocalChanges) kept for local changes); removed \(ghostsRemoved) deleted on the server."]
         if recordErrors > 0 || conflicts > 0 {
             lines.append("\(recordErrors) record\(recordErrors == 1 ? "" : "s") with errors, \(conflicts) conflict\(conflicts == 1 ? "" : "s"); see forceterm status.")
         }
         return lines.joined(separator: "\n") + "\n"
+    }
+}
+
+extension SyncDownSummary {
+    /// `received` (every record committed) = `stored` + `unchanged` + `keptLocalChanges`.
+    var json: JSONObject {
+        ["received": .int(Int64(received)), "stored": .int(Int64(stored)), "unchanged": .int(Int64(unchanged)),
+         "keptLocalChanges": .int(Int64(keptLocalChanges))]
     }
 }

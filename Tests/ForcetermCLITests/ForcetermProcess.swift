@@ -39,8 +39,10 @@ enum Forceterm {
 
 /// Runs a program to completion and collects what it printed.
 enum ChildProcess {
-    /// `input`, when given, is the child's standard input (else /dev/null).
-    static func run(_ executable: URL, _ arguments: [String], environment: [String: String?] = [:], input: String? = nil) throws -> CommandOutput {
+    /// `input`, when given, is the child's standard input (else /dev/null). `whileRunning`, when
+    /// given, hears what the child has written to stderr so far, every 20 ms until it exits.
+    static func run(_ executable: URL, _ arguments: [String], environment: [String: String?] = [:], input: String? = nil,
+                    whileRunning: ((_ standardErrorSoFar: String) -> Void)? = nil) throws -> CommandOutput {
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("forceterm-run-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: scratch) }
@@ -68,6 +70,12 @@ enum ChildProcess {
         process.standardOutput = outHandle
         process.standardError = errHandle
         try process.run()
+        if let whileRunning {
+            while process.isRunning {
+                whileRunning(String(decoding: (try? Data(contentsOf: errURL)) ?? Data(), as: UTF8.self))
+                usleep(20_000)
+            }
+        }
         process.waitUntilExit()
         try outHandle.close()
         try errHandle.close()

@@ -84,6 +84,13 @@ public final class LocalOrgProcess: @unchecked Sendable {
         process.waitUntilExit()
     }
 
+    /// Kills the server with SIGKILL, as a crash would: no clean shutdown, open connections cut.
+    public func killAbruptly() {
+        guard process.isRunning else { return }
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+    }
+
     /// Stops the server and deletes its data directory.
     public func remove() {
         stop()

@@ -332,4 +332,44 @@ import Testing
         let twoFields = try await org.query("SELECT Name FROM Account WHERE Id IN (SELECT Id, AccountId FROM Contact)")
         #expect(twoFields.body.firstErrorCode == "MALFORMED_QUERY")
     }
+
+    /// What a capped sync down relies on: `ORDER BY LastModifiedDate, Id` with LIMIT and OFFSET
+    /// selects the same slice of one total order every time, across pages, whether the query
+    /// selects whole records or ids only.
+    @Test func orderByModificationThenIdIsTotalAndStableUnderLimitAndOffset() async throws {
+        let org = try await TestOrg()
+        defer { org.remove() }
+        for batch in 0..<2 {  // 400 contacts created within a second or two: many share a modification time
+            let records = (0..<200).map { #"{"attributes":{"type":"Contact"},"LastName":"Tie \#(batch)-\#($0)"}"# }
+            let created = await org.call("POST", "/services/data/v59.0/composite/sobjects", body: #"{"records":[\#(records.joined(separator: ","))]}"#)
+            #expect(created.status == 200, "\(created.bodyText)")
+        }
+        func ids(_ soql: String) async throws -> [(id: String, modified: String)] {
+            var rows: [(String, String)] = []
+            var page = try await org.query(soql, headers: ["Sforce-Query-Options": "batchSize=200"])
+            while true {
+                #expect(page.status == 200, "\(page.body)")
+                for record in page.body["records"]?.arrayValue ?? [] {
+                    rows.append((record["Id"]?.stringValue ?? "", record["LastModifiedDate"]?.stringValue ?? ""))
+                }
+                guard let next = page.body["nextRecordsUrl"]?.stringValue else { return rows }
+                let response = await org.call("GET", next)
+                page = (response.status, try JSONParser.parse(response.body))
+            }
+        }
+        let all = try await ids("SELECT Id, LastModifiedDate, LastName FROM Contact ORDER BY LastModifiedDate, Id")
+        #expect(all.count == 400)
+        #expect(Set(all.map(\.modified)).count < 400, "the test needs ties in the modification time")
+        #expect(zip(all, all.dropFirst()).allSatisfy { ($0.modified, $0.id) < ($1.modified, $1.id) }, "ordered by time, then id")
+
+        let capped = "SELECT Id, LastModifiedDate FROM Contact ORDER BY LastModifiedDate, Id LIMIT 250 OFFSET 70"
+        let slice = try await ids(capped)
+        #expect(slice.map(\.id) == all[70..<320].map(\.id), "two pages of 200 and 50, the same slice")
+        #expect(try await ids(capped).map(\.id) == slice.map(\.id), "the same again")
+        let idsOnly = try await ids("SELECT Id FROM Contact ORDER BY LastModifiedDate, Id LIMIT 250 OFFSET 70")
+        #expect(idsOnly.map(\.id) == slice.map(\.id), "ordering by fields it does not select")
+        let descending = try await ids("SELECT Id, LastModifiedDate FROM Contact ORDER BY LastModifiedDate DESC, Id LIMIT 30")
+        #expect(descending.count == 30)
+        #expect(zip(descending, descending.dropFirst()).allSatisfy { $0.modified > $1.modified || ($0.modified == $1.modified && $0.id < $1.id) })
+    }
 }

@@ -13,7 +13,8 @@ struct SoqlQueryTests {
         #expect(rewritten("SELECT Id, LastModifiedDate, Name FROM Account ORDER BY LastModifiedDate")
             == "SELECT Id, LastModifiedDate, Name FROM Account ORDER BY LastModifiedDate", "nothing missing: unchanged")
         #expect(rewritten("SELECT Name FROM Account WHERE Name != null LIMIT 100")
-            == "select Id,LastModifiedDate,Name from Account where Name != null order by LastModifiedDate limit 100")
+            == "select Id,LastModifiedDate,Name from Account where Name != null order by LastModifiedDate, Id limit 100",
+            "beyond the SDK: a capped query's order ends with the id")
         #expect(rewritten("SELECT id, lastmodifieddate FROM Account")
             == "select id, lastmodifieddate from Account order by LastModifiedDate", "fields match case-insensitively")
     }
@@ -65,13 +66,53 @@ struct SoqlQueryTests {
             == "select Id, Name from Account where LastModifiedDate >= \(ts) group by Name having count(Id) > 1")
     }
 
-    @Test func remoteIdsDropTheSelectAndOrderButKeepWhereAndLimit() {
+    @Test func remoteIdsDropTheSelectAndKeepWhereAndTheCap() {
         func ids(_ query: String) -> String { SoqlQuery(query).idsOnly(idField: "Id").text }
+        #expect(ids("SELECT Name FROM Account WHERE Name = 'James Bond' ORDER BY Name")
+            == "select Id from Account where Name = 'James Bond'", "uncapped: the order does not change the set")
         #expect(ids("SELECT Name FROM Account WHERE Name = 'James Bond' ORDER BY Name LIMIT 10")
-            == "select Id from Account where Name = 'James Bond' limit 10")
-        #expect(ids("SELECT Name, (SELECT Id FROM Contacts) FROM Account WHERE Id IN (SELECT AccountId FROM Contact)")
-            == "select Id from Account where Id IN (SELECT AccountId FROM Contact)",
-            "subqueries in SELECT go, subqueries in WHERE stay")
+            == "select Id from Account where Name = 'James Bond' order by Name, Id limit 10",
+            "capped (unlike the SDK): the order decides the set, so it stays, without ties")
+        #expect(ids("SELECT Name, (SELECT Id FROM Contacts) FROM Account WHERE Id IN (SELECT AccountId FROM Contact LIMIT 5)")
+            == "select Id from Account where Id IN (SELECT AccountId FROM Contact LIMIT 5)",
+            "subqueries in SELECT go, subqueries in WHERE stay, and their LIMIT caps nothing")
+    }
+
+    @Test func aCappedQueryGetsAnOrderWithoutTiesAndKeepsLimitAndOffset() {
+        #expect(rewritten("SELECT Name FROM Contact LIMIT 120")
+            == "select Id,LastModifiedDate,Name from Contact order by LastModifiedDate, Id limit 120")
+        #expect(rewritten("SELECT Id, LastModifiedDate, Name FROM Contact ORDER BY Name DESC NULLS LAST LIMIT 10 OFFSET 20")
+            == "select Id, LastModifiedDate, Name from Contact order by Name DESC NULLS LAST, Id limit 10 offset 20",
+            "the query's own order is kept, the id appended as the last key")
+        #expect(rewritten("SELECT Id, LastModifiedDate FROM Contact ORDER BY LastModifiedDate, id LIMIT 5")
+            == "SELECT Id, LastModifiedDate FROM Contact ORDER BY LastModifiedDate, id LIMIT 5", "already tiebroken: unchanged")
+        #expect(rewritten("SELECT Id, LastModifiedDate FROM Contact ORDER BY Id__c LIMIT 3")
+            == "select Id, LastModifiedDate from Contact order by Id__c, Id limit 3", "Id__c is not the id")
+        #expect(rewritten("SELECT Id, LastModifiedDate FROM Contact OFFSET 7")
+            == "select Id, LastModifiedDate from Contact order by LastModifiedDate, Id offset 7", "OFFSET alone caps too")
+        #expect(!SoqlQuery(rewritten("SELECT Name FROM Contact LIMIT 120")).isSortedBy("LastModifiedDate"),
+                "a capped query is not sorted by modification alone: its mark is saved at the end of a run")
+    }
+
+    @Test func subqueriesAndQuotedTextCapNothing() {
+        let query = "SELECT Name, (SELECT Id FROM Contacts ORDER BY Name LIMIT 1) FROM Account WHERE Name = 'x limit 5 offset 2'"
+        #expect(!SoqlQuery(query).isCapped)
+        #expect(rewritten(query)
+            == "select Id,LastModifiedDate,Name, (SELECT Id FROM Contacts ORDER BY Name LIMIT 1) from Account where Name = 'x limit 5 offset 2' order by LastModifiedDate",
+            "uncapped: rewritten as before, the subquery and the quoted text untouched")
+        #expect(SoqlQuery(query + " LIMIT 9").isCapped)
+    }
+
+    @Test func aTargetsGhostQueryUsesTheOrderItsSyncDownRuns() {
+        let capped = SyncDownTarget.soql("SELECT Name FROM Contact WHERE Title != null LIMIT 120 OFFSET 10")
+        #expect(capped.isCapped)
+        #expect(capped.rewrittenSoql
+            == "select Id,LastModifiedDate,Name from Contact where Title != null order by LastModifiedDate, Id limit 120 offset 10")
+        #expect(capped.remoteIdsSoql == "select Id from Contact where Title != null order by LastModifiedDate, Id limit 120 offset 10")
+        let uncapped = SyncDownTarget.soql("SELECT Name FROM Contact WHERE Title != null")
+        #expect(!uncapped.isCapped)
+        #expect(uncapped.remoteIdsSoql == "select Id from Contact where Title != null")
+        #expect(!SyncDownTarget(.sosl(query: "FIND {x} LIMIT 5")).isCapped, "only SOQL targets are capped")
     }
 
     @Test func timestampsRoundTripInUTC() {
@@ -85,7 +126,7 @@ struct SoqlQueryTests {
     }
 
     @Test func theSoqlTargetRewritesTheConfiguredQuery() throws {
-        let target = try SyncDownTarget(json: ["type": "soql", "query": "SELECT Name FROM Account LIMIT 10000"])
-        #expect(target.rewrittenSoql == "select Id,LastModifiedDate,Name from Account order by LastModifiedDate limit 10000")
+        let target = try SyncDownTarget(json: ["type": "soql", "query": "SELECT Name FROM Account"])
+        #expect(target.rewrittenSoql == "select Id,LastModifiedDate,Name from Account order by LastModifiedDate")
     }
 }

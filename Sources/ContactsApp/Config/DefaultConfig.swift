@@ -50,7 +50,7 @@ public enum DefaultConfig {
       "syncName": "syncDownAccounts",
       "syncType": "syncDown",
       "soupName": "accounts",
-      "target": {"type": "soql", "query": "SELECT Name, Industry, Phone, Website, BillingStreet, BillingCity, BillingPostalCode, BillingCountry FROM Account LIMIT 10000"},
+      "target": {"type": "soql", "query": "SELECT Name, Industry, Phone, Website, BillingStreet, BillingCity, BillingPostalCode, BillingCountry FROM Account"},
       "options": {"mergeMode": "LEAVE_IF_CHANGED"}
     },
     {
@@ -64,7 +64,7 @@ public enum DefaultConfig {
       "syncName": "syncDownContacts",
       "syncType": "syncDown",
       "soupName": "contacts",
-      "target": {"type": "soql", "query": "SELECT FirstName, LastName, Title, MobilePhone, Email, Department, HomePhone, AccountId FROM Contact LIMIT 10000"},
+      "target": {"type": "soql", "query": "SELECT FirstName, LastName, Title, MobilePhone, Email, Department, HomePhone, AccountId FROM Contact"},
       "options": {"mergeMode": "LEAVE_IF_CHANGED"}
     },
     {

@@ -7,8 +7,8 @@ import SmartStore
 /// and it is merged field by field against the base of its changes (`FieldMerge`): the server's
 /// changes of other fields are taken, a field both sides changed becomes a conflict of that field.
 /// A record with local changes but no recorded base, a local delete, or a conflict is left alone.
-/// Fields only the local copy has survive, and records of the boundary second already held are
-/// skipped.
+/// Fields only the local copy has survive, and records already held unchanged are skipped
+/// (`SkipUnchanged`).
 public struct DownloadedRecordWriter: Sendable {
     public struct Result: Sendable, Equatable {
         public var saved = 0
@@ -19,10 +19,30 @@ public struct DownloadedRecordWriter: Sendable {
         public var merged = 0
         /// Of those, the ones where both sides changed a field to different values.
         public var conflicts = 0
-        /// Already held with the same modification time (the `>=` boundary of an incremental sync).
+        /// Already held with the same modification time (`SkipUnchanged`).
         public var skippedUnchanged = 0
 
         public init() {}
+    }
+
+    /// Which records a page skips without rewriting them because the soup already holds them
+    /// clean, from this sync, with the modification time the server sends.
+    public enum SkipUnchanged: Sendable, Equatable {
+        /// None: every record is written (a first run, or one after the definition changed).
+        case never
+        /// Those modified exactly at this time: the `>=` boundary of an incremental sync, whose
+        /// first second brings back records already saved.
+        case atBoundary(Int64)
+        /// Any: a capped query runs whole every time, so most of what it fetches is already held.
+        case always
+
+        func covers(_ modified: Int64) -> Bool {
+            switch self {
+            case .never: false
+            case let .atBoundary(boundary): modified == boundary
+            case .always: true
+            }
+        }
     }
 
     public var soupName: String
@@ -43,11 +63,11 @@ public struct DownloadedRecordWriter: Sendable {
         self.syncId = syncId
     }
 
-    /// Saves `records`. `boundary` is the high-water mark the incremental query started from
-    /// (records modified exactly then may be ones already saved). The page's stored copies are read
-    /// with one query and written in one batch: statements prepared per record cost several times
-    /// what the records themselves do (sync down of 100k contacts, `make bench-sync`).
-    public func save(_ records: [JSONObject], boundary: Int64? = nil, in transaction: StoreTransaction) throws -> Result {
+    /// Saves `records`, skipping those `skip` covers that the soup holds unchanged. The page's
+    /// stored copies are read with one query and written in one batch: statements prepared per
+    /// record cost several times what the records themselves do (sync down of 100k contacts,
+    /// `make bench-sync`).
+    public func save(_ records: [JSONObject], skip: SkipUnchanged = .never, in transaction: StoreTransaction) throws -> Result {
         guard try transaction.hasIndex(soup: soupName, path: idFieldName) else {
             throw MobileSyncError.soupMissingIndex(soup: soupName, path: idFieldName)
         }
@@ -79,10 +99,11 @@ public struct DownloadedRecordWriter: Sendable {
                     result.saved += 1
                     continue
                 }
-                if let boundary, !existing.isDirty,
-                   let modified = record[modificationDateFieldName]?.stringValue,
-                   SalesforceTimestamp.parse(modified) == boundary,
-                   existing[modificationDateFieldName]?.stringValue.flatMap(SalesforceTimestamp.parse) == boundary {
+                if skip != .never, !existing.isDirty, existing[LocalField.syncId]?.int64Value == syncId,
+                   let modified = record[modificationDateFieldName]?.stringValue.flatMap(SalesforceTimestamp.parse),
+                   skip.covers(modified),
+                   existing[modificationDateFieldName]?.stringValue.flatMap(SalesforceTimestamp.parse) == modified,
+                   Self.holds(existing, every: record) {
                     result.skippedUnchanged += 1
                     continue
                 }
@@ -101,20 +122,47 @@ public struct DownloadedRecordWriter: Sendable {
         return result
     }
 
-    /// A record with local changes with the server's copy merged in, field by field; `nil` when it
-    /// is left as it is: deleted or created here, in conflict, without a recorded base, or the
-    /// merge changes nothing. (Values are compared, not modification dates: two changes in one
-    /// second carry the same date.)
+    /// A record with local changes with the server's copy merged in; `nil` when it is left as it
+    /// is (created here, changed by a writer that recorded no base, or nothing to change). Values
+    /// are compared, not modification dates: two changes in one second carry the same date.
+    /// - Changed here: merged field by field, a field both sides changed becoming a conflict; a
+    ///   record already in conflict keeps its conflicting fields and takes the server's changes to
+    ///   the others, and its conflict shows the server's newest copy.
+    /// - Deleted here: the delete waits; if the server changed what it tracks, that is a conflict
+    ///   (deleted here, changed there) now, rather than when the delete is refused.
+    /// So whatever the user later decides (keep, take, revert, undelete), the record is not left
+    /// behind a server version that this sync read and did not write.
     private func mergeLocalChanges(into local: JSONObject, server: JSONObject, now: Int64, result: inout Result) -> JSONObject? {
-        guard !local.hasConflict, !local.isLocallyDeleted, !local.isLocallyCreated, local.baseValues != nil else { return nil }
+        guard !local.isLocallyCreated else { return nil }
         let merge = FieldMerge(idFieldName: idFieldName, modificationDateFieldName: modificationDateFieldName)
-        let outcome = merge.merge(local: local, server: server, own: local.soupEntryId.flatMap { ownWrites[$0] } ?? [:], now: now)
-        var merged = outcome.record
+        let own = local.soupEntryId.flatMap { ownWrites[$0] } ?? [:]
+        let conflict = RecordConflict(local[LocalField.conflict])
+        var merged = local
+        if local.isLocallyDeleted {
+            if var conflict {
+                conflict.server = server
+                merged[LocalField.conflict] = conflict.json
+            } else if merge.serverChanged(local, comparedWith: server, own: own) {
+                merged[LocalField.conflict] = RecordConflict(server: server, detectedAt: now).json
+                result.conflicts += 1
+            }
+        } else if conflict.map({ $0.fields == nil }) == true || local.baseValues == nil {
+            return nil  // deleted on the server (or a conflict an older forceterm stored), or no base
+        } else {
+            let outcome = merge.merge(local: local, server: server, own: own, now: now)
+            merged = outcome.record
+            if !outcome.conflictingFields.isEmpty && conflict == nil { result.conflicts += 1 }
+        }
         merged[LocalField.syncId] = .int(syncId)
         guard merged != local else { return nil }
         result.merged += 1
-        if !outcome.conflictingFields.isEmpty { result.conflicts += 1 }
         return merged
+    }
+
+    /// Whether the stored copy already has every value of the server's: two changes in one second
+    /// share a modification time, so the time alone cannot say a record is unchanged.
+    static func holds(_ stored: JSONObject, every server: JSONObject) -> Bool {
+        server.allSatisfy { key, value in isEngineOwned(key) || stored[key] == value }
     }
 
     /// The soup's entries with these ids, by id, read 500 ids per query. Two entries with one id

@@ -1,9 +1,40 @@
 import ForceJSON
 import SmartStore
 
+/// What a sync down did with the records it received, counted as its pages commit: a sync that
+/// fails or is stopped midway has the tallies of the pages it saved.
+public struct SyncDownSummary: Sendable, Equatable {
+    /// Written to the store: new, or changed on the server.
+    public var stored = 0
+    /// Already held unchanged, so not written again.
+    public var unchanged = 0
+    /// Left alone because they have local changes (LEAVE_IF_CHANGED).
+    public var keptLocalChanges = 0
+
+    /// Every record received and committed, whatever became of it.
+    public var received: Int { stored + unchanged + keptLocalChanges }
+
+    public init() {}
+
+    init(_ result: DownloadedRecordWriter.Result) {
+        stored = result.saved
+        unchanged = result.skippedUnchanged
+        keptLocalChanges = result.skippedDirty
+    }
+
+    public static func + (left: SyncDownSummary, right: SyncDownSummary) -> SyncDownSummary {
+        var sum = left
+        sum.stored += right.stored
+        sum.unchanged += right.unchanged
+        sum.keptLocalChanges += right.keptLocalChanges
+        return sum
+    }
+}
+
 /// Runs one sync down against a `SyncRemote`: fetch page by page, save each page and the sync's
 /// progress in one store transaction, and persist the high-water mark as it goes when the target
-/// is sorted by modification, so a killed or stopped sync resumes incrementally.
+/// is sorted by modification, so a killed or stopped sync resumes incrementally. A capped query
+/// (`SyncDownTarget.isCapped`) always runs whole.
 struct SyncDownTask: Sendable {
     let store: SmartStore
     let syncs: SyncsSoup
@@ -27,17 +58,24 @@ struct SyncDownTask: Sendable {
         case briefcase(pending: [(type: String, ids: [String])])
     }
 
-    func run(_ initial: SyncState) async throws -> SyncState {
+    /// Runs the sync; `summary` receives the tallies of each page as it commits, also when the
+    /// run then fails.
+    func run(_ initial: SyncState, summary: inout SyncDownSummary) async throws -> SyncState {
         var state = initial
         guard case let .down(target) = state.target else { throw MobileSyncError.wrongSyncType(id: state.id, expected: .syncDown, actual: .syncUp) }
-        let boundary = state.maxTimeStamp > 0 ? state.maxTimeStamp : nil
+        let capped = target.isCapped
+        let boundary = state.maxTimeStamp > 0 && !capped ? state.maxTimeStamp : nil
+        // A capped sync records its mark only when a run completes, and a changed definition
+        // resets it: with one, the records held come from this query and may be skipped.
+        let skip: DownloadedRecordWriter.SkipUnchanged = if let boundary { .atBoundary(boundary) }
+            else if capped, state.maxTimeStamp > 0 { .always } else { .never }
         let page = try await first(target, state: state, since: boundary)
         state.totalSize = page.totalSize
         try syncs.save(state)
         report(state)
         let bulkLoad = page.totalSize >= bulkLoadMinimum ? try beginBulkLoad(target, soupName: state.soupName) : nil
         do {
-            state = try await savePages(from: page, of: target, boundary: boundary, state: state)
+            state = try await savePages(from: page, of: target, boundary: boundary, skip: skip, state: state, summary: &summary)
         } catch {
             // Not rethrown over the sync's own error: a failed rebuild leaves its status row, and
             // the next open of the store rebuilds once this process has let go of the lock.
@@ -48,12 +86,15 @@ struct SyncDownTask: Sendable {
         return state
     }
 
-    /// Saves `first` and every page after it, each with the sync's progress in one transaction.
-    private func savePages(from first: Page, of target: SyncDownTarget, boundary: Int64?, state initial: SyncState) async throws -> SyncState {
+    /// Saves `first` and every page after it, each with the sync's progress and tallies in one
+    /// transaction; the progress counts the records of the pages committed (each one stored,
+    /// unchanged or kept; parents only, for parent_children).
+    private func savePages(from first: Page, of target: SyncDownTarget, boundary: Int64?, skip: DownloadedRecordWriter.SkipUnchanged,
+                           state initial: SyncState, summary: inout SyncDownSummary) async throws -> SyncState {
         var state = initial
         var page = first
         let sorted = isSortedByModification(target)
-        var countSaved = 0
+        var committed = 0
         var newest = state.maxTimeStamp
         // Values of ours whose answers were lost: merging must not mistake them for another user's.
         let ownWrites = try store.read { transaction in
@@ -66,28 +107,31 @@ struct SyncDownTask: Sendable {
             let records = page.records
             let batchNewest = DownloadedRecordWriter.latestModification(of: records.map(\.record), field: target.modificationDateFieldName)
             newest = max(newest, batchNewest)
-            countSaved += records.count
             let reachedEnd: Bool = if case .none = page.next { true } else { false }
             // The next page is asked for while this one is written, so the server's paging and
             // the JSON parsing overlap the store's work. Only a read: a failure surfaces after
             // this page has committed, and a failed write cancels it.
             let continuation = page.next
             async let following = next(continuation, target: target, since: boundary)
-            try store.write { transaction in
+            let pageSummary = try store.write { transaction in
+                var pageSummary = SyncDownSummary()
                 for soup in Set(records.map(\.soup)).sorted() {
                     var writer = DownloadedRecordWriter(
                         soupName: soup, idFieldName: target.idFieldName, modificationDateFieldName: target.modificationDateFieldName,
                         mergeMode: state.options.mergeMode, syncId: state.id)
                     writer.ownWrites = ownWrites[soup] ?? [:]
-                    try writeRecords(records.filter { $0.soup == soup }.map(\.record), writer: writer, target: target,
-                                     ownWrites: ownWrites, boundary: boundary, in: transaction)
+                    pageSummary = pageSummary + (try writeRecords(records.filter { $0.soup == soup }.map(\.record), writer: writer,
+                                                                  target: target, ownWrites: ownWrites, skip: skip, in: transaction))
                 }
                 if sorted || reachedEnd { state.maxTimeStamp = newest }
-                if !reachedEnd, state.totalSize > 0, countSaved < state.totalSize {
-                    state.progress = countSaved * 100 / state.totalSize
+                if !reachedEnd, state.totalSize > 0, committed + records.count < state.totalSize {
+                    state.progress = (committed + records.count) * 100 / state.totalSize
                 }
                 try syncs.save(state, in: transaction)
+                return pageSummary
             }
+            summary = summary + pageSummary
+            committed += records.count
             if reachedEnd { break }
             report(state)
             page = try await following
@@ -117,11 +161,13 @@ struct SyncDownTask: Sendable {
         return try store.beginBulkLoad(soups: soups.map(\.soup), keeping: Set(soups.map(\.idField)))
     }
 
+    /// Saves one soup's records of a page (and a parent_children target's children); returns
+    /// what became of them.
     private func writeRecords(_ records: [JSONObject], writer: DownloadedRecordWriter, target: SyncDownTarget,
-                              ownWrites: [String: [Int64: JSONObject]], boundary: Int64?, in transaction: StoreTransaction) throws {
+                              ownWrites: [String: [Int64: JSONObject]], skip: DownloadedRecordWriter.SkipUnchanged,
+                              in transaction: StoreTransaction) throws -> SyncDownSummary {
         guard case let .parentChildren(spec) = target.kind else {
-            _ = try writer.save(records, boundary: boundary, in: transaction)
-            return
+            return SyncDownSummary(try writer.save(records, skip: skip, in: transaction))
         }
         let plural = spec.children.sobjectTypePlural ?? spec.children.sobjectType
         var parents: [JSONObject] = []
@@ -136,13 +182,13 @@ struct SyncDownTask: Sendable {
             }
             parents.append(parent)
         }
-        _ = try writer.save(parents, boundary: nil, in: transaction)
+        let savedParents = SyncDownSummary(try writer.save(parents, in: transaction))
         var childWriter = writer
         childWriter.soupName = spec.children.soupName
         childWriter.idFieldName = spec.children.idFieldName
         childWriter.modificationDateFieldName = spec.children.modificationDateFieldName
         childWriter.ownWrites = ownWrites[spec.children.soupName] ?? [:]
-        _ = try childWriter.save(children, boundary: nil, in: transaction)
+        return savedParents + SyncDownSummary(try childWriter.save(children, in: transaction))
     }
 
     func isSortedByModification(_ target: SyncDownTarget) -> Bool {
@@ -297,9 +343,8 @@ struct SyncDownTask: Sendable {
             }
         }
         switch target.kind {
-        case let .soql(query, _):
-            let idsQuery = SoqlQuery(query).idsOnly(idField: target.idFieldName)
-            try await collect(try await remote.query(idsQuery.text, batchSize: nil), field: target.idFieldName)
+        case .soql:
+            try await collect(try await remote.query(target.remoteIdsSoql ?? "", batchSize: nil), field: target.idFieldName)
         case let .sosl(query):
             for record in try await remote.search(query) { if let id = record[target.idFieldName]?.stringValue { ids.insert(id) } }
         case let .mru(type, _), let .refresh(type, _, _, _):

@@ -48,9 +48,15 @@ public enum LocalEdit {
 
     /// An undeleted record: `__locally_deleted__` false, and `__local__` true while it is created
     /// or has other local changes.
+    /// A record deleted here and changed on the server (a conflict) takes the server's changes:
+    /// undoing the delete settles that conflict.
     public static func undeleted(_ document: JSONObject) -> JSONObject {
         var changed = document
         changed[LocalField.locallyDeleted] = false
+        if let conflict = RecordConflict(document[LocalField.conflict]), conflict.fields == nil, let server = conflict.server {
+            changed.removeValue(forKey: LocalField.conflict)
+            return FieldMerge().merge(local: changed, server: server, now: conflict.detectedAt).record
+        }
         let hasChanges = document.isLocallyCreated || document.isLocallyUpdated || document[LocalField.base]?.objectValue?.isEmpty == false
         changed[LocalField.local] = .bool(hasChanges || document.hasConflict)
         return changed

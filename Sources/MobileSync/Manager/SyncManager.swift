@@ -32,6 +32,9 @@ public actor SyncManager {
     private var active: Set<Int64> = []
     /// Tallies of the last sync up run by this manager, by sync id.
     public private(set) var lastSyncUpSummary: [Int64: SyncUpSummary] = [:]
+    /// Tallies of the last sync down run by this manager, by sync id: what its committed pages
+    /// stored, skipped as unchanged and left for local changes, also when it failed or was stopped.
+    public private(set) var lastSyncDownSummary: [Int64: SyncDownSummary] = [:]
 
     /// Sets up `syncs_soup` and, when no other process is syncing this store, marks syncs left
     /// RUNNING by a crash as STOPPED (the next reSync resumes them incrementally).
@@ -133,6 +136,7 @@ public actor SyncManager {
         guard !active.contains(id) else { throw MobileSyncError.syncRunning("runSync \(id)") }
         active.insert(id)
         defer { finish(id) }
+        lastSyncDownSummary[id] = nil  // a run that fails before it starts has no tallies
         let lock = try await SyncLock.acquire(storePath: store.path, timeout: lockTimeout)
         defer { withExtendedLifetime(lock) {} }
         // Read again under the lock: another process may have run it meanwhile.
@@ -148,8 +152,10 @@ public actor SyncManager {
         do {
             switch sync.type {
             case .syncDown:
+                var summary = SyncDownSummary()
+                defer { lastSyncDownSummary[id] = summary }
                 sync = try await SyncDownTask(store: store, syncs: syncs, remote: remote, checkAccepting: check, report: report,
-                                              bulkLoadMinimum: bulkLoadMinimum).run(sync)
+                                              bulkLoadMinimum: bulkLoadMinimum).run(sync, summary: &summary)
             case .syncUp:
                 let task = SyncUpTask(store: store, syncs: syncs, remote: remote, checkAccepting: check, report: report,
                                       requestConcurrency: requestConcurrency)

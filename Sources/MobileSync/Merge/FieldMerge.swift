@@ -44,6 +44,9 @@ public struct FieldMerge: Sendable {
             recorded = server.filter { key, value in !FieldValues.same(local[key], value) }
         }
         var base = recorded ?? [:]
+        // A conflict not yet settled stays one whatever the server's newer value (unless it now
+        // holds mine); its first base is kept for the user to see.
+        let prior = RecordConflict(local[LocalField.conflict]).flatMap { $0.fields == nil ? nil : $0 }
         var conflicts: [String] = []
         var conflictBases: JSONObject = [:]
         for (key, serverValue) in server where !DownloadedRecordWriter.isEngineOwned(key) && key != idFieldName {
@@ -62,7 +65,10 @@ public struct FieldMerge: Sendable {
                 base.removeValue(forKey: key)
             } else {
                 let ours = own[key].map { FieldValues.same($0, serverValue) } ?? false
-                if recorded == nil || (!ours && !FieldValues.same(serverValue, baseValue)) {
+                if let prior, prior.fields?.contains(key) == true {
+                    conflicts.append(key)
+                    if let first = prior.base[key] { conflictBases[key] = first }
+                } else if recorded == nil || (!ours && !FieldValues.same(serverValue, baseValue)) {
                     conflicts.append(key)
                     if let baseValue { conflictBases[key] = baseValue }
                 }
@@ -72,7 +78,8 @@ public struct FieldMerge: Sendable {
         record.removeValue(forKey: LocalField.overwriteServer)
         record.removeValue(forKey: LocalField.conflict)
         if !conflicts.isEmpty {
-            record[LocalField.conflict] = RecordConflict(server: server, fields: conflicts, base: conflictBases, detectedAt: now).json
+            record[LocalField.conflict] = RecordConflict(server: server, fields: conflicts, base: conflictBases,
+                                                         detectedAt: prior?.detectedAt ?? now).json
         }
         record.setBase(base)
         return Outcome(record: record, conflictingFields: conflicts, hasLocalChanges: !base.isEmpty)

@@ -52,9 +52,26 @@ public struct SoqlQuery: Sendable, Equatable {
             clauses[.orderBy] = modificationField
             mutated = true
         }
+        if isCapped, let order = clauses[.orderBy], case let tiebroken = Self.order(order, tiebrokenBy: idField), tiebroken != order {
+            clauses[.orderBy] = tiebroken
+            mutated = true
+        }
         guard mutated else { return self }
         clauses[.select] = select
         return SoqlQuery(clauses: clauses)
+    }
+
+    /// True when a top-level LIMIT or OFFSET caps the records returned: which records are in the
+    /// set then depends on the order, so a sync down runs such a query whole every time, in an
+    /// order without ties, and looks for ghosts with the same order and cap (docs/mobilesync.md,
+    /// "Capped queries").
+    public var isCapped: Bool { clauses[.limit] != nil || clauses[.offset] != nil }
+
+    /// `order` with `idField` appended as its last key, unless one of its keys already is the id
+    /// field (ids are unique, so such an order has no ties left).
+    private static func order(_ order: String, tiebrokenBy idField: String) -> String {
+        let fields = splitTopLevel(order, on: ",").map { $0.trimmingSpaces.prefix { !$0.isWhitespace } }
+        return fields.contains { String($0).caseInsensitiveEquals(idField) } ? order : order + ", " + idField
     }
 
     /// True when the top-level ORDER BY is exactly the modification field (spaces ignored), which
@@ -78,11 +95,14 @@ public struct SoqlQuery: Sendable, Equatable {
         return SoqlQuery(clauses: clauses)
     }
 
-    /// The same records, ids only and unordered, for finding ghosts. LIMIT and OFFSET stay.
+    /// The same records, ids only, for finding ghosts. An uncapped query loses its ORDER BY (its
+    /// set does not depend on it); a capped one keeps it, with the id as its last key, and keeps
+    /// its LIMIT and OFFSET, so it names the very records a sync down of it fetches. Give it the
+    /// rewritten query (`addingSyncFields`), whose order a sync down uses.
     public func idsOnly(idField: String) -> SoqlQuery {
         var clauses = self.clauses
         clauses[.select] = idField
-        clauses[.orderBy] = nil
+        clauses[.orderBy] = isCapped ? Self.order(clauses[.orderBy] ?? idField, tiebrokenBy: idField) : nil
         return SoqlQuery(clauses: clauses)
     }
 

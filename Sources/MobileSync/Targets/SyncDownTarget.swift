@@ -52,6 +52,20 @@ public struct SyncDownTarget: Sendable, Equatable {
         return SoqlQuery(query).addingSyncFields(idField: idFieldName, modificationField: modificationDateFieldName).text
     }
 
+    /// A SOQL target whose query has a top-level LIMIT or OFFSET: it always runs whole, never
+    /// incrementally, because `>=` the high-water mark would select the next records rather than
+    /// the capped set (docs/mobilesync.md, "Capped queries").
+    public var isCapped: Bool {
+        guard case let .soql(query, _) = kind else { return false }
+        return SoqlQuery(query).isCapped
+    }
+
+    /// The ids-only query ghost cleaning runs for a SOQL target: the rewritten query's set, in its
+    /// order and under its cap when it has one; `nil` for non-SOQL targets.
+    public var remoteIdsSoql: String? {
+        rewrittenSoql.map { SoqlQuery($0).idsOnly(idField: idFieldName).text }
+    }
+
     // MARK: JSON
 
     public var json: JSONValue {
