@@ -33,6 +33,9 @@ struct BenchCase: AsyncParsableCommand {
     @Option var requestConcurrency = SyncManager.defaultRequestConcurrency
     @Flag(help: "Before a sync down, add the TUI's list index (LastName under smartstore_text), as a sync run from the TUI has.")
     var listIndex = false
+    @Flag(help: "The sync up sends updates only (n records synced down once, then edited), no creates.") var updatesOnly = false
+    @Flag(help: "Before the timed sync up, an untimed one of an earlier edit of the same records, with no sync down after it: their dates are unknown.")
+    var datesUnknown = false
 
     static let downSyncName = "benchSyncDown"
 
@@ -102,26 +105,36 @@ struct BenchCase: AsyncParsableCommand {
 
     // MARK: Sync up
 
-    /// Syncs down `n / 2` records and edits them, creates `n / 2` new ones, then times the sync up
-    /// alone and checks every change arrived.
+    /// Syncs down `n / 2` records and edits them (as the app does: `LocalEdit`), creates `n / 2`
+    /// new ones, then times the sync up alone and checks every change arrived. `--updates-only`:
+    /// `n` updates; `--dates-unknown`: an earlier edit of them was synced up with no sync down since.
     private func up(_ definitions: BenchDefinitions, _ session: BenchSession) async throws -> JSONObject {
         let store = try definitions.openStore(try requiredStore())
         let manager = try SyncManager(store: store, remote: ForceClientRemote(client: session.client), requestConcurrency: requestConcurrency)
-        let updates = n / 2
+        let updates = updatesOnly ? n : n / 2
         let creates = n - updates
         _ = try await manager.syncDown(definitions.downTarget(limit: updates), options: definitions.downOptions,
                                        soupName: BenchDefinitions.soup, name: "benchUpSetup")
-        let fetched = try store.query(.all(BenchDefinitions.soup, pageSize: updates)).compactMap(\.objectValue)
-        guard fetched.count == updates else { throw BenchError("set-up: synced down \(fetched.count) records to update, expected \(updates)") }
         let runId = UUID().uuidString.prefix(8)
-        let edited = fetched.enumerated().map { index, record in
-            var record = record
-            record["Title"] = .string("Bench \(runId) \(index)")
-            record[LocalField.local] = true
-            record[LocalField.locallyUpdated] = true
-            return record
+        func editAll(_ label: String) throws {
+            let fetched = try store.query(.all(BenchDefinitions.soup, pageSize: updates)).compactMap(\.objectValue)
+            guard fetched.count == updates else { throw BenchError("set-up: synced down \(fetched.count) records to update, expected \(updates)") }
+            let edited = fetched.enumerated().compactMap { index, record in
+                LocalEdit.updated(record, fields: ["Title": .string("Bench \(runId) \(label) \(index)")])
+            }
+            _ = try store.upsert(edited, in: BenchDefinitions.soup)
         }
-        _ = try store.upsert(edited, in: BenchDefinitions.soup)
+        var target = definitions.upTarget
+        target = SyncUpTarget(mode: mode, createFieldlist: target.createFieldlist, updateFieldlist: target.updateFieldlist,
+                              externalIdFieldName: target.externalIdFieldName, idFieldName: target.idFieldName,
+                              modificationDateFieldName: target.modificationDateFieldName)
+        var options = definitions.upOptions
+        if let merge { options.mergeMode = merge }
+        if datesUnknown {
+            try editAll("first")
+            _ = try await manager.syncUp(target, options: options, soupName: BenchDefinitions.soup, name: "benchUpEarlier")
+        }
+        try editAll("timed")
         let created: [JSONObject] = (0..<creates).map { index in
             [
                 "attributes": ["type": "Contact"], "FirstName": "Bench", "LastName": .string("Created \(runId) \(index)"),
@@ -129,14 +142,7 @@ struct BenchCase: AsyncParsableCommand {
                 LocalField.local: true, LocalField.locallyCreated: true, LocalField.locallyUpdated: false, LocalField.locallyDeleted: false,
             ]
         }
-        _ = try store.create(created, in: BenchDefinitions.soup)
-
-        var target = definitions.upTarget
-        target = SyncUpTarget(mode: mode, createFieldlist: target.createFieldlist, updateFieldlist: target.updateFieldlist,
-                              externalIdFieldName: target.externalIdFieldName, idFieldName: target.idFieldName,
-                              modificationDateFieldName: target.modificationDateFieldName)
-        var options = definitions.upOptions
-        if let merge { options.mergeMode = merge }
+        if !created.isEmpty { _ = try store.create(created, in: BenchDefinitions.soup) }
         session.requests.reset()
         let start = ContinuousClock.now
         let state = try await manager.syncUp(target, options: options, soupName: BenchDefinitions.soup, name: "benchUp")

@@ -7,18 +7,21 @@ struct SyncBenchTable {
     enum Goal {
         case under(seconds: Double)
         case withinFloor(Double)
+        /// At most this many times the baseline measured in the same run.
+        case withinBaseline(Double)
 
         var text: String {
             switch self {
             case let .under(seconds): String(format: "< %.0f s", seconds)
             case let .withinFloor(ratio): String(format: "≤ %.1fx floor", ratio)
+            case let .withinBaseline(ratio): String(format: "≤ %.1fx baseline", ratio)
             }
         }
 
         func isMet(seconds: Double, ratio: Double?) -> Bool {
             switch self {
             case let .under(limit): seconds < limit
-            case let .withinFloor(limit): (ratio ?? .infinity) <= limit
+            case let .withinFloor(limit), let .withinBaseline(limit): (ratio ?? .infinity) <= limit
             }
         }
     }

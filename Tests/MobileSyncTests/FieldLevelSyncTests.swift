@@ -121,6 +121,63 @@ struct FieldLevelSyncTests {
         #expect(record.isLocallyCreated && record["Id"] == nil && record["LastName"] == "Lovelace")
     }
 
+    // MARK: Shrunk from the interleaved property (InterleavedSyncPropertyTests)
+
+    /// Seed 23: an update answered while the record was deleted here left it marked updated with
+    /// no base; undeleted, it looked like an edit by an older writer and every field the server had
+    /// changed became a conflict.
+    @Test func anUpdateAnsweredWhileDeletedThenUndeletedIsInSyncNotInConflict() throws {
+        try edit(["Title": "Countess"])
+        let write = try #require(try plan().writes.first)
+        _ = try fixture.store.upsert(LocalEdit.deleted(try ada()), in: "contacts")
+        try answer(.success(id: "003A"), to: write)
+        let deleted = try ada()
+        #expect(deleted.isLocallyDeleted && !deleted.isLocallyUpdated && deleted.baseValues == [:])
+        _ = try fixture.store.upsert(LocalEdit.undeleted(deleted), in: "contacts")
+        #expect(!(try ada()).isDirty, "nothing is left to send: the server has the Title")
+        let merged = FieldMerge().merge(local: try ada(), server: serverCopy(["Title": "Countess", "Department": "Sales"]), now: 1)
+        #expect(merged.conflictingFields.isEmpty && merged.record["Department"] == "Sales")
+    }
+
+    /// Seed 23, the other half: a record deleted here and changed on the server is a conflict;
+    /// undeleting it takes the server's changes instead of leaving a conflict about every field.
+    @Test func undeletingARecordDeletedHereAndChangedThereTakesTheServersChanges() throws {
+        _ = try fixture.store.upsert(LocalEdit.deleted(try ada()), in: "contacts")
+        let write = try #require(try plan().writes.first)
+        try answer(.preconditionFailed, to: write, server: serverCopy(["Department": "Sales"]))
+        #expect(try ConflictResolver(store: fixture.store, soupName: "contacts").conflict(entryId: write.entryId)?.kind == .deletedHere)
+        _ = try fixture.store.upsert(LocalEdit.undeleted(try ada()), in: "contacts")
+        let record = try ada()
+        #expect(!record.hasConflict && !record.isDirty && record["Department"] == "Sales")
+        #expect(record["LastModifiedDate"]?.stringValue == Self.later)
+    }
+
+    /// Seed 42: a delete refused (412) after the record was undeleted here became a conflict
+    /// about every field; undeleted, the record simply takes the server's changes.
+    @Test func aDeleteRefusedAfterTheRecordWasUndeletedHereMergesTheServersChanges() throws {
+        _ = try fixture.store.upsert(LocalEdit.deleted(try ada()), in: "contacts")
+        let write = try #require(try plan().writes.first)
+        _ = try fixture.store.upsert(LocalEdit.undeleted(try ada()), in: "contacts")
+        let (summary, _) = try answer(.preconditionFailed, to: write, server: serverCopy(["Department": "Sales"]))
+        let record = try ada()
+        #expect(summary.conflicts == 0 && !record.hasConflict && !record.isDirty && record["Department"] == "Sales")
+    }
+
+    /// Seed 36: a record created here, sent, and deleted on the server before any sync down had
+    /// fetched it had no `__sync_id__`, so no ghost cleaning ever removed it.
+    @Test func aCreatedRecordJoinsTheSetOfItsSoupsOnlySyncDown() throws {
+        _ = try fixture.store.create(LocalEdit.created(fields: ["LastName": "Hopper"], sObjectType: "Contact", localId: "local_1"), in: "contacts")
+        let write = try #require(try plan().writes.first { $0.action == .create })
+        var summary = SyncUpSummary()
+        var owning = recorder
+        owning.owningSyncDownId = 7
+        try fixture.store.write { _ = try owning.apply(.success(id: "003H"), to: write, serverValues: nil, now: 1, summary: &summary, in: $0) }
+        let created = try #require(try fixture.document("contacts", id: "003H"))
+        #expect(created[LocalField.syncId] == 7 && !created.isDirty)
+        let cleaner = GhostCleaner(soupName: "contacts", syncId: 7)
+        #expect(try fixture.store.read { try cleaner.cleanLocalIds(in: $0) }.contains("003H"))
+    }
+
     // MARK: Refused writes
 
     @Test func aRefusedUpdateWhoseServerChangesTouchOtherFieldsIsMergedAndSentAgain() throws {

@@ -467,6 +467,10 @@ final class InterleavedRun: @unchecked Sendable {
             var gone = false
             for field in Self.fields {
                 let heads = model.heads(name, field)
+                if heads.count > 1, heads.allSatisfy({ VersionModel.isDeletion($0.value) }) {
+                    gone = true  // deleted on both sides: they agree
+                    continue
+                }
                 guard heads.count == 1, let head = heads.first else {
                     Issue.record("\(name).\(field) has \(heads.count) heads \(heads): concurrent writes never reconciled (an edit lost, or a conflict never raised)\n\(model.history(name))\n\(trail)")
                     continue

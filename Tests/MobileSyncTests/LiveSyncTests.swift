@@ -235,6 +235,26 @@ struct LiveSyncTests {
         #expect(try await live.serverRecords("SELECT Title FROM Contact").first?["Title"] == "Second")
     }
 
+    @Test("A create whose answer was lost, then a sync down only: our record adopts its server copy, none is stored twice")
+    func aLostCreateIsAdoptedBeforeASyncDownStoresItAgain() async throws {
+        let live = try await LiveSync()
+        defer { live.remove() }
+        try live.saveLocally(LocalEdit.created(fields: ["LastName": "Lamarr", "Title": "Inventor"], sObjectType: "Contact",
+                                               localId: "local_lamarr"), in: "contacts")
+        // The connection drops after the server made the contact: its answer is lost.
+        let dropping = SteppedRemote(remote: ForceClientRemote(client: live.client), beforeCall: { _ in },
+                                     afterAnswer: { (_) async throws(SyncRemoteError) in throw .offline("answer lost (test fault)") })
+        let lossy = try SyncManager(store: live.local.store, remote: dropping)
+        await #expect(throws: (any Error).self) { _ = try await lossy.reSync(name: "syncUpContacts") }
+        #expect(try await live.serverRecords("SELECT Id FROM Contact WHERE LastName = 'Lamarr'").count == 1)
+        try await live.syncDown()
+        let stored = try live.local.documents("contacts").filter { $0["LastName"] == "Lamarr" }
+        #expect(stored.count == 1, "one record, not ours plus the server's copy of it: \(stored)")
+        #expect(stored.first?["Id"]?.stringValue?.hasPrefix("003") == true && stored.first?.isDirty == false)
+        try await live.syncAll()
+        #expect(try await live.serverRecords("SELECT Id FROM Contact WHERE LastName = 'Lamarr'").count == 1)
+    }
+
     @Test("An edit saved while its update is on its way is sent by the next sync, not lost")
     func anEditDuringTheSyncIsKept() async throws {
         let live = try await LiveSync()

@@ -5,9 +5,9 @@ import Testing
 
 @Suite("Saving downloaded records and cleaning ghosts, on a real store")
 struct SyncDownStoreTests {
-    func save(_ records: [JSONObject], _ mode: MergeMode, _ fixture: SyncStore, skip: DownloadedRecordWriter.SkipUnchanged = .never,
+    func save(_ records: [JSONObject], _ fixture: SyncStore, skip: DownloadedRecordWriter.SkipUnchanged = .never,
               syncId: Int64 = 7) throws -> DownloadedRecordWriter.Result {
-        let writer = DownloadedRecordWriter(soupName: "contacts", mergeMode: mode, syncId: syncId)
+        let writer = DownloadedRecordWriter(soupName: "contacts", syncId: syncId)
         return try fixture.store.write { try writer.save(records, skip: skip, in: $0) }
     }
 
@@ -21,7 +21,7 @@ struct SyncDownStoreTests {
 
     @Test func downloadedRecordsAreStoredCleanWithTheSyncId() throws {
         let fixture = try SyncStore()
-        let result = try save([Records.contact("003A", last: "Ada"), Records.contact("003B", last: "Bob")], .overwrite, fixture)
+        let result = try save([Records.contact("003A", last: "Ada"), Records.contact("003B", last: "Bob")], fixture)
         #expect(result.saved == 2)
         let stored = try #require(try fixture.document("contacts", id: "003A"))
         #expect(stored[LocalField.syncId] == 7)
@@ -48,12 +48,11 @@ struct SyncDownStoreTests {
 
     /// Beyond the SDK: a sync down never discards a local change, in either merge mode. With a
     /// recorded base the server's copy is merged field by field; without one the record is left alone.
-    @Test(arguments: [MergeMode.overwrite, .leaveIfChanged])
-    func aRecordWithLocalChangesIsMergedFieldByFieldInEitherMode(mode: MergeMode) throws {
+    @Test
+    func aRecordWithLocalChangesIsMergedFieldByFieldInEitherMode() throws {
         let fixture = try SyncStore()
         let original: JSONObject = ["Title": "Engineer", "Department": "R&D", "Email": "ada@example.com"]
-        _ = try save([Records.contact("003A", last: "Ada", extra: original), Records.contact("003B", last: "Bob", extra: original)],
-                     .overwrite, fixture)
+        _ = try save([Records.contact("003A", last: "Ada", extra: original), Records.contact("003B", last: "Bob", extra: original)], fixture)
         let ada = try #require(try fixture.document("contacts", id: "003A"))
         _ = try fixture.store.upsert(Records.edited(ada, ["Title": "Mine", "Email": "same@example.com"]), in: "contacts")
         let bob = try #require(try fixture.document("contacts", id: "003B"))
@@ -64,7 +63,7 @@ struct SyncDownStoreTests {
                             extra: ["Title": "Theirs", "Department": "Sales", "Email": "same@example.com"]),
             Records.contact("003B", last: "Bob", modified: later, extra: ["Title": "Theirs", "Department": "Sales", "Email": "ada@example.com"]),
         ]
-        let result = try save(server, mode, fixture)
+        let result = try save(server, fixture)
         #expect(result.saved == 1 && result.merged == 1 && result.conflicts == 1 && result.skippedDirty == 1)
 
         let merged = try #require(try fixture.document("contacts", id: "003A"))
@@ -84,11 +83,11 @@ struct SyncDownStoreTests {
 
     @Test func aMergeWhereTheServerChangedOnlyOtherFieldsLeavesMineToSendAndNoConflict() throws {
         let fixture = try SyncStore()
-        _ = try save([Records.contact("003A", last: "Ada", extra: ["Title": "Engineer", "Department": "R&D"])], .overwrite, fixture)
+        _ = try save([Records.contact("003A", last: "Ada", extra: ["Title": "Engineer", "Department": "R&D"])], fixture)
         let ada = try #require(try fixture.document("contacts", id: "003A"))
         _ = try fixture.store.upsert(Records.edited(ada, ["Title": "Mine"]), in: "contacts")
         let result = try save([Records.contact("003A", last: "Ada", modified: "2024-06-01T00:00:00.000+0000",
-                                               extra: ["Title": "Engineer", "Department": "Sales"])], .leaveIfChanged, fixture)
+                                               extra: ["Title": "Engineer", "Department": "Sales"])], fixture)
         #expect(result.merged == 1 && result.conflicts == 0)
         let merged = try #require(try fixture.document("contacts", id: "003A"))
         #expect(merged["Title"] == "Mine" && merged["Department"] == "Sales" && merged.isDirty && !merged.hasConflict)
@@ -97,28 +96,63 @@ struct SyncDownStoreTests {
 
     @Test func aServerCopyOfTheVersionAlreadyHeldLeavesALocalChangeAsItIs() throws {
         let fixture = try SyncStore()
-        _ = try save([Records.contact("003A", last: "Ada", extra: ["Title": "Engineer"])], .overwrite, fixture)
+        _ = try save([Records.contact("003A", last: "Ada", extra: ["Title": "Engineer"])], fixture)
         let ada = try #require(try fixture.document("contacts", id: "003A"))
         let edited = Records.edited(ada, ["Title": "Mine"])
         _ = try fixture.store.upsert(edited, in: "contacts")
-        let result = try save([Records.contact("003A", last: "Ada", extra: ["Title": "Engineer"])], .leaveIfChanged, fixture)
+        let result = try save([Records.contact("003A", last: "Ada", extra: ["Title": "Engineer"])], fixture)
         #expect(result.merged == 0 && result.skippedDirty == 1)
         let stored = try #require(try fixture.document("contacts", id: "003A"))
         #expect(stored["Title"] == "Mine" && stored.baseValues == ["Title": "Engineer"])
         // Another user's change in the same second carries the same date: values tell it apart.
-        let sameSecond = try save([Records.contact("003A", last: "Ada", extra: ["Title": "Engineer", "Department": "Sales"])],
-                                  .leaveIfChanged, fixture)
+        let sameSecond = try save([Records.contact("003A", last: "Ada", extra: ["Title": "Engineer", "Department": "Sales"])], fixture)
         #expect(sameSecond.merged == 1)
         #expect(try fixture.document("contacts", id: "003A")?["Department"] == "Sales")
     }
 
+    /// Shrunk from the interleaved property (seed 24): a sync down skipped a record in conflict
+    /// and moved its high-water mark past the server's newer version; taking the server's value
+    /// then left the record behind it for good. Now the record takes the server's other changes,
+    /// its conflict shows the newest copy, and its conflicting field stays in conflict.
+    @Test func aRecordInConflictTakesTheServersOtherChangesAndItsConflictShowsTheNewestCopy() throws {
+        let fixture = try SyncStore()
+        _ = try save([Records.contact("003A", last: "Ada", extra: ["Title": "Engineer", "Department": "R&D"])], fixture)
+        let ada = try #require(try fixture.document("contacts", id: "003A"))
+        _ = try fixture.store.upsert(Records.edited(ada, ["Title": "Mine"]), in: "contacts")
+        _ = try save([Records.contact("003A", last: "Ada", modified: "2024-06-01T00:00:00.000+0000", extra: ["Title": "Theirs", "Department": "R&D"])], fixture)
+        let newer = Records.contact("003A", last: "Ada", modified: "2024-06-02T00:00:00.000+0000",
+                                    extra: ["Title": "Theirs again", "Department": "Sales"])
+        let result = try save([newer], fixture)
+        #expect(result.merged == 1)
+        let stored = try #require(try fixture.document("contacts", id: "003A"))
+        let conflict = try #require(RecordConflict(stored[LocalField.conflict]))
+        #expect(stored["Department"] == "Sales" && stored["Title"] == "Mine")
+        #expect(conflict.fields == ["Title"] && conflict.base == ["Title": "Engineer"] && conflict.server?["Title"] == "Theirs again")
+        #expect(stored["LastModifiedDate"] == "2024-06-02T00:00:00.000+0000")
+        try ConflictResolver(store: fixture.store, soupName: "contacts").takeServer(entryId: try #require(stored.soupEntryId))
+        let settled = try #require(try fixture.document("contacts", id: "003A"))
+        #expect(settled["Title"] == "Theirs again" && settled["Department"] == "Sales" && !settled.isDirty)
+    }
+
+    @Test func aRecordDeletedHereThatTheServerChangedIsAConflictAtOnce() throws {
+        let fixture = try SyncStore()
+        _ = try save([Records.contact("003A", last: "Ada", extra: ["Title": "Engineer"])], fixture)
+        let ada = try #require(try fixture.document("contacts", id: "003A"))
+        _ = try fixture.store.upsert(Records.edited(ada, delete: true), in: "contacts")
+        _ = try save([Records.contact("003A", last: "Ada", modified: "2024-06-01T00:00:00.000+0000", extra: ["Title": "Promoted"])], fixture)
+        let stored = try #require(try fixture.document("contacts", id: "003A"))
+        #expect(stored.isLocallyDeleted && stored["Title"] == "Engineer")
+        #expect(SyncConflict(record: stored, soupName: "contacts")?.kind == .deletedHere)
+        #expect(RecordConflict(stored[LocalField.conflict])?.server?["Title"] == "Promoted")
+    }
+
     @Test func ourOwnWriteWhoseAnswerWasLostIsNotAnotherUsersChange() throws {
         let fixture = try SyncStore()
-        _ = try save([Records.contact("003A", last: "Ada", extra: ["Title": "Engineer"])], .overwrite, fixture)
+        _ = try save([Records.contact("003A", last: "Ada", extra: ["Title": "Engineer"])], fixture)
         let ada = try #require(try fixture.document("contacts", id: "003A"))
         // Sent "First" (the answer was lost), then edited again to "Second".
         _ = try fixture.store.upsert(Records.edited(Records.edited(ada, ["Title": "First"]), ["Title": "Second"]), in: "contacts")
-        var writer = DownloadedRecordWriter(soupName: "contacts", mergeMode: .leaveIfChanged, syncId: 7)
+        var writer = DownloadedRecordWriter(soupName: "contacts", syncId: 7)
         writer.ownWrites = [try #require(ada.soupEntryId): ["Title": "First"]]
         let server = Records.contact("003A", last: "Ada", modified: "2024-06-01T00:00:00.000+0000", extra: ["Title": "First"])
         let result = try fixture.store.write { try writer.save([server], in: $0) }
@@ -127,27 +161,27 @@ struct SyncDownStoreTests {
         #expect(stored["Title"] == "Second" && stored.baseValues == ["Title": "First"] && !stored.hasConflict)
     }
 
-    @Test(arguments: [MergeMode.overwrite, .leaveIfChanged])
-    func aLocalDeleteSurvivesASyncDownAndLocalCreatesAreLeftAlone(mode: MergeMode) throws {
+    @Test
+    func aLocalDeleteSurvivesASyncDownAndLocalCreatesAreLeftAlone() throws {
         let fixture = try SyncStore()
-        _ = try save([Records.contact("003A", last: "Ada")], .overwrite, fixture)
+        _ = try save([Records.contact("003A", last: "Ada")], fixture)
         let record = try #require(try fixture.document("contacts", id: "003A"))
         _ = try fixture.store.upsert(Records.edited(record, delete: true), in: "contacts")
         _ = try fixture.store.create(Records.created("local_1", fields: ["LastName": "New"]), in: "contacts")
-        _ = try save([Records.contact("003A", last: "Ada", modified: "2024-06-01T00:00:00.000+0000")], mode, fixture)
+        _ = try save([Records.contact("003A", last: "Ada", modified: "2024-06-01T00:00:00.000+0000")], fixture)
         #expect(try fixture.document("contacts", id: "003A")?.isLocallyDeleted == true, "the SDK's OVERWRITE would bring it back")
         #expect(try fixture.document("contacts", id: "local_1")?.isLocallyCreated == true)
         #expect(try fixture.documents("contacts").count == 2)
     }
 
-    @Test(arguments: [MergeMode.overwrite, .leaveIfChanged])
-    func localOnlyFieldsSurviveASyncDown(mode: MergeMode) throws {
+    @Test
+    func localOnlyFieldsSurviveASyncDown() throws {
         let fixture = try SyncStore()
-        _ = try save([Records.contact("003A", last: "Ada")], .overwrite, fixture)
+        _ = try save([Records.contact("003A", last: "Ada")], fixture)
         var record = try #require(try fixture.document("contacts", id: "003A"))
         record["Notes__local"] = "met at the fair"
         _ = try fixture.store.upsert(record, in: "contacts")
-        _ = try save([Records.contact("003A", last: "Lovelace", modified: "2024-06-01T00:00:00.000+0000")], mode, fixture)
+        _ = try save([Records.contact("003A", last: "Lovelace", modified: "2024-06-01T00:00:00.000+0000")], fixture)
         let stored = try #require(try fixture.document("contacts", id: "003A"))
         #expect(stored["LastName"] == "Lovelace")
         #expect(stored["Notes__local"] == "met at the fair")
@@ -158,26 +192,25 @@ struct SyncDownStoreTests {
         let fixture = try SyncStore()
         let boundaryText = "2024-05-01T10:00:00.000+0000"
         let boundary = try #require(SalesforceTimestamp.parse(boundaryText))
-        _ = try save([Records.contact("003A", last: "Ada", modified: boundaryText)], .overwrite, fixture)
+        _ = try save([Records.contact("003A", last: "Ada", modified: boundaryText)], fixture)
         // The `>=` query returns the held record again, plus one changed in the same second we had not seen.
         let result = try save([Records.contact("003A", last: "Ada", modified: boundaryText),
                                Records.contact("003B", last: "Same second", modified: boundaryText),
-                               Records.contact("003C", last: "Later", modified: "2024-05-01T10:00:01.000+0000")],
-                              .leaveIfChanged, fixture, skip: .atBoundary(boundary))
+                               Records.contact("003C", last: "Later", modified: "2024-05-01T10:00:01.000+0000")], fixture, skip: .atBoundary(boundary))
         #expect(result == Self.result(saved: 2, unchanged: 1))
         #expect(try fixture.document("contacts", id: "003B") != nil, "a same-second change is never missed")
     }
 
     /// A capped query runs whole: what this sync already holds clean with the server's modification
     /// time is skipped unwritten, whatever the time; anything else is written as before.
-    @Test(arguments: [MergeMode.overwrite, .leaveIfChanged])
-    func aFullRunSkipsOnlyCleanRecordsThisSyncHoldsWithTheSameModification(mode: MergeMode) throws {
+    @Test
+    func aFullRunSkipsOnlyCleanRecordsThisSyncHoldsWithTheSameModification() throws {
         let fixture = try SyncStore()
         let early = "2024-05-01T10:00:00.000+0000"
         let late = "2024-05-01T10:00:05.000+0000"
         _ = try save([Records.contact("003A", last: "Ada", modified: early), Records.contact("003B", last: "Bob", modified: early),
-                      Records.contact("003D", last: "Dirty", modified: early)], .overwrite, fixture)
-        _ = try save([Records.contact("003C", last: "Cy", modified: early)], .overwrite, fixture, syncId: 8)
+                      Records.contact("003D", last: "Dirty", modified: early)], fixture)
+        _ = try save([Records.contact("003C", last: "Cy", modified: early)], fixture, syncId: 8)
         try fixture.store.write { transaction in
             var dirty = try #require(try fixture.document("contacts", id: "003D"))
             dirty[LocalField.local] = true
@@ -192,8 +225,7 @@ struct SyncDownStoreTests {
                                Records.contact("003B", last: "Bobby", modified: late),
                                Records.contact("003C", last: "Cy", modified: early),
                                Records.contact("003D", last: "Dirty", modified: early),
-                               Records.contact("003E", last: "Eve", modified: early)],
-                              mode, fixture, skip: .always)
+                               Records.contact("003E", last: "Eve", modified: early)], fixture, skip: .always)
         #expect(result == Self.result(saved: 3, dirty: 1, unchanged: 1))
         let after = try #require(try fixture.document("contacts", id: "003A"))
         #expect(after == before, "skipped without a write")
@@ -203,11 +235,11 @@ struct SyncDownStoreTests {
         #expect(try fixture.document("contacts", id: "003E") != nil)
 
         // Another change in the same second carries the same time: its values tell it apart.
-        #expect(try save([Records.contact("003A", last: "Changed in the same second", modified: early)], mode, fixture,
+        #expect(try save([Records.contact("003A", last: "Changed in the same second", modified: early)], fixture,
                          skip: .always) == Self.result(saved: 1))
 
         // Without a skip (a first run of a changed definition) everything is written again.
-        #expect(try save([Records.contact("003A", last: "Rewritten", modified: early)], mode, fixture, skip: .never) == Self.result(saved: 1))
+        #expect(try save([Records.contact("003A", last: "Rewritten", modified: early)], fixture, skip: .never) == Self.result(saved: 1))
         #expect(try fixture.document("contacts", id: "003A")?["LastName"] == "Rewritten")
     }
 
@@ -223,8 +255,8 @@ struct SyncDownStoreTests {
 
     @Test func ghostsAreCleanRecordsOfThisSyncTheServerNoLongerReturns() throws {
         let fixture = try SyncStore()
-        _ = try save((1...5).map { Records.contact("003\($0)", last: "C\($0)") }, .overwrite, fixture, syncId: 7)
-        _ = try save([Records.contact("003OTHER", last: "Other sync")], .overwrite, fixture, syncId: 8)
+        _ = try save((1...5).map { Records.contact("003\($0)", last: "C\($0)") }, fixture, syncId: 7)
+        _ = try save([Records.contact("003OTHER", last: "Other sync")], fixture, syncId: 8)
         let dirty = try #require(try fixture.document("contacts", id: "0035"))
         _ = try fixture.store.upsert(Records.edited(dirty, ["Title": "edited offline"]), in: "contacts")
 
@@ -255,7 +287,7 @@ struct SyncDownStoreTests {
     @Test func aSoupWithoutAnIdIndexIsRefusedClearly() throws {
         let fixture = try SyncStore()
         try fixture.store.registerSoup("notes", indexSpecs: [IndexSpec(path: "Title", type: .string)])
-        let writer = DownloadedRecordWriter(soupName: "notes", mergeMode: .overwrite, syncId: 1)
+        let writer = DownloadedRecordWriter(soupName: "notes", syncId: 1)
         #expect(throws: MobileSyncError.soupMissingIndex(soup: "notes", path: "Id")) {
             try fixture.store.write { try writer.save([Records.contact("1", last: "x")], in: $0) }
         }

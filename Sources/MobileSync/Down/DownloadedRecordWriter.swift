@@ -48,18 +48,16 @@ public struct DownloadedRecordWriter: Sendable {
     public var soupName: String
     public var idFieldName: String
     public var modificationDateFieldName: String
-    public var mergeMode: MergeMode
     public var syncId: Int64
     /// Values this laptop sent whose answers were lost (`WriteJournal`), by entry id: the server
     /// holding one of them is our own write when merging.
     public var ownWrites: [Int64: JSONObject] = [:]
 
     public init(soupName: String, idFieldName: String = "Id", modificationDateFieldName: String = "LastModifiedDate",
-                mergeMode: MergeMode, syncId: Int64) {
+                syncId: Int64) {
         self.soupName = soupName
         self.idFieldName = idFieldName
         self.modificationDateFieldName = modificationDateFieldName
-        self.mergeMode = mergeMode
         self.syncId = syncId
     }
 

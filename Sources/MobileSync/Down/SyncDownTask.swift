@@ -64,6 +64,12 @@ struct SyncDownTask: Sendable {
         var state = initial
         guard case let .down(target) = state.target else { throw MobileSyncError.wrongSyncType(id: state.id, expected: .syncDown, actual: .syncUp) }
         let capped = target.isCapped
+        // Our own creates whose answers were lost: adopted first, so their server copies in the
+        // pages below update them instead of being stored as second records.
+        for (soup, idField) in Self.soupsWithIdFields(of: target, soupName: state.soupName) {
+            try await InFlightCreates(store: store, remote: remote, soup: soup, idFieldName: idField, owningSyncDownId: nil)
+                .recover { record, _ in record[LocalField.createInFlight]?["fields"]?.objectValue }
+        }
         let boundary = state.maxTimeStamp > 0 && !capped ? state.maxTimeStamp : nil
         // A capped sync records its mark only when a run completes, and a changed definition
         // resets it: with one, the records held come from this query and may be skipped.
@@ -118,7 +124,7 @@ struct SyncDownTask: Sendable {
                 for soup in Set(records.map(\.soup)).sorted() {
                     var writer = DownloadedRecordWriter(
                         soupName: soup, idFieldName: target.idFieldName, modificationDateFieldName: target.modificationDateFieldName,
-                        mergeMode: state.options.mergeMode, syncId: state.id)
+                        syncId: state.id)
                     writer.ownWrites = ownWrites[soup] ?? [:]
                     pageSummary = pageSummary + (try writeRecords(records.filter { $0.soup == soup }.map(\.record), writer: writer,
                                                                   target: target, ownWrites: ownWrites, skip: skip, in: transaction))

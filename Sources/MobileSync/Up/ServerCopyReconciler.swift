@@ -41,16 +41,46 @@ struct ServerCopyReconciler {
             byType[type, default: []].append((entryId, id))
         }
         let fields = SyncDownTask.withSyncFieldsForUp(planner.updateFields ?? [], target)
-        for type in byType.keys.sorted() {
-            for chunk in (byType[type] ?? []).chunked(into: Self.idsPerRetrieve) {
-                try await task.checkAccepting()
-                let copies = try await task.remote.retrieve(sobjectType: type, ids: chunk.map(\.id), fields: fields)
-                let serverCopies = Dictionary(zip(chunk.map(\.entryId), copies).map { ($0, $1) }, uniquingKeysWith: { first, _ in first })
-                try task.store.write { transaction in
-                    try apply(serverCopies, lost: lost, now: transaction.now, summary: &summary, in: transaction)
+        let reads = byType.keys.sorted().flatMap { type in
+            (byType[type] ?? []).chunked(into: Self.idsPerRetrieve).map { (type: type, records: Array($0)) }
+        }
+        // Up to `requestConcurrency` reads in flight; each answer is merged in a commit of its own
+        // as it arrives. No new read leaves after a failure, and the first failure ends the sync
+        // (the journal stays for the next run).
+        var failure: (any Error)?
+        var next = 0
+        await withTaskGroup(of: Result<[Int64: JSONObject?], any Error>.self) { group in
+            func launch() async {
+                guard failure == nil, next < reads.count else { return }
+                let read = reads[next]
+                next += 1
+                do { try await task.checkAccepting() } catch {
+                    failure = error
+                    return
+                }
+                group.addTask { [remote = task.remote] in
+                    do {
+                        let copies = try await remote.retrieve(sobjectType: read.type, ids: read.records.map(\.id), fields: fields)
+                        return .success(Dictionary(zip(read.records.map(\.entryId), copies).map { ($0, $1) }, uniquingKeysWith: { first, _ in first }))
+                    } catch {
+                        return .failure(error)
+                    }
                 }
             }
+            for _ in 0..<max(task.requestConcurrency, 1) { await launch() }
+            while let result = await group.next() {
+                do {
+                    let serverCopies = try result.get()
+                    try task.store.write { transaction in
+                        try apply(serverCopies, lost: lost, now: transaction.now, summary: &summary, in: transaction)
+                    }
+                } catch {
+                    failure = failure ?? error
+                }
+                await launch()
+            }
         }
+        if let failure { throw failure }
         if !journalIds.isEmpty { try task.store.write { try journal.remove(journalIds, in: $0) } }
     }
 

@@ -27,12 +27,15 @@ public struct SyncUpRecorder: Sendable {
     /// The fields an update may send (the merge of a refused write takes the server's value of
     /// every other field); `nil`: every field.
     public var updateFields: [String]?
+    /// The sync down a created record joins (`InFlightCreates.owningSyncDownId`).
+    public var owningSyncDownId: Int64?
 
-    public init(soupName: String, target: SyncUpTarget, mergeMode: MergeMode, updateFields: [String]? = nil) {
+    public init(soupName: String, target: SyncUpTarget, mergeMode: MergeMode, updateFields: [String]? = nil, owningSyncDownId: Int64? = nil) {
         self.soupName = soupName
         self.target = target
         self.mergeMode = mergeMode
         self.updateFields = updateFields
+        self.owningSyncDownId = owningSyncDownId
     }
 
     var fieldMerge: FieldMerge {
@@ -138,9 +141,15 @@ public struct SyncUpRecorder: Sendable {
         switch (write.action, answer.outcome) {
         case (.delete, .success), (.delete, .notFound), (.delete, .preconditionFailed):
             if answer.outcome == .preconditionFailed, let server = serverValues {
-                // Changed on the server since our version. A change of a field we track is
-                // another user's work: a conflict. Otherwise the delete goes again with the new date.
-                if fieldMerge.serverChanged(record, comparedWith: server) {
+                // Changed on the server since our version. Undeleted here meanwhile: nothing to
+                // decide, the server's changes are merged in. Otherwise a change of a field we
+                // track is another user's work: a conflict; if none, the delete goes again with
+                // the new date.
+                if !record.isLocallyDeleted {
+                    let merged = fieldMerge.merge(local: record, server: server, now: now)
+                    record = merged.record
+                    if !merged.conflictingFields.isEmpty { summary.conflicts += 1 }
+                } else if fieldMerge.serverChanged(record, comparedWith: server) {
                     record[LocalField.conflict] = RecordConflict(server: server, detectedAt: now).json
                     summary.conflicts += 1
                 } else {
@@ -167,7 +176,7 @@ public struct SyncUpRecorder: Sendable {
                 record[target.idFieldName] = .string(id)
             }
             record.adoptServerIds(of: write.references, sent: write.write.sentFields)
-            record.settleCreate(sent: write.write.sentFields)
+            record.settleCreate(sent: write.write.sentFields, syncDownId: owningSyncDownId)
             summary.created += 1
         case (.update, .success):
             record.removeValue(forKey: LocalField.lastError)
@@ -260,8 +269,9 @@ extension JSONObject {
 
     /// A create reached the server with `sent`: the record is no longer created here; a field
     /// changed while the create was on its way stays a local change, with the value sent as base.
-    mutating func settleCreate(sent: JSONObject) {
+    mutating func settleCreate(sent: JSONObject, syncDownId: Int64?) {
         removeValue(forKey: LocalField.createInFlight)
+        if let syncDownId, self[LocalField.syncId] == nil { self[LocalField.syncId] = .int(syncDownId) }
         var base: JSONObject = [:]
         for (key, value) in sent where !FieldValues.same(self[key], value) { base[key] = value }
         self[LocalField.locallyCreated] = false

@@ -29,9 +29,19 @@ struct SyncUpTask: Sendable {
         guard case let .up(target) = state.target else { throw MobileSyncError.wrongSyncType(id: state.id, expected: .syncUp, actual: .syncDown) }
         let soup = state.soupName
         let planner = SyncUpPlanner(target: target, options: state.options, soupName: soup)
-        let recorder = SyncUpRecorder(soupName: soup, target: target, mergeMode: state.options.mergeMode, updateFields: planner.updateFields)
+        let recorder = SyncUpRecorder(soupName: soup, target: target, mergeMode: state.options.mergeMode, updateFields: planner.updateFields,
+                                      owningSyncDownId: try InFlightCreates.owningSyncDownId(soup: soup, syncs: syncs))
         var summary = SyncUpSummary()
-        try await recoverCreatesInFlight(soup: soup, target: target, state: state)
+        try await InFlightCreates(store: store, remote: remote, soup: soup, idFieldName: target.idFieldName,
+                                  owningSyncDownId: recorder.owningSyncDownId).recover { record, serverIds -> JSONObject? in
+            // A create with an external id is an upsert: sending it again is safe.
+            if let field = target.externalIdFieldName, let value = record[field]?.stringValue, !value.isEmpty, !LocalField.isLocalId(value) {
+                return nil
+            }
+            // Journaled before the values sent were kept: the record's own, references as then.
+            return record[LocalField.createInFlight]?["fields"]?.objectValue
+                ?? (try? planner.project(record, planner.createFields ?? [], serverIds: serverIds))
+        }
         try await ServerCopyReconciler(task: self, planner: planner, recorder: recorder).run(summary: &summary)
         // A second pass sends only what the first turned into new writes: refused updates merged
         // with the server's changes (sent again with the server's date), and (OVERWRITE) updates of
@@ -211,89 +221,11 @@ struct SyncUpTask: Sendable {
         return runs
     }
 
-    /// Records a killed run had sent as creates without hearing back. With an external id the next
-    /// send is an upsert and needs nothing here. Without one, the server is asked for a record of
-    /// that type created since the send with the same field values: exactly one match is adopted
-    /// as the record's server copy, none means the create never arrived (it is sent again), and
-    /// several are left to the user with an error.
-    private func recoverCreatesInFlight(soup: String, target: SyncUpTarget, state: SyncState) async throws {
-        // Only the journaled ones: parsing every dirty record here cost a twentieth of a sync up.
-        let records = try store.read { transaction in
-            try Self.dirtyRecords(soup: soup, alsoMatching: "json_extract({\(soup):_soup}, '$.\(LocalField.createInFlight)') IS NOT NULL",
-                                  in: transaction)
-        }.filter { $0[LocalField.createInFlight] != nil }
-        guard !records.isEmpty else { return }
-        let serverIds = try store.read { try LocalIdMap.all(in: $0) }
-        let planner = SyncUpPlanner(target: target, options: state.options, soupName: soup)
-        for record in records {
-            guard let entryId = record.soupEntryId else { continue }
-            if let field = target.externalIdFieldName, let value = record[field]?.stringValue, !value.isEmpty, !LocalField.isLocalId(value) {
-                continue
-            }
-            // The values as sent (journaled since this version; before, the record's values, with
-            // local references rewritten to the server ids they had then).
-            guard let type = record["attributes"]?["type"]?.stringValue,
-                  let sentAt = record[LocalField.createInFlight]?["sentAt"]?.int64Value,
-                  let fields = record[LocalField.createInFlight]?["fields"]?.objectValue
-                    ?? (try? planner.project(record, planner.createFields ?? [], serverIds: serverIds))
-            else { continue }
-            let query = CreateRecovery.query(sobjectType: type, fields: fields, sentAt: sentAt, idField: target.idFieldName)
-            let matches = try await remote.query(query, batchSize: nil).records.compactMap { $0[target.idFieldName]?.stringValue }
-            try store.write { transaction in
-                guard var current = try transaction.retrieve([entryId], from: soup).first else { return }
-                switch matches.count {
-                case 0:
-                    current.removeValue(forKey: LocalField.createInFlight)
-                case 1:
-                    if let old = current[target.idFieldName]?.stringValue, LocalField.isLocalId(old) {
-                        try LocalIdMap.record(localId: old, serverId: matches[0], soup: soup, in: transaction)
-                    }
-                    current[target.idFieldName] = .string(matches[0])
-                    var references: [String: String] = [:]
-                    for (field, value) in current {
-                        if let text = value.stringValue, LocalField.isLocalId(text), let serverId = serverIds[text],
-                           fields[field]?.stringValue == serverId { references[field] = text }
-                    }
-                    current.adoptServerIds(of: references, sent: fields)
-                    current.settleCreate(sent: fields)
-                default:
-                    current[LocalField.lastError] = .string(JSONWriter.string(.array([RecordError(
-                        errorCode: "DUPLICATE_SUSPECTED",
-                        message: "a create of this record may have reached the server before a crash, and \(matches.count) matching records exist (\(matches.joined(separator: ", "))); delete the extra ones on the server, then clear this record's error").json])))
-                }
-                _ = try transaction.update(current, id: entryId, in: soup)
-            }
-        }
-    }
-
     /// Dirty entries of a soup in entry-id order; `condition` (Smart SQL) narrows them further.
     static func dirtyRecords(soup: String, alsoMatching condition: String? = nil, in transaction: StoreTransaction) throws -> [JSONObject] {
         let predicate = LocalField.dirtyPredicate(soup: soup) + (condition.map { " AND (\($0))" } ?? "")
         let sql = "SELECT {\(soup):_soup} FROM {\(soup)} WHERE \(predicate) ORDER BY {\(soup):_soupEntryId}"
         return try GhostCleaner.rows(sql, in: transaction).compactMap { $0.first?.objectValue }
-    }
-}
-
-/// The lookup that recognises a create whose answer was lost (no external id configured).
-public enum CreateRecovery {
-    /// Allowed clock skew between this machine and the server when comparing creation times.
-    public static let skewMillis: Int64 = 5 * 60 * 1000
-
-    /// `select Id from T where CreatedDate >= <sent - skew> and F1 = 'v1' and F2 = null … limit 3`.
-    /// Only scalar values take part; text is escaped as SOQL wants.
-    public static func query(sobjectType: String, fields: JSONObject, sentAt: Int64, idField: String = "Id") -> String {
-        var predicates = ["CreatedDate >= \(SalesforceTimestamp.format(sentAt - skewMillis))"]
-        for (name, value) in fields {
-            switch value {
-            case .null: predicates.append("\(name) = null")
-            case let .string(text): predicates.append("\(name) = '\(text.replacingAll("\\", with: "\\\\").replacingAll("'", with: "\\'"))'")
-            case let .bool(flag): predicates.append("\(name) = \(flag)")
-            case let .int(number): predicates.append("\(name) = \(number)")
-            case let .double(number): predicates.append("\(name) = \(number)")
-            case .array, .object: continue
-            }
-        }
-        return "select \(idField) from \(sobjectType) where \(predicates.joined(separator: " and ")) order by CreatedDate limit 3"
     }
 }
 

@@ -67,8 +67,8 @@ public enum AppKeymap {
         Binding([.character("n"), .character("N"), .escape], .confirmNo, in: confirming, help: "no"),
         Binding([.escape, .character("q")], .back, in: [.help], help: "close this help"),
         // The conflict dialog (c).
-        Binding([.character("m")], .resolve(.keepMine), in: [.resolvingConflict], help: "keep mine: overwrites the server's"),
-        Binding([.character("t")], .resolve(.takeServer), in: [.resolvingConflict], help: "take the server's: my changes dropped"),
+        Binding([.character("m")], .resolve(.keepMine), in: [.resolvingConflict], help: "keep my values where both changed"),
+        Binding([.character("t")], .resolve(.takeServer), in: [.resolvingConflict], help: "take the server's for those fields"),
         Binding([.escape, .character("q")], .confirmNo, in: [.resolvingConflict], help: "decide later"),
     ])
 
