@@ -190,14 +190,11 @@ extension LocalOrgAPI {
             }
             return field
         }
-        var results: [JSONValue] = []
-        for idText in idTexts {
-            guard let id = SalesforceId.canonical(idText), let stored = try await store.record(object, id: id, visibleTo: context.visibleOwner),
-                  !stored.isDeleted else {
-                results.append(.null)
-                continue
-            }
-            results.append(RecordRenderer.record(stored, object: object, fields: fields, apiVersion: context.apiVersion))
+        let ids = idTexts.map(SalesforceId.canonical)
+        let found = try await store.records(object, ids: ids.compactMap { $0 }, visibleTo: context.visibleOwner)
+        let results: [JSONValue] = ids.map { id in
+            guard let id, let stored = found[id], !stored.isDeleted else { return .null }
+            return RecordRenderer.record(stored, object: object, fields: fields, apiVersion: context.apiVersion)
         }
         return .json(.array(results))
     }

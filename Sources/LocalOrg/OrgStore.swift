@@ -211,6 +211,20 @@ public final class OrgStore: Sendable {
         }
     }
 
+    /// Several records by canonical id in one read (deleted ones included), by id; ids that do
+    /// not exist or, with private sharing, belong to someone else are missing. One read instead of
+    /// one per id: a 2,000-id retrieve took ten times a query of the same records.
+    public func records(_ object: ObjectDefinition, ids: [String], visibleTo ownerId: String? = nil) async throws -> [String: StoredRecord] {
+        try await pool.read { db in
+            var found: [String: StoredRecord] = [:]
+            for id in ids where found[id] == nil {
+                guard let record = try self.fetchRecord(db, object: object, id: id), Self.isVisible(record, object: object, to: ownerId) else { continue }
+                found[id] = record
+            }
+            return found
+        }
+    }
+
     /// Private sharing: a record of an object with owners is visible only to its owner.
     static func isVisible(_ record: StoredRecord, object: ObjectDefinition, to ownerId: String?) -> Bool {
         guard let ownerId, object.hasOwner else { return true }

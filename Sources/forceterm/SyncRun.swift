@@ -24,11 +24,18 @@ struct SyncRun: Sendable {
         var report = SyncRunReport()
         if up {
             for entry in entries where entry.type == .syncUp {
+                var failure: (any Error)?
                 do {
-                    let state = try await manager.reSync(name: entry.name, progress: progress)
-                    if let summary = await manager.lastSyncUpSummary[state.id] { report.add(summary) }
+                    _ = try await manager.reSync(name: entry.name, progress: progress)
                 } catch {
-                    try report.stop(Self.failureMessage(entry.name, error), after: error, entries: entries, store: store)
+                    failure = error
+                }
+                // What the recorded answers say, also when the sync stopped midway.
+                if let id = try await manager.getSyncStatus(name: entry.name)?.id, let summary = await manager.lastSyncUpSummary[id] {
+                    report.add(summary)
+                }
+                if let failure {
+                    try report.stop(Self.failureMessage(entry.name, failure), after: failure, entries: entries, store: store)
                     return report
                 }
             }

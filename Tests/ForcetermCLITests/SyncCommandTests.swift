@@ -67,6 +67,12 @@ struct SyncCommandTests {
             _ = try store.create(record, in: soup)
         }
 
+        /// The TUI on this user's store, in a tmux session of its own.
+        func tui(width: Int = 120, height: Int = 40) throws -> TmuxSession {
+            try TmuxSession(command: [Forceterm.executable.path, "--store", storePath], width: width, height: height,
+                            environment: environment.compactMapValues { $0 })
+        }
+
         func documents(_ soup: String) throws -> [JSONObject] {
             let store = try SmartStore(path: storePath, mustExist: true)
             return try store.query(.all(soup, orderPath: SmartStore.soupEntryId, pageSize: 100_000)).compactMap(\.objectValue)

@@ -34,8 +34,7 @@ struct SyncCorrectnessTests {
         let user = try SyncCommandTests.SignedIn(serverArguments: ["--latency", "700"], contacts: 3)
         defer { user.remove() }
         #expect(try user.forceterm(["sync"]).exitCode == 0)
-        let session = try TmuxSession(command: [Forceterm.executable.path, "--store", user.storePath], width: 120, height: 40,
-                                      environment: user.environment.compactMapValues { $0 })
+        let session = try user.tui()
         defer { session.kill() }
         try session.waitFor("Contacts (3)")
         try Self.editTitle(session, to: "First edit")
@@ -74,8 +73,7 @@ struct SyncCorrectnessTests {
         usleep(1_100_000)  // whole-second modification times: the server's edit must be newer
         try user.server.command(["edit", "Contact", id, "Title=Server title", "Department=Server department"])
 
-        let session = try TmuxSession(command: [Forceterm.executable.path, "--store", user.storePath], width: 120, height: 40,
-                                      environment: user.environment.compactMapValues { $0 })
+        let session = try user.tui()
         defer { session.kill() }
         try session.waitFor("Contacts (1)")
         try Self.editTitle(session, to: "My title")

@@ -28,8 +28,7 @@ struct TUIConflictTests {
         try user.editLocally("contacts", where: "Id", is: mineId, ["Title": "Mine Alpha"])
         try user.editLocally("contacts", where: "Id", is: theirsId, ["Title": "Mine Bravo"])
 
-        let session = try TmuxSession(command: [Forceterm.executable.path, "--store", user.storePath], width: 120, height: 40,
-                                      environment: user.environment.compactMapValues { $0 })
+        let session = try user.tui()
         defer { session.kill() }
         try session.waitFor("Contacts (2)")
         try session.send("s")

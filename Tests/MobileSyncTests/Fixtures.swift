@@ -43,15 +43,10 @@ enum Records {
         return record
     }
 
-    /// A record the app created offline.
+    /// A record the app created offline (`LocalEdit.created`); without `localId` it has no id yet.
     static func created(_ localId: String?, type: String = "Contact", fields: JSONObject) -> JSONObject {
-        var record: JSONObject = ["attributes": ["type": .string(type)]]
-        if let localId { record["Id"] = .string(localId) }
-        for (key, value) in fields { record[key] = value }
-        record[LocalField.local] = true
-        record[LocalField.locallyCreated] = true
-        record[LocalField.locallyUpdated] = false
-        record[LocalField.locallyDeleted] = false
+        var record = LocalEdit.created(fields: fields, sObjectType: type, localId: localId ?? "")
+        if localId == nil { record.removeValue(forKey: "Id") }
         return record
     }
 

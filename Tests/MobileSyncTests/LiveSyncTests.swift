@@ -255,6 +255,26 @@ struct LiveSyncTests {
         #expect(try await live.serverRecords("SELECT Id FROM Contact WHERE LastName = 'Lamarr'").count == 1)
     }
 
+    @Test("A sync up stopped midway reports what its recorded answers did")
+    func aStoppedSyncUpCountsWhatItDid() async throws {
+        let live = try await LiveSync()
+        defer { live.remove() }
+        try live.useSyncUpMode(.batch, for: "syncUpContacts")
+        for index in 0..<30 {
+            try live.saveLocally(Records.created(nil, type: "Contact", fields: ["LastName": .string("Batch \(index)")]), in: "contacts")
+        }
+        // The second request never leaves: the network is gone.
+        let remote = SteppedRemote(remote: ForceClientRemote(client: live.client),
+                                   beforeCall: { (call) async throws(SyncRemoteError) in if call == 2 { throw .offline("gone (test fault)") } },
+                                   afterAnswer: { _ in })
+        let manager = try SyncManager(store: live.local.store, remote: remote, requestConcurrency: 1)
+        await #expect(throws: (any Error).self) { _ = try await manager.reSync(name: "syncUpContacts") }
+        let id = try #require(try await manager.getSyncStatus(name: "syncUpContacts")?.id)
+        let summary = try #require(await manager.lastSyncUpSummary[id])
+        #expect(summary.created == 25 && summary.sent == 25)
+        #expect(try await live.serverRecords("SELECT Id FROM Contact").count == 25)
+    }
+
     @Test("An edit saved while its update is on its way is sent by the next sync, not lost")
     func anEditDuringTheSyncIsKept() async throws {
         let live = try await LiveSync()

@@ -30,7 +30,8 @@ public actor SyncManager {
     public static let defaultBulkLoadMinimum = 10_000
     public private(set) var state: State = .acceptingSyncs
     private var active: Set<Int64> = []
-    /// Tallies of the last sync up run by this manager, by sync id.
+    /// Tallies of the last sync up run by this manager, by sync id: the answers recorded, also
+    /// when it failed or was stopped midway.
     public private(set) var lastSyncUpSummary: [Int64: SyncUpSummary] = [:]
     /// Tallies of the last sync down run by this manager, by sync id: what its committed pages
     /// stored, skipped as unchanged and left for local changes, also when it failed or was stopped.
@@ -136,7 +137,9 @@ public actor SyncManager {
         guard !active.contains(id) else { throw MobileSyncError.syncRunning("runSync \(id)") }
         active.insert(id)
         defer { finish(id) }
-        lastSyncDownSummary[id] = nil  // a run that fails before it starts has no tallies
+        // A run that fails before it starts has no tallies.
+        lastSyncDownSummary[id] = nil
+        lastSyncUpSummary[id] = nil
         let lock = try await SyncLock.acquire(storePath: store.path, timeout: lockTimeout)
         defer { withExtendedLifetime(lock) {} }
         // Read again under the lock: another process may have run it meanwhile.
@@ -159,9 +162,9 @@ public actor SyncManager {
             case .syncUp:
                 let task = SyncUpTask(store: store, syncs: syncs, remote: remote, checkAccepting: check, report: report,
                                       requestConcurrency: requestConcurrency)
-                let (finished, summary) = try await task.run(sync)
-                sync = finished
-                lastSyncUpSummary[id] = summary
+                var summary = SyncUpSummary()
+                defer { lastSyncUpSummary[id] = summary }
+                sync = try await task.run(sync, summary: &summary)
             }
             sync.progress = 100
             sync.transition(to: .done, now: Self.now())

@@ -18,7 +18,10 @@ struct ServerCopyReconciler {
     /// Ids per retrieve call (the sObject Collections limit).
     static let idsPerRetrieve = 2000
 
-    func run(summary: inout SyncUpSummary) async throws {
+    /// Returns the modification dates read for records the merge did not otherwise change: they
+    /// are the preconditions of this run's writes, kept in memory rather than written to every
+    /// record (10k rewrites cost more than the reads; a run that dies reads them again).
+    func run(summary: inout SyncUpSummary) async throws -> [Int64: JSONValue] {
         let soup = recorder.soupName
         let target = recorder.target
         let journal = WriteJournal(soup: soup)
@@ -33,6 +36,7 @@ struct ServerCopyReconciler {
             }
             return (ids, writes, records)
         }
+        var dates: [Int64: JSONValue] = [:]
         // Only records the server has under this id; created and conflicted ones wait as they are.
         var byType: [String: [(entryId: Int64, id: String)]] = [:]
         for record in records where !record.isLocallyCreated && !record.hasConflict {
@@ -72,7 +76,7 @@ struct ServerCopyReconciler {
                 do {
                     let serverCopies = try result.get()
                     try task.store.write { transaction in
-                        try apply(serverCopies, lost: lost, now: transaction.now, summary: &summary, in: transaction)
+                        try apply(serverCopies, lost: lost, now: transaction.now, summary: &summary, dates: &dates, in: transaction)
                     }
                 } catch {
                     failure = failure ?? error
@@ -82,12 +86,13 @@ struct ServerCopyReconciler {
         }
         if let failure { throw failure }
         if !journalIds.isEmpty { try task.store.write { try journal.remove(journalIds, in: $0) } }
+        return dates
     }
 
     /// Merges each record with its server copy (`nil`: the server has no such record), reading it
     /// again in this transaction.
     private func apply(_ serverCopies: [Int64: JSONObject?], lost: [Int64: WriteJournal.Entry], now: Int64,
-                       summary: inout SyncUpSummary, in transaction: StoreTransaction) throws {
+                       summary: inout SyncUpSummary, dates: inout [Int64: JSONValue], in transaction: StoreTransaction) throws {
         let soup = recorder.soupName
         let target = recorder.target
         var removed: [Int64] = []
@@ -121,6 +126,12 @@ struct ServerCopyReconciler {
                 }
             case let (server?, false):
                 let merged = recorder.fieldMerge.merge(local: record, server: server, own: own, now: now)
+                var datedOnly = record
+                datedOnly[target.modificationDateFieldName] = server[target.modificationDateFieldName] ?? .null
+                if merged.record == datedOnly, lost[entryId] == nil {
+                    dates[entryId] = datedOnly[target.modificationDateFieldName]
+                    continue
+                }
                 record = merged.record
                 if !merged.conflictingFields.isEmpty { summary.conflicts += 1 }
             }

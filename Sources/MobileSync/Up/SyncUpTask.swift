@@ -24,14 +24,15 @@ struct SyncUpTask: Sendable {
         var serverValues: [Int: JSONObject]
     }
 
-    func run(_ initial: SyncState) async throws -> (SyncState, SyncUpSummary) {
+    /// Runs the sync up; `summary` holds the tallies of the answers recorded, also when the run
+    /// then fails.
+    func run(_ initial: SyncState, summary: inout SyncUpSummary) async throws -> SyncState {
         var state = initial
         guard case let .up(target) = state.target else { throw MobileSyncError.wrongSyncType(id: state.id, expected: .syncUp, actual: .syncDown) }
         let soup = state.soupName
         let planner = SyncUpPlanner(target: target, options: state.options, soupName: soup)
         let recorder = SyncUpRecorder(soupName: soup, target: target, mergeMode: state.options.mergeMode, updateFields: planner.updateFields,
                                       owningSyncDownId: try InFlightCreates.owningSyncDownId(soup: soup, syncs: syncs))
-        var summary = SyncUpSummary()
         try await InFlightCreates(store: store, remote: remote, soup: soup, idFieldName: target.idFieldName,
                                   owningSyncDownId: recorder.owningSyncDownId).recover { record, serverIds -> JSONObject? in
             // A create with an external id is an upsert: sending it again is safe.
@@ -42,14 +43,22 @@ struct SyncUpTask: Sendable {
             return record[LocalField.createInFlight]?["fields"]?.objectValue
                 ?? (try? planner.project(record, planner.createFields ?? [], serverIds: serverIds))
         }
-        try await ServerCopyReconciler(task: self, planner: planner, recorder: recorder).run(summary: &summary)
+        let freshDates = try await ServerCopyReconciler(task: self, planner: planner, recorder: recorder).run(summary: &summary)
         // A second pass sends only what the first turned into new writes: refused updates merged
         // with the server's changes (sent again with the server's date), and (OVERWRITE) updates of
         // records deleted on the server, now creates. Everything else waits for the next run.
         var again: Set<Int64> = []
         for pass in 0..<2 {
-            let (records, serverIds) = try store.read { transaction in
+            var (records, serverIds) = try store.read { transaction in
                 (try Self.dirtyRecords(soup: soup, in: transaction), try LocalIdMap.all(in: transaction))
+            }
+            if !freshDates.isEmpty {
+                // The dates just read, for records still at an unknown one.
+                for index in records.indices {
+                    guard let entryId = records[index].soupEntryId, let date = freshDates[entryId],
+                          records[index][target.modificationDateFieldName]?.isNull ?? true else { continue }
+                    records[index][target.modificationDateFieldName] = date
+                }
             }
             var plan = try planner.plan(records, serverIds: serverIds)
             if pass == 1 {
@@ -72,14 +81,14 @@ struct SyncUpTask: Sendable {
             }
             summary.removedLocally += plan.removeLocally.count
             var progress = RunProgress(state: state, summary: summary, done: plan.removeLocally.count)
+            defer { summary = progress.summary }
             for run in Self.runs(requests) {
                 try await send(run, planner: planner, target: target, recorder: recorder, progress: &progress)
             }
             state = progress.state
-            summary = progress.summary
             again = progress.again
         }
-        return (state, summary)
+        return state
     }
 
     /// What a pass has done so far: the sync's state and tallies, the writes answered, and the
