@@ -55,8 +55,10 @@ struct SyncCorrectnessTests {
         let screen = try session.screen()
         #expect(screen.contains("1 local change"), "the status line counts it:\n\(screen)")
 
+        // The first sync's toast may still show: the count tells this one has ended.
         try session.send("s")
-        try session.waitFor("Sync complete!", timeout: 60)
+        try session.waitFor("0 local changes", timeout: 60)
+        try session.waitUntilGone(["Sync up", "Sync down"], timeout: 60)
         try session.send("q")
         #expect(ProcessWatch.waitUntilGone(argument: user.storePath))
         #expect(try OrgREST.contact(id, server: user.server, token: token)["Title"] == "Second edit")
@@ -85,7 +87,8 @@ struct SyncCorrectnessTests {
         try session.send("m")
         try session.waitFor("Kept your version")
         try session.send("s")
-        try session.waitFor("Sync complete!", timeout: 60)
+        try session.waitFor("0 local changes", timeout: 60)
+        try session.waitUntilGone(["Sync up", "Sync down"], timeout: 60)
         try session.send("q")
         #expect(ProcessWatch.waitUntilGone(argument: user.storePath))
 

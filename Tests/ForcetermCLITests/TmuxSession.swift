@@ -51,6 +51,19 @@ final class TmuxSession {
         throw TmuxError(description: "\"\(text)\" did not appear within \(Int(timeout)) s; the screen was:\n\(last)")
     }
 
+    /// Polls the pane until none of `texts` is on it (a progress bar gone, say).
+    @discardableResult
+    func waitUntilGone(_ texts: [String], timeout: TimeInterval = 20) throws -> String {
+        let deadline = Date().addingTimeInterval(timeout)
+        var last = ""
+        while Date() < deadline {
+            last = try screen()
+            if !texts.contains(where: last.contains) { return last }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        throw TmuxError(description: "\(texts) still on the screen after \(Int(timeout)) s:\n\(last)")
+    }
+
     /// The process id of the first process in the pane (the shell that runs the command).
     func panePid() throws -> Int32 {
         Int32(try tmux(["display-message", "-p", "-t", "0", "#{pane_pid}"]).trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1
