@@ -30,7 +30,9 @@ struct ServerCopyReconciler {
             let (ids, writes) = try journal.lost(in: transaction)
             var records = try transaction.retrieve(writes.keys.sorted(), from: soup)
             if leaveIfChanged {
-                let unknownDate = "json_extract({\(soup):_soup}, '$.\(target.modificationDateFieldName)') IS NULL"
+                // Creates have no date yet and are not on the server under an id: not read.
+                let unknownDate = "json_extract({\(soup):_soup}, '$.\(target.modificationDateFieldName)') IS NULL AND "
+                    + "coalesce(json_extract({\(soup):_soup}, '$.\(LocalField.locallyCreated)'), 0) NOT IN (1, 'true', '1')"
                 records += try SyncUpTask.dirtyRecords(soup: soup, alsoMatching: unknownDate, in: transaction)
                     .filter { $0.soupEntryId.map { writes[$0] == nil } ?? false && !$0.overwritesServer }
             }
