@@ -196,7 +196,8 @@ struct SyncUpStoreTests {
             try recorder.markCreatesInFlight(plan.writes, now: 5, in: transaction)
             try recorder.apply(.notFound, to: plan.writes[0], serverValues: nil, now: 6, summary: &summary, in: transaction)
             try recorder.apply(.failed([error]), to: plan.writes[1], serverValues: nil, now: 6, summary: &summary, in: transaction)
-            try recorder.apply(.notFound, to: plan.writes[2], serverValues: nil, now: 6, summary: &summary, in: transaction)
+            let again = try recorder.apply(.notFound, to: plan.writes[2], serverValues: nil, now: 6, summary: &summary, in: transaction)
+            #expect(again == [plan.writes[2].entryId], "OVERWRITE sends the re-create in the same run")
         }
         #expect(try fixture.document("contacts", id: "0033") == nil, "a 404 on delete counts as done")
         let failed = try #require(try fixture.document("contacts", id: "local_5"))

@@ -184,9 +184,11 @@ public struct SyncUpRecorder: Sendable {
             record.settleUpdate(sent: write.write.sentFields, modificationDateFieldName: target.modificationDateFieldName)
             summary.updated += 1
         case (.update, .notFound) where mergeMode == .overwrite || record.overwritesServer:
-            // As the SDK: the record was deleted on the server, so it is created again (a new id).
+            // As the SDK: the record was deleted on the server, so it is created again (a new id),
+            // in this run under OVERWRITE.
             record.becomeLocallyCreated(idFieldName: target.idFieldName)
             summary.recreated += 1
+            sendAgain = mergeMode == .overwrite
         case (.update, .preconditionFailed) where serverValues != nil:
             let merged = fieldMerge.merge(local: record, server: serverValues ?? [:], now: now)
             record = merged.record
