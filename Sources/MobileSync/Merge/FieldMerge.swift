@@ -85,6 +85,19 @@ public struct FieldMerge: Sendable {
         return Outcome(record: record, conflictingFields: conflicts, hasLocalChanges: !base.isEmpty)
     }
 
+    /// A record deleted here meets a newer server copy. If the server changed a field it tracks,
+    /// that is another user's work the delete must not remove: a conflict (deleted here, changed
+    /// there). Otherwise the delete waits only for the new date, its next precondition. Returns
+    /// whether it became a conflict.
+    func meetWhileDeletedHere(_ record: inout JSONObject, server: JSONObject, own: JSONObject? = nil, now: Int64) -> Bool {
+        if serverChanged(record, comparedWith: server, own: own) {
+            record[LocalField.conflict] = RecordConflict(server: server, detectedAt: now).json
+            return true
+        }
+        record[modificationDateFieldName] = server[modificationDateFieldName] ?? .null
+        return false
+    }
+
     /// Whether `server` changed any field this record tracks since its base: the question for a
     /// record deleted here, whose delete must not remove another user's newer work.
     public func serverChanged(_ local: JSONObject, comparedWith server: JSONObject, own: JSONObject? = nil) -> Bool {

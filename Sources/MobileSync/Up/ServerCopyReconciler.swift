@@ -109,12 +109,7 @@ struct ServerCopyReconciler {
                 summary.deleted += 1
                 continue
             case let (server?, true):
-                if recorder.fieldMerge.serverChanged(record, comparedWith: server, own: own) {
-                    record[LocalField.conflict] = RecordConflict(server: server, detectedAt: now).json
-                    summary.conflicts += 1
-                } else {
-                    record[target.modificationDateFieldName] = server[target.modificationDateFieldName] ?? .null
-                }
+                if recorder.fieldMerge.meetWhileDeletedHere(&record, server: server, own: own, now: now) { summary.conflicts += 1 }
             case (nil, false):
                 if lost[entryId]?.isDelete == true || (record.isDirty && planner.options.mergeMode == .overwrite) {
                     // Our own delete arrived before the user undid it, or OVERWRITE: created again.

@@ -142,18 +142,15 @@ public struct SyncUpRecorder: Sendable {
         case (.delete, .success), (.delete, .notFound), (.delete, .preconditionFailed):
             if answer.outcome == .preconditionFailed, let server = serverValues {
                 // Changed on the server since our version. Undeleted here meanwhile: nothing to
-                // decide, the server's changes are merged in. Otherwise a change of a field we
-                // track is another user's work: a conflict; if none, the delete goes again with
-                // the new date.
+                // decide, the server's changes are merged in. Otherwise the delete goes again with
+                // the new date, unless that is a conflict.
                 if !record.isLocallyDeleted {
                     let merged = fieldMerge.merge(local: record, server: server, now: now)
                     record = merged.record
                     if !merged.conflictingFields.isEmpty { summary.conflicts += 1 }
-                } else if fieldMerge.serverChanged(record, comparedWith: server) {
-                    record[LocalField.conflict] = RecordConflict(server: server, detectedAt: now).json
+                } else if fieldMerge.meetWhileDeletedHere(&record, server: server, now: now) {
                     summary.conflicts += 1
                 } else {
-                    record[target.modificationDateFieldName] = server[target.modificationDateFieldName] ?? .null
                     sendAgain = true
                 }
                 break
