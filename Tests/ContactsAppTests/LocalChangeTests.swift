@@ -81,7 +81,7 @@ struct LocalChangeTests {
         #expect(stored["__local__"] == true, "an edited record stays local after undelete")
 
         // A create recorded by an iOS app ("1", not true) stays pending after delete and undelete.
-        let fromIOS = LocalChanges.undeleted(LocalChanges.deleted(["LastName": "Ito", "__locally_created__": "1", "__locally_updated__": "0"]))
+        let fromIOS = LocalEdit.undeleted(LocalEdit.deleted(["LastName": "Ito", "__locally_created__": "1", "__locally_updated__": "0"]))
         #expect(fromIOS["__local__"] == true && fromIOS["__locally_deleted__"] == false)
     }
 

@@ -1,4 +1,5 @@
 import ForceJSON
+import MobileSync
 import SmartStore
 
 /// One soup's records for the screens: pages in sort order (never all rows), search, and the local
@@ -105,7 +106,7 @@ public struct RecordRepository: Sendable {
 
     /// Saves a new record with a `local_` id and the created flags.
     public func create(fields: JSONObject) throws -> LocalRecord {
-        let document = LocalChanges.created(fields: fields, sObjectType: kind.sObjectType, localId: LocalChanges.newLocalId())
+        let document = LocalEdit.created(fields: fields, sObjectType: kind.sObjectType, localId: LocalChanges.newLocalId())
         return try LocalRecord(document: store.create(document, in: soup))
     }
 
@@ -115,7 +116,7 @@ public struct RecordRepository: Sendable {
             guard let current = try transaction.retrieve([entryId], from: soup).first else {
                 throw RecordMissing(kind: kind)
             }
-            guard let changed = LocalChanges.updated(current, fields: fields) else { return try LocalRecord(document: current) }
+            guard let changed = LocalEdit.updated(current, fields: fields) else { return try LocalRecord(document: current) }
             guard let saved = try transaction.update(changed, id: entryId, in: soup) else { throw RecordMissing(kind: kind) }
             return try LocalRecord(document: saved)
         }
@@ -123,12 +124,12 @@ public struct RecordRepository: Sendable {
 
     /// Marks the record deleted; it stays in the soup until sync up.
     public func delete(entryId: Int64) throws -> LocalRecord {
-        try rewrite(entryId: entryId, LocalChanges.deleted)
+        try rewrite(entryId: entryId, LocalEdit.deleted)
     }
 
     /// Clears the deleted mark.
     public func undelete(entryId: Int64) throws -> LocalRecord {
-        try rewrite(entryId: entryId, LocalChanges.undeleted)
+        try rewrite(entryId: entryId, LocalEdit.undeleted)
     }
 
     private func rewrite(entryId: Int64, _ change: (JSONObject) -> JSONObject) throws -> LocalRecord {
