@@ -9,6 +9,8 @@ import Foundation
 struct ConnectedAppConfig: Equatable {
     var consumerKey = OAuthClient.defaultClientId
     var loginURL: String?
+    /// The file the consumer key came from; nil for the built-in one.
+    var source: String?
 
     static let fileName = "bootconfig.json"
 
@@ -30,6 +32,7 @@ struct ConnectedAppConfig: Equatable {
         if let key = json["remoteAccessConsumerKey"] {
             guard let text = key.stringValue, !text.isEmpty else { throw ConfigError("remoteAccessConsumerKey in \(path) must be a non-empty string") }
             config.consumerKey = text
+            config.source = path
         }
         config.loginURL = json["loginUrl"]?.stringValue
         return config

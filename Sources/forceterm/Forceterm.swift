@@ -16,6 +16,7 @@ struct Forceterm: ParsableCommand {
         subcommands: [QueryCommand.self, LoginCommand.self, LogoutCommand.self, SyncCommand.self, StatusCommand.self])
 
     @OptionGroup var storeOptions: StoreOptions
+    @OptionGroup var configOptions: ConfigOptions
     @OptionGroup var tuiOptions: TUIOptions
     @OptionGroup var demoOptions: DemoOptions
 
@@ -29,9 +30,9 @@ struct Forceterm: ParsableCommand {
     func run() throws {
         try CommandFailure.reporting {
             if demoOptions.demo {
-                try DemoLauncher.run(demo: demoOptions, tui: tuiOptions)
+                try DemoLauncher.run(demo: demoOptions, configDirectory: configOptions.directory, tui: tuiOptions)
             } else {
-                try TUILauncher.run(store: storeOptions.location, options: tuiOptions)
+                try TUILauncher.run(store: storeOptions.location, configDirectory: configOptions.directory, options: tuiOptions)
             }
         }
     }
@@ -84,4 +85,51 @@ struct StoreOptions: ParsableArguments {
     }
 
     var location: StoreLocation { StoreLocation(explicitPath: storePath) }
+}
+
+/// The root command's options. The parser accepts them before a subcommand's name too
+/// (`forceterm --offline sync`); a subcommand that does not read one refuses it rather than
+/// running as if it had not been written.
+enum RootOption: String, CaseIterable {
+    case store = "--store", config = "--config"
+    case noColor = "--no-color", ascii = "--ascii", offline = "--offline"
+    case demo = "--demo", reset = "--reset", demoPort = "--demo-port", demoLatency = "--demo-latency"
+
+    /// Why a subcommand that does not read this option refuses it.
+    func refusal(by command: String) -> String {
+        switch self {
+        case .store:
+            "forceterm \(command) does not take --store: the session decides the store (one per org and user). Give --store to sync, status, query or logout."
+        case .config:
+            "forceterm \(command) does not take --config: it reads the store only. --config is for the terminal UI, sync and login."
+        case .noColor, .ascii, .offline, .demo, .reset, .demoPort, .demoLatency:
+            "forceterm \(command) does not take \(rawValue): it is an option of the terminal UI (forceterm with no subcommand)."
+        }
+    }
+}
+
+extension Forceterm {
+    /// The root options written on the command line (or given by a subcommand's option of the same name).
+    var optionsGiven: [RootOption] {
+        RootOption.allCases.filter { option in
+            switch option {
+            case .store: storeOptions.storePath != nil
+            case .config: configOptions.directory != nil
+            case .noColor: tuiOptions.noColor
+            case .ascii: tuiOptions.ascii
+            case .offline: tuiOptions.offline
+            case .demo: demoOptions.demo
+            case .reset: demoOptions.reset
+            case .demoPort: demoOptions.demoPort != nil
+            case .demoLatency: demoOptions.demoLatency != nil
+            }
+        }
+    }
+
+    /// Throws the first root option given that `command` does not read (those in `reads`).
+    func refuseOptions(except reads: Set<RootOption>, in command: String) throws {
+        if let option = optionsGiven.first(where: { !reads.contains($0) }) {
+            throw ValidationError(option.refusal(by: command))
+        }
+    }
 }

@@ -29,6 +29,7 @@ struct QueryCommand: ParsableCommand {
     var smartSql: String
 
     @OptionGroup var storeOptions: StoreOptions
+    @ParentCommand var root: Forceterm
 
     @Flag(help: "Print a JSON object with the columns, the rows and the paging instead of a table.")
     var json = false
@@ -40,6 +41,7 @@ struct QueryCommand: ParsableCommand {
     var page: Int = 1
 
     func validate() throws {
+        try root.refuseOptions(except: [.store], in: "query")
         guard pageSize > 0 else { throw ValidationError("--page-size must be at least 1, not \(pageSize).") }
         guard page > 0 else { throw ValidationError("--page counts from 1, so it must be at least 1, not \(page).") }
     }

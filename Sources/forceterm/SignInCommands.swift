@@ -32,11 +32,12 @@ struct LoginCommand: ParsableCommand {
     var cacert: String?
     @Flag(help: "Do not verify the server's certificate. For development only: anyone on the network can read your session.")
     var insecure = false
-    @Option(name: .customLong("config"), help: ArgumentHelp("Directory with bootconfig.json (the connected app's consumer key).", valueName: "dir"))
-    var configDirectory: String?
+    @OptionGroup var configOptions: ConfigOptions
+    @ParentCommand var root: Forceterm
     @Flag(help: "Print one line per request to standard error (never tokens).") var verbose = false
 
     func validate() throws {
+        try root.refuseOptions(except: [.config], in: "login")
         if device && username != nil { throw ValidationError("--device and --username are two different ways to sign in; pick one.") }
         if username != nil && !passwordStdin { throw ValidationError("--username needs --password-stdin: type or pipe the password on standard input.") }
         if passwordStdin && username == nil { throw ValidationError("--password-stdin goes with --username U.") }
@@ -57,7 +58,7 @@ struct LoginCommand: ParsableCommand {
 
     func run() throws {
         try CommandFailure.reporting {
-            let config = try ConnectedAppConfig.load(directory: ConnectedAppConfig.directory(explicit: configDirectory))
+            let config = try ConnectedAppConfig.load(directory: ConnectedAppConfig.directory(explicit: configOptions.directory))
             let loginURL = self.loginURL ?? config.loginURL ?? OAuthClient.defaultLoginURL
             _ = try Self.checkedLoginURL(loginURL)
             let caFile = try cacert.map(CACertOption.readablePath)
@@ -97,6 +98,9 @@ struct LoginCommand: ParsableCommand {
                     }
                 } catch {
                     if error == .cancelled { throw ConfigError("sign-in cancelled; nothing was saved") }
+                    if case .authentication("invalid_client_id", _) = error, let source = config.source {
+                        throw ConfigError("the org does not know the consumer key \(config.consumerKey) (remoteAccessConsumerKey in \(source)); use the consumer key of a connected app of this org, or remove the file to use forceterm's own")
+                    }
                     throw error
                 }
                 let identity = try await oauth.identity(of: token)
@@ -123,6 +127,11 @@ struct LogoutCommand: ParsableCommand {
 
     @Flag(help: "Sign out even though local changes have not been synced (they stay in the store).") var force = false
     @OptionGroup var storeOptions: StoreOptions
+    @ParentCommand var root: Forceterm
+
+    func validate() throws {
+        try root.refuseOptions(except: [.store], in: "logout")
+    }
 
     func run() throws {
         try CommandFailure.reporting {

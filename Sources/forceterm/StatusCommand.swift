@@ -14,6 +14,11 @@ struct StatusCommand: ParsableCommand {
 
     @Flag(help: "Print the status as JSON.") var json = false
     @OptionGroup var storeOptions: StoreOptions
+    @ParentCommand var root: Forceterm
+
+    func validate() throws {
+        try root.refuseOptions(except: [.store], in: "status")
+    }
 
     func run() throws {
         try CommandFailure.reporting {

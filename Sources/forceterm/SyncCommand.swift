@@ -27,22 +27,24 @@ struct SyncCommand: ParsableCommand {
     @Flag(help: "Remove records deleted on the server even when that is more than half of a soup.") var forceDelete = false
     @Flag(help: "Print the summary as JSON.") var json = false
     @OptionGroup var storeOptions: StoreOptions
-    @Option(name: .customLong("config"), help: ArgumentHelp("Directory with userstore.json and usersyncs.json to use instead of the built-in ones.", valueName: "dir"))
-    var configDirectory: String?
+    @OptionGroup var configOptions: ConfigOptions
+    @ParentCommand var root: Forceterm
     @Option(help: ArgumentHelp("Trust the certificate authorities in this PEM file instead of the one saved at sign-in.", valueName: "file"))
     var cacert: String?
     @Flag(help: "Print one line per request to standard error (never tokens).") var verbose = false
 
     func validate() throws {
+        try root.refuseOptions(except: [.store, .config], in: "sync")
         if upOnly && downOnly { throw ValidationError("--up-only and --down-only exclude each other; leave both out to sync both ways.") }
     }
 
     func run() throws {
         var exitCode: Int32 = 0
         try CommandFailure.reporting {
+            // A bad config is reported first: it is the user's to fix whether or not they are signed in.
+            let configuration = try SyncConfiguration.load(directory: configOptions.directory)
             let session = try SignedInSession.load(cacert: cacert, verbose: verbose)
             let storePath = storeOptions.storePath ?? session.storePath
-            let configuration = try SyncConfiguration.load(directory: configDirectory)
             let store = try SmartStore(path: storePath)
             try store.setup(from: configuration.store)
             let manager = try SyncManager(store: store, remote: TestCrashPoint.wrapping(ForceClientRemote(client: session.client)))

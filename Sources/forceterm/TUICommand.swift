@@ -7,13 +7,6 @@ import TerminalUI
 
 /// The options of the TUI itself (`forceterm` with no subcommand).
 struct TUIOptions: ParsableArguments {
-    @Option(
-        name: .customLong("config"),
-        help: ArgumentHelp(
-            "A directory with userstore.json and usersyncs.json to use instead of the built-in ones.",
-            valueName: "dir"))
-    var configDirectory: String?
-
     @Flag(name: .customLong("no-color"), help: "No colours (also when NO_COLOR is set).")
     var noColor = false
 
@@ -30,8 +23,9 @@ struct TUIOptions: ParsableArguments {
 enum TUILauncher {
     /// `session` is the org `s` syncs with (default: whoever signed in with `forceterm login`);
     /// `helpNotes` go on the `?` screen above the keys.
-    static func run(store location: StoreLocation, options: TUIOptions, session: SignedInSession? = nil, helpNotes: HelpOverlay.Notes? = nil) throws {
-        let config = try SyncConfiguration.load(directory: options.configDirectory)
+    static func run(store location: StoreLocation, configDirectory: String?, options: TUIOptions, session: SignedInSession? = nil,
+                    helpNotes: HelpOverlay.Notes? = nil) throws {
+        let config = try SyncConfiguration.load(directory: configDirectory)
         let fields = try SyncedFields(usersyncsJSON: config.syncsJSON)
         let store = try SmartStore(path: location.path)
         try store.setup(from: config.store)

@@ -44,7 +44,7 @@ enum DemoLauncher {
     static let accountCount = 50
     static let contactCount = 500
 
-    static func run(demo: DemoOptions, tui: TUIOptions) throws {
+    static func run(demo: DemoOptions, configDirectory: String?, tui: TUIOptions) throws {
         let program = try LocalOrgProgram.locate()
         guard isatty(STDIN_FILENO) == 1, isatty(STDOUT_FILENO) == 1 else { throw NcursesScreenError.notATerminal }
         let directory = DemoDirectory()
@@ -64,10 +64,10 @@ enum DemoLauncher {
         defer { server.stop() }
         say("localorg is serving \(server.url) (its requests: \(directory.serverLog)).")
         let session = try signIn(to: server, directory: directory)
-        let contact = try firstSync(session: session, options: tui)
+        let contact = try firstSync(session: session, configDirectory: configDirectory)
         let help = DemoHelp(url: server.url, username: username, password: password, caFile: directory.caFile, serverLog: directory.serverLog,
                             localorgPath: program.path, orgDirectory: directory.orgPath, contact: contact)
-        try TUILauncher.run(store: StoreLocation(explicitPath: session.storePath), options: tui, session: session, helpNotes: help.notes)
+        try TUILauncher.run(store: StoreLocation(explicitPath: session.storePath), configDirectory: configDirectory, options: tui, session: session, helpNotes: help.notes)
     }
 
     /// The demo user's session, saved in the demo directory (never over the user's own).
@@ -87,9 +87,9 @@ enum DemoLauncher {
     /// Brings the org's records into the demo store (sync down only: local changes from an earlier
     /// demo stay queued for `s`), with `forceterm sync`'s progress lines. Returns the contact the
     /// help's `localorg edit` command changes: the first synced one in the list.
-    static func firstSync(session: SignedInSession, options: TUIOptions) throws -> (id: String, name: String)? {
+    static func firstSync(session: SignedInSession, configDirectory: String?) throws -> (id: String, name: String)? {
         say("Syncing the demo org's records into the demo store...")
-        let configuration = try SyncConfiguration.load(directory: options.configDirectory)
+        let configuration = try SyncConfiguration.load(directory: configDirectory)
         let store = try SmartStore(path: session.storePath)
         try store.setup(from: configuration.store)
         try SyncsSoup(store: store).apply(configuration.syncs)
