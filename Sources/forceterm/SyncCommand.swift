@@ -48,7 +48,9 @@ struct SyncCommand: ParsableCommand {
             let store = try SmartStore(path: storePath)
             try store.setup(from: configuration.store)
             let manager = try SyncManager(store: store, remote: TestCrashPoint.wrapping(ForceClientRemote(client: session.client)))
-            try SyncsSoup(store: store).apply(configuration.syncs)
+            for notice in try SyncsSoup(store: store).apply(configuration.syncs).compactMap(\.notice) {
+                StandardStreams.writeError("forceterm: \(notice)\n")
+            }
             TestCrashPoint.arm(store)
             let plan = SyncRun(entries: configuration.syncs.entries, up: !downOnly, down: !upOnly, forceDelete: forceDelete)
             let json = self.json

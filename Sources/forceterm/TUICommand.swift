@@ -29,8 +29,9 @@ enum TUILauncher {
         let fields = try SyncedFields(usersyncsJSON: config.syncsJSON)
         let store = try SmartStore(path: location.path)
         try store.setup(from: config.store)
-        let sync = try syncController(store: store, config: config, options: options, session: session)
-        let model = try AppModel(store: store, syncedFields: fields, sync: sync, offline: options.offline)
+        let (sync, notices) = try syncController(store: store, config: config, options: options, session: session)
+        var model = try AppModel(store: store, syncedFields: fields, sync: sync, offline: options.offline)
+        if !notices.isEmpty { model.announce(notices.joined(separator: "; ")) }
         let environment = ProcessInfo.processInfo.environment
         let screen = try NcursesScreen(wantColors: Theme.colorsWanted(noColorFlag: options.noColor, environment: environment))
         var app = TerminalApp(model: model, screen: screen, theme: Theme(colors: screen.colors, ascii: options.ascii))
@@ -44,11 +45,14 @@ enum TUILauncher {
     }
 
     /// The `s` key's sync when someone is signed in (of the store opened, as `forceterm sync`
-    /// does with `--store`); nil otherwise, and the TUI then says to sign in.
-    static func syncController(store: SmartStore, config: SyncConfiguration, options: TUIOptions, session: SignedInSession?) throws -> SyncController? {
-        guard !options.offline, let session = session ?? (try? SignedInSession.load(cacert: nil, verbose: false)) else { return nil }
-        try SyncsSoup(store: store).apply(config.syncs)
+    /// does with `--store`); nil otherwise, and the TUI then says to sign in. With it, what changed
+    /// in the named syncs' definitions since they were last applied.
+    static func syncController(store: SmartStore, config: SyncConfiguration, options: TUIOptions,
+                               session: SignedInSession?) throws -> (SyncController?, notices: [String]) {
+        guard !options.offline, let session = session ?? (try? SignedInSession.load(cacert: nil, verbose: false)) else { return (nil, []) }
+        let notices = try SyncsSoup(store: store).apply(config.syncs).compactMap(\.notice)
         let manager = try SyncManager(store: store, remote: ForceClientRemote(client: session.client))
-        return SyncController(service: StoreSyncService(manager: manager, store: store, entries: config.syncs.entries, client: session.client))
+        return (SyncController(service: StoreSyncService(manager: manager, store: store, entries: config.syncs.entries, client: session.client)),
+                notices)
     }
 }

@@ -112,9 +112,24 @@ struct OptionPositionTests {
         #expect(try user.documents("people").count == 7)
         let after = try Forceterm.run(["sync", "--store", user.storePath, "--config", config.path], environment: user.environment)
         #expect(after.exitCode == 0 && after.standardError.contains("peopleDown: done"), "\(after)")
+        #expect(!after.standardError.contains("changed in usersyncs.json"), "\(after)")
         let (status, json) = try user.json(["status"])
         let names = json["syncs"]?.arrayValue?.compactMap { $0["name"]?.stringValue }.sorted()
         #expect(names == ["peopleDown", "peopleUp"], "\(status)")
+
+        // A changed definition is applied and said, never silently.
+        try Self.peopleSyncs.replacingOccurrences(of: #""mergeMode": "OVERWRITE""#, with: #""mergeMode": "LEAVE_IF_CHANGED""#)
+            .write(toFile: config.path + "/usersyncs.json", atomically: true, encoding: .utf8)
+        let options = try Forceterm.run(["sync", "--store", user.storePath, "--config", config.path], environment: user.environment)
+        #expect(options.exitCode == 0, "\(options)")
+        #expect(options.standardError.contains("sync peopleDown changed in usersyncs.json (mergeMode OVERWRITE → LEAVE_IF_CHANGED): it keeps its place"),
+                "\(options)")
+        try Self.peopleSyncs.replacingOccurrences(of: "LastModifiedDate FROM Contact", with: "LastModifiedDate, Title FROM Contact")
+            .write(toFile: config.path + "/usersyncs.json", atomically: true, encoding: .utf8)
+        let query = try Forceterm.run(["sync", "--store", user.storePath, "--config", config.path], environment: user.environment)
+        #expect(query.exitCode == 0, "\(query)")
+        #expect(query.standardError.contains("sync peopleDown changed in usersyncs.json (target query; mergeMode LEAVE_IF_CHANGED → OVERWRITE): it starts over and fetches every record again"),
+                "\(query)")
     }
 
     @Test("login --config DIR reads DIR/bootconfig.json in either position: an unknown consumer key is refused naming the file")

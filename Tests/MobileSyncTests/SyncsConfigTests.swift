@@ -72,7 +72,12 @@ struct SyncsConfigTests {
         config.entries[1].options.mergeMode = .overwrite
         config.entries[0].target = .down(.soql("SELECT FirstName, LastName, AccountId FROM Contact"))
         let changes = try syncs.apply(config)
-        #expect(changes == [.updated(name: "syncDownContacts", restarted: true), .updated(name: "syncUpContacts", restarted: false)])
+        #expect(changes == [.updated(name: "syncDownContacts", restarted: true, differences: ["target query"]),
+                            .updated(name: "syncUpContacts", restarted: false, differences: ["mergeMode LEAVE_IF_CHANGED → OVERWRITE"])])
+        #expect(changes.compactMap(\.notice) == [
+            "sync syncDownContacts changed in usersyncs.json (target query): it starts over and fetches every record again",
+            "sync syncUpContacts changed in usersyncs.json (mergeMode LEAVE_IF_CHANGED → OVERWRITE): it keeps its place",
+        ])
 
         let down = try #require(try syncs.state(name: "syncDownContacts"))
         #expect(down.maxTimeStamp == -1, "a new query starts from scratch")

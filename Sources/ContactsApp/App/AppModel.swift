@@ -81,6 +81,11 @@ public struct AppModel: Sendable {
         return try? accounts.repository.record(id: id)
     }
 
+    /// Shows `message` in the toast line, e.g. what changed in the config since the last start.
+    public mutating func announce(_ message: String) {
+        toast = Toast(message)
+    }
+
     // MARK: Commands
 
     /// Carries out `command`. Store errors become an error toast; nothing is half-saved because every

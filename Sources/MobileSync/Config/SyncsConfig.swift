@@ -73,9 +73,42 @@ public struct SyncsConfig: Sendable, Equatable {
 /// What applying a config did to one named sync.
 public enum SyncsConfigChange: Sendable, Equatable {
     case created(name: String)
-    /// The definition changed; `restarted` when the target changed, so the high-water mark was reset.
-    case updated(name: String, restarted: Bool)
+    /// The definition changed; `restarted` when the target changed, so the high-water mark was
+    /// reset. `differences` says what changed, one phrase per key (`mergeMode LEAVE_IF_CHANGED →
+    /// OVERWRITE`, `target query`).
+    case updated(name: String, restarted: Bool, differences: [String])
     case unchanged(name: String)
+
+    /// One line for a person, or nil when nothing changed that they need to hear about.
+    public var notice: String? {
+        guard case let .updated(name, restarted, differences) = self else { return nil }
+        let what = differences.joined(separator: "; ")
+        return restarted
+            ? "sync \(name) changed in usersyncs.json (\(what)): it starts over and fetches every record again"
+            : "sync \(name) changed in usersyncs.json (\(what)): it keeps its place"
+    }
+
+    /// The keys whose values differ between two definitions' JSON, with short values shown.
+    static func differences(_ label: String, _ old: JSONValue, _ new: JSONValue) -> [String] {
+        guard old != new else { return [] }
+        guard let oldObject = old.objectValue, let newObject = new.objectValue else { return [label] }
+        return Set(oldObject.keys).union(newObject.keys).sorted().compactMap { key in
+            let before = oldObject[key] ?? .null
+            let after = newObject[key] ?? .null
+            guard before != after else { return nil }
+            let name = label.isEmpty ? key : "\(label) \(key)"
+            let shown = [before, after].map { value -> String? in
+                switch value {
+                case .null: "none"
+                case let .string(text) where text.count <= 24: text
+                case .bool, .int: JSONWriter.string(value)
+                default: nil
+                }
+            }
+            guard let from = shown[0], let to = shown[1] else { return name }
+            return "\(name) \(from) → \(to)"
+        }
+    }
 }
 
 extension SyncsSoup {
@@ -101,6 +134,9 @@ extension SyncsSoup {
                     changes.append(.unchanged(name: entry.name))
                     continue
                 }
+                let differences = SyncsConfigChange.differences("soupName", .string(existing.soupName), .string(entry.soupName))
+                    + SyncsConfigChange.differences("target", existing.target.json, entry.target.json)
+                    + SyncsConfigChange.differences("", existing.options.json, entry.options.json)
                 existing.target = entry.target
                 existing.options = entry.options
                 existing.soupName = entry.soupName
@@ -110,7 +146,7 @@ extension SyncsSoup {
                     existing.progress = 0
                 }
                 try save(existing, in: transaction)
-                changes.append(.updated(name: entry.name, restarted: targetChanged))
+                changes.append(.updated(name: entry.name, restarted: targetChanged, differences: differences))
             }
             return changes
         }

@@ -92,7 +92,7 @@ enum DemoLauncher {
         let configuration = try SyncConfiguration.load(directory: configDirectory)
         let store = try SmartStore(path: session.storePath)
         try store.setup(from: configuration.store)
-        try SyncsSoup(store: store).apply(configuration.syncs)
+        for notice in try SyncsSoup(store: store).apply(configuration.syncs).compactMap(\.notice) { say(notice) }
         let manager = try SyncManager(store: store, remote: ForceClientRemote(client: session.client))
         let plan = SyncRun(entries: configuration.syncs.entries, up: false, down: true, forceDelete: false)
         let report = try AsyncCommand.run { try await plan.run(manager: manager, store: store) }
