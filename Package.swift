@@ -156,7 +156,7 @@ let package = Package(
             exclude: ["Snapshots"]),
         .testTarget(
             name: "ContactsAppTests",
-            dependencies: ["ContactsApp", "SmartStore", "ForceJSON", "MobileSync"]),
+            dependencies: ["ContactsApp", "SmartStore", "ForceJSON", "MobileSync", "LocalOrgProcess"]),
         .testTarget(
             name: "ForcetermCLITests",
             dependencies: ["SmartStore", "ForceJSON", "MobileSync", "LocalOrgProcess"]),

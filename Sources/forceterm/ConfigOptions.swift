@@ -15,9 +15,10 @@ struct ConfigOptions: ParsableArguments {
         help: ArgumentHelp(
             "A directory with the Mobile SDK's config files to use instead of the built-in ones.",
             discussion: """
-                The terminal UI and sync read userstore.json and usersyncs.json from it (a file it lacks \
-                is taken from the built-in configuration); login reads bootconfig.json (default \
-                directory: $XDG_CONFIG_HOME/forceterm, or ~/.config/forceterm).
+                The terminal UI and sync read userstore.json and usersyncs.json from it (without \
+                usersyncs.json there are no named syncs; without userstore.json, forceterm's own \
+                soups); login reads bootconfig.json (default directory: $XDG_CONFIG_HOME/forceterm, \
+                or ~/.config/forceterm).
                 """,
             valueName: "dir"))
     var directory: String?

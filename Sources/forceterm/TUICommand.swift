@@ -30,7 +30,8 @@ enum TUILauncher {
         let store = try SmartStore(path: location.path)
         try store.setup(from: config.store)
         let (sync, notices) = try syncController(store: store, config: config, options: options, session: session)
-        var model = try AppModel(store: store, syncedFields: fields, sync: sync, offline: options.offline)
+        let kinds = RecordKind.tabs(for: config.syncs, soups: Set(try store.soupNames()))
+        var model = try AppModel(store: store, syncedFields: fields, kinds: kinds, sync: sync, offline: options.offline)
         if !notices.isEmpty { model.announce(notices.joined(separator: "; ")) }
         let environment = ProcessInfo.processInfo.environment
         let screen = try NcursesScreen(wantColors: Theme.colorsWanted(noColorFlag: options.noColor, environment: environment))

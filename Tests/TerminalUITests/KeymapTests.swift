@@ -18,6 +18,7 @@ struct KeymapTests {
                     #expect(AppKeymap.table.action(for: key, in: context) == binding.action)
                 }
             }
+            if case .showTabNumber = binding.action { continue }
             if binding.contexts.contains(.browsing) || binding.contexts.contains(.editing) {
                 let keys = binding.keys.map(\.label).joined(separator: " ")
                 #expect(helpText.contains("\(keys) \(binding.help)"), "help is missing \(keys)")
@@ -36,11 +37,23 @@ struct KeymapTests {
         #expect(AppKeymap.table.action(for: key, in: .browsing) == command)
     }
 
-    @Test("3 and 4 open Syncs and Inspector; the Inspector's keys; m / t settle a conflict")
+    @Test("The number keys pick tabs by position, and the help names the tabs the config has")
+    func numberKeysAndTheirHelp() {
+        for number in 1...9 {
+            #expect(AppKeymap.table.action(for: .character(Character(String(number))), in: .browsing) == .showTabNumber(number))
+            #expect(AppKeymap.table.action(for: .character(Character(String(number))), in: .inspecting) == .showTabNumber(number))
+        }
+        let builtIn = AppKeymap.helpSections(ascii: false)[0].lines.prefix(5).map { "\($0.keys) \($0.help)" }
+        #expect(builtIn == ["1 Contacts tab", "2 Accounts tab", "3 Syncs tab: each named sync", "4 Inspector tab: Smart SQL, soups, indices", "Tab next tab"])
+        let sdk = AppKeymap.helpSections(ascii: false, tabs: ["Contacts", "Syncs", "Inspector"])
+        #expect(sdk[0].lines.prefix(4).map { "\($0.keys) \($0.help)" }
+            == ["1 Contacts tab", "2 Syncs tab: each named sync", "3 Inspector tab: Smart SQL, soups, indices", "Tab next tab"])
+        #expect(sdk.contains { $0.title == "Inspector (3)" })
+        #expect(!sdk.flatMap(\.lines).contains { $0.help.hasPrefix("tab ") }, "no bare \"tab n\" line")
+    }
+
+    @Test("The Inspector's keys; m / t settle a conflict")
     func tabAndConflictKeys() {
-        #expect(AppKeymap.table.action(for: .character("3"), in: .browsing) == .showTab(.syncs))
-        #expect(AppKeymap.table.action(for: .character("4"), in: .browsing) == .showTab(.inspector))
-        #expect(AppKeymap.table.action(for: .character("1"), in: .inspecting) == .showTab(.contacts))
         #expect(AppKeymap.table.action(for: .enter, in: .inspecting) == .editQuery)
         #expect(AppKeymap.table.action(for: .enter, in: .typingQuery) == .runQuery)
         #expect(AppKeymap.table.action(for: .character("q"), in: .typingQuery) == nil, "q types a q at the prompt")

@@ -1,39 +1,35 @@
 import MobileSync
 
-/// The tabs of the main screen.
-public enum AppTab: String, Sendable, CaseIterable, Hashable {
-    case contacts, accounts, syncs, inspector
+/// The tabs of the main screen: one per soup of records (`AppModel.kinds`), then Syncs and the
+/// Inspector.
+public enum AppTab: Sendable, Hashable {
+    case records(RecordKind)
+    case syncs, inspector
+
+    /// forceterm's own contacts and accounts soups.
+    public static let contacts = AppTab.records(.contact)
+    public static let accounts = AppTab.records(.account)
 
     public var title: String {
         switch self {
-        case .contacts: return "Contacts"
-        case .accounts: return "Accounts"
-        case .syncs: return "Syncs"
-        case .inspector: return "Inspector"
+        case let .records(kind): kind.tabTitle
+        case .syncs: "Syncs"
+        case .inspector: "Inspector"
         }
     }
 
     /// The records the tab lists; `nil` for Syncs and Inspector.
     public var kind: RecordKind? {
-        switch self {
-        case .contacts: return .contact
-        case .accounts: return .account
-        case .syncs, .inspector: return nil
-        }
-    }
-
-    /// The tab after this one, wrapping around.
-    public var next: AppTab {
-        let all = Self.allCases
-        let index = all.firstIndex(of: self) ?? 0
-        return all[(index + 1) % all.count]
+        if case let .records(kind) = self { return kind }
+        return nil
     }
 }
 
 /// What the user asked for, independent of the key that asked. The TUI's keymap table maps keys
 /// to these; the app model carries them out.
 public enum AppCommand: Sendable, Hashable {
-    case showTab(AppTab), nextTab
+    /// `showTabNumber(n)`: the n-th tab on the tab bar, counting from 1 (the keys 1 to 9).
+    case showTab(AppTab), showTabNumber(Int), nextTab
     case moveUp, moveDown, pageUp, pageDown, moveToTop, moveToBottom
     case openDetail, back
     case startSearch, keepSearch, clearSearch

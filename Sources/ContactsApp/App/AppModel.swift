@@ -3,15 +3,22 @@ import Foundation
 import MobileSync
 import SmartStore
 
-/// The whole app's state and what each command does to it, with no terminal in sight: tabs, the
-/// two lists, the detail, the edit form and its prompts, toasts, and the sync. The TUI renders it
-/// and feeds it commands; tests drive it the same way.
+/// The whole app's state and what each command does to it, with no terminal in sight: tabs, a
+/// list per soup of records, the detail, the edit form and its prompts, toasts, and the sync. The
+/// TUI renders it and feeds it commands; tests drive it the same way.
 public struct AppModel: Sendable {
     public let store: SmartStore
     public let syncedFields: SyncedFields
-    public private(set) var tab: AppTab = .contacts
-    public private(set) var contacts: RecordListViewModel
-    public private(set) var accounts: RecordListViewModel
+    /// The soups with a record tab, in tab order (`RecordKind.tabs`).
+    public let kinds: [RecordKind]
+    public private(set) var tab: AppTab
+    /// One list per kind, in the same order.
+    public private(set) var lists: [RecordListViewModel]
+    /// The list `list` means: the record tab shown, or the last one shown while on Syncs or the
+    /// Inspector.
+    private var listIndex = 0
+    /// Stands in for `list` when the config fills no soup; never read from the store.
+    private let noList: RecordListViewModel
     public private(set) var mode: AppMode = .browsing
     /// Rows of the `?` screen's keys scrolled past, when they do not fit the terminal.
     public private(set) var helpScroll = 0
@@ -39,30 +46,41 @@ public struct AppModel: Sendable {
     /// How many of an account's contacts the detail lists.
     public static let accountContactLimit = 200
 
+    /// `kinds` are the record tabs (default: forceterm's own contacts and accounts soups); with
+    /// none, the app opens on Syncs and the Inspector alone.
     public init(
-        store: SmartStore, syncedFields: SyncedFields, sync: SyncController? = nil, offline: Bool = false, timeZone: TimeZone = .current
+        store: SmartStore, syncedFields: SyncedFields, kinds: [RecordKind] = [.contact, .account], sync: SyncController? = nil,
+        offline: Bool = false, timeZone: TimeZone = .current
     ) throws {
         self.store = store
         self.timeZone = timeZone
         self.syncedFields = syncedFields
         self.sync = sync
         self.offline = offline
-        let contactRecords = RecordRepository(store: store, kind: .contact)
-        let accountRecords = RecordRepository(store: store, kind: .account)
-        try contactRecords.prepareListIndexes()
-        try accountRecords.prepareListIndexes()
-        contacts = RecordListViewModel(repository: contactRecords)
-        accounts = RecordListViewModel(repository: accountRecords)
+        self.kinds = kinds
+        lists = try kinds.map { kind in
+            let repository = RecordRepository(store: store, kind: kind)
+            try repository.prepareListIndexes()
+            return RecordListViewModel(repository: repository)
+        }
+        noList = RecordListViewModel(repository: RecordRepository(store: store, kind: RecordKind(soupName: "", sObjectType: "")))
+        tab = kinds.first.map(AppTab.records) ?? .syncs
         syncs = SyncsViewModel(store: store)
         inspector = InspectorViewModel(store: store)
         syncs.refresh()
-        try contacts.refresh()
-        try accounts.refresh()
+        for index in lists.indices { try lists[index].refresh() }
         try countLocalChanges()
     }
 
-    /// The record list of the Contacts or Accounts tab (Contacts' behind Syncs and Inspector).
-    public var list: RecordListViewModel { tab == .accounts ? accounts : contacts }
+    /// The tabs, left to right.
+    public var tabs: [AppTab] { kinds.map(AppTab.records) + [.syncs, .inspector] }
+
+    /// The record list of the record tab shown (the last one shown, behind Syncs and Inspector).
+    public var list: RecordListViewModel { lists.indices.contains(listIndex) ? lists[listIndex] : noList }
+
+    /// The list of contacts and the list of accounts, when the config fills such soups.
+    public var contacts: RecordListViewModel? { lists.first { $0.kind.role == .contact } }
+    public var accounts: RecordListViewModel? { lists.first { $0.kind.role == .account } }
 
     /// The mode a finished dialog returns to: the Inspector has its own keys.
     public var homeMode: AppMode { tab == .inspector ? .inspecting : .browsing }
@@ -76,8 +94,12 @@ public struct AppModel: Sendable {
 
     /// The account a contact belongs to, for the detail pane.
     public func account(of contact: LocalRecord) -> LocalRecord? {
-        let id = contact.string("AccountId")
-        guard !id.isEmpty else { return nil }
+        account(id: contact.string("AccountId"))
+    }
+
+    /// The account with this id (server or local), when the config has an accounts soup holding it.
+    public func account(id: String) -> LocalRecord? {
+        guard !id.isEmpty, let accounts else { return nil }
         return try? accounts.repository.record(id: id)
     }
 
@@ -122,8 +144,7 @@ public struct AppModel: Sendable {
     public mutating func setListHeight(_ height: Int) {
         inspector.setPageSize(max(height - 5, 1))
         do {
-            try contacts.setViewportHeight(height)
-            try accounts.setViewportHeight(height)
+            for index in lists.indices { try lists[index].setViewportHeight(height) }
         } catch {
             toast = Toast("\(error)", isError: true)
         }
@@ -176,7 +197,11 @@ public struct AppModel: Sendable {
             if problems > 0 {
                 message += " \(summary.recordsWithErrors) with errors, \(summary.conflicts) in conflict"
             }
-            toast = Toast(message, isError: problems > 0)
+            if !summary.failedSyncs.isEmpty {
+                message = "Sync finished, but \(summary.failedSyncs.joined(separator: ", ")) failed (the Syncs tab says why)"
+                    + (problems > 0 ? "; \(summary.recordsWithErrors) with errors, \(summary.conflicts) in conflict" : "")
+            }
+            toast = Toast(message, isError: problems > 0 || !summary.failedSyncs.isEmpty)
         case let .failure(failure):
             toast = Toast("Sync failed: \(failure.reason)", isError: true)
         }
@@ -247,7 +272,9 @@ public struct AppModel: Sendable {
         case .editRecord: startEditing()
         case .deleteRecord:
             guard let record = selected else { return }
-            if record.isLocallyDeleted {
+            if !list.kind.isSyncedUp {
+                toast = Toast(Self.notSyncedUp(list.kind))
+            } else if record.isLocallyDeleted {
                 toast = Toast("This \(list.kind.singular) is already deleted; u undeletes it")
             } else {
                 mode = .confirmingDelete
@@ -277,7 +304,12 @@ public struct AppModel: Sendable {
     private mutating func common(_ command: AppCommand) throws {
         switch command {
         case let .showTab(newTab): try switchTab(to: newTab)
-        case .nextTab: try switchTab(to: tab.next)
+        case let .showTabNumber(number):
+            guard tabs.indices.contains(number - 1) else { return }
+            try switchTab(to: tabs[number - 1])
+        case .nextTab:
+            let index = tabs.firstIndex(of: tab) ?? 0
+            try switchTab(to: tabs[(index + 1) % tabs.count])
         case .sync: startSync()
         case .toggleHelp:
             mode = .help
@@ -371,7 +403,9 @@ public struct AppModel: Sendable {
     // MARK: Actions
 
     private mutating func switchTab(to newTab: AppTab) throws {
+        guard tabs.contains(newTab) else { return }
         tab = newTab
+        if let kind = newTab.kind, let index = kinds.firstIndex(of: kind) { listIndex = index }
         detailOpen = false
         mode = homeMode
         if tab == .syncs { syncs.refresh() }
@@ -379,7 +413,7 @@ public struct AppModel: Sendable {
     }
 
     private mutating func moveSelection(_ delta: Int) throws {
-        if detailOpen, tab == .accounts {
+        if detailOpen, tab.kind?.role == .account {
             accountContactIndex = min(max(accountContactIndex + delta, 0), max(accountContacts.count - 1, 0))
         } else {
             try updateList { try $0.move(by: delta) }
@@ -388,18 +422,20 @@ public struct AppModel: Sendable {
 
     private mutating func openDetail() throws {
         guard let record = selected else { return }
-        if tab == .accounts, detailOpen {
+        if tab.kind?.role == .account, detailOpen {
             // Enter on one of the account's contacts opens it in the Contacts tab.
-            guard accountContacts.indices.contains(accountContactIndex) else { return }
+            guard accountContacts.indices.contains(accountContactIndex),
+                  let contactIndex = lists.firstIndex(where: { $0.kind.role == .contact }) else { return }
             let contact = accountContacts[accountContactIndex]
-            tab = .contacts
-            try contacts.setSearch("")
-            try contacts.select(entryId: contact.entryId)
+            tab = .records(lists[contactIndex].kind)
+            listIndex = contactIndex
+            try lists[contactIndex].setSearch("")
+            try lists[contactIndex].select(entryId: contact.entryId)
             detailOpen = true
             return
         }
         detailOpen = true
-        if tab == .accounts { try loadAccountContacts(of: record) }
+        if tab.kind?.role == .account { try loadAccountContacts(of: record) }
     }
 
     /// The selected record's conflict, field by field, when it has one.
@@ -426,16 +462,16 @@ public struct AppModel: Sendable {
     /// Keeps the selected account's contacts current: the first of them and their count while its
     /// detail is open, the count alone otherwise (the side-by-side detail shows it).
     private mutating func loadSelectedAccountContacts() throws {
-        guard tab == .accounts, let account = selected else { return }
+        guard tab.kind?.role == .account, let account = selected else { return }
         if detailOpen {
             try loadAccountContacts(of: account)
         } else {
-            accountContactCount = try account.serverId.map { try contacts.repository.count(where: "AccountId", equals: $0) } ?? 0
+            accountContactCount = try account.serverId.flatMap { id in try contacts.map { try $0.repository.count(where: "AccountId", equals: id) } } ?? 0
         }
     }
 
     private mutating func loadAccountContacts(of account: LocalRecord) throws {
-        guard let id = account.serverId else {
+        guard let id = account.serverId, let contacts else {
             accountContacts = []
             accountContactCount = 0
             return
@@ -446,13 +482,21 @@ public struct AppModel: Sendable {
     }
 
     private mutating func startNewRecord() {
-        if tab == .accounts, detailOpen, let account = selected {
+        if tab.kind?.role == .account, detailOpen, let account = selected, let contactKind = contacts?.kind {
             // A new contact under the account, even one created offline (its local_ id is the link).
+            guard contactKind.isSyncedUp else {
+                toast = Toast(Self.notSyncedUp(contactKind))
+                return
+            }
             let name = account.string("Name")
             form = RecordForm(
-                kind: .contact, purpose: .create(preset: ["AccountId": .string(account.serverId ?? "")]),
-                title: "New contact at \(name)", fieldNames: fieldNames(for: .contact), record: nil)
+                kind: contactKind, purpose: .create(preset: ["AccountId": .string(account.serverId ?? "")]),
+                title: "New contact at \(name)", fieldNames: fieldNames(for: contactKind), record: nil)
         } else {
+            guard list.kind.isSyncedUp else {
+                toast = Toast(Self.notSyncedUp(list.kind))
+                return
+            }
             form = RecordForm(
                 kind: list.kind, purpose: .create(preset: [:]), title: "New \(list.kind.singular)",
                 fieldNames: fieldNames(for: list.kind), record: nil)
@@ -462,6 +506,10 @@ public struct AppModel: Sendable {
 
     private mutating func startEditing() {
         guard let record = selected else { return }
+        guard list.kind.isSyncedUp else {
+            toast = Toast(Self.notSyncedUp(list.kind))
+            return
+        }
         guard !record.isLocallyDeleted else {
             toast = Toast("Undelete this \(list.kind.singular) (u) before editing it")
             return
@@ -494,9 +542,9 @@ public struct AppModel: Sendable {
         form = nil
         mode = .browsing
         try refreshAll()
-        if current.kind == .contact, tab == .contacts {
-            try contacts.setSearch("")
-            try contacts.select(entryId: saved.entryId)
+        if current.kind == tab.kind, current.kind.role == .contact {
+            try updateList { try $0.setSearch("") }
+            try updateList { try $0.select(entryId: saved.entryId) }
         } else if current.kind == tab.kind {
             try updateList { try $0.select(entryId: saved.entryId) }
         }
@@ -529,21 +577,26 @@ public struct AppModel: Sendable {
     // MARK: Refreshing
 
     private mutating func updateList(_ change: (inout RecordListViewModel) throws -> Void) throws {
-        if tab == .contacts { try change(&contacts) } else { try change(&accounts) }
+        guard lists.indices.contains(listIndex) else { return }
+        try change(&lists[listIndex])
         try loadSelectedAccountContacts()
     }
 
-    /// Re-reads both lists (selection kept on the same records), the open account's contacts and
+    /// Re-reads every list (selection kept on the same records), the open account's contacts and
     /// the pending-change count.
     public mutating func refreshAll() throws {
-        try contacts.refresh()
-        try accounts.refresh()
+        for index in lists.indices { try lists[index].refresh() }
         syncs.refresh()
         try loadSelectedAccountContacts()
         try countLocalChanges()
     }
 
     private mutating func countLocalChanges() throws {
-        localChangeCount = try contacts.repository.localChangeCount() + accounts.repository.localChangeCount()
+        localChangeCount = try lists.reduce(0) { $0 + (try $1.repository.localChangeCount()) }
+    }
+
+    /// Why a soup that no named sync up sends is not editable here.
+    static func notSyncedUp(_ kind: RecordKind) -> String {
+        "No sync up in usersyncs.json sends the \(kind.soupName) soup, so changes here would never reach Salesforce; add one to edit \(kind.plural)"
     }
 }

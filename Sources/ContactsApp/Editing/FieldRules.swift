@@ -17,7 +17,11 @@ public struct FieldRule: Sendable, Equatable {
 
     /// The rule for `field` of `kind`.
     public static func rule(for field: String, of kind: RecordKind) -> FieldRule {
-        let table = kind == .contact ? contactRules : accountRules
+        let table: [String: FieldRule] = switch kind.role {
+        case .contact: contactRules
+        case .account: accountRules
+        case .other: [:]
+        }
         return table[field] ?? FieldRule(label: field)
     }
 

@@ -1,3 +1,4 @@
+import Foundation
 import ForceJSON
 import MobileSync
 import SmartStore
@@ -8,22 +9,32 @@ public struct RecordRepository: Sendable {
     public let store: SmartStore
     public let kind: RecordKind
 
+    /// The soup's indexed paths and whether it has full-text ones, read once: a soup the Mobile
+    /// SDK's config registered may lack what forceterm's own indexes (the sort field, `Id`,
+    /// `AccountId`, a full-text name), and is then read through its JSON instead.
+    private let indexedPaths: Set<String>
+    private let hasFullText: Bool
+
     public init(store: SmartStore, kind: RecordKind) {
         self.store = store
         self.kind = kind
+        let specs = (try? store.indexSpecs(soup: kind.soupName)) ?? []
+        indexedPaths = Set(specs.map(\.path))
+        hasFullText = specs.contains { $0.type == .fullText }
     }
 
     private var soup: String { kind.soupName }
     /// Case and accents ignored (`smartstore_text`), so "ñúñez" sorts with the Ns, not after Z.
+    /// Smart SQL reads an unindexed path from the JSON, so this works on any soup.
     private var sortColumn: String { "{\(soup):\(kind.sortPath)} COLLATE \(TextCollation.name)" }
     private var idColumn: String { "{\(soup):_soupEntryId}" }
 
     /// Creates what the list pages through: the index its sort order walks, and the full-text
     /// prefix index that keeps the first keystrokes of a search fast (each once per store; seconds
-    /// for 100k records).
+    /// for 100k records). Only on indexed paths: forceterm adds no index specs to a soup.
     public func prepareListIndexes() throws {
-        try store.ensureTextSortIndex(soup: soup, path: kind.sortPath)
-        try store.ensureFullTextPrefixIndex(soup: soup)
+        if indexedPaths.contains(kind.sortPath) { try store.ensureTextSortIndex(soup: soup, path: kind.sortPath) }
+        if hasFullText { try store.ensureFullTextPrefixIndex(soup: soup) }
     }
 
     /// How many records the soup holds.
@@ -59,7 +70,13 @@ public struct RecordRepository: Sendable {
     /// Every record's entry id in sort order: what a search places its matches by (one walk of the
     /// sort index; tens of milliseconds for 100k records).
     public func entryIdsInOrder() throws -> [Int64] {
-        try store.entryIdsInTextOrder(soup: soup, path: kind.sortPath)
+        if indexedPaths.contains(kind.sortPath) { return try store.entryIdsInTextOrder(soup: soup, path: kind.sortPath) }
+        return try integers("SELECT \(idColumn) FROM {\(soup)} ORDER BY \(sortColumn), \(idColumn)")
+    }
+
+    /// The first column of every row of a Smart SQL query, as integers.
+    private func integers(_ sql: String, arguments: [JSONValue] = []) throws -> [Int64] {
+        try store.query(.smart(sql, pageSize: Int.max / 2), arguments: arguments).compactMap { $0.arrayValue?.first?.int64Value }
     }
 
     /// The entry ids of the records matching a typed search (prefix words over every full_text
@@ -67,7 +84,25 @@ public struct RecordRepository: Sendable {
     /// text has nothing to search for (only spaces or punctuation).
     public func entryIds(matching search: String) throws -> [Int64]? {
         guard let terms = FullTextQuery.prefixTerms(search) else { return nil }
+        guard hasFullText else { return try entryIdsContaining(search) }
         return try store.fullTextMatchIds(soup: soup, matching: terms)
+    }
+
+    /// A search on a soup without full-text indexes: every word somewhere in the row's name or
+    /// subtitle fields (SQLite's LIKE: case ignored for ASCII letters only, accents not).
+    private func entryIdsContaining(_ search: String) throws -> [Int64]? {
+        let words = search.split(whereSeparator: { $0.isWhitespace }).map(String.init)
+        guard !words.isEmpty else { return nil }
+        let fields = kind.searchedFields
+        let escaped = words.map { word in
+            "%" + word.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "%", with: "\\%")
+                .replacingOccurrences(of: "_", with: "\\_") + "%"
+        }
+        let condition = words.indices.map { _ in
+            "(" + fields.map { "{\(soup):\($0)} LIKE ? ESCAPE '\\'" }.joined(separator: " OR ") + ")"
+        }.joined(separator: " AND ")
+        let arguments = escaped.flatMap { pattern in fields.map { _ in JSONValue.string(pattern) } }
+        return try integers("SELECT \(idColumn) FROM {\(soup)} WHERE \(condition) ORDER BY \(idColumn)", arguments: arguments)
     }
 
     /// The records with these entry ids, in the order given; ids no longer in the store are left out.
@@ -83,23 +118,30 @@ public struct RecordRepository: Sendable {
 
     /// The record whose `Id` (server or local id) is `id`.
     public func record(id: String) throws -> LocalRecord? {
-        let spec = QuerySpec.exact(soup, path: "Id", matchKey: .string(id), pageSize: 1)
-        return try store.query(spec).first?.objectValue.map(LocalRecord.init)
+        try records(where: "Id", equals: id, limit: 1).first
     }
 
     /// Records whose `field` equals `value`, sorted; at most `limit` (an account's contacts).
     public func records(where field: String, equals value: String, limit: Int) throws -> [LocalRecord] {
-        let spec = QuerySpec.exact(soup, path: field, matchKey: .string(value), orderPath: kind.sortPath, pageSize: limit)
-        return try store.query(spec).compactMap { try $0.objectValue.map(LocalRecord.init) }
+        let rows: [JSONValue]
+        if indexedPaths.contains(field) && indexedPaths.contains(kind.sortPath) {
+            rows = try store.query(QuerySpec.exact(soup, path: field, matchKey: .string(value), orderPath: kind.sortPath, pageSize: limit))
+        } else {
+            let sql = "SELECT {\(soup):_soup} FROM {\(soup)} WHERE {\(soup):\(field)} = ? ORDER BY \(sortColumn), \(idColumn) LIMIT \(limit)"
+            rows = try store.query(.smart(sql, pageSize: limit), arguments: [.string(value)]).compactMap { $0.arrayValue?.first }
+        }
+        return try rows.compactMap { try $0.objectValue.map(LocalRecord.init) }
     }
 
     public func count(where field: String, equals value: String) throws -> Int {
-        try store.count(QuerySpec.exact(soup, path: field, matchKey: .string(value)))
+        if indexedPaths.contains(field) { return try store.count(QuerySpec.exact(soup, path: field, matchKey: .string(value))) }
+        return try integers("SELECT count(*) FROM {\(soup)} WHERE {\(soup):\(field)} = ?", arguments: [.string(value)]).first.map(Int.init) ?? 0
     }
 
     /// Records with local changes not yet synced (`__local__` true).
     public func localChangeCount() throws -> Int {
-        try store.count(QuerySpec.exact(soup, path: LocalFlag.local, matchKey: true))
+        if indexedPaths.contains(LocalFlag.local) { return try store.count(QuerySpec.exact(soup, path: LocalFlag.local, matchKey: true)) }
+        return try integers("SELECT count(*) FROM {\(soup)} WHERE {\(soup):\(LocalFlag.local)} = 1").first.map(Int.init) ?? 0
     }
 
     // MARK: Local changes

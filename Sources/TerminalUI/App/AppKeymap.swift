@@ -13,12 +13,11 @@ public enum AppKeymap {
     /// Moving keys also scroll the `?` screen when it does not fit.
     static let moving: Set<AppMode> = tabs.union([.help])
 
-    public static let table = Keymap<AppCommand, AppMode>([
-        // Lists and detail.
-        Binding([.character("1")], .showTab(.contacts), in: tabs, help: "Contacts tab"),
-        Binding([.character("2")], .showTab(.accounts), in: tabs, help: "Accounts tab"),
-        Binding([.character("3")], .showTab(.syncs), in: tabs, help: "Syncs tab: each named sync"),
-        Binding([.character("4")], .showTab(.inspector), in: tabs, help: "Inspector tab: Smart SQL, soups, indices"),
+    public static let table = Keymap<AppCommand, AppMode>(
+        // Lists and detail. The tabs by number: the help screen names the tabs this config has.
+        (1...9).map { number -> Binding in
+            Binding([.character(Character(String(number)))], .showTabNumber(number), in: tabs, help: "tab \(number)")
+        } + [
         Binding([.tab], .nextTab, in: tabs, help: "next tab"),
         Binding([.up, .character("k")], .moveUp, in: moving, help: "move up (Inspector: previous page)"),
         Binding([.down, .character("j")], .moveDown, in: moving, help: "move down (Inspector: next page)"),
@@ -72,10 +71,21 @@ public enum AppKeymap {
         Binding([.escape, .character("q")], .confirmNo, in: [.resolvingConflict], help: "decide later"),
     ])
 
+    static let tabHelp = [
+        "Contacts": "Contacts tab", "Accounts": "Accounts tab", "Syncs": "Syncs tab: each named sync",
+        "Inspector": "Inspector tab: Smart SQL, soups, indices",
+    ]
+
     /// The help screen's sections, straight from the table. Keys that work alike in the edit form
     /// and at the Inspector's prompt are listed once, in their own section.
-    public static func helpSections(ascii: Bool) -> [HelpOverlay.Section] {
-        let browsing = table.helpLines(for: .browsing, ascii: ascii)
+    /// `tabs` are the tab bar's titles: the number keys are listed once per tab, with its name.
+    public static func helpSections(ascii: Bool, tabs: [String] = ["Contacts", "Accounts", "Syncs", "Inspector"]) -> [HelpOverlay.Section] {
+        let numbered = Set((1...9).map { "tab \($0)" })
+        let tabLines = tabs.prefix(9).enumerated().map { index, title in
+            (keys: "\(index + 1)", help: Self.tabHelp[title] ?? "\(title) tab")
+        }
+        var browsing = table.helpLines(for: .browsing, ascii: ascii).filter { !numbered.contains($0.help) }
+        browsing.insert(contentsOf: tabLines, at: 0)
         let editing = table.helpLines(for: .editing, ascii: ascii)
         let typingQuery = table.helpLines(for: .typingQuery, ascii: ascii)
         func isShared(_ line: (keys: String, help: String)) -> Bool {
@@ -85,8 +95,8 @@ public enum AppKeymap {
             HelpOverlay.Section(title: "Lists and detail", lines: browsing),
             HelpOverlay.Section(title: "Search (/)", lines: table.helpLines(for: .searching, ascii: ascii)),
             HelpOverlay.Section(title: "Edit form", lines: editing.filter { !isShared($0) }),
-            HelpOverlay.Section(title: "Inspector (4)", lines: table.helpLines(for: .inspecting, ascii: ascii).filter { line in
-                !browsing.contains { $0.keys == line.keys }
+            HelpOverlay.Section(title: "Inspector (\(tabs.count))", lines: table.helpLines(for: .inspecting, ascii: ascii).filter { line in
+                !browsing.contains { $0.keys == line.keys } && !numbered.contains(line.help)
             } + typingQuery.filter { !isShared($0) }),
             HelpOverlay.Section(title: "Typing (form, SQL prompt)", lines: editing.filter(isShared)),
             HelpOverlay.Section(title: "Questions", lines: table.helpLines(for: .confirmingDelete, ascii: ascii)),

@@ -40,8 +40,8 @@ public enum ContactsScreen {
         }
         let layout = ScreenLayout(size: size)
         TabBar.draw(
-            in: &canvas, y: 0, width: size.width, tabs: AppTab.allCases.map(\.title),
-            active: AppTab.allCases.firstIndex(of: model.tab) ?? 0, right: "? help", theme: theme)
+            in: &canvas, y: 0, width: size.width, tabs: model.tabs.map(\.title),
+            active: model.tabs.firstIndex(of: model.tab) ?? 0, right: "? help", theme: theme)
 
         let body = Rect(x: 0, y: 1, width: size.width, height: size.height - 2)
         switch model.tab {
@@ -49,7 +49,7 @@ public enum ContactsScreen {
             SyncsScreen.draw(model, in: &canvas, body: Rect(x: 0, y: 1, width: size.width, height: size.height - 3), theme: theme)
         case .inspector:
             InspectorScreen.draw(model, in: &canvas, body: Rect(x: 0, y: 1, width: size.width, height: size.height - 3), theme: theme)
-        case .contacts, .accounts:
+        case .records:
             drawRecords(model, in: &canvas, layout: layout, theme: theme)
         }
 
@@ -76,7 +76,7 @@ public enum ContactsScreen {
                 choices: "m = keep mine   t = take the server's   Esc = later")
         case .help:
             HelpOverlay.draw(
-                in: &canvas, within: body, sections: AppKeymap.helpSections(ascii: theme.lines == .ascii),
+                in: &canvas, within: body, sections: AppKeymap.helpSections(ascii: theme.lines == .ascii, tabs: model.tabs.map(\.title)),
                 footer: "Row markers: + created  ~ updated  - deleted  ! sync error  \(theme.lines == .ascii ? "#" : "≠") conflict",
                 notes: helpNotes, scroll: model.helpScroll, theme: theme)
         default:
@@ -161,13 +161,20 @@ public enum ContactsScreen {
         if let error = record.lastError {
             lines.append(.text("Last sync error: \(error)", role: .fieldError))
         }
-        if kind == .account {
+        if kind.role == .account {
             lines.append(.blank)
-            lines.append(.heading("Contacts (\(model.accountContactCount))"))
-            if model.detailOpen {
+            if model.contacts == nil {
+                lines.append(.heading("Contacts"))
+                lines.append(.text("None here: usersyncs.json syncs no contacts soup", role: .hint))
+            } else {
+                lines.append(.heading("Contacts (\(model.accountContactCount))"))
+            }
+            if model.contacts == nil {
+                // Said above.
+            } else if model.detailOpen {
                 if model.accountContacts.isEmpty { lines.append(.text("None yet: n creates one here", role: .hint)) }
                 for (index, contact) in model.accountContacts.enumerated() {
-                    lines.append(.row(row(for: contact, kind: .contact, theme: theme), selected: index == model.accountContactIndex))
+                    lines.append(.row(row(for: contact, kind: model.contacts?.kind ?? .contact, theme: theme), selected: index == model.accountContactIndex))
                 }
             } else {
                 lines.append(.text("Enter lists them", role: .hint))
@@ -196,8 +203,8 @@ public enum ContactsScreen {
             var server = row.server
             if row.field == "AccountId" {
                 label = "Account"
-                local = model.account(of: record).map { $0.string("Name") } ?? row.local
-                server = (try? model.accounts.repository.record(id: row.server)).map { $0.string("Name") } ?? row.server
+                local = accountName(id: row.local, model: model)
+                server = accountName(id: row.server, model: model)
             } else if model.fieldNames(for: kind).contains(row.field) {
                 label = FieldRule.rule(for: row.field, of: kind).label
             }
@@ -214,8 +221,7 @@ public enum ContactsScreen {
         for field in model.fieldNames(for: kind) {
             shown.insert(field)
             if field == "AccountId" {
-                let account = model.account(of: record)
-                lines.append(.field(label: "Account", value: account.map { $0.string("Name") } ?? record.string(field)))
+                lines.append(.field(label: "Account", value: accountName(id: record.string(field), model: model)))
             } else {
                 lines.append(.field(label: FieldRule.rule(for: field, of: kind).label, value: record.string(field)))
             }
@@ -227,6 +233,14 @@ public enum ContactsScreen {
             lines.append(.field(label: key, value: record.string(key)))
         }
         return lines
+    }
+
+    /// An account id as the detail shows it: the account's name when the store holds it, else the
+    /// id and why there is no name.
+    static func accountName(id: String, model: AppModel) -> String {
+        guard !id.isEmpty else { return "" }
+        if let account = model.account(id: id) { return account.string("Name") }
+        return model.accounts == nil ? "\(id) (usersyncs.json syncs no accounts soup)" : id
     }
 
     private static func drawForm(_ form: RecordForm, in canvas: inout Canvas, rect: Rect, theme: Theme) {
@@ -248,7 +262,7 @@ public enum ContactsScreen {
             position = model.syncs.syncs.count == 1 ? "1 sync" : "\(model.syncs.syncs.count) syncs"
         case .inspector:
             position = model.inspector.page.map { "page \($0.summary.page)/\($0.summary.pageCount)" } ?? ""
-        case .contacts, .accounts:
+        case .records:
             let list = model.list
             position = list.totalCount == 0 ? "0" : "\(list.selectedIndex + 1)/\(list.totalCount)"
         }
