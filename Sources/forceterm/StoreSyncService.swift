@@ -27,6 +27,7 @@ struct StoreSyncService: SyncService {
             let connection: Connection = report.offline ? .offline : (report.stoppedBeforeAsking ? .unknown : .online)
             throw SyncFailure(reason: failure, connection: connection, apiUsage: usage)
         }
-        return SyncSummary(recordsWithErrors: report.recordErrors, conflicts: report.conflicts, apiUsage: usage)
+        return SyncSummary(recordsWithErrors: report.recordErrors, conflicts: report.conflicts, apiUsage: usage,
+                           failedSyncs: report.failedSyncs.map(\.name))
     }
 }

@@ -19,7 +19,8 @@ struct SyncCommand: ParsableCommand {
             network is down the sync stops and your changes stay in the store for the next run.
 
             Exit status: 0 all done; 1 the sync could not run or stopped (message on stderr); \
-            3 it finished but some records were refused or are in conflict (see forceterm status).
+            3 it finished but some records were refused or are in conflict (see forceterm status), \
+            or a named sync failed on its own (a field the org lacks, say) while the others ran.
             """)
 
     @Flag(help: "Only send local changes.") var upOnly = false
@@ -61,7 +62,7 @@ struct SyncCommand: ParsableCommand {
                 StandardStreams.write(report.text)
             }
             if let failure = report.failure { throw ConfigError(failure) }
-            if report.recordErrors > 0 || report.conflicts > 0 { exitCode = 3 }
+            if report.recordErrors > 0 || report.conflicts > 0 || !report.failedSyncs.isEmpty { exitCode = 3 }
         }
         if exitCode != 0 { throw ExitCode(exitCode) }
     }
@@ -106,18 +107,28 @@ struct SyncConfiguration {
     /// The usersyncs.json text, from which the edit form takes its fields.
     let syncsJSON: String
 
+    /// Without `directory`, the built-in files. With it, its files; one it lacks is replaced as the
+    /// SDK's own config sets do: no usersyncs.json means no named syncs (the SmartStore test app
+    /// ships soups alone), no userstore.json means forceterm's soups (the MobileSync test app
+    /// ships syncs alone, into an `accounts` soup).
     static func load(directory: String?) throws -> SyncConfiguration {
-        func text(_ name: String, builtIn: String) throws -> (text: String, source: String) {
-            guard let directory else { return (builtIn, "the built-in \(name)") }
+        func file(_ name: String) throws -> (text: String, source: String)? {
+            guard let directory else { return nil }
             let path = (directory as NSString).appendingPathComponent(name)
-            guard FileManager.default.fileExists(atPath: path) else { return (builtIn, "the built-in \(name)") }
+            guard FileManager.default.fileExists(atPath: path) else { return nil }
             guard let data = FileManager.default.contents(atPath: path), let text = String(data: data, encoding: .utf8) else {
                 throw ConfigError("cannot read \(path); check its permissions")
             }
             return (text, path)
         }
-        let storeText = try text("userstore.json", builtIn: DefaultConfig.userstoreJSON)
-        let syncsText = try text("usersyncs.json", builtIn: DefaultConfig.usersyncsJSON)
+        let storeFile = try file("userstore.json")
+        let syncsFile = try file("usersyncs.json")
+        if let directory, storeFile == nil, syncsFile == nil {
+            throw ConfigError("\(directory) has neither userstore.json nor usersyncs.json; give --config the directory that holds them")
+        }
+        let storeText = storeFile ?? (DefaultConfig.userstoreJSON, "the built-in userstore.json")
+        let syncsText = syncsFile ?? (directory == nil ? (DefaultConfig.usersyncsJSON, "the built-in usersyncs.json")
+                                                       : (#"{"syncs": []}"#, "no usersyncs.json"))
         let store: StoreConfig
         do {
             store = try StoreConfig(json: storeText.text)
@@ -129,6 +140,11 @@ struct SyncConfiguration {
             syncs = try SyncsConfig(json: syncsText.text)
         } catch {
             throw ConfigError("\(syncsText.source) is not a valid usersyncs.json: \(error)")
+        }
+        let missing = syncs.soupProblems(soups: Set(store.soups.map(\.name)))
+        if !missing.isEmpty {
+            throw ConfigError("\(syncsText.source) does not match \(storeText.source): " + (missing.count == 1 ? missing[0]
+                : "\(missing.count) problems:\n  - " + missing.joined(separator: "\n  - ")))
         }
         return SyncConfiguration(store: store, syncs: syncs, syncsJSON: syncsText.text)
     }

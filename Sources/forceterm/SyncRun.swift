@@ -5,8 +5,10 @@ import MobileSync
 import SmartStore
 
 /// One `forceterm sync`: which named syncs run, in which order, and what to tell the user.
-/// A failure of the whole exchange (offline, session, limits) ends the run at once; a tripped
-/// mass-deletion guard only skips that sync's ghost cleaning and is reported as a failure.
+/// A failure of the whole exchange (offline, session, limits) ends the run at once. A failure of
+/// one sync's own definition (a field or object the org lacks, a soup the store lacks) fails that
+/// sync alone and the others run. A tripped mass-deletion guard only skips that sync's ghost
+/// cleaning and is reported as a failure.
 struct SyncRun: Sendable {
     let entries: [SyncsConfig.Entry]
     let up: Bool
@@ -35,6 +37,10 @@ struct SyncRun: Sendable {
                     report.add(summary)
                 }
                 if let failure {
+                    if Self.failsAlone(failure) {
+                        report.failedSyncs.append((entry.name, "\(failure)"))
+                        continue
+                    }
                     try report.stop(Self.failureMessage(entry.name, failure), after: failure, entries: entries, store: store)
                     return report
                 }
@@ -53,6 +59,10 @@ struct SyncRun: Sendable {
                     report.add(summary, of: entry.name)
                 }
                 if let failure {
+                    if Self.failsAlone(failure) {
+                        report.failedSyncs.append((entry.name, "\(failure)"))
+                        continue
+                    }
                     try report.stop(Self.failureMessage(entry.name, failure), after: failure, entries: entries, store: store)
                     return report
                 }
@@ -83,6 +93,21 @@ struct SyncRun: Sendable {
         StandardStreams.writeError("\(state.name ?? String(state.id)): \(state.status.rawValue.lowercased()) \(state.progress)%\(total)\n")
     }
 
+    /// Whether `error` concerns one sync's own definition, so the other syncs can still run: the org
+    /// refused its query or request as such (a 4xx other than the session and the API limit), or
+    /// its target or soup cannot work here. Anything about the connection, the session, the limits
+    /// or the store as a whole stops the run.
+    static func failsAlone(_ error: any Error) -> Bool {
+        if let remote = error as? SyncRemoteError { return failsAlone(MobileSyncError.remote(remote)) }
+        guard let error = error as? MobileSyncError else { return false }
+        switch error {
+        case let .remote(.server(status, _, _)): return (400..<500).contains(status) && status != 401
+        case .invalidTarget, .soupMissingIndex, .noFieldsSpecified, .unknownSync: return true
+        case let .store(message): return message.contains("unknown soup")
+        default: return false
+        }
+    }
+
     /// One line: which sync stopped, why, and that nothing local was lost.
     static func failureMessage(_ name: String, _ error: any Error) -> String {
         "\(name) stopped: \(error). Local changes are kept in the store; run forceterm sync again."
@@ -104,6 +129,8 @@ struct SyncRunReport: Sendable {
     var recordErrors = 0
     var conflicts = 0
     var failure: String?
+    /// Named syncs that failed on their own while the others ran (`SyncRun.failsAlone`).
+    var failedSyncs: [(name: String, reason: String)] = []
     /// The failure was the network: no request reached the org.
     var offline = false
     /// The failure came before any request (another sync running, a store problem).
@@ -166,6 +193,7 @@ struct SyncRunReport: Sendable {
         for (name, summary) in syncDowns { downs[name] = .object(summary.json) }
         object["syncDowns"] = .object(downs)
         object["failure"] = failure.map(JSONValue.string) ?? .null
+        object["failedSyncs"] = .array(failedSyncs.map { .object(["name": .string($0.name), "error": .string($0.reason)]) })
         return object
     }
 
@@ -173,6 +201,9 @@ struct SyncRunReport: Sendable {
         var lines = ["Sent \(sent) change\(sent == 1 ? "" : "s") (\(created) created, \(updated) updated, \(deleted) deleted); received \(received) record\(received == 1 ? "" : "s") (\(down.stored) stored, \(down.unchanged) unchanged, \(down.keptLocalChanges) kept for local changes); removed \(ghostsRemoved) deleted on the server."]
         if recordErrors > 0 || conflicts > 0 {
             lines.append("\(recordErrors) record\(recordErrors == 1 ? "" : "s") with errors, \(conflicts) conflict\(conflicts == 1 ? "" : "s"); see forceterm status.")
+        }
+        for (name, reason) in failedSyncs {
+            lines.append("\(name) failed (the other syncs ran): \(reason)")
         }
         return lines.joined(separator: "\n") + "\n"
     }

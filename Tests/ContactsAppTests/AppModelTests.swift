@@ -169,21 +169,40 @@ struct AppModelTests {
     }
 }
 
+extension AppModelTests {
+    @Test("A named sync that failed alone is named in the toast, as an error")
+    func failedSyncNamed() async throws {
+        let fixture = try StoreFixture()
+        let service = StepSync(store: fixture.store, failedSyncs: ["syncDownLayouts"])
+        let controller = SyncController(service: service)
+        var model = try model(fixture, sync: controller)
+        model.perform(.sync)
+        service.finish()
+        while controller.isRunning { await Task.yield() }
+        model.tick()
+        #expect(model.toast == Toast("Sync finished, but syncDownLayouts failed (the Syncs tab says why); 1 with errors, 0 in conflict", isError: true))
+    }
+}
+
 /// A stand-in for MobileSync, which does not exist on this branch yet: it reports progress, then
 /// waits until the test lets it finish, and writes one record into the real store as a sync down would.
 final class StepSync: SyncService {
     private let store: SmartStore
     private let released = Mutex(false)
     private let reported = Mutex(false)
+    private let failedSyncs: [String]
 
-    init(store: SmartStore) { self.store = store }
+    init(store: SmartStore, failedSyncs: [String] = []) {
+        self.store = store
+        self.failedSyncs = failedSyncs
+    }
 
     func syncUpThenDown(progress: @escaping @Sendable (SyncProgress) -> Void) async throws -> SyncSummary {
         progress(SyncProgress(phase: "Sync down", fraction: 0.5))
         reported.withLock { $0 = true }
         while !released.withLock({ $0 }) { await Task.yield() }
         _ = try store.create(["Id": "003A", "LastName": "Aaronson", "__local__": false], in: "contacts")
-        return SyncSummary(recordsWithErrors: 1, conflicts: 0)
+        return SyncSummary(recordsWithErrors: 1, conflicts: 0, failedSyncs: failedSyncs)
     }
 
     func finish() { released.withLock { $0 = true } }

@@ -107,6 +107,21 @@ struct SyncCommandTests {
         #expect(try user.documents("contacts").count == 13)
     }
 
+    @Test("status of a store without soups or syncs says so and what fills it, never an empty line")
+    func statusOfAnEmptyStore() throws {
+        let scratch = try OptionPositionTests.Scratch()
+        defer { scratch.remove() }
+        let path = scratch.path + "/empty.sqlite"
+        _ = try SmartStore(path: path)
+        let output = try Forceterm.run(["status", "--store", path], environment: scratch.environment)
+        #expect(output.exitCode == 0, "\(output)")
+        #expect(output.standardOutput == """
+            No soups in this store yet: forceterm sync registers those of userstore.json.
+            No named syncs yet: forceterm sync adds those of usersyncs.json.
+
+            """, "\(output)")
+    }
+
     @Test("A conflict finishes the sync with exit 3 and shows in status")
     func conflictExitsWith3() throws {
         let user = try SignedIn(contacts: 2)

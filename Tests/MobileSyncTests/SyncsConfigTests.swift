@@ -96,9 +96,42 @@ struct SyncsConfigTests {
         #expect(try syncs.hasSync(name: "mine"))
     }
 
+    @Test("Every problem of a file is reported at once, each naming its sync")
+    func everyProblemAtOnce() {
+        let json = #"""
+            {"syncs": [
+              {"syncName": "good", "syncType": "syncDown", "soupName": "s", "target": {"type": "soql", "query": "SELECT Name FROM Account"}},
+              {"syncName": "noQuery", "syncType": "syncDown", "soupName": "s", "target": {"type": "soql"}},
+              {"syncName": "badMode", "syncType": "syncUp", "soupName": "s", "options": {"mergeMode": "SOMETIMES"}},
+              {"syncType": "syncUp", "soupName": "s"}
+            ]}
+            """#
+        do {
+            _ = try SyncsConfig(json: json)
+            Issue.record("accepted")
+        } catch {
+            let text = "\(error)"
+            #expect(text.contains("3 problems:"), "\(text)")
+            for part in ["sync \"noQuery\": ", "a soql target needs a \"query\"", "sync \"badMode\": ", "OVERWRITE or LEAVE_IF_CHANGED", "sync #4 needs a \"syncName\""] {
+                #expect(text.contains(part), "\(part) in \(text)")
+            }
+            #expect(!text.contains("\"good\""))
+        }
+    }
+
+    @Test("A sync whose soup userstore.json lacks is named at load")
+    func soupsTheStoreLacks() throws {
+        let config = try SyncsConfig(json: Self.explorerConfig)
+        #expect(config.soupProblems(soups: ["contacts"]).isEmpty)
+        #expect(config.soupProblems(soups: ["accounts"]) == [
+            "sync \"syncDownContacts\" uses the soup \"contacts\", which userstore.json does not define; add it there or change the sync's soupName",
+            "sync \"syncUpContacts\" uses the soup \"contacts\", which userstore.json does not define; add it there or change the sync's soupName",
+        ])
+    }
+
     @Test(arguments: [
         (#"{"sync": []}"#, "expected {\"syncs\": [...]}"),
-        (#"{"syncs": [{"syncType": "syncDown"}]}"#, "every sync needs a \"syncName\""),
+        (#"{"syncs": [{"syncType": "syncDown"}]}"#, "sync #1 needs a \"syncName\""),
         (#"{"syncs": [{"syncName": "a", "syncType": "sideways", "soupName": "s"}]}"#, "needs \"syncType\": \"syncDown\" or \"syncUp\""),
         (#"{"syncs": [{"syncName": "a", "syncType": "syncDown", "soupName": "s", "target": {"type": "layout"}}]}"#, "\"layout\" is not supported"),
         (#"{"syncs": [{"syncName": "a", "syncType": "syncDown", "soupName": "s", "target": {"type": "soql"}}]}"#, "a soql target needs a \"query\""),

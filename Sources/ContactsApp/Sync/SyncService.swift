@@ -37,11 +37,14 @@ public struct SyncSummary: Sendable, Equatable {
     public let recordsWithErrors: Int
     public let conflicts: Int
     public let apiUsage: APIUsageLevel?
+    /// Named syncs that failed on their own while the others ran; the Syncs tab shows why.
+    public let failedSyncs: [String]
 
-    public init(recordsWithErrors: Int, conflicts: Int, apiUsage: APIUsageLevel? = nil) {
+    public init(recordsWithErrors: Int, conflicts: Int, apiUsage: APIUsageLevel? = nil, failedSyncs: [String] = []) {
         self.recordsWithErrors = recordsWithErrors
         self.conflicts = conflicts
         self.apiUsage = apiUsage
+        self.failedSyncs = failedSyncs
     }
 }
 

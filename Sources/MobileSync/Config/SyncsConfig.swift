@@ -33,14 +33,21 @@ public struct SyncsConfig: Sendable, Equatable {
             throw .invalidConfig("\(error)")
         }
         guard let syncs = root["syncs"]?.arrayValue else { throw .invalidConfig("expected {\"syncs\": [...]} at the top level") }
+        // Every problem of the file at once: fixing one to meet the next costs a run each.
         var entries: [Entry] = []
-        for sync in syncs {
-            let name = try JSONFields.requiredString(sync["syncName"], key: "syncName", in: "every sync")
+        var problems: [String] = []
+        for (index, sync) in syncs.enumerated() {
+            guard let name = sync["syncName"]?.stringValue, !name.isEmpty else {
+                problems.append("sync #\(index + 1) needs a \"syncName\"")
+                continue
+            }
             guard let typeName = sync["syncType"]?.stringValue, let type = SyncType(rawValue: typeName) else {
-                throw .invalidConfig("sync \"\(name)\" needs \"syncType\": \"syncDown\" or \"syncUp\"")
+                problems.append("sync \"\(name)\" needs \"syncType\": \"syncDown\" or \"syncUp\"")
+                continue
             }
             guard !entries.contains(where: { $0.name == name }) else {
-                throw .invalidConfig("the sync name \"\(name)\" appears twice; names must be unique")
+                problems.append("the sync name \"\(name)\" appears twice; names must be unique")
+                continue
             }
             do {
                 entries.append(Entry(
@@ -48,8 +55,11 @@ public struct SyncsConfig: Sendable, Equatable {
                     options: try SyncOptions(json: sync["options"]),
                     soupName: try JSONFields.requiredString(sync["soupName"], key: "soupName", in: "sync \"\(name)\"")))
             } catch {
-                throw .invalidConfig("sync \"\(name)\": \(error)")
+                problems.append("sync \"\(name)\": \(error)")
             }
+        }
+        guard problems.isEmpty else {
+            throw .invalidConfig(problems.count == 1 ? problems[0] : "\(problems.count) problems:\n  - " + problems.joined(separator: "\n  - "))
         }
         self.entries = entries
     }
@@ -66,6 +76,22 @@ public struct SyncsConfig: Sendable, Equatable {
             try self.init(json: text)
         } catch let MobileSyncError.invalidConfig(message) {
             throw .invalidConfig("\(url.path): \(message)")
+        }
+    }
+}
+
+extension SyncsConfig {
+    /// The syncs that would write to (or send from) a soup not in `soups`, one line each, so a
+    /// config is refused when it is loaded rather than after a round trip to the org.
+    public func soupProblems(soups: Set<String>) -> [String] {
+        entries.flatMap { entry -> [String] in
+            let used: [String] = switch entry.target {
+            case let .down(target): target.filledSoups(soupName: entry.soupName).map(\.soupName)
+            case .up: [entry.soupName]
+            }
+            return used.filter { !soups.contains($0) }.map { soup in
+                "sync \"\(entry.name)\" uses the soup \"\(soup)\", which userstore.json does not define; add it there or change the sync's soupName"
+            }
         }
     }
 }

@@ -1,0 +1,110 @@
+import ForceJSON
+import Foundation
+import LocalOrgProcess
+import Testing
+
+/// The Mobile SDK's own config files, unchanged (`../shared/real-salesforce/mobilesync-configs/`),
+/// through the built binaries against a seeded localorg: `forceterm sync --config DIR`, `status`,
+/// and the TUI opening on the store they fill.
+@Suite("The Mobile SDK's config files", .serialized, .enabled(if: RealSalesforce.isAvailable, "needs ../shared/real-salesforce"))
+struct SDKConfigTests {
+    struct Expected: Sendable, CustomStringConvertible {
+        let directory: String
+        /// Named syncs, sorted, and how many records each soup holds after the first sync.
+        let syncs: [String]
+        let soups: [String: Int]
+        /// The tab bar's titles.
+        let tabs: String
+        var description: String { directory }
+    }
+
+    static let seededAccounts = 4
+    static let seededContacts = 9
+
+    @Test("sync --config DIR runs the SDK's syncs DONE into its soups, and the TUI opens on them", arguments: [
+        Expected(directory: "templates-MobileSyncExplorerSwift", syncs: ["syncDownContacts", "syncUpContacts"], soups: ["contacts": seededContacts],
+                 tabs: "1 Contacts   2 Syncs   3 Inspector"),
+        Expected(directory: "templates-MobileSyncExplorerKotlinTemplate", syncs: ["syncDownContacts", "syncUpContacts"],
+                 soups: ["contacts": seededContacts], tabs: "1 Contacts   2 Syncs   3 Inspector"),
+        Expected(directory: "shared-samples-mobilesyncexplorer-hybrid", syncs: ["syncDownContacts", "syncUpContacts"],
+                 soups: ["contacts": seededContacts], tabs: "1 Contacts   2 Syncs   3 Inspector"),
+        Expected(directory: "templates-iOSNativeSwiftTemplate", syncs: ["syncDownAccounts"], soups: ["Account": seededAccounts],
+                 tabs: "1 Accounts   2 Syncs   3 Inspector"),
+    ])
+    func sdkConfig(expected: Expected) throws {
+        let user = try SyncCommandTests.SignedIn(accounts: Self.seededAccounts, contacts: Self.seededContacts)
+        defer { user.remove() }
+        let config = RealSalesforce.mobileSyncConfig(expected.directory).path
+        let sync = try user.forceterm(["sync", "--config", config])
+        #expect(sync.exitCode == 0, "\(sync)")
+        let (status, json) = try user.json(["status"])
+        let syncs = json["syncs"]?.arrayValue ?? []
+        #expect(syncs.compactMap { $0["name"]?.stringValue }.sorted() == expected.syncs, "\(status)")
+        #expect(syncs.allSatisfy { $0["status"] == "DONE" }, "\(status)")
+        for (soup, count) in expected.soups {
+            #expect(try user.documents(soup).count == count, "\(soup)")
+        }
+        let again = try user.forceterm(["sync", "--config", config])
+        #expect(again.exitCode == 0 && !again.standardError.contains("changed in usersyncs.json"), "\(again)")
+
+        let tui = try TmuxSession(command: [Forceterm.executable.path, "--store", user.storePath, "--config", config], width: 110, height: 24,
+                                  environment: user.environment.compactMapValues { $0 })
+        defer { tui.kill() }
+        let screen = try tui.waitFor(expected.tabs)
+        let first = try #require(expected.soups.first)
+        #expect(screen.contains("(\(first.value))"), "\(screen)")
+        try tui.send("q")
+    }
+
+    @Test("A sync on a field the org lacks fails alone: the others are DONE, the summary and exit code 3 name it")
+    func oneBadSyncFailsAlone() throws {
+        let user = try SyncCommandTests.SignedIn(accounts: 2, contacts: 5)
+        defer { user.remove() }
+        let scratch = try OptionPositionTests.Scratch([
+            "userstore.json": OptionPositionTests.peopleStore,
+            "usersyncs.json": #"""
+                {"syncs": [
+                  {"syncName": "broken", "syncType": "syncDown", "soupName": "people",
+                   "target": {"type": "soql", "query": "SELECT Id, LastName, NoSuchField__c, LastModifiedDate FROM Contact"}},
+                  {"syncName": "peopleDown", "syncType": "syncDown", "soupName": "people",
+                   "target": {"type": "soql", "query": "SELECT Id, FirstName, LastName, LastModifiedDate FROM Contact"}}
+                ]}
+                """#,
+        ])
+        defer { scratch.remove() }
+        let output = try user.forceterm(["sync", "--config", scratch.path])
+        #expect(output.exitCode == 3, "\(output)")
+        #expect(output.standardOutput.contains("broken failed (the other syncs ran): "), "\(output)")
+        #expect(output.standardOutput.contains("NoSuchField__c"), "\(output)")
+        #expect(try user.documents("people").count == 5)
+        let (status, json) = try user.json(["status"])
+        let states = Dictionary(uniqueKeysWithValues: (json["syncs"]?.arrayValue ?? []).compactMap { sync in
+            sync["name"]?.stringValue.map { ($0, sync["status"]?.stringValue ?? "") }
+        })
+        #expect(states == ["broken": "FAILED", "peopleDown": "DONE"], "\(status)")
+        let (jsonRun, summary) = try user.json(["sync", "--config", scratch.path])
+        #expect(jsonRun.exitCode == 3)
+        #expect(summary["failedSyncs"]?.arrayValue?.first?["name"] == "broken", "\(jsonRun)")
+    }
+
+    @Test("A sync on a soup userstore.json lacks is refused at load, before any request, naming sync and soup")
+    func soupMissingAtLoad() throws {
+        let scratch = try OptionPositionTests.Scratch([
+            "userstore.json": OptionPositionTests.peopleStore,
+            "usersyncs.json": #"""
+                {"syncs": [
+                  {"syncName": "peopleDown", "syncType": "syncDown", "soupName": "people",
+                   "target": {"type": "soql", "query": "SELECT Id, LastName, LastModifiedDate FROM Contact"}},
+                  {"syncName": "accountsDown", "syncType": "syncDown", "soupName": "Account",
+                   "target": {"type": "soql", "query": "SELECT Id, Name, LastModifiedDate FROM Account"}}
+                ]}
+                """#,
+        ])
+        defer { scratch.remove() }
+        // Not signed in: the config is checked first, so no org is needed to hear about it.
+        let output = try Forceterm.run(["sync", "--config", scratch.path], environment: scratch.environment)
+        #expect(output.exitCode == 1, "\(output)")
+        #expect(output.standardError.contains("\(scratch.path)/usersyncs.json does not match \(scratch.path)/userstore.json"), "\(output)")
+        #expect(output.standardError.contains(#"sync "accountsDown" uses the soup "Account", which userstore.json does not define"#), "\(output)")
+    }
+}
