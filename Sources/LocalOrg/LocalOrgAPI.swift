@@ -262,6 +262,8 @@ public struct LocalOrgAPI: Sendable {
             return try await composite(context)
         case ("composite", 2) where rest[1] == "batch":
             return try await compositeBatch(context)
+        case ("ui-api", _):
+            return try routeUIAPI(context, rest: Array(rest.dropFirst()))
         case ("composite", 3) where rest[1] == "tree":
             guard let object = schema.object(named: rest[2]) else { return .error(.resourceNotFound) }
             return try await compositeTree(object, context: context)

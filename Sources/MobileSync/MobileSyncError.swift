@@ -3,6 +3,9 @@
 public enum MobileSyncError: Error, Equatable, Sendable, CustomStringConvertible {
     case invalidConfig(String)
     case invalidTarget(String)
+    /// A target the Mobile SDK has and forceterm does not implement yet: that sync is left out
+    /// (and reported failed on each run), the others run.
+    case unsupportedTarget(String)
     case duplicateSyncName(type: SyncType, name: String)
     case unknownSync(String)
     case wrongSyncType(id: Int64, expected: SyncType, actual: SyncType)
@@ -24,6 +27,8 @@ public enum MobileSyncError: Error, Equatable, Sendable, CustomStringConvertible
             "invalid syncs config: \(message)"
         case let .invalidTarget(message):
             "invalid sync target: \(message)"
+        case let .unsupportedTarget(message):
+            "not supported by forceterm yet: \(message)"
         case let .duplicateSyncName(type, name):
             "Failed to create \(type == .syncDown ? "sync down" : "sync up"): there is already a sync with name:\(name)"
         case let .unknownSync(nameOrId):

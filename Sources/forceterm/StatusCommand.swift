@@ -58,7 +58,7 @@ struct StatusCommand: ParsableCommand {
         for sync in syncs {
             let lastRun = sync.endTime > 0 ? SalesforceTimestamp.format(sync.endTime) : "never"
             let mark = sync.maxTimeStamp > 0 ? ", up to \(SalesforceTimestamp.format(sync.maxTimeStamp))" : ""
-            let error = sync.error.isEmpty ? "" : ": \(sync.error)"
+            let error = sync.error.isEmpty ? "" : ": \(sync.error.oneLine)"
             lines.append("sync \(sync.name ?? String(sync.id)) (\(sync.type.rawValue) \(sync.soupName)): \(sync.status.rawValue), last run \(lastRun)\(mark)\(error)")
         }
         if changes.isEmpty { lines.insert("No soups in this store yet: forceterm sync registers those of userstore.json.", at: 0) }

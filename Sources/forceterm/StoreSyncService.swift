@@ -13,9 +13,11 @@ struct StoreSyncService: SyncService {
     let entries: [SyncsConfig.Entry]
     /// The signed-in client, for the API usage the org reported (Sforce-Limit-Info).
     let client: ForceClient
+    /// The file's syncs forceterm cannot run, reported failed on each `s`.
+    var unsupported: [SyncsConfig.Unsupported] = []
 
     func syncUpThenDown(progress: @escaping @Sendable (SyncProgress) -> Void) async throws -> SyncSummary {
-        let plan = SyncRun(entries: entries, up: true, down: true, forceDelete: false)
+        let plan = SyncRun(entries: entries, up: true, down: true, forceDelete: false, unsupported: unsupported)
         let order = plan.order
         let report = try await plan.run(manager: manager, store: store) { state in
             let phase = state.type == .syncUp ? "Sync up" : "Sync down"

@@ -53,7 +53,8 @@ struct SyncCommand: ParsableCommand {
                 StandardStreams.writeError("forceterm: \(notice)\n")
             }
             TestCrashPoint.arm(store)
-            let plan = SyncRun(entries: configuration.syncs.entries, up: !downOnly, down: !upOnly, forceDelete: forceDelete)
+            let plan = SyncRun(entries: configuration.syncs.entries, up: !downOnly, down: !upOnly, forceDelete: forceDelete,
+                               unsupported: configuration.syncs.unsupported)
             let json = self.json
             let report = try AsyncCommand.run { try await plan.run(manager: manager, store: store) }
             if json {

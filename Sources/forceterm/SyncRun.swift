@@ -14,6 +14,8 @@ struct SyncRun: Sendable {
     let up: Bool
     let down: Bool
     let forceDelete: Bool
+    /// Named syncs of the file whose targets forceterm does not implement: each reported failed.
+    var unsupported: [SyncsConfig.Unsupported] = []
 
     /// The named syncs in the order `run` takes them: every sync up, then every sync down.
     var order: [String] {
@@ -24,6 +26,9 @@ struct SyncRun: Sendable {
     func run(manager: SyncManager, store: SmartStore,
              progress: @escaping SyncManager.ProgressCallback = SyncRun.printProgress) async throws -> SyncRunReport {
         var report = SyncRunReport()
+        for sync in unsupported where (sync.type == .syncUp && up) || (sync.type == .syncDown && down) {
+            report.failedSyncs.append((sync.name, sync.reason))
+        }
         if up {
             for entry in entries where entry.type == .syncUp {
                 var failure: (any Error)?
@@ -203,7 +208,7 @@ struct SyncRunReport: Sendable {
             lines.append("\(recordErrors) record\(recordErrors == 1 ? "" : "s") with errors, \(conflicts) conflict\(conflicts == 1 ? "" : "s"); see forceterm status.")
         }
         for (name, reason) in failedSyncs {
-            lines.append("\(name) failed (the other syncs ran): \(reason)")
+            lines.append("\(name) failed (the other syncs ran): \(reason.oneLine)")
         }
         return lines.joined(separator: "\n") + "\n"
     }

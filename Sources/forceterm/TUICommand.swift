@@ -53,7 +53,8 @@ enum TUILauncher {
         guard !options.offline, let session = session ?? (try? SignedInSession.load(cacert: nil, verbose: false)) else { return (nil, []) }
         let notices = try SyncsSoup(store: store).apply(config.syncs).compactMap(\.notice)
         let manager = try SyncManager(store: store, remote: ForceClientRemote(client: session.client))
-        return (SyncController(service: StoreSyncService(manager: manager, store: store, entries: config.syncs.entries, client: session.client)),
+        return (SyncController(service: StoreSyncService(manager: manager, store: store, entries: config.syncs.entries, client: session.client,
+                                                        unsupported: config.syncs.unsupported)),
                 notices)
     }
 }

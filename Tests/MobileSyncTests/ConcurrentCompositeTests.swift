@@ -220,4 +220,8 @@ extension WriteInterceptingRemote {
     func primingRecords(relayToken: String?, changedAfter: Int64?) async throws(SyncRemoteError) -> BriefcasePrimingPage {
         try await remote.primingRecords(relayToken: relayToken, changedAfter: changedAfter)
     }
+
+    func resource(_ path: String, query: [(String, String)]) async throws(SyncRemoteError) -> JSONObject {
+        try await remote.resource(path, query: query)
+    }
 }

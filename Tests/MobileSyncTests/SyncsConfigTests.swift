@@ -119,6 +119,20 @@ struct SyncsConfigTests {
         }
     }
 
+    @Test("A target the SDK has and forceterm does not yet is set aside with its reason; the file's other syncs load")
+    func unsupportedTargetsAreSetAside() throws {
+        let config = try SyncsConfig(json: #"""
+            {"syncs": [
+              {"syncName": "down", "syncType": "syncDown", "soupName": "accounts", "target": {"type": "soql", "query": "SELECT Name FROM Account"}},
+              {"syncName": "tree", "syncType": "syncUp", "soupName": "accounts",
+               "target": {"iOSImpl": "SFParentChildrenSyncUpTarget", "androidImpl": "com.salesforce.androidsdk.mobilesync.target.ParentChildrenSyncUpTarget"}}
+            ]}
+            """#)
+        #expect(config.entries.map(\.name) == ["down"])
+        #expect(config.unsupported.map(\.name) == ["tree"] && config.unsupported.first?.type == .syncUp)
+        #expect(config.unsupported.first?.reason.contains("not supported by forceterm yet: the parent_children sync up target") == true)
+    }
+
     @Test("A sync whose soup userstore.json lacks is named at load")
     func soupsTheStoreLacks() throws {
         let config = try SyncsConfig(json: Self.explorerConfig)
@@ -133,7 +147,8 @@ struct SyncsConfigTests {
         (#"{"sync": []}"#, "expected {\"syncs\": [...]}"),
         (#"{"syncs": [{"syncType": "syncDown"}]}"#, "sync #1 needs a \"syncName\""),
         (#"{"syncs": [{"syncName": "a", "syncType": "sideways", "soupName": "s"}]}"#, "needs \"syncType\": \"syncDown\" or \"syncUp\""),
-        (#"{"syncs": [{"syncName": "a", "syncType": "syncDown", "soupName": "s", "target": {"type": "layout"}}]}"#, "\"layout\" is not supported"),
+        (#"{"syncs": [{"syncName": "a", "syncType": "syncDown", "soupName": "s", "target": {"type": "layout"}}]}"#, "a layout target needs a \"sobjectType\""),
+        (#"{"syncs": [{"syncName": "a", "syncType": "syncDown", "soupName": "s", "target": {"type": "picklist"}}]}"#, "\"picklist\" is not supported; use soql, sosl, mru, refresh, parent_children, briefcase, metadata or layout"),
         (#"{"syncs": [{"syncName": "a", "syncType": "syncDown", "soupName": "s", "target": {"type": "soql"}}]}"#, "a soql target needs a \"query\""),
         (#"{"syncs": [{"syncName": "a", "syncType": "syncUp", "soupName": "s", "target": {"createFieldlist": "Name"}}]}"#, "\"createFieldlist\" must be a list"),
         (#"{"syncs": [{"syncName": "a", "syncType": "syncUp", "soupName": "s"}, {"syncName": "a", "syncType": "syncUp", "soupName": "s"}]}"#, "appears twice"),
@@ -151,6 +166,8 @@ struct SyncsConfigTests {
         let downs: [JSONValue] = [
             ["type": "soql", "query": "SELECT Name FROM Account", "maxBatchSize": 500],
             ["type": "sosl", "query": "FIND {Joe} RETURNING Contact(Id, LastName)"],
+            ["type": "metadata", "sobjectType": "Account"],
+            ["type": "layout", "sobjectType": "Account", "formFactor": "Medium", "layoutType": "Compact", "mode": "Edit"],
             ["type": "mru", "sobjectType": "Contact", "fieldlist": ["LastName"]],
             ["type": "refresh", "sobjectType": "Contact", "fieldlist": ["LastName"], "soupName": "contacts", "countIdsPerSoql": 100],
             ["type": "parent_children", "parent": ["sobjectType": "Account", "soupName": "accounts"],

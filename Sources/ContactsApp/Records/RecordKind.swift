@@ -124,7 +124,7 @@ public struct RecordKind: Sendable, Hashable {
         for entry in syncs.entries {
             guard case let .down(target) = entry.target else { continue }
             for filled in target.filledSoups(soupName: entry.soupName)
-            where soups.contains(filled.soupName) && !kinds.contains(where: { $0.soupName == filled.soupName }) {
+            where filled.holdsRecords && soups.contains(filled.soupName) && !kinds.contains(where: { $0.soupName == filled.soupName }) {
                 kinds.append(RecordKind(soupName: filled.soupName, sObjectType: filled.sobjectType ?? filled.soupName,
                                         fetchedFields: filled.fields, isSyncedUp: syncedUp.contains(filled.soupName)))
             }

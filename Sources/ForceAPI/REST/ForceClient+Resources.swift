@@ -85,6 +85,11 @@ extension ForceClient {
         try await sendJSON("GET", "sobjects/")
     }
 
+    /// Any JSON resource under the API version, by its path (`ui-api/layout/Account`).
+    public func resource(_ path: String, query: [(String, String)] = []) async throws(ForceAPIError) -> JSONValue {
+        try await sendJSON("GET", path, query: query)
+    }
+
     /// The full describe of one type: fields, child relationships, record types.
     public func describe(_ type: String) async throws(ForceAPIError) -> JSONValue {
         try await sendJSON("GET", "sobjects/\(Self.segment(type))/describe/")

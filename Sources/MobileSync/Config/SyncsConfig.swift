@@ -21,7 +21,16 @@ public struct SyncsConfig: Sendable, Equatable {
         public var type: SyncType { target.type }
     }
 
+    /// A named sync whose target forceterm does not implement yet: left out of `entries`, so
+    /// the file's other syncs still run; `forceterm sync` reports each as failed.
+    public struct Unsupported: Sendable, Equatable {
+        public var name: String
+        public var type: SyncType
+        public var reason: String
+    }
+
     public var entries: [Entry]
+    public var unsupported: [Unsupported] = []
 
     public init(entries: [Entry]) { self.entries = entries }
 
@@ -35,6 +44,7 @@ public struct SyncsConfig: Sendable, Equatable {
         guard let syncs = root["syncs"]?.arrayValue else { throw .invalidConfig("expected {\"syncs\": [...]} at the top level") }
         // Every problem of the file at once: fixing one to meet the next costs a run each.
         var entries: [Entry] = []
+        var unsupported: [Unsupported] = []
         var problems: [String] = []
         for (index, sync) in syncs.enumerated() {
             guard let name = sync["syncName"]?.stringValue, !name.isEmpty else {
@@ -54,6 +64,8 @@ public struct SyncsConfig: Sendable, Equatable {
                     name: name, target: try SyncTarget(type: type, json: sync["target"]),
                     options: try SyncOptions(json: sync["options"]),
                     soupName: try JSONFields.requiredString(sync["soupName"], key: "soupName", in: "sync \"\(name)\"")))
+            } catch let MobileSyncError.unsupportedTarget(reason) {
+                unsupported.append(Unsupported(name: name, type: type, reason: "not supported by forceterm yet: \(reason)"))
             } catch {
                 problems.append("sync \"\(name)\": \(error)")
             }
@@ -62,6 +74,7 @@ public struct SyncsConfig: Sendable, Equatable {
             throw .invalidConfig(problems.count == 1 ? problems[0] : "\(problems.count) problems:\n  - " + problems.joined(separator: "\n  - "))
         }
         self.entries = entries
+        self.unsupported = unsupported
     }
 
     /// Reads a config file; errors name the file.

@@ -148,7 +148,7 @@ struct SyncDownTask: Sendable {
     /// The soups a target fills, with the id field of each.
     static func soupsWithIdFields(of target: SyncDownTarget, soupName: String) -> [(soup: String, idField: String)] {
         switch target.kind {
-        case .soql, .sosl, .mru, .refresh: [(soupName, target.idFieldName)]
+        case .soql, .sosl, .mru, .refresh, .metadata, .layout: [(soupName, target.idFieldName)]
         case let .parentChildren(spec): [(spec.parent.soupName, spec.parent.idFieldName), (spec.children.soupName, spec.children.idFieldName)]
         case let .briefcase(infos, _): infos.map { ($0.soupName, $0.idFieldName) }
         }
@@ -244,6 +244,14 @@ struct SyncDownTask: Sendable {
             var page = try await next(.briefcase(pending: pending), target: target, since: since)
             page.totalSize = total
             return page
+        case let .metadata(type):
+            var describe = try await remote.resource("sobjects/\(type)/describe", query: [])
+            describe[target.idFieldName] = .string(type)
+            return Page(records: [(state.soupName, describe)], totalSize: 1, next: .none)
+        case let .layout(request):
+            var layout = try await remote.resource("ui-api/layout/\(request.sobjectType)", query: request.queryItems)
+            layout[target.idFieldName] = .string(request.recordId)
+            return Page(records: [(state.soupName, layout)], totalSize: 1, next: .none)
         }
     }
 
@@ -360,6 +368,9 @@ struct SyncDownTask: Sendable {
             }
         case let .parentChildren(spec):
             ids = try await remoteTreeIds(spec).parents
+        case .metadata, .layout:
+            // One description, replaced by each run: nothing to clean (as in the SDK).
+            break
         case .briefcase:
             var relay: String?
             repeat {

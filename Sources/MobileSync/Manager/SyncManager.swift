@@ -210,6 +210,8 @@ public actor SyncManager {
         if case let .parentChildren(spec) = target.kind {
             return try await cleanTreeGhosts(spec, syncId: id, task: task, force: force)
         }
+        // A metadata or layout target stores one description per run: no ghosts (as in the SDK).
+        if target.kind.describesAnObject { return 0 }
         let soups: [(soup: String, idField: String)] = switch target.kind {
         case let .briefcase(infos, _): infos.map { ($0.soupName, $0.idFieldName) }
         default: [(sync.soupName, target.idFieldName)]

@@ -63,6 +63,13 @@ public struct ForceClientRemote: SyncRemote {
         return BriefcasePrimingPage(idsByType: idsByType, relayToken: body["relayToken"]?.stringValue)
     }
 
+    public func resource(_ path: String, query: [(String, String)]) async throws(SyncRemoteError) -> JSONObject {
+        guard let object = try await call({ try await client.resource(path, query: query) }).objectValue else {
+            throw .malformedResponse("\(path) is not a JSON object")
+        }
+        return object
+    }
+
     // MARK: Writes
 
     public func send(_ writes: [RecordWrite], route: WriteRoute) async throws(SyncRemoteError) -> [RecordOutcome] {

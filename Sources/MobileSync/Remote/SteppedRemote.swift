@@ -73,6 +73,10 @@ public struct SteppedRemote: SyncRemote {
         try await step { () async throws(SyncRemoteError) in try await remote.primingRecords(relayToken: relayToken, changedAfter: changedAfter) }
     }
 
+    public func resource(_ path: String, query: [(String, String)]) async throws(SyncRemoteError) -> JSONObject {
+        try await step { () async throws(SyncRemoteError) in try await remote.resource(path, query: query) }
+    }
+
     public func send(_ writes: [RecordWrite], route: WriteRoute) async throws(SyncRemoteError) -> [RecordOutcome] {
         try await step { () async throws(SyncRemoteError) in try await remote.send(writes, route: route) }
     }

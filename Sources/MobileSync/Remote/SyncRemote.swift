@@ -17,6 +17,9 @@ public protocol SyncRemote: Sendable {
     func retrieve(sobjectType: String, ids: [String], fields: [String]) async throws(SyncRemoteError) -> [JSONObject?]
     /// `GET connect/briefcase/priming-records`: one page of typed ids.
     func primingRecords(relayToken: String?, changedAfter: Int64?) async throws(SyncRemoteError) -> BriefcasePrimingPage
+    /// `GET <path>` under the API version (`sobjects/Account/describe`, `ui-api/layout/Account`):
+    /// a resource that is one JSON object, for the metadata and layout targets.
+    func resource(_ path: String, query: [(String, String)]) async throws(SyncRemoteError) -> JSONObject
     /// Sends record writes the way `route` says and returns one outcome per write, in order.
     /// `.single` carries one write; `.composite` up to 25 (allOrNone false, preconditions as
     /// subrequest headers); `.collection` up to 200 writes of one kind (and one type for upserts).

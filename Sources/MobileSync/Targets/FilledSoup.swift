@@ -10,12 +10,16 @@ public struct FilledSoup: Sendable, Equatable {
     public var idFieldName: String
     /// The fields fetched, as written in the target (a SOQL select list's plain fields).
     public var fields: [String]
+    /// False for the metadata and layout targets: the soup gets a description of the sObject,
+    /// not its records.
+    public var holdsRecords: Bool
 
-    public init(soupName: String, sobjectType: String?, idFieldName: String, fields: [String]) {
+    public init(soupName: String, sobjectType: String?, idFieldName: String, fields: [String], holdsRecords: Bool = true) {
         self.soupName = soupName
         self.sobjectType = sobjectType
         self.idFieldName = idFieldName
         self.fields = fields
+        self.holdsRecords = holdsRecords
     }
 }
 
@@ -44,6 +48,10 @@ extension SyncDownTarget {
             return infos.map {
                 FilledSoup(soupName: $0.soupName, sobjectType: $0.sobjectType, idFieldName: $0.idFieldName, fields: $0.fieldlist)
             }
+        case let .metadata(sobjectType):
+            return [FilledSoup(soupName: soupName, sobjectType: sobjectType, idFieldName: idFieldName, fields: [], holdsRecords: false)]
+        case let .layout(request):
+            return [FilledSoup(soupName: soupName, sobjectType: request.sobjectType, idFieldName: idFieldName, fields: [], holdsRecords: false)]
         }
     }
 

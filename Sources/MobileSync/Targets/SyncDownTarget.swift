@@ -15,6 +15,20 @@ public struct SyncDownTarget: Sendable, Equatable {
         case refresh(sobjectType: String, fieldlist: [String], soupName: String, countIdsPerSoql: Int)
         case parentChildren(ParentChildrenSpec)
         case briefcase(infos: [BriefcaseInfo], countIdsPerRetrieve: Int)
+        /// The SDK's metadata target: the sObject's describe, stored as one record whose Id is the
+        /// sObject's name.
+        case metadata(sobjectType: String)
+        /// The SDK's layout target: a UI API record layout, stored as one record.
+        case layout(LayoutRequest)
+
+        /// Whether the target stores a description of an sObject rather than its records: one
+        /// document per run, no ghosts to clean, no record tab.
+        public var describesAnObject: Bool {
+            switch self {
+            case .metadata, .layout: true
+            default: false
+            }
+        }
 
         var typeName: String {
             switch self {
@@ -24,6 +38,8 @@ public struct SyncDownTarget: Sendable, Equatable {
             case .refresh: "refresh"
             case .parentChildren: "parent_children"
             case .briefcase: "briefcase"
+            case .metadata: "metadata"
+            case .layout: "layout"
             }
         }
     }
@@ -93,6 +109,10 @@ public struct SyncDownTarget: Sendable, Equatable {
         case let .briefcase(infos, countIdsPerRetrieve):
             object["infos"] = .array(infos.map(\.json))
             object["countIdsPerRetrieve"] = .int(Int64(countIdsPerRetrieve))
+        case let .metadata(sobjectType):
+            object["sobjectType"] = .string(sobjectType)
+        case let .layout(request):
+            for (key, value) in request.json { object[key] = value }
         }
         return .object(object)
     }
@@ -103,7 +123,7 @@ public struct SyncDownTarget: Sendable, Equatable {
         let modField = try JSONFields.string(json["modificationDateFieldName"], key: "modificationDateFieldName")
             ?? Self.defaultModificationDateFieldName
         guard let type = try JSONFields.string(json["type"], key: "type") else {
-            throw .invalidTarget("a sync down target needs a \"type\": soql, sosl, mru, refresh, parent_children or briefcase")
+            throw .invalidTarget("a sync down target needs a \"type\": soql, sosl, mru, refresh, parent_children, briefcase, metadata or layout")
         }
         let kind: Kind
         switch type {
@@ -133,11 +153,60 @@ public struct SyncDownTarget: Sendable, Equatable {
             let count = try JSONFields.int(json["countIdsPerRetrieve"], key: "countIdsPerRetrieve") ?? 500
             kind = .briefcase(infos: try infos.map { (info) throws(MobileSyncError) in try BriefcaseInfo(json: info) },
                               countIdsPerRetrieve: min(max(count, 1), 2000))
+        case "metadata":
+            kind = .metadata(sobjectType: try JSONFields.requiredString(json["sobjectType"], key: "sobjectType", in: "a metadata target"))
+        case "layout":
+            kind = .layout(try LayoutRequest(json: json))
         default:
             throw .invalidTarget(
-                "sync down target type \"\(type)\" is not supported; use soql, sosl, mru, refresh, parent_children or briefcase")
+                "sync down target type \"\(type)\" is not supported; use soql, sosl, mru, refresh, parent_children, briefcase, metadata or layout")
         }
         self.init(kind, idFieldName: idField, modificationDateFieldName: modField)
+    }
+}
+
+/// What a layout target asks the UI API for (`ui-api/layout/<sobjectType>`); each part left out is
+/// left to the org's default.
+public struct LayoutRequest: Sendable, Equatable {
+    public var sobjectType: String
+    public var formFactor: String?
+    public var layoutType: String?
+    public var mode: String?
+    public var recordTypeId: String?
+
+    public init(sobjectType: String, formFactor: String? = nil, layoutType: String? = nil, mode: String? = nil, recordTypeId: String? = nil) {
+        self.sobjectType = sobjectType
+        self.formFactor = formFactor
+        self.layoutType = layoutType
+        self.mode = mode
+        self.recordTypeId = recordTypeId
+    }
+
+    /// The stored layout's Id: the five parts joined by `-`, a missing one as `null` (as the SDK
+    /// for Android writes it; the iOS SDK writes `(null)`).
+    public var recordId: String {
+        [sobjectType, formFactor, layoutType, mode, recordTypeId].map { $0 ?? "null" }.joined(separator: "-")
+    }
+
+    /// The resource's query parameters, those given only.
+    public var queryItems: [(String, String)] {
+        [("formFactor", formFactor), ("layoutType", layoutType), ("mode", mode), ("recordTypeId", recordTypeId)]
+            .compactMap { name, value in value.map { (name, $0) } }
+    }
+
+    var json: JSONObject {
+        var object: JSONObject = ["sobjectType": .string(sobjectType)]
+        for (name, value) in queryItems { object[name] = .string(value) }
+        return object
+    }
+
+    init(json: JSONValue) throws(MobileSyncError) {
+        self.init(
+            sobjectType: try JSONFields.requiredString(json["sobjectType"], key: "sobjectType", in: "a layout target"),
+            formFactor: try JSONFields.string(json["formFactor"], key: "formFactor"),
+            layoutType: try JSONFields.string(json["layoutType"], key: "layoutType"),
+            mode: try JSONFields.string(json["mode"], key: "mode"),
+            recordTypeId: try JSONFields.string(json["recordTypeId"], key: "recordTypeId"))
     }
 }
 

@@ -82,7 +82,7 @@ public struct SyncUpTarget: Sendable, Equatable {
         case let name? where name.hasSuffix("CollectionSyncUpTarget"): mode = .collection
         case let name? where name.hasSuffix("BatchSyncUpTarget"): mode = .batch
         case let name? where name.hasSuffix("ParentChildrenSyncUpTarget"):
-            throw .invalidTarget("the parent-children sync up target is not supported; sync parents and children with two sync ups (parents first)")
+            throw .unsupportedTarget("the parent_children sync up target (the SDK's ParentChildrenSyncUpTarget); sync parents and children with two sync ups, parents first")
         case let name? where name.hasSuffix("SyncUpTarget"): mode = .singleRecord
         case let name?: throw .invalidTarget("custom sync up target \(name) is not supported; remove androidImpl/iOSImpl to use the default")
         }

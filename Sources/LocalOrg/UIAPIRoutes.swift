@@ -1,0 +1,129 @@
+import ForceJSON
+import Foundation
+
+/// The User Interface API's record layout, `GET ui-api/layout/{objectApiName}`, which the Mobile
+/// SDK's layout sync down (LayoutSyncManager) reads. Contact and Account have page layouts shaped
+/// like a new org's defaults; any other object gets one section of its fields. Compact layouts
+/// hold the name and a few key fields. Only the org's own fields appear, with their labels.
+extension LocalOrgAPI {
+    struct LayoutSection {
+        var heading: String
+        var fields: [String]
+    }
+
+    /// Full page layouts: sections of fields, in order.
+    static let pageLayouts: [String: [LayoutSection]] = [
+        "Contact": [
+            LayoutSection(heading: "Contact Information",
+                          fields: ["FirstName", "LastName", "AccountId", "Title", "Department", "Email", "Phone", "MobilePhone", "HomePhone",
+                                   "OwnerId"]),
+            LayoutSection(heading: "Address Information",
+                          fields: ["MailingStreet", "MailingCity", "MailingState", "MailingPostalCode", "MailingCountry"]),
+            LayoutSection(heading: "System Information", fields: ["CreatedById", "LastModifiedById"]),
+        ],
+        "Account": [
+            LayoutSection(heading: "Account Information", fields: ["Name", "Industry", "Phone", "Website", "NumberOfEmployees", "OwnerId"]),
+            LayoutSection(heading: "Address Information",
+                          fields: ["BillingStreet", "BillingCity", "BillingState", "BillingPostalCode", "BillingCountry"]),
+            LayoutSection(heading: "System Information", fields: ["CreatedById", "LastModifiedById"]),
+        ],
+    ]
+
+    /// Compact layouts: the fields a record's highlights show.
+    static let compactLayouts: [String: [String]] = [
+        "Contact": ["Name", "Title", "AccountId", "Phone", "Email"],
+        "Account": ["Name", "Phone", "Website", "Industry", "BillingCity"],
+    ]
+
+    func routeUIAPI(_ context: DataContext, rest: [String]) throws -> APIResponse {
+        guard rest.count == 2, rest[0] == "layout" else { return .error(.resourceNotFound) }
+        try requireMethod(context.method, "GET")
+        guard let object = schema.object(named: rest[1]) else {
+            throw APIError(status: 400, errorCode: "INVALID_TYPE", message: "Object \(rest[1]) is not supported in UI API")
+        }
+        let query = context.request.queryItems
+        let layoutType = try Self.choice(query["layoutType"], parameter: "layoutType", of: ["Full", "Compact"])
+        let mode = try Self.choice(query["mode"], parameter: "mode", of: ["View", "Edit", "Create"])
+        _ = try Self.choice(query["formFactor"], parameter: "formFactor", of: ["Large", "Medium", "Small"])
+        let recordTypeId = query["recordTypeId"].flatMap(SalesforceId.canonical) ?? Self.masterRecordTypeId
+        guard recordTypeId == Self.masterRecordTypeId else {
+            throw APIError(status: 400, errorCode: "ILLEGAL_QUERY_PARAMETER_VALUE", message: "Invalid record type id: \(query["recordTypeId"] ?? "")")
+        }
+        let sections: [LayoutSection] = layoutType == "Compact"
+            ? [LayoutSection(heading: "", fields: Self.compactLayouts[object.name] ?? [object.nameFieldName].compactMap { $0 })]
+            : Self.pageLayouts[object.name]
+                ?? [LayoutSection(heading: "Information", fields: object.fields.filter { !$0.isSystem && $0.name != "Id" }.map(\.name))]
+        var body: JSONObject = [
+            "id": .string(SalesforceId.make(keyPrefix: "00h", number: Int64(Self.stableHash(object.name) % 1000) + (layoutType == "Compact" ? 1000 : 0))),
+            "layoutType": .string(layoutType), "mode": .string(mode), "objectApiName": .string(object.name),
+            "recordTypeId": .string(recordTypeId), "saveOptions": [],
+        ]
+        body["sections"] = .array(sections.enumerated().compactMap { index, section in
+            layoutSection(section, index: index, object: object, mode: mode, compact: layoutType == "Compact")
+        })
+        body["eTag"] = .string(Self.eTag(of: body))
+        return .json(.object(body))
+    }
+
+    /// A section of two columns, its items row by row; nil when none of its fields exists here
+    /// (or, creating a record, when all are read-only system fields).
+    private func layoutSection(_ section: LayoutSection, index: Int, object: ObjectDefinition, mode: String, compact: Bool) -> JSONValue? {
+        let fields = section.fields.compactMap { object.field(named: $0) }.filter { field in
+            mode == "View" || !field.isSystem || field.name == "OwnerId"
+        }
+        guard !fields.isEmpty else { return nil }
+        let columns = compact ? 1 : 2
+        let items = fields.map { layoutItem($0, object: object, mode: mode, compact: compact) }
+        let rows = stride(from: 0, to: items.count, by: columns).map { start in
+            JSONValue.object(["layoutItems": .array(Array(items[start..<min(start + columns, items.count)]))])
+        }
+        return [
+            "collapsible": false, "columns": .int(Int64(columns)), "heading": .string(section.heading),
+            "id": .string(SalesforceId.make(keyPrefix: "01B", number: Int64(index + 1))),
+            "layoutRows": .array(rows), "rows": .int(Int64(rows.count)), "useHeading": .bool(!compact && !section.heading.isEmpty),
+        ]
+    }
+
+    private func layoutItem(_ field: FieldDefinition, object: ObjectDefinition, mode: String, compact: Bool) -> JSONValue {
+        let required = field.isRequiredOnCreate && !field.isSystem
+        let editable = mode == "Create" ? field.createable : field.updateable
+        // Page layouts say how the item behaves; compact layouts leave it null (as the UI API does).
+        let behavior: JSONValue = compact ? .null : .string(required ? "Required" : (editable && !field.isSystem ? "Edit" : "Readonly"))
+        let component: JSONObject = [
+            "apiName": .string(field.name), "behavior": behavior, "componentType": "Field", "customLinkUrl": .null,
+            "label": .string(field.label),
+        ]
+        return [
+            "editableForNew": .bool(field.createable && !field.isSystem), "editableForUpdate": .bool(field.updateable && !field.isSystem),
+            "label": .string(field.label), "layoutComponents": [.object(component)],
+            "lookupIdApiName": field.referenceTo == nil ? .null : .string(field.name),
+            "required": .bool(required), "sortable": false, "uiBehavior": behavior,
+        ]
+    }
+
+    /// A query parameter that must be one of `values` (case as Salesforce writes them; any case
+    /// accepted); the first when absent.
+    private static func choice(_ given: String?, parameter: String, of values: [String]) throws -> String {
+        guard let given else { return values[0] }
+        guard let value = values.first(where: { $0.caseInsensitiveCompare(given) == .orderedSame }) else {
+            throw APIError(status: 400, errorCode: "ILLEGAL_QUERY_PARAMETER_VALUE",
+                           message: "Invalid \(parameter): \(given). Use one of \(values.joined(separator: ", ")).")
+        }
+        return value
+    }
+
+    /// A stable tag of the layout's content, so a client can tell an unchanged layout.
+    private static func eTag(of body: JSONObject) -> String {
+        String(stableHash(JSONWriter.string(.object(body))), radix: 16)
+    }
+
+    /// FNV-1a: the same for the same text in every run (Swift's `hashValue` is not).
+    private static func stableHash(_ text: String) -> UInt64 {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in text.utf8 {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x100_0000_01b3
+        }
+        return hash
+    }
+}

@@ -1,0 +1,68 @@
+import ForceJSON
+import Foundation
+import LocalOrgProcess
+import Testing
+@testable import MobileSync
+
+/// The SDK's metadata and layout sync downs against localorg: each stores one description of an
+/// sObject (its describe, a UI API record layout) as a record of its soup, replaced by each run.
+@Suite("metadata and layout sync downs against a real localorg", .serialized)
+struct LiveDescriptionTargetTests {
+    @Test("metadata: the describe of Account stored with Id \"Account\", in the SDK's keys; a rerun replaces it, no ghosts")
+    func metadata() async throws {
+        let live = try await LiveSync()
+        defer { live.remove() }
+        let target = try SyncDownTarget(json: ["type": "metadata", "sobjectType": "Account"])
+        #expect(target.json["type"] == "metadata" && target.json["sobjectType"] == "Account")
+        let first = try await live.manager.syncDown(target, options: SyncOptions(mergeMode: .leaveIfChanged), soupName: "accounts", name: "accountMetadata")
+        #expect(first.status == .done && first.totalSize == 1, "\(first.error)")
+        let stored = try #require(try live.local.document("accounts", id: "Account"))
+        #expect(stored["name"] == "Account" && stored["keyPrefix"] == "001")
+        let fields = stored["fields"]?.arrayValue?.compactMap { $0["name"]?.stringValue } ?? []
+        #expect(fields.contains("Name") && fields.contains("Industry"), "\(fields)")
+        #expect(stored["__local__"] == false, "stored clean, as a downloaded record")
+
+        let again = try await live.manager.reSync(name: "accountMetadata")
+        #expect(again.status == .done)
+        #expect(try live.local.documents("accounts").count == 1, "replaced, not added")
+        #expect(try await live.manager.cleanResyncGhosts(name: "accountMetadata") == 0)
+    }
+
+    @Test("layout: a UI API record layout stored with Id object-formFactor-layoutType-mode-recordTypeId, sections of the org's fields")
+    func layout() async throws {
+        let live = try await LiveSync()
+        defer { live.remove() }
+        let target = try SyncDownTarget(json: ["type": "layout", "sobjectType": "Contact", "formFactor": "Medium", "layoutType": "Compact", "mode": "Edit"])
+        let compact = try await live.manager.syncDown(target, options: SyncOptions(), soupName: "contacts", name: "contactLayout")
+        #expect(compact.status == .done, "\(compact.error)")
+        let stored = try #require(try live.local.document("contacts", id: "Contact-Medium-Compact-Edit-null"))
+        #expect(stored["objectApiName"] == "Contact" && stored["layoutType"] == "Compact" && stored["mode"] == "Edit")
+        #expect(stored["recordTypeId"] == "012000000000000AAA")
+        let components = (stored["sections"]?.arrayValue ?? []).flatMap { $0["layoutRows"]?.arrayValue ?? [] }
+            .flatMap { $0["layoutItems"]?.arrayValue ?? [] }.flatMap { $0["layoutComponents"]?.arrayValue ?? [] }
+        #expect(components.compactMap { $0["apiName"]?.stringValue } == ["Name", "Title", "AccountId", "Phone", "Email"])
+
+        let full = try await live.manager.syncDown(try SyncDownTarget(json: ["type": "layout", "sobjectType": "Account"]), options: SyncOptions(),
+                                                   soupName: "accounts", name: "accountLayout")
+        #expect(full.status == .done, "\(full.error)")
+        let page = try #require(try live.local.document("accounts", id: "Account-null-null-null-null"))
+        #expect(page["layoutType"] == "Full" && page["mode"] == "View", "the UI API's defaults")
+        let headings = page["sections"]?.arrayValue?.compactMap { $0["heading"]?.stringValue }
+        #expect(headings == ["Account Information", "Address Information", "System Information"])
+        let nameItem = page["sections"]?.arrayValue?.first?["layoutRows"]?.arrayValue?.first?["layoutItems"]?.arrayValue?.first
+        #expect(nameItem?["required"] == true && nameItem?["uiBehavior"] == "Required" && nameItem?["label"] == "Account Name")
+    }
+
+    @Test("layout of an object the org lacks fails that sync with the org's error")
+    func layoutOfUnknownObject() async throws {
+        let live = try await LiveSync()
+        defer { live.remove() }
+        let target = try SyncDownTarget(json: ["type": "layout", "sobjectType": "Nope__c"])
+        do {
+            let state = try await live.manager.syncDown(target, options: SyncOptions(), soupName: "accounts", name: "nope")
+            Issue.record("ran: \(state.status)")
+        } catch {
+            #expect("\(error)".contains("INVALID_TYPE"), "\(error)")
+        }
+    }
+}
