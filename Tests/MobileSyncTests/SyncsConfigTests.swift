@@ -119,18 +119,18 @@ struct SyncsConfigTests {
         }
     }
 
-    @Test("A target the SDK has and forceterm does not yet is set aside with its reason; the file's other syncs load")
+    @Test("An app's own target class is set aside with its reason; the file's other syncs load")
     func unsupportedTargetsAreSetAside() throws {
         let config = try SyncsConfig(json: #"""
             {"syncs": [
               {"syncName": "down", "syncType": "syncDown", "soupName": "accounts", "target": {"type": "soql", "query": "SELECT Name FROM Account"}},
-              {"syncName": "tree", "syncType": "syncUp", "soupName": "accounts",
-               "target": {"iOSImpl": "SFParentChildrenSyncUpTarget", "androidImpl": "com.salesforce.androidsdk.mobilesync.target.ParentChildrenSyncUpTarget"}}
+              {"syncName": "mine", "syncType": "syncUp", "soupName": "accounts",
+               "target": {"iOSImpl": "MyAppSyncUpTarget", "androidImpl": "com.example.app.MyAppSyncUpTarget"}}
             ]}
             """#)
         #expect(config.entries.map(\.name) == ["down"])
-        #expect(config.unsupported.map(\.name) == ["tree"] && config.unsupported.first?.type == .syncUp)
-        #expect(config.unsupported.first?.reason.contains("not supported by forceterm yet: the parent_children sync up target") == true)
+        #expect(config.unsupported.map(\.name) == ["mine"] && config.unsupported.first?.type == .syncUp)
+        #expect(config.unsupported.first?.reason.contains("not supported by forceterm yet: the custom sync up target com.example.app.MyAppSyncUpTarget") == true)
     }
 
     @Test("A sync whose soup userstore.json lacks is named at load")

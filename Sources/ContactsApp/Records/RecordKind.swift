@@ -119,7 +119,10 @@ public struct RecordKind: Sendable, Hashable {
     /// shown as the first; a soup whose sObject a target does not name (a SOSL query over several)
     /// is listed generically.
     public static func tabs(for syncs: SyncsConfig, soups: Set<String>) -> [RecordKind] {
-        let syncedUp = Set(syncs.entries.filter { $0.type == .syncUp }.map(\.soupName))
+        let syncedUp = Set(syncs.entries.flatMap { entry -> [String] in
+            guard case let .up(target) = entry.target else { return [] }
+            return [entry.soupName] + (target.parentChildren.map { [$0.children.soupName] } ?? [])
+        })
         var kinds: [RecordKind] = []
         for entry in syncs.entries {
             guard case let .down(target) = entry.target else { continue }

@@ -100,7 +100,7 @@ extension SyncsConfig {
         entries.flatMap { entry -> [String] in
             let used: [String] = switch entry.target {
             case let .down(target): target.filledSoups(soupName: entry.soupName).map(\.soupName)
-            case .up: [entry.soupName]
+            case let .up(target): [entry.soupName] + (target.parentChildren.map { [$0.children.soupName] } ?? [])
             }
             return used.filter { !soups.contains($0) }.map { soup in
                 "sync \"\(entry.name)\" uses the soup \"\(soup)\", which userstore.json does not define; add it there or change the sync's soupName"

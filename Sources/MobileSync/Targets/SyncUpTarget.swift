@@ -42,6 +42,9 @@ public struct SyncUpTarget: Sendable, Equatable {
     public var externalIdFieldName: String?
     /// Records per request, clamped to the mode's limit.
     public var maxBatchSize: Int
+    /// Set for the SDK's parent_children sync up: the parents (this target's soup and fields),
+    /// then their children.
+    public var parentChildren: ParentChildrenUp?
 
     public init(
         mode: Mode = .collection, createFieldlist: [String]? = nil, updateFieldlist: [String]? = nil,
@@ -61,6 +64,11 @@ public struct SyncUpTarget: Sendable, Equatable {
         var object: JSONObject = [:]
         if let impl = mode.androidImpl { object["androidImpl"] = .string(impl) }
         if let impl = mode.iOSImpl { object["iOSImpl"] = .string(impl) }
+        if let parentChildren {
+            object["androidImpl"] = .string(ParentChildrenUp.androidImpl)
+            object["iOSImpl"] = .string(ParentChildrenUp.iOSImpl)
+            for (key, value) in parentChildren.jsonFields { object[key] = value }
+        }
         object["idFieldName"] = .string(idFieldName)
         object["modificationDateFieldName"] = .string(modificationDateFieldName)
         if let createFieldlist { object["createFieldlist"] = JSONFields.strings(createFieldlist) }
@@ -70,6 +78,18 @@ public struct SyncUpTarget: Sendable, Equatable {
         return .object(object)
     }
 
+    /// The SDK's class an impl name means, without its platform's package or prefix
+    /// (`com.salesforce.androidsdk.mobilesync.target.BatchSyncUpTarget`, `SFBatchSyncUpTarget` →
+    /// `BatchSyncUpTarget`); any other name is an app's own class, returned as it is.
+    static func sdkClassName(_ impl: String) -> String {
+        let known = ["SyncUpTarget", "BatchSyncUpTarget", "CollectionSyncUpTarget", "ParentChildrenSyncUpTarget"]
+        for prefix in ["com.salesforce.androidsdk.mobilesync.target.", "SF", ""] where impl.hasPrefix(prefix) {
+            let name = String(impl.dropFirst(prefix.count))
+            if known.contains(name) { return name }
+        }
+        return impl
+    }
+
     public init(json: JSONValue?) throws(MobileSyncError) {
         let json = json ?? .object([:])
         guard json.objectValue != nil else { throw .invalidTarget("a sync up target must be an object: \(json)") }
@@ -77,14 +97,20 @@ public struct SyncUpTarget: Sendable, Equatable {
         let iOSImpl = try JSONFields.string(json["iOSImpl"], key: "iOSImpl")
         let impl = androidImpl ?? iOSImpl
         let mode: Mode
-        switch impl {
-        case nil: mode = .collection
-        case let name? where name.hasSuffix("CollectionSyncUpTarget"): mode = .collection
-        case let name? where name.hasSuffix("BatchSyncUpTarget"): mode = .batch
-        case let name? where name.hasSuffix("ParentChildrenSyncUpTarget"):
-            throw .unsupportedTarget("the parent_children sync up target (the SDK's ParentChildrenSyncUpTarget); sync parents and children with two sync ups, parents first")
-        case let name? where name.hasSuffix("SyncUpTarget"): mode = .singleRecord
-        case let name?: throw .invalidTarget("custom sync up target \(name) is not supported; remove androidImpl/iOSImpl to use the default")
+        switch impl.map(Self.sdkClassName) {
+        case nil, "CollectionSyncUpTarget": mode = .collection
+        case "BatchSyncUpTarget": mode = .batch
+        case "SyncUpTarget": mode = .singleRecord
+        case "ParentChildrenSyncUpTarget":
+            let tree = try ParentChildrenUp(json: json)
+            self.init(mode: .batch, createFieldlist: try JSONFields.stringList(json["createFieldlist"], key: "createFieldlist"),
+                      updateFieldlist: try JSONFields.stringList(json["updateFieldlist"], key: "updateFieldlist"),
+                      externalIdFieldName: tree.parent.externalIdFieldName, idFieldName: tree.parent.idFieldName,
+                      modificationDateFieldName: tree.parent.modificationDateFieldName)
+            parentChildren = tree
+            return
+        default:
+            throw .unsupportedTarget("the custom sync up target \(impl ?? "") (an app's own class); remove androidImpl/iOSImpl to use the default")
         }
         self.init(
             mode: mode,
@@ -95,5 +121,67 @@ public struct SyncUpTarget: Sendable, Equatable {
             idFieldName: try JSONFields.string(json["idFieldName"], key: "idFieldName") ?? "Id",
             modificationDateFieldName: try JSONFields.string(json["modificationDateFieldName"], key: "modificationDateFieldName")
                 ?? "LastModifiedDate")
+    }
+}
+
+/// The SDK's parent_children sync up (ParentChildrenSyncUpTarget): a parent soup and a children
+/// soup whose records point at their parent through `children.parentIdFieldName`. forceterm sends
+/// the parents first, then the children, each with the engine's composite sync up: a child of a
+/// parent created in the same run is sent with the parent's new server id (`LocalIdMap`). Under
+/// MASTER_DETAIL, deleting a parent deletes its children on the server, so they are removed here
+/// and never sent. docs/mobilesync.md says where this differs from the SDK.
+public struct ParentChildrenUp: Sendable, Equatable {
+    static let androidImpl = "com.salesforce.androidsdk.mobilesync.target.ParentChildrenSyncUpTarget"
+    static let iOSImpl = "SFParentChildrenSyncUpTarget"
+
+    public var parent: ParentChildrenSpec.Side
+    public var children: ParentChildrenSpec.Side
+    public var childrenCreateFieldlist: [String]?
+    public var childrenUpdateFieldlist: [String]?
+    public var relationshipType: ParentChildrenSpec.RelationshipType
+
+    public init(parent: ParentChildrenSpec.Side, children: ParentChildrenSpec.Side, childrenCreateFieldlist: [String]?,
+                childrenUpdateFieldlist: [String]?, relationshipType: ParentChildrenSpec.RelationshipType) {
+        self.parent = parent
+        self.children = children
+        self.childrenCreateFieldlist = childrenCreateFieldlist
+        self.childrenUpdateFieldlist = childrenUpdateFieldlist
+        self.relationshipType = relationshipType
+    }
+
+    /// The field of a child that holds its parent's id.
+    public var parentIdFieldName: String { children.parentIdFieldName ?? "ParentId" }
+
+    /// The children's sync up: composite requests over the children soup, the parent id field
+    /// always among the fields a create or an update may send.
+    public var childTarget: SyncUpTarget {
+        func withParentField(_ list: [String]?) -> [String]? {
+            guard var list else { return nil }
+            if !list.contains(parentIdFieldName) { list.append(parentIdFieldName) }
+            return list
+        }
+        return SyncUpTarget(mode: .batch, createFieldlist: withParentField(childrenCreateFieldlist),
+                            updateFieldlist: withParentField(childrenUpdateFieldlist), externalIdFieldName: children.externalIdFieldName,
+                            idFieldName: children.idFieldName, modificationDateFieldName: children.modificationDateFieldName)
+    }
+
+    var jsonFields: JSONObject {
+        var object: JSONObject = ["parent": parent.json, "children": children.json, "relationshipType": .string(relationshipType.rawValue)]
+        if let childrenCreateFieldlist { object["childrenCreateFieldlist"] = JSONFields.strings(childrenCreateFieldlist) }
+        if let childrenUpdateFieldlist { object["childrenUpdateFieldlist"] = JSONFields.strings(childrenUpdateFieldlist) }
+        return object
+    }
+
+    init(json: JSONValue) throws(MobileSyncError) {
+        let relation = try JSONFields.string(json["relationshipType"], key: "relationshipType") ?? "LOOKUP"
+        guard let relationshipType = ParentChildrenSpec.RelationshipType(rawValue: relation) else {
+            throw .invalidConfig("unknown relationshipType \"\(relation)\"; use MASTER_DETAIL or LOOKUP")
+        }
+        self.init(
+            parent: try ParentChildrenSpec.Side(json: json["parent"], what: "parent", isChild: false),
+            children: try ParentChildrenSpec.Side(json: json["children"], what: "children", isChild: true),
+            childrenCreateFieldlist: try JSONFields.stringList(json["childrenCreateFieldlist"], key: "childrenCreateFieldlist"),
+            childrenUpdateFieldlist: try JSONFields.stringList(json["childrenUpdateFieldlist"], key: "childrenUpdateFieldlist"),
+            relationshipType: relationshipType)
     }
 }

@@ -27,11 +27,58 @@ struct SyncUpTask: Sendable {
     /// Runs the sync up; `summary` holds the tallies of the answers recorded, also when the run
     /// then fails.
     func run(_ initial: SyncState, summary: inout SyncUpSummary) async throws -> SyncState {
+        guard case let .up(target) = initial.target else {
+            throw MobileSyncError.wrongSyncType(id: initial.id, expected: .syncUp, actual: .syncDown)
+        }
+        guard let tree = target.parentChildren else {
+            return try await run(initial, soup: initial.soupName, target: target, options: initial.options, summary: &summary)
+        }
+        // parent_children: the parents, then their children (the parents' new ids through LocalIdMap).
+        let deleting = try store.read { try Self.deletedParentIds(tree, in: $0) }
+        var state = try await run(initial, soup: tree.parent.soupName, target: target, options: initial.options, summary: &summary)
+        if tree.relationshipType == .masterDetail {
+            // Deleting a master deletes its details on the server: they go here too, unsent.
+            summary.removedLocally += try store.write { try Self.removeChildren(of: deleting, tree, in: $0) }
+        }
+        let childOptions = SyncOptions(mergeMode: initial.options.mergeMode)
+        state = try await run(state, soup: tree.children.soupName, target: tree.childTarget, options: childOptions, summary: &summary)
+        return state
+    }
+
+    /// The server ids of the parents marked deleted that are gone from the soup after the parents'
+    /// sync up: deleted on the server (or already gone there).
+    static func deletedParentIds(_ tree: ParentChildrenUp, in transaction: StoreTransaction) throws -> Set<String> {
+        let soup = tree.parent.soupName
+        let rows = try GhostCleaner.rows(
+            "SELECT {\(soup):\(tree.parent.idFieldName)} FROM {\(soup)} WHERE {\(soup):\(LocalField.locallyDeleted)} IN ('true', '1', 1)",
+            in: transaction)
+        return Set(rows.compactMap { $0.first?.stringValue }.filter { !LocalField.isLocalId($0) })
+    }
+
+    /// Removes the children of `parentIds` whose parents are no longer in the parent soup.
+    static func removeChildren(of parentIds: Set<String>, _ tree: ParentChildrenUp, in transaction: StoreTransaction) throws -> Int {
+        let parents = tree.parent.soupName
+        let children = tree.children.soupName
+        var removed = 0
+        func entryIds(_ soup: String, where field: String, is id: String) throws -> [Int64] {
+            try transaction.query(.smart("SELECT {\(soup):_soupEntryId} FROM {\(soup)} WHERE {\(soup):\(field)} = ?", pageSize: 100_000),
+                                  arguments: [.string(id)]).compactMap { $0.arrayValue?.first?.int64Value }
+        }
+        for id in parentIds.sorted() where try entryIds(parents, where: tree.parent.idFieldName, is: id).isEmpty {
+            let entries = try entryIds(children, where: tree.parentIdFieldName, is: id)
+            try transaction.delete(entries, from: children)
+            removed += entries.count
+        }
+        return removed
+    }
+
+    /// One soup's sync up under `state` (whose definition is saved unchanged): `soup`, `target`
+    /// and `options` are the sync's own, or one side of a parent_children sync.
+    private func run(_ initial: SyncState, soup: String, target: SyncUpTarget, options: SyncOptions,
+                     summary: inout SyncUpSummary) async throws -> SyncState {
         var state = initial
-        guard case let .up(target) = state.target else { throw MobileSyncError.wrongSyncType(id: state.id, expected: .syncUp, actual: .syncDown) }
-        let soup = state.soupName
-        let planner = SyncUpPlanner(target: target, options: state.options, soupName: soup)
-        let recorder = SyncUpRecorder(soupName: soup, target: target, mergeMode: state.options.mergeMode, updateFields: planner.updateFields,
+        let planner = SyncUpPlanner(target: target, options: options, soupName: soup)
+        let recorder = SyncUpRecorder(soupName: soup, target: target, mergeMode: options.mergeMode, updateFields: planner.updateFields,
                                       owningSyncDownId: try InFlightCreates.owningSyncDownId(soup: soup, syncs: syncs))
         try await InFlightCreates(store: store, remote: remote, soup: soup, idFieldName: target.idFieldName,
                                   owningSyncDownId: recorder.owningSyncDownId).recover { record, serverIds -> JSONObject? in
