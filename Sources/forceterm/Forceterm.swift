@@ -16,6 +16,7 @@ struct Forceterm: ParsableCommand {
         subcommands: [QueryCommand.self, LoginCommand.self, LogoutCommand.self, SyncCommand.self, StatusCommand.self])
 
     @OptionGroup var storeOptions: StoreOptions
+    @OptionGroup var globalOptions: GlobalStoreOptions
     @OptionGroup var configOptions: ConfigOptions
     @OptionGroup var tuiOptions: TUIOptions
     @OptionGroup var demoOptions: DemoOptions
@@ -28,6 +29,10 @@ struct Forceterm: ParsableCommand {
     }
 
     func run() throws {
+        // Here, not in validate(): the root's validate() also runs before a subcommand's.
+        if globalOptions.global {
+            throw ValidationError("the terminal UI shows your own store; the global store is for forceterm sync, status and query --global.")
+        }
         try CommandFailure.reporting {
             if demoOptions.demo {
                 try DemoLauncher.run(demo: demoOptions, configDirectory: configOptions.directory, tui: tuiOptions)
@@ -87,11 +92,31 @@ struct StoreOptions: ParsableArguments {
     var location: StoreLocation { StoreLocation(explicitPath: storePath) }
 }
 
+/// `--global` for `sync`, `status` and `query` (and the root command, which refuses it): the store
+/// shared by every Salesforce user who signs in on this account, the SDK's global store. Same
+/// property name everywhere, for the reason `ConfigOptions` gives.
+struct GlobalStoreOptions: ParsableArguments {
+    @Flag(help: ArgumentHelp(
+        "Use the global store: one shared by every Salesforce user who signs in on this account (the SDK's globalstore.json and globalsyncs.json).",
+        discussion: "It lives in $XDG_DATA_HOME/forceterm/global.sqlite; sync --global reads the two files from --config DIR."))
+    var global = false
+
+    /// The store `--store` or `--global` names; nil for the default one.
+    func explicitPath(_ store: StoreOptions) throws -> String? {
+        guard global else { return store.storePath }
+        guard store.storePath == nil else { throw ValidationError("--global and --store name two different stores; give one.") }
+        return StoreLocation.global().path
+    }
+
+    /// `--store`, the global store, else the signed-in user's own.
+    func location(_ store: StoreOptions) throws -> StoreLocation { StoreLocation(explicitPath: try explicitPath(store)) }
+}
+
 /// The root command's options. The parser accepts them before a subcommand's name too
 /// (`forceterm --offline sync`); a subcommand that does not read one refuses it rather than
 /// running as if it had not been written.
 enum RootOption: String, CaseIterable {
-    case store = "--store", config = "--config"
+    case store = "--store", global = "--global", config = "--config"
     case noColor = "--no-color", ascii = "--ascii", offline = "--offline"
     case demo = "--demo", reset = "--reset", demoPort = "--demo-port", demoLatency = "--demo-latency"
 
@@ -100,6 +125,8 @@ enum RootOption: String, CaseIterable {
         switch self {
         case .store:
             "forceterm \(command) does not take --store: the session decides the store (one per org and user). Give --store to sync, status, query or logout."
+        case .global:
+            "forceterm \(command) does not take --global: only sync, status and query work on the global store."
         case .config:
             "forceterm \(command) does not take --config: it reads the store only. --config is for the terminal UI, sync and login."
         case .noColor, .ascii, .offline, .demo, .reset, .demoPort, .demoLatency:
@@ -114,6 +141,7 @@ extension Forceterm {
         RootOption.allCases.filter { option in
             switch option {
             case .store: storeOptions.storePath != nil
+            case .global: globalOptions.global
             case .config: configOptions.directory != nil
             case .noColor: tuiOptions.noColor
             case .ascii: tuiOptions.ascii

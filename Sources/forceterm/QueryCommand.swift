@@ -29,6 +29,7 @@ struct QueryCommand: ParsableCommand {
     var smartSql: String
 
     @OptionGroup var storeOptions: StoreOptions
+    @OptionGroup var globalOptions: GlobalStoreOptions
     @ParentCommand var root: Forceterm
 
     @Flag(help: "Print a JSON object with the columns, the rows and the paging instead of a table.")
@@ -41,14 +42,15 @@ struct QueryCommand: ParsableCommand {
     var page: Int = 1
 
     func validate() throws {
-        try root.refuseOptions(except: [.store], in: "query")
+        try root.refuseOptions(except: [.store, .global], in: "query")
+        _ = try globalOptions.explicitPath(storeOptions)
         guard pageSize > 0 else { throw ValidationError("--page-size must be at least 1, not \(pageSize).") }
         guard page > 0 else { throw ValidationError("--page counts from 1, so it must be at least 1, not \(page).") }
     }
 
     func run() throws {
         try CommandFailure.reporting {
-            let store = try SmartStore(path: storeOptions.location.path, mustExist: true)
+            let store = try SmartStore(path: try globalOptions.location(storeOptions).path, mustExist: true)
             let result = try SmartSqlPage.fetch(smartSql, store: store, page: page, pageSize: pageSize)
             let (columns, summary) = (result.columns, result.summary)
             if json {

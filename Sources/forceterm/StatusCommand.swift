@@ -14,15 +14,17 @@ struct StatusCommand: ParsableCommand {
 
     @Flag(help: "Print the status as JSON.") var json = false
     @OptionGroup var storeOptions: StoreOptions
+    @OptionGroup var globalOptions: GlobalStoreOptions
     @ParentCommand var root: Forceterm
 
     func validate() throws {
-        try root.refuseOptions(except: [.store], in: "status")
+        try root.refuseOptions(except: [.store, .global], in: "status")
+        _ = try globalOptions.explicitPath(storeOptions)
     }
 
     func run() throws {
         try CommandFailure.reporting {
-            let path = storeOptions.location.path
+            let path = try globalOptions.location(storeOptions).path
             guard FileManager.default.fileExists(atPath: path) else {
                 throw ConfigError("there is no store at \(path) yet; run forceterm sync to create it")
             }

@@ -28,6 +28,12 @@ struct StoreLocation: Equatable, Sendable {
         return credentials.storePath(for: signedIn)
     }
 
+    /// The global store: one per account on this machine, whoever signs in to Salesforce (the SDK's
+    /// global store, shared by the app's users).
+    static func global(environment: [String: String] = ProcessInfo.processInfo.environment) -> StoreLocation {
+        StoreLocation(explicitPath: (CredentialStore.defaultDirectory(environment: environment) as NSString).appendingPathComponent("global.sqlite"))
+    }
+
     /// The store in forceterm's data directory, for when nobody is signed in.
     static func defaultPath(environment: [String: String]) -> String {
         (CredentialStore.defaultDirectory(environment: environment) as NSString).appendingPathComponent(fileName)

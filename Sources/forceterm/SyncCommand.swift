@@ -28,6 +28,7 @@ struct SyncCommand: ParsableCommand {
     @Flag(help: "Remove records deleted on the server even when that is more than half of a soup.") var forceDelete = false
     @Flag(help: "Print the summary as JSON.") var json = false
     @OptionGroup var storeOptions: StoreOptions
+    @OptionGroup var globalOptions: GlobalStoreOptions
     @OptionGroup var configOptions: ConfigOptions
     @ParentCommand var root: Forceterm
     @Option(help: ArgumentHelp("Trust the certificate authorities in this PEM file instead of the one saved at sign-in.", valueName: "file"))
@@ -35,7 +36,8 @@ struct SyncCommand: ParsableCommand {
     @Flag(help: "Print one line per request to standard error (never tokens).") var verbose = false
 
     func validate() throws {
-        try root.refuseOptions(except: [.store, .config], in: "sync")
+        try root.refuseOptions(except: [.store, .global, .config], in: "sync")
+        _ = try globalOptions.explicitPath(storeOptions)
         if upOnly && downOnly { throw ValidationError("--up-only and --down-only exclude each other; leave both out to sync both ways.") }
     }
 
@@ -43,9 +45,9 @@ struct SyncCommand: ParsableCommand {
         var exitCode: Int32 = 0
         try CommandFailure.reporting {
             // A bad config is reported first: it is the user's to fix whether or not they are signed in.
-            let configuration = try SyncConfiguration.load(directory: configOptions.directory)
+            let configuration = try SyncConfiguration.load(directory: configOptions.directory, global: globalOptions.global)
             let session = try SignedInSession.load(cacert: cacert, verbose: verbose)
-            let storePath = storeOptions.storePath ?? session.storePath
+            let storePath = try globalOptions.explicitPath(storeOptions) ?? session.storePath
             let store = try SmartStore(path: storePath)
             try store.setup(from: configuration.store)
             let manager = try SyncManager(store: store, remote: TestCrashPoint.wrapping(ForceClientRemote(client: session.client)))
@@ -112,7 +114,9 @@ struct SyncConfiguration {
     /// SDK's own config sets do: no usersyncs.json means no named syncs (the SmartStore test app
     /// ships soups alone), no userstore.json means forceterm's soups (the MobileSync test app
     /// ships syncs alone, into an `accounts` soup).
-    static func load(directory: String?) throws -> SyncConfiguration {
+    static func load(directory: String?, global: Bool = false) throws -> SyncConfiguration {
+        let storeName = global ? "globalstore.json" : "userstore.json"
+        let syncsName = global ? "globalsyncs.json" : "usersyncs.json"
         func file(_ name: String) throws -> (text: String, source: String)? {
             guard let directory else { return nil }
             let path = (directory as NSString).appendingPathComponent(name)
@@ -122,10 +126,14 @@ struct SyncConfiguration {
             }
             return (text, path)
         }
-        let storeFile = try file("userstore.json")
-        let syncsFile = try file("usersyncs.json")
+        let storeFile = try file(storeName)
+        let syncsFile = try file(syncsName)
+        if global, syncsFile == nil {
+            throw ConfigError(directory.map { "\($0) has no globalsyncs.json; give --config the directory with the SDK's globalstore.json and globalsyncs.json" }
+                ?? "no global syncs are built in; give --config the directory with the SDK's globalstore.json and globalsyncs.json")
+        }
         if let directory, storeFile == nil, syncsFile == nil {
-            throw ConfigError("\(directory) has neither userstore.json nor usersyncs.json; give --config the directory that holds them")
+            throw ConfigError("\(directory) has neither \(storeName) nor \(syncsName); give --config the directory that holds them")
         }
         let storeText = storeFile ?? (DefaultConfig.userstoreJSON, "the built-in userstore.json")
         let syncsText = syncsFile ?? (directory == nil ? (DefaultConfig.usersyncsJSON, "the built-in usersyncs.json")
@@ -134,13 +142,13 @@ struct SyncConfiguration {
         do {
             store = try StoreConfig(json: storeText.text)
         } catch {
-            throw ConfigError("\(storeText.source) is not a valid userstore.json: \(error)")
+            throw ConfigError("\(storeText.source) is not a valid \(storeName): \(error)")
         }
         let syncs: SyncsConfig
         do {
             syncs = try SyncsConfig(json: syncsText.text)
         } catch {
-            throw ConfigError("\(syncsText.source) is not a valid usersyncs.json: \(error)")
+            throw ConfigError("\(syncsText.source) is not a valid \(syncsName): \(error)")
         }
         let missing = syncs.soupProblems(soups: Set(store.soups.map(\.name)))
         if !missing.isEmpty {

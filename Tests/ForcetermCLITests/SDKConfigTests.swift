@@ -85,6 +85,39 @@ struct SDKConfigTests {
         #expect(accounts.filter { $0["attributes"]?["type"] == "Account" }.count == Self.seededAccounts, "the soql sync's records")
     }
 
+    @Test("The global store: sync --global runs the SDK's globalsyncs.json into it, status and query --global read it, in either position; the user's store is left alone")
+    func globalStore() throws {
+        let user = try SyncCommandTests.SignedIn(accounts: Self.seededAccounts, contacts: 2)
+        defer { user.remove() }
+        let config = RealSalesforce.mobileSyncConfig("ios-MobileSyncTestApp").path
+        let env = user.environment
+        let sync = try Forceterm.run(["--global", "sync", "--config", config], environment: env)
+        #expect(sync.exitCode == 0, "\(sync)")
+        #expect(sync.standardError.contains("globalSync1: done 100% of \(Self.seededAccounts)"), "\(sync)")
+        let global = user.root + "/data/forceterm/global.sqlite"
+        #expect(FileManager.default.fileExists(atPath: global))
+        for arguments in [["status", "--global", "--json"], ["--global", "status", "--json"]] {
+            let status = try Forceterm.run(arguments, environment: env)
+            let json = try JSONParser.parse(status.standardOutput)
+            #expect(json["syncs"]?.arrayValue?.compactMap { $0["name"]?.stringValue }.sorted() == ["globalSync1", "globalSync2"], "\(status)")
+        }
+        let query = try Forceterm.run(["query", "SELECT count(*) FROM {accounts}", "--global", "--json"], environment: env)
+        #expect(try JSONParser.parse(query.standardOutput)["rows"]?.arrayValue?.first?.arrayValue?.first == .int(Int64(Self.seededAccounts)), "\(query)")
+        let own = try Forceterm.run(["status", "--json"], environment: env)
+        #expect(own.exitCode == 1 && own.standardError.contains("no store"), "the user's own store was never made: \(own)")
+
+        let noFile = try Forceterm.run(["sync", "--global", "--config", RealSalesforce.mobileSyncConfig("templates-MobileSyncExplorerSwift").path],
+                                       environment: env)
+        #expect(noFile.exitCode == 1 && noFile.standardError.contains("has no globalsyncs.json"), "\(noFile)")
+        let builtIn = try Forceterm.run(["sync", "--global"], environment: env)
+        #expect(builtIn.exitCode == 1 && builtIn.standardError.contains("no global syncs are built in"), "\(builtIn)")
+        for arguments in [["--global"], ["--global", "--offline"], ["logout", "--global"], ["--global", "logout"], ["login", "--global"],
+                          ["status", "--global", "--store", user.storePath]] {
+            let output = try Forceterm.run(arguments, environment: env)
+            #expect(output.exitCode == 2, "\(arguments): \(output)")
+        }
+    }
+
     @Test("A sync on a field the org lacks fails alone: the others are DONE, the summary and exit code 3 name it")
     func oneBadSyncFailsAlone() throws {
         let user = try SyncCommandTests.SignedIn(accounts: 2, contacts: 5)
