@@ -98,6 +98,20 @@ struct SignInCommandTests {
         #expect(plainHTTP.standardError.contains("https"))
     }
 
+    @Test("--insecure signs in without checking the certificate, and warns that anyone on the network can read the session")
+    func insecureLogin() throws {
+        let server = try LocalOrgProcess()
+        let home = try Home()
+        defer { server.remove(); home.remove() }
+        let output = try ChildProcess.run(Forceterm.executable, ["login", "--insecure", "--username", "demo@localorg.test", "--password-stdin",
+                                                                 "--login-url", server.url],
+                                          environment: home.environment, input: "localorg-demo\n")
+        #expect(output.exitCode == 0, "\(output)")
+        #expect(output.standardError.contains("WARNING: --insecure turns off certificate checks"), "\(output)")
+        let device = try Forceterm.run(["login", "--device", "--username", "a@b.c", "--password-stdin"], environment: home.environment)
+        #expect(device.exitCode == 2 && device.standardError.contains("--device and --username are two different ways to sign in"), "\(device)")
+    }
+
     @Test("Without --cacert, localorg's certificate is refused with a hint")
     func untrustedCertificate() throws {
         let server = try LocalOrgProcess()
@@ -110,12 +124,14 @@ struct SignInCommandTests {
         #expect(output.standardError.contains("--cacert"), "\(output)")
     }
 
-    @Test("Device flow: the code printed is approved with localorg approve, and the login completes")
-    func deviceFlowLogin() throws {
+    @Test("Device flow (the default, or --device): the code printed is approved with localorg approve, and the login completes",
+          arguments: [[], ["--device"]])
+    func deviceFlowLogin(flag: [String]) throws {
         let server = try LocalOrgProcess()
         let home = try Home()
         defer { server.remove(); home.remove() }
-        let login = try BackgroundCommand(Forceterm.executable, ["login", "--login-url", server.url, "--cacert", server.caFile], environment: home.environment)
+        let login = try BackgroundCommand(Forceterm.executable, ["login"] + flag + ["--login-url", server.url, "--cacert", server.caFile],
+                                          environment: home.environment)
         let printed = try login.waitForOutput(containing: "enter the code: ", timeout: 60)
         let code = try #require(printed.components(separatedBy: "enter the code: ").last?.prefix { $0.isLetter || $0.isNumber })
         #expect(printed.contains("/setup/connect"))

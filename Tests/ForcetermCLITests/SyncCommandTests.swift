@@ -122,6 +122,30 @@ struct SyncCommandTests {
             """, "\(output)")
     }
 
+    @Test("sync --verbose prints a line per request on stderr and never a token; --cacert replaces the CA saved at sign-in")
+    func verboseAndCACert() throws {
+        let user = try SignedIn(accounts: 1, contacts: 2)
+        defer { user.remove() }
+        let verbose = try user.forceterm(["sync", "--verbose"])
+        #expect(verbose.exitCode == 0, "\(verbose)")
+        let requests = verbose.standardError.split(separator: "\n").filter { $0.hasPrefix("forceterm: GET ") || $0.hasPrefix("forceterm: POST ") }
+        #expect(requests.contains { $0.contains("/query") }, "\(verbose)")
+        let saved = try String(contentsOfFile: user.root + "/data/forceterm/credentials.json", encoding: .utf8)
+        let token = try #require(saved.components(separatedBy: "\"accessToken\"").last?.split(separator: "\"").dropFirst().first)
+        #expect(token.count > 20 && !verbose.standardError.contains(token) && !verbose.standardOutput.contains(token))
+
+        let wrongCA = user.root + "/other-ca.pem"
+        let other = try LocalOrgProcess()
+        defer { other.remove() }
+        try FileManager.default.copyItem(atPath: other.caFile, toPath: wrongCA)
+        let refused = try user.forceterm(["sync", "--cacert", wrongCA])
+        #expect(refused.exitCode == 1 && refused.standardError.contains("--cacert"), "\(refused)")
+        let trusted = try user.forceterm(["sync", "--cacert", user.server.caFile])
+        #expect(trusted.exitCode == 0, "\(trusted)")
+        let missing = try user.forceterm(["sync", "--cacert", user.root + "/nope.pem"])
+        #expect(missing.exitCode != 0 && missing.standardError.contains("nope.pem"), "\(missing)")
+    }
+
     @Test("A conflict finishes the sync with exit 3 and shows in status")
     func conflictExitsWith3() throws {
         let user = try SignedIn(contacts: 2)
