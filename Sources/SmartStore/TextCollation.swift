@@ -44,7 +44,9 @@ public enum TextCollation {
         return left.unicodeScalars.lexicographicallyPrecedes(right.unicodeScalars) ? .orderedAscending : .orderedDescending
     }
 
-    static func fold(_ text: String) -> String {
+    /// `text` with case, accents and width folded away, as the collation compares it (a search
+    /// without a full-text index matches on this).
+    public static func fold(_ text: String) -> String {
         text.folding(options: [.caseInsensitive, .diacriticInsensitive, .widthInsensitive], locale: nil).lowercased()
     }
 

@@ -74,6 +74,15 @@ struct ConfigTabsTests {
         for character in "silv" { model.type(character) }
         #expect(model.toast == nil, "\(String(describing: model.toast))")
         #expect(model.list.visibleRows.map { $0.string("LastName") } == ["Silva"])
+        model.perform(.clearSearch)
+        try sdk.addSynced("contacts", type: "Contact", ["FirstName": "Åsa", "LastName": "Ångström", "Title": "Directrice financière"])
+        try model.refreshAll()
+        model.perform(.startSearch)
+        for character in "asa ÅNGS" { model.type(character) }
+        #expect(model.list.visibleRows.map { $0.string("LastName") } == ["Ångström"], "accents and case ignored, both words found")
+        model.perform(.clearSearch)
+        model.perform(.startSearch)
+        for character in "silv" { model.type(character) }
         model.perform(.keepSearch)
         model.perform(.editRecord)
         let synced = try SyncedFields(usersyncsJSON: sdk.syncsJSON).fields(forSoup: "contacts")

@@ -89,20 +89,18 @@ public struct RecordRepository: Sendable {
     }
 
     /// A search on a soup without full-text indexes: every word somewhere in the row's name or
-    /// subtitle fields (SQLite's LIKE: case ignored for ASCII letters only, accents not).
+    /// subtitle fields, case and accents ignored as the list's order ignores them. It reads those
+    /// fields of every row: fine for the SDK samples' soups (their queries stop at 10,000).
     private func entryIdsContaining(_ search: String) throws -> [Int64]? {
-        let words = search.split(whereSeparator: { $0.isWhitespace }).map(String.init)
+        let words = TextCollation.fold(search).split(whereSeparator: { $0.isWhitespace })
         guard !words.isEmpty else { return nil }
-        let fields = kind.searchedFields
-        let escaped = words.map { word in
-            "%" + word.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "%", with: "\\%")
-                .replacingOccurrences(of: "_", with: "\\_") + "%"
+        let columns = kind.searchedFields.map { "{\(soup):\($0)}" }.joined(separator: ", ")
+        let rows = try store.query(.smart("SELECT \(idColumn), \(columns) FROM {\(soup)} ORDER BY \(idColumn)", pageSize: Int.max / 2))
+        return rows.compactMap { row in
+            guard let values = row.arrayValue, let id = values.first?.int64Value else { return nil }
+            let text = values.dropFirst().compactMap(\.stringValue).map(TextCollation.fold).joined(separator: " ")
+            return words.allSatisfy { text.contains($0) } ? id : nil
         }
-        let condition = words.indices.map { _ in
-            "(" + fields.map { "{\(soup):\($0)} LIKE ? ESCAPE '\\'" }.joined(separator: " OR ") + ")"
-        }.joined(separator: " AND ")
-        let arguments = escaped.flatMap { pattern in fields.map { _ in JSONValue.string(pattern) } }
-        return try integers("SELECT \(idColumn) FROM {\(soup)} WHERE \(condition) ORDER BY \(idColumn)", arguments: arguments)
     }
 
     /// The records with these entry ids, in the order given; ids no longer in the store are left out.
