@@ -118,6 +118,17 @@ struct ConfigTabsTests {
         #expect(model.tab == .records(kinds[0]), "no contacts tab to jump to")
     }
 
+    @Test("A metadata or layout document among records is listed by its Id, not as \"(no name)\"")
+    func descriptionDocumentsShowTheirId() throws {
+        let describe = try LocalRecord(document: ["_soupEntryId": 1, "Id": "Account", "name": "Account", "fields": []])
+        let record = try LocalRecord(document: ["_soupEntryId": 2, "attributes": ["type": "Account"], "Id": "001A", "Name": "Acme"])
+        let nameless = try LocalRecord(document: ["_soupEntryId": 3, "attributes": ["type": "Account"], "Id": "001B"])
+        #expect(RecordKind.account.displayName(of: describe) == "Account")
+        #expect(RecordKind.account.displayName(of: record) == "Acme")
+        #expect(RecordKind.account.displayName(of: nameless) == "", "a real record without a name stays nameless")
+        #expect(RecordKind(soupName: "x", sObjectType: "Case").displayName(of: nameless) == "001B")
+    }
+
     @Test("A SOSL, MRU, refresh, parent_children or briefcase sync down gives its soups tabs by their sObject")
     func otherTargets() throws {
         let syncs = try SyncsConfig(json: """

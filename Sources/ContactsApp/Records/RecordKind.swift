@@ -89,16 +89,14 @@ public struct RecordKind: Sendable, Hashable {
     /// The name a row shows: "First Last" trimmed for contacts (either part may be missing), Name
     /// for accounts and other records (their Id when they have none).
     public func displayName(of document: LocalRecord) -> String {
-        switch role {
-        case .contact:
-            let parts = [document.string("FirstName"), document.string("LastName")].filter { !$0.isEmpty }
-            return parts.joined(separator: " ")
-        case .account:
-            return document.string("Name")
-        case .other:
-            let name = document.string("Name")
-            return name.isEmpty ? document.string("Id") : name
+        let name: String = switch role {
+        case .contact: [document.string("FirstName"), document.string("LastName")].filter { !$0.isEmpty }.joined(separator: " ")
+        case .account, .other: document.string("Name")
         }
+        // Nameless and no sObject record (a metadata or layout sync's document, which the SDK's test
+        // app stores among its accounts), or any other record without a Name: its Id.
+        if name.isEmpty, role == .other || document.document["attributes"] == nil { return document.string("Id") }
+        return name
     }
 
     /// The second column of a row: the title for contacts, industry and city for accounts.
