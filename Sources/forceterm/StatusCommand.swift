@@ -64,7 +64,7 @@ struct StatusCommand: ParsableCommand {
             lines.append("sync \(sync.name ?? String(sync.id)) (\(sync.type.rawValue) \(sync.soupName)): \(sync.status.rawValue), last run \(lastRun)\(mark)\(error)")
         }
         if changes.isEmpty { lines.insert("No soups in this store yet: forceterm sync registers those of userstore.json.", at: 0) }
-        if syncs.isEmpty { lines.append("No named syncs yet: forceterm sync adds those of usersyncs.json.") }
+        if syncs.isEmpty { lines.append("No named syncs in this store: forceterm sync adds those of usersyncs.json, if it has any.") }
         return lines.joined(separator: "\n") + "\n"
     }
 }

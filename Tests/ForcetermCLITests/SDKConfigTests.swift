@@ -83,6 +83,36 @@ struct SDKConfigTests {
         #expect(accounts.contains { $0["Id"] == "Account" && $0["fields"] != nil }, "the metadata sync's describe")
         #expect(accounts.contains { $0["Id"] == "Account-Medium-Compact-Edit-null" && $0["sections"] != nil }, "the layout sync's layout")
         #expect(accounts.filter { $0["attributes"]?["type"] == "Account" }.count == Self.seededAccounts, "the soql sync's records")
+
+        let tui = try TmuxSession(command: [Forceterm.executable.path, "--store", user.storePath, "--config", config], width: 110, height: 24,
+                                  environment: user.environment.compactMapValues { $0 })
+        defer { tui.kill() }
+        _ = try tui.waitFor("1 Contacts   2 Accounts   3 Syncs   4 Inspector")
+        try tui.send("2")
+        let accountsTab = try tui.waitFor("Accounts (\(Self.seededAccounts + 2))")
+        #expect(accountsTab.contains("Account-Medium-Compact-Edit-null") && !accountsTab.contains("(no name)"), "\(accountsTab)")
+        try tui.send("q")
+    }
+
+    @Test("Soups without syncs (the SmartStore test app, the SDK's empty defaults): registered, and the TUI opens on Syncs and the Inspector",
+          arguments: [("ios-SmartStoreTestApp", ["userSoup1", "userSoup2"]), ("android-lib-defaults", [])])
+    func soupsWithoutSyncs(directory: String, soups: [String]) throws {
+        let user = try SyncCommandTests.SignedIn()
+        defer { user.remove() }
+        let config = RealSalesforce.mobileSyncConfig(directory).path
+        let sync = try user.forceterm(["sync", "--config", config])
+        #expect(sync.exitCode == 0, "\(sync)")
+        let (status, json) = try user.json(["status"])
+        #expect(json["soups"]?.arrayValue?.compactMap { $0["soup"]?.stringValue }.sorted() == soups, "\(status)")
+        #expect(json["syncs"]?.arrayValue?.isEmpty == true, "\(status)")
+        let tui = try TmuxSession(command: [Forceterm.executable.path, "--store", user.storePath, "--config", config], width: 100, height: 20,
+                                  environment: user.environment.compactMapValues { $0 })
+        defer { tui.kill() }
+        _ = try tui.waitFor("1 Syncs   2 Inspector")
+        try tui.send("2", "o")
+        let inspector = try tui.waitFor("syncs_soup")
+        for soup in soups { #expect(inspector.contains(soup), "\(inspector)") }
+        try tui.send("q")
     }
 
     @Test("The global store: sync --global runs the SDK's globalsyncs.json into it, status and query --global read it, in either position; the user's store is left alone")

@@ -117,7 +117,7 @@ struct SyncCommandTests {
         #expect(output.exitCode == 0, "\(output)")
         #expect(output.standardOutput == """
             No soups in this store yet: forceterm sync registers those of userstore.json.
-            No named syncs yet: forceterm sync adds those of usersyncs.json.
+            No named syncs in this store: forceterm sync adds those of usersyncs.json, if it has any.
 
             """, "\(output)")
     }
