@@ -18,6 +18,15 @@ struct SDKConfigTests {
         var description: String { directory }
     }
 
+    /// A usersyncs.json of SOQL sync downs: (name, soup, query) each.
+    static func syncDowns(_ syncs: [(name: String, soup: String, query: String)]) -> String {
+        let entries = syncs.map { sync -> JSONValue in
+            ["syncName": .string(sync.name), "syncType": "syncDown", "soupName": .string(sync.soup),
+             "target": ["type": "soql", "query": .string(sync.query)]]
+        }
+        return JSONWriter.string(.object(["syncs": .array(entries)]))
+    }
+
     static let seededAccounts = 4
     static let seededContacts = 9
 
@@ -154,14 +163,8 @@ struct SDKConfigTests {
         defer { user.remove() }
         let scratch = try OptionPositionTests.Scratch([
             "userstore.json": OptionPositionTests.peopleStore,
-            "usersyncs.json": #"""
-                {"syncs": [
-                  {"syncName": "broken", "syncType": "syncDown", "soupName": "people",
-                   "target": {"type": "soql", "query": "SELECT Id, LastName, NoSuchField__c, LastModifiedDate FROM Contact"}},
-                  {"syncName": "peopleDown", "syncType": "syncDown", "soupName": "people",
-                   "target": {"type": "soql", "query": "SELECT Id, FirstName, LastName, LastModifiedDate FROM Contact"}}
-                ]}
-                """#,
+            "usersyncs.json": Self.syncDowns([("broken", "people", "SELECT Id, LastName, NoSuchField__c, LastModifiedDate FROM Contact"),
+                                              ("peopleDown", "people", "SELECT Id, FirstName, LastName, LastModifiedDate FROM Contact")]),
         ])
         defer { scratch.remove() }
         let output = try user.forceterm(["sync", "--config", scratch.path])
@@ -183,14 +186,8 @@ struct SDKConfigTests {
     func soupMissingAtLoad() throws {
         let scratch = try OptionPositionTests.Scratch([
             "userstore.json": OptionPositionTests.peopleStore,
-            "usersyncs.json": #"""
-                {"syncs": [
-                  {"syncName": "peopleDown", "syncType": "syncDown", "soupName": "people",
-                   "target": {"type": "soql", "query": "SELECT Id, LastName, LastModifiedDate FROM Contact"}},
-                  {"syncName": "accountsDown", "syncType": "syncDown", "soupName": "Account",
-                   "target": {"type": "soql", "query": "SELECT Id, Name, LastModifiedDate FROM Account"}}
-                ]}
-                """#,
+            "usersyncs.json": Self.syncDowns([("peopleDown", "people", "SELECT Id, LastName, LastModifiedDate FROM Contact"),
+                                              ("accountsDown", "Account", "SELECT Id, Name, LastModifiedDate FROM Account")]),
         ])
         defer { scratch.remove() }
         // Not signed in: the config is checked first, so no org is needed to hear about it.
