@@ -140,6 +140,8 @@ struct SyncRunReport: Sendable {
     var offline = false
     /// The failure came before any request (another sync running, a store problem).
     var stoppedBeforeAsking = false
+    /// The org refused the session (and a refresh could not renew it): sign in again.
+    var sessionExpired = false
 
     /// Ends the run on `error`: its message, what it says about the connection, and the records
     /// left with errors or conflicts.
@@ -151,6 +153,9 @@ struct SyncRunReport: Sendable {
 
     /// Records what a failure says about the connection, for the TUI's online / offline.
     mutating func noteConnection(after error: any Error) {
+        // The engine throws a remote failure as it is, or wrapped in MobileSyncError.remote.
+        let error: any Error = (error as? SyncRemoteError).map(MobileSyncError.remote) ?? error
+        if case MobileSyncError.remote(.sessionExpired) = error { sessionExpired = true }
         switch error {
         case let error as MobileSyncError:
             switch error {

@@ -45,16 +45,15 @@ enum TUILauncher {
         }
     }
 
-    /// The `s` key's sync when someone is signed in (of the store opened, as `forceterm sync`
-    /// does with `--store`); nil otherwise, and the TUI then says to sign in. With it, what changed
-    /// in the named syncs' definitions since they were last applied.
+    /// The `s` key's sync (of the store opened, as `forceterm sync` does with `--store`), with the
+    /// demo's session or whoever is signed in when `s` is pressed; nil with `--offline`. With it,
+    /// what changed in the named syncs' definitions since they were last applied.
     static func syncController(store: SmartStore, config: SyncConfiguration, options: TUIOptions,
                                session: SignedInSession?) throws -> (SyncController?, notices: [String]) {
-        guard !options.offline, let session = session ?? (try? SignedInSession.load(cacert: nil, verbose: false)) else { return (nil, []) }
+        guard !options.offline else { return (nil, []) }
         let notices = try SyncsSoup(store: store).apply(config.syncs).compactMap(\.notice)
-        let manager = try SyncManager(store: store, remote: ForceClientRemote(client: session.client))
-        return (SyncController(service: StoreSyncService(manager: manager, store: store, entries: config.syncs.entries, client: session.client,
-                                                        unsupported: config.syncs.unsupported)),
-                notices)
+        let service = StoreSyncService(store: store, entries: config.syncs.entries, sessions: session.map { .fixed($0) } ?? .signedInUser,
+                                       unsupported: config.syncs.unsupported)
+        return (SyncController(service: service), notices)
     }
 }

@@ -184,6 +184,37 @@ extension AppModelTests {
     }
 }
 
+/// A sync whose session is whatever the test sets, as the TUI's reads the saved credentials.
+final class SessionSync: SyncService {
+    let state = Mutex(SessionState.signedOut)
+    var sessionState: SessionState { state.withLock { $0 } }
+
+    func syncUpThenDown(progress: @escaping @Sendable (SyncProgress) -> Void) async throws -> SyncSummary {
+        SyncSummary(recordsWithErrors: 0, conflicts: 0)
+    }
+}
+
+extension AppModelTests {
+    @Test("The status line and s follow the session as it is when s is pressed: signed out, then signed in elsewhere")
+    func sessionPickedUp() async throws {
+        let fixture = try StoreFixture()
+        let service = SessionSync()
+        let controller = SyncController(service: service)
+        var model = try model(fixture, sync: controller)
+        #expect(model.statusParts.first == "not signed in — forceterm login")
+        model.perform(.sync)
+        #expect(model.toast?.message.hasPrefix("Not signed in: run forceterm login, then press s again") == true)
+        #expect(!controller.isRunning)
+        service.state.withLock { $0 = .signedIn }
+        model.perform(.sync)
+        #expect(controller.isRunning, "the new sign-in is used without restarting")
+        while controller.isRunning { await Task.yield() }
+        model.tick()
+        #expect(model.toast?.message == "Sync complete!")
+        #expect(model.statusParts.first == "online")
+    }
+}
+
 /// A stand-in for MobileSync, which does not exist on this branch yet: it reports progress, then
 /// waits until the test lets it finish, and writes one record into the real store as a sync down would.
 final class StepSync: SyncService {

@@ -37,4 +37,38 @@ struct TUISyncTests {
         #expect(created["Id"]?.stringValue?.hasPrefix("003") == true, "the server's id replaced the local one")
         #expect(contacts.allSatisfy { $0["__local__"] == false })
     }
+
+    @Test("The running TUI uses a sign-in made in another terminal; after a sync that cannot reach the org it says offline, last sync unchanged")
+    func signInLaterAndOffline() throws {
+        let user = try SyncCommandTests.SignedIn(accounts: 1, contacts: 3)
+        defer { user.remove() }
+        let environment = user.environment.compactMapValues { $0 }
+        let credentials = user.root + "/data/forceterm/credentials.json"
+        let saved = try Data(contentsOf: URL(fileURLWithPath: credentials))
+        try FileManager.default.removeItem(atPath: credentials)
+        let session = try TmuxSession(command: [Forceterm.executable.path, "--store", user.storePath], width: 120, height: 30,
+                                      environment: environment)
+        defer { session.kill() }
+        try session.waitFor("not signed in — forceterm login")
+        try session.send("s")
+        try session.waitFor("Not signed in: run forceterm login, then press s again")
+
+        // forceterm login in another terminal, while the TUI runs.
+        try saved.write(to: URL(fileURLWithPath: credentials))
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: credentials)
+        try session.send("s")
+        try session.waitFor("Sync complete!")
+        let synced = try session.waitFor("online")
+        let lastSync = try #require(synced.split(separator: "\n").last { $0.contains("last sync") })
+            .components(separatedBy: "last sync ").last?.prefix(19)
+
+        user.server.stop()
+        try session.send("s")
+        try session.waitFor("Sync failed")
+        let offline = try session.waitFor("offline ·")
+        let status = try #require(offline.split(separator: "\n").last { $0.contains("last sync") })
+        #expect(status.contains("offline") && !status.contains("online"), "\(status)")
+        #expect(lastSync.map { status.contains("last sync \($0)") } == true, "the last successful sync stays: \(status)")
+        try session.send("q")
+    }
 }

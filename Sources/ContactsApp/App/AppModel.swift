@@ -154,6 +154,11 @@ public struct AppModel: Sendable {
     public var connectionText: String {
         if offline { return "offline (--offline)" }
         guard let sync else { return "not signed in — forceterm login" }
+        switch sync.sessionState {
+        case .signedOut: return "not signed in — forceterm login"
+        case .expired: return "session expired — forceterm login"
+        case .signedIn: break
+        }
         switch sync.connection {
         case .unknown: return "signed in"
         case .online: return "online"
@@ -165,7 +170,8 @@ public struct AppModel: Sendable {
     /// each with shorter wordings for a narrow terminal.
     public var statusFacts: [StatusFact] {
         var facts = [
-            StatusFact(connectionText, sync == nil ? ["not signed in"] : []),
+            StatusFact(connectionText, sync.map { $0.sessionState == .signedIn ? [] : [$0.sessionState == .expired ? "session expired" : "not signed in"] }
+                ?? ["not signed in"]),
             localChangeCount == 1 ? StatusFact("1 local change", ["1 pending"])
                 : StatusFact("\(localChangeCount) local changes", ["\(localChangeCount) pending"]),
         ]
@@ -560,7 +566,7 @@ public struct AppModel: Sendable {
             toast = Toast("Offline: sync skipped; \(queuedChanges)", isError: true)
             return
         }
-        guard let sync else {
+        guard let sync, sync.isRunning || sync.checkSession() != .signedOut else {
             toast = Toast(
                 "Not signed in: run forceterm login, then press s again; \(queuedChanges)",
                 isError: true)

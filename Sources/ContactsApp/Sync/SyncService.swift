@@ -53,10 +53,23 @@ public enum Connection: Sendable, Equatable {
     case unknown, online, offline
 }
 
+/// Whether the sync has a session to use: signed in, nobody signed in, or a session the org no
+/// longer accepts.
+public enum SessionState: Sendable, Equatable {
+    case signedIn, signedOut, expired
+}
+
 /// The sync the `s` key runs: sync up, then sync down, reporting progress. MobileSync implements
 /// it; a thrown error's description is shown to the user as "Sync failed: <reason>".
 public protocol SyncService: Sendable {
     func syncUpThenDown(progress: @escaping @Sendable (SyncProgress) -> Void) async throws -> SyncSummary
+    /// The session as it stands now (the service reads the saved credentials again before each
+    /// sync, so a sign-in made elsewhere counts).
+    var sessionState: SessionState { get }
+}
+
+extension SyncService {
+    public var sessionState: SessionState { .signedIn }
 }
 
 /// Runs one sync at a time in the background and lets the event loop read its state on each tick,
@@ -71,9 +84,23 @@ public final class SyncController: Sendable {
     private let service: any SyncService
     private let status = Mutex<Status>(.idle)
     private let reachability = Mutex<(connection: Connection, usage: APIUsageLevel?)>((.unknown, nil))
+    private let session: Mutex<SessionState>
 
     public init(service: any SyncService) {
         self.service = service
+        let signIn = service.sessionState
+        session = Mutex(signIn)
+    }
+
+    /// The session as the last sync, the start or `checkSession` found it.
+    public var sessionState: SessionState { session.withLock { $0 } }
+
+    /// Reads the session again (a sign-in made elsewhere since), keeps and returns it.
+    @discardableResult
+    public func checkSession() -> SessionState {
+        let signIn = service.sessionState
+        session.withLock { $0 = signIn }
+        return signIn
     }
 
     public var current: Status { status.withLock { $0 } }
@@ -105,12 +132,14 @@ public final class SyncController: Sendable {
                     self.status.withLock { state in if case .running = state { state = .running(progress) } }
                 }
                 self.reachability.withLock { $0 = (.online, summary.apiUsage ?? $0.usage) }
+                self.session.withLock { $0 = .signedIn }
                 self.status.withLock { $0 = .finished(.success(summary)) }
             } catch {
                 let failure = error as? SyncFailure ?? SyncFailure(reason: "\(error)")
                 self.reachability.withLock {
                     $0 = (failure.connection == .unknown ? $0.connection : failure.connection, failure.apiUsage ?? $0.usage)
                 }
+                if let state = failure.session { self.session.withLock { $0 = state } }
                 self.status.withLock { $0 = .finished(.failure(failure)) }
             }
         }
@@ -133,10 +162,13 @@ public struct SyncFailure: Error, Sendable, Equatable, CustomStringConvertible {
     public let reason: String
     public let connection: Connection
     public let apiUsage: APIUsageLevel?
-    public init(reason: String, connection: Connection = .unknown, apiUsage: APIUsageLevel? = nil) {
+    /// What the failure says about the session, when it says something (nobody signed in, expired).
+    public let session: SessionState?
+    public init(reason: String, connection: Connection = .unknown, apiUsage: APIUsageLevel? = nil, session: SessionState? = nil) {
         self.reason = reason
         self.connection = connection
         self.apiUsage = apiUsage
+        self.session = session
     }
     public var description: String { reason }
 }
