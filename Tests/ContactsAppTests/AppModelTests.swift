@@ -163,7 +163,7 @@ struct AppModelTests {
         service.finish()
         while controller.isRunning { await Task.yield() }
         model.tick()
-        #expect(model.toast == Toast("Sync complete! 1 with errors, 0 in conflict", isError: true))
+        #expect(model.toast == Toast("Sync complete! Sent 0 changes, received 1 record; 1 with errors, 0 in conflict", isError: true))
         #expect(model.list.totalCount == 2, "the list shows what the sync wrote")
         #expect(model.selected?.string("LastName") == "Moreno", "the selection stays on the same record")
     }
@@ -180,7 +180,7 @@ extension AppModelTests {
         service.finish()
         while controller.isRunning { await Task.yield() }
         model.tick()
-        #expect(model.toast == Toast("Sync finished, but syncDownLayouts failed (the Syncs tab says why); 1 with errors, 0 in conflict", isError: true))
+        #expect(model.toast == Toast("Sync finished, but syncDownLayouts failed (the Syncs tab says why); sent 0 changes, received 1 record; 1 with errors, 0 in conflict", isError: true))
     }
 }
 
@@ -210,7 +210,7 @@ extension AppModelTests {
         #expect(controller.isRunning, "the new sign-in is used without restarting")
         while controller.isRunning { await Task.yield() }
         model.tick()
-        #expect(model.toast?.message == "Sync complete!")
+        #expect(model.toast?.message == "Sync complete! Sent 0 changes, received 0 records")
         #expect(model.statusParts.first == "online")
     }
 }
@@ -233,7 +233,7 @@ final class StepSync: SyncService {
         reported.withLock { $0 = true }
         while !released.withLock({ $0 }) { await Task.yield() }
         _ = try store.create(["Id": "003A", "LastName": "Aaronson", "__local__": false], in: "contacts")
-        return SyncSummary(recordsWithErrors: 1, conflicts: 0, failedSyncs: failedSyncs)
+        return SyncSummary(recordsWithErrors: 1, conflicts: 0, failedSyncs: failedSyncs, received: 1)
     }
 
     func finish() { released.withLock { $0 = true } }

@@ -198,13 +198,13 @@ public struct AppModel: Sendable {
         try? refreshAll()
         switch result {
         case let .success(summary):
-            var message = "Sync complete!"
+            var message = "Sync complete! " + summary.exchanged.prefix(1).uppercased() + summary.exchanged.dropFirst()
             let problems = summary.recordsWithErrors + summary.conflicts
             if problems > 0 {
-                message += " \(summary.recordsWithErrors) with errors, \(summary.conflicts) in conflict"
+                message += "; \(summary.recordsWithErrors) with errors, \(summary.conflicts) in conflict"
             }
             if !summary.failedSyncs.isEmpty {
-                message = "Sync finished, but \(summary.failedSyncs.joined(separator: ", ")) failed (the Syncs tab says why)"
+                message = "Sync finished, but \(summary.failedSyncs.joined(separator: ", ")) failed (the Syncs tab says why); " + summary.exchanged
                     + (problems > 0 ? "; \(summary.recordsWithErrors) with errors, \(summary.conflicts) in conflict" : "")
             }
             toast = Toast(message, isError: problems > 0 || !summary.failedSyncs.isEmpty)

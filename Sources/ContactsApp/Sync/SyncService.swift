@@ -39,12 +39,22 @@ public struct SyncSummary: Sendable, Equatable {
     public let apiUsage: APIUsageLevel?
     /// Named syncs that failed on their own while the others ran; the Syncs tab shows why.
     public let failedSyncs: [String]
+    /// Local changes the org accepted, and records the sync downs received (as `forceterm sync` counts them).
+    public let sent: Int
+    public let received: Int
 
-    public init(recordsWithErrors: Int, conflicts: Int, apiUsage: APIUsageLevel? = nil, failedSyncs: [String] = []) {
+    public init(recordsWithErrors: Int, conflicts: Int, apiUsage: APIUsageLevel? = nil, failedSyncs: [String] = [], sent: Int = 0, received: Int = 0) {
         self.recordsWithErrors = recordsWithErrors
         self.conflicts = conflicts
         self.apiUsage = apiUsage
         self.failedSyncs = failedSyncs
+        self.sent = sent
+        self.received = received
+    }
+
+    /// "sent 2 changes, received 30 records" — what the toast says happened.
+    public var exchanged: String {
+        "sent \(sent) change\(sent == 1 ? "" : "s"), received \(received) record\(received == 1 ? "" : "s")"
     }
 }
 
