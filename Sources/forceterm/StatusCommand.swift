@@ -1,4 +1,5 @@
 import ArgumentParser
+import ContactsApp
 import ForceJSON
 import Foundation
 import MobileSync
@@ -29,7 +30,8 @@ struct StatusCommand: ParsableCommand {
                 throw ConfigError("there is no store at \(path) yet; run forceterm sync to create it")
             }
             let store = try SmartStore(path: path, mustExist: true)
-            let soups = try store.soupNames().filter { $0 != SyncState.soupName && $0 != LocalIdMap.soupName }.sorted()
+            let bookkeeping: Set<String> = [SyncState.soupName, LocalIdMap.soupName, WriteJournal.soupName, SyncRunLog.soupName]
+            let soups = try store.soupNames().filter { !bookkeeping.contains($0) }.sorted()
             let changes = try soups.map { try SoupChanges.count(soup: $0, in: store) }
             let syncs = try store.hasSoup(SyncState.soupName) ? try SyncsSoup(store: store).all() : []
             if json {

@@ -1,3 +1,4 @@
+import ContactsApp
 import ForceAPI
 import ForceJSON
 import Foundation
@@ -89,6 +90,9 @@ struct SyncRun: Sendable {
             }
         }
         try report.countOpenIssues(entries: entries, store: store)
+        if report.failure == nil {
+            try SyncRunLog.recordCompleted(at: Int64(Date().timeIntervalSince1970 * 1000), in: store)
+        }
         return report
     }
 

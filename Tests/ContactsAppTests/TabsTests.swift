@@ -40,6 +40,16 @@ struct TabsTests {
         #expect(try fixture.store.hasSoup("syncs_soup") == false, "reading the syncs creates nothing")
     }
 
+    @Test("With runs recorded, the last sync is the last run that completed, not a sync that ended DONE in a failed run")
+    func lastSyncIsTheLastCompletedRun() throws {
+        let fixture = try StoreFixture()
+        try addSyncs(fixture)  // syncDownContacts ended DONE at 1_741_082_405_000
+        try SyncRunLog.recordCompleted(at: 1_741_000_000_000, in: fixture.store)
+        let model = try model(fixture)
+        #expect(model.syncs.lastSuccessfulRun == 1_741_000_000_000)
+        #expect(model.statusParts.contains("last sync \(SyncText.time(1_741_000_000_000, timeZone: model.timeZone))"))
+    }
+
     @Test("The last sync time comes from the sync states")
     func statusLastSync() throws {
         let fixture = try StoreFixture()

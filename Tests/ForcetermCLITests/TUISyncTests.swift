@@ -68,7 +68,7 @@ struct TUISyncTests {
         let offline = try session.waitFor("offline ·")
         let status = try #require(offline.split(separator: "\n").last { $0.contains("last sync") })
         #expect(status.contains("offline") && !status.contains("online"), "\(status)")
-        #expect(lastSync.map { status.contains("last sync \($0)") } == true, "the last successful sync stays: \(status)")
+        #expect(lastSync.map { status.contains("last sync \($0)") } == true, "the last successful sync stays: \(status) vs \(String(describing: lastSync))")
         try session.send("q")
     }
 }

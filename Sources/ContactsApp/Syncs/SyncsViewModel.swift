@@ -18,14 +18,18 @@ public struct SyncsViewModel: Sendable {
 
     public var selected: SyncState? { syncs.indices.contains(selectedIndex) ? syncs[selectedIndex] : nil }
 
-    /// When the most recent successful run of any sync ended (epoch ms), if one ever did.
+    /// When the last run of the named syncs completed (epoch ms), if one ever did: from
+    /// `SyncRunLog`, else (a store synced elsewhere) the newest end of a DONE sync.
     public var lastSuccessfulRun: Int64? {
-        syncs.filter { $0.status == .done && $0.endTime > 0 }.map(\.endTime).max()
+        lastCompletedRun ?? syncs.filter { $0.status == .done && $0.endTime > 0 }.map(\.endTime).max()
     }
+
+    private var lastCompletedRun: Int64?
 
     public mutating func refresh() {
         do {
             syncs = try store.hasSoup(SyncState.soupName) ? SyncsSoup(store: store).all() : []
+            lastCompletedRun = try SyncRunLog.lastCompleted(in: store)
             loadError = nil
         } catch {
             loadError = "cannot read the sync states: \(error)"
