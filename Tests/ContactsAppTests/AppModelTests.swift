@@ -184,6 +184,45 @@ extension AppModelTests {
     }
 }
 
+extension AppModelTests {
+    @Test("r asks, then puts every local change back to the server's version; a record created here is removed; n keeps it")
+    func revertKey() throws {
+        let fixture = try StoreFixture()
+        try fixture.addSyncedContact(first: "Ana", last: "Moreno", title: "CTO")
+        var model = try model(fixture)
+        model.perform(.revertRecord)
+        #expect(model.mode == .browsing && model.toast?.message == "This contact has no local changes to revert")
+
+        model.perform(.editRecord)
+        model.perform(.nextField)
+        model.perform(.nextField)
+        model.perform(.clearLine)
+        type("Chief Everything", into: &model)
+        model.perform(.save)
+        #expect(model.selected?.string("Title") == "Chief Everything" && model.localChangeCount == 1)
+        model.perform(.revertRecord)
+        #expect(model.mode == .confirmingRevert)
+        #expect(model.revertQuestion == "Revert Ana Moreno? Your local changes are dropped and it goes back to the server's version.")
+        model.perform(.confirmNo)
+        #expect(model.mode == .browsing && model.selected?.string("Title") == "Chief Everything", "n keeps the change")
+        model.perform(.revertRecord)
+        model.perform(.confirmYes)
+        #expect(model.selected?.string("Title") == "CTO" && model.selected?.state == .clean && model.localChangeCount == 0)
+        #expect(model.toast?.message == "Reverted to the server's version")
+
+        model.perform(.newRecord)
+        model.perform(.nextField)
+        type("Nueva", into: &model)
+        model.perform(.save)
+        #expect(model.list.totalCount == 2)
+        model.perform(.revertRecord)
+        #expect(model.revertQuestion.contains("created here and never synced, so it is removed"))
+        model.perform(.confirmYes)
+        #expect(model.list.totalCount == 1 && model.localChangeCount == 0)
+        #expect(model.toast?.message == "Removed: it was never on the server")
+    }
+}
+
 /// A sync whose session is whatever the test sets, as the TUI's reads the saved credentials.
 final class SessionSync: SyncService {
     let state = Mutex(SessionState.signedOut)

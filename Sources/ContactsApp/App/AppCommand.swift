@@ -34,6 +34,8 @@ public enum AppCommand: Sendable, Hashable {
     case openDetail, back
     case startSearch, keepSearch, clearSearch
     case newRecord, editRecord, deleteRecord, undeleteRecord
+    /// Every local change of the selected record back to the server's version (asks first).
+    case revertRecord
     case sync, resolveConflict, toggleHelp, quit
     /// The answer in the conflict dialog.
     case resolve(ConflictChoice)
@@ -48,7 +50,7 @@ public enum AppCommand: Sendable, Hashable {
 
 /// Which keys are live: the keymap has one context per mode.
 public enum AppMode: String, Sendable, Hashable, CaseIterable {
-    case browsing, searching, editing, confirmingDelete, confirmingDiscard, confirmingQuit, help
+    case browsing, searching, editing, confirmingDelete, confirmingDiscard, confirmingQuit, confirmingRevert, help
     /// The conflict dialog: keep mine or take the server's.
     case resolvingConflict
     /// The Inspector tab, its prompt not focused.

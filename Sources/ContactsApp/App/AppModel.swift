@@ -240,6 +240,9 @@ public struct AppModel: Sendable {
         case .confirmingQuit:
             mode = homeMode
             if command == .confirmYes { shouldQuit = true }
+        case .confirmingRevert:
+            mode = .browsing
+            if command == .confirmYes, let record = selected { try revert(record) }
         case .help:
             switch command {
             case .toggleHelp, .back, .quit: mode = homeMode
@@ -294,6 +297,13 @@ public struct AppModel: Sendable {
             _ = try list.repository.undelete(entryId: record.entryId)
             toast = Toast("Undeleted")
             try refreshAll()
+        case .revertRecord:
+            guard let record = selected else { return }
+            if !record.hasLocalChanges {
+                toast = Toast("This \(list.kind.singular) has no local changes to revert")
+            } else {
+                mode = .confirmingRevert
+            }
         case .resolveConflict:
             guard let record = selected else { return }
             if record.hasConflict {
@@ -461,6 +471,24 @@ public struct AppModel: Sendable {
         case .takeServer:
             try resolver.takeServer(entryId: record.entryId)
             toast = Toast("Took the server's version; your changes were dropped")
+        }
+        try refreshAll()
+    }
+
+    /// What the revert question says will happen to the selected record.
+    public var revertQuestion: String {
+        guard let record = selected else { return "" }
+        let name = list.kind.displayName(of: record)
+        if record.isLocallyCreated { return "Revert \(name)? It was created here and never synced, so it is removed." }
+        return "Revert \(name)? Your local changes are dropped and it goes back to the server's version."
+    }
+
+    /// Every local change of `record` back to its base (the server's version as last synced), in
+    /// one transaction, through MobileSync's reverter; a record created here is removed.
+    private mutating func revert(_ record: LocalRecord) throws {
+        switch try LocalChangeReverter(store: store, soupName: list.kind.soupName).revert(entryId: record.entryId) {
+        case .reverted: toast = Toast("Reverted to the server's version")
+        case .removed: toast = Toast("Removed: it was never on the server")
         }
         try refreshAll()
     }

@@ -107,4 +107,7 @@ public struct LocalRecord: Sendable, Equatable {
     }
 
     public var isLocallyDeleted: Bool { flag(LocalFlag.deleted) }
+    public var isLocallyCreated: Bool { flag(LocalFlag.created) }
+    /// Changed here and not synced yet, or in conflict: something a revert would undo.
+    public var hasLocalChanges: Bool { flag(LocalFlag.local) || hasConflict }
 }

@@ -5,7 +5,7 @@ import ContactsApp
 public enum AppKeymap {
     public typealias Binding = KeyBinding<AppCommand, AppMode>
 
-    static let confirming: Set<AppMode> = [.confirmingDelete, .confirmingDiscard, .confirmingQuit]
+    static let confirming: Set<AppMode> = [.confirmingDelete, .confirmingDiscard, .confirmingQuit, .confirmingRevert]
     /// Modes where tab, sync and quit keys work: the record tabs and Syncs, and the Inspector.
     static let tabs: Set<AppMode> = [.browsing, .inspecting]
     /// Modes with a line of text and a cursor: the edit form's fields and the Inspector's prompt.
@@ -32,6 +32,7 @@ public enum AppKeymap {
         Binding([.character("e")], .editRecord, in: [.browsing], help: "edit the selected record"),
         Binding([.character("d")], .deleteRecord, in: [.browsing], help: "delete (asks y/n); stays visible, marked -"),
         Binding([.character("u")], .undeleteRecord, in: [.browsing], help: "undelete a locally deleted record"),
+        Binding([.character("r")], .revertRecord, in: [.browsing], help: "revert my changes (asks y/n)"),
         Binding([.character("s")], .sync, in: tabs, help: "sync: up, then down"),
         Binding([.character("c")], .resolveConflict, in: [.browsing], help: "resolve the selected conflict"),
         Binding([.character("?")], .toggleHelp, in: [.browsing, .inspecting, .help], help: "this help"),

@@ -61,6 +61,8 @@ public enum ContactsScreen {
                 question: "Delete \(name)? It stays here, marked -, until the next sync deletes it on the server.", theme: theme)
         case .confirmingDiscard:
             ConfirmDialog.draw(in: &canvas, within: body, question: "Discard your unsaved changes?", theme: theme)
+        case .confirmingRevert:
+            ConfirmDialog.draw(in: &canvas, within: body, question: model.revertQuestion, theme: theme)
         case .confirmingQuit:
             ConfirmDialog.draw(in: &canvas, within: body, question: "A sync is running. Quit anyway? Local changes are kept.", theme: theme)
         case .resolvingConflict:
