@@ -36,6 +36,8 @@ public enum AppCommand: Sendable, Hashable {
     case newRecord, editRecord, deleteRecord, undeleteRecord
     /// Every local change of the selected record back to the server's version (asks first).
     case revertRecord
+    /// The list's next filter: all, with local changes, with errors, in conflict.
+    case nextFilter
     case sync, resolveConflict, toggleHelp, quit
     /// The answer in the conflict dialog.
     case resolve(ConflictChoice)

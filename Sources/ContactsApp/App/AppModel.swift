@@ -37,6 +37,8 @@ public struct AppModel: Sendable {
     /// Changes whenever a toast is shown or dismissed, so a repeated message counts as new.
     public private(set) var toastGeneration: UInt64 = 0
     public private(set) var localChangeCount = 0
+    /// How many records of the shown list each filter keeps (local changes, errors, conflicts).
+    public private(set) var filterCounts: [RecordFilter: Int] = [:]
     public private(set) var shouldQuit = false
     /// Set by `--offline`: sync says so at once and keeps every change queued.
     public let offline: Bool
@@ -70,6 +72,7 @@ public struct AppModel: Sendable {
         syncs.refresh()
         for index in lists.indices { try lists[index].refresh() }
         try countLocalChanges()
+        try countFilters()
     }
 
     /// The tabs, left to right.
@@ -297,6 +300,11 @@ public struct AppModel: Sendable {
             _ = try list.repository.undelete(entryId: record.entryId)
             toast = Toast("Undeleted")
             try refreshAll()
+        case .nextFilter:
+            let next = list.filter.next
+            try updateList { try $0.setFilter(next) }
+            try countFilters()
+            if list.totalCount == 0, next != .all { toast = Toast("No \(next.title(list.kind.plural)); f shows the next filter") }
         case .revertRecord:
             guard let record = selected else { return }
             if !record.hasLocalChanges {
@@ -422,6 +430,7 @@ public struct AppModel: Sendable {
         guard tabs.contains(newTab) else { return }
         tab = newTab
         if let kind = newTab.kind, let index = kinds.firstIndex(of: kind) { listIndex = index }
+        try countFilters()
         detailOpen = false
         mode = homeMode
         if tab == .syncs { syncs.refresh() }
@@ -623,6 +632,11 @@ public struct AppModel: Sendable {
         syncs.refresh()
         try loadSelectedAccountContacts()
         try countLocalChanges()
+        try countFilters()
+    }
+
+    private mutating func countFilters() throws {
+        filterCounts = lists.indices.contains(listIndex) ? try list.repository.counts(of: [.pending, .errors, .conflicts]) : [:]
     }
 
     private mutating func countLocalChanges() throws {

@@ -7,6 +7,8 @@
 public struct RecordListViewModel: Sendable {
     public let repository: RecordRepository
     public private(set) var search = ""
+    /// Which records the list shows: all, or only those with local changes, errors or conflicts.
+    public private(set) var filter = RecordFilter.all
     public private(set) var totalCount = 0
     public private(set) var selectedIndex = 0
     public private(set) var topIndex = 0
@@ -100,10 +102,36 @@ public struct RecordListViewModel: Sendable {
         try loadWindow()
     }
 
-    /// Counts the list for the current search and, for a search, places its matches in the
-    /// list's order (read first when needed, and again once if a match is newer than it).
+    /// Shows only the records `filter` keeps (with the search, if any); the selection stays on its
+    /// record when that still shows.
+    public mutating func setFilter(_ filter: RecordFilter) throws {
+        guard filter != self.filter else { return }
+        let keep = selected?.entryId
+        self.filter = filter
+        try match()
+        if let keep, let position = try position(of: keep) {
+            selectedIndex = position
+        } else {
+            selectedIndex = 0
+            topIndex = 0
+        }
+        try loadWindow()
+    }
+
+    /// The ids the search and the filter let through, in id order; nil when neither narrows.
+    private func matchingIds() throws -> [Int64]? {
+        let searched = try repository.entryIds(matching: search)
+        guard filter != .all else { return searched }
+        let filtered = try repository.entryIds(in: filter)
+        guard let searched else { return filtered }
+        let kept = Set(filtered)
+        return searched.filter(kept.contains)
+    }
+
+    /// Counts the list for the current search and filter and, when they narrow it, places the
+    /// matches in the list's order (read first when needed, and again once if a match is newer).
     private mutating func match() throws {
-        guard let ids = try repository.entryIds(matching: search) else {
+        guard let ids = try matchingIds() else {
             matches = nil
             totalCount = try repository.count()
             return

@@ -103,6 +103,23 @@ public struct RecordRepository: Sendable {
         }
     }
 
+    /// The entry ids of the records `filter` keeps, in id order.
+    public func entryIds(in filter: RecordFilter) throws -> [Int64] {
+        let local = "{\(soup):\(LocalFlag.local)} IN ('true', '1', 1)"
+        let condition = switch filter {
+        case .all: "1"
+        case .pending: local
+        case .errors: "{\(soup):\(LocalFlag.lastError)} IS NOT NULL"
+        case .conflicts: "{\(soup):\(LocalFlag.conflict)} IS NOT NULL"
+        }
+        return try integers("SELECT \(idColumn) FROM {\(soup)} WHERE \(condition) ORDER BY \(idColumn)")
+    }
+
+    /// How many records each filter keeps, for the list's header.
+    public func counts(of filters: [RecordFilter]) throws -> [RecordFilter: Int] {
+        try Dictionary(uniqueKeysWithValues: filters.map { ($0, $0 == .all ? try count() : try entryIds(in: $0).count) })
+    }
+
     /// The records with these entry ids, in the order given; ids no longer in the store are left out.
     public func records(entryIds: [Int64]) throws -> [LocalRecord] {
         let documents = try store.retrieve(entryIds, from: soup).map(LocalRecord.init)
@@ -186,4 +203,25 @@ public struct RecordRepository: Sendable {
 public struct RecordMissing: Error, CustomStringConvertible {
     public let kind: RecordKind
     public var description: String { "this \(kind.singular) is no longer in the store; the list has been refreshed" }
+}
+
+/// Which records a list shows: all, or only those a user has to look at before or after a sync.
+public enum RecordFilter: String, Sendable, Hashable, CaseIterable {
+    case all, pending, errors, conflicts
+
+    /// The next filter, wrapping around (the `f` key).
+    public var next: RecordFilter {
+        let all = Self.allCases
+        return all[((all.firstIndex(of: self) ?? 0) + 1) % all.count]
+    }
+
+    /// How the list's header names the records kept: "contacts with local changes".
+    public func title(_ plural: String) -> String {
+        switch self {
+        case .all: plural
+        case .pending: "\(plural) with local changes"
+        case .errors: "\(plural) with sync errors"
+        case .conflicts: "\(plural) in conflict"
+        }
+    }
 }

@@ -33,6 +33,7 @@ public enum AppKeymap {
         Binding([.character("d")], .deleteRecord, in: [.browsing], help: "delete (asks y/n); stays visible, marked -"),
         Binding([.character("u")], .undeleteRecord, in: [.browsing], help: "undelete a locally deleted record"),
         Binding([.character("r")], .revertRecord, in: [.browsing], help: "revert my changes (asks y/n)"),
+        Binding([.character("f")], .nextFilter, in: [.browsing], help: "only changed / errors / conflicts"),
         Binding([.character("s")], .sync, in: tabs, help: "sync: up, then down"),
         Binding([.character("c")], .resolveConflict, in: [.browsing], help: "resolve the selected conflict"),
         Binding([.character("?")], .toggleHelp, in: [.browsing, .inspecting, .help], help: "this help"),

@@ -137,7 +137,20 @@ public enum ContactsScreen {
             let matches = "\(list.totalCount) found"
             canvas.draw(matches, x: header.maxX - matches.displayWidth - 1, y: header.y, style: theme.style(.hint))
         } else {
-            canvas.draw("\(list.kind.plural.capitalized) (\(list.totalCount))", x: header.x + 1, y: header.y, style: theme.style(.title), maxWidth: header.width - 2)
+            let title = list.filter.title(list.kind.plural)
+            canvas.draw("\(title.prefix(1).uppercased() + title.dropFirst()) (\(list.totalCount))", x: header.x + 1, y: header.y,
+                        style: theme.style(.title), maxWidth: header.width - 2)
+        }
+        // What needs a look, and the key that shows it, when anything does.
+        let issues = [(RecordFilter.pending, "changed"), (.errors, "error"), (.conflicts, "conflict")].compactMap { filter, word -> String? in
+            let count = model.filterCounts[filter] ?? 0
+            return count > 0 ? "\(count) \(word)" : nil
+        }
+        if !issues.isEmpty || list.filter != .all, model.mode != .searching, list.search.isEmpty {
+            let hint = list.filter == .all ? "f: " + issues.joined(separator: ", ") : "f: next filter"
+            if hint.displayWidth + 20 < header.width {
+                canvas.draw(hint, x: header.maxX - hint.displayWidth - 1, y: header.y, style: theme.style(.hint))
+            }
         }
         let rows = list.visibleRows.map { row(for: $0, kind: list.kind, theme: theme) }
         let empty = list.search.isEmpty ? "No \(list.kind.plural) yet: n creates one" : "No results found"
