@@ -160,17 +160,24 @@ struct ScreenSnapshotTests {
         #expect(code == "B", "a differing value is highlighted")
     }
 
-    @Test("c opens the keep mine / take the server's dialog, at both sizes")
+    @Test("c opens the conflict dialog, field by field when both sides changed several, at both sizes")
     func conflictDialog() throws {
         let small = try ScreenFixture(size: Self.small)
         try Snapshot.check(try small.press([.down, .down, .down, .down, .character("c")]), named: "conflict-dialog-80x24")
         let large = try ScreenFixture(size: Self.large)
         let canvas = try large.press([.down, .down, .down, .down, .character("c")])
         try Snapshot.check(canvas, named: "conflict-dialog-120x40")
-        #expect(canvas.text.contains("m = keep mine"))
+        #expect(canvas.text.contains("▸ Title") && canvas.text.contains("M / T = for all 2"), "\(canvas.text)")
+        let email = try large.press([.down])
+        #expect(email.text.contains("▸ Email") && !email.text.contains("▸ Title"))
+        let kept = try large.press([.character("m")])
+        #expect(kept.text.contains("Kept yours for Email; 1 left to decide"), "\(kept.text)")
+        #expect(large.app.model.mode == .resolvingConflict, "the dialog stays for the field left")
         let resolved = try large.press([.character("t")])
-        #expect(resolved.text.contains("Took the server's version"))
+        #expect(resolved.text.contains("Took the server's"), "\(resolved.text)")
+        #expect(large.app.model.mode == .browsing)
         #expect(large.app.model.selected?.string("Title") == "Senior Buyer")
+        #expect(large.app.model.selected?.string("Email") == "003g@example.com", "my Email stayed")
     }
 
     @Test("A narrow detail pane stacks the two versions instead of breaking the layout")

@@ -39,8 +39,9 @@ public enum AppCommand: Sendable, Hashable {
     /// The list's next filter: all, with local changes, with errors, in conflict.
     case nextFilter
     case sync, resolveConflict, toggleHelp, quit
-    /// The answer in the conflict dialog.
-    case resolve(ConflictChoice)
+    /// The answer in the conflict dialog: for the highlighted field (every conflicting field when
+    /// there is one), or for all of them.
+    case resolve(ConflictChoice), resolveAll(ConflictChoice)
     case confirmYes, confirmNo
     case nextField, previousField, save, cancelEdit
     /// Inspector: edit the query, run it, page, and the soups / indices lists.

@@ -256,8 +256,18 @@ public struct AppModel: Sendable {
             default: break
             }
         case .resolvingConflict:
-            mode = .browsing
-            if case let .resolve(choice) = command { try resolveConflict(choice) }
+            let fields = conflictComparison?.conflictingFields ?? []
+            switch command {
+            case .moveDown: conflictFieldIndex = min(conflictFieldIndex + 1, max(fields.count - 1, 0))
+            case .moveUp: conflictFieldIndex = max(conflictFieldIndex - 1, 0)
+            case let .resolve(choice) where fields.count > 1 && conflictComparison?.deletedOnServer == false
+                && conflictComparison?.deletedHere == false:
+                try resolveConflict(choice, fields: [fields[min(conflictFieldIndex, fields.count - 1)]])
+            case let .resolve(choice), let .resolveAll(choice):
+                try resolveConflict(choice, fields: nil)
+            default:
+                mode = .browsing
+            }
         }
     }
 
@@ -316,6 +326,7 @@ public struct AppModel: Sendable {
             guard let record = selected else { return }
             if record.hasConflict {
                 mode = .resolvingConflict
+                conflictFieldIndex = 0
             } else {
                 toast = Toast("This \(list.kind.singular) has no conflict; c resolves one marked \(LocalState.conflict.marker)")
             }
@@ -469,19 +480,41 @@ public struct AppModel: Sendable {
         return ConflictComparison(record: record, fields: fieldNames(for: list.kind))
     }
 
-    /// Settles the selected record's conflict through MobileSync's resolver, in one transaction.
-    private mutating func resolveConflict(_ choice: ConflictChoice) throws {
-        guard let record = selected, record.hasConflict else { return }
-        let resolver = ConflictResolver(store: store, soupName: list.kind.soupName)
-        switch choice {
-        case .keepMine:
-            try resolver.keepLocal(entryId: record.entryId)
-            toast = Toast("Kept your version; s sends it to the server")
-        case .takeServer:
-            try resolver.takeServer(entryId: record.entryId)
-            toast = Toast("Took the server's version; your changes were dropped")
+    /// In the conflict dialog, which of the conflicting fields `m` / `t` settle.
+    public private(set) var conflictFieldIndex = 0
+
+    /// The conflicting field `m` / `t` settle now; nil when they settle the whole conflict.
+    public var highlightedConflictField: String? {
+        guard mode == .resolvingConflict, let comparison = conflictComparison, !comparison.deletedOnServer, !comparison.deletedHere else {
+            return nil
         }
+        let fields = comparison.conflictingFields
+        return fields.count > 1 ? fields[min(conflictFieldIndex, fields.count - 1)] : nil
+    }
+
+    /// Settles `fields` of the selected record's conflict (all of them when nil) through
+    /// MobileSync's resolver, in one transaction; the dialog stays open while fields are left.
+    private mutating func resolveConflict(_ choice: ConflictChoice, fields: [String]?) throws {
+        guard let record = selected, record.hasConflict else {
+            mode = .browsing
+            return
+        }
+        try ConflictResolver(store: store, soupName: list.kind.soupName).resolve(entryId: record.entryId, fields: fields, choice: choice)
         try refreshAll()
+        let label = fields.map { $0.map { FieldRule.rule(for: $0, of: list.kind).label }.joined(separator: ", ") }
+        if selected?.hasConflict == true {
+            let left = conflictComparison?.conflictingFields.count ?? 0
+            conflictFieldIndex = min(conflictFieldIndex, max(left - 1, 0))
+            toast = Toast("\(choice == .keepMine ? "Kept yours" : "Took the server's") for \(label ?? "those fields"); \(left) left to decide")
+            return
+        }
+        mode = .browsing
+        switch (choice, label) {
+        case let (.keepMine, label?): toast = Toast("Kept yours for \(label); s sends your changes")
+        case let (.takeServer, label?): toast = Toast("Took the server's for \(label)")
+        case (.keepMine, nil): toast = Toast("Kept your version; s sends it to the server")
+        case (.takeServer, nil): toast = Toast("Took the server's version; your changes were dropped")
+        }
     }
 
     /// What the revert question says will happen to the selected record.

@@ -68,8 +68,12 @@ public enum AppKeymap {
         Binding([.character("n"), .character("N"), .escape], .confirmNo, in: confirming, help: "no"),
         Binding([.escape, .character("q")], .back, in: [.help], help: "close this help"),
         // The conflict dialog (c).
-        Binding([.character("m")], .resolve(.keepMine), in: [.resolvingConflict], help: "keep my values where both changed"),
-        Binding([.character("t")], .resolve(.takeServer), in: [.resolvingConflict], help: "take the server's for those fields"),
+        Binding([.character("m")], .resolve(.keepMine), in: [.resolvingConflict], help: "keep mine for the field marked ▸ (or all)"),
+        Binding([.character("t")], .resolve(.takeServer), in: [.resolvingConflict], help: "take the server's for it (or all)"),
+        Binding([.character("M")], .resolveAll(.keepMine), in: [.resolvingConflict], help: "keep mine for every field both changed"),
+        Binding([.character("T")], .resolveAll(.takeServer), in: [.resolvingConflict], help: "take the server's for every one"),
+        Binding([.down, .character("j")], .moveDown, in: [.resolvingConflict], help: "mark the next field both changed"),
+        Binding([.up, .character("k")], .moveUp, in: [.resolvingConflict], help: "mark the previous one"),
         Binding([.escape, .character("q")], .confirmNo, in: [.resolvingConflict], help: "decide later"),
     ])
 

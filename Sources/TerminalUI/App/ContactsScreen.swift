@@ -70,12 +70,20 @@ public enum ContactsScreen {
             let comparison = model.conflictComparison
             let differing = comparison?.differingCount ?? 0
             let gone = comparison?.deletedOnServer == true
-            let question = gone
+            let marker = theme.lines == .ascii ? ">" : "▸"
+            var question = gone
                 ? "\(name) was deleted on the server after you changed it here. Keep mine creates it again; take the server's removes it here."
                 : "\(name) changed here and on the server (\(differing == 1 ? "1 field differs" : "\(differing) fields differ")). Which version wins?"
-            ConfirmDialog.draw(
-                in: &canvas, within: body, question: question, theme: theme, title: "Conflict",
-                choices: "m = keep mine   t = take the server's   Esc = later")
+            var choices = "m = keep mine   t = take the server's   Esc = later"
+            if let field = model.highlightedConflictField {
+                let label = model.fieldNames(for: model.list.kind).contains(field) ? FieldRule.rule(for: field, of: model.list.kind).label : field
+                let count = comparison?.conflictingFields.count ?? 0
+                let row = comparison?.rows.first { $0.field == field }
+                question = "\(name): \(count) fields changed on both sides. \(label) (marked \(marker), ↑/↓ picks another): "
+                    + "mine \"\(row?.local ?? "")\", the server's \"\(row?.server ?? "")\". Which wins?"
+                choices = "m = mine   t = the server's   M / T = for all \(count)   Esc = later"
+            }
+            ConfirmDialog.draw(in: &canvas, within: body, question: question, theme: theme, title: "Conflict", choices: choices)
         case .help:
             HelpOverlay.draw(
                 in: &canvas, within: body, sections: AppKeymap.helpSections(ascii: theme.lines == .ascii, tabs: model.tabs.map(\.title)),
@@ -167,7 +175,7 @@ public enum ContactsScreen {
         let kind = model.list.kind
         var lines: [DetailLine] = []
         if let comparison = model.conflictComparison {
-            lines = conflictLines(comparison, record: record, model: model)
+            lines = conflictLines(comparison, record: record, model: model, ascii: theme.lines == .ascii)
         } else {
             lines = fieldLines(record, model: model)
         }
@@ -200,7 +208,7 @@ public enum ContactsScreen {
     }
 
     /// Both versions of a conflicted record, differing fields highlighted, and how to settle it.
-    private static func conflictLines(_ comparison: ConflictComparison, record: LocalRecord, model: AppModel) -> [DetailLine] {
+    private static func conflictLines(_ comparison: ConflictComparison, record: LocalRecord, model: AppModel, ascii: Bool) -> [DetailLine] {
         let kind = model.list.kind
         let what = comparison.deletedOnServer ? "changed here, deleted on the server"
             : comparison.deletedHere ? "deleted here, changed on the server"
@@ -223,6 +231,7 @@ public enum ContactsScreen {
             } else if model.fieldNames(for: kind).contains(row.field) {
                 label = FieldRule.rule(for: row.field, of: kind).label
             }
+            if row.field == model.highlightedConflictField { label = (ascii ? "> " : "▸ ") + label }
             lines.append(.comparison(label: label, left: local, right: server, differs: row.conflicting))
         }
         return lines
