@@ -263,6 +263,32 @@ extension AppModelTests {
     }
 }
 
+extension AppModelTests {
+    @Test("A record the org refused: its errors in words, and e opens the form on the fields they name, marked")
+    func refusedRecordRepair() throws {
+        let fixture = try StoreFixture()
+        try fixture.addSyncedContact(first: "Ana", last: "Moreno", extra: [
+            "__local__": true, "__locally_updated__": true,
+            "__last_error__": [
+                ["errorCode": "REQUIRED_FIELD_MISSING", "message": "Required fields are missing: [LastName]", "fields": ["LastName"]],
+                ["errorCode": "SOMETHING_NEW", "message": "The org says no", "fields": []],
+            ],
+        ])
+        var model = try model(fixture)
+        let record = try #require(model.selected)
+        let errors = RecordSyncError.errors(of: record)
+        #expect(errors.map(\.sentence) == ["a required field is empty — Required fields are missing: [LastName]", "The org says no"])
+        #expect(errors.first?.fields == ["LastName"])
+        #expect(RecordSyncError.errors(of: try LocalRecord(document: ["_soupEntryId": 9, "__last_error__": "plain text"])).map(\.message) == ["plain text"])
+        model.perform(.editRecord)
+        #expect(model.form?.problems == ["LastName": "a required field is empty"])
+        #expect(model.form?.focused?.name == "LastName", "the form opens on the field to fix")
+        model.perform(.clearLine)
+        type("Moreno-Ruiz", into: &model)
+        #expect(model.form?.problems.isEmpty == true, "editing the field clears its mark")
+    }
+}
+
 /// A sync whose session is whatever the test sets, as the TUI's reads the saved credentials.
 final class SessionSync: SyncService {
     let state = Mutex(SessionState.signedOut)

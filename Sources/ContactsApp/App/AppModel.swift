@@ -594,6 +594,7 @@ public struct AppModel: Sendable {
         form = RecordForm(
             kind: list.kind, purpose: .edit(entryId: record.entryId), title: "Edit \(name)",
             fieldNames: fieldNames(for: list.kind), record: record)
+        form?.mark(RecordSyncError.errors(of: record))
         mode = .editing
     }
 

@@ -80,6 +80,17 @@ public struct RecordForm: Sendable, Equatable {
         problems[fields[focusedIndex].name] = nil
     }
 
+    /// Marks the fields the org named when it refused the record, with its words, and focuses
+    /// the first of them; they clear as they are edited, like the form's own problems.
+    public mutating func mark(_ errors: [RecordSyncError]) {
+        for error in errors {
+            for name in error.fields where fields.contains(where: { $0.name == name }) {
+                problems[name] = error.explanation ?? error.message
+            }
+        }
+        if let first = fields.firstIndex(where: { problems[$0.name] != nil }) { focusedIndex = first }
+    }
+
     /// Checks every field; on problems, focuses the first field that has one. True when all is well.
     public mutating func validate() -> Bool {
         problems = [:]

@@ -111,3 +111,52 @@ public struct LocalRecord: Sendable, Equatable {
     /// Changed here and not synced yet, or in conflict: something a revert would undo.
     public var hasLocalChanges: Bool { flag(LocalFlag.local) || hasConflict }
 }
+
+/// One of Salesforce's refusals of a record, from `__last_error__`, in words for the detail and
+/// the form: what happened, the org's own message, and the fields it names.
+public struct RecordSyncError: Sendable, Equatable {
+    public let code: String
+    public let message: String
+    public let fields: [String]
+
+    /// The errors a record carries: the SDK's `[{"errorCode","message","fields"}]`, or plain text.
+    public static func errors(of record: LocalRecord) -> [RecordSyncError] {
+        switch record.document[LocalFlag.lastError] {
+        case nil, .null?: return []
+        case let .string(text)?: return text.isEmpty ? [] : [RecordSyncError(code: "", message: text, fields: [])]
+        case let .array(items)?:
+            return items.map { item in
+                RecordSyncError(code: item["errorCode"]?.stringValue ?? item["statusCode"]?.stringValue ?? "",
+                                message: item["message"]?.stringValue ?? LocalRecord.text(item),
+                                fields: item["fields"]?.arrayValue?.compactMap(\.stringValue) ?? [])
+            }
+        case let value?:
+            return [RecordSyncError(code: value["errorCode"]?.stringValue ?? "", message: value["message"]?.stringValue ?? LocalRecord.text(value),
+                                    fields: value["fields"]?.arrayValue?.compactMap(\.stringValue) ?? [])]
+        }
+    }
+
+    /// What the error code means for the person editing, when it is one of Salesforce's common ones.
+    public var explanation: String? {
+        switch code {
+        case "REQUIRED_FIELD_MISSING": "a required field is empty"
+        case "INVALID_CROSS_REFERENCE_KEY": "it points at a record the org does not have (deleted there, or not synced yet)"
+        case "FIELD_CUSTOM_VALIDATION_EXCEPTION": "a validation rule of the org refused it"
+        case "STRING_TOO_LONG": "a value is longer than the org allows"
+        case "INVALID_EMAIL_ADDRESS": "an email address is not valid"
+        case "DUPLICATE_VALUE", "DUPLICATES_DETECTED": "the org already has such a record"
+        case "ENTITY_IS_DELETED": "it was deleted on the server"
+        case "INSUFFICIENT_ACCESS_OR_READONLY", "INSUFFICIENT_ACCESS_ON_CROSS_REFERENCE_ENTITY", "CANNOT_INSERT_UPDATE_ACTIVATE_ENTITY":
+            "your user may not make this change in the org"
+        case "INVALID_FIELD_FOR_INSERT_UPDATE", "INVALID_FIELD": "a field cannot be written in the org"
+        case "MALFORMED_ID", "INVALID_ID_FIELD": "an id is not valid"
+        default: nil
+        }
+    }
+
+    /// "The org refused it: a required field is empty — Required fields are missing: [LastName]".
+    public var sentence: String {
+        let why = explanation.map { "\($0) — " } ?? ""
+        return why + message
+    }
+}

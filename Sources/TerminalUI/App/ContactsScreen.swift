@@ -181,8 +181,17 @@ public enum ContactsScreen {
         }
         lines.append(.blank)
         lines.append(.field(label: "Local state", value: record.state.summary))
-        if let error = record.lastError {
-            lines.append(.text("Last sync error: \(error)", role: .fieldError))
+        let errors = RecordSyncError.errors(of: record)
+        if !errors.isEmpty {
+            lines.append(.blank)
+            lines.append(.heading("The org refused the last sync of this record"))
+            for error in errors {
+                let labels = error.fields.map { field in
+                    model.fieldNames(for: kind).contains(field) || field == "AccountId" ? FieldRule.rule(for: field, of: kind).label : field
+                }
+                lines.append(.text(error.sentence + (labels.isEmpty ? "" : " (\(labels.joined(separator: ", ")))"), role: .fieldError))
+            }
+            lines.append(.text("e fixes it (the fields are marked), r reverts your changes; s sends it again", role: .hint))
         }
         if kind.role == .account {
             lines.append(.blank)
