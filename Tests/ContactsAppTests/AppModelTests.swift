@@ -289,6 +289,32 @@ extension AppModelTests {
     }
 }
 
+extension AppModelTests {
+    @Test("Deleting an account says how many contacts Salesforce deletes with it and marks them; undeleting brings them back")
+    func deleteAccountCascades() throws {
+        let fixture = try StoreFixture()
+        try fixture.addSyncedAccount(name: "Acme", id: "001A")
+        try fixture.addSyncedAccount(name: "Other", id: "001B")
+        for name in ["One", "Two"] { try fixture.addSyncedContact(first: name, last: "Acme", accountId: "001A") }
+        try fixture.addSyncedContact(first: "Three", last: "Other", accountId: "001B")
+        var model = try model(fixture)
+        model.perform(.showTab(.accounts))
+        #expect(model.selected?.string("Name") == "Acme")
+        #expect(model.cascadeCount(of: try #require(model.selected)) == 2)
+        model.perform(.deleteRecord)
+        model.perform(.confirmYes)
+        #expect(model.toast?.message == "Deleted locally with its 2 contacts; u undeletes until the next sync")
+        let contacts = try RecordRepository(store: fixture.store, kind: .contact)
+        #expect(try contacts.records(where: "AccountId", equals: "001A", limit: 10).allSatisfy(\.isLocallyDeleted))
+        #expect(try contacts.records(where: "AccountId", equals: "001B", limit: 10).allSatisfy { !$0.isLocallyDeleted })
+        #expect(model.localChangeCount == 3)
+        model.perform(.undeleteRecord)
+        #expect(model.toast?.message == "Undeleted with its 2 contacts")
+        #expect(model.localChangeCount == 0, "undeleted, nothing is left to send")
+        #expect(try contacts.records(where: "AccountId", equals: "001A", limit: 10).allSatisfy { !$0.isLocallyDeleted })
+    }
+}
+
 /// A sync whose session is whatever the test sets, as the TUI's reads the saved credentials.
 final class SessionSync: SyncService {
     let state = Mutex(SessionState.signedOut)

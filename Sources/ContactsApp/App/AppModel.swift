@@ -230,7 +230,9 @@ public struct AppModel: Sendable {
             mode = .browsing
             if command == .confirmYes, let record = selected {
                 _ = try list.repository.delete(entryId: record.entryId)
-                toast = Toast("Deleted locally; u undeletes until the next sync")
+                let contacts = try cascade(from: record) { try $0.delete(entryId: $1) }
+                toast = Toast("Deleted locally" + (contacts > 0 ? " with its \(contacts) contact\(contacts == 1 ? "" : "s")" : "")
+                              + "; u undeletes until the next sync")
                 try refreshAll()
             }
         case .confirmingDiscard:
@@ -308,7 +310,8 @@ public struct AppModel: Sendable {
                 return
             }
             _ = try list.repository.undelete(entryId: record.entryId)
-            toast = Toast("Undeleted")
+            let contacts = try cascade(from: record) { try $0.undelete(entryId: $1) }
+            toast = Toast("Undeleted" + (contacts > 0 ? " with its \(contacts) contact\(contacts == 1 ? "" : "s")" : ""))
             try refreshAll()
         case .nextFilter:
             let next = list.filter.next
@@ -515,6 +518,23 @@ public struct AppModel: Sendable {
         case (.keepMine, nil): toast = Toast("Kept your version; s sends it to the server")
         case (.takeServer, nil): toast = Toast("Took the server's version; your changes were dropped")
         }
+    }
+
+    /// The contacts Salesforce deletes with `account` (it deletes an account's contacts with it):
+    /// their number, for the delete question. 0 for anything but an account on the server.
+    public func cascadeCount(of record: LocalRecord) -> Int {
+        guard list.kind.role == .account, let id = record.serverId, !LocalField.isLocalId(id), let contacts else { return 0 }
+        return (try? contacts.repository.count(where: "AccountId", equals: id)) ?? 0
+    }
+
+    /// Applies `change` to the contacts of `record` when it is an account (deleting or undeleting
+    /// them with it, as Salesforce deletes them with it); returns how many.
+    private func cascade(from record: LocalRecord, _ change: (RecordRepository, Int64) throws -> LocalRecord) throws -> Int {
+        guard list.kind.role == .account, let id = record.serverId, !LocalField.isLocalId(id), let contacts else { return 0 }
+        let affected = try contacts.repository.records(where: "AccountId", equals: id, limit: 100_000)
+            .filter { record.isLocallyDeleted ? $0.isLocallyDeleted : !$0.isLocallyDeleted }
+        for contact in affected { _ = try change(contacts.repository, contact.entryId) }
+        return affected.count
     }
 
     /// What the revert question says will happen to the selected record.

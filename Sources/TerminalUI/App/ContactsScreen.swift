@@ -56,9 +56,12 @@ public enum ContactsScreen {
         switch model.mode {
         case .confirmingDelete:
             let name = model.selected.map(model.list.kind.displayName) ?? ""
+            let cascade = model.selected.map(model.cascadeCount) ?? 0
+            let withContacts = cascade == 0 ? ""
+                : " Salesforce deletes its \(cascade) contact\(cascade == 1 ? "" : "s") with it; \(cascade == 1 ? "it is" : "they are") marked deleted here too."
             ConfirmDialog.draw(
                 in: &canvas, within: body,
-                question: "Delete \(name)? It stays here, marked -, until the next sync deletes it on the server.", theme: theme)
+                question: "Delete \(name)? It stays here, marked -, until the next sync deletes it on the server.\(withContacts)", theme: theme)
         case .confirmingDiscard:
             ConfirmDialog.draw(in: &canvas, within: body, question: "Discard your unsaved changes?", theme: theme)
         case .confirmingRevert:
