@@ -315,6 +315,31 @@ extension AppModelTests {
     }
 }
 
+extension AppModelTests {
+    @Test("Enter in a contact's detail opens its account; back returns to the contact")
+    func contactToAccountAndBack() throws {
+        let fixture = try StoreFixture()
+        try fixture.addSyncedAccount(name: "Acme", id: "001A")
+        try fixture.addSyncedAccount(name: "Zeta", id: "001Z")
+        try fixture.addSyncedContact(first: "Ana", last: "Alone")
+        try fixture.addSyncedContact(first: "Bo", last: "Busy", accountId: "001Z")
+        var model = try model(fixture)
+        model.perform(.openDetail)
+        model.perform(.openDetail)
+        #expect(model.tab == .contacts && model.toast?.message == "This contact has no account")
+        model.perform(.back)
+        model.perform(.moveDown)
+        model.perform(.openDetail)
+        model.perform(.openDetail)
+        #expect(model.tab == .accounts && model.detailOpen && model.selected?.string("Name") == "Zeta")
+        #expect(model.accountContacts.map { $0.string("LastName") } == ["Busy"])
+        model.perform(.back)
+        #expect(model.tab == .contacts && model.detailOpen && model.selected?.string("LastName") == "Busy")
+        model.perform(.back)
+        #expect(!model.detailOpen)
+    }
+}
+
 /// A sync whose session is whatever the test sets, as the TUI's reads the saved credentials.
 final class SessionSync: SyncService {
     let state = Mutex(SessionState.signedOut)

@@ -283,7 +283,14 @@ public struct AppModel: Sendable {
         case .moveToBottom: try updateList { try $0.moveToBottom() }
         case .openDetail: try openDetail()
         case .back:
-            if detailOpen {
+            if detailOpen, let (index, entryId) = returnTo {
+                // Back from the account a contact's Enter opened: to that contact.
+                returnTo = nil
+                tab = .records(lists[index].kind)
+                listIndex = index
+                try lists[index].select(entryId: entryId)
+                try countFilters()
+            } else if detailOpen {
                 detailOpen = false
             } else if !list.search.isEmpty {
                 try updateList { try $0.setSearch("") }
@@ -442,6 +449,7 @@ public struct AppModel: Sendable {
 
     private mutating func switchTab(to newTab: AppTab) throws {
         guard tabs.contains(newTab) else { return }
+        returnTo = nil
         tab = newTab
         if let kind = newTab.kind, let index = kinds.firstIndex(of: kind) { listIndex = index }
         try countFilters()
@@ -461,6 +469,24 @@ public struct AppModel: Sendable {
 
     private mutating func openDetail() throws {
         guard let record = selected else { return }
+        returnTo = nil
+        if tab.kind?.role == .contact, detailOpen {
+            // Enter in a contact's detail opens its account; back returns here.
+            guard let account = account(of: record), let accountIndex = lists.firstIndex(where: { $0.kind.role == .account }) else {
+                toast = Toast(record.string("AccountId").isEmpty ? "This contact has no account" : "Its account is not in this store")
+                return
+            }
+            let from = (listIndex, record.entryId)
+            tab = .records(lists[accountIndex].kind)
+            listIndex = accountIndex
+            try lists[accountIndex].setSearch("")
+            try lists[accountIndex].setFilter(.all)
+            try lists[accountIndex].select(entryId: account.entryId)
+            try loadAccountContacts(of: account)
+            try countFilters()
+            returnTo = from
+            return
+        }
         if tab.kind?.role == .account, detailOpen {
             // Enter on one of the account's contacts opens it in the Contacts tab.
             guard accountContacts.indices.contains(accountContactIndex),
@@ -482,6 +508,9 @@ public struct AppModel: Sendable {
         guard let record = selected else { return nil }
         return ConflictComparison(record: record, fields: fieldNames(for: list.kind))
     }
+
+    /// The contact (list, entry) whose Enter opened the account shown, for back to return to.
+    private var returnTo: (Int, Int64)?
 
     /// In the conflict dialog, which of the conflicting fields `m` / `t` settle.
     public private(set) var conflictFieldIndex = 0
