@@ -340,6 +340,48 @@ extension AppModelTests {
     }
 }
 
+extension AppModelTests {
+    @Test("A contact's account is picked in the form from a search-as-you-type list, shown by name, and can be cleared")
+    func accountLookup() throws {
+        let fixture = try StoreFixture()
+        try fixture.addSyncedAccount(name: "Acme", id: "001A")
+        try fixture.addSyncedAccount(name: "Zeta Logistics", id: "001Z")
+        try fixture.addSyncedContact(first: "Bo", last: "Busy", accountId: "001A")
+        var model = try model(fixture)
+        model.perform(.editRecord)
+        var form = try #require(model.form)
+        let account = try #require(form.fields.first { $0.name == "AccountId" })
+        #expect(account.lookup == .account && model.lookupDisplay(account) == "Acme")
+        while model.form?.focused?.name != "AccountId" { model.perform(.nextField) }
+        type("xyz", into: &model)
+        #expect(model.form?.focused?.value == "001A", "a lookup is not typed into")
+        model.perform(.openLookup)
+        #expect(model.mode == .pickingLookup && model.lookupPicker?.list.totalCount == 2)
+        #expect(model.lookupPicker?.list.selected?.string("Name") == "Acme", "the current account is selected")
+        type("zet", into: &model)
+        #expect(model.lookupPicker?.list.visibleRows.map { $0.string("Name") } == ["Zeta Logistics"])
+        model.perform(.keepSearch)
+        #expect(model.mode == .editing && model.lookupPicker == nil)
+        form = try #require(model.form)
+        let picked = try #require(form.focused)
+        #expect(picked.value == "001Z" && model.lookupDisplay(picked) == "Zeta Logistics")
+        model.perform(.save)
+        #expect(model.selected?.string("AccountId") == "001Z" && model.selected?.state == .updated)
+        #expect(model.selected?.document["__base__"]?["AccountId"] == "001A", "the base is kept for a field-level merge")
+
+        model.perform(.editRecord)
+        while model.form?.focused?.name != "AccountId" { model.perform(.nextField) }
+        model.perform(.openLookup)
+        model.perform(.clearSearch)
+        #expect(model.form?.focused?.value == "001Z", "Esc leaves it as it was")
+        model.perform(.openLookup)
+        model.perform(.clearLine)
+        #expect(model.form?.focused?.value == "")
+        model.perform(.save)
+        #expect(model.selected?.document["AccountId"] == .null, "no account")
+    }
+}
+
 /// A sync whose session is whatever the test sets, as the TUI's reads the saved credentials.
 final class SessionSync: SyncService {
     let state = Mutex(SessionState.signedOut)

@@ -180,6 +180,17 @@ struct ScreenSnapshotTests {
         #expect(large.app.model.selected?.string("Email") == "003g@example.com", "my Email stayed")
     }
 
+    @Test("Enter on the form's Account opens the picker over the form, searching as one types")
+    func accountPicker() throws {
+        let large = try ScreenFixture(size: Self.large)
+        var canvas = try large.press(text: "e")
+        while large.app.model.form?.focused?.name != "AccountId" { canvas = try large.press([.tab]) }
+        canvas = try large.press([.enter])
+        canvas = try large.press(text: "caf")
+        try Snapshot.check(canvas, named: "account-picker-120x40")
+        #expect(canvas.text.contains("Pick the account") && canvas.text.contains("Edit "), "the form stays behind: \(canvas.text)")
+    }
+
     @Test("A narrow detail pane stacks the two versions instead of breaking the layout")
     func conflictStacked() throws {
         let fixture = try ScreenFixture(size: Size(width: 44, height: 24))

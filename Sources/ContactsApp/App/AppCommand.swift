@@ -44,6 +44,8 @@ public enum AppCommand: Sendable, Hashable {
     case resolve(ConflictChoice), resolveAll(ConflictChoice)
     case confirmYes, confirmNo
     case nextField, previousField, save, cancelEdit
+    /// In the form, on a lookup field (Account): pick its record from a list.
+    case openLookup
     /// Inspector: edit the query, run it, page, and the soups / indices lists.
     case editQuery, runQuery, stopEditingQuery, showSoups, showIndices
     case cursorLeft, cursorRight, cursorHome, cursorEnd, deleteBackward, deleteForward
@@ -54,6 +56,8 @@ public enum AppCommand: Sendable, Hashable {
 /// Which keys are live: the keymap has one context per mode.
 public enum AppMode: String, Sendable, Hashable, CaseIterable {
     case browsing, searching, editing, confirmingDelete, confirmingDiscard, confirmingQuit, confirmingRevert, help
+    /// Picking a lookup field's record (the form's Account) from a list, searching as one types.
+    case pickingLookup
     /// The conflict dialog: keep mine or take the server's.
     case resolvingConflict
     /// The Inspector tab, its prompt not focused.
@@ -62,7 +66,7 @@ public enum AppMode: String, Sendable, Hashable, CaseIterable {
     case typingQuery
 
     /// Whether typed characters go into a text field in this mode.
-    public var takesText: Bool { self == .searching || self == .editing || self == .typingQuery }
+    public var takesText: Bool { self == .searching || self == .editing || self == .typingQuery || self == .pickingLookup }
 }
 
 /// A short message over the status line.

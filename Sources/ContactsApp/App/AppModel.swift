@@ -89,6 +89,30 @@ public struct AppModel: Sendable {
     public var homeMode: AppMode { tab == .inspector ? .inspecting : .browsing }
     public var selected: LocalRecord? { list.selected }
 
+    /// The list a lookup field's record is picked from, while the picker is open.
+    public private(set) var lookupPicker: LookupPicker?
+
+    /// The lookup fields of `kind`'s form: `<Object>Id` fields whose sObject has a tab here
+    /// (a contact's AccountId → the accounts).
+    public func lookups(for kind: RecordKind) -> [String: RecordKind] {
+        var lookups: [String: RecordKind] = [:]
+        for field in fieldNames(for: kind) where field.hasSuffix("Id") && field.count > 2 {
+            let object = String(field.dropLast(2))
+            if let target = kinds.first(where: { $0.sObjectType.caseInsensitiveCompare(object) == .orderedSame }) { lookups[field] = target }
+        }
+        return lookups
+    }
+
+    /// What a lookup field shows: the name of the record its id points at, else the id and why.
+    public func lookupDisplay(_ field: FormField) -> String {
+        guard let kind = field.lookup, !field.value.isEmpty else { return field.value }
+        guard let list = lists.first(where: { $0.kind == kind }), let record = try? list.repository.record(id: field.value) else {
+            return "\(field.value) (not in this store)"
+        }
+        let name = kind.displayName(of: record)
+        return name.isEmpty ? field.value : name
+    }
+
     /// The fields the form edits for `kind`: usersyncs.json's, or built-in ones if it names none.
     public func fieldNames(for kind: RecordKind) -> [String] {
         let configured = syncedFields.fields(forSoup: kind.soupName)
@@ -138,6 +162,14 @@ public struct AppModel: Sendable {
             form?.insert(character)
         case .typingQuery:
             inspector.type(character)
+        case .pickingLookup:
+            guard var picker = lookupPicker else { return }
+            do {
+                try picker.list.setSearch(picker.list.search + String(character))
+            } catch {
+                toast = Toast("\(error)", isError: true)
+            }
+            lookupPicker = picker
         default:
             break
         }
@@ -220,6 +252,7 @@ public struct AppModel: Sendable {
 
     private mutating func dispatch(_ command: AppCommand) throws {
         switch mode {
+        case .pickingLookup: try pickingLookup(command)
         case .browsing where tab == .syncs: try browseSyncs(command)
         case .browsing: try browse(command)
         case .inspecting: try inspecting(command)
@@ -421,6 +454,37 @@ public struct AppModel: Sendable {
         }
     }
 
+    public static let lookupPickerHeight = 8
+
+    private mutating func pickingLookup(_ command: AppCommand) throws {
+        guard var picker = lookupPicker else {
+            mode = .editing
+            return
+        }
+        switch command {
+        case .moveUp: try picker.list.move(by: -1)
+        case .moveDown: try picker.list.move(by: 1)
+        case .deleteBackward: try picker.list.setSearch(String(picker.list.search.dropLast()))
+        case .keepSearch:
+            if let chosen = picker.list.selected { form?.setLookup(picker.field, to: chosen.serverId ?? "") }
+            lookupPicker = nil
+            mode = .editing
+            return
+        case .clearLine:
+            form?.setLookup(picker.field, to: "")
+            lookupPicker = nil
+            mode = .editing
+            return
+        case .clearSearch:
+            lookupPicker = nil
+            mode = .editing
+            return
+        default:
+            break
+        }
+        lookupPicker = picker
+    }
+
     private mutating func editing(_ command: AppCommand) throws {
         switch command {
         case .nextField: form?.focusNext()
@@ -433,6 +497,14 @@ public struct AppModel: Sendable {
         case .deleteForward: form?.deleteForward()
         case .clearLine: form?.clearFocused()
         case .save: try saveForm()
+        case .openLookup:
+            guard let field = form?.focused, let kind = field.lookup, let target = lists.first(where: { $0.kind == kind }) else { return }
+            var picker = LookupPicker(field: field.name, list: RecordListViewModel(repository: target.repository))
+            try picker.list.setViewportHeight(Self.lookupPickerHeight)
+            try picker.list.refresh()
+            if !field.value.isEmpty, let current = try target.repository.record(id: field.value) { try picker.list.select(entryId: current.entryId) }
+            lookupPicker = picker
+            mode = .pickingLookup
         case .cancelEdit:
             if form?.isDirty == true {
                 mode = .confirmingDiscard
@@ -616,7 +688,7 @@ public struct AppModel: Sendable {
             let name = account.string("Name")
             form = RecordForm(
                 kind: contactKind, purpose: .create(preset: ["AccountId": .string(account.serverId ?? "")]),
-                title: "New contact at \(name)", fieldNames: fieldNames(for: contactKind), record: nil)
+                title: "New contact at \(name)", fieldNames: fieldNames(for: contactKind), record: nil, lookups: lookups(for: contactKind))
         } else {
             guard list.kind.isSyncedUp else {
                 toast = Toast(Self.notSyncedUp(list.kind))
@@ -624,7 +696,7 @@ public struct AppModel: Sendable {
             }
             form = RecordForm(
                 kind: list.kind, purpose: .create(preset: [:]), title: "New \(list.kind.singular)",
-                fieldNames: fieldNames(for: list.kind), record: nil)
+                fieldNames: fieldNames(for: list.kind), record: nil, lookups: lookups(for: list.kind))
         }
         mode = .editing
     }
@@ -642,7 +714,7 @@ public struct AppModel: Sendable {
         let name = list.kind.displayName(of: record)
         form = RecordForm(
             kind: list.kind, purpose: .edit(entryId: record.entryId), title: "Edit \(name)",
-            fieldNames: fieldNames(for: list.kind), record: record)
+            fieldNames: fieldNames(for: list.kind), record: record, lookups: lookups(for: list.kind))
         form?.mark(RecordSyncError.errors(of: record))
         mode = .editing
     }
@@ -730,4 +802,11 @@ public struct AppModel: Sendable {
     static func notSyncedUp(_ kind: RecordKind) -> String {
         "No sync up in usersyncs.json sends the \(kind.soupName) soup, so changes here would never reach Salesforce; add one to edit \(kind.plural)"
     }
+}
+
+/// The list a lookup field's record is picked from: the target soup's records, searched as one
+/// types, locally created ones included (their `local_` id is what the field keeps until sync).
+public struct LookupPicker: Sendable {
+    public let field: String
+    public var list: RecordListViewModel
 }

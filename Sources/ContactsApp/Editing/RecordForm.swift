@@ -6,12 +6,16 @@ public struct FormField: Sendable, Equatable {
     public let rule: FieldRule
     public internal(set) var input: TextInput
     public let original: String
+    /// For a lookup (AccountId): the records it points at. Its value is their id, picked from a
+    /// list rather than typed.
+    public let lookup: RecordKind?
 
-    init(name: String, rule: FieldRule, value: String) {
+    init(name: String, rule: FieldRule, value: String, lookup: RecordKind? = nil) {
         self.name = name
         self.rule = rule
         self.input = TextInput(value)
         self.original = value
+        self.lookup = lookup
     }
 
     public var value: String { input.text }
@@ -37,15 +41,27 @@ public struct RecordForm: Sendable, Equatable {
     /// Problems by field name, from the last `validate()`; cleared for a field as it is edited.
     public private(set) var problems: [String: String] = [:]
 
-    /// A form over `fieldNames`, filled from `record` when editing.
-    public init(kind: RecordKind, purpose: Purpose, title: String, fieldNames: [String], record: LocalRecord?) {
+    /// A form over `fieldNames`, filled from `record` when editing (from the preset when
+    /// creating). `lookups` are the reference fields picked from a list (AccountId → accounts);
+    /// other `…Id` fields are left out: they are set by where the record is created, not typed.
+    public init(kind: RecordKind, purpose: Purpose, title: String, fieldNames: [String], record: LocalRecord?,
+                lookups: [String: RecordKind] = [:]) {
         self.kind = kind
         self.purpose = purpose
         self.title = title
-        // Reference fields (AccountId) are set by where the record is created, not typed.
-        fields = fieldNames.filter { !$0.hasSuffix("Id") }.map { name in
-            FormField(name: name, rule: FieldRule.rule(for: name, of: kind), value: record?.string(name) ?? "")
+        var preset: JSONObject = [:]
+        if case let .create(values) = purpose { preset = values }
+        fields = fieldNames.filter { !$0.hasSuffix("Id") || lookups[$0] != nil }.map { name in
+            FormField(name: name, rule: FieldRule.rule(for: name, of: kind),
+                      value: record?.string(name) ?? preset[name]?.stringValue ?? "", lookup: lookups[name])
         }
+    }
+
+    /// Sets a lookup field to the id picked (empty for none).
+    public mutating func setLookup(_ name: String, to id: String) {
+        guard let index = fields.firstIndex(where: { $0.name == name && $0.lookup != nil }) else { return }
+        fields[index].input = TextInput(id)
+        problems[name] = nil
     }
 
     public var focused: FormField? { fields.indices.contains(focusedIndex) ? fields[focusedIndex] : nil }
@@ -54,9 +70,10 @@ public struct RecordForm: Sendable, Equatable {
     public mutating func focusNext() { if !fields.isEmpty { focusedIndex = (focusedIndex + 1) % fields.count } }
     public mutating func focusPrevious() { if !fields.isEmpty { focusedIndex = (focusedIndex + fields.count - 1) % fields.count } }
 
-    public mutating func insert(_ character: Character) { edit { $0.input.insert(character) } }
-    public mutating func deleteBackward() { edit { $0.input.deleteBackward() } }
-    public mutating func deleteForward() { edit { $0.input.deleteForward() } }
+    /// Typing goes into text fields; a lookup is picked from its list (Enter), not typed.
+    public mutating func insert(_ character: Character) { edit { if $0.lookup == nil { $0.input.insert(character) } } }
+    public mutating func deleteBackward() { edit { if $0.lookup == nil { $0.input.deleteBackward() } } }
+    public mutating func deleteForward() { edit { if $0.lookup == nil { $0.input.deleteForward() } } }
     public mutating func clearFocused() { edit { $0.input.clear() } }
 
     public mutating func moveCursor(by delta: Int) {
@@ -95,6 +112,11 @@ public struct RecordForm: Sendable, Equatable {
     public mutating func validate() -> Bool {
         problems = [:]
         for field in fields {
+            // A lookup holds an id picked from a list (a `local_` one is longer than Salesforce's 18).
+            if field.lookup != nil {
+                if field.rule.required && field.value.isEmpty { problems[field.name] = "pick one (Enter)" }
+                continue
+            }
             if let problem = field.rule.problem(with: field.value) { problems[field.name] = problem }
         }
         if let first = fields.firstIndex(where: { problems[$0.name] != nil }) { focusedIndex = first }

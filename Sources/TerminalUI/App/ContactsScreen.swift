@@ -68,6 +68,8 @@ public enum ContactsScreen {
             ConfirmDialog.draw(in: &canvas, within: body, question: model.revertQuestion, theme: theme)
         case .confirmingQuit:
             ConfirmDialog.draw(in: &canvas, within: body, question: "A sync is running. Quit anyway? Local changes are kept.", theme: theme)
+        case .pickingLookup:
+            if let picker = model.lookupPicker { drawLookupPicker(picker, in: &canvas, within: body, theme: theme) }
         case .resolvingConflict:
             let name = model.selected.map(model.list.kind.displayName) ?? ""
             let comparison = model.conflictComparison
@@ -105,14 +107,14 @@ public enum ContactsScreen {
 
     /// The Contacts and Accounts tabs: list, detail or form.
     private static func drawRecords(_ model: AppModel, in canvas: inout Canvas, layout: ScreenLayout, theme: Theme) {
-        let editing = model.form != nil && (model.mode == .editing || model.mode == .confirmingDiscard)
+        let editing = model.form != nil && [.editing, .confirmingDiscard, .pickingLookup].contains(model.mode)
         let showList = layout.sideBySide || (!model.detailOpen && !editing)
         if showList { drawList(model, in: &canvas, layout: layout, theme: theme) }
         if layout.sideBySide {
             Box.verticalLine(in: &canvas, x: layout.list.maxX, top: 1, height: layout.detail.height, theme: theme)
         }
         if editing, let form = model.form {
-            drawForm(form, in: &canvas, rect: layout.detail, theme: theme)
+            drawForm(form, model: model, in: &canvas, rect: layout.detail, theme: theme)
         } else if layout.sideBySide || model.detailOpen {
             drawDetail(model, in: &canvas, rect: layout.detail, theme: theme)
         }
@@ -279,14 +281,36 @@ public enum ContactsScreen {
         return model.accounts == nil ? "\(id) (usersyncs.json syncs no accounts soup)" : id
     }
 
-    private static func drawForm(_ form: RecordForm, in canvas: inout Canvas, rect: Rect, theme: Theme) {
+    private static func drawForm(_ form: RecordForm, model: AppModel, in canvas: inout Canvas, rect: Rect, theme: Theme) {
         let views = form.fields.map { field in
-            FormFieldView(label: field.rule.label, value: field.value, cursor: field.cursor, required: field.rule.required, problem: form.problems[field.name])
+            // A lookup shows its record's name; the cursor sits at its end, as nothing is typed there.
+            let value = field.lookup == nil ? field.value : model.lookupDisplay(field) + (field.value.isEmpty ? "(none: Enter picks)" : "")
+            return FormFieldView(label: field.rule.label, value: value, cursor: field.lookup == nil ? field.cursor : value.count,
+                                 required: field.rule.required, problem: form.problems[field.name])
         }
-        let hint = "Ctrl-S/F2 save · Esc cancel · Tab/↑/↓ fields"
+        let onLookup = form.focused?.lookup != nil
+        let hint = onLookup ? "Enter picks · Ctrl-U none · Ctrl-S/F2 save · Esc cancel" : "Ctrl-S/F2 save · Esc cancel · Tab/↑/↓ fields"
         FormWidget.draw(
             in: &canvas, rect, title: form.title + (form.isDirty ? " (modified)" : ""), fields: views, focusedIndex: form.focusedIndex,
             hint: theme.lines == .ascii ? "Ctrl-S/F2 save, Esc cancel, Tab/Up/Down fields" : hint, theme: theme)
+    }
+
+    /// The lookup picker: a box over the form with the search line and the matching records.
+    private static func drawLookupPicker(_ picker: LookupPicker, in canvas: inout Canvas, within body: Rect, theme: Theme) {
+        let list = picker.list
+        let width = min(max(body.width - 8, 20), 70)
+        let height = AppModel.lookupPickerHeight + 4
+        let box = Rect(x: body.x + (body.width - width) / 2, y: body.y + max((body.height - height) / 2, 0), width: width, height: height)
+        canvas.fill(box)
+        Box.draw(in: &canvas, box, theme: theme, title: "Pick the \(list.kind.singular) (\(list.totalCount))")
+        let prompt = "/ " + list.search
+        let end = canvas.draw(prompt, x: box.x + 2, y: box.y + 1, style: theme.style(.fieldFocused), maxWidth: box.width - 4)
+        canvas.cursor = Point(x: min(end, box.maxX - 2), y: box.y + 1)
+        let rows = list.visibleRows.map { row(for: $0, kind: list.kind, theme: theme) }
+        ListWidget.draw(in: &canvas, Rect(x: box.x + 1, y: box.y + 2, width: box.width - 2, height: AppModel.lookupPickerHeight), rows: rows,
+                        selectedRow: list.selectedIndex - list.topIndex, focused: true, theme: theme, emptyMessage: "No match")
+        let hint = theme.lines == .ascii ? "Enter picks, Ctrl-U none, Esc back" : "Enter picks · Ctrl-U none · Esc back"
+        canvas.draw(hint, x: box.x + 2, y: box.maxY - 2, style: theme.style(.hint), maxWidth: box.width - 4)
     }
 
     private static func drawStatus(_ model: AppModel, in canvas: inout Canvas, theme: Theme) {
