@@ -8,7 +8,7 @@ import Testing
 
 /// The record tabs follow the config: one per soup a named sync down fills, recognised by the
 /// sObject its sync queries, over the Mobile SDK's own config files, unchanged.
-@Suite("Record tabs from the config", .enabled(if: RealSalesforce.isAvailable, "needs ../shared/real-salesforce"))
+@Suite("Record tabs from the config")
 struct ConfigTabsTests {
     /// A store set up from one of the SDK's config directories (forceterm's soups where it has no
     /// userstore.json), with its syncs.
@@ -56,7 +56,7 @@ struct ConfigTabsTests {
         #expect(kinds.allSatisfy { $0.isSyncedUp })
     }
 
-    @Test("MobileSyncExplorer (Swift, Kotlin, hybrid): one Contacts tab; search works without full_text indexes", arguments: [
+    @Test("MobileSyncExplorer (Swift, Kotlin, hybrid): one Contacts tab; search works without full_text indexes", .enabled(if: RealSalesforce.isAvailable, "needs ../shared/real-salesforce"), arguments: [
         "templates-MobileSyncExplorerSwift", "templates-MobileSyncExplorerKotlinTemplate", "shared-samples-mobilesyncexplorer-hybrid",
     ])
     func mobileSyncExplorer(name: String) throws {
@@ -97,7 +97,7 @@ struct ConfigTabsTests {
         #expect(model.tab == .records(RecordKind.contact))
     }
 
-    @Test("The iOS native template's Account soup opens as accounts; with no sync up, nothing offers to edit it")
+    @Test("The iOS native template's Account soup opens as accounts; with no sync up, nothing offers to edit it", .enabled(if: RealSalesforce.isAvailable, "needs ../shared/real-salesforce"))
     func iOSTemplateAccountSoup() throws {
         let sdk = try SDKStore("templates-iOSNativeSwiftTemplate")
         let kinds = try sdk.kinds

@@ -6,7 +6,7 @@ import Testing
 /// The Mobile SDK's own config files, unchanged (`../shared/real-salesforce/mobilesync-configs/`),
 /// through the built binaries against a seeded localorg: `forceterm sync --config DIR`, `status`,
 /// and the TUI opening on the store they fill.
-@Suite("The Mobile SDK's config files", .serialized, .enabled(if: RealSalesforce.isAvailable, "needs ../shared/real-salesforce"))
+@Suite("The Mobile SDK's config files", .serialized)
 struct SDKConfigTests {
     struct Expected: Sendable, CustomStringConvertible {
         let directory: String
@@ -30,7 +30,7 @@ struct SDKConfigTests {
     static let seededAccounts = 4
     static let seededContacts = 9
 
-    @Test("sync --config DIR runs the SDK's syncs DONE into its soups, and the TUI opens on them", arguments: [
+    @Test("sync --config DIR runs the SDK's syncs DONE into its soups, and the TUI opens on them", .enabled(if: RealSalesforce.isAvailable, "needs ../shared/real-salesforce"), arguments: [
         Expected(directory: "templates-MobileSyncExplorerSwift", syncs: ["syncDownContacts", "syncUpContacts"], soups: ["contacts": seededContacts],
                  tabs: "1 Contacts   2 Syncs   3 Inspector"),
         Expected(directory: "templates-MobileSyncExplorerKotlinTemplate", syncs: ["syncDownContacts", "syncUpContacts"],
@@ -65,7 +65,7 @@ struct SDKConfigTests {
         try tui.send("q")
     }
 
-    @Test("The SDK test apps' files: every sync of a supported target with the org's fields is DONE; the IdX tree sync down fails alone, named", arguments: [
+    @Test("The SDK test apps' files: every sync of a supported target with the org's fields is DONE; the IdX tree sync down fails alone, named", .enabled(if: RealSalesforce.isAvailable, "needs ../shared/real-salesforce"), arguments: [
         "ios-MobileSyncTestApp", "android-MobileSyncTest",
     ])
     func sdkTestApps(directory: String) throws {
@@ -103,7 +103,7 @@ struct SDKConfigTests {
         try tui.send("q")
     }
 
-    @Test("Soups without syncs (the SmartStore test app, the SDK's empty defaults): registered, and the TUI opens on Syncs and the Inspector",
+    @Test("Soups without syncs (the SmartStore test app, the SDK's empty defaults): registered, and the TUI opens on Syncs and the Inspector", .enabled(if: RealSalesforce.isAvailable, "needs ../shared/real-salesforce"),
           arguments: [("ios-SmartStoreTestApp", ["userSoup1", "userSoup2"]), ("android-lib-defaults", [])])
     func soupsWithoutSyncs(directory: String, soups: [String]) throws {
         let user = try SyncCommandTests.SignedIn()
@@ -124,7 +124,7 @@ struct SDKConfigTests {
         try tui.send("q")
     }
 
-    @Test("The global store: sync --global runs the SDK's globalsyncs.json into it, status and query --global read it, in either position; the user's store is left alone")
+    @Test("The global store: sync --global runs the SDK's globalsyncs.json into it, status and query --global read it, in either position; the user's store is left alone", .enabled(if: RealSalesforce.isAvailable, "needs ../shared/real-salesforce"))
     func globalStore() throws {
         let user = try SyncCommandTests.SignedIn(accounts: Self.seededAccounts, contacts: 2)
         defer { user.remove() }
