@@ -90,24 +90,21 @@ public struct RecordListViewModel: Sendable {
     /// otherwise the first match is.
     public mutating func setSearch(_ text: String) throws {
         guard text != search else { return }
-        let keep = selected?.entryId
-        search = text
-        try match()
-        if let keep, let position = try position(of: keep) {
-            selectedIndex = position
-        } else {
-            selectedIndex = 0
-            topIndex = 0
-        }
-        try loadWindow()
+        try narrow { $0.search = text }
     }
 
     /// Shows only the records `filter` keeps (with the search, if any); the selection stays on its
     /// record when that still shows.
     public mutating func setFilter(_ filter: RecordFilter) throws {
         guard filter != self.filter else { return }
+        try narrow { $0.filter = filter }
+    }
+
+    /// Applies a change of search or filter, keeping the selection on its record when it still
+    /// shows, else on the first row.
+    private mutating func narrow(_ change: (inout RecordListViewModel) -> Void) throws {
         let keep = selected?.entryId
-        self.filter = filter
+        change(&self)
         try match()
         if let keep, let position = try position(of: keep) {
             selectedIndex = position
