@@ -147,11 +147,7 @@ struct SyncDownTask: Sendable {
 
     /// The soups a target fills, with the id field of each.
     static func soupsWithIdFields(of target: SyncDownTarget, soupName: String) -> [(soup: String, idField: String)] {
-        switch target.kind {
-        case .soql, .sosl, .mru, .refresh, .metadata, .layout: [(soupName, target.idFieldName)]
-        case let .parentChildren(spec): [(spec.parent.soupName, spec.parent.idFieldName), (spec.children.soupName, spec.children.idFieldName)]
-        case let .briefcase(infos, _): infos.map { ($0.soupName, $0.idFieldName) }
-        }
+        target.filledSoups(soupName: soupName).map { ($0.soupName, $0.idFieldName) }
     }
 
     static func soups(of target: SyncDownTarget, soupName: String) -> [String] {
