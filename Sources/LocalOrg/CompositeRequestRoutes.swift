@@ -330,7 +330,7 @@ extension LocalOrgAPI {
                 let index = nodes.count
                 do {
                     nodes.append(Node(object: object, referenceId: referenceId,
-                                      values: try RecordValidator.values(for: object, body: fields, mode: .create),
+                                      values: try RecordValidator.values(for: object, body: fields, mode: .create, isAdmin: context.session.isAdmin),
                                       parentIndex: parentIndex, parentField: parentField))
                 } catch {
                     failures.append(["referenceId": .string(referenceId), "errors": [error.collectionEntry]])

@@ -59,7 +59,7 @@ extension LocalOrgAPI {
                     if body["Id"] != nil || body["id"] != nil {
                         throw APIError(status: 400, errorCode: "INVALID_FIELD", message: "cannot specify Id in an insert call", fields: ["Id"])
                     }
-                    return .insert(object, try RecordValidator.values(for: object, body: body, mode: .create))
+                    return .insert(object, try RecordValidator.values(for: object, body: body, mode: .create, isAdmin: context.session.isAdmin))
                 }
                 let idText = (body.removeValue(forKey: "Id") ?? body.removeValue(forKey: "id"))?.stringValue
                 guard let idText else {
@@ -68,7 +68,7 @@ extension LocalOrgAPI {
                 guard let id = SalesforceId.canonical(idText), SalesforceId.keyPrefix(of: id) == object.keyPrefix else {
                     throw APIError(status: 400, errorCode: "MALFORMED_ID", message: "\(object.label) ID: id value of incorrect type: \(idText)", fields: ["Id"])
                 }
-                return .update(object, id, try RecordValidator.values(for: object, body: body, mode: .update))
+                return .update(object, id, try RecordValidator.values(for: object, body: body, mode: .update, isAdmin: context.session.isAdmin))
             } catch let error as APIError {
                 return .failed(error)
             } catch {

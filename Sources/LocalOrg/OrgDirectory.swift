@@ -57,8 +57,14 @@ public struct OrgDirectory: Sendable {
     /// The org's schema: `schema.json` in the data directory when there is one (copy the shipped
     /// `Sources/LocalOrg/Resources/schema.json` there to add fields or objects), else the shipped one.
     public func schema() throws -> OrgSchema {
-        FileManager.default.fileExists(atPath: schemaPath) ? try OrgSchema.load(from: URL(fileURLWithPath: schemaPath)) : try OrgSchema.bundled()
+        let base = FileManager.default.fileExists(atPath: schemaPath) ? URL(fileURLWithPath: schemaPath) : try OrgSchema.bundledURL()
+        let additions = FileManager.default.fileExists(atPath: customSchemaPath) ? URL(fileURLWithPath: customSchemaPath) : nil
+        return try OrgSchema.load(from: base, additions: additions)
     }
+
+    /// Optional: custom objects and custom fields (`__c`) added to the schema, so a team can mirror
+    /// its own org: `{"objects": [...], "fields": {"Contact": [...]}}`, each in schema.json's form.
+    public var customSchemaPath: String { path + "/custom-schema.json" }
 
     /// Creates the directory (owner-only) and opens the org in it, creating it on first use.
     public func openStore() throws -> OrgStore {

@@ -72,6 +72,25 @@ public final class OrgStore: Sendable {
             }
         }
         try bootstrapIfEmpty()
+        try addRecordTypeRows()
+    }
+
+    /// Makes every record type of the schema a RecordType row (SOQL reads them there), once.
+    private func addRecordTypeRows() throws {
+        guard let recordTypeObject = schema.object(named: "RecordType"), schema.objects.contains(where: { !$0.recordTypes.isEmpty }) else { return }
+        try pool.write { db in
+            let adminId = try String.fetchOne(db, sql: "SELECT userId FROM localorg_credential WHERE isAdmin = 1 LIMIT 1") ?? ""
+            for object in schema.objects {
+                for recordType in object.recordTypes where try fetchRecord(db, object: recordTypeObject, id: recordType.id) == nil {
+                    var values: [String: DatabaseValue] = [
+                        "Name": recordType.label.databaseValue, "DeveloperName": recordType.developerName.databaseValue,
+                        "SobjectType": object.name.databaseValue, "IsActive": true.databaseValue,
+                    ]
+                    _ = try insertRow(db, object: recordTypeObject, values: &values, actingUserId: adminId, now: Self.now(),
+                                      presetId: recordType.id, checkReferences: false)
+                }
+            }
+        }
     }
 
     static func columnDefinition(_ field: FieldDefinition) -> String {
@@ -328,7 +347,13 @@ public final class OrgStore: Sendable {
     /// system fields, and returns the new id.
     func insertRow(_ db: Database, object: ObjectDefinition, values: inout [String: DatabaseValue], actingUserId: String,
                    now: Int64, presetId: String? = nil, checkReferences: Bool = true, visibleTo ownerId: String? = nil) throws -> String {
-        if checkReferences { try checkReferencesAndUniqueness(db, object: object, values: values, excludingId: nil, visibleTo: ownerId) }
+        if !object.recordTypes.isEmpty && (values["RecordTypeId"] ?? .null).isNull {
+            values["RecordTypeId"] = object.defaultRecordType.id.databaseValue
+        }
+        if checkReferences {
+            try checkReferencesAndUniqueness(db, object: object, values: values, excludingId: nil, visibleTo: ownerId)
+            try checkRecordRules(object: object, written: values, record: values)
+        }
         let id = try presetId ?? SalesforceId.make(keyPrefix: object.keyPrefix, number: reserveNumbers(db, keyPrefix: object.keyPrefix, count: 1))
         values["Id"] = id.databaseValue
         values["IsDeleted"] = false.databaseValue
@@ -355,6 +380,7 @@ public final class OrgStore: Sendable {
         if let ifUnmodifiedSince { try Self.checkUnmodified(existing, since: ifUnmodifiedSince) }
         try checkReferencesAndUniqueness(db, object: object, values: values, excludingId: id, visibleTo: ownerId)
         for (name, value) in values { existing.values[name] = value }
+        try checkRecordRules(object: object, written: values, record: existing.values)
         existing.values["LastModifiedDate"] = now.databaseValue
         existing.values["SystemModstamp"] = now.databaseValue
         existing.values["LastModifiedById"] = actingUserId.databaseValue
@@ -396,7 +422,8 @@ public final class OrgStore: Sendable {
     /// References must name a live record of the right object; unique fields must be unique.
     func checkReferencesAndUniqueness(_ db: Database, object: ObjectDefinition, values: [String: DatabaseValue], excludingId: String?,
                                       visibleTo ownerId: String? = nil) throws {
-        for field in object.fields where field.type == .reference {
+        // RecordTypeId is checked against the object's own record types, in `checkRecordRules`.
+        for field in object.fields where field.type == .reference && field.name != "RecordTypeId" {
             guard let value = values[field.name], let id = String.fromDatabaseValue(value),
                   let targetName = field.referenceTo, let target = schema.object(named: targetName) else { continue }
             guard SalesforceId.keyPrefix(of: id) == target.keyPrefix else { throw RecordValidator.malformedReference(field, id) }
@@ -416,6 +443,49 @@ public final class OrgStore: Sendable {
             if let other = try String.fetchOne(statement, arguments: [value, excludingId]) {
                 throw APIError(status: 400, errorCode: "DUPLICATE_VALUE",
                                message: "duplicate value found: \(field.name) duplicates value on record with id: \(other)", fields: [field.name])
+            }
+        }
+    }
+
+    /// What an org's configuration adds to a save, checked on the record as it will be stored:
+    /// its record type is one of the object's, restricted picklists hold a value the record type
+    /// offers (the fields `written` sets, or all when the record type changes), and no validation
+    /// rule fails.
+    func checkRecordRules(object: ObjectDefinition, written: [String: DatabaseValue], record: [String: DatabaseValue]) throws {
+        var recordType: RecordTypeDefinition?
+        if !object.recordTypes.isEmpty {
+            if let id = record["RecordTypeId"].flatMap(String.fromDatabaseValue) {
+                guard let found = object.recordType(id: id) else {
+                    throw APIError(status: 400, errorCode: "INVALID_CROSS_REFERENCE_KEY",
+                                   message: "Record Type ID: this ID value isn't valid for the user: \(id)", fields: ["RecordTypeId"])
+                }
+                recordType = found
+            } else {
+                recordType = object.defaultRecordType
+            }
+        }
+        let recordTypeChanged = written["RecordTypeId"] != nil
+        for field in object.fields where field.restrictedPicklist && (recordTypeChanged || written[field.name] != nil) {
+            guard let value = record[field.name].flatMap(String.fromDatabaseValue) else { continue }
+            if !object.picklistValues(of: field, recordType: recordType).contains(value) {
+                throw APIError(status: 400, errorCode: "INVALID_OR_NULL_FOR_RESTRICTED_PICKLIST",
+                               message: "\(field.label): bad value for restricted picklist field: \(value)", fields: [field.name])
+            }
+        }
+        for rule in object.validationRules {
+            let holds = rule.conditions.allSatisfy { condition in
+                if condition.field == "RecordType" { return (recordType?.developerName ?? "Master") == condition.value }
+                guard let name = object.field(named: condition.field)?.name, let value = record[name], !value.isNull else { return false }
+                let text = String.fromDatabaseValue(value) ?? (Bool.fromDatabaseValue(value).map { $0 ? "true" : "false" } ?? "")
+                return text.caseInsensitiveCompare(condition.value) == .orderedSame
+            }
+            let missing = rule.requires.contains { name in
+                guard let canonical = object.field(named: name)?.name, let value = record[canonical], !value.isNull else { return true }
+                return String.fromDatabaseValue(value)?.isEmpty == true
+            }
+            if holds && missing {
+                throw APIError(status: 400, errorCode: "FIELD_CUSTOM_VALIDATION_EXCEPTION", message: rule.errorMessage,
+                               fields: rule.errorField.map { [$0] } ?? [])
             }
         }
     }

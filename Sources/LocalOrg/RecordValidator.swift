@@ -8,7 +8,8 @@ public enum RecordValidator {
     public enum Mode: Sendable { case create, update }
 
     /// The field values a body sets, keyed by canonical field name, converted for storage.
-    public static func values(for object: ObjectDefinition, body: JSONObject, mode: Mode) throws(APIError) -> [String: DatabaseValue] {
+    /// `isAdmin`: fields only admins may edit are refused to others, as field-level security does.
+    public static func values(for object: ObjectDefinition, body: JSONObject, mode: Mode, isAdmin: Bool = true) throws(APIError) -> [String: DatabaseValue] {
         var result: [String: DatabaseValue] = [:]
         for (key, value) in body {
             if key == "attributes" { continue }
@@ -19,7 +20,7 @@ public enum RecordValidator {
                 if mode == .update { continue }
                 throw APIError(status: 400, errorCode: "INVALID_FIELD_FOR_INSERT_UPDATE", message: "cannot specify Id in an insert call", fields: [])
             }
-            if (mode == .create && !field.createable) || (mode == .update && !field.updateable) {
+            if !field.isWritable(creating: mode == .create, byAdmin: isAdmin) {
                 let verb = mode == .create ? "create" : "update"
                 throw APIError(status: 400, errorCode: "INVALID_FIELD_FOR_INSERT_UPDATE",
                                message: "Unable to \(verb) fields: \(field.name). Please check the security settings of this field and verify that it is read/write for your profile or permission set.",

@@ -35,13 +35,22 @@ extension LocalOrgAPI {
     func describe(_ object: ObjectDefinition, context: DataContext) -> APIResponse {
         if notModified(context.request, since: schemaLoadedAt) { return .empty(304) }
         var body = sobjectSummary(object, apiVersion: context.apiVersion)
-        body["fields"] = .array(object.fields.map { describeField($0) })
+        body["fields"] = .array(object.fields.map { describeField($0, isAdmin: context.session.isAdmin) })
         body["childRelationships"] = .array(schema.childRelationships(of: object.name).map { relationship in
             ["childSObject": .string(relationship.childObject), "field": .string(relationship.field),
              "relationshipName": .string(relationship.relationshipName), "cascadeDelete": .bool(relationship.cascadeDelete),
              "restrictedDelete": false, "deprecatedAndHidden": false, "junctionIdListNames": [], "junctionReferenceTo": []]
         })
-        body["recordTypeInfos"] = []
+        body["recordTypeInfos"] = .array(object.allRecordTypes.map { recordType in
+            // With record types of its own, an object's Master is not available to users.
+            let available = recordType.isMaster == object.recordTypes.isEmpty
+            return [
+                "active": true, "available": .bool(available), "defaultRecordTypeMapping": .bool(recordType.id == object.defaultRecordType.id),
+                "developerName": .string(recordType.developerName), "master": .bool(recordType.isMaster),
+                "name": .string(recordType.label), "recordTypeId": .string(recordType.id),
+                "urls": ["layout": .string("/services/data/v\(context.apiVersion)/sobjects/\(object.name)/describe/layouts/\(recordType.id)")],
+            ]
+        })
         body["actionOverrides"] = []
         body["namedLayoutInfos"] = []
         body["supportedScopes"] = [["label": "All", "name": "everything"], ["label": "My", "name": "mine"]]
@@ -53,14 +62,17 @@ extension LocalOrgAPI {
         return .json(.object(body))
     }
 
-    func describeField(_ field: FieldDefinition) -> JSONValue {
+    /// `isAdmin`: describe answers for the user asking, so a field only admins may edit is not
+    /// createable or updateable for others.
+    func describeField(_ field: FieldDefinition, isAdmin: Bool = true) -> JSONValue {
         let isNumber = [.int, .double, .currency].contains(field.type)
         return [
             "name": .string(field.name), "label": .string(field.label), "type": .string(field.type.rawValue),
             "soapType": .string(field.type.soapType), "length": .int(Int64(field.type.isText || field.type == .id || field.type == .reference ? field.length : 0)),
             "byteLength": .int(Int64(field.length * 3)), "digits": .int(Int64(field.digits)),
             "precision": .int(Int64(field.precision)), "scale": .int(Int64(field.scale)),
-            "nillable": .bool(field.nillable), "createable": .bool(field.createable), "updateable": .bool(field.updateable),
+            "nillable": .bool(field.nillable), "createable": .bool(field.isWritable(creating: true, byAdmin: isAdmin)),
+            "updateable": .bool(field.isWritable(creating: false, byAdmin: isAdmin)),
             "defaultedOnCreate": .bool(field.defaultedOnCreate), "unique": .bool(field.unique), "externalId": .bool(field.externalId),
             "idLookup": .bool(field.idLookup), "nameField": .bool(field.nameField), "calculated": .bool(!field.concatenationOf.isEmpty),
             "autoNumber": false, "custom": .bool(field.custom), "caseSensitive": false,
@@ -69,7 +81,7 @@ extension LocalOrgAPI {
             "relationshipName": field.relationshipName.map(JSONValue.string) ?? .null,
             "cascadeDelete": .bool(field.cascadeDelete), "restrictedDelete": false,
             "picklistValues": .array(field.picklistValues.map { ["active": true, "defaultValue": false, "label": .string($0), "validFor": .null, "value": .string($0)] }),
-            "restrictedPicklist": false, "dependentPicklist": false, "controllerName": .null,
+            "restrictedPicklist": .bool(field.restrictedPicklist), "dependentPicklist": false, "controllerName": .null,
             "defaultValue": field.defaultValue ?? .null, "defaultValueFormula": .null, "calculatedFormula": .null,
             "inlineHelpText": .null, "htmlFormatted": false, "encrypted": false, "deprecatedAndHidden": false,
             "compoundFieldName": .null, "extraTypeInfo": .null,
@@ -220,7 +232,7 @@ extension LocalOrgAPI {
         guard object.createable else {
             throw APIError(status: 400, errorCode: "INVALID_TYPE_FOR_OPERATION", message: "entity type \(object.name) does not support insert")
         }
-        var values = try RecordValidator.values(for: object, body: try body ?? jsonObjectBody(context.request), mode: .create)
+        var values = try RecordValidator.values(for: object, body: try body ?? jsonObjectBody(context.request), mode: .create, isAdmin: context.session.isAdmin)
         let id = try store.insertRow(db, object: object, values: &values, actingUserId: context.session.userId, now: OrgStore.now(),
                                      visibleTo: context.visibleOwner)
         var result: JSONObject = ["id": .string(id), "success": true, "errors": []]
@@ -293,7 +305,7 @@ extension LocalOrgAPI {
                 throw APIError(status: 412, errorCode: "PRECONDITION_FAILED", message: "The entity tag of the record does not satisfy the request's If-Match / If-None-Match condition")
             }
         }
-        let values = try RecordValidator.values(for: object, body: try body ?? jsonObjectBody(context.request), mode: .update)
+        let values = try RecordValidator.values(for: object, body: try body ?? jsonObjectBody(context.request), mode: .update, isAdmin: context.session.isAdmin)
         try store.updateRow(db, object: object, id: id, values: values, actingUserId: context.session.userId, now: OrgStore.now(),
                             ifUnmodifiedSince: try ifUnmodifiedSince(context.request), visibleTo: context.visibleOwner)
         return .empty(204)

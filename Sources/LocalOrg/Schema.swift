@@ -46,6 +46,10 @@ public struct FieldDefinition: Sendable {
     public var nameField = false
     public var custom = false
     public var picklistValues: [String] = []
+    /// Only the picklist's values are accepted (`INVALID_OR_NULL_FOR_RESTRICTED_PICKLIST`).
+    public var restrictedPicklist = false
+    /// Field-level security: users who are not admins may read the field but not set it.
+    public var editableByAdminsOnly = false
     public var referenceTo: String?
     public var relationshipName: String?
     public var childRelationshipName: String?
@@ -59,6 +63,43 @@ public struct FieldDefinition: Sendable {
     public var isRequiredOnCreate: Bool { createable && !nillable && !defaultedOnCreate }
     /// The SQLite column holding this field.
     var columnName: String { name }
+
+    /// Whether a user may set the field when creating (`create`) or updating a record.
+    func isWritable(creating: Bool, byAdmin isAdmin: Bool) -> Bool {
+        (creating ? createable : updateable) && (isAdmin || !editableByAdminsOnly)
+    }
+}
+
+/// A record type of an object (Account's "Partner"), offering its own subset of some picklists.
+public struct RecordTypeDefinition: Sendable {
+    /// The id every org gives the Master record type.
+    public static let masterId = "012000000000000AAA"
+    public var id: String
+    public var developerName: String
+    public var label: String
+    /// The record type a user's new records get when they name none.
+    public var isDefault: Bool
+    /// Field name → the values this record type offers; a picklist not named offers all its values.
+    public var picklistValues: [String: [String]]
+
+    public var isMaster: Bool { id == Self.masterId }
+}
+
+/// A declarative validation rule: when every condition holds, each field in `requires` must have
+/// a value, else the save fails with `FIELD_CUSTOM_VALIDATION_EXCEPTION` and `errorMessage`.
+public struct ValidationRule: Sendable {
+    public struct Condition: Sendable {
+        /// A field name, or `RecordType` for the record type's developer name.
+        public var field: String
+        public var value: String
+    }
+
+    public var name: String
+    public var errorMessage: String
+    /// The field the error is shown on; nil shows it at the top of the page (no field).
+    public var errorField: String?
+    public var conditions: [Condition]
+    public var requires: [String]
 }
 
 /// One sObject type.
@@ -71,6 +112,9 @@ public struct ObjectDefinition: Sendable {
     public var createable: Bool
     public var deletable: Bool
     public var fields: [FieldDefinition]
+    /// The record types besides Master; empty for objects without record types (and no RecordTypeId).
+    public var recordTypes: [RecordTypeDefinition] = []
+    public var validationRules: [ValidationRule] = []
     private var fieldIndexByLowercaseName: [String: Int] = [:]
     /// `INSERT INTO … (every column) VALUES (?, …)`, built once: inserts bind a value for every field.
     let insertSQL: String
@@ -106,6 +150,27 @@ public struct ObjectDefinition: Sendable {
     public func relationship(named name: some StringProtocol) -> FieldDefinition? {
         let lowered = name.lowercased()
         return fields.first { $0.type == .reference && $0.relationshipName?.lowercased() == lowered }
+    }
+
+    /// Master followed by the object's own record types.
+    public var allRecordTypes: [RecordTypeDefinition] {
+        [RecordTypeDefinition(id: RecordTypeDefinition.masterId, developerName: "Master", label: "Master",
+                              isDefault: recordTypes.isEmpty, picklistValues: [:])] + recordTypes
+    }
+
+    /// The record type new records get: the default one, else Master.
+    public var defaultRecordType: RecordTypeDefinition {
+        allRecordTypes.first { $0.isDefault } ?? allRecordTypes[0]
+    }
+
+    public func recordType(id: String?) -> RecordTypeDefinition? {
+        guard let id else { return nil }
+        return allRecordTypes.first { $0.id == id }
+    }
+
+    /// The values `field` offers on a record of `recordType` (all of them for Master).
+    public func picklistValues(of field: FieldDefinition, recordType: RecordTypeDefinition?) -> [String] {
+        recordType?.picklistValues[field.name] ?? field.picklistValues
     }
 
     /// The SQLite table holding this object's records (`insertSQL` spells the same name).
@@ -193,16 +258,26 @@ public struct OrgSchema: Sendable {
         return url
     }
 
-    public static func load(from url: URL) throws -> OrgSchema {
+    public static func load(from url: URL, additions additionsURL: URL? = nil) throws -> OrgSchema {
+        let document = try readJSON(url)
+        guard let additionsURL else { return try parse(document) }
+        do {
+            return try parse(document, additions: try readJSON(additionsURL))
+        } catch let error as SchemaError {
+            throw SchemaError(description: "\(additionsURL.path): \(error.description)")
+        }
+    }
+
+    private static func readJSON(_ url: URL) throws -> JSONValue {
         let data = try Data(contentsOf: url)
-        let document: JSONValue
-        do { document = try JSONParser.parse(data) } catch { throw SchemaError(description: "\(url.path): \(error)") }
-        return try parse(document)
+        do { return try JSONParser.parse(data) } catch { throw SchemaError(description: "\(url.path): \(error)") }
     }
 
     /// Builds the schema from its JSON form, adding the system fields every object has.
-    public static func parse(_ document: JSONValue) throws -> OrgSchema {
-        guard let objectList = document["objects"]?.arrayValue else { throw SchemaError(description: "schema needs an \"objects\" array") }
+    /// `additions` (an org's `custom-schema.json`) adds custom objects and custom fields.
+    public static func parse(_ document: JSONValue, additions: JSONValue? = nil) throws -> OrgSchema {
+        guard var objectList = document["objects"]?.arrayValue else { throw SchemaError(description: "schema needs an \"objects\" array") }
+        if let additions { try merge(additions, into: &objectList) }
         var objects: [ObjectDefinition] = []
         for objectJSON in objectList {
             guard let name = objectJSON["name"]?.stringValue, let keyPrefix = objectJSON["keyPrefix"]?.stringValue,
@@ -212,6 +287,15 @@ public struct OrgSchema: Sendable {
             fields.append(systemField("IsDeleted", label: "Deleted", type: .boolean))
             for fieldJSON in objectJSON["fields"]?.arrayValue ?? [] {
                 fields.append(try parseField(fieldJSON, objectName: name))
+            }
+            let recordTypes = try (objectJSON["recordTypes"]?.arrayValue ?? []).map { try parseRecordType($0, objectName: name, fields: fields) }
+            if !recordTypes.isEmpty {
+                var recordType = FieldDefinition(name: "RecordTypeId", label: "Record Type ID", type: .reference)
+                recordType.length = 18
+                recordType.referenceTo = "RecordType"
+                recordType.relationshipName = "RecordType"
+                recordType.defaultedOnCreate = true
+                fields.append(recordType)
             }
             if hasOwner {
                 var owner = systemField("OwnerId", label: "Owner ID", type: .reference, reference: ("User", "Owner"))
@@ -232,7 +316,7 @@ public struct OrgSchema: Sendable {
                 }
                 guard seen.insert(field.name.lowercased()).inserted else { throw SchemaError(description: "\(name).\(field.name) is defined twice") }
             }
-            objects.append(ObjectDefinition(
+            var object = ObjectDefinition(
                 name: name,
                 label: objectJSON["label"]?.stringValue ?? name,
                 labelPlural: objectJSON["labelPlural"]?.stringValue ?? name + "s",
@@ -240,9 +324,78 @@ public struct OrgSchema: Sendable {
                 hasOwner: hasOwner,
                 createable: objectJSON["createable"]?.boolValue ?? true,
                 deletable: objectJSON["deletable"]?.boolValue ?? true,
-                fields: fields))
+                fields: fields)
+            object.recordTypes = recordTypes
+            object.validationRules = try (objectJSON["validationRules"]?.arrayValue ?? []).map { try parseValidationRule($0, object: object) }
+            objects.append(object)
         }
         return try OrgSchema(objects: objects)
+    }
+
+    /// Adds `custom-schema.json`'s objects and fields to the base schema's JSON. Custom names end
+    /// in `__c`, as Salesforce requires, so an addition can never shadow a standard field.
+    private static func merge(_ additions: JSONValue, into objectList: inout [JSONValue]) throws {
+        for object in additions["objects"]?.arrayValue ?? [] {
+            guard let name = object["name"]?.stringValue, name.hasSuffix("__c") else {
+                throw SchemaError(description: "custom object \(object["name"]?.stringValue ?? "(no name)") needs a name ending in __c")
+            }
+            objectList.append(object)
+        }
+        for (objectName, fieldList) in additions["fields"]?.objectValue ?? [:] {
+            guard let position = objectList.firstIndex(where: { $0["name"]?.stringValue?.lowercased() == objectName.lowercased() }),
+                  case var .object(object) = objectList[position] else {
+                throw SchemaError(description: "custom fields are added to \(objectName), which the schema does not have")
+            }
+            var fields = object["fields"]?.arrayValue ?? []
+            for field in fieldList.arrayValue ?? [] {
+                guard let fieldName = field["name"]?.stringValue, fieldName.hasSuffix("__c") else {
+                    throw SchemaError(description: "custom field \(objectName).\(field["name"]?.stringValue ?? "(no name)") needs a name ending in __c")
+                }
+                fields.append(field)
+            }
+            object["fields"] = .array(fields)
+            objectList[position] = .object(object)
+        }
+        if let unknown = additions.objectValue?.keys.first(where: { $0 != "objects" && $0 != "fields" && $0 != "about" }) {
+            throw SchemaError(description: "unknown key \"\(unknown)\"; custom-schema.json holds \"objects\" and \"fields\"")
+        }
+    }
+
+    private static func parseRecordType(_ json: JSONValue, objectName: String, fields: [FieldDefinition]) throws -> RecordTypeDefinition {
+        guard let developerName = json["developerName"]?.stringValue, !developerName.isEmpty, developerName != "Master" else {
+            throw SchemaError(description: "every record type of \(objectName) needs a developerName other than Master")
+        }
+        var picklists: [String: [String]] = [:]
+        for (fieldName, values) in json["picklistValues"]?.objectValue ?? [:] {
+            guard let field = fields.first(where: { $0.name == fieldName }), field.type == .picklist else {
+                throw SchemaError(description: "record type \(objectName).\(developerName) names \(fieldName), which is no picklist of \(objectName)")
+            }
+            let list = values.arrayValue?.compactMap(\.stringValue) ?? []
+            if let stray = list.first(where: { !field.picklistValues.contains($0) }) {
+                throw SchemaError(description: "record type \(objectName).\(developerName) offers \(stray), which \(objectName).\(fieldName) does not have")
+            }
+            picklists[fieldName] = list
+        }
+        let number = Int64(stableHash("\(objectName).\(developerName)") % 1_000_000_000) + 1
+        return RecordTypeDefinition(id: SalesforceId.make(keyPrefix: "012", number: number), developerName: developerName,
+                                    label: json["label"]?.stringValue ?? developerName,
+                                    isDefault: json["default"]?.boolValue ?? false, picklistValues: picklists)
+    }
+
+    private static func parseValidationRule(_ json: JSONValue, object: ObjectDefinition) throws -> ValidationRule {
+        guard let name = json["name"]?.stringValue, let message = json["errorMessage"]?.stringValue else {
+            throw SchemaError(description: "every validation rule of \(object.name) needs a name and an errorMessage")
+        }
+        let conditions = (json["when"]?.objectValue ?? [:]).sorted { $0.key < $1.key }.map { key, value in
+            ValidationRule.Condition(field: key, value: value.stringValue ?? JSONWriter.string(value))
+        }
+        let requires = json["requires"]?.arrayValue?.compactMap(\.stringValue) ?? []
+        let errorField = json["errorField"]?.stringValue
+        for fieldName in conditions.map(\.field).filter({ $0 != "RecordType" }) + requires + [errorField].compactMap({ $0 })
+        where object.field(named: fieldName) == nil {
+            throw SchemaError(description: "validation rule \(object.name).\(name) names \(fieldName), which \(object.name) does not have")
+        }
+        return ValidationRule(name: name, errorMessage: message, errorField: errorField, conditions: conditions, requires: requires)
     }
 
     private static func systemField(_ name: String, label: String, type: FieldType, reference: (String, String)? = nil) -> FieldDefinition {
@@ -280,6 +433,12 @@ public struct OrgSchema: Sendable {
         field.nameField = json["nameField"]?.boolValue ?? false
         field.custom = json["custom"]?.boolValue ?? name.hasSuffix("__c")
         field.picklistValues = json["picklistValues"]?.arrayValue?.compactMap(\.stringValue) ?? []
+        field.restrictedPicklist = json["restrictedPicklist"]?.boolValue ?? false
+        switch json["editableBy"]?.stringValue {
+        case nil, "everyone": break
+        case "admins": field.editableByAdminsOnly = true
+        case let other?: throw SchemaError(description: "\(objectName).\(name): editableBy is \"everyone\" or \"admins\", not \"\(other)\"")
+        }
         field.referenceTo = json["referenceTo"]?.stringValue
         field.relationshipName = json["relationshipName"]?.stringValue
         field.childRelationshipName = json["childRelationshipName"]?.stringValue
@@ -296,4 +455,14 @@ public struct OrgSchema: Sendable {
         }
         return field
     }
+}
+
+/// FNV-1a: the same for the same text in every run (Swift's `hashValue` is not).
+func stableHash(_ text: String) -> UInt64 {
+    var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+    for byte in text.utf8 {
+        hash ^= UInt64(byte)
+        hash = hash &* 0x100_0000_01b3
+    }
+    return hash
 }

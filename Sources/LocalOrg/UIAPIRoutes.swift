@@ -36,6 +36,9 @@ extension LocalOrgAPI {
     ]
 
     func routeUIAPI(_ context: DataContext, rest: [String]) throws -> APIResponse {
+        if rest.count >= 4, rest[0] == "object-info", rest[2] == "picklist-values" {
+            return try picklistValues(context, objectName: rest[1], recordTypeId: rest[3], fieldName: rest.count == 5 ? rest[4] : nil)
+        }
         guard rest.count == 2, rest[0] == "layout" else { return .error(.resourceNotFound) }
         try requireMethod(context.method, "GET")
         guard let object = schema.object(named: rest[1]) else {
@@ -45,8 +48,8 @@ extension LocalOrgAPI {
         let layoutType = try Self.choice(query["layoutType"], parameter: "layoutType", of: ["Full", "Compact"])
         let mode = try Self.choice(query["mode"], parameter: "mode", of: ["View", "Edit", "Create"])
         _ = try Self.choice(query["formFactor"], parameter: "formFactor", of: ["Large", "Medium", "Small"])
-        let recordTypeId = query["recordTypeId"].flatMap(SalesforceId.canonical) ?? Self.masterRecordTypeId
-        guard recordTypeId == Self.masterRecordTypeId else {
+        let recordTypeId = query["recordTypeId"].flatMap(SalesforceId.canonical) ?? object.defaultRecordType.id
+        guard object.recordType(id: recordTypeId) != nil else {
             throw APIError(status: 400, errorCode: "ILLEGAL_QUERY_PARAMETER_VALUE", message: "Invalid record type id: \(query["recordTypeId"] ?? "")")
         }
         let sections: [LayoutSection] = layoutType == "Compact"
@@ -54,7 +57,7 @@ extension LocalOrgAPI {
             : Self.pageLayouts[object.name]
                 ?? [LayoutSection(heading: "Information", fields: object.fields.filter { !$0.isSystem && $0.name != "Id" }.map(\.name))]
         var body: JSONObject = [
-            "id": .string(SalesforceId.make(keyPrefix: "00h", number: Int64(Self.stableHash(object.name) % 1000) + (layoutType == "Compact" ? 1000 : 0))),
+            "id": .string(SalesforceId.make(keyPrefix: "00h", number: Int64(stableHash(object.name) % 1000) + (layoutType == "Compact" ? 1000 : 0))),
             "layoutType": .string(layoutType), "mode": .string(mode), "objectApiName": .string(object.name),
             "recordTypeId": .string(recordTypeId), "saveOptions": [],
         ]
@@ -101,6 +104,40 @@ extension LocalOrgAPI {
         ]
     }
 
+    /// `GET ui-api/object-info/{object}/picklist-values/{recordTypeId}[/{field}]`: the values each
+    /// picklist offers on records of that record type, in the UI API's shape.
+    private func picklistValues(_ context: DataContext, objectName: String, recordTypeId: String, fieldName: String?) throws -> APIResponse {
+        try requireMethod(context.method, "GET")
+        guard let object = schema.object(named: objectName) else {
+            throw APIError(status: 400, errorCode: "INVALID_TYPE", message: "Object \(objectName) is not supported in UI API")
+        }
+        guard let recordType = SalesforceId.canonical(recordTypeId).flatMap({ object.recordType(id: $0) }) else {
+            throw APIError(status: 404, errorCode: "NOT_FOUND", message: "The requested resource does not exist")
+        }
+        let base = "/services/data/v\(context.apiVersion)/ui-api/object-info/\(object.name)/picklist-values/\(recordType.id)"
+        func fieldValues(_ field: FieldDefinition) -> JSONValue {
+            var body: JSONObject = [
+                "controllerValues": [:], "defaultValue": .null, "url": .string("\(base)/\(field.name)"),
+                "values": .array(object.picklistValues(of: field, recordType: recordType).map { value in
+                    ["attributes": .null, "label": .string(value), "validFor": [], "value": .string(value)]
+                }),
+            ]
+            body["eTag"] = .string(Self.eTag(of: body))
+            return .object(body)
+        }
+        if let fieldName {
+            guard let field = object.field(named: fieldName), field.type == .picklist else {
+                throw APIError(status: 404, errorCode: "NOT_FOUND", message: "The requested resource does not exist")
+            }
+            return .json(fieldValues(field))
+        }
+        var fields: JSONObject = [:]
+        for field in object.fields where field.type == .picklist { fields[field.name] = fieldValues(field) }
+        var body: JSONObject = ["picklistFieldValues": .object(fields)]
+        body["eTag"] = .string(Self.eTag(of: body))
+        return .json(.object(body))
+    }
+
     /// A query parameter that must be one of `values` (case as Salesforce writes them; any case
     /// accepted); the first when absent.
     private static func choice(_ given: String?, parameter: String, of values: [String]) throws -> String {
@@ -117,13 +154,4 @@ extension LocalOrgAPI {
         String(stableHash(JSONWriter.string(.object(body))), radix: 16)
     }
 
-    /// FNV-1a: the same for the same text in every run (Swift's `hashValue` is not).
-    private static func stableHash(_ text: String) -> UInt64 {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in text.utf8 {
-            hash ^= UInt64(byte)
-            hash = hash &* 0x100_0000_01b3
-        }
-        return hash
-    }
 }

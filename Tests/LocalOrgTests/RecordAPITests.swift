@@ -178,7 +178,7 @@ import Testing
         #expect(latest["name"] == "Contact")
         #expect(await org.call("GET", "/services/data/v20.0/sobjects").status == 404)
         let global = try JSONParser.parse(await org.call("GET", "/services/data/v59.0/sobjects").body)
-        #expect(global["sobjects"]?.arrayValue?.compactMap { $0["name"]?.stringValue } == ["Account", "Contact", "User", "Organization"])
+        #expect(global["sobjects"]?.arrayValue?.compactMap { $0["name"]?.stringValue } == ["Account", "Contact", "User", "RecordType", "Organization"])
         let account = try JSONParser.parse(await org.call("GET", "/services/data/v59.0/sobjects/Account/describe").body)
         #expect(account["childRelationships"]?.arrayValue?.first?["relationshipName"] == "Contacts")
     }
