@@ -21,6 +21,11 @@ struct LiveDescriptionTargetTests {
         let fields = stored["fields"]?.arrayValue?.compactMap { $0["name"]?.stringValue } ?? []
         #expect(fields.contains("Name") && fields.contains("Industry"), "\(fields)")
         #expect(stored["__local__"] == false, "stored clean, as a downloaded record")
+        // Which values each record type offers, one UI API request per record type the user may pick.
+        let byRecordType = stored[SObjectDescribeKeys.picklistsByRecordType]?.objectValue ?? [:]
+        let partnerId = stored["recordTypeInfos"]?.arrayValue?.first { $0["developerName"] == "Partner" }?["recordTypeId"]?.stringValue ?? ""
+        #expect(byRecordType.count == 2, "Customer and Partner, not Master: \(byRecordType.keys)")
+        #expect(byRecordType[partnerId]?["Type"] == ["Channel Partner / Reseller", "Installation Partner", "Technology Partner"])
 
         let again = try await live.manager.reSync(name: "accountMetadata")
         #expect(again.status == .done)

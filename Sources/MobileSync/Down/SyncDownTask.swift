@@ -243,12 +243,48 @@ struct SyncDownTask: Sendable {
         case let .metadata(type):
             var describe = try await remote.resource("sobjects/\(type)/describe", query: [])
             describe[target.idFieldName] = .string(type)
+            if let picklists = try await picklistsByRecordType(type, describe: describe) {
+                describe[SObjectDescribeKeys.picklistsByRecordType] = .object(picklists)
+            }
             return Page(records: [(state.soupName, describe)], totalSize: 1, next: .none)
         case let .layout(request):
             var layout = try await remote.resource("ui-api/layout/\(request.sobjectType)", query: request.queryItems)
             layout[target.idFieldName] = .string(request.recordId)
             return Page(records: [(state.soupName, layout)], totalSize: 1, next: .none)
         }
+    }
+
+    /// The picklist values each of the object's own record types offers (the describe lists every
+    /// value of every record type): one UI API request per record type the user may pick, none
+    /// for objects without record types. An org whose UI API does not serve the object (a 4xx)
+    /// leaves the form with the describe's values.
+    private func picklistsByRecordType(_ type: String, describe: JSONObject) async throws -> JSONObject? {
+        let recordTypeIds = (describe["recordTypeInfos"]?.arrayValue ?? []).compactMap { info -> String? in
+            guard info["available"]?.boolValue == true, info["master"]?.boolValue != true else { return nil }
+            return info["recordTypeId"]?.stringValue
+        }
+        guard !recordTypeIds.isEmpty else { return nil }
+        var result: JSONObject = [:]
+        for id in recordTypeIds {
+            let answer: JSONObject
+            do {
+                answer = try await remote.resource("ui-api/object-info/\(type)/picklist-values/\(id)", query: [])
+            } catch {
+                if Self.isRefusal(error) { return nil }
+                throw error
+            }
+            var fields: JSONObject = [:]
+            for (field, values) in answer["picklistFieldValues"]?.objectValue ?? [:] {
+                fields[field] = .array((values["values"]?.arrayValue ?? []).compactMap { $0["value"] })
+            }
+            result[id] = .object(fields)
+        }
+        return result
+    }
+
+    private static func isRefusal(_ error: SyncRemoteError) -> Bool {
+        if case let .server(status, _, _) = error { return (400..<500).contains(status) }
+        return false
     }
 
     private func next(_ continuation: Continuation, target: SyncDownTarget, since: Int64?) async throws -> Page {

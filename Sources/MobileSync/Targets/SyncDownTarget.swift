@@ -363,3 +363,11 @@ public struct ParentChildrenSpec: Sendable, Equatable {
         return query + " order by \(parent.modificationDateFieldName)"
     }
 }
+
+/// Keys forceterm adds to a stored describe (the metadata target's record).
+public enum SObjectDescribeKeys {
+    /// `{recordTypeId: {picklistField: [values]}}`, from the UI API: which values each record type
+    /// offers. A local-only key (double underscores, like SmartStore's own), which the Mobile
+    /// SDK's readers of the describe ignore.
+    public static let picklistsByRecordType = "__picklistsByRecordType__"
+}
