@@ -62,7 +62,9 @@ struct SyncRun: Sendable {
                 }
                 // What the committed pages hold, also when the sync stopped midway.
                 if let id = try await manager.getSyncStatus(name: entry.name)?.id, let summary = await manager.lastSyncDownSummary[id] {
-                    report.add(summary, of: entry.name)
+                    var describes = false
+                    if case let .down(target) = entry.target { describes = target.kind.describesAnObject }
+                    report.add(summary, of: entry.name, countsRecords: !describes)
                 }
                 if let failure {
                     if Self.failsAlone(failure) {
@@ -181,8 +183,10 @@ struct SyncRunReport: Sendable {
         deleted += summary.deleted
     }
 
-    mutating func add(_ summary: SyncDownSummary, of name: String) {
-        down = down + summary
+    /// A sync down's tallies; a description of an sObject (metadata, layout) is listed with its
+    /// sync but is not a record the user received.
+    mutating func add(_ summary: SyncDownSummary, of name: String, countsRecords: Bool = true) {
+        if countsRecords { down = down + summary }
         syncDowns.append((name, summary))
     }
 

@@ -31,7 +31,9 @@ enum TUILauncher {
         try store.setup(from: config.store)
         let (sync, notices) = try syncController(store: store, config: config, options: options, session: session)
         let kinds = RecordKind.tabs(for: config.syncs, soups: Set(try store.soupNames()))
-        var model = try AppModel(store: store, syncedFields: fields, kinds: kinds, sync: sync, offline: options.offline)
+        let descriptions = ObjectDescriptions(store: store, soupBySObject: ObjectDescriptions.soups(in: config.syncs))
+        var model = try AppModel(store: store, syncedFields: fields, kinds: kinds, sync: sync, offline: options.offline,
+                                 descriptions: descriptions)
         if !notices.isEmpty { model.announce(notices.joined(separator: "; ")) }
         let environment = ProcessInfo.processInfo.environment
         let screen = try NcursesScreen(wantColors: Theme.colorsWanted(noColorFlag: options.noColor, environment: environment))

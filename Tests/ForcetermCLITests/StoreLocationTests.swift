@@ -11,7 +11,7 @@ struct StoreLocationTests {
         try FileManager.default.copyItem(atPath: fixture.path, toPath: dataHome.appendingPathComponent("forceterm/store.sqlite").path)
         let output = try Forceterm.run(["query", "SELECT count(*) AS soups FROM soup_attrs"], environment: ["XDG_DATA_HOME": dataHome.path])
         #expect(output.exitCode == 0, "\(output)")
-        #expect(output.standardOutput == "soups\n-----\n    2\n")
+        #expect(output.standardOutput == "soups\n-----\n    3\n")
     }
 
     @Test("Without XDG_DATA_HOME the store is ~/.local/share/forceterm/store.sqlite, and is not created")

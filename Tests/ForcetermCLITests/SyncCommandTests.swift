@@ -103,7 +103,7 @@ struct SyncCommandTests {
         let (_, after) = try user.json(["status"])
         #expect(after["soups"]?.arrayValue?.allSatisfy { $0["pending"] == 0 } == true)
         let syncs = try #require(after["syncs"]?.arrayValue)
-        #expect(syncs.count == 4 && syncs.allSatisfy { $0["status"] == "DONE" && $0["lastRun"] != .null })
+        #expect(syncs.count == 6 && syncs.allSatisfy { $0["status"] == "DONE" && $0["lastRun"] != .null })
         #expect(try user.documents("contacts").count == 13)
     }
 

@@ -13,7 +13,7 @@ struct StoreConfigTests {
         let config = try StoreConfig(contentsOf: Self.repoConfig)
         let temporary = try TemporaryStore()
         let changes = try temporary.store.setup(from: config)
-        #expect(changes == [.registered(soup: "contacts"), .registered(soup: "accounts")])
+        #expect(changes == [.registered(soup: "contacts"), .registered(soup: "accounts"), .registered(soup: "sobject_metadata")])
         let contactPaths = try temporary.store.indexSpecs(soup: "contacts").map(\.path)
         for path in ["Id", "LastName", "FirstName", "AccountId", "__local__", "__locally_created__", "__locally_updated__",
                      "__locally_deleted__", "__sync_id__"] {

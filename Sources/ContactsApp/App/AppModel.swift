@@ -52,9 +52,10 @@ public struct AppModel: Sendable {
     /// none, the app opens on Syncs and the Inspector alone.
     public init(
         store: SmartStore, syncedFields: SyncedFields, kinds: [RecordKind] = [.contact, .account], sync: SyncController? = nil,
-        offline: Bool = false, timeZone: TimeZone = .current
+        offline: Bool = false, timeZone: TimeZone = .current, descriptions: ObjectDescriptions? = nil
     ) throws {
         self.store = store
+        self.descriptions = descriptions
         self.timeZone = timeZone
         self.syncedFields = syncedFields
         self.sync = sync
@@ -73,6 +74,7 @@ public struct AppModel: Sendable {
         for index in lists.indices { try lists[index].refresh() }
         try countLocalChanges()
         try countFilters()
+        readDescriptions()
     }
 
     /// The tabs, left to right.
@@ -91,6 +93,52 @@ public struct AppModel: Sendable {
 
     /// The list a lookup field's record is picked from, while the picker is open.
     public private(set) var lookupPicker: LookupPicker?
+    /// The values a picklist (or the record type) is picked from, while that picker is open.
+    public private(set) var choicePicker: ChoicePicker?
+    /// The org's describes, kept by the config's metadata syncs; nil: built-in rules, no note.
+    public let descriptions: ObjectDescriptions?
+
+    /// The org's describes of the tabs' sObjects, read at start and after each sync (not per frame:
+    /// a real org's describe is hundreds of kilobytes).
+    private var described: [String: ObjectDescription] = [:]
+
+    /// What the screens call `field` of `kind`: the org's label when its describe is kept, else
+    /// forceterm's own.
+    public func label(of field: String, in kind: RecordKind) -> String {
+        if field == "RecordTypeId", described[kind.sObjectType] != nil { return "Record Type" }
+        return described[kind.sObjectType]?.field(field)?.label ?? FieldRule.rule(for: field, of: kind).label
+    }
+
+    /// A stored value as the detail shows it: a record type by its label, else the value.
+    public func displayValue(of field: String, in record: LocalRecord, kind: RecordKind) -> String {
+        let value = record.string(field)
+        if field == "RecordTypeId", let label = described[kind.sObjectType]?.recordTypeLabel(value) { return label }
+        return value
+    }
+
+    private mutating func readDescriptions() {
+        guard let descriptions else { return }
+        var found: [String: ObjectDescription] = [:]
+        for kind in kinds where found[kind.sObjectType] == nil {
+            found[kind.sObjectType] = descriptions.description(of: kind.sObjectType)
+        }
+        described = found
+    }
+
+    /// The describe a form of `kind` follows, or why it follows the built-in rules.
+    func formRules(for kind: RecordKind) -> (description: ObjectDescription?, note: String?) {
+        guard let descriptions else { return (nil, nil) }
+        if let description = descriptions.description(of: kind.sObjectType) { return (description, nil) }
+        return (nil, descriptions.isSynced(kind.sObjectType)
+            ? "Built-in rules: the org's rules for \(kind.plural) arrive with the next sync (s)"
+            : "Built-in rules: usersyncs.json has no metadata sync for \(kind.sObjectType)")
+    }
+
+    /// What a choice field shows: the record type's label, else the value.
+    public func choiceDisplay(_ field: FormField) -> String {
+        guard field.rule.format == .recordType, let form else { return field.value }
+        return form.description?.recordTypeLabel(field.value) ?? field.value
+    }
 
     /// The lookup fields of `kind`'s form: `<Object>Id` fields whose sObject has a tab here
     /// (a contact's AccountId → the accounts).
@@ -162,6 +210,8 @@ public struct AppModel: Sendable {
             form?.insert(character)
         case .typingQuery:
             inspector.type(character)
+        case .pickingLookup where choicePicker != nil:
+            choicePicker?.type(character)
         case .pickingLookup:
             guard var picker = lookupPicker else { return }
             do {
@@ -231,6 +281,7 @@ public struct AppModel: Sendable {
         if sync?.isRunning == true { syncs.refresh() }
         guard let result = sync?.takeFinished() else { return }
         try? refreshAll()
+        readDescriptions()
         switch result {
         case let .success(summary):
             var message = "Sync complete! " + summary.exchanged.prefix(1).uppercased() + summary.exchanged.dropFirst()
@@ -457,6 +508,7 @@ public struct AppModel: Sendable {
     public static let lookupPickerHeight = 8
 
     private mutating func pickingLookup(_ command: AppCommand) throws {
+        if choicePicker != nil { return pickingChoice(command) }
         guard var picker = lookupPicker else {
             mode = .editing
             return
@@ -498,6 +550,24 @@ public struct AppModel: Sendable {
         case .clearLine: form?.clearFocused()
         case .save: try saveForm()
         case .openLookup:
+            if let field = form?.focused, field.rule.format == .checkbox {
+                form?.insert(" ")
+                return
+            }
+            if let field = form?.focused, field.rule.isChoice, let form {
+                guard field.rule.editable else {
+                    toast = Toast("\(field.rule.label) is read-only for you in this org")
+                    return
+                }
+                let options = form.choices(for: field)
+                guard !options.isEmpty else {
+                    toast = Toast("The org's describe lists no values for \(field.rule.label)")
+                    return
+                }
+                choicePicker = ChoicePicker(field: field, options: options)
+                mode = .pickingLookup
+                return
+            }
             guard let field = form?.focused, let kind = field.lookup, let target = lists.first(where: { $0.kind == kind }) else { return }
             var picker = LookupPicker(field: field.name, list: RecordListViewModel(repository: target.repository))
             try picker.list.setViewportHeight(Self.lookupPickerHeight)
@@ -515,6 +585,32 @@ public struct AppModel: Sendable {
         default:
             break
         }
+    }
+
+    private mutating func pickingChoice(_ command: AppCommand) {
+        guard var picker = choicePicker else { return }
+        switch command {
+        case .moveUp: picker.move(by: -1)
+        case .moveDown: picker.move(by: 1)
+        case .deleteBackward: picker.deleteBackward()
+        case .keepSearch:
+            if let value = picker.picked { form?.setChoice(picker.field, to: value) }
+            choicePicker = nil
+            mode = .editing
+            return
+        case .clearLine:
+            if picker.format != .recordType { form?.setChoice(picker.field, to: "") }
+            choicePicker = nil
+            mode = .editing
+            return
+        case .clearSearch:
+            choicePicker = nil
+            mode = .editing
+            return
+        default:
+            break
+        }
+        choicePicker = picker
     }
 
     // MARK: Actions
@@ -605,7 +701,7 @@ public struct AppModel: Sendable {
         }
         try ConflictResolver(store: store, soupName: list.kind.soupName).resolve(entryId: record.entryId, fields: fields, choice: choice)
         try refreshAll()
-        let label = fields.map { $0.map { FieldRule.rule(for: $0, of: list.kind).label }.joined(separator: ", ") }
+        let label = fields.map { $0.map { self.label(of: $0, in: list.kind) }.joined(separator: ", ") }
         if selected?.hasConflict == true {
             let left = conflictComparison?.conflictingFields.count ?? 0
             conflictFieldIndex = min(conflictFieldIndex, max(left - 1, 0))
@@ -686,17 +782,21 @@ public struct AppModel: Sendable {
                 return
             }
             let name = account.string("Name")
+            let rules = formRules(for: contactKind)
             form = RecordForm(
                 kind: contactKind, purpose: .create(preset: ["AccountId": .string(account.serverId ?? "")]),
-                title: "New contact at \(name)", fieldNames: fieldNames(for: contactKind), record: nil, lookups: lookups(for: contactKind))
+                title: "New contact at \(name)", fieldNames: fieldNames(for: contactKind), record: nil, lookups: lookups(for: contactKind),
+                description: rules.description, rulesNote: rules.note)
         } else {
             guard list.kind.isSyncedUp else {
                 toast = Toast(Self.notSyncedUp(list.kind))
                 return
             }
+            let rules = formRules(for: list.kind)
             form = RecordForm(
                 kind: list.kind, purpose: .create(preset: [:]), title: "New \(list.kind.singular)",
-                fieldNames: fieldNames(for: list.kind), record: nil, lookups: lookups(for: list.kind))
+                fieldNames: fieldNames(for: list.kind), record: nil, lookups: lookups(for: list.kind),
+                description: rules.description, rulesNote: rules.note)
         }
         mode = .editing
     }
@@ -712,9 +812,11 @@ public struct AppModel: Sendable {
             return
         }
         let name = list.kind.displayName(of: record)
+        let rules = formRules(for: list.kind)
         form = RecordForm(
             kind: list.kind, purpose: .edit(entryId: record.entryId), title: "Edit \(name)",
-            fieldNames: fieldNames(for: list.kind), record: record, lookups: lookups(for: list.kind))
+            fieldNames: fieldNames(for: list.kind), record: record, lookups: lookups(for: list.kind),
+            description: rules.description, rulesNote: rules.note)
         form?.mark(RecordSyncError.errors(of: record))
         mode = .editing
     }
@@ -809,4 +911,70 @@ public struct AppModel: Sendable {
 public struct LookupPicker: Sendable {
     public let field: String
     public var list: RecordListViewModel
+}
+
+/// The values a picklist, multi-select picklist or record type field is picked from: filtered as
+/// one types; in a multi-select one Space marks values and Enter keeps the marked ones.
+public struct ChoicePicker: Sendable, Equatable {
+    public struct Option: Sendable, Equatable {
+        public let value: String
+        public let label: String
+    }
+
+    public let field: String
+    public let label: String
+    public let format: FieldRule.Format
+    public let options: [Option]
+    public private(set) var filter = ""
+    public private(set) var selectedIndex = 0
+    /// The values marked in a multi-select picklist.
+    public private(set) var marked: Set<String>
+
+    init(field: FormField, options: [(value: String, label: String)]) {
+        self.field = field.name
+        label = field.rule.label
+        format = field.rule.format
+        self.options = options.map { Option(value: $0.value, label: $0.label) }
+        let current = field.value.split(separator: ";").map { String($0).trimmingWhitespace }
+        marked = Set(current)
+        selectedIndex = self.options.firstIndex { current.contains($0.value) } ?? 0
+    }
+
+    public var isMultiple: Bool { if case .multiPicklist = format { true } else { false } }
+
+    /// The options that match what was typed (folded, anywhere in the label).
+    public var visible: [Option] {
+        guard !filter.isEmpty else { return options }
+        let folded = TextCollation.fold(filter)
+        return options.filter { TextCollation.fold($0.label).contains(folded) }
+    }
+
+    mutating func move(by delta: Int) {
+        let count = visible.count
+        guard count > 0 else { return }
+        selectedIndex = min(max(selectedIndex + delta, 0), count - 1)
+    }
+
+    mutating func type(_ character: Character) {
+        if isMultiple && character == " " {
+            guard visible.indices.contains(selectedIndex) else { return }
+            let value = visible[selectedIndex].value
+            if marked.contains(value) { marked.remove(value) } else { marked.insert(value) }
+            return
+        }
+        filter.append(character)
+        selectedIndex = 0
+    }
+
+    mutating func deleteBackward() {
+        guard !filter.isEmpty else { return }
+        filter.removeLast()
+        selectedIndex = 0
+    }
+
+    /// What Enter sets: the highlighted option, or the marked values in the org's order.
+    var picked: String? {
+        if isMultiple { return options.filter { marked.contains($0.value) }.map(\.value).joined(separator: ";") }
+        return visible.indices.contains(selectedIndex) ? visible[selectedIndex].value : nil
+    }
 }

@@ -38,6 +38,12 @@ public enum DefaultConfig {
         {"path": "__locally_deleted__", "type": "string"},
         {"path": "__sync_id__", "type": "integer"}
       ]
+    },
+    {
+      "soupName": "sobject_metadata",
+      "indexes": [
+        {"path": "Id", "type": "string"}
+      ]
     }
   ]
 }
@@ -73,6 +79,20 @@ public enum DefaultConfig {
       "soupName": "contacts",
       "target": {"createFieldlist": ["FirstName", "LastName", "Title", "MobilePhone", "Email", "Department", "HomePhone", "AccountId"]},
       "options": {"fieldlist": ["Id", "FirstName", "LastName", "Title", "MobilePhone", "Email", "Department", "HomePhone", "AccountId"], "mergeMode": "LEAVE_IF_CHANGED"}
+    },
+    {
+      "syncName": "syncDownContactMetadata",
+      "syncType": "syncDown",
+      "soupName": "sobject_metadata",
+      "target": {"type": "metadata", "sobjectType": "Contact"},
+      "options": {"mergeMode": "OVERWRITE"}
+    },
+    {
+      "syncName": "syncDownAccountMetadata",
+      "syncType": "syncDown",
+      "soupName": "sobject_metadata",
+      "target": {"type": "metadata", "sobjectType": "Account"},
+      "options": {"mergeMode": "OVERWRITE"}
     }
   ]
 }

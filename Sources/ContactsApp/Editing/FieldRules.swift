@@ -1,18 +1,69 @@
-/// What a form checks before saving a field: required, maximum length (Salesforce's field lengths),
-/// and a format for emails. Unknown fields get Salesforce's common 255-character text limit.
+/// What a form checks before saving a field: required, maximum length, and the value's form for
+/// its type. From the org's describe when the store has one (`init(_:creating:)`), else
+/// forceterm's built-in rules for its own fields (Salesforce's lengths); unknown fields get
+/// Salesforce's common 255-character text limit.
 public struct FieldRule: Sendable, Equatable {
-    public enum Format: Sendable, Equatable { case text, email, phone, url }
+    public enum Format: Sendable, Equatable {
+        case text, textArea, email, phone, url
+        /// Picked from the values the record's record type offers; `restricted`: only those.
+        case picklist(restricted: Bool)
+        case multiPicklist(restricted: Bool)
+        case checkbox
+        /// `YYYY-MM-DD`.
+        case date
+        /// `YYYY-MM-DD HH:MM` in UTC (or ISO 8601 as Salesforce writes it).
+        case dateTime
+        /// `precision` digits in all, `scale` of them after the point.
+        case number(precision: Int, scale: Int)
+        /// A record type, picked from the org's.
+        case recordType
+    }
 
     public let label: String
     public let required: Bool
+    /// 0: no limit.
     public let maxLength: Int
     public let format: Format
+    /// False for a field the org does not let this user set (now: on create, or on update).
+    public let editable: Bool
 
-    public init(label: String, required: Bool = false, maxLength: Int = 255, format: Format = .text) {
+    public init(label: String, required: Bool = false, maxLength: Int = 255, format: Format = .text, editable: Bool = true) {
         self.label = label
         self.required = required
         self.maxLength = maxLength
         self.format = format
+        self.editable = editable
+    }
+
+    /// The rule the org's describe gives `field`, for a record being created or updated.
+    public init(_ field: FieldDescription, creating: Bool) {
+        let format: Format = switch field.kind {
+        case .text, .reference: .text
+        case .textArea: .textArea
+        case .email: .email
+        case .phone: .phone
+        case .url: .url
+        case .picklist: .picklist(restricted: field.restrictedPicklist)
+        case .multiPicklist: .multiPicklist(restricted: field.restrictedPicklist)
+        case .checkbox: .checkbox
+        case .date: .date
+        case .dateTime: .dateTime
+        case .integer: .number(precision: max(field.precision, 1), scale: 0)
+        case .number, .currency, .percent: .number(precision: max(field.precision, 1), scale: field.scale)
+        }
+        let hasLength = [.text, .textArea, .email, .phone, .url, .picklist, .multiPicklist].contains(field.kind)
+        self.init(label: field.label,
+                  required: creating ? field.isRequired : !field.nillable && field.updateable && field.kind != .checkbox,
+                  maxLength: hasLength ? field.length : 0, format: format,
+                  editable: creating ? field.createable : field.updateable)
+    }
+
+    /// Picked from a list rather than typed.
+    public var isChoice: Bool {
+        switch format {
+        case .picklist, .multiPicklist, .recordType: true
+        default: false
+        }
     }
 
     /// The rule for `field` of `kind`.
@@ -48,10 +99,11 @@ public struct FieldRule: Sendable, Equatable {
     ]
 
     /// Why `value` is not acceptable, in one line that says what to do, or `nil` when it is.
-    public func problem(with value: String) -> String? {
+    /// `choices`: the values a picklist offers on this record.
+    public func problem(with value: String, choices: [String] = []) -> String? {
         let trimmed = value.trimmingWhitespace
         if required && trimmed.isEmpty { return "\(label) is required" }
-        if value.count > maxLength { return "\(label) is \(value.count) characters; the limit is \(maxLength)" }
+        if maxLength > 0 && value.count > maxLength { return "\(label) is \(value.count) characters; the limit is \(maxLength)" }
         guard !trimmed.isEmpty else { return nil }
         switch format {
         case .email:
@@ -60,7 +112,20 @@ public struct FieldRule: Sendable, Equatable {
             if trimmed.contains(where: { !($0.isNumber || " +-().x/".contains($0)) }) {
                 return "\(label) may hold digits, spaces and + - ( ) . x / only"
             }
-        case .text, .url:
+        case let .picklist(restricted):
+            if restricted && !choices.contains(trimmed) { return "\(label) must be one of its values (Enter lists them)" }
+        case let .multiPicklist(restricted):
+            let picked = trimmed.split(separator: ";").map { String($0).trimmingWhitespace }
+            if restricted, let stray = picked.first(where: { !choices.contains($0) }) {
+                return "\(label) has \(stray), which is not one of its values (Enter lists them)"
+            }
+        case .date:
+            if FormValue.date(trimmed) == nil { return "\(label) is a date: YYYY-MM-DD" }
+        case .dateTime:
+            if FormValue.dateTime(trimmed) == nil { return "\(label) is a date and time in UTC: YYYY-MM-DD HH:MM" }
+        case let .number(precision, scale):
+            return FormValue.numberProblem(trimmed, precision: precision, scale: scale, label: label)
+        case .text, .textArea, .url, .checkbox, .recordType:
             break
         }
         return nil

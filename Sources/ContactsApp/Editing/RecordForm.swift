@@ -9,16 +9,22 @@ public struct FormField: Sendable, Equatable {
     /// For a lookup (AccountId): the records it points at. Its value is their id, picked from a
     /// list rather than typed.
     public let lookup: RecordKind?
+    /// The stored value, saved back as it was when the field is left unchanged (a number or a
+    /// date keeps its exact form).
+    let originalJSON: JSONValue?
 
-    init(name: String, rule: FieldRule, value: String, lookup: RecordKind? = nil) {
+    init(name: String, rule: FieldRule, value: String, lookup: RecordKind? = nil, originalJSON: JSONValue? = nil) {
         self.name = name
         self.rule = rule
         self.input = TextInput(value)
         self.original = value
         self.lookup = lookup
+        self.originalJSON = originalJSON
     }
 
     public var value: String { input.text }
+    /// Typed into: not a lookup, not picked from a list, not read-only.
+    public var isTyped: Bool { lookup == nil && !rule.isChoice && rule.format != .checkbox && rule.editable }
     /// The cursor, in characters from the start of `value`.
     public var cursor: Int { input.cursor }
     public var isChanged: Bool { value != original }
@@ -40,21 +46,71 @@ public struct RecordForm: Sendable, Equatable {
     public private(set) var focusedIndex = 0
     /// Problems by field name, from the last `validate()`; cleared for a field as it is edited.
     public private(set) var problems: [String: String] = [:]
+    /// The org's describe the rules come from; nil: forceterm's built-in rules.
+    public let description: ObjectDescription?
+    /// Why the form uses built-in rules, when it does (shown under the title).
+    public let rulesNote: String?
 
     /// A form over `fieldNames`, filled from `record` when editing (from the preset when
     /// creating). `lookups` are the reference fields picked from a list (AccountId → accounts);
-    /// other `…Id` fields are left out: they are set by where the record is created, not typed.
+    /// RecordTypeId is picked from the org's record types; other `…Id` fields are left out: they
+    /// are set by where the record is created, not typed. With a `description`, labels, types and
+    /// rules are the org's.
     public init(kind: RecordKind, purpose: Purpose, title: String, fieldNames: [String], record: LocalRecord?,
-                lookups: [String: RecordKind] = [:]) {
+                lookups: [String: RecordKind] = [:], description: ObjectDescription? = nil, rulesNote: String? = nil) {
         self.kind = kind
         self.purpose = purpose
         self.title = title
+        self.description = description
+        self.rulesNote = description == nil ? rulesNote : nil
         var preset: JSONObject = [:]
-        if case let .create(values) = purpose { preset = values }
-        fields = fieldNames.filter { !$0.hasSuffix("Id") || lookups[$0] != nil }.map { name in
-            FormField(name: name, rule: FieldRule.rule(for: name, of: kind),
-                      value: record?.string(name) ?? preset[name]?.stringValue ?? "", lookup: lookups[name])
+        var creating = false
+        if case let .create(values) = purpose {
+            preset = values
+            creating = true
+            if let description, fieldNames.contains("RecordTypeId"), preset["RecordTypeId"] == nil,
+               let id = description.defaultRecordTypeId ?? description.recordTypes.first?.id {
+                preset["RecordTypeId"] = .string(id)
+            }
         }
+        let choosesRecordType = description?.offersRecordTypeChoice == true
+        fields = fieldNames.filter { !$0.hasSuffix("Id") || lookups[$0] != nil || ($0 == "RecordTypeId" && choosesRecordType) }.map { name in
+            let rule: FieldRule
+            if name == "RecordTypeId" {
+                let updateable = description?.field(name)?.updateable ?? true
+                rule = FieldRule(label: "Record Type", required: true, maxLength: 0, format: .recordType, editable: creating || updateable)
+            } else if let field = description?.field(name) {
+                rule = FieldRule(field, creating: creating)
+            } else {
+                rule = FieldRule.rule(for: name, of: kind)
+            }
+            let json = record?.document[name] ?? preset[name]
+            var text = LocalRecord.text(json)
+            if rule.format == .checkbox && text.isEmpty { text = "false" }
+            return FormField(name: name, rule: rule, value: text, lookup: lookups[name], originalJSON: json)
+        }
+    }
+
+    /// The record type the record has in the form (its own, else the org's default).
+    public var recordTypeId: String? {
+        if let field = fields.first(where: { $0.name == "RecordTypeId" }), !field.value.isEmpty { return field.value }
+        return description?.defaultRecordTypeId
+    }
+
+    /// What a choice field may be set to, as (value, label): a picklist's values for the
+    /// record's record type, or the org's record types.
+    public func choices(for field: FormField) -> [(value: String, label: String)] {
+        guard let description else { return [] }
+        if field.rule.format == .recordType { return description.recordTypes.map { ($0.id, $0.label) } }
+        guard let described = description.field(field.name) else { return [] }
+        return description.choices(for: described, recordTypeId: recordTypeId).map { ($0, $0) }
+    }
+
+    /// Sets a choice field to what was picked (several values of a multi-select picklist joined with `;`).
+    public mutating func setChoice(_ name: String, to value: String) {
+        guard let index = fields.firstIndex(where: { $0.name == name && $0.rule.isChoice && $0.rule.editable }) else { return }
+        fields[index].input = TextInput(value)
+        problems[name] = nil
     }
 
     /// Sets a lookup field to the id picked (empty for none).
@@ -70,11 +126,25 @@ public struct RecordForm: Sendable, Equatable {
     public mutating func focusNext() { if !fields.isEmpty { focusedIndex = (focusedIndex + 1) % fields.count } }
     public mutating func focusPrevious() { if !fields.isEmpty { focusedIndex = (focusedIndex + fields.count - 1) % fields.count } }
 
-    /// Typing goes into text fields; a lookup is picked from its list (Enter), not typed.
-    public mutating func insert(_ character: Character) { edit { if $0.lookup == nil { $0.input.insert(character) } } }
-    public mutating func deleteBackward() { edit { if $0.lookup == nil { $0.input.deleteBackward() } } }
-    public mutating func deleteForward() { edit { if $0.lookup == nil { $0.input.deleteForward() } } }
-    public mutating func clearFocused() { edit { $0.input.clear() } }
+    /// Typing goes into text fields; a lookup or a picklist is picked from its list (Enter), a
+    /// checkbox toggles with Space, and a read-only field takes nothing.
+    public mutating func insert(_ character: Character) {
+        edit { field in
+            if field.rule.format == .checkbox && field.rule.editable && character == " " {
+                field.input = TextInput(field.value == "true" ? "false" : "true")
+            } else if field.isTyped {
+                field.input.insert(character)
+            }
+        }
+    }
+    public mutating func deleteBackward() { edit { if $0.isTyped { $0.input.deleteBackward() } } }
+    public mutating func deleteForward() { edit { if $0.isTyped { $0.input.deleteForward() } } }
+    public mutating func clearFocused() {
+        edit { field in
+            guard field.rule.editable, field.rule.format != .checkbox, field.rule.format != .recordType else { return }
+            field.input.clear()
+        }
+    }
 
     public mutating func moveCursor(by delta: Int) {
         guard fields.indices.contains(focusedIndex) else { return }
@@ -102,7 +172,7 @@ public struct RecordForm: Sendable, Equatable {
     public mutating func mark(_ errors: [RecordSyncError]) {
         for error in errors {
             for name in error.fields where fields.contains(where: { $0.name == name }) {
-                problems[name] = error.explanation ?? error.message
+                problems[name] = error.fieldMessage
             }
         }
         if let first = fields.firstIndex(where: { problems[$0.name] != nil }) { focusedIndex = first }
@@ -111,25 +181,37 @@ public struct RecordForm: Sendable, Equatable {
     /// Checks every field; on problems, focuses the first field that has one. True when all is well.
     public mutating func validate() -> Bool {
         problems = [:]
-        for field in fields {
+        let recordTypeChanged = fields.contains { $0.rule.format == .recordType && $0.isChanged }
+        for field in fields where field.rule.editable {
             // A lookup holds an id picked from a list (a `local_` one is longer than Salesforce's 18).
-            if field.lookup != nil {
+            if field.lookup != nil || field.rule.format == .recordType {
                 if field.rule.required && field.value.isEmpty { problems[field.name] = "pick one (Enter)" }
                 continue
             }
-            if let problem = field.rule.problem(with: field.value) { problems[field.name] = problem }
+            // A value the org no longer offers is only refused once the user changes it.
+            let choices = field.isChanged || recordTypeChanged ? choices(for: field).map(\.value) : LocalRecord.text(field.originalJSON).split(separator: ";").map(String.init)
+            if let problem = field.rule.problem(with: field.value, choices: choices) { problems[field.name] = problem }
         }
         if let first = fields.firstIndex(where: { problems[$0.name] != nil }) { focusedIndex = first }
         return problems.isEmpty
     }
 
-    /// The values to save, trimmed; an emptied field is saved as null (cleared).
+    /// The values to save, trimmed and typed for their fields (numbers, checkboxes); an emptied
+    /// field is saved as null (cleared), an unchanged one as it was stored, and a field the user
+    /// may not set is left out.
     public var values: JSONObject {
         var values: JSONObject = [:]
         if case let .create(preset) = purpose { for (key, value) in preset { values[key] = value } }
         for field in fields {
-            let trimmed = field.value.trimmingWhitespace
-            values[field.name] = trimmed.isEmpty ? .null : .string(trimmed)
+            if !field.isChanged {
+                if let original = field.originalJSON {
+                    values[field.name] = original
+                } else if field.rule.editable {
+                    values[field.name] = .null
+                }
+            } else if field.rule.editable {
+                values[field.name] = FormValue.json(field.value, format: field.rule.format)
+            }
         }
         return values
     }

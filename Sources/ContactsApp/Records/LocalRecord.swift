@@ -123,14 +123,26 @@ public struct RecordSyncError: Sendable, Equatable {
     public static func errors(of record: LocalRecord) -> [RecordSyncError] {
         switch record.document[LocalFlag.lastError] {
         case nil, .null?: return []
-        case let .string(text)?: return text.isEmpty ? [] : [RecordSyncError(code: "", message: text, fields: [])]
-        case let .array(items)?:
+        case let .string(text)?:
+            // The Mobile SDK keeps the org's answer as text; read it as the JSON it holds.
+            if let parsed = try? JSONParser.parse(text), parsed.arrayValue != nil || parsed.objectValue != nil {
+                return errors(in: parsed)
+            }
+            return text.isEmpty ? [] : [RecordSyncError(code: "", message: text, fields: [])]
+        case let value?:
+            return errors(in: value)
+        }
+    }
+
+    private static func errors(in value: JSONValue) -> [RecordSyncError] {
+        switch value {
+        case let .array(items):
             return items.map { item in
                 RecordSyncError(code: item["errorCode"]?.stringValue ?? item["statusCode"]?.stringValue ?? "",
                                 message: item["message"]?.stringValue ?? LocalRecord.text(item),
                                 fields: item["fields"]?.arrayValue?.compactMap(\.stringValue) ?? [])
             }
-        case let value?:
+        default:
             return [RecordSyncError(code: value["errorCode"]?.stringValue ?? "", message: value["message"]?.stringValue ?? LocalRecord.text(value),
                                     fields: value["fields"]?.arrayValue?.compactMap(\.stringValue) ?? [])]
         }
@@ -150,8 +162,15 @@ public struct RecordSyncError: Sendable, Equatable {
             "your user may not make this change in the org"
         case "INVALID_FIELD_FOR_INSERT_UPDATE", "INVALID_FIELD": "a field cannot be written in the org"
         case "MALFORMED_ID", "INVALID_ID_FIELD": "an id is not valid"
+        case "INVALID_OR_NULL_FOR_RESTRICTED_PICKLIST": "the org does not offer that picklist value (for this record type)"
         default: nil
         }
+    }
+
+    /// What the form shows on a field the error names: a validation rule's own words (the org's
+    /// admin wrote them for users), else the explanation.
+    public var fieldMessage: String {
+        code == "FIELD_CUSTOM_VALIDATION_EXCEPTION" ? message : explanation ?? message
     }
 
     /// "The org refused it: a required field is empty — Required fields are missing: [LastName]".

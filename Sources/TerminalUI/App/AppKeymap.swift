@@ -56,11 +56,11 @@ public enum AppKeymap {
         Binding([.backTab, .up], .previousField, in: [.editing], help: "previous field"),
         Binding([.control("s"), .function(2)], .save, in: [.editing], help: "save locally"),
         Binding([.escape, .control("c")], .cancelEdit, in: [.editing], help: "cancel (asks if there are unsaved edits)"),
-        Binding([.enter], .openLookup, in: [.editing], help: "on Account: pick it from a list"),
-        // The lookup picker (Enter on Account).
-        Binding([.enter], .keepSearch, in: [.pickingLookup], help: "pick the selected record"),
+        Binding([.enter], .openLookup, in: [.editing], help: "pick a value; toggle a checkbox"),
+        // The pickers (Enter on a lookup, a picklist or the record type).
+        Binding([.enter], .keepSearch, in: [.pickingLookup], help: "pick the highlighted entry"),
         Binding([.escape], .clearSearch, in: [.pickingLookup], help: "back to the form, unchanged"),
-        Binding([.control("u")], .clearLine, in: [.pickingLookup], help: "no record (clear the field)"),
+        Binding([.control("u")], .clearLine, in: [.pickingLookup], help: "none (clear the field)"),
         Binding([.backspace], .deleteBackward, in: [.pickingLookup], help: "delete a character"),
         Binding([.up], .moveUp, in: [.pickingLookup], help: "move up"),
         Binding([.down], .moveDown, in: [.pickingLookup], help: "move down"),

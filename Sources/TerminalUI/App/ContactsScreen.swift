@@ -69,7 +69,11 @@ public enum ContactsScreen {
         case .confirmingQuit:
             ConfirmDialog.draw(in: &canvas, within: body, question: "A sync is running. Quit anyway? Local changes are kept.", theme: theme)
         case .pickingLookup:
-            if let picker = model.lookupPicker { drawLookupPicker(picker, in: &canvas, within: body, theme: theme) }
+            if let picker = model.choicePicker {
+                drawChoicePicker(picker, in: &canvas, within: body, theme: theme)
+            } else if let picker = model.lookupPicker {
+                drawLookupPicker(picker, in: &canvas, within: body, theme: theme)
+            }
         case .resolvingConflict:
             let name = model.selected.map(model.list.kind.displayName) ?? ""
             let comparison = model.conflictComparison
@@ -81,7 +85,7 @@ public enum ContactsScreen {
                 : "\(name) changed here and on the server (\(differing == 1 ? "1 field differs" : "\(differing) fields differ")). Which version wins?"
             var choices = "m = keep mine   t = take the server's   Esc = later"
             if let field = model.highlightedConflictField {
-                let label = model.fieldNames(for: model.list.kind).contains(field) ? FieldRule.rule(for: field, of: model.list.kind).label : field
+                let label = model.fieldNames(for: model.list.kind).contains(field) ? model.label(of: field, in: model.list.kind) : field
                 let count = comparison?.conflictingFields.count ?? 0
                 let row = comparison?.rows.first { $0.field == field }
                 question = "\(name): \(count) fields changed on both sides. \(label) (marked \(marker), ↑/↓ picks another): "
@@ -192,7 +196,7 @@ public enum ContactsScreen {
             lines.append(.heading("The org refused the last sync of this record"))
             for error in errors {
                 let labels = error.fields.map { field in
-                    model.fieldNames(for: kind).contains(field) || field == "AccountId" ? FieldRule.rule(for: field, of: kind).label : field
+                    model.fieldNames(for: kind).contains(field) || field == "AccountId" ? model.label(of: field, in: kind) : field
                 }
                 lines.append(.text(error.sentence + (labels.isEmpty ? "" : " (\(labels.joined(separator: ", ")))"), role: .fieldError))
             }
@@ -218,7 +222,9 @@ public enum ContactsScreen {
             }
         }
         let title = kind.displayName(of: record)
-        DetailWidget.draw(in: &canvas, rect, title: title.isEmpty ? "(no name)" : title, lines: lines, theme: theme)
+        let labels = model.fieldNames(for: kind).map { model.label(of: $0, in: kind) }
+        DetailWidget.draw(in: &canvas, rect, title: title.isEmpty ? "(no name)" : title, lines: lines, theme: theme,
+                          labelWidth: labelColumns(labels))
     }
 
     /// Both versions of a conflicted record, differing fields highlighted, and how to settle it.
@@ -227,7 +233,7 @@ public enum ContactsScreen {
         let what = comparison.deletedOnServer ? "changed here, deleted on the server"
             : comparison.deletedHere ? "deleted here, changed on the server"
             : "both sides changed " + comparison.conflictingFields.map { field in
-                model.fieldNames(for: kind).contains(field) ? FieldRule.rule(for: field, of: kind).label : field
+                model.fieldNames(for: kind).contains(field) ? model.label(of: field, in: kind) : field
             }.joined(separator: ", ")
         var lines: [DetailLine] = [
             .text("Conflict: \(what). c resolves it.", role: .markerConflict),
@@ -243,7 +249,7 @@ public enum ContactsScreen {
                 local = accountName(id: row.local, model: model)
                 server = accountName(id: row.server, model: model)
             } else if model.fieldNames(for: kind).contains(row.field) {
-                label = FieldRule.rule(for: row.field, of: kind).label
+                label = model.label(of: row.field, in: kind)
             }
             if row.field == model.highlightedConflictField { label = (ascii ? "> " : "▸ ") + label }
             lines.append(.comparison(label: label, left: local, right: server, differs: row.conflicting))
@@ -261,7 +267,7 @@ public enum ContactsScreen {
             if field == "AccountId" {
                 lines.append(.field(label: "Account", value: accountName(id: record.string(field), model: model)))
             } else {
-                lines.append(.field(label: FieldRule.rule(for: field, of: kind).label, value: record.string(field)))
+                lines.append(.field(label: model.label(of: field, in: kind), value: model.displayValue(of: field, in: record, kind: kind)))
             }
         }
         // Every other field of the record, so nothing the org sent is hidden. Empty ones keep their
@@ -282,17 +288,85 @@ public enum ContactsScreen {
     }
 
     private static func drawForm(_ form: RecordForm, model: AppModel, in canvas: inout Canvas, rect: Rect, theme: Theme) {
-        let views = form.fields.map { field in
-            // A lookup shows its record's name; the cursor sits at its end, as nothing is typed there.
-            let value = field.lookup == nil ? field.value : model.lookupDisplay(field) + (field.value.isEmpty ? "(none: Enter picks)" : "")
-            return FormFieldView(label: field.rule.label, value: value, cursor: field.lookup == nil ? field.cursor : value.count,
-                                 required: field.rule.required, problem: form.problems[field.name])
+        let views = form.fields.enumerated().map { index, field in
+            // A lookup shows its record's name, a checkbox a box, a record type its label; the
+            // cursor sits at the end of what is not typed. An empty list field says how to fill
+            // it while it has the focus.
+            let pickHint = index == form.focusedIndex && field.value.isEmpty && field.rule.editable ? "(none: Enter picks)" : ""
+            let value: String
+            if field.lookup != nil {
+                value = model.lookupDisplay(field) + pickHint
+            } else if field.rule.format == .checkbox {
+                value = field.value == "true" ? "[x]" : "[ ]"
+            } else if field.rule.isChoice {
+                value = field.value.isEmpty ? pickHint : model.choiceDisplay(field)
+            } else {
+                value = field.value
+            }
+            return FormFieldView(label: field.rule.label, value: value, cursor: field.isTyped ? field.cursor : value.count,
+                                 required: field.rule.required && field.rule.editable, problem: form.problems[field.name],
+                                 readOnly: !field.rule.editable)
         }
-        let onLookup = form.focused?.lookup != nil
-        let hint = onLookup ? "Enter picks · Ctrl-U none · Ctrl-S/F2 save · Esc cancel" : "Ctrl-S/F2 save · Esc cancel · Tab/↑/↓ fields"
         FormWidget.draw(
             in: &canvas, rect, title: form.title + (form.isDirty ? " (modified)" : ""), fields: views, focusedIndex: form.focusedIndex,
-            hint: theme.lines == .ascii ? "Ctrl-S/F2 save, Esc cancel, Tab/Up/Down fields" : hint, theme: theme)
+            hint: formHint(form.focused, ascii: theme.lines == .ascii), theme: theme,
+            labelWidth: labelColumns(form.fields.map { $0.rule.label + ($0.rule.required ? "*" : "") }), note: form.rulesNote)
+    }
+
+    /// The label column for these labels: wide enough for the org's longer ones ("Billing
+    /// Zip/Postal Code"), within bounds (the widgets also keep it under a third of the pane).
+    static func labelColumns(_ labels: [String]) -> Int {
+        min(max(labels.map(\.displayWidth).max() ?? 0, 14), 22)
+    }
+
+    /// What the keys do on the focused field.
+    static func formHint(_ field: FormField?, ascii: Bool) -> String {
+        let dot = ascii ? "," : " ·"
+        let rest = "Ctrl-S/F2 save\(dot) Esc cancel"
+        guard let field else { return rest }
+        let format = field.rule.format
+        let edit: String
+        if !field.rule.editable {
+            edit = "read-only for you in this org"
+        } else if field.lookup != nil {
+            edit = "Enter picks\(dot) Ctrl-U none"
+        } else if format == .checkbox {
+            edit = "Space or Enter toggles"
+        } else if format == .recordType {
+            edit = "Enter picks the record type"
+        } else if field.rule.isChoice {
+            edit = "Enter picks\(dot) Ctrl-U none"
+        } else if format == .date {
+            edit = "YYYY-MM-DD"
+        } else if format == .dateTime {
+            edit = "YYYY-MM-DD HH:MM (UTC)"
+        } else {
+            edit = ascii ? "Tab/Up/Down fields" : "Tab/↑/↓ fields"
+        }
+        return "\(edit)\(dot) \(rest)"
+    }
+
+    /// The choice picker: a box over the form with the typed filter and the values; in a
+    /// multi-select picklist, the marked ones checked.
+    private static func drawChoicePicker(_ picker: ChoicePicker, in canvas: inout Canvas, within body: Rect, theme: Theme) {
+        let visible = picker.visible
+        let width = min(max(body.width - 8, 20), 60)
+        let height = AppModel.lookupPickerHeight + 4
+        let box = Rect(x: body.x + (body.width - width) / 2, y: body.y + max((body.height - height) / 2, 0), width: width, height: height)
+        canvas.fill(box)
+        Box.draw(in: &canvas, box, theme: theme, title: "\(picker.label) (\(picker.options.count))")
+        let end = canvas.draw("/ " + picker.filter, x: box.x + 2, y: box.y + 1, style: theme.style(.fieldFocused), maxWidth: box.width - 4)
+        canvas.cursor = Point(x: min(end, box.maxX - 2), y: box.y + 1)
+        let top = max(0, picker.selectedIndex - AppModel.lookupPickerHeight + 1)
+        let rows = visible.dropFirst(top).prefix(AppModel.lookupPickerHeight).map { option in
+            ListRow(marker: picker.isMultiple ? (picker.marked.contains(option.value) ? "[x]" : "[ ]") : "", markerStyle: theme.style(.normal),
+                    primary: option.label, secondary: "", dimmed: false)
+        }
+        ListWidget.draw(in: &canvas, Rect(x: box.x + 1, y: box.y + 2, width: box.width - 2, height: AppModel.lookupPickerHeight),
+                        rows: Array(rows), selectedRow: picker.selectedIndex - top, focused: true, theme: theme, emptyMessage: "No match")
+        let dot = theme.lines == .ascii ? "," : " ·"
+        let keys = picker.isMultiple ? "Space marks\(dot) Enter keeps the marked" : "Enter picks"
+        canvas.draw("\(keys)\(dot) Esc back", x: box.x + 2, y: box.maxY - 2, style: theme.style(.hint), maxWidth: box.width - 4)
     }
 
     /// The lookup picker: a box over the form with the search line and the matching records.

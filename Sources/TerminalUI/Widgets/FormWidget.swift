@@ -6,28 +6,32 @@ public struct FormFieldView: Sendable, Equatable {
     public let cursor: Int
     public let required: Bool
     public let problem: String?
+    /// Shown dimmed: the org does not let this user set it.
+    public let readOnly: Bool
 
-    public init(label: String, value: String, cursor: Int, required: Bool, problem: String?) {
+    public init(label: String, value: String, cursor: Int, required: Bool, problem: String?, readOnly: Bool = false) {
         self.label = label
         self.value = value
         self.cursor = cursor
         self.required = required
         self.problem = problem
+        self.readOnly = readOnly
     }
 }
 
-/// An edit form: a label column, one input line per field (scrolled sideways so the cursor stays
-/// visible), a problem line under any field that has one, and a hint line. Places the terminal
-/// cursor in the focused field.
+/// An edit form: a title and an optional note under it, a label column, one input line per field
+/// (scrolled sideways so the cursor stays visible), a problem line under any field that has one,
+/// and a hint line. Places the terminal cursor in the focused field.
 public enum FormWidget {
     public static func draw(
         in canvas: inout Canvas, _ rect: Rect, title: String, fields: [FormFieldView], focusedIndex: Int, hint: String,
-        theme: Theme, labelWidth: Int = 14
+        theme: Theme, labelWidth: Int = 14, note: String? = nil
     ) {
         canvas.fill(rect)
         guard rect.width > 8, rect.height > 2 else { return }
         let ellipsis = theme.lines.ellipsis
         canvas.draw(title.truncated(toWidth: rect.width - 1, ellipsis: ellipsis), x: rect.x + 1, y: rect.y, style: theme.style(.title))
+        if let note { canvas.draw(note.truncated(toWidth: rect.width - 1, ellipsis: ellipsis), x: rect.x + 1, y: rect.y + 1, style: theme.style(.hint)) }
         let labelColumns = min(labelWidth, rect.width / 3)
         let inputX = rect.x + 1 + labelColumns + 2
         let inputWidth = max(rect.maxX - inputX - 1, 1)
@@ -51,7 +55,7 @@ public enum FormWidget {
                 canvas.draw(label.fitted(toWidth: labelColumns, alignment: .right, ellipsis: ellipsis), x: rect.x + 1, y: y, style: theme.style(.label))
                 let focused = row.fieldIndex == focusedIndex
                 let (visible, cursorColumn) = window(field.value, cursor: field.cursor, width: inputWidth)
-                let style = focused ? theme.style(.fieldFocused) : theme.style(.normal)
+                let style = focused ? theme.style(.fieldFocused) : theme.style(field.readOnly ? .hint : .normal)
                 canvas.draw(visible.padded(toWidth: inputWidth), x: inputX, y: y, style: style)
                 if focused { canvas.cursor = Point(x: inputX + cursorColumn, y: y) }
             }

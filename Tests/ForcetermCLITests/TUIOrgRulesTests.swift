@@ -1,0 +1,162 @@
+import ContactsApp
+import Foundation
+import ForceJSON
+import LocalOrgProcess
+import Testing
+
+/// The org's rules in the TUI, against a real localorg: forms from the describe the metadata sync
+/// down keeps, and the org's refusals (a restricted picklist, validation rules) shown on the
+/// fields they name, then repaired.
+@Suite("forceterm's forms follow the org's rules", .serialized)
+struct TUIOrgRulesTests {
+    /// A team's config: accounts with their record type and Type, contacts with LeadSource and
+    /// Email; `metadata` adds the describe syncs of both objects.
+    static func config(metadata: Bool) throws -> String {
+        let directory = NSTemporaryDirectory() + "forceterm-rules-config-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        try DefaultConfig.userstoreJSON.write(toFile: directory + "/userstore.json", atomically: true, encoding: .utf8)
+        let describes = metadata ? #"""
+            ,
+            {"syncName": "contactMetadata", "syncType": "syncDown", "soupName": "sobject_metadata",
+             "target": {"type": "metadata", "sobjectType": "Contact"}, "options": {"mergeMode": "OVERWRITE"}},
+            {"syncName": "accountMetadata", "syncType": "syncDown", "soupName": "sobject_metadata",
+             "target": {"type": "metadata", "sobjectType": "Account"}, "options": {"mergeMode": "OVERWRITE"}}
+            """# : ""
+        let syncs = #"""
+            {"syncs": [
+              {"syncName": "accountsDown", "syncType": "syncDown", "soupName": "accounts",
+               "target": {"type": "soql", "query": "SELECT Name, RecordTypeId, Type, Website FROM Account"},
+               "options": {"mergeMode": "LEAVE_IF_CHANGED"}},
+              {"syncName": "accountsUp", "syncType": "syncUp", "soupName": "accounts",
+               "target": {"createFieldlist": ["RecordTypeId", "Name", "Type", "Website"]},
+               "options": {"fieldlist": ["RecordTypeId", "Name", "Type", "Website"], "mergeMode": "LEAVE_IF_CHANGED"}},
+              {"syncName": "contactsDown", "syncType": "syncDown", "soupName": "contacts",
+               "target": {"type": "soql", "query": "SELECT FirstName, LastName, LeadSource, Email, AccountId FROM Contact"},
+               "options": {"mergeMode": "LEAVE_IF_CHANGED"}},
+              {"syncName": "contactsUp", "syncType": "syncUp", "soupName": "contacts",
+               "target": {"createFieldlist": ["FirstName", "LastName", "LeadSource", "Email", "AccountId"]},
+               "options": {"fieldlist": ["FirstName", "LastName", "LeadSource", "Email", "AccountId"], "mergeMode": "LEAVE_IF_CHANGED"}}\#(describes)
+            ]}
+            """#
+        try syncs.write(toFile: directory + "/usersyncs.json", atomically: true, encoding: .utf8)
+        return directory
+    }
+
+    static func tui(_ user: SyncCommandTests.SignedIn, config: String) throws -> TmuxSession {
+        try TmuxSession(command: [Forceterm.executable.path, "--store", user.storePath, "--config", config], width: 120, height: 40,
+                        environment: user.environment.compactMapValues { $0 })
+    }
+
+    @Test("With the describe: a partner account's record type and its own types picked from lists; the org's validation rule shown on Website and repaired")
+    func describedForm() throws {
+        let user = try SyncCommandTests.SignedIn(accounts: 1, contacts: 1)
+        defer { user.remove() }
+        let config = try Self.config(metadata: true)
+        defer { try? FileManager.default.removeItem(atPath: config) }
+        let first = try user.forceterm(["sync", "--config", config])
+        #expect(first.exitCode == 0, "\(first)")
+
+        let session = try Self.tui(user, config: config)
+        defer { session.kill() }
+        try session.waitFor("Contacts (1)")
+        try session.send("2")
+        try session.send("n")
+        try session.waitFor("Customer Account")
+        let form = try session.waitFor("Account Name")
+        #expect(!form.contains("Built-in rules"), "\(form)")
+        // Record type: Enter opens the org's record types; pick Partner.
+        try session.send("Enter")
+        try session.waitFor("Partner Account")
+        try session.send("Down")
+        try session.send("Enter")
+        try session.waitFor("Record Type*  Partner Account")
+        try session.send("Tab")
+        try session.send("Fin Partners", literal: true)
+        try session.send("Tab")
+        try session.send("Enter")
+        let picker = try session.waitFor("Technology Partner")
+        #expect(!picker.contains("Prospect"), "a partner's types only:\n\(picker)")
+        try session.send("tech", literal: true)
+        try session.send("Enter")
+        try session.waitFor("Account Type  Technology Partner")
+        try session.send("C-s")
+        try session.waitFor("Saved locally")
+
+        // The org's validation rule: a partner needs its website.
+        try session.send("s")
+        try session.waitFor("1 with errors")
+        try session.waitFor("a validation rule of the org refused it — A partner account needs its")
+        try session.send("e")
+        try session.waitFor("↳ A partner account needs its website.")
+        try session.send("fin.example", literal: true)
+        try session.send("C-s")
+        try session.waitFor("Saved locally")
+        try session.send("s")
+        try session.waitFor("Sync complete!")
+        try session.send("q")
+
+        let partnerType = try #require(try user.documents("sobject_metadata").first { $0["Id"] == "Account" }?["recordTypeInfos"]?
+            .arrayValue?.first { $0["developerName"] == "Partner" }?["recordTypeId"]?.stringValue)
+        // As the sync down of the same run brought it back from the org.
+        let stored = try #require(try user.documents("accounts").first { $0["Name"] == "Fin Partners" })
+        #expect(stored["__local__"] == false && stored["Id"]?.stringValue?.hasPrefix("001") == true)
+        #expect(stored["RecordTypeId"]?.stringValue == partnerType && stored["Type"] == "Technology Partner" && stored["Website"] == "fin.example")
+    }
+
+    @Test("Without a describe: the form says so; a value the restricted picklist lacks and a web lead without email are refused by the org and shown on their fields")
+    func refusedByTheOrg() throws {
+        let user = try SyncCommandTests.SignedIn(accounts: 1, contacts: 1)
+        defer { user.remove() }
+        let config = try Self.config(metadata: false)
+        defer { try? FileManager.default.removeItem(atPath: config) }
+        let session = try Self.tui(user, config: config)
+        defer { session.kill() }
+        try session.waitFor("Contacts (0)")
+        try session.send("n")
+        try session.waitFor("Built-in rules: usersyncs.json has no metadata sync for Contact")
+        try session.send("Wen", literal: true)
+        try session.send("Tab")
+        try session.send("Web", literal: true)
+        try session.send("Tab")
+        try session.send("Web", literal: true)
+        try session.send("C-s")
+        try session.waitFor("Saved locally")
+        try session.send("2")
+        try session.send("n")
+        try session.waitFor("New account")
+        try session.send("Bogus Ltd", literal: true)
+        try session.send("Tab")
+        try session.send("Bogus", literal: true)
+        try session.send("C-s")
+        try session.waitFor("Saved locally")
+
+        try session.send("s")
+        try session.waitFor("2 with errors")
+        // The account: the restricted picklist's refusal, on Type (f, f: the records with errors).
+        try session.send("f")
+        try session.send("f")
+        try session.waitFor("Accounts with sync errors (1)")
+        try session.waitFor("the org does not offer that picklist value")
+        try session.send("e")
+        try session.waitFor("↳ the org does not offer that picklist value")
+        try session.send("C-u")
+        try session.send("Prospect", literal: true)
+        try session.send("C-s")
+        try session.waitFor("Saved locally")
+        // The contact: the validation rule's own words, on Email.
+        try session.send("1")
+        try session.send("f")
+        try session.send("f")
+        try session.waitFor("Contacts with sync errors (1)")
+        try session.send("e")
+        try session.waitFor("↳ A contact who came from the web needs an email")
+        try session.send("wen@example.com", literal: true)
+        try session.send("C-s")
+        try session.waitFor("Saved locally")
+        try session.send("s")
+        try session.waitFor("Sync complete! Sent 2 changes")
+        try session.send("q")
+        #expect(try user.documents("contacts").allSatisfy { $0["__local__"] == false })
+        #expect(try user.documents("accounts").first { $0["Name"] == "Bogus Ltd" }?["Type"] == "Prospect")
+    }
+}
