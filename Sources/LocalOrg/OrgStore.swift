@@ -100,7 +100,7 @@ public final class OrgStore: Sendable {
         case .reference: return "\(name) TEXT"
         case .boolean: return "\(name) INTEGER NOT NULL DEFAULT 0"
         case .int, .datetime: return "\(name) INTEGER"
-        case .double, .currency: return "\(name) REAL"
+        case .double, .currency, .percent: return "\(name) REAL"
         case .date: return "\(name) TEXT"
         default: return "\(name) TEXT COLLATE NOCASE"
         }
@@ -466,8 +466,10 @@ public final class OrgStore: Sendable {
         }
         let recordTypeChanged = written["RecordTypeId"] != nil
         for field in object.fields where field.restrictedPicklist && (recordTypeChanged || written[field.name] != nil) {
-            guard let value = record[field.name].flatMap(String.fromDatabaseValue) else { continue }
-            if !object.picklistValues(of: field, recordType: recordType).contains(value) {
+            guard let stored = record[field.name].flatMap(String.fromDatabaseValue) else { continue }
+            let offered = object.picklistValues(of: field, recordType: recordType)
+            let values = field.type == .multipicklist ? stored.split(separator: ";").map(String.init) : [stored]
+            if let value = values.first(where: { !offered.contains($0) }) {
                 throw APIError(status: 400, errorCode: "INVALID_OR_NULL_FOR_RESTRICTED_PICKLIST",
                                message: "\(field.label): bad value for restricted picklist field: \(value)", fields: [field.name])
             }

@@ -49,7 +49,7 @@ public enum RecordValidator {
     public static func convert(_ value: JSONValue, for field: FieldDefinition) throws(APIError) -> DatabaseValue {
         if value.isNull { return field.type == .boolean ? false.databaseValue : .null }
         switch field.type {
-        case .string, .textarea, .phone, .url, .picklist, .email:
+        case .string, .textarea, .phone, .url, .picklist, .multipicklist, .email:
             let text: String
             switch value {
             case let .string(s): text = s
@@ -72,7 +72,7 @@ public enum RecordValidator {
         case .int:
             guard let number = value.int64Value else { throw cannotDeserialize(field, value) }
             return number.databaseValue
-        case .double, .currency:
+        case .double, .currency, .percent:
             guard let number = value.doubleValue else { throw cannotDeserialize(field, value) }
             return number.databaseValue
         case .date:

@@ -65,7 +65,7 @@ extension LocalOrgAPI {
     /// `isAdmin`: describe answers for the user asking, so a field only admins may edit is not
     /// createable or updateable for others.
     func describeField(_ field: FieldDefinition, isAdmin: Bool = true) -> JSONValue {
-        let isNumber = [.int, .double, .currency].contains(field.type)
+        let isNumber = field.type.isNumber
         return [
             "name": .string(field.name), "label": .string(field.label), "type": .string(field.type.rawValue),
             "soapType": .string(field.type.soapType), "length": .int(Int64(field.type.isText || field.type == .id || field.type == .reference ? field.length : 0)),

@@ -3,7 +3,7 @@ import Foundation
 
 /// The field types localorg stores; the raw values are Salesforce's describe `type` names.
 public enum FieldType: String, Sendable {
-    case id, string, textarea, email, phone, url, picklist, boolean, int, double, currency, date, datetime, reference
+    case id, string, textarea, email, phone, url, picklist, multipicklist, boolean, int, double, currency, percent, date, datetime, reference
 
     /// The describe `soapType` for this type.
     var soapType: String {
@@ -11,7 +11,7 @@ public enum FieldType: String, Sendable {
         case .id, .reference: return "tns:ID"
         case .boolean: return "xsd:boolean"
         case .int: return "xsd:int"
-        case .double, .currency: return "xsd:double"
+        case .double, .currency, .percent: return "xsd:double"
         case .date: return "xsd:date"
         case .datetime: return "xsd:dateTime"
         default: return "xsd:string"
@@ -21,10 +21,16 @@ public enum FieldType: String, Sendable {
     /// True for the types whose values are text in JSON and compare case-insensitively in SOQL.
     var isText: Bool {
         switch self {
-        case .string, .textarea, .email, .phone, .url, .picklist: return true
+        case .string, .textarea, .email, .phone, .url, .picklist, .multipicklist: return true
         default: return false
         }
     }
+
+    /// Numbers stored as SQLite numbers and compared as such in SOQL.
+    var isNumber: Bool { [.int, .double, .currency, .percent].contains(self) }
+
+    /// A field whose values come from a list (`;`-separated in a multi-select picklist).
+    var isPicklist: Bool { self == .picklist || self == .multipicklist }
 }
 
 /// One field of an object, as the schema file describes it (plus the system fields added in code).
@@ -367,7 +373,7 @@ public struct OrgSchema: Sendable {
         }
         var picklists: [String: [String]] = [:]
         for (fieldName, values) in json["picklistValues"]?.objectValue ?? [:] {
-            guard let field = fields.first(where: { $0.name == fieldName }), field.type == .picklist else {
+            guard let field = fields.first(where: { $0.name == fieldName }), field.type.isPicklist else {
                 throw SchemaError(description: "record type \(objectName).\(developerName) names \(fieldName), which is no picklist of \(objectName)")
             }
             let list = values.arrayValue?.compactMap(\.stringValue) ?? []

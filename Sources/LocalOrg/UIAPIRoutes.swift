@@ -126,13 +126,13 @@ extension LocalOrgAPI {
             return .object(body)
         }
         if let fieldName {
-            guard let field = object.field(named: fieldName), field.type == .picklist else {
+            guard let field = object.field(named: fieldName), field.type.isPicklist else {
                 throw APIError(status: 404, errorCode: "NOT_FOUND", message: "The requested resource does not exist")
             }
             return .json(fieldValues(field))
         }
         var fields: JSONObject = [:]
-        for field in object.fields where field.type == .picklist { fields[field.name] = fieldValues(field) }
+        for field in object.fields where field.type.isPicklist { fields[field.name] = fieldValues(field) }
         var body: JSONObject = ["picklistFieldValues": .object(fields)]
         body["eTag"] = .string(Self.eTag(of: body))
         return .json(.object(body))

@@ -134,7 +134,10 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: directory) }
         try #"""
             {"fields": {"Contact": [{"name": "Region__c", "label": "Region", "type": "picklist", "restrictedPicklist": true,
-                                      "picklistValues": ["North", "South"]}]},
+                                      "picklistValues": ["North", "South"]},
+                                     {"name": "Tags__c", "type": "multipicklist", "length": 4099, "restrictedPicklist": true,
+                                      "picklistValues": ["A", "B"]},
+                                     {"name": "Score__c", "type": "percent", "precision": 5, "scale": 2}]},
              "objects": [{"name": "Visit__c", "label": "Visit", "keyPrefix": "a01",
                           "fields": [{"name": "Name", "type": "string", "length": 80, "nillable": false, "nameField": true},
                                      {"name": "Account__c", "label": "Account", "type": "reference", "referenceTo": "Account",
@@ -152,6 +155,10 @@ import Testing
         #expect(try Self.firstError(await call("POST", "\(Self.v)/sobjects/Contact", #"{"LastName":"X","Region__c":"East"}"#)).code
             == "INVALID_OR_NULL_FOR_RESTRICTED_PICKLIST")
         #expect(await call("POST", "\(Self.v)/sobjects/Contact", #"{"LastName":"X","Region__c":"North"}"#).status == 201)
+        // A multi-select picklist's values are checked one by one; a percent is a number.
+        #expect(await call("POST", "\(Self.v)/sobjects/Contact", #"{"LastName":"X","Tags__c":"A;B","Score__c":87.5}"#).status == 201)
+        let stray = await call("POST", "\(Self.v)/sobjects/Contact", #"{"LastName":"X","Tags__c":"A;C"}"#)
+        #expect(try Self.firstError(stray) == ("INVALID_OR_NULL_FOR_RESTRICTED_PICKLIST", ["Tags__c"]))
         let account = try #require(try Self.json(await call("POST", "\(Self.v)/sobjects/Account", #"{"Name":"Visited"}"#))["id"]?.stringValue)
         let visit = await call("POST", "\(Self.v)/sobjects/Visit__c", #"{"Name":"Monday","Account__c":"\#(account)"}"#)
         #expect(visit.status == 201)

@@ -192,7 +192,7 @@ enum RecordRenderer {
         switch field.type {
         case .boolean: return .bool((Int64.fromDatabaseValue(value) ?? 0) != 0)
         case .int: return Int64.fromDatabaseValue(value).map(JSONValue.int) ?? .null
-        case .double, .currency: return Double.fromDatabaseValue(value).map(JSONValue.double) ?? .null
+        case .double, .currency, .percent: return Double.fromDatabaseValue(value).map(JSONValue.double) ?? .null
         case .datetime: return Int64.fromDatabaseValue(value).map { .string(SalesforceDate.formatDateTime($0)) } ?? .null
         default: return String.fromDatabaseValue(value).map(JSONValue.string) ?? .null
         }

@@ -243,7 +243,7 @@ struct SOQLCompiler {
     private mutating func aggregateExpression(_ aggregate: SOQLAggregate, object: ObjectDefinition) throws(SOQLError) -> (String, FieldDefinition) {
         let (alias, field, _) = try resolve(aggregate.field, from: object)
         let column = "\(alias).\(quoted(field.columnName))"
-        let numeric = [.int, .double, .currency].contains(field.type)
+        let numeric = field.type.isNumber
         switch aggregate.function {
         case "COUNT": return ("COUNT(\(column))", field)
         case "COUNT_DISTINCT": return ("COUNT(DISTINCT \(column))", field)
@@ -477,8 +477,8 @@ struct SOQLCompiler {
             let value: DatabaseValue
             switch (aggregate.function, literal) {
             case ("COUNT", .integer(let number)), ("COUNT_DISTINCT", .integer(let number)): value = number.databaseValue
-            case (_, .integer(let number)) where [.int, .double, .currency].contains(field.type): value = number.databaseValue
-            case (_, .decimal(let number)) where [.int, .double, .currency].contains(field.type): value = number.databaseValue
+            case (_, .integer(let number)) where field.type.isNumber: value = number.databaseValue
+            case (_, .decimal(let number)) where field.type.isNumber: value = number.databaseValue
             case ("MIN", _), ("MAX", _): value = try self.value(of: literal, for: field, offset: offset)
             default: throw typeMismatch(field, offset: offset)
             }
@@ -578,9 +578,9 @@ struct SOQLCompiler {
             return flag.databaseValue
         case (.int, .integer(let number)):
             return number.databaseValue
-        case (.double, .integer(let number)), (.currency, .integer(let number)):
+        case (.double, .integer(let number)), (.currency, .integer(let number)), (.percent, .integer(let number)):
             return Double(number).databaseValue
-        case (.double, .decimal(let number)), (.currency, .decimal(let number)), (.int, .decimal(let number)):
+        case (.double, .decimal(let number)), (.currency, .decimal(let number)), (.percent, .decimal(let number)), (.int, .decimal(let number)):
             return number.databaseValue
         case (.date, .date(let days)):
             return SalesforceDate.formatDate(days: days).databaseValue

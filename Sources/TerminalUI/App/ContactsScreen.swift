@@ -359,8 +359,9 @@ public enum ContactsScreen {
         canvas.cursor = Point(x: min(end, box.maxX - 2), y: box.y + 1)
         let top = max(0, picker.selectedIndex - AppModel.lookupPickerHeight + 1)
         let rows = visible.dropFirst(top).prefix(AppModel.lookupPickerHeight).map { option in
-            ListRow(marker: picker.isMultiple ? (picker.marked.contains(option.value) ? "[x]" : "[ ]") : "", markerStyle: theme.style(.normal),
-                    primary: option.label, secondary: "", dimmed: false)
+            ListRow(marker: " ", markerStyle: theme.style(.normal),
+                    primary: (picker.isMultiple ? (picker.marked.contains(option.value) ? "[x] " : "[ ] ") : "") + option.label,
+                    secondary: "", dimmed: false)
         }
         ListWidget.draw(in: &canvas, Rect(x: box.x + 1, y: box.y + 2, width: box.width - 2, height: AppModel.lookupPickerHeight),
                         rows: Array(rows), selectedRow: picker.selectedIndex - top, focused: true, theme: theme, emptyMessage: "No match")
