@@ -125,7 +125,7 @@ let package = Package(
             swiftSettings: strictConcurrency),
         .testTarget(
             name: "LocalOrgTests",
-            dependencies: ["LocalOrg", "ForceJSON"]),
+            dependencies: ["LocalOrg", "ForceJSON", "LocalOrgProcess"]),
         // Test support: starts the real localorg binary; shared by the ForceAPI and CLI tests.
         .target(
             name: "LocalOrgProcess",

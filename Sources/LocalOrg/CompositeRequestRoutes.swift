@@ -233,6 +233,32 @@ extension LocalOrgAPI {
         }
     }
 
+    /// `/composite/graph`: each graph's subrequests run all or none, as `/composite` with
+    /// allOrNone does; graphs are independent of each other.
+    func compositeGraph(_ context: DataContext) async throws -> APIResponse {
+        try requireMethod(context.method, "POST")
+        let body = try jsonObjectBody(context.request)
+        guard let graphs = body["graphs"]?.arrayValue, !graphs.isEmpty else {
+            throw APIError(status: 400, errorCode: "INVALID_FIELD", message: "graphs is required")
+        }
+        var answers: [JSONValue] = []
+        for graph in graphs {
+            guard let graphId = graph["graphId"]?.stringValue, let requests = graph["compositeRequest"]?.arrayValue, !requests.isEmpty else {
+                throw APIError(status: 400, errorCode: "INVALID_FIELD", message: "each graph needs a graphId and a compositeRequest")
+            }
+            guard requests.count <= Self.graphNodeLimit else {
+                throw APIError(status: 400, errorCode: "LIMIT_EXCEEDED", message: "A graph cannot contain more than \(Self.graphNodeLimit) nodes")
+            }
+            let response = bodyJSON(try await compositeAllOrNone(requests, context: context))
+            let entries = response["compositeResponse"]?.arrayValue ?? []
+            let successful = entries.allSatisfy { ($0["httpStatusCode"]?.int64Value ?? 500) < 400 }
+            answers.append(["graphId": .string(graphId), "graphResponse": ["compositeResponse": .array(entries)], "isSuccessful": .bool(successful)])
+        }
+        return .json(["graphs": .array(answers)])
+    }
+
+    static let graphNodeLimit = 500
+
     /// Replaces every `@{ref.path}` in strings with the value at `path` in the result of `ref`.
     static func resolveReferences(in value: JSONValue, results: [String: JSONValue]) throws(APIError) -> JSONValue {
         switch value {

@@ -11,6 +11,20 @@ extension LocalOrgAPI {
     func compositeSObjects(_ context: DataContext, rest: [String]) async throws -> APIResponse {
         if let typeName = rest.first {
             guard let object = schema.object(named: typeName) else { return .error(.resourceNotFound) }
+            if rest.count == 2 {
+                try requireMethod(context.method, "PATCH")
+                guard let field = object.field(named: rest[1]), field.externalId || field.idLookup, field.type != .id else {
+                    throw APIError.externalIdFieldMissing(rest[1])
+                }
+                let body = try jsonObjectBody(context.request)
+                guard let records = body["records"]?.arrayValue else {
+                    throw APIError(status: 400, errorCode: "INVALID_FIELD", message: "The records field is required")
+                }
+                guard records.count <= Self.collectionLimit else {
+                    throw APIError(status: 400, errorCode: "EXCEEDED_ID_LIMIT", message: "record limit reached. cannot submit more than \(Self.collectionLimit) records into this call")
+                }
+                return try await upsertMany(records, object: object, field: field, allOrNone: body["allOrNone"]?.boolValue ?? false, context: context)
+            }
             guard rest.count == 1 else { return .error(.resourceNotFound) }
             try requireMethod(context.method, "GET", "POST")
             return try await retrieveMany(object, context: context)
@@ -106,7 +120,7 @@ extension LocalOrgAPI {
                         }
                         return .commit
                     } catch let error as APIError {
-                        outcome = .failure(error)
+                        outcome = .failure(Self.collectionError(error))
                         return .rollback
                     }
                 }
@@ -117,6 +131,92 @@ extension LocalOrgAPI {
             }
             return outcomes
         }
+    }
+
+    /// `PATCH /composite/sobjects/T/Field`: each record updates the one record whose `Field` holds
+    /// its value, or creates one; answers carry `created`. A record without `attributes` fails
+    /// alone with `JSON_PARSER_ERROR`, as Salesforce's does.
+    func upsertMany(_ records: [JSONValue], object: ObjectDefinition, field: FieldDefinition, allOrNone: Bool,
+                    context: DataContext) async throws -> APIResponse {
+        try checkWriteAccess(object, context: context)
+        let userId = context.session.userId
+        let owner = context.visibleOwner
+        let isAdmin = context.session.isAdmin
+        let now = OrgStore.now()
+        let store = self.store
+        do {
+            let outcomes = try await store.write { db -> [Result<(id: String, created: Bool), APIError>] in
+                var outcomes: [Result<(id: String, created: Bool), APIError>] = []
+                for record in records {
+                    var outcome: Result<(id: String, created: Bool), APIError> = .failure(.resourceNotFound)
+                    try db.inRecordSavepoint {
+                        do {
+                            outcome = .success(try Self.upsertOne(record, object: object, field: field, store: store, db: db,
+                                                                   userId: userId, isAdmin: isAdmin, now: now, owner: owner))
+                            return .commit
+                        } catch let error as APIError {
+                            outcome = .failure(Self.collectionError(error))
+                            return .rollback
+                        }
+                    }
+                    outcomes.append(outcome)
+                }
+                if allOrNone, outcomes.contains(where: { if case .failure = $0 { return true } else { return false } }) {
+                    throw AllOrNoneRollback(outcomes: outcomes.map { $0.map(\.id) })
+                }
+                return outcomes
+            }
+            return .json(.array(outcomes.map { outcome in
+                switch outcome {
+                case let .success(result): return ["id": .string(result.id), "success": true, "errors": [], "created": .bool(result.created)]
+                case let .failure(error): return ["success": false, "errors": [error.collectionEntry]]
+                }
+            }))
+        } catch let rollback as AllOrNoneRollback {
+            return .json(.array(rollback.rolledBackResults))
+        }
+    }
+
+    private static func upsertOne(_ record: JSONValue, object: ObjectDefinition, field: FieldDefinition, store: OrgStore, db: Database,
+                                  userId: String, isAdmin: Bool, now: Int64, owner: String?) throws -> (id: String, created: Bool) {
+        guard var body = record.objectValue else { throw APIError.jsonParser("each record must be a JSON object") }
+        guard let type = body["attributes"]?["type"]?.stringValue else {
+            throw APIError(status: 400, errorCode: "JSON_PARSER_ERROR", message: "Missing attributes for the record: each record needs \"attributes\": {\"type\": \"\(object.name)\"}")
+        }
+        guard type.caseInsensitiveCompare(object.name) == .orderedSame else {
+            throw APIError(status: 400, errorCode: "INVALID_TYPE", message: "The record's type \(type) is not \(object.name), the type this request upserts")
+        }
+        if body.keys.contains(where: { $0.caseInsensitiveCompare("Id") == .orderedSame }) {
+            throw APIError(status: 400, errorCode: "INVALID_FIELD", message: "Only external ids are supported; do not set Id on a record to upsert", fields: ["Id"])
+        }
+        let missing = APIError(status: 400, errorCode: "MISSING_ARGUMENT", message: "\(field.name) not specified", fields: [field.name])
+        guard let key = body.first(where: { $0.key.caseInsensitiveCompare(field.name) == .orderedSame }) else { throw missing }
+        let keyValue = try RecordValidator.convert(key.value, for: field)
+        guard !keyValue.isNull else { throw missing }
+        body.removeValue(forKey: "attributes")
+        let ownerFilter = OrgStore.ownerCondition(object, alias: "t", ownerId: owner)
+        let matches = try String.fetchAll(
+            db, sql: "SELECT Id FROM \(quoted(object.tableName)) t WHERE \(quoted(field.columnName)) = ? AND IsDeleted = 0\(ownerFilter.sql) ORDER BY Id LIMIT 2",
+            arguments: StatementArguments([keyValue] + ownerFilter.arguments))
+        if matches.count > 1 {
+            throw APIError(status: 300, errorCode: "DUPLICATE_EXTERNAL_ID",
+                           message: "\(field.label): more than one record found for external id field: \(matches)", fields: [field.name])
+        }
+        if let id = matches.first {
+            body.removeValue(forKey: key.key)
+            let values = try RecordValidator.values(for: object, body: body, mode: .update, isAdmin: isAdmin)
+            try store.updateRow(db, object: object, id: id, values: values, actingUserId: userId, now: now, visibleTo: owner)
+            return (id, false)
+        }
+        var values = try RecordValidator.values(for: object, body: body, mode: .create, isAdmin: isAdmin)
+        return (try store.insertRow(db, object: object, values: &values, actingUserId: userId, now: now, visibleTo: owner), true)
+    }
+
+    /// How a collection answers for one record: an id that names no record is
+    /// `INVALID_CROSS_REFERENCE_KEY` there, not the `NOT_FOUND` of a single-record request.
+    static func collectionError(_ error: APIError) -> APIError {
+        guard error.status == 404 && error.errorCode == "NOT_FOUND" else { return error }
+        return APIError(status: 404, errorCode: "INVALID_CROSS_REFERENCE_KEY", message: "invalid cross reference id", fields: [])
     }
 
     func deleteMany(_ idTexts: [String], allOrNone: Bool, context: DataContext) async throws -> APIResponse {
@@ -141,8 +241,7 @@ extension LocalOrgAPI {
                             outcome = .success(id)
                             return .commit
                         } catch let error as APIError {
-                            outcome = .failure(error.status == 404 && error.errorCode == "NOT_FOUND"
-                                ? APIError(status: 404, errorCode: "INVALID_CROSS_REFERENCE_KEY", message: "invalid cross reference id", fields: []) : error)
+                            outcome = .failure(Self.collectionError(error))
                             return .rollback
                         }
                     }

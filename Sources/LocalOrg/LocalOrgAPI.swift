@@ -230,7 +230,9 @@ public struct LocalOrgAPI: Sendable {
             try requireMethod(method, "GET")
             return try describeGlobal(context)
         case ("sobjects", _):
-            guard let object = schema.object(named: rest[1]) else { return .error(.resourceNotFound) }
+            guard let object = schema.object(named: rest[1]) else {
+                return .error(UnservedFeature.matching(rest)?.error ?? .resourceNotFound)
+            }
             return try await routeSObject(context, object: object, rest: Array(rest.dropFirst(2)))
         case ("query", _), ("queryAll", _):
             try requireMethod(method, "GET")
@@ -256,6 +258,11 @@ public struct LocalOrgAPI: Sendable {
         case ("limits", 1):
             try requireMethod(method, "GET")
             return limits(context)
+        case ("limits", 2) where rest[1] == "recordCount":
+            try requireMethod(method, "GET")
+            return try recordCount(context)
+        case ("composite", 2) where rest[1] == "graph":
+            return try await compositeGraph(context)
         case ("composite", _) where rest.count >= 2 && rest[1] == "sobjects":
             return try await compositeSObjects(context, rest: Array(rest.dropFirst(2)))
         case ("composite", 1):
@@ -268,6 +275,7 @@ public struct LocalOrgAPI: Sendable {
             guard let object = schema.object(named: rest[2]) else { return .error(.resourceNotFound) }
             return try await compositeTree(object, context: context)
         default:
+            if let feature = UnservedFeature.matching(rest) { return .error(feature.error) }
             return .error(.resourceNotFound)
         }
     }
@@ -290,13 +298,45 @@ public struct LocalOrgAPI: Sendable {
         "\(request.baseURL)/id/\(organizationId)/\(userId)"
     }
 
+    /// Every limit a Developer Edition org reports, with its Max; only the API requests are
+    /// counted (the others are features localorg does not have, so nothing uses them).
     func limits(_ context: DataContext) -> APIResponse {
-        .json([
-            "DailyApiRequests": ["Max": .int(Int64(settings.dailyAPILimit)), "Remaining": .int(Int64(max(0, settings.dailyAPILimit - context.apiUsed)))],
-            "DailyBulkApiBatches": ["Max": 15000, "Remaining": 15000],
-            "DataStorageMB": ["Max": 1024, "Remaining": 1024],
-            "FileStorageMB": ["Max": 1024, "Remaining": 1024],
-        ])
+        var body: JSONObject = [:]
+        for (name, maximum) in Self.limitMaxima { body[name] = ["Max": .int(maximum), "Remaining": .int(maximum)] }
+        body["DailyApiRequests"] = ["Max": .int(Int64(settings.dailyAPILimit)), "Remaining": .int(Int64(max(0, settings.dailyAPILimit - context.apiUsed)))]
+        return .json(.object(body))
+    }
+
+    static let limitMaxima: [(String, Int64)] = [
+        ("ActiveScratchOrgs", 3), ("AnalyticsExternalDataSizeMB", 40960), ("ConcurrentAsyncGetReportInstances", 200),
+        ("ConcurrentEinsteinDataInsightsStoryCreation", 5), ("ConcurrentEinsteinDiscoveryStoryCreation", 2),
+        ("ConcurrentSyncReportRuns", 20), ("DailyAnalyticsDataflowJobExecutions", 60), ("DailyAnalyticsUploadedFilesSizeMB", 51200),
+        ("DailyApiRequests", 15000), ("DailyAsyncApexExecutions", 250000), ("DailyAsyncApexTests", 500), ("DailyBulkApiBatches", 15000),
+        ("DailyBulkV2QueryFileStorageMB", 976562), ("DailyBulkV2QueryJobs", 10000), ("DailyDeliveredPlatformEvents", 10000),
+        ("DailyDurableGenericStreamingApiEvents", 10000), ("DailyDurableStreamingApiEvents", 10000),
+        ("DailyEinsteinDataInsightsStoryCreation", 1000), ("DailyEinsteinDiscoveryPredictAPICalls", 50000),
+        ("DailyEinsteinDiscoveryPredictionsByCDC", 500000), ("DailyEinsteinDiscoveryStoryCreation", 100),
+        ("DailyFunctionsApiCallLimit", 235000), ("DailyGenericStreamingApiEvents", 10000), ("DailyScratchOrgs", 6),
+        ("DailyStandardVolumePlatformEvents", 10000), ("DailyStreamingApiEvents", 10000), ("DailyWorkflowEmails", 405),
+        ("DataStorageMB", 5), ("DurableStreamingApiConcurrentClients", 20), ("FileStorageMB", 20), ("HourlyAsyncReportRuns", 1200),
+        ("HourlyDashboardRefreshes", 200), ("HourlyDashboardResults", 5000), ("HourlyDashboardStatuses", 999999999),
+        ("HourlyLongTermIdMapping", 100000), ("HourlyManagedContentPublicRequests", 50000), ("HourlyODataCallout", 10000),
+        ("HourlyPublishedPlatformEvents", 50000), ("HourlyPublishedStandardVolumePlatformEvents", 1000),
+        ("HourlyShortTermIdMapping", 100000), ("HourlySyncReportRuns", 500), ("HourlyTimeBasedWorkflow", 50), ("MassEmail", 10),
+        ("MonthlyEinsteinDiscoveryStoryCreation", 500), ("MonthlyPlatformEventsUsageEntitlement", 0), ("Package2VersionCreates", 6),
+        ("Package2VersionCreatesWithoutValidation", 500), ("PermissionSetsAssigned", 1500),
+        ("PrivateConnectOutboundCalloutHourlyLimitMB", 0), ("SingleEmail", 15), ("StreamingApiConcurrentClients", 20),
+    ]
+
+    /// `limits/recordCount[?sObjects=A,B]`: live records per object; unknown names are left out,
+    /// as Salesforce does.
+    func recordCount(_ context: DataContext) throws -> APIResponse {
+        let wanted = context.request.queryItems["sObjects"].map { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() } }
+        let counts = try store.counts().filter { count in
+            guard let wanted, !wanted.isEmpty, wanted != [""] else { return true }
+            return wanted.contains(count.object.lowercased())
+        }
+        return .json(["sObjects": .array(counts.map { ["count": .int(Int64($0.live)), "name": .string($0.object)] })])
     }
 
     // MARK: Queries

@@ -474,22 +474,41 @@ public final class OrgStore: Sendable {
                                message: "\(field.label): bad value for restricted picklist field: \(value)", fields: [field.name])
             }
         }
+        let recordTypeName = recordType?.developerName ?? "Master"
         for rule in object.validationRules {
-            let holds = rule.conditions.allSatisfy { condition in
-                if condition.field == "RecordType" { return (recordType?.developerName ?? "Master") == condition.value }
-                guard let name = object.field(named: condition.field)?.name, let value = record[name], !value.isNull else { return false }
-                let text = String.fromDatabaseValue(value) ?? (Bool.fromDatabaseValue(value).map { $0 ? "true" : "false" } ?? "")
-                return text.caseInsensitiveCompare(condition.value) == .orderedSame
+            var holds = true
+            for condition in rule.conditions where holds {
+                holds = Self.holds(condition, object: object, record: record, recordTypeName: recordTypeName)
             }
-            let missing = rule.requires.contains { name in
-                guard let canonical = object.field(named: name)?.name, let value = record[canonical], !value.isNull else { return true }
-                return String.fromDatabaseValue(value)?.isEmpty == true
+            var missing = false
+            for name in rule.requires where !missing {
+                missing = Self.isBlank(object.field(named: name).flatMap { record[$0.name] })
             }
             if holds && missing {
                 throw APIError(status: 400, errorCode: "FIELD_CUSTOM_VALIDATION_EXCEPTION", message: rule.errorMessage,
                                fields: rule.errorField.map { [$0] } ?? [])
             }
         }
+    }
+
+    private static func holds(_ condition: ValidationRule.Condition, object: ObjectDefinition, record: [String: DatabaseValue],
+                              recordTypeName: String) -> Bool {
+        if condition.field == "RecordType" { return recordTypeName == condition.value }
+        guard let field = object.field(named: condition.field) else { return false }
+        let text: String
+        switch record[field.name]?.storage {
+        case let .string(string)?: text = string
+        case let .int64(number)? where field.type == .boolean: text = number == 0 ? "false" : "true"
+        case let .int64(number)?: text = String(number)
+        case let .double(number)?: text = String(number)
+        default: return false
+        }
+        return text.caseInsensitiveCompare(condition.value) == .orderedSame
+    }
+
+    private static func isBlank(_ value: DatabaseValue?) -> Bool {
+        guard let value, !value.isNull else { return true }
+        return String.fromDatabaseValue(value)?.isEmpty == true
     }
 
     /// The referenced record's IsDeleted and OwnerId, all a reference check reads: two columns

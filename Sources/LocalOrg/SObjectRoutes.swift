@@ -9,7 +9,8 @@ extension LocalOrgAPI {
     func sobjectSummary(_ object: ObjectDefinition, apiVersion: String) -> JSONObject {
         let base = "/services/data/v\(apiVersion)/sobjects/\(object.name)"
         return [
-            "activateable": false, "createable": .bool(object.createable), "custom": false, "customSetting": false,
+            "activateable": false, "associateEntityType": .null, "associateParentEntity": .null,
+            "createable": .bool(object.createable), "custom": .bool(object.name.hasSuffix("__c")), "customSetting": false,
             "deepCloneable": false, "deletable": .bool(object.deletable), "deprecatedAndHidden": false, "feedEnabled": false,
             "hasSubtypes": false, "isInterface": false, "isSubtype": false, "keyPrefix": .string(object.keyPrefix),
             "label": .string(object.label), "labelPlural": .string(object.labelPlural), "layoutable": true,
@@ -54,12 +55,35 @@ extension LocalOrgAPI {
         body["actionOverrides"] = []
         body["namedLayoutInfos"] = []
         body["supportedScopes"] = [["label": "All", "name": "everything"], ["label": "My", "name": "mine"]]
+        let base = "/services/data/v\(context.apiVersion)/sobjects/\(object.name)"
+        let site = context.request.baseURL
+        body["urls"] = [
+            "sobject": .string(base), "describe": .string("\(base)/describe"), "rowTemplate": .string("\(base)/{ID}"),
+            "compactLayouts": .string("\(base)/describe/compactLayouts"), "approvalLayouts": .string("\(base)/describe/approvalLayouts"),
+            "layouts": .string("\(base)/describe/layouts"), "listviews": .string("\(base)/listviews"),
+            "quickActions": .string("\(base)/quickActions"), "defaultValues": .string("\(base)/defaultValues?recordTypeId&fields"),
+            "uiDetailTemplate": .string("\(site)/{ID}"), "uiEditTemplate": .string("\(site)/{ID}/e"),
+            "uiNewRecord": .string("\(site)/\(object.keyPrefix)/e"),
+        ]
+        body["defaultImplementation"] = .null
+        body["extendedBy"] = .null
+        body["extendsInterfaces"] = .null
+        body["implementedBy"] = .null
+        body["implementsInterfaces"] = .null
+        body["sobjectDescribeOption"] = "FULL"
         body["listviewable"] = .null
         body["lookupLayoutable"] = .null
         body["searchLayoutable"] = true
         body["compactLayoutable"] = true
         body["networkScopeFieldName"] = .null
-        return .json(.object(body))
+        // A tag of what this user is told (field access differs per user), and the schema's load
+        // time as Last-Modified: clients revalidate with If-None-Match or If-Modified-Since.
+        let etag = "\"" + String(stableHash(JSONWriter.string(.object(body))), radix: 16) + "\""
+        if Self.matches(context.request.header("if-none-match"), etag) { return .empty(304) }
+        var response = APIResponse.json(.object(body))
+        response.headers.append(("ETag", etag))
+        response.headers.append(("Last-Modified", SalesforceDate.formatHTTPDate(schemaLoadedAt)))
+        return response
     }
 
     /// `isAdmin`: describe answers for the user asking, so a field only admins may edit is not
@@ -86,6 +110,10 @@ extension LocalOrgAPI {
             "inlineHelpText": .null, "htmlFormatted": false, "encrypted": false, "deprecatedAndHidden": false,
             "compoundFieldName": .null, "extraTypeInfo": .null,
             "permissionable": .bool(!field.isSystem && field.nillable), "writeRequiresMasterRead": false,
+            "aiPredictionField": false, "displayLocationInDecimal": false, "filteredLookupInfo": .null,
+            "formulaTreatNullNumberAsZero": false, "highScaleNumber": false, "mask": .null, "maskType": .null,
+            "namePointing": false, "polymorphicForeignKey": false, "queryByDistance": false, "referenceTargetField": .null,
+            "relationshipOrder": .null, "searchPrefilterable": false,
         ]
     }
 
@@ -105,6 +133,7 @@ extension LocalOrgAPI {
         case 2 where object.name == "User" && rest[1].lowercased() == "password":
             return try await userPassword(userId: rest[0], context: context)
         default:
+            if let feature = UnservedFeature.matching(sobjectPath: rest) { return .error(feature.error) }
             let operation = try recordOperation(object, rest: rest, method: method)
             // Each record operation runs in one transaction (a read-only one for reads).
             if operation.isRead(method: method) {
@@ -202,6 +231,10 @@ extension LocalOrgAPI {
                 // POST …/T/Id with no value creates, as the Android SDK's upsert without an external id does.
                 if let field = object.field(named: segment), field.type == .id, method == "POST" { return .create }
                 if SalesforceId.canonical(segment) != nil { throw APIError.resourceNotFound }
+                if SalesforceId.isShapedLikeId(segment), segment.hasPrefix(object.keyPrefix) {
+                    throw APIError(status: 400, errorCode: "MALFORMED_ID",
+                                   message: "\(object.label) ID: id value of incorrect type: \(segment)", fields: ["Id"])
+                }
                 throw APIError.externalIdFieldMissing(segment)
             }
             return try byId(id)
@@ -341,7 +374,9 @@ extension LocalOrgAPI {
             if let id = matches.first {
                 _ = try update(object, id: id, context: context, db: db, body: body)
                 if (Double(context.apiVersion) ?? 0) < 46 { return .empty(204) }
-                return .json(["id": .string(id), "success": true, "errors": [], "created": false], status: 200)
+                var response = APIResponse.json(["id": .string(id), "success": true, "errors": [], "created": false], status: 200)
+                response.headers.append(("Location", "/services/data/v\(context.apiVersion)/sobjects/\(object.name)/\(id)"))
+                return response
             }
             if context.request.queryItems["updateOnly"] == "true" { throw APIError.resourceNotFound }
             body[field.name] = .string(value)

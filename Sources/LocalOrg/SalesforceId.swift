@@ -25,7 +25,8 @@ public enum SalesforceId {
     }
 
     /// Turns a 15- or 18-character id into its canonical 18-character form, or nil when the text
-    /// is not shaped like an id. An 18-character id whose case was lost is restored from its suffix.
+    /// is not shaped like an id or its suffix is impossible (it marks a digit as uppercase). An
+    /// 18-character id whose case was lost is restored from its suffix.
     public static func canonical(_ text: some StringProtocol) -> String? {
         let bytes = Array(text.utf8)
         guard bytes.count == 15 || bytes.count == 18,
@@ -42,6 +43,8 @@ public enum SalesforceId {
                 let index = chunk * 5 + position
                 let character = first15[index]
                 let isUpper = bits & (1 << position) != 0
+                // The suffix says a digit is an uppercase letter: no id has this suffix.
+                if isUpper, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(character) { return nil }
                 if isUpper, (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(character) {
                     first15[index] = character - 32
                 } else if !isUpper, (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(character) {
@@ -64,6 +67,12 @@ public enum SalesforceId {
         let padded = String(repeating: "0", count: max(0, recordNumberWidth - digits.count)) + String(digits.reversed())
         let id15 = keyPrefix + podAndReserved + padded
         return id15 + checksumSuffix(of: id15)
+    }
+
+    /// 15 or 18 letters and digits: what an id looks like, valid or not.
+    public static func isShapedLikeId(_ text: some StringProtocol) -> Bool {
+        let bytes = Array(text.utf8)
+        return (bytes.count == 15 || bytes.count == 18) && bytes.allSatisfy { isAlphanumeric($0) }
     }
 
     /// The key prefix (object type) of a canonical id.
