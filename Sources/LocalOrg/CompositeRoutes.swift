@@ -102,22 +102,33 @@ extension LocalOrgAPI {
 
     private func writePlans(_ plans: [PlannedWrite], allOrNone: Bool, userId: String, now: Int64, visibleTo owner: String?) async throws -> [Result<String, APIError>] {
         let store = self.store
-        return try await store.write { db -> [Result<String, APIError>] in
-            var outcomes: [Result<String, APIError>] = []
-            for plan in plans {
-                // Each record is its own savepoint, so a failure undoes only that record.
-                var outcome: Result<String, APIError> = .failure(APIError.resourceNotFound)
+        return try await writeEach(plans, allOrNone: allOrNone, id: { $0 }) { plan, db in
+            switch plan {
+            case .insert(let object, var values):
+                return try store.insertRow(db, object: object, values: &values, actingUserId: userId, now: now, visibleTo: owner)
+            case let .update(object, id, values):
+                try store.updateRow(db, object: object, id: id, values: values, actingUserId: userId, now: now, visibleTo: owner)
+                return id
+            case let .failed(error):
+                throw error
+            }
+        }
+    }
+
+    /// Writes each item of a collection in its own savepoint of one transaction, so a failure
+    /// undoes only that record; with `allOrNone`, any failure rolls back all of them
+    /// (`AllOrNoneRollback`, carrying each record's outcome).
+    func writeEach<Item: Sendable, Value: Sendable>(
+        _ items: [Item], allOrNone: Bool, id: @escaping @Sendable (Value) -> String,
+        _ write: @escaping @Sendable (Item, Database) throws -> Value
+    ) async throws -> [Result<Value, APIError>] {
+        try await store.write { db -> [Result<Value, APIError>] in
+            var outcomes: [Result<Value, APIError>] = []
+            for item in items {
+                var outcome: Result<Value, APIError> = .failure(.resourceNotFound)
                 try db.inRecordSavepoint {
                     do {
-                        switch plan {
-                        case .insert(let object, var values):
-                            outcome = .success(try store.insertRow(db, object: object, values: &values, actingUserId: userId, now: now, visibleTo: owner))
-                        case let .update(object, id, values):
-                            try store.updateRow(db, object: object, id: id, values: values, actingUserId: userId, now: now, visibleTo: owner)
-                            outcome = .success(id)
-                        case let .failed(error):
-                            outcome = .failure(error)
-                        }
+                        outcome = .success(try write(item, db))
                         return .commit
                     } catch let error as APIError {
                         outcome = .failure(Self.collectionError(error))
@@ -127,7 +138,7 @@ extension LocalOrgAPI {
                 outcomes.append(outcome)
             }
             if allOrNone, outcomes.contains(where: { if case .failure = $0 { return true } else { return false } }) {
-                throw AllOrNoneRollback(outcomes: outcomes)
+                throw AllOrNoneRollback(outcomes: outcomes.map { $0.map(id) })
             }
             return outcomes
         }
@@ -145,26 +156,9 @@ extension LocalOrgAPI {
         let now = OrgStore.now()
         let store = self.store
         do {
-            let outcomes = try await store.write { db -> [Result<(id: String, created: Bool), APIError>] in
-                var outcomes: [Result<(id: String, created: Bool), APIError>] = []
-                for record in records {
-                    var outcome: Result<(id: String, created: Bool), APIError> = .failure(.resourceNotFound)
-                    try db.inRecordSavepoint {
-                        do {
-                            outcome = .success(try Self.upsertOne(record, object: object, field: field, store: store, db: db,
-                                                                   userId: userId, isAdmin: isAdmin, now: now, owner: owner))
-                            return .commit
-                        } catch let error as APIError {
-                            outcome = .failure(Self.collectionError(error))
-                            return .rollback
-                        }
-                    }
-                    outcomes.append(outcome)
-                }
-                if allOrNone, outcomes.contains(where: { if case .failure = $0 { return true } else { return false } }) {
-                    throw AllOrNoneRollback(outcomes: outcomes.map { $0.map(\.id) })
-                }
-                return outcomes
+            let outcomes = try await writeEach(records, allOrNone: allOrNone, id: { $0.id }) { record, db in
+                try Self.upsertOne(record, object: object, field: field, store: store, db: db,
+                                   userId: userId, isAdmin: isAdmin, now: now, owner: owner)
             }
             return .json(.array(outcomes.map { outcome in
                 switch outcome {
@@ -227,30 +221,13 @@ extension LocalOrgAPI {
         let owner = context.visibleOwner
         let isAdmin = context.session.isAdmin
         do {
-            let outcomes = try await store.write { db -> [Result<String, APIError>] in
-                var outcomes: [Result<String, APIError>] = []
-                for idText in idTexts {
-                    var outcome: Result<String, APIError> = .failure(APIError.resourceNotFound)
-                    try db.inRecordSavepoint {
-                        do {
-                            guard let id = SalesforceId.canonical(idText), let object = schema.object(keyPrefix: SalesforceId.keyPrefix(of: id)) else {
-                                throw APIError(status: 400, errorCode: "MALFORMED_ID", message: "malformed id \(idText)", fields: [])
-                            }
-                            if !object.hasOwner && !isAdmin { throw APIError.insufficientAccess }
-                            try store.deleteRow(db, object: object, id: id, actingUserId: userId, now: now, visibleTo: owner)
-                            outcome = .success(id)
-                            return .commit
-                        } catch let error as APIError {
-                            outcome = .failure(Self.collectionError(error))
-                            return .rollback
-                        }
-                    }
-                    outcomes.append(outcome)
+            let outcomes = try await writeEach(idTexts, allOrNone: allOrNone, id: { $0 }) { idText, db in
+                guard let id = SalesforceId.canonical(idText), let object = schema.object(keyPrefix: SalesforceId.keyPrefix(of: id)) else {
+                    throw APIError(status: 400, errorCode: "MALFORMED_ID", message: "malformed id \(idText)", fields: [])
                 }
-                if allOrNone, outcomes.contains(where: { if case .failure = $0 { return true } else { return false } }) {
-                    throw AllOrNoneRollback(outcomes: outcomes)
-                }
-                return outcomes
+                if !object.hasOwner && !isAdmin { throw APIError.insufficientAccess }
+                try store.deleteRow(db, object: object, id: id, actingUserId: userId, now: now, visibleTo: owner)
+                return id
             }
             return .json(.array(outcomes.map(collectionResult)))
         } catch let rollback as AllOrNoneRollback {
