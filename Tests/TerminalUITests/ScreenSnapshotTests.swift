@@ -119,6 +119,22 @@ struct ScreenSnapshotTests {
         #expect(canvas.attributeMap.split(separator: "\n")[2].contains("R"), "the selected row is reversed")
     }
 
+    @Test("--ascii: no screen shows a non-ASCII symbol (status line, form, pickers, help, syncs, inspector); letters of any script stay")
+    func asciiEverywhere() throws {
+        for size in [Self.small, Self.large] {
+            let fixture = try ScreenFixture(size: size, colors: false, ascii: true)
+            let screens = [try fixture.press([]), try fixture.press(text: "?"), try fixture.press(text: "?"), try fixture.press(text: "n"),
+                           try fixture.press([.escape]), try fixture.press(text: "3"), try fixture.press(text: "4")]
+            for canvas in screens {
+                // Data stays as it is: letters of any script, and the fixture's emoji contact.
+                let symbols = canvas.text.unicodeScalars.filter {
+                    !$0.isASCII && !$0.properties.isAlphabetic && !$0.properties.isDiacritic && !$0.properties.isEmojiPresentation && $0.value != 0x200D
+                }
+                #expect(symbols.isEmpty, "\(String(String.UnicodeScalarView(symbols))) in:\n\(canvas.text)")
+            }
+        }
+    }
+
     @Test("Resizing re-lays out at once: side by side, then the list alone, then side by side again")
     func resize() throws {
         let fixture = try ScreenFixture(size: Self.large)

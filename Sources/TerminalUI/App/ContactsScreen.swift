@@ -106,6 +106,7 @@ public enum ContactsScreen {
         }
         drawStatus(model, in: &canvas, theme: theme)
         if !model.mode.takesText { canvas.cursor = nil }
+        if theme.lines == .ascii { canvas.replaceSymbolsWithASCII() }
         return canvas
     }
 

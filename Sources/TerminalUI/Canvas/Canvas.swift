@@ -123,6 +123,20 @@ public struct Canvas: Sendable, Equatable {
         return column
     }
 
+    /// For `--ascii`: the symbols the screens use (and typographic ones in data, such as an em
+    /// dash) become one-column ASCII look-alikes, so a terminal or font without them shows no
+    /// boxes or question marks. Letters of any script are left as they are.
+    public mutating func replaceSymbolsWithASCII() {
+        for index in cells.indices {
+            if let replacement = Self.asciiSymbols[cells[index].text] { cells[index].text = replacement }
+        }
+    }
+
+    static let asciiSymbols: [String: String] = [
+        "·": ".", "•": "*", "↓": "v", "↑": "^", "→": ">", "←": "<", "▸": ">", "↳": "^", "≠": "#", "…": "~",
+        "—": "-", "–": "-", "✓": "v", "✗": "x", "‘": "'", "’": "'", "“": "\"", "”": "\"", "×": "x", "│": "|", "─": "-",
+    ]
+
     /// Changes the style of the cells in `rect`, keeping their text (a highlighted row).
     public mutating func restyle(_ rect: Rect, style: CellStyle) {
         for y in Self.span(rect.y, rect.maxY, limit: size.height) {
