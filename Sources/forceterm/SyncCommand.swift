@@ -114,6 +114,21 @@ struct SyncConfiguration {
     /// SDK's own config sets do: no usersyncs.json means no named syncs (the SmartStore test app
     /// ships soups alone), no userstore.json means forceterm's soups (the MobileSync test app
     /// ships syncs alone, into an `accounts` soup).
+    /// Where `data` stops being UTF-8 (0-based), for the message: the first byte that does not
+    /// start a well-formed character.
+    static func firstInvalidUTF8Byte(in data: Data) -> Int {
+        let bytes = [UInt8](data)
+        var index = 0
+        while index < bytes.count {
+            let lead = bytes[index]
+            let length = lead < 0x80 ? 1 : lead >> 5 == 0b110 ? 2 : lead >> 4 == 0b1110 ? 3 : lead >> 3 == 0b11110 ? 4 : 0
+            guard length > 0, index + length <= bytes.count,
+                  String(bytes: bytes[index..<(index + length)], encoding: .utf8) != nil else { return index }
+            index += length
+        }
+        return index
+    }
+
     static func load(directory: String?, global: Bool = false) throws -> SyncConfiguration {
         let storeName = global ? "globalstore.json" : "userstore.json"
         let syncsName = global ? "globalsyncs.json" : "usersyncs.json"
@@ -121,8 +136,12 @@ struct SyncConfiguration {
             guard let directory else { return nil }
             let path = (directory as NSString).appendingPathComponent(name)
             guard FileManager.default.fileExists(atPath: path) else { return nil }
-            guard let data = FileManager.default.contents(atPath: path), let text = String(data: data, encoding: .utf8) else {
+            guard let data = FileManager.default.contents(atPath: path) else {
                 throw ConfigError("cannot read \(path); check its permissions")
+            }
+            guard let text = String(data: data, encoding: .utf8) else {
+                let offset = Self.firstInvalidUTF8Byte(in: data)
+                throw ConfigError("\(path) is not UTF-8 text (byte \(offset) is not); save it as UTF-8")
             }
             return (text, path)
         }

@@ -1,4 +1,3 @@
-import ContactsApp
 import Foundation
 import ForceJSON
 import LocalOrgProcess
@@ -14,7 +13,8 @@ struct TUIOrgRulesTests {
     static func config(metadata: Bool) throws -> String {
         let directory = NSTemporaryDirectory() + "forceterm-rules-config-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        try DefaultConfig.userstoreJSON.write(toFile: directory + "/userstore.json", atomically: true, encoding: .utf8)
+        try FileManager.default.copyItem(atPath: LocalOrgProcess.packageRoot.appendingPathComponent("config/userstore.json").path,
+                                         toPath: directory + "/userstore.json")
         let describes = metadata ? #"""
             ,
             {"syncName": "contactMetadata", "syncType": "syncDown", "soupName": "sobject_metadata",

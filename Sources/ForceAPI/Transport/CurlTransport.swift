@@ -294,6 +294,10 @@ struct CurlWorker {
         case CURLE_SSL_CONNECT_ERROR, CURLE_SSL_CERTPROBLEM, CURLE_SSL_CIPHER, CURLE_SSL_ISSUER_ERROR,
              CURLE_SSL_PINNEDPUBKEYNOTMATCH, CURLE_SSL_INVALIDCERTSTATUS, CURLE_SSL_CRL_BADFILE, CURLE_SSL_SHUTDOWN_FAILED:
             return .tls(detail: detail)
+        case CURLE_GOT_NOTHING where request.url.lowercased().hasPrefix("http://"),
+             CURLE_RECV_ERROR where request.url.lowercased().hasPrefix("http://"):
+            // Plain HTTP sent to a TLS port: the server hangs up or answers bytes curl cannot read.
+            return .connectionLost(detail: "\(detail) from \(host); the server may speak HTTPS only: use https:// in the URL")
         case CURLE_SEND_ERROR, CURLE_RECV_ERROR, CURLE_GOT_NOTHING, CURLE_PARTIAL_FILE, CURLE_HTTP2, CURLE_HTTP2_STREAM:
             return .connectionLost(detail: detail)
         default:

@@ -19,6 +19,9 @@ public final class NcursesScreen: TerminalScreen {
     /// Takes over the terminal. Throws when stdin or stdout is not a terminal ncurses can drive.
     public init(wantColors: Bool, environment: [String: String] = ProcessInfo.processInfo.environment) throws {
         guard isatty(STDIN_FILENO) == 1, isatty(STDOUT_FILENO) == 1 else { throw NcursesScreenError.notATerminal }
+        // These terminals cannot move the cursor: ncurses would start and draw one long line.
+        let term = environment["TERM"] ?? ""
+        if term.isEmpty || term == "dumb" || term == "unknown" { throw NcursesScreenError.cannotPlaceCursor(term: term) }
         _ = cnc_set_locale_from_environment()
         guard cnc_start_terminal() == 1 else { throw NcursesScreenError.cannotStart }
         raw()
@@ -193,11 +196,15 @@ public final class NcursesScreen: TerminalScreen {
 public enum NcursesScreenError: Error, CustomStringConvertible {
     case notATerminal
     case cannotStart
+    case cannotPlaceCursor(term: String)
 
     public var description: String {
         switch self {
         case .notATerminal: return "the TUI needs a terminal; run it in one, or use a subcommand such as `forceterm query`"
         case .cannotStart: return "cannot start the terminal UI: check that TERM names a terminal this machine knows"
+        case let .cannotPlaceCursor(term):
+            return "\(term.isEmpty ? "TERM is not set" : "TERM=\(term) cannot move the cursor"), so the screen cannot be drawn; "
+                + "set TERM to your terminal (xterm-256color, screen-256color, tmux-256color), or use a subcommand such as `forceterm query`"
         }
     }
 }

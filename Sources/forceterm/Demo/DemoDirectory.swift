@@ -26,12 +26,15 @@ struct DemoDirectory: Sendable {
     }
 
     /// Deletes every piece of demo state (org, store, session); nothing outside `path` is touched.
-    func reset() throws {
-        guard FileManager.default.fileExists(atPath: path) else { return }
+    /// Removes the demo state; false when there was none.
+    @discardableResult
+    func reset() throws -> Bool {
+        guard FileManager.default.fileExists(atPath: path) else { return false }
         do {
             try FileManager.default.removeItem(atPath: path)
         } catch {
             throw ConfigError("cannot remove the demo directory \(path) for --reset (\(error.localizedDescription)); remove it by hand")
         }
+        return true
     }
 }

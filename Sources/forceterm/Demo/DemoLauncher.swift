@@ -49,8 +49,7 @@ enum DemoLauncher {
         guard isatty(STDIN_FILENO) == 1, isatty(STDOUT_FILENO) == 1 else { throw NcursesScreenError.notATerminal }
         let directory = DemoDirectory()
         if demo.reset {
-            try directory.reset()
-            say("Removed the previous demo state (--reset).")
+            say(try directory.reset() ? "Removed the previous demo state (--reset)." : "No previous demo state to remove (--reset); starting fresh.")
         }
         let reused = FileManager.default.fileExists(atPath: directory.orgPath + "/org.sqlite")
         try directory.create()
