@@ -160,3 +160,83 @@ struct TUIOrgRulesTests {
         #expect(try user.documents("accounts").first { $0["Name"] == "Bogus Ltd" }?["Type"] == "Prospect")
     }
 }
+
+/// Records a user can repair, in the TUI against a real localorg: a contact moved to an account
+/// created here reaches the org linked to it; a contact refused by the org is put back by `r`.
+@Suite("forceterm's TUI: lookups to local records, and repair by reverting", .serialized)
+struct TUIRepairTests {
+    @Test("A contact moved to an account created here: one account and one contact on the org, linked")
+    func contactToLocalAccount() throws {
+        let user = try SyncCommandTests.SignedIn(accounts: 1, contacts: 1)
+        defer { user.remove() }
+        #expect(try user.forceterm(["sync"]).exitCode == 0)
+        let session = try user.tui()
+        defer { session.kill() }
+        try session.waitFor("Contacts (1)")
+        try session.send("2")
+        try session.send("n")
+        try session.waitFor("New account")
+        try session.send("Harbour Local Co", literal: true)
+        try session.send("C-s")
+        try session.waitFor("Saved locally")
+        try session.send("1")
+        try session.send("e")
+        try session.waitFor("Edit ")
+        for _ in 0..<7 { try session.send("Tab") }
+        try session.send("Enter")
+        try session.waitFor("Pick the account")
+        try session.send("Harbour", literal: true)
+        try session.send("Enter")
+        try session.waitFor("Harbour Local Co")
+        try session.send("C-s")
+        try session.waitFor("Saved locally")
+        try session.send("s")
+        try session.waitFor("Sync complete! Sent 2 changes")
+        try session.send("q")
+
+        let account = try #require(try user.documents("accounts").first { $0["Name"] == "Harbour Local Co" })
+        let accountId = try #require(account["Id"]?.stringValue)
+        #expect(accountId.hasPrefix("001") && account["__local__"] == false)
+        let contact = try #require(try user.documents("contacts").first)
+        #expect(contact["AccountId"]?.stringValue == accountId, "the local id was replaced by the org's")
+        let onServer = try OrgREST.contact(try #require(contact["Id"]?.stringValue), server: user.server, token: try OrgREST.accessToken(user.server))
+        #expect(onServer["AccountId"]?.stringValue == accountId)
+    }
+
+    @Test("A contact the org refuses (its new account was deleted there) is put back with r, and the next sync is clean")
+    func repairByReverting() throws {
+        let user = try SyncCommandTests.SignedIn(accounts: 2, contacts: 1)
+        defer { user.remove() }
+        #expect(try user.forceterm(["sync"]).exitCode == 0)
+        let contact = try #require(try user.documents("contacts").first)
+        let original = contact["AccountId"]?.stringValue
+        let other = try #require(try user.documents("accounts").first { $0["Id"]?.stringValue != original })
+        let otherName = try #require(other["Name"]?.stringValue)
+        _ = try user.server.command(["delete", "Account", try #require(other["Id"]?.stringValue)])
+
+        let session = try user.tui()
+        defer { session.kill() }
+        try session.waitFor("Contacts (1)")
+        try session.send("e")
+        try session.waitFor("Edit ")
+        for _ in 0..<7 { try session.send("Tab") }
+        try session.send("Enter")
+        try session.waitFor("Pick the account")
+        try session.send(String(otherName.prefix(6)), literal: true)
+        try session.send("Enter")
+        try session.send("C-s")
+        try session.waitFor("Saved locally")
+        try session.send("s")
+        try session.waitFor("1 with errors")
+        try session.waitFor("The org refused the last sync of this record")
+        try session.send("r")
+        try session.waitFor("y = yes")
+        try session.send("y")
+        try session.send("s")
+        try session.waitFor("Sync complete! Sent 0 changes")
+        try session.send("q")
+        let after = try #require(try user.documents("contacts").first)
+        #expect(after["__local__"] == false && after["AccountId"]?.stringValue == original)
+        #expect(after["__last_error__"] == nil || after["__last_error__"] == .null)
+    }
+}
