@@ -119,7 +119,10 @@ public enum ContactsScreen {
             Box.verticalLine(in: &canvas, x: layout.list.maxX, top: 1, height: layout.detail.height, theme: theme)
         }
         if editing, let form = model.form {
-            drawForm(form, model: model, in: &canvas, rect: layout.detail, theme: theme)
+            // A toast takes the body's last line: the form's key hint moves up rather than under it.
+            let rect = layout.detail
+            let formRect = model.toast == nil ? rect : Rect(x: rect.x, y: rect.y, width: rect.width, height: max(rect.height - 1, 1))
+            drawForm(form, model: model, in: &canvas, rect: formRect, theme: theme)
         } else if layout.sideBySide || model.detailOpen {
             drawDetail(model, in: &canvas, rect: layout.detail, theme: theme)
         }
