@@ -40,6 +40,10 @@ struct ConflictTests {
         #expect(!comparison.rows.contains { $0.field.hasPrefix("__") || $0.field == "attributes" }, "bookkeeping stays out")
         let plain = try LocalRecord(document: fixture.addSyncedContact(first: "Ana", last: "Zapata"))
         #expect(ConflictComparison(record: plain, fields: ["Title"]) == nil)
+        // The org's own modification date differs too, but it is no field the user changed.
+        #expect(comparison.rows.first { $0.field == "LastModifiedDate" }?.differs == true)
+        #expect(comparison.differingCount == 1, "Title only")
+        #expect(comparison.conflictingFields == ["Title"])
     }
 
     @Test("A record the server deleted shows an empty server side")

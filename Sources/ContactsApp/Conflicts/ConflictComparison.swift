@@ -48,15 +48,21 @@ public struct ConflictComparison: Sendable, Equatable {
             guard !local.isEmpty || !theirs.isEmpty else { return nil }
             let field = conflicting[name]
             return Row(field: name, local: local, server: theirs, base: field?.base.map { LocalRecord.text($0) },
-                       conflicting: field != nil || (wholeRecord && local != theirs))
+                       conflicting: field != nil || (wholeRecord && local != theirs && !Self.isSystemField(name)))
         }
     }
 
     /// The fields both sides changed (for a whole-record conflict, every field that differs).
     public var conflictingFields: [String] { rows.filter(\.conflicting).map(\.field) }
 
-    /// How many fields differ between the two versions.
-    public var differingCount: Int { rows.filter(\.differs).count }
+    /// How many fields differ between the two versions; the org's own dates and ids are not
+    /// counted (they always differ once the server changed anything).
+    public var differingCount: Int { rows.filter { $0.differs && !Self.isSystemField($0.field) }.count }
+
+    /// Fields the org sets on every write, never the user.
+    public static func isSystemField(_ name: String) -> Bool {
+        ["Id", "LastModifiedDate", "SystemModstamp", "CreatedDate", "LastModifiedById", "CreatedById"].contains(name)
+    }
 
     /// Keys the store and the sync engine keep in a document, not fields of the record.
     public static func isBookkeeping(_ key: String) -> Bool {
