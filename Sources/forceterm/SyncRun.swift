@@ -131,6 +131,9 @@ struct SyncRunReport: Sendable {
     var created = 0
     var updated = 0
     var deleted = 0
+    /// Of the changes sent, those the org refused and those that met a change made there.
+    var refused = 0
+    var conflicted = 0
     /// What the sync downs received and committed, all together and each.
     var down = SyncDownSummary()
     var syncDowns: [(name: String, summary: SyncDownSummary)] = []
@@ -181,6 +184,8 @@ struct SyncRunReport: Sendable {
         created += summary.created
         updated += summary.updated
         deleted += summary.deleted
+        refused += summary.errors
+        conflicted += summary.conflicts
     }
 
     /// A sync down's tallies; a description of an sObject (metadata, layout) is listed with its
@@ -216,7 +221,10 @@ struct SyncRunReport: Sendable {
     }
 
     var text: String {
-        var lines = ["Sent \(sent) change\(sent == 1 ? "" : "s") (\(created) created, \(updated) updated, \(deleted) deleted); received \(received) record\(received == 1 ? "" : "s") (\(down.stored) stored, \(down.unchanged) unchanged, \(down.keptLocalChanges) kept for local changes); removed \(ghostsRemoved) deleted on the server."]
+        var outcomes = "\(created) created, \(updated) updated, \(deleted) deleted"
+        if refused > 0 { outcomes += ", \(refused) refused" }
+        if conflicted > 0 { outcomes += ", \(conflicted) in conflict" }
+        var lines = ["Sent \(sent) change\(sent == 1 ? "" : "s") (\(outcomes)); received \(received) record\(received == 1 ? "" : "s") (\(down.stored) stored, \(down.unchanged) unchanged, \(down.keptLocalChanges) kept for local changes); removed \(ghostsRemoved) deleted on the server."]
         if recordErrors > 0 || conflicts > 0 {
             lines.append("\(recordErrors) record\(recordErrors == 1 ? "" : "s") with errors, \(conflicts) conflict\(conflicts == 1 ? "" : "s"); see forceterm status.")
         }

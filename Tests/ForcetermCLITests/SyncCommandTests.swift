@@ -158,6 +158,7 @@ struct SyncCommandTests {
         let sync = try user.forceterm(["sync"])
         #expect(sync.exitCode == 3, "\(sync)")
         #expect(sync.standardOutput.contains("1 conflict"), "\(sync)")
+        #expect(sync.standardOutput.contains("Sent 1 change (0 created, 0 updated, 0 deleted, 1 in conflict)"), "\(sync)")
         let status = try user.forceterm(["status"])
         #expect(status.standardOutput.contains("conflict on entry"), "\(status)")
         #expect(try user.documents("contacts").first { $0["Id"]?.stringValue == id }?["Title"] == "From me")
