@@ -43,15 +43,17 @@ public enum HelpOverlay {
         let columnCount = inner.width >= 96 && scrollingNotes == nil ? 2 : 1
         let columnWidth = inner.width / columnCount
         let rowsPerColumn = max(inner.height - 1, 0)
+        let helpWidth = max(columnWidth - keyWidth - 3, 1)
         var hidden = false
-        if scroll == 0, scrollingNotes == nil, let placed = placeWholeSections(sections, columns: columnCount, rows: rowsPerColumn) {
+        if scroll == 0, scrollingNotes == nil,
+           let placed = placeWholeSections(sections, columns: columnCount, rows: rowsPerColumn, helpWidth: helpWidth) {
             for (column, sectionRows) in placed.enumerated() {
                 drawRows(sectionRows, in: &canvas, x: inner.x + 1 + column * columnWidth, y: inner.y, keyWidth: keyWidth, width: columnWidth, theme: theme)
             }
         } else {
             // Too many keys for the screen: the rows flow from column to column and scroll.
             let noteRows = scrollingNotes.map { [Row.title($0.title)] + $0.lines.map(Row.text) + [Row.blank] } ?? []
-            var rows = noteRows + Array(sections.map { [Row.title($0.title)] + $0.lines.map(Row.line) + [Row.blank] }.joined())
+            var rows = noteRows + Array(sections.map { Self.rows(of: $0, helpWidth: helpWidth) }.joined())
             rows.removeFirst(min(scroll, max(rows.count - 1, 0)))
             for column in 0..<columnCount {
                 let slice = Array(rows.prefix(rowsPerColumn))
@@ -73,12 +75,23 @@ public enum HelpOverlay {
         case blank
     }
 
+    /// A section's rows: its title, each key with its help wrapped under itself (not cut), a blank.
+    static func rows(of section: Section, helpWidth: Int) -> [Row] {
+        var rows = [Row.title(section.title)]
+        for line in section.lines {
+            let parts = line.help.wrapped(toWidth: helpWidth)
+            rows.append(.line(keys: line.keys, help: parts.first ?? ""))
+            rows += parts.dropFirst().map { Row.line(keys: "", help: $0) }
+        }
+        return rows + [.blank]
+    }
+
     /// Whole sections per column, a section moving to the next column when it does not fit; `nil`
     /// when some section finds no room.
-    static func placeWholeSections(_ sections: [Section], columns: Int, rows: Int) -> [[Row]]? {
+    static func placeWholeSections(_ sections: [Section], columns: Int, rows: Int, helpWidth: Int) -> [[Row]]? {
         var placed: [[Row]] = [[]]
         for section in sections {
-            let sectionRows = [Row.title(section.title)] + section.lines.map(Row.line) + [Row.blank]
+            let sectionRows = self.rows(of: section, helpWidth: helpWidth)
             if placed[placed.count - 1].count + sectionRows.count - 1 > rows, !placed[placed.count - 1].isEmpty {
                 guard placed.count < columns else { return nil }
                 placed.append([])
