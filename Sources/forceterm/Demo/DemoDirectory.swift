@@ -17,6 +17,9 @@ struct DemoDirectory: Sendable {
     var caFile: String { orgPath + "/ca.pem" }
     /// What the demo org prints: one line per request, for `tail -f`.
     var serverLog: String { path + "/localorg.log" }
+    /// A script that changes a contact on the server: shorter to type than the command it runs,
+    /// and copied from a terminal without the help box's borders.
+    var serverChangeScript: String { path + "/change-on-server.sh" }
     /// The demo user's session (and, below `users/`, the demo user's store).
     var credentials: CredentialStore { CredentialStore(directory: path) }
 

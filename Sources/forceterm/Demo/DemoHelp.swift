@@ -13,6 +13,8 @@ struct DemoHelp: Sendable {
     let orgDirectory: String
     /// The contact the `localorg edit` command changes: the first synced one in the list.
     let contact: (id: String, name: String)?
+    /// Where the same command is saved as a script (`sh` it from another terminal).
+    let script: String
 
     /// Every line fits this many columns: an 80-column terminal's help box, less its frame.
     static let width = 76
@@ -33,8 +35,14 @@ struct DemoHelp: Sendable {
         } else {
             lines.append("Change a contact on the server (its Id is in its detail), then press s:")
         }
-        lines += ShellCommand.wrapped(editCommand, width: Self.width)
+        lines += ShellCommand.wrapped(["sh", script], width: Self.width)
         return HelpOverlay.Notes(title: "Demo org: reach it from another terminal", lines: lines)
+    }
+
+    /// The script behind `sh script`: the `localorg edit` command, which it also prints.
+    var scriptText: String {
+        let command = editCommand.map(ShellCommand.quoted).joined(separator: " ")
+        return "#!/bin/sh\n# Written by forceterm --demo: changes a contact's Title on the demo org, as another user.\nset -x\nexec \(command)\n"
     }
 
     /// `localorg edit --data DIR Contact ID "Title=…"`, as argv.

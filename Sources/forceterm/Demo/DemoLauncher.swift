@@ -65,7 +65,11 @@ enum DemoLauncher {
         let session = try signIn(to: server, directory: directory)
         let contact = try firstSync(session: session, configDirectory: configDirectory)
         let help = DemoHelp(url: server.url, username: username, password: password, caFile: directory.caFile, serverLog: directory.serverLog,
-                            localorgPath: program.path, orgDirectory: directory.orgPath, contact: contact)
+                            localorgPath: program.path, orgDirectory: directory.orgPath, contact: contact, script: directory.serverChangeScript)
+        try help.scriptText.write(toFile: directory.serverChangeScript, atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: directory.serverChangeScript)
+        say("To change a contact on the server from another terminal: sh \(directory.serverChangeScript)")
+        defer { say("The demo org stopped with forceterm; forceterm --demo starts it again (--reset starts over).") }
         try TUILauncher.run(store: StoreLocation(explicitPath: session.storePath), configDirectory: configDirectory, options: tui, session: session, helpNotes: help.notes)
     }
 
