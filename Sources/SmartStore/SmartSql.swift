@@ -82,9 +82,18 @@ public enum SmartSqlConverter {
                 index += 1
                 continue
             }
-            guard byte == openBrace, !inString || stringIsMatchArgument,
-                let close = input[(index + 1)...].firstIndex(of: closeBrace), close > index + 1
-            else {
+            guard byte == openBrace, !inString || stringIsMatchArgument else {
+                output.append(byte)
+                index += 1
+                continue
+            }
+            let closing = input[(index + 1)...].firstIndex(of: closeBrace)
+            // Outside a string, a `{` that meets another `{` (or the end) before its `}` is a
+            // reference left open, not SQL: say so rather than what SQLite makes of the rest.
+            if !inString, closing == nil || input[(index + 1)..<(closing ?? input.count)].contains(openBrace) {
+                throw SmartSqlError(.unclosedBrace, position: ConvertedSmartSql.characterPosition(ofByte: index, in: smartSql))
+            }
+            guard let close = closing, close > index + 1 else {
                 output.append(byte)
                 index += 1
                 continue

@@ -62,6 +62,8 @@ public struct SmartSqlError: Error, Equatable, Sendable, CustomStringConvertible
         case unknownSoup(String)
         case invalidReference(String)
         case multipleStatements
+        /// A `{` whose reference runs into the next `{` (or never ends).
+        case unclosedBrace
         case sqlite(String)
     }
 
@@ -84,6 +86,8 @@ public struct SmartSqlError: Error, Equatable, Sendable, CustomStringConvertible
             return "Invalid soup/path reference {\(reference)}\(at): write {soup}, {soup:path} or {soup:_soup}"
         case .multipleStatements:
             return "Smart SQL takes a single SELECT statement; remove the text after the first ';'\(at)"
+        case .unclosedBrace:
+            return "The {\(at) is not closed: write {soup}, {soup:path} or {soup:_soup}"
         case let .sqlite(message):
             return "\(message)\(at)"
         }

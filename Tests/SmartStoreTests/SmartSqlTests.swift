@@ -76,6 +76,15 @@ struct SmartSqlTests {
         #expect(throws: SmartStoreError.smartSql(SmartSqlError(.invalidReference("a:b:c"), position: 8))) {
             try store.query(.smart("select {a:b:c} from {employees}"))
         }
+        // A reference left open: named at its brace, not as whatever SQLite makes of the rest.
+        #expect(throws: SmartStoreError.smartSql(SmartSqlError(.unclosedBrace, position: 8))) {
+            try store.query(.smart("select {employees:_soup from {employees}"))
+        }
+        #expect(throws: SmartStoreError.smartSql(SmartSqlError(.unclosedBrace, position: 15))) {
+            try store.query(.smart("select * from {employees"))
+        }
+        #expect(SmartSqlError(.unclosedBrace, position: 8).description
+            == "The { at character 8 is not closed: write {soup}, {soup:path} or {soup:_soup}")
         do {
             _ = try store.query(.smart("select {employees:lastName} from {employees} order {employees:lastName}"))
             Issue.record("a syntax error must throw")
