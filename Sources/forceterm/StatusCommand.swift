@@ -27,6 +27,12 @@ struct StatusCommand: ParsableCommand {
         try CommandFailure.reporting {
             let path = try globalOptions.location(storeOptions).path
             guard FileManager.default.fileExists(atPath: path) else {
+                // Signed out (logout --force keeps the store): name the stores that are there.
+                let others = storeOptions.storePath == nil && !globalOptions.global ? StoreLocation.userStores() : []
+                if !others.isEmpty {
+                    throw ConfigError("nobody is signed in, so there is no store to show by default; the stores kept on this machine are "
+                                      + others.joined(separator: ", ") + " (forceterm status --store PATH, or forceterm login)")
+                }
                 throw ConfigError("there is no store at \(path) yet; run forceterm sync to create it")
             }
             let store = try SmartStore(path: path, mustExist: true)

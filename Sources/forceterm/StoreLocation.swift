@@ -34,6 +34,17 @@ struct StoreLocation: Equatable, Sendable {
         StoreLocation(explicitPath: (CredentialStore.defaultDirectory(environment: environment) as NSString).appendingPathComponent("global.sqlite"))
     }
 
+    /// The stores of users who signed in on this machine before (`users/<org>/<user>/store.sqlite`),
+    /// which stay after they sign out.
+    static func userStores(environment: [String: String] = ProcessInfo.processInfo.environment) -> [String] {
+        let users = (CredentialStore.defaultDirectory(environment: environment) as NSString).appendingPathComponent("users")
+        let manager = FileManager.default
+        let orgs = ((try? manager.contentsOfDirectory(atPath: users)) ?? []).sorted()
+        return orgs.flatMap { org in
+            (((try? manager.contentsOfDirectory(atPath: users + "/" + org)) ?? []).sorted()).map { "\(users)/\(org)/\($0)/\(fileName)" }
+        }.filter { manager.fileExists(atPath: $0) }
+    }
+
     /// The store in forceterm's data directory, for when nobody is signed in.
     static func defaultPath(environment: [String: String]) -> String {
         (CredentialStore.defaultDirectory(environment: environment) as NSString).appendingPathComponent(fileName)

@@ -201,6 +201,11 @@ struct SignInCommandTests {
         #expect(!FileManager.default.fileExists(atPath: home.credentialsPath))
         #expect(FileManager.default.fileExists(atPath: storePath))
         #expect(!forced.standardError.contains("could not revoke"), "\(forced)")
+        // Signed out, status names the store that stays instead of saying there is none.
+        let status = try Forceterm.run(["status"], environment: home.environment)
+        #expect(status.exitCode != 0)
+        #expect(status.standardError.contains("nobody is signed in") && status.standardError.contains(storePath), "\(status)")
+        #expect(try Forceterm.run(["status", "--store", storePath], environment: home.environment).standardOutput.contains("contacts: 2 pending"))
     }
 
     @Test("Logout revokes the session: the saved refresh token no longer works")
