@@ -56,6 +56,9 @@ struct LoginCommand: ParsableCommand {
         return text
     }
 
+    @Flag(help: "Sign in even when the user signed in now has changes not synced yet (they stay in that user's store).")
+    var force = false
+
     func run() throws {
         try CommandFailure.reporting {
             let config = try ConnectedAppConfig.load(directory: ConnectedAppConfig.directory(explicit: configOptions.directory))
@@ -105,8 +108,21 @@ struct LoginCommand: ParsableCommand {
                 }
                 let identity = try await oauth.identity(of: token)
                 let credentials = OAuthCredentials(loginURL: oauth.loginURL, clientId: oauth.clientId, token: token, identity: identity, caFile: trustedCAFile)
+                // Another user's unsynced changes would wait unseen until they sign in again: say so.
+                var stranded: String?
+                if let previous = try? store.load(), previous.userId != credentials.userId || previous.organizationId != credentials.organizationId {
+                    let path = store.storePath(for: previous)
+                    let pending = try LocalChanges.count(storePath: path)
+                    if pending.total > 0 {
+                        guard force else {
+                            throw ConfigError("\(previous.username) is signed in with \(pending.summary) in \(path), not synced yet; signing in as \(credentials.username) would leave them there until \(previous.username) signs in again. Run forceterm sync first, or forceterm login --force to switch anyway; nothing was saved")
+                        }
+                        stranded = "\(previous.username)'s \(pending.summary) stay unsynced in \(path) until they sign in again."
+                    }
+                }
                 try store.save(credentials)
                 StandardStreams.write("Signed in as \(identity.username) (org \(identity.organizationId)) at \(token.instanceURL).\n")
+                if let stranded { StandardStreams.write(stranded + "\n") }
             }
         }
     }

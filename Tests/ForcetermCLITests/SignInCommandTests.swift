@@ -208,6 +208,42 @@ struct SignInCommandTests {
         #expect(try Forceterm.run(["status", "--store", storePath], environment: home.environment).standardOutput.contains("contacts: 2 pending"))
     }
 
+    @Test("Signing in as another user while the first has unsynced changes is refused with what to do; --force switches and says where they stay")
+    func switchingUsersGuardsLocalChanges() throws {
+        let server = try LocalOrgProcess()
+        let home = try Home()
+        defer { server.remove(); home.remove() }
+        #expect(try passwordLogin(server, home).exitCode == 0)
+        let saved = try String(contentsOfFile: home.credentialsPath, encoding: .utf8)
+        func field(_ name: String) throws -> String {
+            let range = try #require(saved.range(of: "\"\(name)\""))
+            return String(saved[range.upperBound...].drop { $0 == ":" || $0 == " " || $0 == "\"" }.prefix { $0 != "\"" })
+        }
+        let storePath = "\(home.dataHome)/forceterm/users/\(try field("organizationId"))/\(try field("userId"))/store.sqlite"
+        try FileManager.default.createDirectory(atPath: (storePath as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        let fixture = try StoreFixture()
+        try FileManager.default.copyItem(atPath: fixture.path, toPath: storePath)
+        _ = try SmartStore(path: storePath, mustExist: true).create([["LastName": "Unsent", "__local__": true]], in: "contacts")
+
+        func trainerLogin(_ extra: [String]) throws -> CommandOutput {
+            try ChildProcess.run(Forceterm.executable, ["login", "--username", "trainer@localorg.test", "--password-stdin",
+                                                        "--login-url", server.url, "--cacert", server.caFile] + extra,
+                                 environment: home.environment, input: "localorg-trainer\n")
+        }
+        let refused = try trainerLogin([])
+        #expect(refused.exitCode == 1, "\(refused)")
+        #expect(refused.standardError.contains("demo@localorg.test is signed in with 1 record with local changes (contacts: 1)"), "\(refused)")
+        #expect(refused.standardError.contains("login --force"))
+        #expect(try String(contentsOfFile: home.credentialsPath, encoding: .utf8).contains("demo@localorg.test"), "still the first user")
+
+        let switched = try trainerLogin(["--force"])
+        #expect(switched.exitCode == 0, "\(switched)")
+        #expect(switched.standardOutput.contains("Signed in as trainer@localorg.test"))
+        #expect(switched.standardOutput.contains("demo@localorg.test's 1 record with local changes (contacts: 1) stay unsynced in \(storePath)"), "\(switched)")
+        // The same user signing in again is no switch.
+        #expect(try trainerLogin([]).exitCode == 0)
+    }
+
     @Test("Logout revokes the session: the saved refresh token no longer works")
     func logoutRevokes() throws {
         let server = try LocalOrgProcess()
