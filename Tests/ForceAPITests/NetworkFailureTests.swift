@@ -19,8 +19,9 @@ struct NetworkFailureTests {
         guard case let .offline(reason, host) = error else { Issue.record("expected offline, got \(String(describing: error))"); return }
         #expect(reason == .connectionRefused)
         #expect(host == "127.0.0.1")
-        // The bound is about two seconds; allow a loaded machine plenty more without hanging.
-        #expect(elapsed < 10, "took \(elapsed) s")
+        // The bound is about two seconds; a loaded machine (parallel suites, a build) has taken 11 s,
+        // and a request that ignored the budget would run to its 120 s deadline.
+        #expect(elapsed < 20, "took \(elapsed) s")
         #expect(error?.isOffline == true)
     }
 

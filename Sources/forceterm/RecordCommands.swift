@@ -1,0 +1,267 @@
+import ArgumentParser
+import ContactsApp
+import ForceJSON
+import Foundation
+import SmartStore
+
+/// The record soups of an existing store as the config names them (the TUI's tabs), for the
+/// commands that print records. Opening never creates or changes the store.
+struct RecordCatalog {
+    let store: SmartStore
+    let kinds: [RecordKind]
+    let fields: SyncedFields
+
+    init(storePath path: String, global: Bool = false, configDirectory: String?) throws {
+        let configuration = try SyncConfiguration.load(directory: configDirectory, global: global)
+        guard FileManager.default.fileExists(atPath: path) else {
+            throw ConfigError("there is no store at \(path) yet; run forceterm sync to create it")
+        }
+        store = try SmartStore(path: path, mustExist: true)
+        kinds = RecordKind.tabs(for: configuration.syncs, soups: Set(try store.soupNames()))
+        fields = try SyncedFields(usersyncsJSON: configuration.syncsJSON)
+    }
+
+    /// The kind a user names: its soup (`contacts`) or its plural (`accounts`), any case.
+    func kind(named name: String) throws -> RecordKind {
+        let wanted = name.lowercased()
+        if let kind = kinds.first(where: { $0.soupName.lowercased() == wanted || $0.plural.lowercased() == wanted }) { return kind }
+        let names = kinds.map(\.soupName).joined(separator: ", ")
+        throw ValidationError("no records called \(name) here; the config's record soups are: \(names.isEmpty ? "none" : names)")
+    }
+
+    func fieldNames(for kind: RecordKind) -> [String] {
+        let configured = fields.fields(forSoup: kind.soupName)
+        return configured.isEmpty ? kind.fallbackFields : configured
+    }
+
+    /// The records in the list's order, or those `search` finds (as the TUI's `/` does), a
+    /// page at a time so a large soup is never held whole.
+    func forEachRecord(of kind: RecordKind, search: String?, _ body: (LocalRecord) throws -> Void) throws {
+        let repository = RecordRepository(store: store, kind: kind)
+        let ids: [Int64]
+        if let search, !search.isEmpty {
+            ids = try repository.entryIds(matching: search) ?? repository.entryIdsInOrder()
+        } else {
+            ids = try repository.entryIdsInOrder()
+        }
+        var start = 0
+        while start < ids.count {
+            let slice = Array(ids[start..<min(start + 500, ids.count)])
+            for record in try repository.records(entryIds: slice) { try body(record) }
+            start += slice.count
+        }
+    }
+
+    /// The record with this Salesforce id, local id (`local_…`) or entry id, in any record soup.
+    func record(id: String) throws -> (RecordKind, LocalRecord)? {
+        for kind in kinds {
+            let repository = RecordRepository(store: store, kind: kind)
+            if let record = try repository.record(id: id) { return (kind, record) }
+        }
+        if let entryId = Int64(id) {
+            for kind in kinds {
+                if let record = try RecordRepository(store: store, kind: kind).record(entryId: entryId) { return (kind, record) }
+            }
+        }
+        return nil
+    }
+
+    /// A value as `show` prints it: an account id with the account's name, when the store has it.
+    func display(_ field: String, of record: LocalRecord) -> String {
+        let value = record.string(field)
+        guard field == "AccountId", !value.isEmpty, let accounts = kinds.first(where: { $0.role == .account }),
+              let account = try? RecordRepository(store: store, kind: accounts).record(id: value) else { return value }
+        return "\(account.string("Name")) (\(value))"
+    }
+
+    /// The record's fields as JSON for scripts: its ids, its state, and every field the org sent.
+    static func json(_ record: LocalRecord, kind: RecordKind) -> JSONValue {
+        var object: JSONObject = [
+            "id": record.serverId.map(JSONValue.string) ?? .null, "entryId": .int(record.entryId),
+            "soup": .string(kind.soupName), "state": .string(stateName(record.state)),
+        ]
+        for (key, value) in record.document where !ConflictComparison.isBookkeeping(key) && object[key] == nil { object[key] = value }
+        return .object(object)
+    }
+
+    static func stateName(_ state: LocalState) -> String {
+        switch state {
+        case .clean: "clean"
+        case .created: "created"
+        case .updated: "updated"
+        case .deleted: "deleted"
+        case .error: "error"
+        case .conflict: "conflict"
+        }
+    }
+
+    /// A value on one TSV line: tabs and line breaks become spaces.
+    static func cell(_ text: String) -> String {
+        String(text.map { $0 == "\t" || $0.isNewline ? " " : $0 })
+    }
+}
+
+/// `forceterm list [contacts|accounts] [--search TEXT] [--format tsv|json]`: the records, with ids,
+/// for scripts and pickers such as fzf.
+struct ListCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "list",
+        abstract: "Print the local records of a soup, with their ids, as TSV or JSON.",
+        discussion: """
+            Reads the local store only (no network). The order is the list's; --search finds \
+            records as the terminal UI's / does (accents and case ignored). TSV has a header row: \
+            Id, State (clean, created, updated, deleted, error, conflict), then the fields the \
+            sync up sends.
+
+            Examples:
+              forceterm list contacts --search garcía
+              forceterm list accounts --format json
+              forceterm list | fzf --header-lines 1 | cut -f1 | xargs forceterm show
+            """)
+
+    enum Format: String, ExpressibleByArgument, CaseIterable { case tsv, json }
+
+    @Argument(help: ArgumentHelp("Which records: a record soup of the config, or its plural (contacts, accounts).", valueName: "soup"))
+    var soup = "contacts"
+
+    @Option(help: ArgumentHelp("Only the records this text finds.", valueName: "text"))
+    var search: String?
+
+    @Option(help: "tsv (default) or json.")
+    var format: Format = .tsv
+
+    @OptionGroup var storeOptions: StoreOptions
+    @OptionGroup var globalOptions: GlobalStoreOptions
+    @OptionGroup var configOptions: ConfigOptions
+    @ParentCommand var root: Forceterm
+
+    func validate() throws {
+        try root.refuseOptions(except: [.store, .global, .config], in: "list")
+        _ = try globalOptions.explicitPath(storeOptions)
+    }
+
+    func run() throws {
+        try CommandFailure.reporting {
+            let catalog = try RecordCatalog(storePath: try globalOptions.location(storeOptions).path, global: globalOptions.global,
+                                            configDirectory: configOptions.directory)
+            let kind = try catalog.kind(named: soup)
+            let fields = catalog.fieldNames(for: kind)
+            switch format {
+            case .tsv:
+                StandardStreams.write((["Id", "State"] + fields).joined(separator: "\t") + "\n")
+                try catalog.forEachRecord(of: kind, search: search) { record in
+                    let values = [record.serverId ?? String(record.entryId), RecordCatalog.stateName(record.state)] + fields.map { record.string($0) }
+                    StandardStreams.write(values.map(RecordCatalog.cell).joined(separator: "\t") + "\n")
+                }
+            case .json:
+                var records: [JSONValue] = []
+                try catalog.forEachRecord(of: kind, search: search) { records.append(RecordCatalog.json($0, kind: kind)) }
+                StandardStreams.write(JSONWriter.string(.array(records), pretty: true) + "\n")
+            }
+        }
+    }
+}
+
+/// `forceterm show ID [--json]`: one record, found by any of its ids.
+struct ShowCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "show",
+        abstract: "Print one local record: its fields in the config's order, then every other field.",
+        discussion: """
+            ID is the Salesforce id, the local id of a record created here (local_…), or the \
+            entry id that forceterm list --format json prints. Reads the local store only.
+            """)
+
+    @Argument(help: ArgumentHelp("The record's Salesforce id, local id or entry id.", valueName: "id"))
+    var id: String
+
+    @Flag(help: "Print the record as JSON.") var json = false
+
+    @OptionGroup var storeOptions: StoreOptions
+    @OptionGroup var globalOptions: GlobalStoreOptions
+    @OptionGroup var configOptions: ConfigOptions
+    @ParentCommand var root: Forceterm
+
+    func validate() throws {
+        try root.refuseOptions(except: [.store, .global, .config], in: "show")
+        _ = try globalOptions.explicitPath(storeOptions)
+    }
+
+    func run() throws {
+        try CommandFailure.reporting {
+            let catalog = try RecordCatalog(storePath: try globalOptions.location(storeOptions).path, global: globalOptions.global,
+                                            configDirectory: configOptions.directory)
+            guard let (kind, record) = try catalog.record(id: id) else {
+                throw ConfigError("no record with the id \(id) in the store; forceterm list shows the ids")
+            }
+            if json {
+                StandardStreams.write(JSONWriter.string(RecordCatalog.json(record, kind: kind), pretty: true) + "\n")
+                return
+            }
+            let fields = catalog.fieldNames(for: kind)
+            let others = record.document.keys.filter { !fields.contains($0) && !ConflictComparison.isBookkeeping($0) }
+            let labels = fields.map { FieldRule.rule(for: $0, of: kind).label } + others
+            let width = labels.map(\.count).max() ?? 0
+            var lines = ["\(kind.displayName(of: record)) (\(kind.singular), \(RecordCatalog.stateName(record.state)))"]
+            for (label, field) in zip(labels, fields + others) {
+                lines.append(label.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + catalog.display(field, of: record))
+            }
+            StandardStreams.write(lines.joined(separator: "\n") + "\n")
+        }
+    }
+}
+
+/// `forceterm addresses QUERY`: contacts with an email, in the format mutt's `query_command` and
+/// aerc's `address-book-cmd` read.
+struct AddressesCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "addresses",
+        abstract: "Print the contacts a query finds as email, name and account lines for mail clients.",
+        discussion: """
+            Searches the local store (no network), as the terminal UI's / does. Each contact with \
+            an email gives one line: address, name and account (or title), separated by tabs. \
+            The first line says how many were found, as mutt expects; --no-header leaves it out.
+
+            mutt (~/.muttrc):   set query_command = "forceterm addresses %s"
+            aerc (aerc.conf):   address-book-cmd = forceterm addresses --no-header %s
+            """)
+
+    @Argument(help: ArgumentHelp("What to look for: a name, an email, a title, a phone.", valueName: "query"))
+    var query: String
+
+    @Flag(help: "Leave out the first line (aerc and other clients that read addresses only).")
+    var noHeader = false
+
+    @OptionGroup var storeOptions: StoreOptions
+    @OptionGroup var configOptions: ConfigOptions
+    @ParentCommand var root: Forceterm
+
+    func validate() throws {
+        try root.refuseOptions(except: [.store, .config], in: "addresses")
+    }
+
+    func run() throws {
+        try CommandFailure.reporting {
+            let catalog = try RecordCatalog(storePath: StoreLocation(explicitPath: storeOptions.storePath).path,
+                                            configDirectory: configOptions.directory)
+            guard let contacts = catalog.kinds.first(where: { $0.role == .contact }) else {
+                throw ConfigError("the config has no contacts soup to search")
+            }
+            let accounts = catalog.kinds.first { $0.role == .account }.map { RecordRepository(store: catalog.store, kind: $0) }
+            var lines: [String] = []
+            try catalog.forEachRecord(of: contacts, search: query) { record in
+                let email = record.string("Email")
+                guard !email.isEmpty, !record.isLocallyDeleted else { return }
+                let accountId = record.string("AccountId")
+                let account = accountId.isEmpty ? "" : (try? accounts?.record(id: accountId))??.string("Name") ?? ""
+                let extra = account.isEmpty ? record.string("Title") : account
+                lines.append([email, contacts.displayName(of: record), extra].map(RecordCatalog.cell).joined(separator: "\t"))
+            }
+            if !noHeader {
+                StandardStreams.write("forceterm: \(lines.count) contact\(lines.count == 1 ? "" : "s") with an email match \"\(query)\"\n")
+            }
+            for line in lines { StandardStreams.write(line + "\n") }
+            if lines.isEmpty { throw ExitCode(1) }
+        }
+    }
+}
