@@ -170,13 +170,8 @@ struct SignInCommandTests {
         #expect(FileManager.default.fileExists(atPath: home.credentialsPath))
     }
 
-    @Test("Logout refuses while the user's store has local changes, then --force signs out and keeps the store")
-    func logoutGuardsLocalChanges() throws {
-        let server = try LocalOrgProcess()
-        let home = try Home()
-        defer { server.remove(); home.remove() }
-        #expect(try passwordLogin(server, home).exitCode == 0)
-        // The signed-in user's own store, with two locally changed contacts and one clean account.
+    /// The signed-in user's own store (`users/<org>/<user>/store.sqlite`), made with `contacts`.
+    func signedInUserStore(_ home: Home, contacts: [JSONObject]) throws -> String {
         let saved = try String(contentsOfFile: home.credentialsPath, encoding: .utf8)
         func field(_ name: String) throws -> String {
             let range = try #require(saved.range(of: "\"\(name)\""))
@@ -186,8 +181,19 @@ struct SignInCommandTests {
         try FileManager.default.createDirectory(atPath: (storePath as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
         let fixture = try StoreFixture()
         try FileManager.default.copyItem(atPath: fixture.path, toPath: storePath)
-        let contacts: [JSONObject] = [["LastName": "Local", "__local__": true], ["LastName": "Also", "__local__": true], ["LastName": "Clean", "__local__": false]]
         _ = try SmartStore(path: storePath, mustExist: true).create(contacts, in: "contacts")
+        return storePath
+    }
+
+    @Test("Logout refuses while the user's store has local changes, then --force signs out and keeps the store")
+    func logoutGuardsLocalChanges() throws {
+        let server = try LocalOrgProcess()
+        let home = try Home()
+        defer { server.remove(); home.remove() }
+        #expect(try passwordLogin(server, home).exitCode == 0)
+        // The signed-in user's own store, with two locally changed contacts and one clean account.
+        let storePath = try signedInUserStore(home, contacts: [["LastName": "Local", "__local__": true], ["LastName": "Also", "__local__": true],
+                                                               ["LastName": "Clean", "__local__": false]])
         _ = try SmartStore(path: storePath, mustExist: true).create([["Name": "Clean account", "__local__": false]], in: "accounts")
 
         let refused = try Forceterm.run(["logout"], environment: home.environment)
@@ -214,16 +220,7 @@ struct SignInCommandTests {
         let home = try Home()
         defer { server.remove(); home.remove() }
         #expect(try passwordLogin(server, home).exitCode == 0)
-        let saved = try String(contentsOfFile: home.credentialsPath, encoding: .utf8)
-        func field(_ name: String) throws -> String {
-            let range = try #require(saved.range(of: "\"\(name)\""))
-            return String(saved[range.upperBound...].drop { $0 == ":" || $0 == " " || $0 == "\"" }.prefix { $0 != "\"" })
-        }
-        let storePath = "\(home.dataHome)/forceterm/users/\(try field("organizationId"))/\(try field("userId"))/store.sqlite"
-        try FileManager.default.createDirectory(atPath: (storePath as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-        let fixture = try StoreFixture()
-        try FileManager.default.copyItem(atPath: fixture.path, toPath: storePath)
-        _ = try SmartStore(path: storePath, mustExist: true).create([["LastName": "Unsent", "__local__": true]], in: "contacts")
+        let storePath = try signedInUserStore(home, contacts: [["LastName": "Unsent", "__local__": true]])
 
         func trainerLogin(_ extra: [String]) throws -> CommandOutput {
             try ChildProcess.run(Forceterm.executable, ["login", "--username", "trainer@localorg.test", "--password-stdin",
