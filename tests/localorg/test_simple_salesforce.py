@@ -26,7 +26,7 @@ def test_describe_has_every_field_forceterm_syncs(sf):
     assert contact["AccountId"]["referenceTo"] == ["Account"]
     assert sf.Contact.metadata()["objectDescribe"]["keyPrefix"] == "003"
     names = [entry["name"] for entry in sf.describe()["sobjects"]]
-    assert names == ["Account", "Contact", "User", "Organization"]
+    assert names == ["Account", "Contact", "User", "RecordType", "Organization"]
 
 
 def test_crud_round_trip_with_unicode(sf):
