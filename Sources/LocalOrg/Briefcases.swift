@@ -44,8 +44,6 @@ public struct BriefcaseConfiguration: Sendable {
 extension LocalOrgAPI {
     /// Records served per priming response; more come through the relay token.
     static let primingPageSize = 2000
-    /// Objects without record types answer under the master record type id, as in Salesforce.
-    static let masterRecordTypeId = "012000000000000AAA"
 
     /// `/connect/briefcase/priming-records`: the ids and SystemModstamps of the records the org's
     /// briefcase rules select, rule after rule, in pages linked by relay tokens.
@@ -102,7 +100,8 @@ extension LocalOrgAPI {
         }
         var primingRecords = JSONObject()
         for (objectName, records) in byObject.sorted(by: { $0.key < $1.key }) {
-            primingRecords[objectName] = [Self.masterRecordTypeId: .array(records)]
+            // Objects without record types answer under the master record type id, as in Salesforce.
+            primingRecords[objectName] = [RecordTypeDefinition.masterId: .array(records)]
         }
         var total = 0
         for rule in rules { total += try await primingCount(rule, changedAfter: changedAfter, context: context) }

@@ -6,8 +6,14 @@ import GRDB
 extension LocalOrgAPI {
     // MARK: Describe
 
+    /// `/services/data/vNN.N/sobjects/T`: where an object's resources start, and with `/{id}`
+    /// (describe urls, `Location`, an upsert's 300 choices) where a record lives.
+    static func sobjectPath(_ object: ObjectDefinition, apiVersion: String) -> String {
+        "/services/data/v\(apiVersion)/sobjects/\(object.name)"
+    }
+
     func sobjectSummary(_ object: ObjectDefinition, apiVersion: String) -> JSONObject {
-        let base = "/services/data/v\(apiVersion)/sobjects/\(object.name)"
+        let base = Self.sobjectPath(object, apiVersion: apiVersion)
         return [
             "activateable": false, "associateEntityType": .null, "associateParentEntity": .null,
             "createable": .bool(object.createable), "custom": .bool(object.name.hasSuffix("__c")), "customSetting": false,
@@ -42,6 +48,7 @@ extension LocalOrgAPI {
              "relationshipName": .string(relationship.relationshipName), "cascadeDelete": .bool(relationship.cascadeDelete),
              "restrictedDelete": false, "deprecatedAndHidden": false, "junctionIdListNames": [], "junctionReferenceTo": []]
         })
+        let base = Self.sobjectPath(object, apiVersion: context.apiVersion)
         body["recordTypeInfos"] = .array(object.allRecordTypes.map { recordType in
             // With record types of its own, an object's Master is not available to users.
             let available = recordType.isMaster == object.recordTypes.isEmpty
@@ -49,13 +56,12 @@ extension LocalOrgAPI {
                 "active": true, "available": .bool(available), "defaultRecordTypeMapping": .bool(recordType.id == object.defaultRecordType.id),
                 "developerName": .string(recordType.developerName), "master": .bool(recordType.isMaster),
                 "name": .string(recordType.label), "recordTypeId": .string(recordType.id),
-                "urls": ["layout": .string("/services/data/v\(context.apiVersion)/sobjects/\(object.name)/describe/layouts/\(recordType.id)")],
+                "urls": ["layout": .string("\(base)/describe/layouts/\(recordType.id)")],
             ]
         })
         body["actionOverrides"] = []
         body["namedLayoutInfos"] = []
         body["supportedScopes"] = [["label": "All", "name": "everything"], ["label": "My", "name": "mine"]]
-        let base = "/services/data/v\(context.apiVersion)/sobjects/\(object.name)"
         let site = context.request.baseURL
         body["urls"] = [
             "sobject": .string(base), "describe": .string("\(base)/describe"), "rowTemplate": .string("\(base)/{ID}"),
@@ -271,7 +277,7 @@ extension LocalOrgAPI {
         var result: JSONObject = ["id": .string(id), "success": true, "errors": []]
         if upserted { result["created"] = true }
         var response = APIResponse.json(.object(result), status: 201)
-        response.headers.append(("Location", "/services/data/v\(context.apiVersion)/sobjects/\(object.name)/\(id)"))
+        response.headers.append(("Location", "\(Self.sobjectPath(object, apiVersion: context.apiVersion))/\(id)"))
         return response
     }
 
@@ -359,7 +365,7 @@ extension LocalOrgAPI {
             db, sql: "SELECT Id FROM \(quoted(object.tableName)) t WHERE \(quoted(field.columnName)) = ? AND IsDeleted = 0\(owner.sql) ORDER BY Id LIMIT 10",
             arguments: StatementArguments([key] + owner.arguments))
         if matches.count > 1 {
-            return .json(.array(matches.map { .string("/services/data/v\(context.apiVersion)/sobjects/\(object.name)/\($0)") }), status: 300)
+            return .json(.array(matches.map { .string("\(Self.sobjectPath(object, apiVersion: context.apiVersion))/\($0)") }), status: 300)
         }
         switch context.method {
         case "GET":
@@ -375,7 +381,7 @@ extension LocalOrgAPI {
                 _ = try update(object, id: id, context: context, db: db, body: body)
                 if (Double(context.apiVersion) ?? 0) < 46 { return .empty(204) }
                 var response = APIResponse.json(["id": .string(id), "success": true, "errors": [], "created": false], status: 200)
-                response.headers.append(("Location", "/services/data/v\(context.apiVersion)/sobjects/\(object.name)/\(id)"))
+                response.headers.append(("Location", "\(Self.sobjectPath(object, apiVersion: context.apiVersion))/\(id)"))
                 return response
             }
             if context.request.queryItems["updateOnly"] == "true" { throw APIError.resourceNotFound }
