@@ -73,7 +73,7 @@ extension LocalOrgAPI {
             }
             changedAfter = seconds
         }
-        var byObject: [String: [JSONValue]] = [:]
+        var byObject: [String: [String: [JSONValue]]] = [:]
         var served = 0
         var rulesServed = 0
         var relayToken: JSONValue = .null
@@ -83,7 +83,8 @@ extension LocalOrgAPI {
             let page = try await primingPage(rule, after: afterId, changedAfter: changedAfter, limit: remaining + 1, context: context)
             let taken = page.prefix(remaining)
             for record in taken {
-                byObject[rule.objectName, default: []].append(["id": .string(record.id), "systemModstamp": .string(Self.connectTimestamp(record.modstamp))])
+                byObject[rule.objectName, default: [:]][record.recordTypeId, default: []]
+                    .append(["id": .string(record.id), "systemModstamp": .string(Self.connectTimestamp(record.modstamp))])
             }
             served += taken.count
             if page.count > remaining, let last = taken.last {
@@ -99,9 +100,11 @@ extension LocalOrgAPI {
             }
         }
         var primingRecords = JSONObject()
-        for (objectName, records) in byObject.sorted(by: { $0.key < $1.key }) {
-            // Objects without record types answer under the master record type id, as in Salesforce.
-            primingRecords[objectName] = [RecordTypeDefinition.masterId: .array(records)]
+        for (objectName, byRecordType) in byObject.sorted(by: { $0.key < $1.key }) {
+            // Grouped by record type id, as Salesforce does; objects without record types under Master's.
+            var grouped = JSONObject()
+            for (recordTypeId, records) in byRecordType.sorted(by: { $0.key < $1.key }) { grouped[recordTypeId] = .array(records) }
+            primingRecords[objectName] = .object(grouped)
         }
         var total = 0
         for rule in rules { total += try await primingCount(rule, changedAfter: changedAfter, context: context) }
@@ -127,18 +130,23 @@ extension LocalOrgAPI {
         return "SELECT \(select) FROM \(rule.objectName)" + (conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND "))
     }
 
-    func primingPage(_ rule: BriefcaseRule, after: String?, changedAfter: Int64?, limit: Int, context: DataContext) async throws -> [(id: String, modstamp: Int64)] {
-        let soql = primingSOQL(rule, after: after, changedAfter: changedAfter, select: "Id, SystemModstamp") + " ORDER BY Id LIMIT \(limit)"
+    func primingPage(_ rule: BriefcaseRule, after: String?, changedAfter: Int64?, limit: Int,
+                     context: DataContext) async throws -> [(id: String, modstamp: Int64, recordTypeId: String)] {
+        let hasRecordTypes = schema.object(named: rule.objectName).map { !$0.recordTypes.isEmpty && $0.field(named: "RecordTypeId") != nil } ?? false
+        let select = hasRecordTypes ? "Id, SystemModstamp, RecordTypeId" : "Id, SystemModstamp"
+        let soql = primingSOQL(rule, after: after, changedAfter: changedAfter, select: select) + " ORDER BY Id LIMIT \(limit)"
         let compiled = try SOQLCompiler.compile(try SOQLParser.parse(soql), schema: schema, includeDeleted: false, now: OrgStore.now(), ownerId: context.visibleOwner)
         let ids = try await store.rows(sql: compiled.idsSQL, arguments: compiled.idsArguments).compactMap { $0.first.flatMap(String.fromDatabaseValue) }
         guard !ids.isEmpty else { return [] }
-        // Columns: the root Id, then the selected Id and SystemModstamp.
+        // Columns: the root Id, then the selected Id, SystemModstamp and (with record types) RecordTypeId.
         let sql = compiled.rowsSQLPrefix + Array(repeating: "?", count: ids.count).joined(separator: ", ") + ")"
-        var modstamps: [String: Int64] = [:]
-        for row in try await store.rows(sql: sql, arguments: compiled.fromArguments + ids.map(\.databaseValue)) where row.count == 3 {
-            if let id = String.fromDatabaseValue(row[0]) { modstamps[id] = Int64.fromDatabaseValue(row[2]) ?? 0 }
+        var found: [String: (modstamp: Int64, recordTypeId: String)] = [:]
+        for row in try await store.rows(sql: sql, arguments: compiled.fromArguments + ids.map(\.databaseValue)) where row.count >= 3 {
+            guard let id = String.fromDatabaseValue(row[0]) else { continue }
+            let recordTypeId = row.count > 3 ? String.fromDatabaseValue(row[3]) : nil
+            found[id] = (Int64.fromDatabaseValue(row[2]) ?? 0, recordTypeId ?? RecordTypeDefinition.masterId)
         }
-        return ids.compactMap { id in modstamps[id].map { (id, $0) } }
+        return ids.compactMap { id in found[id].map { (id, $0.modstamp, $0.recordTypeId) } }
     }
 
     func primingCount(_ rule: BriefcaseRule, changedAfter: Int64?, context: DataContext) async throws -> Int {
