@@ -25,6 +25,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
+        // forceterm import: reading CSV files other programs wrote (quoting, line breaks in cells).
+        .package(url: "https://github.com/swiftcsv/SwiftCSV", from: "0.10.0"),
         // localorg: HTTPS server, local certificate authority, logging.
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
@@ -67,7 +69,7 @@ let package = Package(
         .systemLibrary(name: "CNcursesw", pkgConfig: "ncursesw"),
         .target(
             name: "ContactsApp",
-            dependencies: ["SmartStore", "ForceJSON", "MobileSync"],
+            dependencies: ["SmartStore", "ForceJSON", "MobileSync", .product(name: "SwiftCSV", package: "SwiftCSV")],
             swiftSettings: strictConcurrency),
         .target(
             name: "TerminalUI",

@@ -13,7 +13,11 @@ struct Forceterm: ParsableCommand {
             $XDG_DATA_HOME/forceterm/store.sqlite (or ~/.local/share/forceterm/store.sqlite); \
             --store points at another one.
             """,
-        subcommands: [QueryCommand.self, ListCommand.self, ShowCommand.self, AddressesCommand.self, LoginCommand.self, LogoutCommand.self, SyncCommand.self, StatusCommand.self])
+        subcommands: [
+            QueryCommand.self, ListCommand.self, ShowCommand.self, AddressesCommand.self,
+            CreateCommand.self, UpdateCommand.self, DeleteCommand.self, ImportCommand.self, ExportCommand.self,
+            LoginCommand.self, LogoutCommand.self, SyncCommand.self, StatusCommand.self,
+        ])
 
     @OptionGroup var storeOptions: StoreOptions
     @OptionGroup var globalOptions: GlobalStoreOptions
@@ -124,11 +128,11 @@ enum RootOption: String, CaseIterable {
     func refusal(by command: String) -> String {
         switch self {
         case .store:
-            "forceterm \(command) does not take --store: the session decides the store (one per org and user). Give --store to sync, status, query, list, show, addresses or logout."
+            "forceterm \(command) does not take --store: the session decides the store (one per org and user). Give --store to sync, status, query, list, show, addresses, create, update, delete, import, export or logout."
         case .global:
-            "forceterm \(command) does not take --global: only sync, status, query, list and show work on the global store."
+            "forceterm \(command) does not take --global: only sync, status, query, list, show and export work on the global store."
         case .config:
-            "forceterm \(command) does not take --config: it reads the store only. --config is for the terminal UI, sync, login, list, show and addresses."
+            "forceterm \(command) does not take --config: it reads the store only. --config is for the terminal UI, sync, login and the commands that read or change records (list, show, addresses, create, update, delete, import, export)."
         case .noColor, .ascii, .offline, .demo, .reset, .demoPort, .demoLatency:
             "forceterm \(command) does not take \(rawValue): it is an option of the terminal UI (forceterm with no subcommand)."
         }

@@ -9,7 +9,7 @@ import SmartStore
 struct RecordCatalog {
     let store: SmartStore
     let kinds: [RecordKind]
-    let fields: SyncedFields
+    let schema: RecordSchema
 
     init(storePath path: String, global: Bool = false, configDirectory: String?) throws {
         let configuration = try SyncConfiguration.load(directory: configDirectory, global: global)
@@ -18,7 +18,8 @@ struct RecordCatalog {
         }
         store = try SmartStore(path: path, mustExist: true)
         kinds = RecordKind.tabs(for: configuration.syncs, soups: Set(try store.soupNames()))
-        fields = try SyncedFields(usersyncsJSON: configuration.syncsJSON)
+        let descriptions = ObjectDescriptions(store: store, soupBySObject: ObjectDescriptions.soups(in: configuration.syncs))
+        schema = RecordSchema(kinds: kinds, syncedFields: try SyncedFields(usersyncsJSON: configuration.syncsJSON), descriptions: descriptions)
     }
 
     /// The kind a user names: its soup (`contacts`) or its plural (`accounts`), any case.
@@ -29,27 +30,14 @@ struct RecordCatalog {
         throw ValidationError("no records called \(name) here; the config's record soups are: \(names.isEmpty ? "none" : names)")
     }
 
-    func fieldNames(for kind: RecordKind) -> [String] {
-        let configured = fields.fields(forSoup: kind.soupName)
-        return configured.isEmpty ? kind.fallbackFields : configured
-    }
+    func fieldNames(for kind: RecordKind) -> [String] { schema.fieldNames(for: kind) }
 
     /// The records in the list's order, or those `search` finds (as the TUI's `/` does), a
     /// page at a time so a large soup is never held whole.
     func forEachRecord(of kind: RecordKind, search: String?, _ body: (LocalRecord) throws -> Void) throws {
         let repository = RecordRepository(store: store, kind: kind)
-        let ids: [Int64]
-        if let search, !search.isEmpty {
-            ids = try repository.entryIds(matching: search) ?? repository.entryIdsInOrder()
-        } else {
-            ids = try repository.entryIdsInOrder()
-        }
-        var start = 0
-        while start < ids.count {
-            let slice = Array(ids[start..<min(start + 500, ids.count)])
-            for record in try repository.records(entryIds: slice) { try body(record) }
-            start += slice.count
-        }
+        let ids = if let search, !search.isEmpty { try repository.entryIds(matching: search) } else { nil as [Int64]? }
+        try repository.forEachRecord(entryIds: ids, body)
     }
 
     /// The record with this Salesforce id, local id (`local_…`) or entry id, in any record soup.
@@ -72,27 +60,6 @@ struct RecordCatalog {
         guard field == "AccountId", !value.isEmpty, let accounts = kinds.first(where: { $0.role == .account }),
               let account = try? RecordRepository(store: store, kind: accounts).record(id: value) else { return value }
         return "\(account.string("Name")) (\(value))"
-    }
-
-    /// The record's fields as JSON for scripts: its ids, its state, and every field the org sent.
-    static func json(_ record: LocalRecord, kind: RecordKind) -> JSONValue {
-        var object: JSONObject = [
-            "id": record.serverId.map(JSONValue.string) ?? .null, "entryId": .int(record.entryId),
-            "soup": .string(kind.soupName), "state": .string(stateName(record.state)),
-        ]
-        for (key, value) in record.document where !ConflictComparison.isBookkeeping(key) && object[key] == nil { object[key] = value }
-        return .object(object)
-    }
-
-    static func stateName(_ state: LocalState) -> String {
-        switch state {
-        case .clean: "clean"
-        case .created: "created"
-        case .updated: "updated"
-        case .deleted: "deleted"
-        case .error: "error"
-        case .conflict: "conflict"
-        }
     }
 
     /// A value on one TSV line: tabs and line breaks become spaces.
@@ -150,12 +117,12 @@ struct ListCommand: ParsableCommand {
             case .tsv:
                 StandardStreams.write((["Id", "State"] + fields).joined(separator: "\t") + "\n")
                 try catalog.forEachRecord(of: kind, search: search) { record in
-                    let values = [record.serverId ?? String(record.entryId), RecordCatalog.stateName(record.state)] + fields.map { record.string($0) }
+                    let values = [record.serverId ?? String(record.entryId), record.state.rawValue] + fields.map { record.string($0) }
                     StandardStreams.write(values.map(RecordCatalog.cell).joined(separator: "\t") + "\n")
                 }
             case .json:
                 var records: [JSONValue] = []
-                try catalog.forEachRecord(of: kind, search: search) { records.append(RecordCatalog.json($0, kind: kind)) }
+                try catalog.forEachRecord(of: kind, search: search) { records.append(RecordExporter.json($0, kind: kind)) }
                 StandardStreams.write(JSONWriter.string(.array(records), pretty: true) + "\n")
             }
         }
@@ -195,14 +162,14 @@ struct ShowCommand: ParsableCommand {
                 throw ConfigError("no record with the id \(id) in the store; forceterm list shows the ids")
             }
             if json {
-                StandardStreams.write(JSONWriter.string(RecordCatalog.json(record, kind: kind), pretty: true) + "\n")
+                StandardStreams.write(JSONWriter.string(RecordExporter.json(record, kind: kind), pretty: true) + "\n")
                 return
             }
             let fields = catalog.fieldNames(for: kind)
             let others = record.document.keys.filter { !fields.contains($0) && !ConflictComparison.isBookkeeping($0) }
             let labels = fields.map { FieldRule.rule(for: $0, of: kind).label } + others
             let width = labels.map(\.count).max() ?? 0
-            var lines = ["\(kind.displayName(of: record)) (\(kind.singular), \(RecordCatalog.stateName(record.state)))"]
+            var lines = ["\(kind.displayName(of: record)) (\(kind.singular), \(record.state.rawValue))"]
             for (label, field) in zip(labels, fields + others) {
                 lines.append(label.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + catalog.display(field, of: record))
             }

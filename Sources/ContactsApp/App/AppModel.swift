@@ -9,6 +9,8 @@ import SmartStore
 public struct AppModel: Sendable {
     public let store: SmartStore
     public let syncedFields: SyncedFields
+    /// How each kind's records are edited (fields, lookups, the org's rules).
+    public let schema: RecordSchema
     /// The soups with a record tab, in tab order (`RecordKind.tabs`).
     public let kinds: [RecordKind]
     public private(set) var tab: AppTab
@@ -58,6 +60,7 @@ public struct AppModel: Sendable {
         self.descriptions = descriptions
         self.timeZone = timeZone
         self.syncedFields = syncedFields
+        schema = RecordSchema(kinds: kinds, syncedFields: syncedFields, descriptions: descriptions)
         self.sync = sync
         self.offline = offline
         self.kinds = kinds
@@ -125,31 +128,14 @@ public struct AppModel: Sendable {
         described = found
     }
 
-    /// The describe a form of `kind` follows, or why it follows the built-in rules.
-    func formRules(for kind: RecordKind) -> (description: ObjectDescription?, note: String?) {
-        guard let descriptions else { return (nil, nil) }
-        if let description = descriptions.description(of: kind.sObjectType) { return (description, nil) }
-        return (nil, descriptions.isSynced(kind.sObjectType)
-            ? "Built-in rules: the org's rules for \(kind.plural) arrive with the next sync (s)"
-            : "Built-in rules: usersyncs.json has no metadata sync for \(kind.sObjectType)")
-    }
-
     /// What a choice field shows: the record type's label, else the value.
     public func choiceDisplay(_ field: FormField) -> String {
         guard field.rule.format == .recordType, let form else { return field.value }
         return form.description?.recordTypeLabel(field.value) ?? field.value
     }
 
-    /// The lookup fields of `kind`'s form: `<Object>Id` fields whose sObject has a tab here
-    /// (a contact's AccountId → the accounts).
-    public func lookups(for kind: RecordKind) -> [String: RecordKind] {
-        var lookups: [String: RecordKind] = [:]
-        for field in fieldNames(for: kind) where field.hasSuffix("Id") && field.count > 2 {
-            let object = String(field.dropLast(2))
-            if let target = kinds.first(where: { $0.sObjectType.caseInsensitiveCompare(object) == .orderedSame }) { lookups[field] = target }
-        }
-        return lookups
-    }
+    /// The lookup fields of `kind`'s form (a contact's AccountId → the accounts).
+    public func lookups(for kind: RecordKind) -> [String: RecordKind] { schema.lookups(for: kind) }
 
     /// What a lookup field shows: the name of the record its id points at, else the id and why.
     public func lookupDisplay(_ field: FormField) -> String {
@@ -162,10 +148,7 @@ public struct AppModel: Sendable {
     }
 
     /// The fields the form edits for `kind`: usersyncs.json's, or built-in ones if it names none.
-    public func fieldNames(for kind: RecordKind) -> [String] {
-        let configured = syncedFields.fields(forSoup: kind.soupName)
-        return configured.isEmpty ? kind.fallbackFields : configured
-    }
+    public func fieldNames(for kind: RecordKind) -> [String] { schema.fieldNames(for: kind) }
 
     /// The account a contact belongs to, for the detail pane.
     public func account(of contact: LocalRecord) -> LocalRecord? {
@@ -782,21 +765,15 @@ public struct AppModel: Sendable {
                 return
             }
             let name = account.string("Name")
-            let rules = formRules(for: contactKind)
-            form = RecordForm(
+            form = schema.form(
                 kind: contactKind, purpose: .create(preset: ["AccountId": .string(account.serverId ?? "")]),
-                title: "New contact at \(name)", fieldNames: fieldNames(for: contactKind), record: nil, lookups: lookups(for: contactKind),
-                description: rules.description, rulesNote: rules.note)
+                title: "New contact at \(name)", record: nil)
         } else {
             guard list.kind.isSyncedUp else {
                 toast = Toast(Self.notSyncedUp(list.kind))
                 return
             }
-            let rules = formRules(for: list.kind)
-            form = RecordForm(
-                kind: list.kind, purpose: .create(preset: [:]), title: "New \(list.kind.singular)",
-                fieldNames: fieldNames(for: list.kind), record: nil, lookups: lookups(for: list.kind),
-                description: rules.description, rulesNote: rules.note)
+            form = schema.form(kind: list.kind, purpose: .create(preset: [:]), title: "New \(list.kind.singular)", record: nil)
         }
         mode = .editing
     }
@@ -812,11 +789,7 @@ public struct AppModel: Sendable {
             return
         }
         let name = list.kind.displayName(of: record)
-        let rules = formRules(for: list.kind)
-        form = RecordForm(
-            kind: list.kind, purpose: .edit(entryId: record.entryId), title: "Edit \(name)",
-            fieldNames: fieldNames(for: list.kind), record: record, lookups: lookups(for: list.kind),
-            description: rules.description, rulesNote: rules.note)
+        form = schema.form(kind: list.kind, purpose: .edit(entryId: record.entryId), title: "Edit \(name)", record: record)
         form?.mark(RecordSyncError.errors(of: record))
         mode = .editing
     }
@@ -901,7 +874,7 @@ public struct AppModel: Sendable {
     }
 
     /// Why a soup that no named sync up sends is not editable here.
-    static func notSyncedUp(_ kind: RecordKind) -> String {
+    public static func notSyncedUp(_ kind: RecordKind) -> String {
         "No sync up in usersyncs.json sends the \(kind.soupName) soup, so changes here would never reach Salesforce; add one to edit \(kind.plural)"
     }
 }

@@ -125,7 +125,9 @@ public struct FieldRule: Sendable, Equatable {
             if FormValue.dateTime(trimmed) == nil { return "\(label) is a date and time in UTC: YYYY-MM-DD HH:MM" }
         case let .number(precision, scale):
             return FormValue.numberProblem(trimmed, precision: precision, scale: scale, label: label)
-        case .text, .textArea, .url, .checkbox, .recordType:
+        case .checkbox:
+            if trimmed != "true" && trimmed != "false" { return "\(label) is a checkbox: true or false" }
+        case .text, .textArea, .url, .recordType:
             break
         }
         return nil

@@ -50,6 +50,15 @@ enum FormValue {
         return nil
     }
 
+    /// A checkbox as people write one in a file or on a command line; nil when it is not one.
+    static func checkbox(_ text: String) -> Bool? {
+        switch text.trimmingWhitespace.lowercased() {
+        case "true", "yes", "y", "1", "x", "on": true
+        case "false", "no", "n", "0", "off", "": false
+        default: nil
+        }
+    }
+
     /// The JSON value saved for `text` (already checked by the field's rule).
     static func json(_ text: String, format: FieldRule.Format) -> JSONValue {
         let trimmed = text.trimmingWhitespace

@@ -120,6 +120,18 @@ public struct RecordForm: Sendable, Equatable {
         problems[name] = nil
     }
 
+    /// Sets a field from text, as a script or an imported file gives it: typed, picked or ticked
+    /// alike (a checkbox takes true/false, yes/no, 1/0). False when the form has no such field or
+    /// the user may not set it.
+    public mutating func set(_ name: String, text: String) -> Bool {
+        guard let index = fields.firstIndex(where: { $0.name == name }), fields[index].rule.editable else { return false }
+        var value = text
+        if fields[index].rule.format == .checkbox, let flag = FormValue.checkbox(text) { value = flag ? "true" : "false" }
+        fields[index].input = TextInput(value)
+        problems[name] = nil
+        return true
+    }
+
     public var focused: FormField? { fields.indices.contains(focusedIndex) ? fields[focusedIndex] : nil }
     public var isDirty: Bool { fields.contains(where: \.isChanged) }
 

@@ -15,8 +15,9 @@ public enum LocalFlag {
     public static let conflict = LocalField.conflict
 }
 
-/// Where a record stands against the server, in the order the row marker shows it.
-public enum LocalState: Sendable, Hashable {
+/// Where a record stands against the server, in the order the row marker shows it. The raw value
+/// is the state's name in `forceterm list` and the JSON the commands print.
+public enum LocalState: String, Sendable, Hashable {
     case clean, created, updated, deleted, error, conflict
 
     /// The row marker from the design: `+` created, `~` updated, `-` deleted, `!` error, `≠` conflict.

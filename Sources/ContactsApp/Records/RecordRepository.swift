@@ -127,6 +127,18 @@ public struct RecordRepository: Sendable {
         return entryIds.compactMap { byId[$0] }
     }
 
+    /// The records with these entry ids (default: all, in the list's order), a page at a time so
+    /// a large soup is never held whole.
+    public func forEachRecord(entryIds: [Int64]? = nil, _ body: (LocalRecord) throws -> Void) throws {
+        let ids = try entryIds ?? entryIdsInOrder()
+        var start = 0
+        while start < ids.count {
+            let slice = Array(ids[start..<min(start + 500, ids.count)])
+            for record in try records(entryIds: slice) { try body(record) }
+            start += slice.count
+        }
+    }
+
     public func record(entryId: Int64) throws -> LocalRecord? {
         try store.retrieve([entryId], from: soup).first.map(LocalRecord.init)
     }
@@ -134,6 +146,13 @@ public struct RecordRepository: Sendable {
     /// The record whose `Id` (server or local id) is `id`.
     public func record(id: String) throws -> LocalRecord? {
         try records(where: "Id", equals: id, limit: 1).first
+    }
+
+    /// Records whose `field` equals `value` with ASCII case ignored (an account named in a file), at most `limit`.
+    public func records(where field: String, equalsIgnoringCase value: String, limit: Int) throws -> [LocalRecord] {
+        let sql = "SELECT {\(soup):_soup} FROM {\(soup)} WHERE lower({\(soup):\(field)}) = lower(?) ORDER BY \(idColumn) LIMIT \(limit)"
+        let rows = try store.query(.smart(sql, pageSize: limit), arguments: [.string(value)]).compactMap { $0.arrayValue?.first }
+        return try rows.compactMap { try $0.objectValue.map(LocalRecord.init) }
     }
 
     /// Records whose `field` equals `value`, sorted; at most `limit` (an account's contacts).
@@ -163,39 +182,52 @@ public struct RecordRepository: Sendable {
 
     /// Saves a new record with a `local_` id and the created flags.
     public func create(fields: JSONObject) throws -> LocalRecord {
-        let document = LocalEdit.created(fields: fields, sObjectType: kind.sObjectType, localId: LocalChanges.newLocalId())
-        return try LocalRecord(document: store.create(document, in: soup))
+        try store.write { try create(fields: fields, in: $0) }
+    }
+
+    /// Saves a new record inside a caller's transaction (an import's, all or nothing); `localId`
+    /// when the caller already refers to it (an imported contact of an imported account).
+    public func create(fields: JSONObject, localId: String = LocalChanges.newLocalId(), in transaction: StoreTransaction) throws -> LocalRecord {
+        let document = LocalEdit.created(fields: fields, sObjectType: kind.sObjectType, localId: localId)
+        guard let saved = try transaction.create([document], in: soup).first else { throw RecordMissing(kind: kind) }
+        return try LocalRecord(document: saved)
     }
 
     /// Saves edited fields with the updated flags; returns the record unchanged when nothing changed.
     public func update(entryId: Int64, fields: JSONObject) throws -> LocalRecord {
-        try store.write { transaction in
-            guard let current = try transaction.retrieve([entryId], from: soup).first else {
-                throw RecordMissing(kind: kind)
-            }
-            guard let changed = LocalEdit.updated(current, fields: fields) else { return try LocalRecord(document: current) }
-            guard let saved = try transaction.update(changed, id: entryId, in: soup) else { throw RecordMissing(kind: kind) }
-            return try LocalRecord(document: saved)
+        try store.write { try update(entryId: entryId, fields: fields, in: $0) }
+    }
+
+    /// `update(entryId:fields:)` inside a caller's transaction.
+    public func update(entryId: Int64, fields: JSONObject, in transaction: StoreTransaction) throws -> LocalRecord {
+        guard let current = try transaction.retrieve([entryId], from: soup).first else {
+            throw RecordMissing(kind: kind)
         }
+        guard let changed = LocalEdit.updated(current, fields: fields) else { return try LocalRecord(document: current) }
+        guard let saved = try transaction.update(changed, id: entryId, in: soup) else { throw RecordMissing(kind: kind) }
+        return try LocalRecord(document: saved)
     }
 
     /// Marks the record deleted; it stays in the soup until sync up.
     public func delete(entryId: Int64) throws -> LocalRecord {
-        try rewrite(entryId: entryId, LocalEdit.deleted)
+        try store.write { try delete(entryId: entryId, in: $0) }
+    }
+
+    /// `delete(entryId:)` inside a caller's transaction (several records, all or nothing).
+    public func delete(entryId: Int64, in transaction: StoreTransaction) throws -> LocalRecord {
+        try rewrite(entryId: entryId, in: transaction, LocalEdit.deleted)
     }
 
     /// Clears the deleted mark.
     public func undelete(entryId: Int64) throws -> LocalRecord {
-        try rewrite(entryId: entryId, LocalEdit.undeleted)
+        try store.write { try rewrite(entryId: entryId, in: $0, LocalEdit.undeleted) }
     }
 
-    private func rewrite(entryId: Int64, _ change: (JSONObject) -> JSONObject) throws -> LocalRecord {
-        try store.write { transaction in
-            guard let current = try transaction.retrieve([entryId], from: soup).first,
-                let saved = try transaction.update(change(current), id: entryId, in: soup)
-            else { throw RecordMissing(kind: kind) }
-            return try LocalRecord(document: saved)
-        }
+    private func rewrite(entryId: Int64, in transaction: StoreTransaction, _ change: (JSONObject) -> JSONObject) throws -> LocalRecord {
+        guard let current = try transaction.retrieve([entryId], from: soup).first,
+            let saved = try transaction.update(change(current), id: entryId, in: soup)
+        else { throw RecordMissing(kind: kind) }
+        return try LocalRecord(document: saved)
     }
 }
 

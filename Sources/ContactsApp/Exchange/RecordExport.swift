@@ -1,0 +1,81 @@
+import ForceJSON
+import SmartStore
+
+/// The file formats records are exported to and imported from.
+public enum ExchangeFormat: String, CaseIterable, Sendable {
+    case vcard, csv, json
+
+    /// The format a file's name says (`.vcf`, `.vcard`, `.csv`, `.json`); nil when it says none.
+    public static func named(byPath path: String) -> ExchangeFormat? {
+        let lowered = path.lowercased()
+        if lowered.hasSuffix(".vcf") || lowered.hasSuffix(".vcard") { return .vcard }
+        if lowered.hasSuffix(".csv") { return .csv }
+        if lowered.hasSuffix(".json") { return .json }
+        return nil
+    }
+}
+
+/// Writes one soup's local records as vCard 4.0, CSV or JSON, a record at a time through `write`
+/// so a large soup is never held whole. Records marked deleted here are left out: they are gone
+/// from the user's point of view.
+public struct RecordExporter: Sendable {
+    public let store: SmartStore
+    public let schema: RecordSchema
+    public let kind: RecordKind
+
+    public init(store: SmartStore, schema: RecordSchema, kind: RecordKind) {
+        self.store = store
+        self.schema = schema
+        self.kind = kind
+    }
+
+    /// Writes the records `search` finds (all without one) in the list's order; returns how many.
+    @discardableResult
+    public func export(as format: ExchangeFormat, search: String? = nil, write: (String) throws -> Void) throws -> Int {
+        let repository = RecordRepository(store: store, kind: kind)
+        let ids = if let search, !search.isEmpty { try repository.entryIds(matching: search) } else { nil as [Int64]? }
+        let fields = schema.fieldNames(for: kind)
+        let mapping = VCardMapping(kind: kind, fields: fields)
+        let accounts = schema.kinds.first { $0.role == .account }.map { RecordRepository(store: store, kind: $0) }
+        var accountNames: [String: String] = [:]
+        func accountName(_ record: LocalRecord) -> String? {
+            let id = record.string("AccountId")
+            guard !id.isEmpty, let accounts else { return nil }
+            if let known = accountNames[id] { return known }
+            let name = (try? accounts.record(id: id))??.string("Name") ?? ""
+            accountNames[id] = name
+            return name
+        }
+        var count = 0
+        switch format {
+        case .csv: try write(CSVText.row(["Id"] + fields))
+        case .json: try write("[")
+        case .vcard: break
+        }
+        try repository.forEachRecord(entryIds: ids) { record in
+            guard !record.isLocallyDeleted else { return }
+            switch format {
+            case .vcard:
+                try write(VCardFormat.write(mapping.card(for: record, accountName: kind.role == .contact ? accountName(record) : nil)))
+            case .csv:
+                try write(CSVText.row([record.serverId ?? ""] + fields.map { record.string($0) }))
+            case .json:
+                try write((count == 0 ? "\n" : ",\n") + JSONWriter.string(Self.json(record, kind: kind), pretty: false))
+            }
+            count += 1
+        }
+        if format == .json { try write(count == 0 ? "]\n" : "\n]\n") }
+        return count
+    }
+
+    /// A record as JSON for scripts (`forceterm list --format json`, `show --json`, exports): its
+    /// ids, its soup and state, and every field the org sent, without the sync's bookkeeping.
+    public static func json(_ record: LocalRecord, kind: RecordKind) -> JSONValue {
+        var object: JSONObject = [
+            "id": record.serverId.map(JSONValue.string) ?? .null, "entryId": .int(record.entryId),
+            "soup": .string(kind.soupName), "state": .string(record.state.rawValue),
+        ]
+        for (key, value) in record.document where !ConflictComparison.isBookkeeping(key) && object[key] == nil { object[key] = value }
+        return .object(object)
+    }
+}

@@ -1,0 +1,241 @@
+import ArgumentParser
+import ContactsApp
+import Foundation
+
+extension ExchangeFormat: ExpressibleByArgument {}
+
+/// `forceterm export SOUP [--format vcard|csv|json] [--query TEXT] [-o FILE]`.
+struct ExportCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "export",
+        abstract: "Write local records as vCard 4.0, CSV or JSON, for other address books and spreadsheets.",
+        discussion: """
+            Reads the local store only (no network). vCard carries names, account (ORG), title, \
+            email, phones by type, the address and the Salesforce id (UID); CSV has a header row \
+            of API names, Id first. Records marked deleted here are left out. The format is \
+            --format, else the -o file's extension (.vcf, .csv, .json), else vCard. -o writes the \
+            whole file or nothing (a file that is there is replaced only at the end).
+
+            Examples:
+              forceterm export contacts -o contacts.vcf
+              forceterm export accounts --format csv > accounts.csv
+              forceterm export contacts --query acme --format json | jq '.[].Email'
+            """)
+
+    @Argument(help: ArgumentHelp("Which records: a record soup of the config, or its plural (contacts, accounts).", valueName: "soup"))
+    var soup = "contacts"
+
+    @Option(help: "vcard, csv or json (default: from the -o file's extension, else vcard).")
+    var format: ExchangeFormat?
+
+    @Option(help: ArgumentHelp("Only the records this text finds, as the terminal UI's / finds them.", valueName: "text"))
+    var query: String?
+
+    @Option(name: [.customShort("o"), .customLong("output")], help: ArgumentHelp("Write to this file instead of standard output.", valueName: "file"))
+    var output: String?
+
+    @OptionGroup var storeOptions: StoreOptions
+    @OptionGroup var globalOptions: GlobalStoreOptions
+    @OptionGroup var configOptions: ConfigOptions
+    @ParentCommand var root: Forceterm
+
+    func validate() throws {
+        try root.refuseOptions(except: [.store, .global, .config], in: "export")
+        _ = try globalOptions.explicitPath(storeOptions)
+        if output?.isEmpty == true { throw ValidationError("-o needs the path of the file to write.") }
+    }
+
+    func run() throws {
+        try CommandFailure.reporting {
+            let catalog = try RecordCatalog(storePath: try globalOptions.location(storeOptions).path, global: globalOptions.global,
+                                            configDirectory: configOptions.directory)
+            let kind = try catalog.kind(named: soup)
+            let chosen = format ?? output.flatMap(ExchangeFormat.named(byPath:)) ?? .vcard
+            let exporter = RecordExporter(store: catalog.store, schema: catalog.schema, kind: kind)
+            guard let output else {
+                var sink = BufferedOutput { StandardStreams.write($0) }
+                try exporter.export(as: chosen, search: query) { sink.append($0) }
+                sink.flush()
+                return
+            }
+            let file = try AtomicFile(path: output)
+            var sink = BufferedOutput { file.write($0) }
+            let count: Int
+            do {
+                count = try exporter.export(as: chosen, search: query) { sink.append($0) }
+                sink.flush()
+                try file.commit()
+            } catch {
+                file.discard()
+                throw error
+            }
+            StandardStreams.writeError("Exported \(count) \(count == 1 ? kind.singular : kind.plural) to \(output)\n")
+        }
+    }
+}
+
+/// Text gathered into large writes: an export of 100k records is not 100k system calls.
+struct BufferedOutput {
+    let write: (String) -> Void
+    private var buffer = ""
+
+    init(write: @escaping (String) -> Void) {
+        self.write = write
+    }
+
+    mutating func append(_ text: String) {
+        buffer += text
+        if buffer.utf8.count >= 1 << 16 { flush() }
+    }
+
+    mutating func flush() {
+        if !buffer.isEmpty { write(buffer) }
+        buffer = ""
+    }
+}
+
+/// A file written beside its final name and moved there only when complete, so an export that
+/// fails halfway never leaves half a file where a whole one was.
+final class AtomicFile {
+    let path: String
+    let temporaryPath: String
+    private let handle: FileHandle
+
+    init(path: String) throws {
+        self.path = path
+        let directory = (path as NSString).deletingLastPathComponent
+        var isDirectory: ObjCBool = false
+        if !directory.isEmpty, !FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory) || !isDirectory.boolValue {
+            throw ConfigError("cannot write \(path): there is no directory \(directory)")
+        }
+        temporaryPath = (directory.isEmpty ? "." : directory) + "/." + (path as NSString).lastPathComponent + ".partial-\(getpid())"
+        guard FileManager.default.createFile(atPath: temporaryPath, contents: nil),
+              let handle = FileHandle(forWritingAtPath: temporaryPath) else {
+            throw ConfigError("cannot write \(path): permission denied in \(directory.isEmpty ? "this directory" : directory)")
+        }
+        self.handle = handle
+    }
+
+    func write(_ text: String) { handle.write(Data(text.utf8)) }
+
+    func commit() throws {
+        try handle.close()
+        if rename(temporaryPath, path) != 0 {
+            let reason = String(cString: strerror(errno))
+            discard()
+            throw ConfigError("cannot write \(path): \(reason)")
+        }
+    }
+
+    func discard() {
+        try? handle.close()
+        try? FileManager.default.removeItem(atPath: temporaryPath)
+    }
+}
+
+/// `forceterm import FILE [--format …] [--into SOUP] [--dry-run] [--map FIELD=COLUMN …]`.
+struct ImportCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "import",
+        abstract: "Add records from a vCard, CSV or JSON file to the local store; the next sync sends them.",
+        discussion: """
+            Works offline. Each record becomes a local create, or an update when its id (a CSV's \
+            Id column, a vCard's UID) or, for a contact, its email matches a stored record; the \
+            output says which, line by line. An update sets the fields the file gives and leaves \
+            the others (an empty cell clears nothing). Every record is checked by the terminal \
+            UI's rules; if one is bad, every bad line is reported and nothing is written. \
+            --dry-run shows what would happen.
+
+            vCard 2.1, 3.0 and 4.0 (several cards per file; organisation cards become accounts; \
+            ORG links a contact to the account of that name). CSV needs a header row; columns \
+            are matched to fields by API name or label (LastName, "Last name"), Outlook's and \
+            Google's column names are known, and --map Field=Column names the rest. A file that \
+            is not UTF-8 is read as Windows-1252. FILE - reads standard input.
+
+            Examples:
+              forceterm import ~/Downloads/contacts.vcf --dry-run
+              forceterm import leads.csv --map LastName=Surname --map Email="E-mail 1"
+              forceterm import accounts.csv --into accounts
+            """)
+
+    @Argument(help: ArgumentHelp("The file to read (- for standard input).", valueName: "file"))
+    var file: String
+
+    @Option(help: "vcard, csv or json (default: from the file's extension, else from its content).")
+    var format: ExchangeFormat?
+
+    @Option(help: ArgumentHelp("The soup CSV and JSON records go to (contacts, accounts); vCard sorts people and organisations itself.", valueName: "soup"))
+    var into = "contacts"
+
+    @Flag(help: "Show what would be created and updated; write nothing.")
+    var dryRun = false
+
+    @Option(name: .customLong("map"), parsing: .singleValue,
+            help: ArgumentHelp("Read a field from a CSV column of another name (repeatable).", valueName: "field=column"))
+    var columnMaps: [String] = []
+
+    @OptionGroup var storeOptions: StoreOptions
+    @OptionGroup var configOptions: ConfigOptions
+    @ParentCommand var root: Forceterm
+
+    func validate() throws {
+        try root.refuseOptions(except: [.store, .config], in: "import")
+        if file.isEmpty { throw ValidationError("give the file to import, or - for standard input") }
+        _ = try columnMap()
+    }
+
+    func columnMap() throws -> [String: String] {
+        var map: [String: String] = [:]
+        for entry in columnMaps {
+            guard let equals = entry.firstIndex(of: "="), equals != entry.startIndex, entry.index(after: equals) != entry.endIndex else {
+                throw ValidationError("--map \(entry): write it as Field=Column, for example --map LastName=Surname")
+            }
+            map[String(entry[..<equals])] = String(entry[entry.index(after: equals)...])
+        }
+        return map
+    }
+
+    func run() throws {
+        try CommandFailure.reporting {
+            let data: Data
+            if file == "-" {
+                data = FileHandle.standardInput.readDataToEndOfFile()
+            } else {
+                guard let read = FileManager.default.contents(atPath: file) else {
+                    throw ConfigError(FileManager.default.fileExists(atPath: file) ? "cannot read \(file): permission denied" : "there is no file \(file)")
+                }
+                data = read
+            }
+            let catalog = try RecordCatalog(storePath: storeOptions.location.path, configDirectory: configOptions.directory)
+            let kind = try catalog.kind(named: into)
+            let (text, encodingNote) = ImportReader.text(of: data)
+            let chosen = format ?? ExchangeFormat.named(byPath: file) ?? ImportReader.sniff(text)
+            let reader = ImportReader(schema: catalog.schema, kind: kind)
+            let importer = RecordImporter(store: catalog.store, schema: catalog.schema)
+            let plan: ImportPlan
+            do {
+                let (rows, notes) = try reader.rows(text, format: chosen, columnMap: try columnMap())
+                plan = try importer.plan(rows, notes: (encodingNote.map { [$0] } ?? []) + notes)
+            } catch let problem as ImportProblem {
+                throw ConfigError("\(file): \(problem); nothing was imported")
+            }
+            for note in plan.notes { StandardStreams.writeError("note: \(note)\n") }
+            if !plan.problems.isEmpty {
+                for problem in plan.problems { StandardStreams.writeError("\(file):\(problem.line): \(problem.message)\n") }
+                let lines = Set(plan.problems.map(\.line)).count
+                throw ConfigError("\(lines) of \(lines + plan.actions.count) records cannot be imported; nothing was written. Fix \(lines == 1 ? "that line" : "those lines") and run the import again")
+            }
+            for action in plan.actions { StandardStreams.write("line \(action.line): \(action.summary)\n") }
+            let created = plan.count { if case .create = $0 { true } else { false } }
+            let updated = plan.count { if case .update = $0 { true } else { false } }
+            let unchanged = plan.actions.count - created - updated
+            let counts = "\(created) to create, \(updated) to update, \(unchanged) unchanged"
+            if dryRun {
+                StandardStreams.writeError("Dry run: \(counts); nothing was written\n")
+                return
+            }
+            try importer.apply(plan)
+            StandardStreams.writeError("Imported \(plan.actions.count) record\(plan.actions.count == 1 ? "" : "s"): \(created) created, \(updated) updated, \(unchanged) unchanged; forceterm sync sends them\n")
+        }
+    }
+}
