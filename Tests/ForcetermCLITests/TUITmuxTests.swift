@@ -72,6 +72,41 @@ struct TUITmuxTests {
         #expect(edited["__locally_created__"] == false)
     }
 
+    @Test("y puts the email on the terminal's clipboard through OSC 52 (tmux with set-clipboard on keeps it as a buffer); Y the whole record")
+    func copyToClipboard() throws {
+        let (directory, path) = try Self.seededStore()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let store = try SmartStore(path: path, mustExist: true)
+        let jose = try #require(try store.query(.exact("contacts", path: "Id", matchKey: "003A")).first?.objectValue)
+        var withEmail = jose
+        withEmail["Email"] = "jose.garcia@example.es"
+        withEmail["Title"] = "Jefe de compras"
+        _ = try store.update(withEmail, id: try #require(jose["_soupEntryId"]?.int64Value), in: "contacts")
+        let session = try TmuxSession(command: [Forceterm.executable.path, "--store", path, "--offline"], width: 100, height: 30)
+        try session.tmux(["set-option", "-g", "set-clipboard", "on"])
+        try session.waitFor("Zoë Ñúñez")
+        try session.send("/")
+        try session.send("garcia", literal: true)
+        try session.waitFor("1 found")
+        try session.send("Enter")
+        try session.send("y")
+        try session.waitFor("Copied jose.garcia@example.es to the clipboard")
+        #expect(try session.tmux(["show-buffer"]) == "jose.garcia@example.es", "the OSC 52 sequence reached the terminal")
+        try session.send("Y")
+        try session.waitFor("Copied José García")
+        let record = try session.tmux(["show-buffer"])
+        #expect(record.hasPrefix("José García\n") && record.contains("Title: Jefe de compras") && record.contains("Email: jose.garcia@example.es"), "\(record)")
+        try session.send("Escape")
+        try session.send("/")
+        try session.send("zoe", literal: true)
+        try session.waitFor("1 found")
+        try session.send("Enter")
+        try session.send("y")
+        try session.waitFor("Nothing to copy: Zoë Ñúñez has no email")
+        #expect(try session.tmux(["show-buffer"]) == record, "the clipboard keeps what was there")
+        session.kill()
+    }
+
     @Test("An SSH drop (the terminal killed, SIGHUP) ends forceterm and leaves saved changes committed")
     func hangup() throws {
         let (directory, path) = try Self.seededStore()

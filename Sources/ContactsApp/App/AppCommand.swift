@@ -39,6 +39,9 @@ public enum AppCommand: Sendable, Hashable {
     /// The list's next filter: all, with local changes, with errors, in conflict.
     case nextFilter
     case sync, resolveConflict, toggleHelp, quit
+    /// The selected record's email (else its phone or website), or the whole record as text,
+    /// onto the terminal's clipboard (OSC 52, which reaches the local clipboard over SSH).
+    case copyValue, copyRecord
     /// The answer in the conflict dialog: for the highlighted field (every conflicting field when
     /// there is one), or for all of them.
     case resolve(ConflictChoice), resolveAll(ConflictChoice)

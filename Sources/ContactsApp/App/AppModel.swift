@@ -399,6 +399,8 @@ public struct AppModel: Sendable {
             } else {
                 mode = .confirmingRevert
             }
+        case .copyValue, .copyRecord:
+            copy(whole: command == .copyRecord)
         case .resolveConflict:
             guard let record = selected else { return }
             if record.hasConflict {
@@ -652,6 +654,47 @@ public struct AppModel: Sendable {
         }
         detailOpen = true
         if tab.kind?.role == .account { try loadAccountContacts(of: record) }
+    }
+
+    /// Text for the terminal's clipboard, waiting for the TUI to send it (`takeClipboardText`).
+    public private(set) var clipboardText: String?
+
+    /// The text a `y` / `Y` asked to copy, handed over once.
+    public mutating func takeClipboardText() -> String? {
+        defer { clipboardText = nil }
+        return clipboardText
+    }
+
+    /// What `y` copies of a record, in order of preference: how one reaches the person or company.
+    static let copiedFields = ["Email", "MobilePhone", "Phone", "HomePhone", "Website"]
+
+    /// `y`: the selected record's email (else phone, else website); `Y`: its fields as lines of
+    /// `Label: value`. In an account's detail, the contact highlighted there.
+    private mutating func copy(whole: Bool) {
+        var kind = list.kind
+        var record = selected
+        if detailOpen, kind.role == .account, accountContacts.indices.contains(accountContactIndex),
+           let contacts = kinds.first(where: { $0.role == .contact }) {
+            kind = contacts
+            record = accountContacts[accountContactIndex]
+        }
+        guard let record else { return }
+        let name = kind.displayName(of: record)
+        if whole {
+            let lines = [name] + fieldNames(for: kind).compactMap { field -> String? in
+                let value = field == "AccountId" ? (account(of: record)?.string("Name") ?? "") : displayValue(of: field, in: record, kind: kind)
+                return value.isEmpty ? nil : "\(label(of: field, in: kind)): \(value)"
+            }
+            clipboardText = lines.joined(separator: "\n")
+            toast = Toast("Copied \(name) (\(lines.count - 1) fields) to the clipboard")
+            return
+        }
+        guard let field = Self.copiedFields.first(where: { !record.string($0).isEmpty }) else {
+            toast = Toast("Nothing to copy: \(name) has no email, phone or website; Y copies the whole \(kind.singular)", isError: true)
+            return
+        }
+        clipboardText = record.string(field)
+        toast = Toast("Copied \(record.string(field)) to the clipboard")
     }
 
     /// The selected record's conflict, field by field, when it has one.

@@ -36,6 +36,8 @@ public enum AppKeymap {
         Binding([.character("f")], .nextFilter, in: [.browsing], help: "only changed / errors / conflicts"),
         Binding([.character("s")], .sync, in: tabs, help: "sync: up, then down"),
         Binding([.character("c")], .resolveConflict, in: [.browsing], help: "resolve the selected conflict"),
+        Binding([.character("y")], .copyValue, in: [.browsing], help: "copy the email (else phone) to the clipboard (OSC 52)"),
+        Binding([.character("Y")], .copyRecord, in: [.browsing], help: "copy the whole record as text"),
         Binding([.character("?")], .toggleHelp, in: [.browsing, .inspecting, .help], help: "this help"),
         Binding([.character("q"), .control("c")], .quit, in: tabs, help: "quit (asks if a sync is running)"),
         // Inspector tab (4).

@@ -76,6 +76,7 @@ public struct TerminalApp {
     public mutating func handle(_ key: Key) {
         if let command = AppKeymap.table.action(for: key, in: model.mode) {
             model.perform(command)
+            if let text = model.takeClipboardText() { screen.copyToClipboard(text) }
         } else if model.mode.takesText, let character = key.typedCharacter {
             model.type(character)
         }

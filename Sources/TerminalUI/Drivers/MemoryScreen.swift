@@ -25,6 +25,11 @@ public final class MemoryScreen: TerminalScreen {
         presented = canvas
     }
 
+    /// What was put on the clipboard, in order.
+    public private(set) var clipboard: [String] = []
+
+    public func copyToClipboard(_ text: String) { clipboard.append(text) }
+
     public func nextEvent(timeoutMilliseconds: Int) -> TerminalEvent? {
         guard !queue.isEmpty else { return nil }
         let event = queue.removeFirst()

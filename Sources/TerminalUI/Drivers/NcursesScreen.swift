@@ -182,6 +182,15 @@ public final class NcursesScreen: TerminalScreen {
         }
     }
 
+    /// OSC 52 written straight to the terminal, between ncurses' own writes (it moves no cursor
+    /// and draws nothing). Terminals that do not know it ignore it.
+    public func copyToClipboard(_ text: String) {
+        guard isOpen else { return }
+        let sequence = "\u{1B}]52;c;" + Data(text.utf8).base64EncodedString() + "\u{07}"
+        fflush(nil)
+        FileHandle.standardOutput.write(Data(sequence.utf8))
+    }
+
     public func restore() {
         guard isOpen else { return }
         isOpen = false

@@ -14,6 +14,9 @@ public protocol TerminalScreen: AnyObject {
     func present(_ canvas: Canvas)
     /// The next event, or `nil` when none came within `timeoutMilliseconds` (the loop's tick).
     func nextEvent(timeoutMilliseconds: Int) -> TerminalEvent?
+    /// Puts `text` on the clipboard of the terminal the user sits at (OSC 52: the terminal
+    /// emulator does it, so it works over SSH and inside tmux with `set-clipboard on`).
+    func copyToClipboard(_ text: String)
     /// Gives the terminal back: normal mode, cursor shown, screen restored. Safe to call twice.
     func restore()
 }
