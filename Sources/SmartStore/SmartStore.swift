@@ -85,6 +85,25 @@ public final class SmartStore: Sendable {
         }
     }
 
+    // MARK: Changes by others
+
+    /// What changes on disk when any process commits to the store: the size and modification time
+    /// of the database file and of its write-ahead log. Cheap (two `stat`s), so a screen can poll
+    /// it to notice another process's writes (`forceterm import`, a sync in another terminal).
+    public struct ChangeStamp: Sendable, Equatable {
+        let database: [Int64]
+        let log: [Int64]
+    }
+
+    public func changeStamp() -> ChangeStamp {
+        func status(_ path: String) -> [Int64] {
+            var info = stat()
+            guard stat(path, &info) == 0 else { return [] }
+            return [Int64(info.st_size), Int64(info.st_mtim.tv_sec), Int64(info.st_mtim.tv_nsec), Int64(info.st_ino)]
+        }
+        return ChangeStamp(database: status(path), log: status(path + "-wal"))
+    }
+
     // MARK: Soups
 
     @discardableResult

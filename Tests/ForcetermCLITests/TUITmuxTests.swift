@@ -107,6 +107,31 @@ struct TUITmuxTests {
         session.kill()
     }
 
+    @Test("What another process writes (forceterm create and import in another terminal) shows in the running TUI within a tick, no key pressed")
+    func showsOtherProcessesWrites() throws {
+        let (directory, path) = try Self.seededStore()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let session = try TmuxSession(command: [Forceterm.executable.path, "--store", path, "--offline"], width: 100, height: 30)
+        try session.waitFor("Contacts (3)")
+        let created = try Forceterm.run(["create", "contacts", "LastName=Okafor", "FirstName=Ngozi", "--store", path])
+        #expect(created.exitCode == 0, "\(created)")
+        try session.waitFor("Contacts (4)")
+        try session.waitFor("Ngozi Okafor")
+        try session.waitFor("1 local change")
+        let cards = directory.appendingPathComponent("two.vcf")
+        try Data("BEGIN:VCARD\r\nVERSION:3.0\r\nN:Abara;Chidi;;;\r\nEND:VCARD\r\nBEGIN:VCARD\r\nVERSION:3.0\r\nN:Bello;Amina;;;\r\nEND:VCARD\r\n".utf8).write(to: cards)
+        // While a form is open nothing moves under it; the import shows once it closes.
+        try session.send("e")
+        try session.waitFor("Edit ")
+        #expect(try Forceterm.run(["import", cards.path, "--store", path]).exitCode == 0)
+        usleep(300_000)
+        #expect(try session.screen().contains("Contacts (4)"), "the list under the form stays put")
+        try session.send("Escape")
+        try session.waitFor("Contacts (6)")
+        try session.waitFor("3 local changes")
+        session.kill()
+    }
+
     @Test("An SSH drop (the terminal killed, SIGHUP) ends forceterm and leaves saved changes committed")
     func hangup() throws {
         let (directory, path) = try Self.seededStore()

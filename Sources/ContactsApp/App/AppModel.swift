@@ -64,6 +64,8 @@ public struct AppModel: Sendable {
         self.sync = sync
         self.offline = offline
         self.kinds = kinds
+        // Before the first read: a write by another process from here on shows on a later tick.
+        seenChanges = store.changeStamp()
         lists = try kinds.map { kind in
             let repository = RecordRepository(store: store, kind: kind)
             try repository.prepareListIndexes()
@@ -260,9 +262,13 @@ public struct AppModel: Sendable {
 
     /// Called on every tick of the event loop: follows a running sync's states and picks up a
     /// finished sync.
-    public mutating func tick() {
+    /// Returns whether the screen changed: another process's writes were picked up, or a sync ended.
+    @discardableResult
+    public mutating func tick() -> Bool {
         if sync?.isRunning == true { syncs.refresh() }
-        guard let result = sync?.takeFinished() else { return }
+        guard let result = sync?.takeFinished() else {
+            return noticeOtherWriters()
+        }
         try? refreshAll()
         readDescriptions()
         switch result {
@@ -280,9 +286,37 @@ public struct AppModel: Sendable {
         case let .failure(failure):
             toast = Toast("Sync failed: \(failure.reason)", isError: true)
         }
+        seenChanges = store.changeStamp()
+        return true
     }
 
     public mutating func dismissToast() { toast = nil }
+
+    /// The store as last seen on disk (`SmartStore.changeStamp`), and when another process's
+    /// writes were last read: a sync in another terminal writes a page every few milliseconds,
+    /// and a 100k list is not re-read on every tick for it.
+    private var seenChanges: SmartStore.ChangeStamp?
+    private var lastOtherWritersRefresh = Date.distantPast
+    static let otherWritersRefreshInterval: TimeInterval = 1
+
+    /// Shows what another process committed (an import, a sync in another terminal) within a
+    /// tick, while browsing; not while a sync of this process writes, which refreshes at its end,
+    /// nor under a form or a dialog, which would lose their place. Returns whether it refreshed.
+    @discardableResult
+    public mutating func noticeOtherWriters() -> Bool {
+        let stamp = store.changeStamp()
+        guard stamp != seenChanges, sync?.isRunning != true, mode == .browsing || mode == .inspecting,
+              Date().timeIntervalSince(lastOtherWritersRefresh) >= Self.otherWritersRefreshInterval else { return false }
+        seenChanges = stamp
+        lastOtherWritersRefresh = Date()
+        do {
+            try refreshAll()
+            readDescriptions()
+            return true
+        } catch {
+            return false
+        }
+    }
 
     private mutating func dispatch(_ command: AppCommand) throws {
         switch mode {

@@ -10,11 +10,26 @@ public struct RecordSchema: Sendable {
     public let syncedFields: SyncedFields
     /// The org's describes, kept by the config's metadata syncs; nil: built-in rules, no note.
     public let descriptions: ObjectDescriptions?
+    /// The describes read once, by sObject type (`readingDescriptionsOnce`); nil: read per form.
+    private var readDescriptions: [String: ObjectDescription]?
 
     public init(kinds: [RecordKind], syncedFields: SyncedFields, descriptions: ObjectDescriptions?) {
         self.kinds = kinds
         self.syncedFields = syncedFields
         self.descriptions = descriptions
+    }
+
+    /// This schema with each kind's describe read now, for work that makes many forms in a row
+    /// (an import): a describe is hundreds of kilobytes of JSON. The TUI reads it per form instead,
+    /// so a form opened after another process's sync follows the org's latest rules.
+    public func readingDescriptionsOnce() -> RecordSchema {
+        var copy = self
+        var read: [String: ObjectDescription] = [:]
+        for kind in kinds where read[kind.sObjectType] == nil {
+            if let description = descriptions?.description(of: kind.sObjectType) { read[kind.sObjectType] = description }
+        }
+        copy.readDescriptions = read
+        return copy
     }
 
     /// The fields a form edits for `kind`: usersyncs.json's, or built-in ones if it names none.
@@ -37,7 +52,11 @@ public struct RecordSchema: Sendable {
     /// The describe a form of `kind` follows, or why it follows the built-in rules.
     public func formRules(for kind: RecordKind) -> (description: ObjectDescription?, note: String?) {
         guard let descriptions else { return (nil, nil) }
-        if let description = descriptions.description(of: kind.sObjectType) { return (description, nil) }
+        if let readDescriptions {
+            if let description = readDescriptions[kind.sObjectType] { return (description, nil) }
+        } else if let description = descriptions.description(of: kind.sObjectType) {
+            return (description, nil)
+        }
         return (nil, descriptions.isSynced(kind.sObjectType)
             ? "Built-in rules: the org's rules for \(kind.plural) arrive with the next sync (s)"
             : "Built-in rules: usersyncs.json has no metadata sync for \(kind.sObjectType)")

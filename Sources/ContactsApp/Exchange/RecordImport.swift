@@ -68,7 +68,7 @@ public struct RecordImporter: Sendable {
 
     public init(store: SmartStore, schema: RecordSchema) {
         self.store = store
-        self.schema = schema
+        self.schema = schema.readingDescriptionsOnce()
     }
 
     public func plan(_ rows: [ImportRow], notes: [String] = []) throws -> ImportPlan {

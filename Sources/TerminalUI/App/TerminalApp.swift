@@ -44,8 +44,8 @@ public struct TerminalApp {
                 if stopWhenIdle { return .idle }
                 let wasSyncing = model.sync?.isRunning == true
                 let hadResult = model.sync.map { if case .finished = $0.current { return true } else { return false } } ?? false
-                model.tick()
-                needsDrawing = wasSyncing || hadResult
+                let changed = model.tick()
+                needsDrawing = changed || wasSyncing || hadResult
                 continue
             }
             switch event {
