@@ -185,7 +185,8 @@ public enum VCardFormat {
             if let equals = part.firstIndex(of: "=") {
                 let key = part[..<equals].uppercased()
                 var values = split(String(part[part.index(after: equals)...]), on: ",", quotes: true).map { $0.replacingOccurrences(of: "\"", with: "") }
-                if key == "TYPE" { values = values.map { $0.lowercased() } }
+                // TYPE="work,voice" (RFC 6350's own example) lists two types.
+                if key == "TYPE" { values = values.flatMap { $0.split(separator: ",").map { $0.lowercased() } } }
                 parameters[key, default: []] += values
             } else {
                 // vCard 2.1: `TEL;WORK;VOICE:` and `ENCODING`-less `QUOTED-PRINTABLE`.
