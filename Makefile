@@ -8,10 +8,17 @@ SYSTEM_PACKAGES := libncursesw5-dev libsqlite3-dev libcurl4-openssl-dev sqlite3 
 SYSTEM_PACKAGES += zlib1g-dev curl
 # SwiftPM asks pkg-config where libcurl lives (the CCurl system-library target).
 SYSTEM_PACKAGES += pkg-config
+# The install test renders the generated man page with groff, as man does.
+SYSTEM_PACKAGES += groff-base
 # `make test` builds its Python test environment with venv, which Debian packages separately.
 SYSTEM_PACKAGES += python3 python3-venv
 # `make screenshots` renders with DejaVu Sans Mono, and WenQuanYi Micro Hei for CJK and Hangul.
 SCREENSHOT_PACKAGES := fonts-dejavu-core fonts-wqy-microhei
+# The release every executable's --version prints (a test checks they agree with this line).
+VERSION := 0.22.0
+# make install PREFIX=… DESTDIR=…: where the binaries, man pages and completions go.
+PREFIX ?= /usr/local
+DESTDIR ?=
 BIN_DEBUG := .build/debug
 BIN_RELEASE := .build/release
 # Python test tooling (pytest, simple-salesforce), from PyPI into a project-local virtual environment.
@@ -19,7 +26,7 @@ VENV := .venv
 VENV_STAMP := $(VENV)/.installed-requirements
 SCREENSHOT_STAMP := $(VENV)/.installed-screenshot-requirements
 
-.PHONY: all deps build build-release demo screenshots test test-swift test-python venv bench bench-smartstore bench-localorg bench-sync bench-tui clean
+.PHONY: all deps build build-release install uninstall demo screenshots test test-swift test-python venv bench bench-smartstore bench-localorg bench-sync bench-tui clean
 
 all: build
 
@@ -31,6 +38,15 @@ build: deps
 
 build-release: deps
 	$(SWIFT) build -c release $(BUILD_FLAGS)
+
+## install: a release build's forceterm, localorg and smartstore-tool into $(PREFIX)/bin, man pages
+## (man forceterm) and bash / zsh / fish completions, all generated from the commands.
+install: build-release
+	$(SWIFT) build -c release --product generate-manual $(BUILD_FLAGS)
+	scripts/install.sh $(BIN_RELEASE) "$(DESTDIR)$(PREFIX)"
+
+uninstall:
+	scripts/install.sh --uninstall "$(DESTDIR)$(PREFIX)"
 
 ## demo: forceterm --demo (a local demo org, signed in and synced, then the TUI); DEMO_FLAGS=--reset starts over.
 demo: build
@@ -50,6 +66,7 @@ test: deps test-swift test-python
 
 test-swift:
 	$(SWIFT) build --build-tests $(BUILD_FLAGS)
+	$(SWIFT) build --product generate-manual $(BUILD_FLAGS)
 	FORCETERM_BIN_DIR=$(CURDIR)/$(BIN_DEBUG) $(SWIFT) test --skip-build $(BUILD_FLAGS)
 
 ## test-python: an independent client (simple-salesforce) drives the real localorg binary over HTTPS.

@@ -13,6 +13,7 @@ struct Forceterm: ParsableCommand {
             $XDG_DATA_HOME/forceterm/store.sqlite (or ~/.local/share/forceterm/store.sqlite); \
             --store points at another one.
             """,
+        version: "forceterm \(Forceterm.version)",
         subcommands: [
             QueryCommand.self, ListCommand.self, ShowCommand.self, AddressesCommand.self,
             CreateCommand.self, UpdateCommand.self, DeleteCommand.self, ImportCommand.self, ExportCommand.self,
@@ -77,6 +78,9 @@ struct Forceterm: ParsableCommand {
     }
 
     static let usageErrorExitCode: Int32 = 2
+
+    /// The release: the Makefile's VERSION, which a test checks every executable prints.
+    static let version = "0.22.0"
 }
 
 /// Options every command that opens the store understands, before or after the subcommand's name.

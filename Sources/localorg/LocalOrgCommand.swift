@@ -16,6 +16,8 @@ struct LocalOrgCommand: AsyncParsableCommand {
 
             Start with:  localorg seed --accounts 50 --contacts 500  then  localorg serve
             """,
+        // The Makefile's VERSION, as forceterm's (a test checks both).
+        version: "localorg 0.22.0",
         subcommands: [Serve.self, Seed.self, Info.self, UserCommand.self, Approve.self, Edit.self, Delete.self])
 }
 

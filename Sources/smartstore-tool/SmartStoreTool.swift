@@ -8,6 +8,8 @@ struct SmartStoreTool: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "smartstore-tool",
         abstract: "Developer tools for forceterm's SmartStore: demo data, load tests and benchmarks.",
+        // The Makefile's VERSION, as forceterm's (a test checks all three).
+        version: "smartstore-tool 0.22.0",
         subcommands: [Seed.self, Load.self, Bench.self, BenchCase.self])
 }
 
