@@ -15,6 +15,9 @@ public final class SmartStore: Sendable {
     public static let busyTimeout: TimeInterval = 15
 
     public let path: String
+    /// Opened read-only, because the file or its directory is not writable by this user: reads
+    /// work, every write throws `SmartStoreError.readOnly`.
+    public let isReadOnly: Bool
     let pool: DatabasePool
     let catalog = SoupCatalog()
 
@@ -23,6 +26,11 @@ public final class SmartStore: Sendable {
     public init(path: String, mustExist: Bool = false) throws {
         self.path = path
         let fileManager = FileManager.default
+        let directory = (path as NSString).deletingLastPathComponent
+        let directoryWritable = fileManager.isWritableFile(atPath: directory.isEmpty ? "." : directory)
+        // An existing store this user may not write (a copy on a read-only disk, a file made
+        // read-only) is opened for reading rather than refused.
+        isReadOnly = fileManager.fileExists(atPath: path) && (!fileManager.isWritableFile(atPath: path) || !directoryWritable)
         if mustExist {
             guard fileManager.fileExists(atPath: path) else { throw SmartStoreError.storeNotFound(path: path) }
         } else {
@@ -36,25 +44,43 @@ public final class SmartStore: Sendable {
         configuration.foreignKeysEnabled = false
         configuration.label = "SmartStore"
         configuration.prepareDatabase { db in db.add(collation: TextCollation.collation) }
+        // Without a shared-memory file it could create, SQLite opens a WAL database read-only only
+        // as immutable: nothing else can be writing in a directory no one may write to.
+        let readOnlyPath = directoryWritable || fileManager.fileExists(atPath: path + "-shm") ? path : Self.immutableURI(path)
         do {
             if mustExist {
                 // Look before opening for writing: a pool would switch someone else's database to WAL.
                 var readOnly = configuration
                 readOnly.readonly = true
-                let hasMetaTables = try DatabaseQueue(path: path, configuration: readOnly).read(SoupSchema.hasMetaTables)
+                let hasMetaTables = try DatabaseQueue(path: readOnlyPath, configuration: readOnly).read(SoupSchema.hasMetaTables)
                 guard hasMetaTables else {
                     throw SmartStoreError.notASmartStore(path: path, reason: "it has no soup_attrs table")
                 }
             }
-            pool = try DatabasePool(path: path, configuration: configuration)
-            if !mustExist { try pool.write(SoupSchema.createMetaTables) }
+            if isReadOnly {
+                configuration.readonly = true
+                pool = try DatabasePool(path: readOnlyPath, configuration: configuration)
+                guard try pool.read(SoupSchema.hasMetaTables) else {
+                    throw SmartStoreError.notASmartStore(path: path, reason: "it has no soup_attrs table")
+                }
+            } else {
+                pool = try DatabasePool(path: path, configuration: configuration)
+            }
+            if !mustExist && !isReadOnly { try pool.write(SoupSchema.createMetaTables) }
         } catch let error as DatabaseError where error.resultCode == .SQLITE_NOTADB {
             throw SmartStoreError.notASmartStore(path: path, reason: "not an SQLite database")
         } catch let error as DatabaseError {
             throw SmartStoreError.database(message: "cannot open \(path): \(error.message ?? error.description)")
         }
-        if !mustExist { try? fileManager.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path) }
-        try resumeLongOperations()
+        if !mustExist && !isReadOnly { try? fileManager.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path) }
+        if !isReadOnly { try resumeLongOperations() }
+    }
+
+    /// `file:` URI with `immutable=1` (SQLite here is built with URI filenames).
+    static func immutableURI(_ path: String) -> String {
+        let absolute = (path as NSString).standardizingPath.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
+        let encoded = absolute.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(CharacterSet(charactersIn: "?#%"))) ?? absolute
+        return "file:\(encoded)?immutable=1"
     }
 
     static func currentTimeMillis() -> Int64 { Int64((Date().timeIntervalSince1970 * 1000).rounded()) }
@@ -63,7 +89,8 @@ public final class SmartStore: Sendable {
 
     /// Runs `body` in one IMMEDIATE transaction: all of it commits, or none of it if it throws.
     public func write<T>(_ body: (StoreTransaction) throws -> T) throws -> T {
-        try translatingErrors { try pool.write { db in try body(StoreTransaction(db: db, catalog: catalog)) } }
+        if isReadOnly { throw SmartStoreError.readOnly(path: path) }
+        return try translatingErrors { try pool.write { db in try body(StoreTransaction(db: db, catalog: catalog)) } }
     }
 
     /// Runs `body` on a consistent snapshot, concurrently with writers.
@@ -81,6 +108,7 @@ public final class SmartStore: Sendable {
         do {
             return try body()
         } catch let error as DatabaseError {
+            if error.resultCode == .SQLITE_READONLY { throw SmartStoreError.readOnly(path: path) }
             throw SmartStoreError.database(message: error.message ?? error.description)
         }
     }
@@ -108,7 +136,14 @@ public final class SmartStore: Sendable {
 
     @discardableResult
     public func registerSoup(_ name: String, indexSpecs: [IndexSpec]) throws -> Bool {
-        try write { try $0.registerSoup(name, indexSpecs: indexSpecs) }
+        // A soup that exists needs no write transaction: a read-only store can still be opened
+        // by code that registers what it uses.
+        if try read({ try $0.hasSoup(name) }) {
+            try SoupSchema.validateSoupName(name)
+            try SoupSchema.validate(indexSpecs, soup: name)
+            return false
+        }
+        return try write { try $0.registerSoup(name, indexSpecs: indexSpecs) }
     }
 
     public func hasSoup(_ name: String) throws -> Bool { try read { try $0.hasSoup(name) } }

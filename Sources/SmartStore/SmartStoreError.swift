@@ -16,6 +16,8 @@ public enum SmartStoreError: Error, Equatable, Sendable, CustomStringConvertible
     case whereArgsNotAllowed
     case database(message: String)
     case lockFile(path: String, reason: String)
+    /// A write to a store opened read-only (its file or directory is not writable).
+    case readOnly(path: String)
 
     public var description: String {
         switch self {
@@ -51,6 +53,8 @@ public enum SmartStoreError: Error, Equatable, Sendable, CustomStringConvertible
             "database error: \(message)"
         case let .lockFile(path, reason):
             "cannot use the lock file \(path): \(reason); check that its directory is writable"
+        case let .readOnly(path):
+            "the store \(path) is read-only for you (the file or its directory is not writable): it can be read, not changed; make both writable (chmod u+w) to save changes"
         }
     }
 }

@@ -29,7 +29,9 @@ enum TUILauncher {
         let fields = try SyncedFields(usersyncsJSON: config.syncsJSON)
         let store = try SmartStore(path: location.path)
         try store.setup(from: config.store)
-        let (sync, notices) = try syncController(store: store, config: config, options: options, session: session)
+        // A read-only store is shown, not synced: a sync would only fail on its first write.
+        let (sync, notices) = store.isReadOnly ? (nil, [])
+            : try syncController(store: store, config: config, options: options, session: session)
         let kinds = RecordKind.tabs(for: config.syncs, soups: Set(try store.soupNames()))
         let descriptions = ObjectDescriptions(store: store, soupBySObject: ObjectDescriptions.soups(in: config.syncs))
         var model = try AppModel(store: store, syncedFields: fields, kinds: kinds, sync: sync, offline: options.offline,

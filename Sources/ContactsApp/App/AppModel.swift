@@ -44,6 +44,9 @@ public struct AppModel: Sendable {
     public private(set) var shouldQuit = false
     /// Set by `--offline`: sync says so at once and keeps every change queued.
     public let offline: Bool
+    /// The store could only be opened for reading (its file or directory is not writable): the
+    /// records show, and every change and sync is refused with the reason.
+    public let readOnly: Bool
     public let sync: SyncController?
     /// Times on screen (last sync, a sync's runs) are shown in this zone.
     public let timeZone: TimeZone
@@ -56,6 +59,7 @@ public struct AppModel: Sendable {
         store: SmartStore, syncedFields: SyncedFields, kinds: [RecordKind] = [.contact, .account], sync: SyncController? = nil,
         offline: Bool = false, timeZone: TimeZone = .current, descriptions: ObjectDescriptions? = nil
     ) throws {
+        readOnly = store.isReadOnly
         self.store = store
         self.descriptions = descriptions
         self.timeZone = timeZone
@@ -68,7 +72,7 @@ public struct AppModel: Sendable {
         seenChanges = store.changeStamp()
         lists = try kinds.map { kind in
             let repository = RecordRepository(store: store, kind: kind)
-            try repository.prepareListIndexes()
+            if !store.isReadOnly { try repository.prepareListIndexes() }
             return RecordListViewModel(repository: repository)
         }
         noList = RecordListViewModel(repository: RecordRepository(store: store, kind: RecordKind(soupName: "", sObjectType: "")))
@@ -222,6 +226,7 @@ public struct AppModel: Sendable {
 
     /// Online / offline as the last request found it, or why there is no sync at all.
     public var connectionText: String {
+        if readOnly { return "read-only store" }
         if offline { return "offline (--offline)" }
         guard let sync else { return "not signed in — forceterm login" }
         switch sync.sessionState {
@@ -375,6 +380,10 @@ public struct AppModel: Sendable {
     }
 
     private mutating func browse(_ command: AppCommand) throws {
+        if readOnly, Self.changesTheStore(command) {
+            toast = Toast(Self.readOnlyMessage, isError: true)
+            return
+        }
         switch command {
         case .moveUp: try moveSelection(-1)
         case .moveDown: try moveSelection(1)
@@ -906,6 +915,10 @@ public struct AppModel: Sendable {
     }
 
     private mutating func startSync() {
+        if readOnly {
+            toast = Toast(Self.readOnlyMessage, isError: true)
+            return
+        }
         if offline {
             toast = Toast("Offline: sync skipped; \(queuedChanges)", isError: true)
             return
@@ -949,6 +962,16 @@ public struct AppModel: Sendable {
     private mutating func countLocalChanges() throws {
         localChangeCount = try lists.reduce(0) { $0 + (try $1.repository.localChangeCount()) }
     }
+
+    /// The commands a read-only store refuses.
+    static func changesTheStore(_ command: AppCommand) -> Bool {
+        switch command {
+        case .newRecord, .editRecord, .deleteRecord, .undeleteRecord, .revertRecord, .resolveConflict, .sync: true
+        default: false
+        }
+    }
+
+    static let readOnlyMessage = "Read-only store (not writable by you): nothing can be changed or synced; chmod u+w the file and its folder"
 
     /// Why a soup that no named sync up sends is not editable here.
     public static func notSyncedUp(_ kind: RecordKind) -> String {
