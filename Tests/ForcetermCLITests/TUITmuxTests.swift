@@ -132,6 +132,33 @@ struct TUITmuxTests {
         session.kill()
     }
 
+    @Test("o sorts by first name, then account, then last modified, and back; the header names the order")
+    func sortOrders() throws {
+        let (directory, path) = try Self.seededStore()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let session = try TmuxSession(command: [Forceterm.executable.path, "--store", path, "--offline"], width: 100, height: 30)
+        try session.waitFor("Contacts (3)")
+        func order() throws -> [String] {
+            // The list's rows only: the left column (the detail beside it names the selected one).
+            try session.screen().split(separator: "\n").dropFirst(2).compactMap { line in
+                ["José García", "太郎 山田", "Zoë Ñúñez"].first { line.prefix(30).contains($0) }
+            }
+        }
+        #expect(try order() == ["José García", "Zoë Ñúñez", "太郎 山田"], "García, Ñúñez, 山田")
+        try session.send("o")
+        try session.waitFor("Contacts (3) by first name")
+        #expect(try order() == ["José García", "Zoë Ñúñez", "太郎 山田"], "José, Zoë, 太郎")
+        try session.send("o")
+        try session.waitFor("Contacts (3) by account")
+        try session.send("o")
+        try session.waitFor("Contacts (3) by last modified")
+        #expect(try order() == ["Zoë Ñúñez", "太郎 山田", "José García"], "the latest written first")
+        try session.send("o")
+        try session.waitFor("Sorted by last name")
+        #expect(try session.screen().split(separator: "\n").dropFirst().first?.contains("Contacts (3) by") == false)
+        session.kill()
+    }
+
     @Test("An SSH drop (the terminal killed, SIGHUP) ends forceterm and leaves saved changes committed")
     func hangup() throws {
         let (directory, path) = try Self.seededStore()

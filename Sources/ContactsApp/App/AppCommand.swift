@@ -38,6 +38,8 @@ public enum AppCommand: Sendable, Hashable {
     case revertRecord
     /// The list's next filter: all, with local changes, with errors, in conflict.
     case nextFilter
+    /// The list's next order: last name, first name, account, last modified (`ListSort`).
+    case nextSort
     case sync, resolveConflict, toggleHelp, quit
     /// The selected record's email (else its phone or website), or the whole record as text,
     /// onto the terminal's clipboard (OSC 52, which reaches the local clipboard over SSH).

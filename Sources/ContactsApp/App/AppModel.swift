@@ -430,6 +430,11 @@ public struct AppModel: Sendable {
             let contacts = try cascade(from: record) { try $0.undelete(entryId: $1) }
             toast = Toast("Undeleted" + (contacts > 0 ? " with its \(contacts) contact\(contacts == 1 ? "" : "s")" : ""))
             try refreshAll()
+        case .nextSort:
+            let next = list.repository.sort.next(for: list.kind)
+            let accountsSoup = accounts?.kind.soupName
+            try updateList { try $0.setSort(next, accountsSoup: accountsSoup) }
+            toast = Toast("Sorted by \(list.repository.sort.label(for: list.kind)); o for the next order")
         case .nextFilter:
             let next = list.filter.next
             try updateList { try $0.setFilter(next) }

@@ -5,7 +5,7 @@
 /// records by id. The selection follows the record, not the row number, through refreshes and
 /// searches.
 public struct RecordListViewModel: Sendable {
-    public let repository: RecordRepository
+    public private(set) var repository: RecordRepository
     public private(set) var search = ""
     /// Which records the list shows: all, or only those with local changes, errors or conflicts.
     public private(set) var filter = RecordFilter.all
@@ -86,6 +86,18 @@ public struct RecordListViewModel: Sendable {
         try loadWindow()
     }
 
+    /// Sorts the list by `sort`, keeping the selected record selected (and in view).
+    public mutating func setSort(_ sort: ListSort, accountsSoup: String?) throws {
+        guard sort != repository.sort else { return }
+        let keep = selected?.entryId
+        repository.setSort(sort, accountsSoup: accountsSoup)
+        order = nil
+        try match()
+        if let keep, let position = try position(of: keep) { selectedIndex = position }
+        topIndex = max(selectedIndex - viewportHeight / 2, 0)
+        try loadWindow()
+    }
+
     /// Filters as the user types. The selected record stays selected when it still matches;
     /// otherwise the first match is.
     public mutating func setSearch(_ text: String) throws {
@@ -129,8 +141,16 @@ public struct RecordListViewModel: Sendable {
     /// matches in the list's order (read first when needed, and again once if a match is newer).
     private mutating func match() throws {
         guard let ids = try matchingIds() else {
-            matches = nil
-            totalCount = try repository.count()
+            guard repository.sort != .name else {
+                matches = nil
+                totalCount = try repository.count()
+                return
+            }
+            // Another order than the sort index's: read once as ids, then paged by id like a search.
+            let fresh = ListOrder(ids: try repository.entryIdsInOrder())
+            order = fresh
+            matches = fresh.place(fresh.ids).matches
+            totalCount = matches?.count ?? 0
             return
         }
         try prepareSearch()

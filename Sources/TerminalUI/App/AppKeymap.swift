@@ -34,6 +34,7 @@ public enum AppKeymap {
         Binding([.character("u")], .undeleteRecord, in: [.browsing], help: "undelete a locally deleted record"),
         Binding([.character("r")], .revertRecord, in: [.browsing], help: "revert my changes (asks y/n)"),
         Binding([.character("f")], .nextFilter, in: [.browsing], help: "only changed / errors / conflicts"),
+        Binding([.character("o")], .nextSort, in: [.browsing], help: "sort: last name, first name, account, last modified"),
         Binding([.character("s")], .sync, in: tabs, help: "sync: up, then down"),
         Binding([.character("c")], .resolveConflict, in: [.browsing], help: "resolve the selected conflict"),
         Binding([.character("y")], .copyValue, in: [.browsing], help: "copy the email (else phone) to the clipboard (OSC 52)"),

@@ -130,7 +130,8 @@ public enum ContactsScreen {
 
     // MARK: Parts
 
-    static func row(for record: LocalRecord, kind: RecordKind, theme: Theme) -> ListRow {
+    /// `secondary`: the second column instead of the kind's subtitle (the account, when sorted by it).
+    static func row(for record: LocalRecord, kind: RecordKind, theme: Theme, secondary: String? = nil) -> ListRow {
         let state = record.state
         let role: StyleRole
         switch state {
@@ -144,7 +145,7 @@ public enum ContactsScreen {
         let name = kind.displayName(of: record)
         return ListRow(
             marker: theme.lines == .ascii ? state.asciiMarker : state.marker, markerStyle: theme.style(role),
-            primary: name.isEmpty ? "(no name)" : name, secondary: kind.subtitle(of: record), dimmed: record.isLocallyDeleted)
+            primary: name.isEmpty ? "(no name)" : name, secondary: secondary ?? kind.subtitle(of: record), dimmed: record.isLocallyDeleted)
     }
 
     private static func drawList(_ model: AppModel, in canvas: inout Canvas, layout: ScreenLayout, theme: Theme) {
@@ -159,7 +160,8 @@ public enum ContactsScreen {
             canvas.draw(matches, x: header.maxX - matches.displayWidth - 1, y: header.y, style: theme.style(.hint))
         } else {
             let title = list.filter.title(list.kind.plural)
-            canvas.draw("\(title.prefix(1).uppercased() + title.dropFirst()) (\(list.totalCount))", x: header.x + 1, y: header.y,
+            let order = list.repository.sort == .name ? "" : " by \(list.repository.sort.label(for: list.kind))"
+            canvas.draw("\(title.prefix(1).uppercased() + title.dropFirst()) (\(list.totalCount))\(order)", x: header.x + 1, y: header.y,
                         style: theme.style(.title), maxWidth: header.width - 2)
         }
         // What needs a look, and the key that shows it, when anything does.
@@ -173,7 +175,11 @@ public enum ContactsScreen {
                 canvas.draw(hint, x: header.maxX - hint.displayWidth - 1, y: header.y, style: theme.style(.hint))
             }
         }
-        let rows = list.visibleRows.map { row(for: $0, kind: list.kind, theme: theme) }
+        // Sorted by account, the second column shows it, so the order can be seen.
+        let byAccount = list.repository.sort == .account
+        let rows = list.visibleRows.map { record in
+            row(for: record, kind: list.kind, theme: theme, secondary: byAccount ? model.account(of: record)?.string("Name") ?? "" : nil)
+        }
         let empty = list.search.isEmpty ? "No \(list.kind.plural) yet: n creates one" : "No results found"
         ListWidget.draw(
             in: &canvas, layout.list, rows: rows, selectedRow: list.selectedIndex - list.topIndex,
