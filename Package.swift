@@ -27,6 +27,8 @@ let package = Package(
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
         // forceterm import: reading CSV files other programs wrote (quoting, line breaks in cells).
         .package(url: "https://github.com/swiftcsv/SwiftCSV", from: "0.10.0"),
+        // config.toml: the user's keys, colours and list settings (toml++ underneath, with line numbers).
+        .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
         // localorg: HTTPS server, local certificate authority, logging.
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
@@ -80,6 +82,7 @@ let package = Package(
             dependencies: [
                 "SmartStore", "TerminalUI", "ContactsApp", "ForceJSON", "ForceAPI", "MobileSync",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "TOMLKit", package: "TOMLKit"),
             ],
             swiftSettings: strictConcurrency),
         .executableTarget(

@@ -38,8 +38,23 @@ enum TUILauncher {
                                  descriptions: descriptions)
         if !notices.isEmpty { model.announce(notices.joined(separator: "; ")) }
         let environment = ProcessInfo.processInfo.environment
-        let screen = try NcursesScreen(wantColors: Theme.colorsWanted(noColorFlag: options.noColor, environment: environment))
-        var app = TerminalApp(model: model, screen: screen, theme: Theme(colors: screen.colors, ascii: options.ascii))
+        let settingsPath = UserSettings.path(environment: environment)
+        var (settings, problem) = UserSettings.load(path: settingsPath)
+        if problem == nil, let soup = settings.unknownColumnSoups(kinds).first {
+            let line = UserSettings.line(of: soup, in: "list.columns", text: (try? String(contentsOfFile: settingsPath, encoding: .utf8)) ?? "")
+            problem = "\(settingsPath)\(line.map { " line \($0)" } ?? ""): [list.columns] names \(soup), which is not a record list here ("
+                + kinds.map(\.soupName).joined(separator: ", ") + "); using the defaults"
+            settings = UserSettings()
+        }
+        try model.applyListSettings(sort: settings.sort, columns: settings.columns)
+        // On screen without the folders (a toast is one line); in full on stderr once the TUI ends.
+        if let problem { model.announce(problem.replacingOccurrences(of: settingsPath, with: "config.toml"), isError: true) }
+        defer { if let problem { StandardStreams.writeError("forceterm: \(problem)\n") } }
+        let wantColors = !settings.monochrome && Theme.colorsWanted(noColorFlag: options.noColor, environment: environment)
+        let screen = try NcursesScreen(wantColors: wantColors)
+        var app = TerminalApp(model: model, screen: screen, theme: Theme(colors: screen.colors, ascii: options.ascii, overrides: settings.styles))
+        // The keys were checked when the file was read.
+        if let keymap = try? AppKeymap.table(rebinding: settings.keys) { app.keymap = keymap }
         app.helpNotes = helpNotes
         let exit = app.run()
         screen.restore()

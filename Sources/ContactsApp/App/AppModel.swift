@@ -168,8 +168,8 @@ public struct AppModel: Sendable {
     }
 
     /// Shows `message` in the toast line, e.g. what changed in the config since the last start.
-    public mutating func announce(_ message: String) {
-        toast = Toast(message)
+    public mutating func announce(_ message: String, isError: Bool = false) {
+        toast = Toast(message, isError: isError)
     }
 
     // MARK: Commands
@@ -966,6 +966,21 @@ public struct AppModel: Sendable {
 
     private mutating func countLocalChanges() throws {
         localChangeCount = try lists.reduce(0) { $0 + (try $1.repository.localChangeCount()) }
+    }
+
+    /// The field each soup's list shows in its second column, when the user chose one
+    /// (config.toml's [list]); else the kind's own (title, industry).
+    public private(set) var listColumns: [String: String] = [:]
+
+    /// The user's list settings (config.toml): the order every list starts in (where the kind
+    /// offers it) and second columns by soup.
+    public mutating func applyListSettings(sort: ListSort?, columns: [String: String]) throws {
+        listColumns = columns
+        guard let sort else { return }
+        let accountsSoup = accounts?.kind.soupName
+        for index in lists.indices where ListSort.choices(for: lists[index].kind).contains(sort) {
+            try lists[index].setSort(sort, accountsSoup: accountsSoup)
+        }
     }
 
     /// The commands a read-only store refuses.

@@ -88,6 +88,39 @@ public enum AppKeymap {
         Binding([.escape, .character("q")], .confirmNo, in: [.resolvingConflict], help: "decide later"),
     ])
 
+    /// The commands a user may bind other keys to in config.toml's [keys], by name.
+    public static let commandNames: [(name: String, command: AppCommand)] = [
+        ("next-tab", .nextTab), ("up", .moveUp), ("down", .moveDown), ("page-up", .pageUp), ("page-down", .pageDown),
+        ("top", .moveToTop), ("bottom", .moveToBottom), ("open", .openDetail), ("back", .back), ("search", .startSearch),
+        ("new", .newRecord), ("edit", .editRecord), ("delete", .deleteRecord), ("undelete", .undeleteRecord),
+        ("revert", .revertRecord), ("filter", .nextFilter), ("sort", .nextSort), ("sync", .sync), ("resolve", .resolveConflict),
+        ("copy", .copyValue), ("copy-record", .copyRecord), ("help", .toggleHelp), ("quit", .quit), ("save", .save),
+    ]
+
+    /// The table with the user's keys for some commands (config.toml's [keys]): each named
+    /// command's keys replaced wherever it is bound, so the `?` screen shows them. Throws when a
+    /// name is unknown or a key would then do two things in one place.
+    public static func table(rebinding keys: [String: [Key]]) throws(KeymapError) -> Keymap<AppCommand, AppMode> {
+        var replaced: [AppCommand: [Key]] = [:]
+        for (name, newKeys) in keys {
+            guard let command = commandNames.first(where: { $0.name == name })?.command else {
+                throw KeymapError(name: name, reason: "is not a command; the commands are " + commandNames.map(\.name).joined(separator: ", "))
+            }
+            replaced[command] = newKeys
+        }
+        let bindings = table.bindings.map { binding in
+            replaced[binding.action].map { Binding($0, binding.action, in: binding.contexts, help: binding.help) } ?? binding
+        }
+        let keymap = Keymap(bindings)
+        if let (mode, key) = keymap.conflicts.first {
+            let actions = bindings.filter { $0.contexts.contains(mode) && $0.keys.contains(key) }.map(\.action)
+            let names = actions.map { action in commandNames.first { $0.command == action }?.name ?? "\(action)" }
+            throw KeymapError(name: names.first { keys[$0] != nil } ?? names.joined(separator: ", "),
+                              reason: "would share \(key.label) with \(names.filter { keys[$0] == nil }.first ?? "another command"); give it another key")
+        }
+        return keymap
+    }
+
     static let tabHelp = [
         "Contacts": "Contacts tab", "Accounts": "Accounts tab", "Syncs": "Syncs tab: each named sync",
         "Inspector": "Inspector tab: Smart SQL, soups, indices",
@@ -96,7 +129,8 @@ public enum AppKeymap {
     /// The help screen's sections, straight from the table. Keys that work alike in the edit form
     /// and at the Inspector's prompt are listed once, in their own section.
     /// `tabs` are the tab bar's titles: the number keys are listed once per tab, with its name.
-    public static func helpSections(ascii: Bool, tabs: [String] = ["Contacts", "Accounts", "Syncs", "Inspector"]) -> [HelpOverlay.Section] {
+    public static func helpSections(ascii: Bool, tabs: [String] = ["Contacts", "Accounts", "Syncs", "Inspector"],
+                                    keymap table: Keymap<AppCommand, AppMode> = table) -> [HelpOverlay.Section] {
         let numbered = Set((1...9).map { "tab \($0)" })
         let tabLines = tabs.prefix(9).enumerated().map { index, title in
             (keys: "\(index + 1)", help: Self.tabHelp[title] ?? "\(title) tab")
@@ -120,4 +154,11 @@ public enum AppKeymap {
             HelpOverlay.Section(title: "Conflict (c)", lines: table.helpLines(for: .resolvingConflict, ascii: ascii)),
         ]
     }
+}
+
+/// A [keys] entry of config.toml that cannot be used.
+public struct KeymapError: Error, Equatable, CustomStringConvertible {
+    public let name: String
+    public let reason: String
+    public var description: String { "\(name) \(reason)" }
 }

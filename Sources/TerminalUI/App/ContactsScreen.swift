@@ -32,7 +32,8 @@ public struct ScreenLayout: Sendable, Equatable {
 /// Draws the app model: tabs, list, detail or form, dialogs, toast, status line, help.
 public enum ContactsScreen {
     /// `helpNotes` go above the keys on the `?` screen (forceterm --demo's org details).
-    public static func render(_ model: AppModel, size: Size, theme: Theme, helpNotes: HelpOverlay.Notes? = nil) -> Canvas {
+    public static func render(_ model: AppModel, size: Size, theme: Theme, helpNotes: HelpOverlay.Notes? = nil,
+                              keymap: Keymap<AppCommand, AppMode> = AppKeymap.table) -> Canvas {
         var canvas = Canvas(size: size)
         guard size.width >= 20, size.height >= 6 else {
             canvas.draw("Make the terminal at least 20x6".truncated(toWidth: size.width), x: 0, y: 0)
@@ -95,7 +96,7 @@ public enum ContactsScreen {
             ConfirmDialog.draw(in: &canvas, within: body, question: question, theme: theme, title: "Conflict", choices: choices)
         case .help:
             HelpOverlay.draw(
-                in: &canvas, within: body, sections: AppKeymap.helpSections(ascii: theme.lines == .ascii, tabs: model.tabs.map(\.title)),
+                in: &canvas, within: body, sections: AppKeymap.helpSections(ascii: theme.lines == .ascii, tabs: model.tabs.map(\.title), keymap: keymap),
                 footer: "Row markers: + created  ~ updated  - deleted  ! sync error  \(theme.lines == .ascii ? "#" : "≠") conflict",
                 notes: helpNotes, scroll: model.helpScroll, theme: theme)
         default:
@@ -177,8 +178,14 @@ public enum ContactsScreen {
         }
         // Sorted by account, the second column shows it, so the order can be seen.
         let byAccount = list.repository.sort == .account
+        let column = model.listColumns[list.kind.soupName]
         let rows = list.visibleRows.map { record in
-            row(for: record, kind: list.kind, theme: theme, secondary: byAccount ? model.account(of: record)?.string("Name") ?? "" : nil)
+            let secondary: String? = if byAccount || column == "AccountId" {
+                model.account(of: record)?.string("Name") ?? ""
+            } else {
+                column.map { model.displayValue(of: $0, in: record, kind: list.kind) }
+            }
+            return row(for: record, kind: list.kind, theme: theme, secondary: secondary)
         }
         let empty = list.search.isEmpty ? "No \(list.kind.plural) yet: n creates one" : "No results found"
         ListWidget.draw(

@@ -6,6 +6,8 @@ import ContactsApp
 public struct TerminalApp {
     public private(set) var model: AppModel
     public let theme: Theme
+    /// The keys: `AppKeymap.table`, or it with the user's keys (config.toml).
+    public var keymap = AppKeymap.table
     private let screen: any TerminalScreen
     /// Extra text for the `?` screen, above the keys (forceterm --demo's org details).
     public var helpNotes: HelpOverlay.Notes?
@@ -67,14 +69,14 @@ public struct TerminalApp {
     public mutating func draw() {
         let layout = ScreenLayout(size: screen.size)
         model.setListHeight(layout.list.height)
-        screen.present(ContactsScreen.render(model, size: screen.size, theme: theme, helpNotes: helpNotes))
+        screen.present(ContactsScreen.render(model, size: screen.size, theme: theme, helpNotes: helpNotes, keymap: keymap))
     }
 
     /// One key: the keymap decides; unbound printable keys type text in a search box or form. A
     /// toast stays until it times out or another replaces it: moving on with the keyboard does not
     /// hide a message before it could be read.
     public mutating func handle(_ key: Key) {
-        if let command = AppKeymap.table.action(for: key, in: model.mode) {
+        if let command = keymap.action(for: key, in: model.mode) {
             model.perform(command)
             if let text = model.takeClipboardText() { screen.copyToClipboard(text) }
         } else if model.mode.takesText, let character = key.typedCharacter {

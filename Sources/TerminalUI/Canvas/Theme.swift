@@ -20,7 +20,7 @@ public struct LineDrawing: Sendable, Equatable {
 }
 
 /// What a piece of the screen is, so colours are chosen in one place and dropped together.
-public enum StyleRole: Sendable, CaseIterable {
+public enum StyleRole: String, Sendable, CaseIterable {
     case normal, title, tabActive, tabInactive, selection, selectionInactive, label, dimmed, hint
     case statusLine, toast, toastError, dialog, fieldFocused, fieldError
     case markerCreated, markerUpdated, markerDeleted, markerError, markerConflict
@@ -33,15 +33,59 @@ public enum StyleRole: Sendable, CaseIterable {
 public struct Theme: Sendable, Equatable {
     public let colors: Bool
     public let lines: LineDrawing
+    /// The user's styles for some roles (config.toml's [colors]), over the built-in ones.
+    public let overrides: [StyleRole: CellStyle]
 
-    public init(colors: Bool, ascii: Bool) {
+    public init(colors: Bool, ascii: Bool, overrides: [StyleRole: CellStyle] = [:]) {
         self.colors = colors
         self.lines = ascii ? .ascii : .unicode
+        self.overrides = overrides
     }
 
     public func style(_ role: StyleRole) -> CellStyle {
-        let styled = colorStyle(role)
+        let styled = overrides[role] ?? colorStyle(role)
         return colors ? styled : styled.monochrome
+    }
+
+    /// A role by the name config.toml uses: its case name with dashes (`toast-error`).
+    public static func role(named name: String) -> StyleRole? {
+        StyleRole.allCases.first { configName($0) == name.lowercased() }
+    }
+
+    public static func configName(_ role: StyleRole) -> String {
+        role.rawValue.reduce(into: "") { name, character in
+            if character.isUppercase { name += "-" + character.lowercased() } else { name.append(character) }
+        }
+    }
+
+    /// A style as config.toml writes it: `"black on yellow bold"`: a colour, `on` and a background
+    /// colour, and any of bold, dim, reverse, underline. nil, with the word it did not know.
+    public static func style(described text: String) -> Result<CellStyle, StyleDescriptionError> {
+        var style = CellStyle()
+        var words = text.lowercased().split(whereSeparator: \.isWhitespace).map(String.init)[...]
+        var sawForeground = false
+        while let word = words.popFirst() {
+            switch word {
+            case "bold": style.bold = true
+            case "dim": style.dim = true
+            case "reverse": style.reverse = true
+            case "underline": style.underline = true
+            case "on":
+                guard let name = words.popFirst(), let color = color(named: name) else {
+                    return .failure(StyleDescriptionError(word: words.first ?? "on", text: text))
+                }
+                style.background = color
+            default:
+                guard !sawForeground, let color = color(named: word) else { return .failure(StyleDescriptionError(word: word, text: text)) }
+                style.foreground = color
+                sawForeground = true
+            }
+        }
+        return .success(style)
+    }
+
+    static func color(named name: String) -> TerminalColor? {
+        name == "default" ? .standard : TerminalColor.allCases.first { "\($0)" == name }
     }
 
     private func colorStyle(_ role: StyleRole) -> CellStyle {
@@ -76,5 +120,14 @@ public struct Theme: Sendable, Equatable {
         if noColorFlag { return false }
         if let value = environment["NO_COLOR"], !value.isEmpty { return false }
         return true
+    }
+}
+
+/// A word config.toml's style did not know, with the style it was in.
+public struct StyleDescriptionError: Error, Equatable, CustomStringConvertible {
+    public let word: String
+    public let text: String
+    public var description: String {
+        "\"\(text)\": \(word) is not a colour or an attribute; write e.g. \"black on yellow bold\" (colours: default, black, red, green, yellow, blue, magenta, cyan, white; attributes: bold, dim, reverse, underline)"
     }
 }

@@ -42,6 +42,33 @@ public enum Key: Sendable, Hashable {
         }
     }
 
+    /// A key as config.toml names it: one character (`S`, `/`), `ctrl-x`, `f1`…`f12`, or `enter`,
+    /// `esc`, `tab`, `shift-tab`, `space`, `backspace`, `del`, `up`, `down`, `left`, `right`, `pgup`,
+    /// `pgdn`, `home`, `end` (any case).
+    public init?(configName name: String) {
+        if name.count == 1, let character = name.first {
+            self = .character(character)
+            return
+        }
+        let lowered = name.lowercased()
+        if lowered.hasPrefix("ctrl-"), lowered.count == 6, let letter = lowered.last, letter.isLetter, letter.isASCII {
+            self = .control(letter)
+            return
+        }
+        if lowered.hasPrefix("f"), let number = Int(lowered.dropFirst()), (1...12).contains(number) {
+            self = .function(number)
+            return
+        }
+        let named: [String: Key] = [
+            "enter": .enter, "return": .enter, "esc": .escape, "escape": .escape, "tab": .tab, "shift-tab": .backTab,
+            "space": .character(" "), "backspace": .backspace, "del": .deleteForward, "delete": .deleteForward,
+            "up": .up, "down": .down, "left": .left, "right": .right, "pgup": .pageUp, "pageup": .pageUp,
+            "pgdn": .pageDown, "pagedown": .pageDown, "home": .home, "end": .end,
+        ]
+        guard let key = named[lowered] else { return nil }
+        self = key
+    }
+
     /// The text a key types into a field, if it types anything.
     public var typedCharacter: Character? {
         guard case let .character(character) = self else { return nil }
