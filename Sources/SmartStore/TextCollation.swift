@@ -60,7 +60,10 @@ public enum TextCollation {
     /// a string: combining marks (they fold with the letter before them), and scalars whose folded
     /// form holds one or has a canonical decomposition (String equality would see through it).
     private static let folds: [[Unicode.Scalar]?] = tabled.map { value in
-        guard let scalar = Unicode.Scalar(value), scalar.properties.canonicalCombiningClass == .notReordered else { return nil }
+        // Marks of class 0 count too: Thaana's vowel signs fold away after a letter, not alone.
+        let marks: Set<Unicode.GeneralCategory> = [.nonspacingMark, .spacingMark, .enclosingMark]
+        guard let scalar = Unicode.Scalar(value), scalar.properties.canonicalCombiningClass == .notReordered,
+              !marks.contains(scalar.properties.generalCategory) else { return nil }
         let folded = Array(fold(String(Character(scalar))).unicodeScalars)
         let plain = folded.allSatisfy { folded in
             folded.properties.canonicalCombiningClass == .notReordered
