@@ -43,6 +43,17 @@ struct NetworkFailureTests {
         #expect(Date().timeIntervalSince(started) < 30)
     }
 
+    @Test("A server that resets the connection during the TLS handshake (killed mid-sync) is a lost connection, not a trust problem")
+    func resetDuringHandshake() async throws {
+        let listener = try ResettingListener()
+        var configuration = TransportConfiguration()
+        configuration.connectTimeout = 2
+        configuration.requestDeadline = 5
+        let transport = CurlTransport(configuration: configuration)
+        let error = await forceError { try await transport.send(HTTPRequest(method: "GET", url: "https://127.0.0.1:\(listener.port)/services/data/")) }
+        guard case .connectionLost = error else { Issue.record("expected a lost connection, got \(String(describing: error))"); return }
+    }
+
     @Test("A host name that does not resolve is offline (host not found)")
     func unknownHost() async throws {
         var configuration = TransportConfiguration()

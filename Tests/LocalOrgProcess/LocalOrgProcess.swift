@@ -124,7 +124,7 @@ public struct LocalOrgProcessError: Error, CustomStringConvertible {
 /// never reads or answers: a server that hangs.
 public final class SilentListener: @unchecked Sendable {
     public let port: Int
-    private let descriptor: Int32
+    let descriptor: Int32
 
     public init() throws {
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
@@ -146,4 +146,30 @@ public final class SilentListener: @unchecked Sendable {
     }
 
     deinit { close(descriptor) }
+}
+
+/// A TCP port on 127.0.0.1 that accepts each connection and resets it at once (SO_LINGER 0), as a
+/// server killed mid-handshake looks to the client.
+public final class ResettingListener: @unchecked Sendable {
+    public let port: Int
+    private let silent: SilentListener
+    private let thread: Thread
+
+    public init() throws {
+        silent = try SilentListener()
+        port = silent.port
+        let descriptor = silent.descriptor
+        thread = Thread {
+            while true {
+                let connection = accept(descriptor, nil, nil)
+                if connection < 0 { return }
+                var linger = linger(l_onoff: 1, l_linger: 0)
+                _ = setsockopt(connection, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<linger>.size))
+                close(connection)
+            }
+        }
+        thread.start()
+    }
+
+    deinit { shutdown(silent.descriptor, Int32(SHUT_RDWR)) }
 }

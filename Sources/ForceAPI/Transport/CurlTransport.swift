@@ -291,6 +291,10 @@ struct CurlWorker {
             return .tls(detail: "the server's certificate is not trusted (\(detail))")
         case CURLE_SSL_CACERT_BADFILE:
             return .tls(detail: "the CA file \(configuration.caFile ?? "") cannot be read or holds no certificate")
+        case CURLE_SSL_CONNECT_ERROR where Self.droppedDuringHandshake(detail):
+            // The server went away mid-handshake (killed, a dropped link): a lost connection, not
+            // a question of trust; "check the system clock" would send the user the wrong way.
+            return .connectionLost(detail: detail)
         case CURLE_SSL_CONNECT_ERROR, CURLE_SSL_CERTPROBLEM, CURLE_SSL_CIPHER, CURLE_SSL_ISSUER_ERROR,
              CURLE_SSL_PINNEDPUBKEYNOTMATCH, CURLE_SSL_INVALIDCERTSTATUS, CURLE_SSL_CRL_BADFILE, CURLE_SSL_SHUTDOWN_FAILED:
             return .tls(detail: detail)
@@ -302,6 +306,13 @@ struct CurlWorker {
             return .connectionLost(detail: detail)
         default:
             return .transport(code: Int(code.rawValue), detail: detail)
+        }
+    }
+
+    /// What curl says when the peer closed or reset the socket during the TLS handshake.
+    static func droppedDuringHandshake(_ detail: String) -> Bool {
+        ["reset by peer", "SSL_ERROR_SYSCALL", "unexpected eof", "Broken pipe", "Connection refused"].contains {
+            detail.localizedCaseInsensitiveContains($0)
         }
     }
 
