@@ -176,7 +176,8 @@ enum SoupReindexer {
         guard !columns.isEmpty else { return }
         let list = columns.joined(separator: ", ")
         try db.execute(sql: "DELETE FROM \(table)_fts")
-        try db.execute(sql: "INSERT INTO \(table)_fts (rowid, \(list)) SELECT id, \(list) FROM \(table)")
+        let indexed = columns.map { "smartstore_fts_text(\($0))" }.joined(separator: ", ")
+        try db.execute(sql: "INSERT INTO \(table)_fts (rowid, \(list)) SELECT id, \(indexed) FROM \(table)")
     }
 }
 

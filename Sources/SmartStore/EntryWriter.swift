@@ -215,7 +215,11 @@ struct EntryWriter {
         ftsInsert.bind(id, at: 1)
         var position: Int32 = 2
         for (spec, value) in zip(columnSpecs, values) where spec.type == .fullText {
-            ftsInsert.bind(value, at: position)
+            if case let .text(text) = value {
+                ftsInsert.bind(.text(FullTextExtras.indexed(text)), at: position)
+            } else {
+                ftsInsert.bind(value, at: position)
+            }
             position += 1
         }
         try ftsInsert.execute()

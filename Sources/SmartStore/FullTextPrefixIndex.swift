@@ -23,7 +23,8 @@ extension StoreTransaction {
         let list = columns.joined(separator: ", ")
         try db.execute(sql: "DROP TABLE IF EXISTS \(info.ftsTableName)")
         try SoupSchema.createFullTextTable(db, table: info.tableName, columns: columns)
-        try db.execute(sql: "INSERT INTO \(info.ftsTableName) (rowid, \(list)) SELECT id, \(list) FROM \(info.tableName)")
+        let indexed = columns.map { "smartstore_fts_text(\($0))" }.joined(separator: ", ")
+        try db.execute(sql: "INSERT INTO \(info.ftsTableName) (rowid, \(list)) SELECT id, \(indexed) FROM \(info.tableName)")
         return true
     }
 
@@ -34,6 +35,6 @@ extension StoreTransaction {
         guard info.hasFullTextSearch else { return true }
         let sql = try String.fetchOne(
             db, sql: "SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?", arguments: [info.ftsTableName])
-        return sql?.range(of: "prefix", options: .caseInsensitive) != nil
+        return sql?.range(of: "prefix", options: .caseInsensitive) != nil && sql?.contains(SoupSchema.fullTextExtrasMarker) == true
     }
 }

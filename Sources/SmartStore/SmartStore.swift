@@ -43,7 +43,10 @@ public final class SmartStore: Sendable {
         configuration.busyMode = .timeout(Self.busyTimeout)
         configuration.foreignKeysEnabled = false
         configuration.label = "SmartStore"
-        configuration.prepareDatabase { db in db.add(collation: TextCollation.collation) }
+        configuration.prepareDatabase { db in
+            db.add(collation: TextCollation.collation)
+            db.add(function: FullTextExtras.function)
+        }
         // Without a shared-memory file it could create, SQLite opens a WAL database read-only only
         // as immutable: nothing else can be writing in a directory no one may write to.
         let readOnlyPath = directoryWritable || fileManager.fileExists(atPath: path + "-shm") ? path : Self.immutableURI(path)

@@ -80,10 +80,14 @@ enum SoupSchema {
     static let fullTextPrefixLengths = (1...longestIndexedPrefix).map(String.init).joined(separator: " ")
 
     /// The soup's FTS5 table over `columns`: the SDK's tokenizer, plus the prefix indexes.
+    /// Written into the FTS table's CREATE statement (SQLite keeps it in sqlite_master), so a table
+    /// filled without `FullTextExtras`, by the SDK or an older forceterm, can be told apart.
+    static let fullTextExtrasMarker = "/* forceterm: folded letters and CJK characters indexed too */"
+
     static func createFullTextTable(_ db: Database, table: String, columns: [String]) throws {
         try db.execute(sql: """
             CREATE VIRTUAL TABLE \(table)_fts USING fts5(\(columns.joined(separator: ", ")), \
-            tokenize = '\(fullTextTokenizer)', prefix = '\(fullTextPrefixLengths)')
+            tokenize = '\(fullTextTokenizer)', prefix = '\(fullTextPrefixLengths)' \(fullTextExtrasMarker))
             """)
     }
 

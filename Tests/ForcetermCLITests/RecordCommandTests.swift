@@ -41,6 +41,19 @@ struct RecordCommandTests {
         #expect(unknown.exitCode != 0 && unknown.standardError.contains("contacts, accounts"), "\(unknown)")
     }
 
+    @Test("search finds what unicode61 does not fold (ostergaard, lukasz) and a word inside a CJK run (テクノ)")
+    func searchFoldsAndFindsInsideCJK() throws {
+        let store = try fixture()
+        try store.add(contacts: [
+            SampleRecords.contact("Łukasz", "Østergaard", email: "lukasz@example.dk", id: "003000000000011"),
+            SampleRecords.contact("花子", "東京テクノ", email: nil, id: "003000000000012"),
+        ])
+        for (typed, name) in [("ostergaard", "Østergaard"), ("lukasz", "Łukasz"), ("Øster", "Østergaard"), ("テクノ", "東京テクノ"), ("京テ", "東京テクノ")] {
+            let found = try Forceterm.run(["list", "--search", typed, "--store", store.path])
+            #expect(found.standardOutput.split(separator: "\n").count == 2 && found.standardOutput.contains(name), "\(typed): \(found)")
+        }
+    }
+
     @Test("show: by Salesforce id, local id or entry id; the account by name; --json for scripts")
     func show() throws {
         let store = try fixture()

@@ -92,6 +92,30 @@ struct FullTextPrefixIndexTests {
         #expect(try codes(matching: "mu") == ["8"])
     }
 
+    /// Letters unicode61 does not fold (Æ, ø) are found by their plain spelling, and a CJK word
+    /// inside a run; writes, updates and a rebuilt table all index them.
+    @Test func foldedLettersAndWordsInsideCJKRunsAreFound() throws {
+        _ = try store.create([
+            ["first": "Łukasz", "last": "Østergaard", "code": "8"],
+            ["first": "東京テクノ", "last": "Partners", "code": "9"],
+        ], in: "people")
+        #expect(try codes(matching: "aero") == ["3"], "Ærøskøbing")
+        #expect(try codes(matching: "ostergaard") == ["8"])
+        #expect(try codes(matching: "lukasz oster") == ["8"])
+        #expect(try codes(matching: "Øster") == ["8"], "as written still works")
+        #expect(try codes(matching: "テクノ") == ["9"])
+        #expect(try codes(matching: "田") == ["4"], "山田")
+        #expect(try codes(matching: "東京") == ["9"])
+        #expect(try codes(matching: "京テ partners") == ["9"])
+        #expect(try codes(matching: "テクニカル").isEmpty)
+        // A table filled before the extras existed is rebuilt once, with them.
+        try makeTableWithoutPrefixIndex()
+        #expect(try codes(matching: "テクノ").isEmpty && codes(matching: "東京") == ["9"], "without the extras, only a word's start")
+        #expect(try temporary.reopen().ensureFullTextPrefixIndex(soup: "people") == true)
+        #expect(try codes(matching: "テクノ") == ["9"] && codes(matching: "ostergaard") == ["8"])
+        #expect(try createStatement().contains(SoupSchema.fullTextExtrasMarker))
+    }
+
     @Test func aSoupWithoutFullTextNeedsNothing() throws {
         try store.registerSoup("plain", indexSpecs: [IndexSpec(path: "code", type: .string)])
         #expect(try store.ensureFullTextPrefixIndex(soup: "plain") == false)

@@ -5,10 +5,11 @@ import Testing
 @Suite("Search text typed by people")
 struct FullTextQueryTests {
     @Test func wordsBecomeQuotedPrefixes() {
-        #expect(FullTextQuery.prefixTerms("jo gar") == #""jo"* "gar"*"#)
+        #expect(FullTextQuery.prefixTerms("jo gar") == #""jo"* AND "gar"*"#)
         #expect(FullTextQuery.prefixTerms("  ") == nil)
         #expect(FullTextQuery.prefixTerms("- ( )") == nil)
-        #expect(FullTextQuery.prefixTerms(#"say "hi""#) == #""say"* """hi"""*"#)
+        #expect(FullTextQuery.prefixTerms(#"say "hi""#) == #""say"* AND """hi"""*"#)
+        #expect(FullTextQuery.prefixTerms("東京テクノ p") == #"("東 京 テ ク ノ" OR "東京テクノ"*) AND "p"*"#, "CJK anywhere in a run, or a run's start")
     }
 
     @Test func anythingTypedRunsAsASearch() throws {
