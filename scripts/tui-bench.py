@@ -29,7 +29,7 @@ QUIET = 0.05          # a redraw is over when the terminal has been silent this 
 FIRST_BYTE = 2.0      # a key that draws nothing within this long counts as no redraw
 SCROLL_STEPS = 150
 IN_PAGE_STEPS = 30    # scroll steps that stay within the first page of the list at ROWS
-SEARCH_TERMS = ["garcia", "muller", "smith", "yamada", "lopez", "engineer", "sales", "zz"]
+SEARCH_TERMS = ["garcia", "muller", "smith", "yamada", "lopez", "engineer", "sales", "zz", "部長", "ostergaard"]
 
 
 def spawn(binary, store):

@@ -68,8 +68,6 @@ public struct AppModel: Sendable {
         self.sync = sync
         self.offline = offline
         self.kinds = kinds
-        // Before the first read: a write by another process from here on shows on a later tick.
-        seenChanges = store.changeStamp()
         lists = try kinds.map { kind in
             let repository = RecordRepository(store: store, kind: kind)
             if !store.isReadOnly { try repository.prepareListIndexes() }
@@ -80,6 +78,9 @@ public struct AppModel: Sendable {
         syncs = SyncsViewModel(store: store)
         inspector = InspectorViewModel(store: store)
         syncs.refresh()
+        // After this model's own index writes, before its first read: another process's write from
+        // here on shows on a later tick.
+        seenChanges = store.changeStamp()
         for index in lists.indices { try lists[index].refresh() }
         try countLocalChanges()
         try countFilters()
@@ -291,7 +292,6 @@ public struct AppModel: Sendable {
         case let .failure(failure):
             toast = Toast("Sync failed: \(failure.reason)", isError: true)
         }
-        seenChanges = store.changeStamp()
         return true
     }
 
@@ -953,6 +953,8 @@ public struct AppModel: Sendable {
     /// Re-reads every list (selection kept on the same records), the open account's contacts and
     /// the pending-change count.
     public mutating func refreshAll() throws {
+        // Everything committed so far is read below, this model's own writes included.
+        seenChanges = store.changeStamp()
         for index in lists.indices { try lists[index].refresh() }
         syncs.refresh()
         try loadSelectedAccountContacts()

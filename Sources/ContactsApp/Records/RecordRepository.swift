@@ -151,8 +151,10 @@ public struct RecordRepository: Sendable {
         let condition = switch filter {
         case .all: "1"
         case .pending: local
-        case .errors: "{\(soup):\(LocalFlag.lastError)} IS NOT NULL"
-        case .conflicts: "{\(soup):\(LocalFlag.conflict)} IS NOT NULL"
+        // A record with a sync error or a conflict is always one with local changes: the indexed
+        // flag narrows 100k records to those first (reading every JSON took 0.6 s at start).
+        case .errors: "\(local) AND {\(soup):\(LocalFlag.lastError)} IS NOT NULL"
+        case .conflicts: "\(local) AND {\(soup):\(LocalFlag.conflict)} IS NOT NULL"
         }
         return try integers("SELECT \(idColumn) FROM {\(soup)} WHERE \(condition) ORDER BY \(idColumn)")
     }
