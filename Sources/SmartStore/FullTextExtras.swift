@@ -15,6 +15,8 @@ public enum FullTextExtras {
         "æ": "ae", "Æ": "ae", "œ": "oe", "Œ": "oe", "þ": "th", "Þ": "th", "ı": "i", "ħ": "h", "Ħ": "h", "ŧ": "t", "Ŧ": "t",
     ]
 
+    static let foldedScalars = Set(letterFolds.keys.compactMap { $0.unicodeScalars.first?.value })
+
     /// Scripts written without spaces between words: Han, kana, Hangul, half-width katakana.
     static func isCJK(_ scalar: Unicode.Scalar) -> Bool {
         switch scalar.value {
@@ -25,7 +27,11 @@ public enum FullTextExtras {
 
     /// The text indexed for `value`: `value` itself when it needs nothing more (all ASCII, say).
     public static func indexed(_ value: String) -> String {
-        if value.utf8.allSatisfy({ $0 < 0x80 }) { return value }
+        // Most values need nothing (ASCII, or accents unicode61 folds itself): one pass over the
+        // scalars decides, without hashing Characters; sync down calls this for every value.
+        guard value.unicodeScalars.contains(where: { $0.value >= 0x80 && (foldedScalars.contains($0.value) || isCJK($0)) }) else {
+            return value
+        }
         var extras: [String] = []
         for word in value.split(whereSeparator: { $0.isWhitespace }) where word.contains(where: { letterFolds[$0] != nil }) {
             extras.append(String(word.flatMap { letterFolds[$0] ?? String($0) }))
