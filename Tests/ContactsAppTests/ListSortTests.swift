@@ -52,6 +52,20 @@ struct ListSortTests {
         #expect(Self.names(list) == ["Adams", "Berg", "Nofirst", "Zorn"])
     }
 
+    @Test("config.toml's order applies from the start, by account too, and its second column")
+    func settingsApplyFromTheStart() throws {
+        let fixture = try fixture()
+        var model = try AppModel(store: fixture.store, syncedFields: try fixture.fields)
+        try model.applyListSettings(sort: .account, columns: ["accounts": "Id"])
+        model.setListHeight(10)
+        #expect(model.list.repository.sort == .account)
+        #expect(Self.names(model.list) == ["Berg", "Zorn", "Adams", "Nofirst"])
+        #expect(model.list.selectedIndex == 0 && model.selected?.string("LastName") == "Berg", "opens at the top of its order")
+        #expect(model.listColumns == ["accounts": "Id"])
+        _ = model.tick()
+        #expect(Self.names(model.list) == ["Berg", "Zorn", "Adams", "Nofirst"], "a refresh keeps the order")
+    }
+
     @Test("o cycles the orders a kind offers and the header names it; accounts offer name and last modified")
     func appModelCycles() throws {
         let fixture = try fixture()

@@ -974,14 +974,17 @@ public struct AppModel: Sendable {
     /// (config.toml's [list]); else the kind's own (title, industry).
     public private(set) var listColumns: [String: String] = [:]
 
-    /// The user's list settings (config.toml): the order every list starts in (where the kind
-    /// offers it) and second columns by soup.
+    /// The user's list settings (config.toml), applied at start: the order every list opens in,
+    /// at its top (where the kind offers that order), and second columns by soup.
     public mutating func applyListSettings(sort: ListSort?, columns: [String: String]) throws {
         listColumns = columns
         guard let sort else { return }
         let accountsSoup = accounts?.kind.soupName
         for index in lists.indices where ListSort.choices(for: lists[index].kind).contains(sort) {
             try lists[index].setSort(sort, accountsSoup: accountsSoup)
+            // At start nothing was chosen yet: the list opens at its top, not on the record the
+            // default order put first.
+            try lists[index].moveToTop()
         }
     }
 
