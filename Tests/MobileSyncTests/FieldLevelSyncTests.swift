@@ -260,6 +260,23 @@ struct FieldLevelSyncTests {
         ])
     }
 
+    /// Shrunk from the interleaved property test: deleted here, changed on the server, "keep mine"
+    /// (the delete wins), then undeleted before the delete went. Mine still wins: the server's
+    /// change the user chose to lose is overwritten, as a kept field conflict would be.
+    @Test func keepMineOnADeleteThenUndeleteSendsMineOverTheServersChange() throws {
+        var record = LocalEdit.deleted(try ada())
+        record[LocalField.conflict] = RecordConflict(server: serverCopy(["Department": "Engines"]), detectedAt: 1).json
+        _ = try fixture.store.upsert(record, in: "contacts")
+        let entryId = try #require(record.soupEntryId)
+        let resolver = ConflictResolver(store: fixture.store, soupName: "contacts")
+        try resolver.keepLocal(entryId: entryId)
+        #expect(try plan().writes.map(\.write) == [.delete(sobjectType: "Contact", id: "003A", ifUnmodifiedSince: SalesforceTimestamp.parse(Self.later))])
+        _ = try fixture.store.upsert(LocalEdit.undeleted(try ada()), in: "contacts")
+        #expect(try plan().writes.map(\.write) == [
+            .update(sobjectType: "Contact", id: "003A", fields: ["Department": "R&D"], ifUnmodifiedSince: SalesforceTimestamp.parse(Self.later)),
+        ], "my Department goes back over the server's")
+    }
+
     @Test func revertPutsARecordBackAtItsBase() throws {
         let reverter = LocalChangeReverter(store: fixture.store, soupName: "contacts")
         try edit(["Title": "Countess", "Department": "Analytics"])

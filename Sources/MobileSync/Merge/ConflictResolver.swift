@@ -156,8 +156,20 @@ public struct ConflictResolver: Sendable {
                 try transaction.delete([entryId], from: soupName)
                 return
             case (.deletedHere, .keepMine):
-                // The delete goes again, conditional on the version the conflict showed.
+                // The delete goes again, conditional on the version the conflict showed. Mine wins
+                // over what the server changed meanwhile also if the delete is undone before it
+                // goes: the server's values of the fields that differ become their base, so an
+                // undelete sends them back as a kept field conflict would.
                 record[modificationDateFieldName] = stored.server?[modificationDateFieldName] ?? .null
+                if let server = stored.server {
+                    var base = record.baseValues ?? [:]
+                    for (key, value) in server where record[key] != nil && !DownloadedRecordWriter.isEngineOwned(key)
+                        && key != idFieldName && key != modificationDateFieldName && key != "attributes"
+                        && !FieldValues.same(record[key], value) {
+                        base[key] = value
+                    }
+                    record.setBase(base)
+                }
                 record.removeValue(forKey: LocalField.conflict)
                 record.removeValue(forKey: LocalField.lastError)
             case (.deletedHere, .takeServer):
