@@ -57,7 +57,8 @@ final class ScreenFixture {
             ("003E", "Maximiliano Alejandro", "de la Santísima Trinidad y Hernández-Oyarzábal", "Chief Procurement and Logistics Officer for the Iberian Peninsula", "001C",
              ["__local__": true, "__locally_updated__": true, "__last_error__": "FIELD_CUSTOM_VALIDATION_EXCEPTION: Title is too long for the Iberian region's approval workflow"]),
             ("003F", "Ελένη", "Παπαδόπουλος", "CFO", "001B", ["__local__": true, "__locally_created__": true]),
-            ("003G", "Ömer", "Okafor", "Buyer", "001A", ["__conflict__": .object(conflict)]),
+            // A conflict is always on a record with local changes (MobileSync keeps it dirty).
+            ("003G", "Ömer", "Okafor", "Buyer", "001A", ["__local__": true, "__locally_updated__": true, "__conflict__": .object(conflict)]),
         ]
         for (id, first, last, title, account, flags) in contacts {
             var document: JSONObject = [
