@@ -148,8 +148,8 @@ public final class SilentListener: @unchecked Sendable {
     deinit { close(descriptor) }
 }
 
-/// A TCP port on 127.0.0.1 that accepts each connection and resets it at once (SO_LINGER 0), as a
-/// server killed mid-handshake looks to the client.
+/// A TCP port on 127.0.0.1 that accepts each connection, reads the client's first bytes and resets
+/// it (SO_LINGER 0), as a server killed mid-handshake looks to the client.
 public final class ResettingListener: @unchecked Sendable {
     public let port: Int
     private let silent: SilentListener
@@ -163,6 +163,10 @@ public final class ResettingListener: @unchecked Sendable {
             while true {
                 let connection = accept(descriptor, nil, nil)
                 if connection < 0 { return }
+                // Wait for the client's first TLS bytes, so the reset lands inside the handshake
+                // (a reset before them can reach curl still connecting, as "connection refused").
+                var hello = [UInt8](repeating: 0, count: 1024)
+                _ = recv(connection, &hello, hello.count, 0)
                 var linger = linger(l_onoff: 1, l_linger: 0)
                 _ = setsockopt(connection, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<linger>.size))
                 close(connection)
