@@ -34,6 +34,13 @@ public struct AppModel: Sendable {
     public private(set) var accountContacts: [LocalRecord] = []
     public private(set) var accountContactCount = 0
     public private(set) var accountContactIndex = 0
+    /// Content rows of the detail pane scrolled past (`DetailViewport`), kept for one record.
+    public private(set) var detailScroll = 0
+    /// The detail pane as last drawn, and whose it was: another record starts at the top.
+    private var detailViewport = DetailViewport.empty
+    private var detailScrollOwner: Int64?
+    /// The highlighted row last brought into view, so scrolling away from it with PgDn sticks.
+    private var revealedDetailRow: Int?
     public private(set) var form: RecordForm?
     public private(set) var toast: Toast? { didSet { toastGeneration &+= 1 } }
     /// Changes whenever a toast is shown or dismissed, so a repeated message counts as new.
@@ -225,6 +232,36 @@ public struct AppModel: Sendable {
         }
     }
 
+    /// The detail pane as the screen is about to draw it (nil: none shown). A record other than the
+    /// last one drawn starts at the top; a newly highlighted contact is scrolled into view.
+    public mutating func fitDetail(_ viewport: DetailViewport?, record entryId: Int64?) {
+        guard let viewport else {
+            detailViewport = .empty
+            detailScroll = 0
+            detailScrollOwner = nil
+            revealedDetailRow = nil
+            return
+        }
+        if entryId != detailScrollOwner {
+            detailScroll = 0
+            detailScrollOwner = entryId
+            revealedDetailRow = nil
+        }
+        detailViewport = viewport
+        if let row = viewport.selectedRow, row != revealedDetailRow {
+            detailScroll = viewport.revealing(row, from: detailScroll)
+            revealedDetailRow = row
+        }
+        detailScroll = viewport.clamped(detailScroll)
+    }
+
+    /// PgUp / PgDn with the detail open scroll it, when it does not fit.
+    private mutating func scrollDetail(pages: Int) -> Bool {
+        guard detailOpen, detailViewport.scrollLimit > 0 else { return false }
+        detailScroll = detailViewport.clamped(detailScroll + pages * detailViewport.pageRows)
+        return true
+    }
+
     /// Online / offline as the last request found it, or why there is no sync at all.
     public var connectionText: String {
         if readOnly { return "read-only store" }
@@ -387,8 +424,8 @@ public struct AppModel: Sendable {
         switch command {
         case .moveUp: try moveSelection(-1)
         case .moveDown: try moveSelection(1)
-        case .pageUp: try updateList { try $0.pageUp() }
-        case .pageDown: try updateList { try $0.pageDown() }
+        case .pageUp: if !scrollDetail(pages: -1) { try updateList { try $0.pageUp() } }
+        case .pageDown: if !scrollDetail(pages: 1) { try updateList { try $0.pageDown() } }
         case .moveToTop: try updateList { try $0.moveToTop() }
         case .moveToBottom: try updateList { try $0.moveToBottom() }
         case .openDetail: try openDetail()

@@ -51,7 +51,7 @@ public enum ContactsScreen {
         case .inspector:
             InspectorScreen.draw(model, in: &canvas, body: Rect(x: 0, y: 1, width: size.width, height: size.height - 3), theme: theme)
         case .records:
-            drawRecords(model, in: &canvas, layout: layout, theme: theme)
+            drawRecords(model, in: &canvas, layout: layout, theme: theme, keymap: keymap)
         }
 
         switch model.mode {
@@ -112,20 +112,21 @@ public enum ContactsScreen {
     }
 
     /// The Contacts and Accounts tabs: list, detail or form.
-    private static func drawRecords(_ model: AppModel, in canvas: inout Canvas, layout: ScreenLayout, theme: Theme) {
+    private static func drawRecords(_ model: AppModel, in canvas: inout Canvas, layout: ScreenLayout, theme: Theme,
+                                    keymap: Keymap<AppCommand, AppMode>) {
         let editing = model.form != nil && [.editing, .confirmingDiscard, .pickingLookup].contains(model.mode)
         let showList = layout.sideBySide || (!model.detailOpen && !editing)
         if showList { drawList(model, in: &canvas, layout: layout, theme: theme) }
         if layout.sideBySide {
             Box.verticalLine(in: &canvas, x: layout.list.maxX, top: 1, height: layout.detail.height, theme: theme)
         }
+        // A toast takes the body's last line: the form's key hint and the detail's last line move up
+        // rather than under it.
+        let rect = detailRect(model, layout: layout)
         if editing, let form = model.form {
-            // A toast takes the body's last line: the form's key hint moves up rather than under it.
-            let rect = layout.detail
-            let formRect = model.toast == nil ? rect : Rect(x: rect.x, y: rect.y, width: rect.width, height: max(rect.height - 1, 1))
-            drawForm(form, model: model, in: &canvas, rect: formRect, theme: theme)
+            drawForm(form, model: model, in: &canvas, rect: rect, theme: theme)
         } else if layout.sideBySide || model.detailOpen {
-            drawDetail(model, in: &canvas, rect: layout.detail, theme: theme)
+            drawDetail(model, in: &canvas, rect: rect, theme: theme, keymap: keymap)
         }
     }
 
@@ -193,11 +194,36 @@ public enum ContactsScreen {
             focused: !(layout.sideBySide && model.detailOpen), theme: theme, emptyMessage: empty)
     }
 
-    private static func drawDetail(_ model: AppModel, in canvas: inout Canvas, rect: Rect, theme: Theme) {
-        guard let record = model.selected else {
+    private static func drawDetail(_ model: AppModel, in canvas: inout Canvas, rect: Rect, theme: Theme, keymap: Keymap<AppCommand, AppMode>) {
+        guard let content = detailContent(model, theme: theme) else {
             canvas.fill(rect)
             return
         }
+        // The page keys scroll it once it has the keys; before that, Enter gives them.
+        let label = { (command: AppCommand) in keymap.keys(for: command, in: .browsing).first?.label ?? "" }
+        let open = model.detailOpen ? "" : label(.openDetail) + ", then "
+        DetailWidget.draw(in: &canvas, rect, title: content.title, lines: content.lines, theme: theme, labelWidth: content.labelWidth,
+                          scroll: model.detailScroll, keys: .init(up: open + label(.pageUp), down: open + label(.pageDown)))
+    }
+
+    /// Where the detail goes: a toast takes the body's last line, so the pane ends above it.
+    private static func detailRect(_ model: AppModel, layout: ScreenLayout) -> Rect {
+        let rect = layout.detail
+        return model.toast == nil ? rect : Rect(x: rect.x, y: rect.y, width: rect.width, height: max(rect.height - 1, 1))
+    }
+
+    /// How the selected record's detail fits the pane at this size, when a detail is shown; the
+    /// model scrolls within it (`AppModel.fitDetail`).
+    public static func detailViewport(_ model: AppModel, size: Size, theme: Theme) -> DetailViewport? {
+        let layout = ScreenLayout(size: size)
+        guard case .records = model.tab, model.form == nil || ![.editing, .confirmingDiscard, .pickingLookup].contains(model.mode),
+              layout.sideBySide || model.detailOpen, let content = detailContent(model, theme: theme) else { return nil }
+        return DetailWidget.viewport(of: content.lines, in: detailRect(model, layout: layout), theme: theme, labelWidth: content.labelWidth)
+    }
+
+    /// The detail pane's title, lines and label width for the selected record; nil when none is selected.
+    private static func detailContent(_ model: AppModel, theme: Theme) -> (title: String, lines: [DetailLine], labelWidth: Int)? {
+        guard let record = model.selected else { return nil }
         let kind = model.list.kind
         var lines: [DetailLine] = []
         if let comparison = model.conflictComparison {
@@ -240,8 +266,7 @@ public enum ContactsScreen {
         }
         let title = kind.displayName(of: record)
         let labels = model.fieldNames(for: kind).map { model.label(of: $0, in: kind) }
-        DetailWidget.draw(in: &canvas, rect, title: title.isEmpty ? "(no name)" : title, lines: lines, theme: theme,
-                          labelWidth: labelColumns(labels))
+        return (title.isEmpty ? "(no name)" : title, lines, labelColumns(labels))
     }
 
     /// Both versions of a conflicted record, differing fields highlighted, and how to settle it.

@@ -69,6 +69,7 @@ public struct TerminalApp {
     public mutating func draw() {
         let layout = ScreenLayout(size: screen.size)
         model.setListHeight(layout.list.height)
+        model.fitDetail(ContactsScreen.detailViewport(model, size: screen.size, theme: theme), record: model.selected?.entryId)
         screen.present(ContactsScreen.render(model, size: screen.size, theme: theme, helpNotes: helpNotes, keymap: keymap))
     }
 

@@ -146,6 +146,16 @@ public struct Canvas: Sendable, Equatable {
         }
     }
 
+    /// Copies `source`'s rows `rows`, cell for cell, to this canvas from (`x`, `y`): a pane laid out
+    /// off screen and shown scrolled.
+    public mutating func paste(_ source: Canvas, rows: Range<Int>, x: Int, y: Int) {
+        for (offset, row) in rows.enumerated() where row >= 0 && row < source.size.height {
+            for column in 0..<source.size.width {
+                set(x: x + column, y: y + offset, source.cells[row * source.size.width + column])
+            }
+        }
+    }
+
     /// `start..<end` clipped to `0..<limit`, empty rather than invalid when they do not overlap.
     private static func span(_ start: Int, _ end: Int, limit: Int) -> Range<Int> {
         let low = max(start, 0)

@@ -39,6 +39,11 @@ public struct Keymap<Action: Sendable & Hashable, Context: Sendable & Hashable>:
         lookup[context]?[key]
     }
 
+    /// The keys that trigger `action` in `context`, in table order (for messages that name a key).
+    public func keys(for action: Action, in context: Context) -> [Key] {
+        bindings.filter { $0.action == action && $0.contexts.contains(context) }.flatMap(\.keys)
+    }
+
     /// Keys bound twice in the same context, for a test that keeps the table honest.
     public var conflicts: [(Context, Key)] {
         var seen: [Context: Set<Key>] = [:]
