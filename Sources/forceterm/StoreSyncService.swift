@@ -59,6 +59,6 @@ struct StoreSyncService: SyncService {
             throw SyncFailure(reason: failure, connection: connection, apiUsage: usage, session: report.sessionExpired ? .expired : nil)
         }
         return SyncSummary(recordsWithErrors: report.recordErrors, conflicts: report.conflicts, apiUsage: usage,
-                           failedSyncs: report.failedSyncs.map(\.name), sent: report.sent, received: report.received)
+                           failedSyncs: report.failedSyncs.map(\.name), sent: report.sent, receivedChanges: report.down.stored)
     }
 }

@@ -163,7 +163,7 @@ struct AppModelTests {
         service.finish()
         while controller.isRunning { await Task.yield() }
         model.tick()
-        #expect(model.toast == Toast("Sync complete! Sent 0 changes, received 1 record; 1 with errors, 0 in conflict", isError: true))
+        #expect(model.toast == Toast("Sync complete! Sent 0 changes; 1 record new or changed on the server; 1 with errors, 0 in conflict", isError: true))
         #expect(model.list.totalCount == 2, "the list shows what the sync wrote")
         #expect(model.selected?.string("LastName") == "Moreno", "the selection stays on the same record")
     }
@@ -180,7 +180,7 @@ extension AppModelTests {
         service.finish()
         while controller.isRunning { await Task.yield() }
         model.tick()
-        #expect(model.toast == Toast("Sync finished, but syncDownLayouts failed (the Syncs tab says why); sent 0 changes, received 1 record; 1 with errors, 0 in conflict", isError: true))
+        #expect(model.toast == Toast("Sync finished, but syncDownLayouts failed (the Syncs tab says why); sent 0 changes; 1 record new or changed on the server; 1 with errors, 0 in conflict", isError: true))
     }
 }
 
@@ -408,7 +408,7 @@ extension AppModelTests {
         #expect(controller.isRunning, "the new sign-in is used without restarting")
         while controller.isRunning { await Task.yield() }
         model.tick()
-        #expect(model.toast?.message == "Sync complete! Sent 0 changes, received 0 records")
+        #expect(model.toast?.message == "Sync complete! Sent 0 changes; nothing new on the server")
         #expect(model.statusParts.first == "online")
     }
 }
@@ -431,7 +431,7 @@ final class StepSync: SyncService {
         reported.withLock { $0 = true }
         while !released.withLock({ $0 }) { await Task.yield() }
         _ = try store.create(["Id": "003A", "LastName": "Aaronson", "__local__": false], in: "contacts")
-        return SyncSummary(recordsWithErrors: 1, conflicts: 0, failedSyncs: failedSyncs, received: 1)
+        return SyncSummary(recordsWithErrors: 1, conflicts: 0, failedSyncs: failedSyncs, receivedChanges: 1)
     }
 
     func finish() { released.withLock { $0 = true } }

@@ -25,7 +25,7 @@ struct TUISyncTests {
         try session.waitFor("Saved locally")
 
         try session.send("s")
-        try session.waitFor("Sync complete! Sent 1 change, received ")
+        try session.waitFor("Sync complete! Sent 1 change; ")
         try session.waitFor("Okafor")
         try session.send("q")
         #expect(ProcessWatch.waitUntilGone(argument: user.storePath), "forceterm quits on q")

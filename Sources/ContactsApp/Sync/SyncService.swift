@@ -39,22 +39,28 @@ public struct SyncSummary: Sendable, Equatable {
     public let apiUsage: APIUsageLevel?
     /// Named syncs that failed on their own while the others ran; the Syncs tab shows why.
     public let failedSyncs: [String]
-    /// Local changes the org accepted, and records the sync downs received (as `forceterm sync` counts them).
+    /// Local changes the org accepted.
     public let sent: Int
-    public let received: Int
+    /// Records the sync downs stored because they were new or changed (`forceterm sync`'s "stored"):
+    /// an incremental sync also receives again the records of its last second, unchanged, and
+    /// counting those would say something came when nothing did.
+    public let receivedChanges: Int
 
-    public init(recordsWithErrors: Int, conflicts: Int, apiUsage: APIUsageLevel? = nil, failedSyncs: [String] = [], sent: Int = 0, received: Int = 0) {
+    public init(recordsWithErrors: Int, conflicts: Int, apiUsage: APIUsageLevel? = nil, failedSyncs: [String] = [], sent: Int = 0,
+                receivedChanges: Int = 0) {
         self.recordsWithErrors = recordsWithErrors
         self.conflicts = conflicts
         self.apiUsage = apiUsage
         self.failedSyncs = failedSyncs
         self.sent = sent
-        self.received = received
+        self.receivedChanges = receivedChanges
     }
 
-    /// "sent 2 changes, received 30 records" — what the toast says happened.
+    /// "sent 2 changes; 30 records new or changed on the server" — what the toast says happened.
     public var exchanged: String {
-        "sent \(sent) change\(sent == 1 ? "" : "s"), received \(received) record\(received == 1 ? "" : "s")"
+        let received = receivedChanges == 0 ? "nothing new on the server"
+            : "\(receivedChanges) record\(receivedChanges == 1 ? "" : "s") new or changed on the server"
+        return "sent \(sent) change\(sent == 1 ? "" : "s"); " + received
     }
 }
 
