@@ -352,10 +352,15 @@ public struct LocalOrgAPI: Sendable {
             page = try await queries.query(text, includeDeleted: includeDeleted, batchSize: batchSize(context.request),
                                            userId: context.session.userId, visibleTo: context.visibleOwner, apiVersion: context.apiVersion)
         }
+        return .json(Self.queryResult(page, apiVersion: context.apiVersion))
+    }
+
+    /// A query page as the REST API answers it; `nextRecordsUrl` only while there are more.
+    static func queryResult(_ page: QueryEngine.Page, apiVersion: String) -> JSONValue {
         var body: JSONObject = ["totalSize": .int(Int64(page.totalSize)), "done": .bool(page.done)]
-        if let next = page.nextLocator { body["nextRecordsUrl"] = .string("/services/data/v\(context.apiVersion)/query/\(next)") }
+        if let next = page.nextLocator { body["nextRecordsUrl"] = .string("/services/data/v\(apiVersion)/query/\(next)") }
         body["records"] = .array(page.records)
-        return .json(.object(body))
+        return .object(body)
     }
 
     /// `Sforce-Query-Options: batchSize=N`, clamped by the engine to 200…2000.

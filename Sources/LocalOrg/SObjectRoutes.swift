@@ -140,6 +140,10 @@ extension LocalOrgAPI {
             return try await userPassword(userId: rest[0], context: context)
         default:
             if let feature = UnservedFeature.matching(sobjectPath: rest) { return .error(feature.error) }
+            // `{id}/{relationship}…`: a friendly URL (an external-id field name comes first otherwise).
+            if rest.count >= 2, object.field(named: rest[0]) == nil, SalesforceId.isShapedLikeId(rest[0]) {
+                return try await traverseRelationships(object, id: rest[0], path: Array(rest.dropFirst()), context: context)
+            }
             let operation = try recordOperation(object, rest: rest, method: method)
             // Each record operation runs in one transaction (a read-only one for reads).
             if operation.isRead(method: method) {

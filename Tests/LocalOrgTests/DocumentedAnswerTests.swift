@@ -4,8 +4,9 @@ import Testing
 @testable import LocalOrg
 
 /// What Salesforce's REST API documentation states about answers no recording covers —
-/// composite, batch, tree, sObject Collections, nested and aggregate queries, and search —
-/// checked against localorg over HTTPS: statuses, key sets and error codes. The facts are the documentation's; the requests and names are this project's.
+/// composite, batch, tree, sObject Collections, nested and aggregate queries, search and
+/// relationship traversal — checked against localorg over HTTPS: statuses, key sets and error
+/// codes. The facts are the documentation's; the requests and names are this project's.
 @Suite(.enabled(if: HTTPSOrg.curlIsInstalled, "needs curl"))
 struct DocumentedAnswerTests {
     static let data = "/services/data/v62.0"
@@ -218,6 +219,62 @@ struct DocumentedAnswerTests {
             #expect(Self.keys(answer.json) == ["searchRecords"])
             let record = answer.json["searchRecords"]?.arrayValue?.first
             #expect(record?["attributes"]?["type"] == "Account" && record?["Name"] == "Searchable Co")
+        }
+    }
+
+    // MARK: Relationship traversal
+
+    /// To the parent (`Contact/{id}/Account`): the parent record as its own GET answers it
+    /// (`?fields=` too); PATCH changes the parent. An empty lookup or a relationship the object
+    /// lacks is 404 NOT_FOUND.
+    @Test func traversingToTheParent() async throws {
+        try await withOrg { org in
+            let account = try await create(org, "Account", #"{"Name":"Parent Co"}"#)
+            let contact = try await create(org, "Contact", #"{"LastName":"Child","AccountId":"\#(account)"}"#)
+            let orphan = try await create(org, "Contact", #"{"LastName":"Orphan"}"#)
+            let traversed = try await org.send("GET", "\(Self.data)/sobjects/Contact/\(contact)/Account")
+            let direct = try await org.send("GET", "\(Self.data)/sobjects/Account/\(account)")
+            #expect(traversed.status == 200)
+            #expect(traversed.json == direct.json)
+            let some = try await org.send("GET", "\(Self.data)/sobjects/Contact/\(contact)/Account?fields=Name")
+            #expect(Self.keys(some.json) == ["attributes", "Id", "Name"])
+
+            let changed = try await org.send("PATCH", "\(Self.data)/sobjects/Contact/\(contact)/Account", body: #"{"Name":"Renamed Co"}"#)
+            #expect(changed.status == 204)
+            #expect(try await org.send("GET", "\(Self.data)/sobjects/Account/\(account)").json["Name"] == "Renamed Co")
+
+            // System lookups are relationships too.
+            let owner = try await org.send("GET", "\(Self.data)/sobjects/Account/\(account)/Owner")
+            #expect(owner.status == 200 && owner.json["attributes"]?["type"] == "User")
+
+            for path in ["Contact/\(orphan)/Account", "Contact/\(contact)/NoSuchRelationship", "Account/\(account)/Parent"] {
+                let missing = try await org.send("GET", "\(Self.data)/sobjects/\(path)")
+                #expect(missing.status == 404, "\(path)")
+                #expect(missing.json.firstErrorCode == "NOT_FOUND", "\(path)")
+            }
+        }
+    }
+
+    /// To the children (`Account/{id}/Contacts`): a query result; an account without any
+    /// answers 200 with none. Only GET: children are not changed through a friendly URL.
+    @Test func traversingToTheChildren() async throws {
+        try await withOrg { org in
+            let account = try await create(org, "Account", #"{"Name":"Family"}"#)
+            let empty = try await create(org, "Account", #"{"Name":"Empty"}"#)
+            for name in ["One", "Two"] { _ = try await create(org, "Contact", #"{"LastName":"\#(name)","AccountId":"\#(account)"}"#) }
+            let answer = try await org.send("GET", "\(Self.data)/sobjects/Account/\(account)/Contacts")
+            #expect(answer.status == 200)
+            #expect(Self.keys(answer.json) == ["totalSize", "done", "records"])
+            #expect(answer.json["totalSize"] == 2 && answer.json["done"] == true)
+            #expect(answer.json["records"]?.arrayValue?.allSatisfy { $0["attributes"]?["type"] == "Contact" && $0["AccountId"] == .string(account) } == true)
+            let some = try await org.send("GET", "\(Self.data)/sobjects/Account/\(account)/contacts?fields=LastName")
+            #expect(some.json["records"]?.arrayValue?.map { Self.keys($0) } == [["attributes", "LastName"], ["attributes", "LastName"]])
+            let none = try await org.send("GET", "\(Self.data)/sobjects/Account/\(empty)/Contacts")
+            #expect(none.status == 200 && none.json["totalSize"] == 0 && none.json["records"] == .array([]))
+            let delete = try await org.send("DELETE", "\(Self.data)/sobjects/Account/\(account)/Contacts")
+            #expect(delete.status == 405 && delete.json.firstErrorCode == "METHOD_NOT_ALLOWED")
+            let badField = try await org.send("GET", "\(Self.data)/sobjects/Account/\(account)/Contacts?fields=Nope")
+            #expect(badField.status == 400 && badField.json.firstErrorCode == "INVALID_FIELD")
         }
     }
 }
