@@ -140,6 +140,8 @@ public struct LocalOrgAPI: Sendable {
     // MARK: Versions and authentication
 
     static func releaseLabel(_ version: Int) -> String {
+        // Salesforce's own list writes this one with a typographic apostrophe.
+        if version == 42 { return "Spring \u{2019}18" }
         let seasons = ["Winter", "Spring", "Summer"]
         let sinceWinter24 = version - 59
         let season = ((sinceWinter24 % 3) + 3) % 3
