@@ -252,6 +252,10 @@ struct DocumentedAnswerTests {
                 #expect(missing.status == 404, "\(path)")
                 #expect(missing.json.firstErrorCode == "NOT_FOUND", "\(path)")
             }
+
+            // DELETE through the lookup deletes the parent (and, by cascade, its contacts).
+            #expect(try await org.send("DELETE", "\(Self.data)/sobjects/Contact/\(contact)/Account").status == 204)
+            #expect(try await org.send("GET", "\(Self.data)/sobjects/Account/\(account)").json.firstErrorCode == "ENTITY_IS_DELETED")
         }
     }
 
