@@ -266,6 +266,8 @@ public struct LocalOrgAPI: Sendable {
         case ("composite", 2) where rest[1] == "graph":
             return try await compositeGraph(context)
         case ("composite", _) where rest.count >= 2 && rest[1] == "sobjects":
+            // sObject Collections came with v42.0; before it Salesforce has no such URL.
+            guard (Double(context.apiVersion) ?? 0) >= 42 else { return .error(.resourceNotFound) }
             return try await compositeSObjects(context, rest: Array(rest.dropFirst(2)))
         case ("composite", 1):
             return try await composite(context)

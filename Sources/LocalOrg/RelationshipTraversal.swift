@@ -37,6 +37,8 @@ extension LocalOrgAPI {
     /// PATCH and DELETE change it); children answer as a query does. A relationship the object
     /// lacks, an empty lookup, or a record that is not there is NOT_FOUND, as in Salesforce.
     func traverseRelationships(_ object: ObjectDefinition, id idText: String, path: [String], context: DataContext) async throws -> APIResponse {
+        // Friendly URLs came with v36.0; before it Salesforce has no such URL.
+        guard (Double(context.apiVersion) ?? 0) >= 36 else { throw APIError.resourceNotFound }
         guard let id = SalesforceId.canonical(idText), SalesforceId.keyPrefix(of: id) == object.keyPrefix else {
             throw APIError.resourceNotFound
         }

@@ -279,6 +279,8 @@ struct DocumentedAnswerTests {
             #expect(delete.status == 405 && delete.json.firstErrorCode == "METHOD_NOT_ALLOWED")
             let badField = try await org.send("GET", "\(Self.data)/sobjects/Account/\(account)/Contacts?fields=Nope")
             #expect(badField.status == 400 && badField.json.firstErrorCode == "INVALID_FIELD")
+            // Friendly URLs came with v36.0.
+            #expect(try await org.send("GET", "/services/data/v35.0/sobjects/Account/\(account)/Contacts").status == 404)
         }
     }
 }
