@@ -55,28 +55,28 @@ extension LocalOrgAPI {
             steps.append(step)
         }
         let resolvedSteps = steps
-        let target = try await store.read { db in
-            try self.resolveTraversal(from: object, id: id, steps: resolvedSteps, visibleTo: context.visibleOwner, db: db)
-        }
-        switch target {
-        case let .record(parent, parentId):
-            let operation: RecordOperation
-            switch context.method {
-            case "GET", "HEAD": operation = .read(id: parentId)
-            case "PATCH": operation = .update(id: parentId)
-            case "DELETE": operation = .delete(id: parentId)
-            default:
-                try requireMethod(context.method, "GET", "PATCH", "DELETE")
-                throw APIError.resourceNotFound
+        let owner = context.visibleOwner
+        switch context.method {
+        case "GET", "HEAD":
+            let target = try await store.read { db in try self.resolveTraversal(from: object, id: id, steps: resolvedSteps, visibleTo: owner, db: db) }
+            switch target {
+            case let .record(parent, parentId):
+                return try await store.read { db in try self.perform(.read(id: parentId), object: parent, context: context, db: db) }
+            case let .children(child, lookup, parentId):
+                return try await children(of: parentId, in: child, lookup: lookup, context: context)
             }
-            if operation.isRead(method: context.method) {
-                return try await store.read { db in try self.perform(operation, object: parent, context: context, db: db) }
+        case "PATCH", "DELETE":
+            // Resolved in the write's own transaction, so the parent changed is the one the lookup names.
+            return try await store.write { db in
+                guard case let .record(parent, parentId) = try self.resolveTraversal(from: object, id: id, steps: resolvedSteps, visibleTo: owner, db: db) else {
+                    // Only child-to-parent relationships can be changed through a friendly URL.
+                    throw APIError(status: 405, errorCode: "METHOD_NOT_ALLOWED", message: "HTTP Method '\(context.method)' not allowed. Allowed are GET")
+                }
+                let operation: RecordOperation = context.method == "PATCH" ? .update(id: parentId) : .delete(id: parentId)
+                return try self.perform(operation, object: parent, context: context, db: db)
             }
-            return try await store.write { db in try self.perform(operation, object: parent, context: context, db: db) }
-        case let .children(child, lookup, parentId):
-            // Only child-to-parent relationships can be changed through a friendly URL.
-            try requireMethod(context.method, "GET")
-            return try await children(of: parentId, in: child, lookup: lookup, context: context)
+        default:
+            throw APIError(status: 405, errorCode: "METHOD_NOT_ALLOWED", message: "HTTP Method '\(context.method)' not allowed. Allowed are GET,PATCH,DELETE")
         }
     }
 
