@@ -1,6 +1,5 @@
 import ForceJSON
 import Foundation
-@testable import LocalOrg
 
 /// The shape of a JSON answer: its keys, recursively, with ids, dates and other values left
 /// aside. What a client can rely on when it parses an answer, compared between a response
