@@ -38,6 +38,12 @@ public struct APIError: Error, Sendable, Equatable {
         APIError(status: 404, errorCode: "NOT_FOUND", message: "Provided external ID field does not exist or is not accessible: \(segment)")
     }
 
+    /// A field name an object does not have, in a `fields` list.
+    static func noSuchColumn(_ name: String, on object: ObjectDefinition) -> APIError {
+        APIError(status: 400, errorCode: "INVALID_FIELD",
+                 message: "No such column '\(name)' on entity '\(object.name)'. If you are attempting to use a custom field, be sure to append the '__c' after the custom field name. Please reference your WSDL or the describe call for the appropriate names.")
+    }
+
     static func jsonParser(_ detail: String) -> APIError {
         APIError(status: 400, errorCode: "JSON_PARSER_ERROR", message: detail)
     }

@@ -140,6 +140,8 @@ public struct LocalOrgAPI: Sendable {
     // MARK: Versions and authentication
 
     static func releaseLabel(_ version: Int) -> String {
+        // Salesforce's own list writes this one with a typographic apostrophe.
+        if version == 42 { return "Spring \u{2019}18" }
         let seasons = ["Winter", "Spring", "Summer"]
         let sinceWinter24 = version - 59
         let season = ((sinceWinter24 % 3) + 3) % 3
@@ -264,6 +266,8 @@ public struct LocalOrgAPI: Sendable {
         case ("composite", 2) where rest[1] == "graph":
             return try await compositeGraph(context)
         case ("composite", _) where rest.count >= 2 && rest[1] == "sobjects":
+            // sObject Collections came with v42.0; before it Salesforce has no such URL.
+            guard (Double(context.apiVersion) ?? 0) >= 42 else { return .error(.resourceNotFound) }
             return try await compositeSObjects(context, rest: Array(rest.dropFirst(2)))
         case ("composite", 1):
             return try await composite(context)
@@ -352,10 +356,15 @@ public struct LocalOrgAPI: Sendable {
             page = try await queries.query(text, includeDeleted: includeDeleted, batchSize: batchSize(context.request),
                                            userId: context.session.userId, visibleTo: context.visibleOwner, apiVersion: context.apiVersion)
         }
+        return .json(Self.queryResult(page, apiVersion: context.apiVersion))
+    }
+
+    /// A query page as the REST API answers it; `nextRecordsUrl` only while there are more.
+    static func queryResult(_ page: QueryEngine.Page, apiVersion: String) -> JSONValue {
         var body: JSONObject = ["totalSize": .int(Int64(page.totalSize)), "done": .bool(page.done)]
-        if let next = page.nextLocator { body["nextRecordsUrl"] = .string("/services/data/v\(context.apiVersion)/query/\(next)") }
+        if let next = page.nextLocator { body["nextRecordsUrl"] = .string("/services/data/v\(apiVersion)/query/\(next)") }
         body["records"] = .array(page.records)
-        return .json(.object(body))
+        return .object(body)
     }
 
     /// `Sforce-Query-Options: batchSize=N`, clamped by the engine to 200…2000.

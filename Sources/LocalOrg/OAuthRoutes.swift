@@ -28,7 +28,11 @@ extension LocalOrgAPI {
         switch endpoint {
         case "token":
             guard request.method == "POST" else { return .oauthError("invalid_request", "must use HTTP POST", status: 405) }
-            return try await token(request)
+            var response = try await token(request)
+            // Tokens must not be cached (RFC 6749 5.1); these are the headers Salesforce sends.
+            response.headers.append(("Cache-Control", "no-cache,must-revalidate,max-age=0,no-store,private"))
+            response.headers.append(("Expires", "Thu, 01 Jan 1970 00:00:00 GMT"))
+            return response
         case "revoke":
             let token = oauthParameters(request)["token"] ?? ""
             guard !token.isEmpty, try await tokens.revoke(token) else { return .oauthError("invalid_token", "invalid token") }

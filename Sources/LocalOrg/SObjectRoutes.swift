@@ -140,6 +140,10 @@ extension LocalOrgAPI {
             return try await userPassword(userId: rest[0], context: context)
         default:
             if let feature = UnservedFeature.matching(sobjectPath: rest) { return .error(feature.error) }
+            // `{id}/{relationship}…`: a friendly URL (an external-id field name comes first otherwise).
+            if rest.count >= 2, object.field(named: rest[0]) == nil, SalesforceId.isShapedLikeId(rest[0]) {
+                return try await traverseRelationships(object, id: rest[0], path: Array(rest.dropFirst()), context: context)
+            }
             let operation = try recordOperation(object, rest: rest, method: method)
             // Each record operation runs in one transaction (a read-only one for reads).
             if operation.isRead(method: method) {
@@ -275,7 +279,8 @@ extension LocalOrgAPI {
         let id = try store.insertRow(db, object: object, values: &values, actingUserId: context.session.userId, now: OrgStore.now(),
                                      visibleTo: context.visibleOwner)
         var result: JSONObject = ["id": .string(id), "success": true, "errors": []]
-        if upserted { result["created"] = true }
+        // An upsert says `created` from v46.0, when it also began to answer updates with a body.
+        if upserted, (Double(context.apiVersion) ?? 0) >= 46 { result["created"] = true }
         var response = APIResponse.json(.object(result), status: 201)
         response.headers.append(("Location", "\(Self.sobjectPath(object, apiVersion: context.apiVersion))/\(id)"))
         return response
@@ -286,12 +291,11 @@ extension LocalOrgAPI {
         if let list = context.request.queryItems["fields"], !list.isEmpty {
             selected = try list.split(separator: ",").map { name in
                 let trimmed = name.trimmingCharacters(in: .whitespaces)
-                guard let field = object.field(named: trimmed) else {
-                    throw APIError(status: 400, errorCode: "INVALID_FIELD",
-                                   message: "No such column '\(trimmed)' on entity '\(object.name)'. If you are attempting to use a custom field, be sure to append the '__c' after the custom field name. Please reference your WSDL or the describe call for the appropriate names.")
-                }
+                guard let field = object.field(named: trimmed) else { throw APIError.noSuchColumn(trimmed, on: object) }
                 return field
             }
+            // The Id comes with the listed fields, asked for or not.
+            if let idField = object.field(named: "Id"), selected?.contains(where: { $0.name == "Id" }) == false { selected?.append(idField) }
         }
         guard let stored = try store.fetchRecord(db, object: object, id: id),
               OrgStore.isVisible(stored, object: object, to: context.visibleOwner) else { throw APIError.resourceNotFound }

@@ -64,8 +64,17 @@ extension LocalOrgAPI {
         body["sections"] = .array(sections.enumerated().compactMap { index, section in
             layoutSection(section, index: index, object: object, mode: mode, compact: layoutType == "Compact")
         })
-        body["eTag"] = .string(Self.eTag(of: body))
-        return .json(.object(body))
+        return Self.taggedAnswer(body)
+    }
+
+    /// A UI API answer: its `eTag` in the body and, quoted, in the ETag header, as Salesforce sends both.
+    private static func taggedAnswer(_ body: JSONObject) -> APIResponse {
+        var tagged = body
+        let tag = body["eTag"]?.stringValue ?? eTag(of: body)
+        tagged["eTag"] = .string(tag)
+        var response = APIResponse.json(.object(tagged))
+        response.headers.append(("ETag", "\"\(tag)\""))
+        return response
     }
 
     /// A section of two columns, its items row by row; nil when none of its fields exists here
@@ -115,7 +124,7 @@ extension LocalOrgAPI {
             throw APIError(status: 404, errorCode: "NOT_FOUND", message: "The requested resource does not exist")
         }
         let base = "/services/data/v\(context.apiVersion)/ui-api/object-info/\(object.name)/picklist-values/\(recordType.id)"
-        func fieldValues(_ field: FieldDefinition) -> JSONValue {
+        func fieldValues(_ field: FieldDefinition) -> JSONObject {
             var body: JSONObject = [
                 "controllerValues": [:], "defaultValue": .null, "url": .string("\(base)/\(field.name)"),
                 "values": .array(object.picklistValues(of: field, recordType: recordType).map { value in
@@ -123,19 +132,17 @@ extension LocalOrgAPI {
                 }),
             ]
             body["eTag"] = .string(Self.eTag(of: body))
-            return .object(body)
+            return body
         }
         if let fieldName {
             guard let field = object.field(named: fieldName), field.type.isPicklist else {
                 throw APIError(status: 404, errorCode: "NOT_FOUND", message: "The requested resource does not exist")
             }
-            return .json(fieldValues(field))
+            return Self.taggedAnswer(fieldValues(field))
         }
         var fields: JSONObject = [:]
-        for field in object.fields where field.type.isPicklist { fields[field.name] = fieldValues(field) }
-        var body: JSONObject = ["picklistFieldValues": .object(fields)]
-        body["eTag"] = .string(Self.eTag(of: body))
-        return .json(.object(body))
+        for field in object.fields where field.type.isPicklist { fields[field.name] = .object(fieldValues(field)) }
+        return Self.taggedAnswer(["picklistFieldValues": .object(fields)])
     }
 
     /// A query parameter that must be one of `values` (case as Salesforce writes them; any case

@@ -50,9 +50,10 @@ struct UnservedFeature: Sendable {
         guard let first = path.first else { return nil }
         if first.lowercased() == "describe", path.count >= 2 { return byDescribeResource[path[1]].map(UnservedFeature.init) }
         if let name = bySObjectResource[first] { return UnservedFeature(name: name) }
-        // `{id}/{relationship}` and `{id}/{blob field}` traversal, and rich-text images.
-        if path.count >= 2, SalesforceId.isShapedLikeId(first) {
-            return UnservedFeature(name: path[1] == "richTextImageFields" ? "Rich Text Images" : "Relationship and Blob Traversal")
+        // Rich-text images; relationships after an id are served (`traverseRelationships`), and
+        // the schema has no blob fields, so `{id}/{blob field}` names nothing, as in an org without one.
+        if path.count >= 2, SalesforceId.isShapedLikeId(first), path[1] == "richTextImageFields" {
+            return UnservedFeature(name: "Rich Text Images")
         }
         return nil
     }

@@ -132,6 +132,27 @@ struct RecordAPITests {
         #expect(removed.first?.success == true)
     }
 
+    /// restforce recorded these shapes from v20–v26 orgs, and localorg answers them so at v31.0:
+    /// an upsert without `created` (201 when it creates, 204 with no body when it updates), a
+    /// search as a bare array, the Id after a `fields` list, and one page then the rest.
+    @Test("An older API version's answers (no created, bare search arrays) read the same")
+    func olderVersionAnswers() async throws {
+        let org = try await SignedInOrg()
+        defer { org.remove() }
+        let client = ForceClient(credentials: await org.client.credentials, transport: org.transport, apiVersion: "31.0")
+        let created = try await client.upsert("Account", externalIdField: "AccountNumber", value: "OLD-1", fields: ["Name": "Older Co"])
+        #expect(created.created == true && created.success && created.id?.hasPrefix("001") == true)
+        let updated = try await client.upsert("Account", externalIdField: "AccountNumber", value: "OLD-1", fields: ["Name": "Older Co 2"])
+        #expect(updated.created == false && updated.success)
+        let id = try #require(created.id)
+        let record = try await client.retrieve("Account", id: id, fields: ["Name"])
+        #expect(record["Name"] == "Older Co 2" && record["Id"] == .string(id))
+        let found = try await client.search("FIND {Older}")
+        #expect(found.compactMap { $0["Id"]?.stringValue } == [id])
+        let page = try await client.query("SELECT Name FROM Account")
+        #expect(page.done && page.records.count == 1)
+    }
+
     @Test("The API limit is reported as apiLimit")
     func apiLimit() async throws {
         let org = try await SignedInOrg(serverArguments: ["--api-limit", "1"])

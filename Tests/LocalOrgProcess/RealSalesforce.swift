@@ -27,6 +27,11 @@ public enum RealSalesforce {
         return ((try? FileManager.default.contentsOfDirectory(atPath: root)) ?? []).sorted()
     }
 
+    /// `restforce-fixtures/<name>.json`: a response body restforce recorded (`sobject/query_success_response`).
+    public static func restforceFixture(_ name: String) -> URL {
+        directory.appendingPathComponent("restforce-fixtures").appendingPathComponent(name + ".json")
+    }
+
     /// A file's text, or nil when the directory lacks it.
     public static func text(_ url: URL) -> String? {
         try? String(contentsOf: url, encoding: .utf8)
