@@ -99,6 +99,19 @@ public struct StoreTransaction {
         return count
     }
 
+    /// The entries whose indexed `path` holds one of `values` (text), as stored, in no particular
+    /// order. One cached statement whatever the number of values (they go in as one JSON array),
+    /// so a sync down looking up each page's ids neither builds nor prepares SQL per page.
+    public func entries(whereIndexed path: String, isOneOf values: [String], in soupName: String) throws -> [JSONObject] {
+        let info = try soup(soupName)
+        guard let spec = info.indexSpec(forPath: path) else { throw SmartStoreError.notIndexed(soup: soupName, path: path) }
+        guard !values.isEmpty else { return [] }
+        let statement = try db.cachedStatement(
+            sql: "SELECT soup FROM \(info.tableName) WHERE \(info.expression(for: spec)) IN (SELECT value FROM json_each(?))")
+        let list = JSONWriter.string(.array(values.map(JSONValue.string)))
+        return try String.fetchAll(statement, arguments: [list]).map(Self.parseDocument)
+    }
+
     /// The documents with these ids, in id order; missing ids are skipped.
     public func retrieve(_ ids: [Int64], from soupName: String) throws -> [JSONObject] {
         let info = try soup(soupName)

@@ -36,6 +36,23 @@ struct EntryTests {
         #expect(try JSONParser.parse(stored["soup"] as String) == .object(created))
     }
 
+    @Test("entries(whereIndexed:isOneOf:) finds the entries holding any of many values, on a column or a json1 index")
+    func entriesByManyValues() throws {
+        let temporary = try makeStore()
+        let keys = (0..<1_200).map { "k\($0)" }
+        _ = try temporary.store.create(keys.enumerated().map { ["key": .string($1), "tag": .string("t\($0 % 3)")] }, in: "test")
+        let wanted = (0..<1_200).filter { $0 % 7 == 0 }.map { "k\($0)" } + ["absent", "k5' OR 1=1 --", "k5\"]"]
+        let found = try temporary.store.write { try $0.entries(whereIndexed: "key", isOneOf: wanted, in: "test") }
+        #expect(Set(found.compactMap { $0["key"]?.stringValue }) == Set(wanted.filter { keys.contains($0) }), "more values than one IN list of 500 held")
+        #expect(found.allSatisfy { $0["_soupEntryId"] != nil }, "as stored")
+        let tagged = try temporary.store.read { try $0.entries(whereIndexed: "tag", isOneOf: ["t1"], in: "test") }
+        #expect(tagged.count == 400)
+        #expect(try temporary.store.read { try $0.entries(whereIndexed: "key", isOneOf: [], in: "test") }.isEmpty)
+        #expect(throws: SmartStoreError.notIndexed(soup: "test", path: "other")) {
+            try temporary.store.read { try $0.entries(whereIndexed: "other", isOneOf: ["x"], in: "test") }
+        }
+    }
+
     @Test func createMultipleGetsConsecutiveIds() throws {
         let temporary = try makeStore()
         let created = try temporary.store.create([["key": "a"], ["key": "b"], ["key": "c"]], in: "test")

@@ -163,20 +163,15 @@ public struct DownloadedRecordWriter: Sendable {
         server.allSatisfy { key, value in isEngineOwned(key) || stored[key] == value }
     }
 
-    /// The soup's entries with these ids, by id, read 500 ids per query. Two entries with one id
-    /// are refused, as SmartStore's lookup by external id refuses them.
+    /// The soup's entries with these ids, by id, in one query. Two entries with one id are
+    /// refused, as SmartStore's lookup by external id refuses them.
     private func storedRecords(ids: [String], in transaction: StoreTransaction) throws -> [String: JSONObject] {
         let unique = Array(Set(ids.filter { !$0.isEmpty }))
         var found: [String: JSONObject] = [:]
-        for chunk in unique.chunked(into: 500) {
-            let placeholders = Array(repeating: "?", count: chunk.count).joined(separator: ",")
-            let sql = "SELECT {\(soupName):_soup} FROM {\(soupName)} WHERE {\(soupName):\(idFieldName)} IN (\(placeholders))"
-            let rows = try transaction.query(.smart(sql, pageSize: chunk.count * 2), arguments: chunk.map { .string($0) })
-            for document in rows.compactMap({ $0.arrayValue?.first?.objectValue }) {
-                guard let id = document[idFieldName]?.stringValue else { continue }
-                guard found[id] == nil else { throw SmartStoreError.nonUniqueExternalId(soup: soupName, path: idFieldName, value: id) }
-                found[id] = document
-            }
+        for document in try transaction.entries(whereIndexed: idFieldName, isOneOf: unique, in: soupName) {
+            guard let id = document[idFieldName]?.stringValue else { continue }
+            guard found[id] == nil else { throw SmartStoreError.nonUniqueExternalId(soup: soupName, path: idFieldName, value: id) }
+            found[id] = document
         }
         return found
     }
