@@ -18,6 +18,21 @@ struct StoreLayoutTests {
         #expect(journal == "wal")
     }
 
+    @Test("A new store has 16 KB pages; a store made with another page size keeps it and works as before")
+    func pageSize() throws {
+        let temporary = try TemporaryStore()
+        #expect(try temporary.raw { try Int.fetchOne($0, sql: "PRAGMA page_size") } == SmartStore.pageSize)
+        // A store another program made with SQLite's default 4 KB pages (the SDK's, an older forceterm).
+        let older = temporary.directory.appendingPathComponent("older.sqlite").path
+        try DatabaseQueue(path: older).write { db in try db.execute(sql: "PRAGMA page_size = 4096; CREATE TABLE other (x)") }
+        let store = try SmartStore(path: older)
+        try store.registerSoup("test", indexSpecs: [IndexSpec(path: "key", type: .string)])
+        _ = try store.create(["key": "a"], in: "test")
+        let reopened = try SmartStore(path: older, mustExist: true)
+        #expect(try reopened.query(.exact("test", path: "key", matchKey: "a")).count == 1)
+        #expect(try DatabaseQueue(path: older).read { try Int.fetchOne($0, sql: "PRAGMA page_size") } == 4096)
+    }
+
     @Test func registerCreatesTheSDKTableLayout() throws {
         let temporary = try TemporaryStore()
         try temporary.store.registerSoup("employees", indexSpecs: Employees.employeeSpecs + [IndexSpec(path: "bio", type: .fullText)])
