@@ -206,7 +206,8 @@ struct ImportCommand: ParsableCommand {
                 }
                 data = read
             }
-            let catalog = try RecordCatalog(storePath: storeOptions.location.path, configDirectory: configOptions.directory)
+            let path = storeOptions.location.path
+            let catalog = try RecordCatalog(storePath: path, configDirectory: configOptions.directory, whenMissing: dryRun ? .scratch : .create)
             let kind = try catalog.kind(named: into)
             let (text, encodingNote) = ImportReader.text(of: data)
             let chosen = format ?? ExchangeFormat.named(byPath: file) ?? ImportReader.sniff(text)
@@ -235,7 +236,7 @@ struct ImportCommand: ParsableCommand {
                 return
             }
             try importer.apply(plan)
-            StandardStreams.writeError("Imported \(plan.actions.count) record\(plan.actions.count == 1 ? "" : "s"): \(created) created, \(updated) updated, \(unchanged) unchanged; forceterm sync sends them\n")
+            StandardStreams.writeError("Imported \(plan.actions.count) record\(plan.actions.count == 1 ? "" : "s"): \(created) created, \(updated) updated, \(unchanged) unchanged; \(RecordCatalog.whereChangesGo(storePath: path, count: created + updated))\n")
         }
     }
 }

@@ -69,7 +69,8 @@ struct CreateCommand: ParsableCommand {
 
     func run() throws {
         try CommandFailure.reporting {
-            let catalog = try RecordCatalog(storePath: storeOptions.location.path, configDirectory: configOptions.directory)
+            let path = storeOptions.location.path
+            let catalog = try RecordCatalog(storePath: path, configDirectory: configOptions.directory, whenMissing: .create)
             let kind = try catalog.kind(named: soup)
             try catalog.checkSyncedUp(kind)
             let draft = RecordDraft(schema: catalog.schema, store: catalog.store)
@@ -81,7 +82,8 @@ struct CreateCommand: ParsableCommand {
             }
             let saved = try RecordRepository(store: catalog.store, kind: kind).create(fields: values)
             StandardStreams.write((saved.serverId ?? String(saved.entryId)) + "\n")
-            StandardStreams.writeError("Created \(kind.singular) \(kind.displayName(of: saved)) locally; forceterm sync sends it\n")
+            StandardStreams.writeError("Created \(kind.singular) \(kind.displayName(of: saved)) locally; "
+                                      + RecordCatalog.whereChangesGo(storePath: path, count: 1) + "\n")
         }
     }
 }

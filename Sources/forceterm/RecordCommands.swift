@@ -4,6 +4,18 @@ import ForceJSON
 import Foundation
 import SmartStore
 
+/// A temporary directory, removed with everything in it when the last reference goes.
+final class ScratchDirectory {
+    let path: String
+
+    init() throws {
+        path = FileManager.default.temporaryDirectory.appendingPathComponent("forceterm-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+    }
+
+    deinit { try? FileManager.default.removeItem(atPath: path) }
+}
+
 /// The record soups of an existing store as the config names them (the TUI's tabs), for the
 /// commands that print records. Opening never creates or changes the store.
 struct RecordCatalog {
@@ -11,15 +23,60 @@ struct RecordCatalog {
     let kinds: [RecordKind]
     let schema: RecordSchema
 
-    init(storePath path: String, global: Bool = false, configDirectory: String?) throws {
+    /// What to do when the store file does not exist yet.
+    enum MissingStore {
+        /// Say so: commands that read.
+        case refuse
+        /// Create it with the config's soups, as the terminal UI does: commands that record changes.
+        case create
+        /// Work on an empty store in a temporary directory, removed afterwards: a dry run.
+        case scratch
+    }
+
+    /// Keeps a scratch store's directory until the catalog is gone.
+    private let scratch: ScratchDirectory?
+
+    init(storePath path: String, global: Bool = false, configDirectory: String?, whenMissing: MissingStore = .refuse) throws {
         let configuration = try SyncConfiguration.load(directory: configDirectory, global: global)
-        guard FileManager.default.fileExists(atPath: path) else {
-            throw ConfigError("there is no store at \(path) yet; run forceterm sync to create it")
+        if FileManager.default.fileExists(atPath: path) {
+            store = try SmartStore(path: path, mustExist: true)
+            scratch = nil
+        } else {
+            switch whenMissing {
+            case .refuse:
+                throw ConfigError(Self.noStore(at: path))
+            case .create:
+                store = try SmartStore(path: path)
+                try store.setup(from: configuration.store)
+                scratch = nil
+            case .scratch:
+                let directory = try ScratchDirectory()
+                store = try SmartStore(path: directory.path + "/store.sqlite")
+                try store.setup(from: configuration.store)
+                scratch = directory
+            }
         }
-        store = try SmartStore(path: path, mustExist: true)
         kinds = RecordKind.tabs(for: configuration.syncs, soups: Set(try store.soupNames()))
         let descriptions = ObjectDescriptions(store: store, soupBySObject: ObjectDescriptions.soups(in: configuration.syncs))
         schema = RecordSchema(kinds: kinds, syncedFields: try SyncedFields(usersyncsJSON: configuration.syncsJSON), descriptions: descriptions)
+    }
+
+    /// Why there is nothing to read at `path`, and what to do.
+    static func noStore(at path: String, environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+        if StoreLocation.signedInStorePath(environment: environment) == nil, path == StoreLocation.defaultPath(environment: environment) {
+            return "there is no store at \(path) yet: nobody is signed in and nothing was saved while signed out (forceterm login, then forceterm sync)"
+        }
+        return "there is no store at \(path) yet; run forceterm sync to create it"
+    }
+
+    /// Where changes recorded in the store at `path` go from here, for the commands' last line:
+    /// signed out, they wait in the signed-out store until `login` moves them.
+    static func whereChangesGo(storePath path: String, count: Int, environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+        let them = count == 1 ? "it" : "them"
+        if StoreLocation.signedInStorePath(environment: environment) == nil, path == StoreLocation.defaultPath(environment: environment) {
+            return "nobody is signed in: forceterm login moves \(them) into your own store, then forceterm sync sends \(them)"
+        }
+        return "forceterm sync sends \(them)"
     }
 
     /// The kind a user names: its soup (`contacts`) or its plural (`accounts`), any case.

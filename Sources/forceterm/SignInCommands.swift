@@ -65,6 +65,13 @@ struct LoginCommand: ParsableCommand {
             let loginURL = self.loginURL ?? config.loginURL ?? OAuthClient.defaultLoginURL
             _ = try Self.checkedLoginURL(loginURL)
             let caFile = try cacert.map(CACertOption.readablePath)
+            // Read before signing in: a bad userstore.json is reported before anything is saved. A
+            // directory with bootconfig.json alone has no soups of its own: the built-in ones.
+            let soupsDirectory = configOptions.directory.flatMap { directory in
+                ["userstore.json", "usersyncs.json"].contains { FileManager.default.fileExists(atPath: (directory as NSString).appendingPathComponent($0)) }
+                    ? directory : nil
+            }
+            let storeConfig = try SyncConfiguration.load(directory: soupsDirectory).store
             if insecure {
                 StandardStreams.writeError("forceterm: WARNING: --insecure turns off certificate checks; anyone on the network can read and change this session. Use --cacert FILE instead.\n")
             }
@@ -123,12 +130,34 @@ struct LoginCommand: ParsableCommand {
                 try store.save(credentials)
                 StandardStreams.write("Signed in as \(identity.username) (org \(identity.organizationId)) at \(token.instanceURL).\n")
                 if let stranded { StandardStreams.write(stranded + "\n") }
+                Self.adoptSignedOutChanges(into: store.storePath(for: credentials), storeConfig: storeConfig)
             }
         }
     }
 }
 
 /// `forceterm logout`: revokes the session at the server and removes the saved credentials.
+extension LoginCommand {
+    /// Moves what was created while nobody was signed in into the store of the user now signed in
+    /// (`SignedOutChanges`), and says so. Signing in has succeeded by then: a failure is reported,
+    /// and the records stay where they were.
+    static func adoptSignedOutChanges(into userStore: String, storeConfig: StoreConfig) {
+        let signedOut = StoreLocation.defaultPath(environment: ProcessInfo.processInfo.environment)
+        do {
+            let outcome = try SignedOutChanges.move(from: signedOut, to: userStore, storeConfig: storeConfig)
+            if outcome.movedCount > 0 {
+                let detail = outcome.moved.map { "\($0.soup): \($0.count)" }.joined(separator: ", ")
+                StandardStreams.write("Moved \(outcome.movedCount) record\(outcome.movedCount == 1 ? "" : "s") created while nobody was signed in (\(detail)) from \(signedOut) into your store; forceterm sync sends \(outcome.movedCount == 1 ? "it" : "them").\n")
+            }
+            if outcome.left > 0 {
+                StandardStreams.write("\(outcome.left) other local change\(outcome.left == 1 ? "" : "s") in \(signedOut) stay there: \(outcome.left == 1 ? "it changes a record" : "they change records") of an org that store was synced with while nobody was signed in (forceterm status --store \(signedOut)).\n")
+            }
+        } catch {
+            StandardStreams.writeError("forceterm: could not move the records created while nobody was signed in from \(signedOut) into your store: \(error); they stay there\n")
+        }
+    }
+}
+
 /// Refuses while the user's store holds unsynced local changes, unless `--force`; even then the
 /// store stays on disk, so the changes are kept for the next sign-in as the same user.
 struct LogoutCommand: ParsableCommand {

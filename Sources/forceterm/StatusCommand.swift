@@ -33,7 +33,7 @@ struct StatusCommand: ParsableCommand {
                     throw ConfigError("nobody is signed in, so there is no store to show by default; the stores kept on this machine are "
                                       + others.joined(separator: ", ") + " (forceterm status --store PATH, or forceterm login)")
                 }
-                throw ConfigError("there is no store at \(path) yet; run forceterm sync to create it")
+                throw ConfigError(RecordCatalog.noStore(at: path))
             }
             let store = try SmartStore(path: path, mustExist: true)
             let bookkeeping: Set<String> = [SyncState.soupName, LocalIdMap.soupName, WriteJournal.soupName, SyncRunLog.soupName]
