@@ -59,6 +59,7 @@ struct StoreSyncService: SyncService {
             throw SyncFailure(reason: failure, connection: connection, apiUsage: usage, session: report.sessionExpired ? .expired : nil)
         }
         return SyncSummary(recordsWithErrors: report.recordErrors, conflicts: report.conflicts, apiUsage: usage,
-                           failedSyncs: report.failedSyncs.map(\.name), sent: report.sent, receivedChanges: report.down.stored)
+                           failedSyncs: report.failedSyncs.map(\.name), sent: report.created + report.updated + report.deleted,
+                           receivedChanges: report.down.stored)
     }
 }

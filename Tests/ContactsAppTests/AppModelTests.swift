@@ -163,7 +163,7 @@ struct AppModelTests {
         service.finish()
         while controller.isRunning { await Task.yield() }
         model.tick()
-        #expect(model.toast == Toast("Sync complete! Sent 0 changes; 1 record new or changed on the server; 1 with errors, 0 in conflict", isError: true))
+        #expect(model.toast == Toast("Sync done: 1 with errors (e fixes); sent 0 changes; 1 record new or changed on the server", isError: true))
         #expect(model.list.totalCount == 2, "the list shows what the sync wrote")
         #expect(model.selected?.string("LastName") == "Moreno", "the selection stays on the same record")
     }
@@ -180,7 +180,7 @@ extension AppModelTests {
         service.finish()
         while controller.isRunning { await Task.yield() }
         model.tick()
-        #expect(model.toast == Toast("Sync finished, but syncDownLayouts failed (the Syncs tab says why); sent 0 changes; 1 record new or changed on the server; 1 with errors, 0 in conflict", isError: true))
+        #expect(model.toast == Toast("Sync finished, but syncDownLayouts failed (the Syncs tab says why); 1 with errors (e fixes); sent 0 changes; 1 record new or changed on the server", isError: true))
     }
 }
 

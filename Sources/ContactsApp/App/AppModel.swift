@@ -316,16 +316,20 @@ public struct AppModel: Sendable {
         readDescriptions()
         switch result {
         case let .success(summary):
-            var message = "Sync complete! " + summary.exchanged.prefix(1).uppercased() + summary.exchanged.dropFirst()
-            let problems = summary.recordsWithErrors + summary.conflicts
-            if problems > 0 {
-                message += "; \(summary.recordsWithErrors) with errors, \(summary.conflicts) in conflict"
-            }
+            // What needs the user comes first: a narrow terminal cuts the end of the line.
+            var needs: [String] = []
+            if summary.conflicts > 0 { needs.append("\(summary.conflicts) in conflict (c resolves)") }
+            if summary.recordsWithErrors > 0 { needs.append("\(summary.recordsWithErrors) with errors (e fixes)") }
+            var message: String
             if !summary.failedSyncs.isEmpty {
-                message = "Sync finished, but \(summary.failedSyncs.joined(separator: ", ")) failed (the Syncs tab says why); " + summary.exchanged
-                    + (problems > 0 ? "; \(summary.recordsWithErrors) with errors, \(summary.conflicts) in conflict" : "")
+                message = "Sync finished, but \(summary.failedSyncs.joined(separator: ", ")) failed (the Syncs tab says why); "
+                    + (needs.isEmpty ? "" : needs.joined(separator: ", ") + "; ") + summary.exchanged
+            } else if !needs.isEmpty {
+                message = "Sync done: " + needs.joined(separator: ", ") + "; " + summary.exchanged
+            } else {
+                message = "Sync complete! " + summary.exchanged.prefix(1).uppercased() + summary.exchanged.dropFirst()
             }
-            toast = Toast(message, isError: problems > 0 || !summary.failedSyncs.isEmpty)
+            toast = Toast(message, isError: !needs.isEmpty || !summary.failedSyncs.isEmpty)
         case let .failure(failure):
             toast = Toast("Sync failed: \(failure.reason)", isError: true)
         }

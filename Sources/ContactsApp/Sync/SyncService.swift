@@ -39,7 +39,7 @@ public struct SyncSummary: Sendable, Equatable {
     public let apiUsage: APIUsageLevel?
     /// Named syncs that failed on their own while the others ran; the Syncs tab shows why.
     public let failedSyncs: [String]
-    /// Local changes the org accepted.
+    /// Local changes the org accepted (not those it refused or that met a conflict).
     public let sent: Int
     /// Records the sync downs stored because they were new or changed (`forceterm sync`'s "stored"):
     /// an incremental sync also receives again the records of its last second, unchanged, and
