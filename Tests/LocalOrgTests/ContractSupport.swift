@@ -129,6 +129,16 @@ struct HTTPSOrg {
 
     func stop() async { await server.stop() }
 
+    /// Runs `body` against a fresh org and stops the org whatever happens.
+    static func with(_ body: (HTTPSOrg) async throws -> Void) async throws {
+        let org = try await start()
+        do { try await body(org) } catch {
+            await org.stop()
+            throw error
+        }
+        await org.stop()
+    }
+
     var caFile: String { server.org.directory + "/ca.pem" }
 
     /// Sends one request. `body` goes as is with `contentType`; `token` nil sends no

@@ -11,15 +11,6 @@ import Testing
 struct DocumentedAnswerTests {
     static let data = "/services/data/v62.0"
 
-    func withOrg(_ body: (HTTPSOrg) async throws -> Void) async throws {
-        let org = try await HTTPSOrg.start()
-        do { try await body(org) } catch {
-            await org.stop()
-            throw error
-        }
-        await org.stop()
-    }
-
     static func keys(_ value: JSONValue?) -> Set<String> { Set(value?.objectValue?.keys.map { $0 } ?? []) }
 
     func create(_ org: HTTPSOrg, _ object: String, _ json: String) async throws -> String {
@@ -37,7 +28,7 @@ struct DocumentedAnswerTests {
     /// create carries `Location`; an error's body is the usual error array and its headers are
     /// empty. The request itself answers 200.
     @Test func compositeSubrequestResults() async throws {
-        try await withOrg { org in
+        try await HTTPSOrg.with { org in
             let answer = try await org.send("POST", "\(Self.data)/composite", body: #"""
                 {"allOrNone": false, "compositeRequest": [
                   {"method": "POST", "url": "\#(Self.data)/sobjects/Account", "referenceId": "newAccount", "body": {"Name": "Composite"}},
@@ -62,7 +53,7 @@ struct DocumentedAnswerTests {
     /// With allOrNone, one failing subrequest rolls back all; the others answer 400 with
     /// PROCESSING_HALTED.
     @Test func compositeAllOrNoneRollsBackAndHaltsTheOthers() async throws {
-        try await withOrg { org in
+        try await HTTPSOrg.with { org in
             let answer = try await org.send("POST", "\(Self.data)/composite", body: #"""
                 {"allOrNone": true, "compositeRequest": [
                   {"method": "POST", "url": "\#(Self.data)/sobjects/Account", "referenceId": "kept", "body": {"Name": "Rolled back"}},
@@ -79,7 +70,7 @@ struct DocumentedAnswerTests {
 
     /// `hasErrors` and one `{statusCode, result}` per subrequest; a 204 has a null result.
     @Test func compositeBatchResults() async throws {
-        try await withOrg { org in
+        try await HTTPSOrg.with { org in
             let id = try await create(org, "Account", #"{"Name":"Batch"}"#)
             let answer = try await org.send("POST", "\(Self.data)/composite/batch", body: #"""
                 {"batchRequests": [
@@ -102,7 +93,7 @@ struct DocumentedAnswerTests {
     /// 201 with `{hasErrors: false, results: [{referenceId, id}]}`; a failure is 400 with the
     /// failing records' `{referenceId, errors}` and nothing saved.
     @Test func compositeTreeResults() async throws {
-        try await withOrg { org in
+        try await HTTPSOrg.with { org in
             let created = try await org.send("POST", "\(Self.data)/composite/tree/Account", body: #"""
                 {"records": [{"attributes": {"type": "Account", "referenceId": "ref1"}, "Name": "Tree",
                   "Contacts": {"records": [{"attributes": {"type": "Contact", "referenceId": "ref2"}, "LastName": "Leaf"}]}}]}
@@ -130,7 +121,7 @@ struct DocumentedAnswerTests {
     /// `{success: false, errors: [{statusCode, message, fields}]}` with no id; retrieve answers
     /// records (null for an id without one); delete answers results like create's.
     @Test func collectionsCreateRetrieveDelete() async throws {
-        try await withOrg { org in
+        try await HTTPSOrg.with { org in
             let created = try await org.send("POST", "\(Self.data)/composite/sobjects", body: #"""
                 {"allOrNone": false, "records": [
                   {"attributes": {"type": "Account"}, "Name": "Collected"},
@@ -157,7 +148,7 @@ struct DocumentedAnswerTests {
 
     /// With allOrNone, the records that would have saved answer ALL_OR_NONE_OPERATION_ROLLED_BACK.
     @Test func collectionsAllOrNoneRollsBack() async throws {
-        try await withOrg { org in
+        try await HTTPSOrg.with { org in
             let answer = try await org.send("POST", "\(Self.data)/composite/sobjects", body: #"""
                 {"allOrNone": true, "records": [
                   {"attributes": {"type": "Account"}, "Name": "Rolled back"},
@@ -175,7 +166,7 @@ struct DocumentedAnswerTests {
     /// A child subquery answers a query result inside each parent (`totalSize`, `done`,
     /// `records`), and null for a parent without children.
     @Test func nestedSubqueries() async throws {
-        try await withOrg { org in
+        try await HTTPSOrg.with { org in
             let parent = try await create(org, "Account", #"{"Name":"With children"}"#)
             _ = try await create(org, "Account", #"{"Name":"Without children"}"#)
             _ = try await create(org, "Contact", #"{"LastName":"Kid","AccountId":"\#(parent)"}"#)
@@ -195,7 +186,7 @@ struct DocumentedAnswerTests {
     /// `COUNT()` answers the count as totalSize and no records; aggregates are named by their
     /// alias, unnamed ones `expr0`, `expr1`, … in order.
     @Test func aggregateQueries() async throws {
-        try await withOrg { org in
+        try await HTTPSOrg.with { org in
             for name in ["A", "B", "C"] { _ = try await create(org, "Contact", #"{"LastName":"\#(name)"}"#) }
             let count = try await query(org, "SELECT COUNT() FROM Contact")
             #expect(count.json["totalSize"] == 3 && count.json["records"] == .array([]))
@@ -212,7 +203,7 @@ struct DocumentedAnswerTests {
 
     /// From v36.0 a search answers `{searchRecords: […]}`; RETURNING names the fields.
     @Test func searchAnswersSearchRecords() async throws {
-        try await withOrg { org in
+        try await HTTPSOrg.with { org in
             _ = try await create(org, "Account", #"{"Name":"Searchable Co"}"#)
             let answer = try await org.send("GET", "\(Self.data)/search?q=FIND%20%7BSearchable%7D%20RETURNING%20Account(Name)")
             #expect(answer.status == 200)
@@ -228,7 +219,7 @@ struct DocumentedAnswerTests {
     /// (`?fields=` too); PATCH changes the parent. An empty lookup or a relationship the object
     /// lacks is 404 NOT_FOUND.
     @Test func traversingToTheParent() async throws {
-        try await withOrg { org in
+        try await HTTPSOrg.with { org in
             let account = try await create(org, "Account", #"{"Name":"Parent Co"}"#)
             let contact = try await create(org, "Contact", #"{"LastName":"Child","AccountId":"\#(account)"}"#)
             let orphan = try await create(org, "Contact", #"{"LastName":"Orphan"}"#)
@@ -262,7 +253,7 @@ struct DocumentedAnswerTests {
     /// To the children (`Account/{id}/Contacts`): a query result; an account without any
     /// answers 200 with none. Only GET: children are not changed through a friendly URL.
     @Test func traversingToTheChildren() async throws {
-        try await withOrg { org in
+        try await HTTPSOrg.with { org in
             let account = try await create(org, "Account", #"{"Name":"Family"}"#)
             let empty = try await create(org, "Account", #"{"Name":"Empty"}"#)
             for name in ["One", "Two"] { _ = try await create(org, "Contact", #"{"LastName":"\#(name)","AccountId":"\#(account)"}"#) }

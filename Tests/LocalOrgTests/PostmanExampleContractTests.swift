@@ -24,15 +24,6 @@ struct PostmanExampleContractTests {
         return (Int(saved["code"]?.int64Value ?? 0), headerNames, try JSONParser.parse(Array((saved["body"]?.stringValue ?? "").utf8)))
     }
 
-    func withOrg(_ body: (HTTPSOrg) async throws -> Void) async throws {
-        let org = try await HTTPSOrg.start()
-        do { try await body(org) } catch {
-            await org.stop()
-            throw error
-        }
-        await org.stop()
-    }
-
     func expectShape(of answer: WireAnswer, like name: String, justifiedExtras: Set<String> = [], sourceLocation: SourceLocation = #_sourceLocation) throws {
         let saved = try Self.savedAnswer(name)
         #expect(answer.status == saved.status, "\(name): \(answer.status) \(answer.text)", sourceLocation: sourceLocation)
@@ -43,7 +34,7 @@ struct PostmanExampleContractTests {
     }
 
     @Test func passwordToken() async throws {
-        try await withOrg { org in
+        try await HTTPSOrg.with { org in
             let answer = try await org.postForm("/services/oauth2/token", [("grant_type", "password"), ("client_id", "forceterm"),
                                                                            ("username", "demo@localorg.test"), ("password", "localorg-demo")])
             // The built-in public client also gets a refresh token (a documented localorg
@@ -55,7 +46,7 @@ struct PostmanExampleContractTests {
     }
 
     @Test func versions() async throws {
-        try await withOrg { org in
+        try await HTTPSOrg.with { org in
             let answer = try await org.send("GET", "/services/data", authorized: false)
             let saved = try Self.savedAnswer("Versions")
             let difference = JSONShape.compare(recorded: saved.body, ours: answer.json)
@@ -72,7 +63,7 @@ struct PostmanExampleContractTests {
     }
 
     @Test func compositeGraph() async throws {
-        try await withOrg { org in
+        try await HTTPSOrg.with { org in
             let answer = try await org.send("POST", "/services/data/v53.0/composite/graph", body: #"""
                 {"graphs": [{"graphId": "graph1", "compositeRequest": [
                   {"method": "POST", "url": "/services/data/v53.0/sobjects/Account/", "referenceId": "newAccount", "body": {"Name": "Graph Co"}},
@@ -84,7 +75,7 @@ struct PostmanExampleContractTests {
     }
 
     @Test func picklistValues() async throws {
-        try await withOrg { org in
+        try await HTTPSOrg.with { org in
             let answer = try await org.send("GET", "/services/data/v53.0/ui-api/object-info/Account/picklist-values/012000000000000AAA/Industry")
             try expectShape(of: answer, like: "Get Values for a Picklist Field")
             #expect(try Self.savedAnswer("Get Values for a Picklist Field").headerNames.contains("etag"))

@@ -21,16 +21,6 @@ struct RecordedFixtureContractTests {
         try JSONParser.parse(try Data(contentsOf: RealSalesforce.restforceFixture(name)))
     }
 
-    /// Runs `body` against a fresh org and stops the org whatever happens.
-    func withOrg(_ body: (HTTPSOrg) async throws -> Void) async throws {
-        let org = try await HTTPSOrg.start()
-        do { try await body(org) } catch {
-            await org.stop()
-            throw error
-        }
-        await org.stop()
-    }
-
     /// The answer has every key the recording has; its other keys are exactly `justifiedExtras`;
     /// it is JSON as Salesforce labels it.
     func expectShape(of answer: WireAnswer, like fixture: String, renaming: [String: String] = [:], justifiedExtras: Set<String> = [],
@@ -66,7 +56,7 @@ struct RecordedFixtureContractTests {
     }
 
     @Test func authSuccess() async throws {
-        try await withOrg { org in
+        try await HTTPSOrg.with { org in
             let answer = try await passwordGrant(org)
             #expect(answer.status == 200)
             try expectShape(of: answer, like: "auth_success_response", justifiedExtras: Self.tokenExtras.union(["refresh_token"]))
@@ -75,7 +65,7 @@ struct RecordedFixtureContractTests {
     }
 
     @Test func authError() async throws {
-        try await withOrg { org in
+        try await HTTPSOrg.with { org in
             let answer = try await passwordGrant(org, password: "wrong")
             #expect(answer.status == 400)
             #expect(answer.json["error"] == "invalid_grant")
@@ -86,7 +76,7 @@ struct RecordedFixtureContractTests {
     /// A session that ended (here revoked) answers 401 INVALID_SESSION_ID; signing in again (what
     /// restforce does on that 401) gives a token that works.
     @Test func expiredSessionThenReauthentication() async throws {
-        try await withOrg { org in
+        try await HTTPSOrg.with { org in
             let first = try await passwordGrant(org)
             let token = try #require(first.json["access_token"]?.stringValue)
             let revoked = try await org.postForm("/services/oauth2/revoke", [("token", token)])
@@ -103,7 +93,7 @@ struct RecordedFixtureContractTests {
     }
 
     @Test func refreshSuccess() async throws {
-        try await withOrg { org in
+        try await HTTPSOrg.with { org in
             let refreshToken = try #require(try await passwordGrant(org).json["refresh_token"]?.stringValue)
             let answer = try await org.postForm("/services/oauth2/token", [("grant_type", "refresh_token"), ("client_id", "forceterm"),
                                                                            ("refresh_token", refreshToken)])
@@ -113,7 +103,7 @@ struct RecordedFixtureContractTests {
     }
 
     @Test func refreshError() async throws {
-        try await withOrg { org in
+        try await HTTPSOrg.with { org in
             let answer = try await org.postForm("/services/oauth2/token", [("grant_type", "refresh_token"), ("client_id", "forceterm"),
                                                                            ("refresh_token", "5Aep861-no-such-token")])
             #expect(answer.status == 400)
@@ -123,7 +113,7 @@ struct RecordedFixtureContractTests {
     }
 
     @Test func servicesData() async throws {
-        try await withOrg { org in
+        try await HTTPSOrg.with { org in
             // Salesforce lists the versions to anyone: no token.
             let answer = try await org.send("GET", "/services/data", authorized: false)
             #expect(answer.status == 200)
@@ -134,7 +124,7 @@ struct RecordedFixtureContractTests {
     // MARK: Records
 
     @Test func createSuccess() async throws {
-        try await withOrg { org in
+        try await HTTPSOrg.with { org in
             let answer = try await org.send("POST", "\(Self.data)/sobjects/Account", body: #"{"Name":"Foobar"}"#)
             #expect(answer.status == 201)
             try expectShape(of: answer, like: "sobject/create_success_response")
@@ -144,7 +134,7 @@ struct RecordedFixtureContractTests {
     /// restforce answers an update and a delete of an id that names no record with this
     /// recording (404 NOT_FOUND).
     @Test func deleteOrUpdateOfAnIdWithoutARecord() async throws {
-        try await withOrg { org in
+        try await HTTPSOrg.with { org in
             let delete = try await org.send("DELETE", "\(Self.data)/sobjects/Account/001D000000INjVe")
             try expectErrors(of: delete, like: "sobject/delete_error_response", status: 404)
             let update = try await org.send("PATCH", "\(Self.data)/sobjects/Account/001D000000INjVe", body: #"{"Name":"Foobar"}"#)
@@ -153,7 +143,7 @@ struct RecordedFixtureContractTests {
     }
 
     @Test func writeError() async throws {
-        try await withOrg { org in
+        try await HTTPSOrg.with { org in
             let id = try await create(org, "Account", #"{"Name":"Written"}"#)
             let answer = try await org.send("PATCH", "\(Self.data)/sobjects/Account/\(id)", body: #"{"foo":"bar"}"#)
             try expectErrors(of: answer, like: "sobject/write_error_response", status: 400)
@@ -163,7 +153,7 @@ struct RecordedFixtureContractTests {
     /// A record GET answers every field of the object: the recording's own fields are its
     /// made-up object's (left out here); the system fields must all be there.
     @Test func findSuccess() async throws {
-        try await withOrg { org in
+        try await HTTPSOrg.with { org in
             let id = try await create(org, "Account", #"{"Name":"My First Account"}"#)
             let answer = try await org.send("GET", "\(Self.data)/sobjects/Account/\(id)")
             #expect(answer.status == 200)
@@ -178,7 +168,7 @@ struct RecordedFixtureContractTests {
     }
 
     @Test func findByAnExternalIdFieldTheObjectLacks() async throws {
-        try await withOrg { org in
+        try await HTTPSOrg.with { org in
             let answer = try await org.send("GET", "\(Self.data)/sobjects/Account/External_Field__c/1234")
             try expectErrors(of: answer, like: "sobject/sobject_find_error_response", status: 404)
             #expect(answer.json.firstErrorMessage == "Provided external ID field does not exist or is not accessible: External_Field__c")
@@ -187,7 +177,7 @@ struct RecordedFixtureContractTests {
 
     /// `?fields=` answers those fields and the Id.
     @Test func selectSomeFields() async throws {
-        try await withOrg { org in
+        try await HTTPSOrg.with { org in
             let id = try await create(org, "Account", #"{"Name":"Selected","AccountNumber":"1234"}"#)
             let byId = try await org.send("GET", "\(Self.data)/sobjects/Account/\(id)?fields=AccountNumber")
             #expect(byId.status == 200)
@@ -198,7 +188,7 @@ struct RecordedFixtureContractTests {
     }
 
     @Test func upsertCreatesThenUpdates() async throws {
-        try await withOrg { org in
+        try await HTTPSOrg.with { org in
             let created = try await org.send("PATCH", "\(Self.data)/sobjects/Account/AccountNumber/foobar", body: #"{"Name":"Foobar"}"#)
             #expect(created.status == 201)
             try expectShape(of: created, like: "sobject/upsert_created_success_response")
@@ -210,7 +200,7 @@ struct RecordedFixtureContractTests {
     }
 
     @Test func upsertByAFieldTheObjectLacks() async throws {
-        try await withOrg { org in
+        try await HTTPSOrg.with { org in
             let answer = try await org.send("PATCH", "\(Self.data)/sobjects/Account/Namez/foo", body: #"{"Name":"Foobar"}"#)
             try expectErrors(of: answer, like: "sobject/upsert_error_response", status: 404)
         }
@@ -218,7 +208,7 @@ struct RecordedFixtureContractTests {
 
     /// An external id two records share: 300 and the URLs of both, and neither changes.
     @Test func upsertOfAnExternalIdTwoRecordsShare() async throws {
-        try await withOrg { org in
+        try await HTTPSOrg.with { org in
             let first = try await create(org, "Account", #"{"Name":"One","AccountNumber":"shared"}"#)
             let second = try await create(org, "Account", #"{"Name":"Two","AccountNumber":"shared"}"#)
             let answer = try await org.send("PATCH", "\(Self.data)/sobjects/Account/AccountNumber/shared", body: #"{"Name":"Foobar"}"#)
@@ -236,7 +226,7 @@ struct RecordedFixtureContractTests {
                                                        "isInterface", "isSubtype", "mruEnabled"]
 
     @Test func describeGlobal() async throws {
-        try await withOrg { org in
+        try await HTTPSOrg.with { org in
             for fixture in ["sobject/describe_sobjects_success_response", "sobject/list_sobjects_success_response"] {
                 let answer = try await org.send("GET", "\(Self.data)/sobjects")
                 #expect(answer.status == 200)
@@ -246,7 +236,7 @@ struct RecordedFixtureContractTests {
     }
 
     @Test func describeOfAnObjectTheOrgLacks() async throws {
-        try await withOrg { org in
+        try await HTTPSOrg.with { org in
             let answer = try await org.send("GET", "\(Self.data)/sobjects/Whizbang/describe")
             try expectErrors(of: answer, like: "sobject/sobject_describe_error_response", status: 404)
         }
@@ -255,7 +245,7 @@ struct RecordedFixtureContractTests {
     /// Every key of the recorded describe, at every depth (fields, picklist values, child
     /// relationships, record types, urls).
     @Test func describe() async throws {
-        try await withOrg { org in
+        try await HTTPSOrg.with { org in
             let answer = try await org.send("GET", "\(Self.data)/sobjects/Account/describe")
             #expect(answer.status == 200)
             let newerDescribeKeys: Set<String> = [
@@ -291,7 +281,7 @@ struct RecordedFixtureContractTests {
     }
 
     @Test func getUpdatedAndDeleted() async throws {
-        try await withOrg { org in
+        try await HTTPSOrg.with { org in
             let kept = try await create(org, "Account", #"{"Name":"Kept"}"#)
             let removed = try await create(org, "Account", #"{"Name":"Removed"}"#)
             #expect(try await org.send("DELETE", "\(Self.data)/sobjects/Account/\(removed)").status == 204)
@@ -314,7 +304,7 @@ struct RecordedFixtureContractTests {
     // MARK: Queries
 
     @Test func orgId() async throws {
-        try await withOrg { org in
+        try await HTTPSOrg.with { org in
             let answer = try await org.send("GET", "\(Self.data)/query?q=select%20id%20from%20Organization")
             #expect(answer.status == 200)
             try expectShape(of: answer, like: "sobject/org_query_response")
@@ -325,7 +315,7 @@ struct RecordedFixtureContractTests {
     /// made-up object's self-relationships have no counterpart in one object here); its child
     /// relationship is compared with Account's Contacts.
     @Test func querySuccess() async throws {
-        try await withOrg { org in
+        try await HTTPSOrg.with { org in
             let account = try await create(org, "Account", #"{"Name":"Parent","Phone":"555"}"#)
             _ = try await create(org, "Contact", #"{"LastName":"Child","Phone":"556","Birthdate":"2010-01-01","LeadSource":"Phone Inquiry","AccountId":"\#(account)"}"#)
             let recorded = try Self.recorded("sobject/query_success_response")
@@ -350,7 +340,7 @@ struct RecordedFixtureContractTests {
     }
 
     @Test func queryEmpty() async throws {
-        try await withOrg { org in
+        try await HTTPSOrg.with { org in
             let answer = try await org.send("GET", "\(Self.data)/query?q=SELECT+Id+FROM+Account+WHERE+Name+=+'nobody'")
             #expect(answer.status == 200)
             try expectShape(of: answer, like: "sobject/query_empty_response")
@@ -358,7 +348,7 @@ struct RecordedFixtureContractTests {
     }
 
     @Test func queryError() async throws {
-        try await withOrg { org in
+        try await HTTPSOrg.with { org in
             let answer = try await org.send("GET", "\(Self.data)/query?q=SELECT+NoSuchField__c+FROM+Account")
             try expectErrors(of: answer, like: "sobject/query_error_response", status: 400)
         }
@@ -367,7 +357,7 @@ struct RecordedFixtureContractTests {
     /// Grouped rows are AggregateResult records: `attributes` with a type and no url, the group
     /// field, and unnamed aggregates as `expr0`; a group of records without the field is null.
     @Test func queryAggregate() async throws {
-        try await withOrg { org in
+        try await HTTPSOrg.with { org in
             let first = try await create(org, "Account", #"{"Name":"A"}"#)
             let second = try await create(org, "Account", #"{"Name":"B"}"#)
             for (name, account) in [("One", first), ("Two", first), ("Three", second)] {
@@ -384,7 +374,7 @@ struct RecordedFixtureContractTests {
     /// 201 records, 200 a page: the first page points at the next (`nextRecordsUrl`, under
     /// `/query/`), the last has no pointer and says done.
     @Test func queryPaginated() async throws {
-        try await withOrg { org in
+        try await HTTPSOrg.with { org in
             let records = (1...200).map { #"{"attributes":{"type":"Account"},"Name":"Paged \#($0)"}"# }.joined(separator: ",")
             // sObject Collections came with v42.0.
             #expect(try await org.send("POST", "\(Self.data)/composite/sobjects", body: #"{"records":[]}"#).status == 404)
@@ -405,7 +395,7 @@ struct RecordedFixtureContractTests {
     // MARK: Recent items and search
 
     @Test func recent() async throws {
-        try await withOrg { org in
+        try await HTTPSOrg.with { org in
             _ = try await create(org, "Account", #"{"Name":"Recent Account"}"#)
             _ = try await create(org, "Contact", #"{"LastName":"Recent Contact"}"#)
             let answer = try await org.send("GET", "\(Self.data)/recent")
@@ -417,7 +407,7 @@ struct RecordedFixtureContractTests {
     /// Before v36.0 a search answers a bare array; without RETURNING each record is its
     /// attributes and Id.
     @Test func searchSuccess() async throws {
-        try await withOrg { org in
+        try await HTTPSOrg.with { org in
             _ = try await create(org, "Account", #"{"Name":"bar account"}"#)
             _ = try await create(org, "Contact", #"{"LastName":"bar"}"#)
             let answer = try await org.send("GET", "/services/data/v35.0/search?q=FIND%20%7Bbar%7D")
@@ -428,7 +418,7 @@ struct RecordedFixtureContractTests {
     }
 
     @Test func searchError() async throws {
-        try await withOrg { org in
+        try await HTTPSOrg.with { org in
             let answer = try await org.send("GET", "\(Self.data)/search?q=FIND%20bar")
             try expectErrors(of: answer, like: "sobject/search_error_response", status: 400)
         }
@@ -439,7 +429,7 @@ struct RecordedFixtureContractTests {
     /// List views (the recording is a list view's results) are a feature localorg lacks: it
     /// answers as an org without the feature, an error array naming it.
     @Test func listViewResults() async throws {
-        try await withOrg { org in
+        try await HTTPSOrg.with { org in
             #expect(try Self.recorded("sobject/list_view_results_success_response")["columns"] != nil)
             for path in ["sobjects/Account/listviews/00BD0000005WcBeMAK/results", "sobjects/Account/listviews"] {
                 let answer = try await org.send("GET", "\(Self.data)/\(path)")
