@@ -10,8 +10,10 @@ struct DemoTmuxTests {
     /// A scratch XDG data and config home, so the demo state never touches the user's.
     struct Scratch {
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("forceterm-demo-\(UUID().uuidString)").path
-        var environment: [String: String] { ["XDG_DATA_HOME": root + "/data", "XDG_CONFIG_HOME": root + "/config"] }
-        var orgDirectory: String { root + "/data/forceterm/demo/org" }
+        /// HOME is the scratch root too, with the data where XDG puts it by default, so the help's
+        /// paths are shown from `~` as a user would type them.
+        var environment: [String: String] { ["HOME": root, "XDG_DATA_HOME": root + "/.local/share", "XDG_CONFIG_HOME": root + "/config"] }
+        var orgDirectory: String { root + "/.local/share/forceterm/demo/org" }
         func remove() { try? FileManager.default.removeItem(atPath: root) }
     }
 
@@ -33,14 +35,15 @@ struct DemoTmuxTests {
         #expect(help.contains("https://127.0.0.1:"), "the help shows the demo org's URL")
         #expect(help.contains("demo@localorg.test"))
         #expect(help.contains("CA file   ") && help.contains("(curl --cacert)"), "the help names the CA file for curl")
-        #expect(help.contains("change-on-server.sh"), "the help names the script that changes a contact on the server")
+        #expect(help.contains("sh ~/.local/share/forceterm/demo/change-on-server.sh"), "the script that changes a contact on the server, from ~")
+        #expect(!help.contains(scratch.root), "no path is shown longer than a user would type it")
         try session.send("Escape")
 
         // The help's command, pasted as shown: its folded lines make one working shell command
         // (it runs the script the demo wrote, which runs localorg edit on the first contact).
         let title = "Changed on the server"
         let command = try #require(DemoHelpText.editCommand(in: help), "the help shows a localorg edit command\n\(help)")
-        let pasted = try ChildProcess.run(URL(fileURLWithPath: "/bin/sh"), ["-c", command])
+        let pasted = try ChildProcess.run(URL(fileURLWithPath: "/bin/sh"), ["-c", command], environment: ["HOME": scratch.root])
         #expect(pasted.exitCode == 0, "\(command)\n\(pasted)")
         try session.send("s")
         try session.waitFor("Sync complete!", timeout: 120)

@@ -1,3 +1,4 @@
+import Foundation
 import TerminalUI
 
 /// The `?` screen's block in `forceterm --demo`: how to reach the demo org from another terminal
@@ -26,16 +27,17 @@ struct DemoHelp: Sendable {
         var lines: [String] = []
         lines += Self.labelled("URL", "\(url)  (client id forceterm, no secret)")
         lines += Self.labelled("Sign in", "\(username)  password \(password)")
-        lines += Self.labelled("CA file", "\(caFile)  (curl --cacert)")
+        lines += Self.labelled("CA file", "\(ShellCommand.typed(caFile))  (curl --cacert)")
         // A continuation after a cut starts at the margin: an indent there would end up in the path.
-        lines += ShellCommand.wrapped(["tail", "-f", serverLog], width: Self.width, lead: "Requests".padding(toLength: Self.indent, withPad: " ", startingAt: 0))
+        lines += ShellCommand.wrapped(["tail", "-f", ShellCommand.typed(serverLog)], width: Self.width,
+                                      lead: "Requests".padding(toLength: Self.indent, withPad: " ", startingAt: 0))
         if let contact {
             lines.append("Conflict: edit \(contact.name) here (e), then in another terminal run".truncated(toWidth: Self.width))
             lines.append("this and press s (without the local edit, s just brings the change):")
         } else {
             lines.append("Change a contact on the server (its Id is in its detail), then press s:")
         }
-        lines += ShellCommand.wrapped(["sh", script], width: Self.width)
+        lines += ShellCommand.wrapped(["sh", ShellCommand.typed(script)], width: Self.width)
         return HelpOverlay.Notes(title: "Demo org: reach it from another terminal", lines: lines)
     }
 
@@ -67,9 +69,17 @@ struct DemoHelp: Sendable {
 
 /// A command line for a POSIX shell, quoted and folded so that pasting the lines runs it.
 enum ShellCommand {
+    /// `path` as a user types it: from `~` when it lies under the home directory.
+    static func typed(_ path: String, home: String? = ProcessInfo.processInfo.environment["HOME"]) -> String {
+        guard let home, !home.isEmpty, home != "/", path.hasPrefix(home + "/") else { return path }
+        return "~" + path.dropFirst(home.count)
+    }
+
     /// One argument as the shell reads it: bare when it has only safe characters, else in double
-    /// quotes with `\ " $ `` ` escaped.
+    /// quotes with `\ " $ `` ` escaped. A leading `~/` stays outside the quotes, where the shell
+    /// expands it.
     static func quoted(_ argument: String) -> String {
+        if argument.hasPrefix("~/"), argument.count > 2 { return "~/" + quoted(String(argument.dropFirst(2))) }
         let safe = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_@%+=:,./-")
         if !argument.isEmpty, argument.allSatisfy(safe.contains) { return argument }
         var text = "\""

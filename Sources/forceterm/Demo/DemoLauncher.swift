@@ -68,7 +68,7 @@ enum DemoLauncher {
                             localorgPath: program.path, orgDirectory: directory.orgPath, contact: contact, script: directory.serverChangeScript)
         try help.scriptText.write(toFile: directory.serverChangeScript, atomically: true, encoding: .utf8)
         try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: directory.serverChangeScript)
-        say("To change a contact on the server from another terminal: sh \(directory.serverChangeScript)")
+        say("To change a contact on the server from another terminal: sh \(ShellCommand.quoted(ShellCommand.typed(directory.serverChangeScript)))")
         defer { say("The demo org stopped with forceterm; forceterm --demo starts it again (--reset starts over).") }
         try TUILauncher.run(store: StoreLocation(explicitPath: session.storePath), configDirectory: configDirectory, options: tui, session: session, helpNotes: help.notes)
     }
@@ -100,7 +100,9 @@ enum DemoLauncher {
         let plan = SyncRun(entries: configuration.syncs.entries, up: false, down: true, forceDelete: false)
         let report = try AsyncCommand.run { try await plan.run(manager: manager, store: store) }
         if let failure = report.failure { throw ConfigError("the first sync of the demo store failed: \(failure)") }
-        say("Received \(report.received) records; opening forceterm (? shows how to reach the demo org).")
+        let stored = report.down.stored
+        say((stored == 0 ? "Nothing new on the demo org" : "Received \(stored) new or changed record\(stored == 1 ? "" : "s")")
+            + "; opening forceterm (? shows how to reach the demo org).")
         let contacts = try RecordRepository(store: store, kind: .contact).page(offset: 0, limit: 50)
         return contacts.first { $0.serverId?.hasPrefix("003") == true && !$0.isLocallyDeleted }
             .map { ($0.serverId ?? "", RecordKind.contact.displayName(of: $0)) }
