@@ -6,6 +6,10 @@ import Testing
 /// a copy on a read-only disk): the read-only commands work, changes are refused with the reason,
 /// and the TUI shows the records and says it is read-only. As root, permissions do not bind, so
 /// the binary runs as `nobody` (setpriv) from a copy it may execute.
+private struct CopyFailure: Error, CustomStringConvertible {
+    let description: String
+}
+
 @Suite("a read-only store", .serialized)
 struct ReadOnlyStoreTests {
     final class ReadOnlyStore {
@@ -26,7 +30,10 @@ struct ReadOnlyStoreTests {
             let fileManager = FileManager.default
             if getuid() == 0 {
                 let binary = directory.appendingPathComponent("forceterm").path
-                try fileManager.copyItem(atPath: Forceterm.executable.path, toPath: binary)
+                // Copied by cp, not in this process: a child another test forks meanwhile would
+                // inherit our write descriptor of the copy, and running it would fail with ETXTBSY.
+                let copy = try ChildProcess.run(URL(fileURLWithPath: "/bin/cp"), [Forceterm.executable.path, binary])
+                guard copy.exitCode == 0 else { throw CopyFailure(description: "cp forceterm: \(copy)") }
                 for path in [directory.path, data.path, store, binary] {
                     try fileManager.setAttributes([.ownerAccountID: 65534, .groupOwnerAccountID: 65534], ofItemAtPath: path)
                 }
