@@ -220,6 +220,20 @@ public struct LocalOrgAPI: Sendable {
         var apiUsed: Int
         /// With private sharing, the user whose records alone are visible; nil when all are.
         var visibleOwner: String?
+
+        /// Whether the request's API version is `version` or later: what a resource answers, or
+        /// whether it exists at all, follows the version Salesforce introduced it in.
+        func apiVersion(atLeast version: Double) -> Bool { (Double(apiVersion) ?? 0) >= version }
+
+        /// The fields `?fields=a,b` lists, each one of `object`'s; nil without the parameter.
+        func listedFields(of object: ObjectDefinition) throws -> [FieldDefinition]? {
+            guard let list = request.queryItems["fields"], !list.isEmpty else { return nil }
+            return try list.split(separator: ",").map { name in
+                let trimmed = name.trimmingCharacters(in: .whitespaces)
+                guard let field = object.field(named: trimmed) else { throw APIError.noSuchColumn(trimmed, on: object) }
+                return field
+            }
+        }
     }
 
     func routeData(_ context: DataContext, rest: [String]) async throws -> APIResponse {
@@ -251,8 +265,8 @@ public struct LocalOrgAPI: Sendable {
                 records = try await queries.parameterizedSearch(context.request.queryItems, visibleTo: context.visibleOwner, apiVersion: context.apiVersion)
             }
             // Before v36.0 the answer was a bare array.
-            return (Double(context.apiVersion) ?? 0) < 36 ? .json(.array(records)) : .json(["searchRecords": .array(records)])
-        case ("connect", 3) where rest[1] == "briefcase" && rest[2] == "priming-records" && (Double(context.apiVersion) ?? 0) >= 54:
+            return !context.apiVersion(atLeast: 36) ? .json(.array(records)) : .json(["searchRecords": .array(records)])
+        case ("connect", 3) where rest[1] == "briefcase" && rest[2] == "priming-records" && context.apiVersion(atLeast: 54):
             return try await primingRecords(context)
         case ("recent", 1):
             try requireMethod(method, "GET")
@@ -267,7 +281,7 @@ public struct LocalOrgAPI: Sendable {
             return try await compositeGraph(context)
         case ("composite", _) where rest.count >= 2 && rest[1] == "sobjects":
             // sObject Collections came with v42.0; before it Salesforce has no such URL.
-            guard (Double(context.apiVersion) ?? 0) >= 42 else { return .error(.resourceNotFound) }
+            guard context.apiVersion(atLeast: 42) else { return .error(.resourceNotFound) }
             return try await compositeSObjects(context, rest: Array(rest.dropFirst(2)))
         case ("composite", 1):
             return try await composite(context)

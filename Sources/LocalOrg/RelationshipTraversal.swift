@@ -38,7 +38,7 @@ extension LocalOrgAPI {
     /// lacks, an empty lookup, or a record that is not there is NOT_FOUND, as in Salesforce.
     func traverseRelationships(_ object: ObjectDefinition, id idText: String, path: [String], context: DataContext) async throws -> APIResponse {
         // Friendly URLs came with v36.0; before it Salesforce has no such URL.
-        guard (Double(context.apiVersion) ?? 0) >= 36 else { throw APIError.resourceNotFound }
+        guard context.apiVersion(atLeast: 36) else { throw APIError.resourceNotFound }
         guard let id = SalesforceId.canonical(idText), SalesforceId.keyPrefix(of: id) == object.keyPrefix else {
             throw APIError.resourceNotFound
         }
@@ -103,14 +103,7 @@ extension LocalOrgAPI {
     /// The child records of one record, as a query result (`totalSize`, `done`, `records`, and
     /// `nextRecordsUrl` when there are more than a page), every field or those of `fields`.
     func children(of parentId: String, in child: ObjectDefinition, lookup: FieldDefinition, context: DataContext) async throws -> APIResponse {
-        var fields = child.fields
-        if let list = context.request.queryItems["fields"], !list.isEmpty {
-            fields = try list.split(separator: ",").map { name in
-                let trimmed = name.trimmingCharacters(in: .whitespaces)
-                guard let field = child.field(named: trimmed) else { throw APIError.noSuchColumn(trimmed, on: child) }
-                return field
-            }
-        }
+        let fields = try context.listedFields(of: child) ?? child.fields
         // Field names come from the schema and ids are canonical (alphanumeric): nothing to escape.
         let soql = "SELECT \(fields.map(\.name).joined(separator: ", ")) FROM \(child.name) WHERE \(lookup.name) = '\(parentId)'"
         let page = try await queries.query(soql, includeDeleted: false, batchSize: batchSize(context.request), userId: context.session.userId,

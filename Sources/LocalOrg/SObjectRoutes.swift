@@ -280,23 +280,16 @@ extension LocalOrgAPI {
                                      visibleTo: context.visibleOwner)
         var result: JSONObject = ["id": .string(id), "success": true, "errors": []]
         // An upsert says `created` from v46.0, when it also began to answer updates with a body.
-        if upserted, (Double(context.apiVersion) ?? 0) >= 46 { result["created"] = true }
+        if upserted, context.apiVersion(atLeast: 46) { result["created"] = true }
         var response = APIResponse.json(.object(result), status: 201)
         response.headers.append(("Location", "\(Self.sobjectPath(object, apiVersion: context.apiVersion))/\(id)"))
         return response
     }
 
     func read(_ object: ObjectDefinition, id: String, context: DataContext, db: Database) throws -> APIResponse {
-        var selected: [FieldDefinition]?
-        if let list = context.request.queryItems["fields"], !list.isEmpty {
-            selected = try list.split(separator: ",").map { name in
-                let trimmed = name.trimmingCharacters(in: .whitespaces)
-                guard let field = object.field(named: trimmed) else { throw APIError.noSuchColumn(trimmed, on: object) }
-                return field
-            }
-            // The Id comes with the listed fields, asked for or not.
-            if let idField = object.field(named: "Id"), selected?.contains(where: { $0.name == "Id" }) == false { selected?.append(idField) }
-        }
+        var selected = try context.listedFields(of: object)
+        // The Id comes with the listed fields, asked for or not.
+        if let idField = object.field(named: "Id"), selected?.contains(where: { $0.name == "Id" }) == false { selected?.append(idField) }
         guard let stored = try store.fetchRecord(db, object: object, id: id),
               OrgStore.isVisible(stored, object: object, to: context.visibleOwner) else { throw APIError.resourceNotFound }
         if stored.isDeleted { throw APIError.entityIsDeleted }
@@ -383,7 +376,7 @@ extension LocalOrgAPI {
             body.removeValue(forKey: field.name)
             if let id = matches.first {
                 _ = try update(object, id: id, context: context, db: db, body: body)
-                if (Double(context.apiVersion) ?? 0) < 46 { return .empty(204) }
+                if !context.apiVersion(atLeast: 46) { return .empty(204) }
                 var response = APIResponse.json(["id": .string(id), "success": true, "errors": [], "created": false], status: 200)
                 response.headers.append(("Location", "\(Self.sobjectPath(object, apiVersion: context.apiVersion))/\(id)"))
                 return response
