@@ -63,7 +63,7 @@ struct RecordCatalog {
 
     /// Why there is nothing to read at `path`, and what to do.
     static func noStore(at path: String, environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
-        if StoreLocation.signedInStorePath(environment: environment) == nil, path == StoreLocation.defaultPath(environment: environment) {
+        if StoreLocation.isSignedOutStore(path, environment: environment) {
             return "there is no store at \(path) yet: nobody is signed in and nothing was saved while signed out (forceterm login, then forceterm sync)"
         }
         return "there is no store at \(path) yet; run forceterm sync to create it"
@@ -73,7 +73,7 @@ struct RecordCatalog {
     /// signed out, they wait in the signed-out store until `login` moves them.
     static func whereChangesGo(storePath path: String, count: Int, environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
         let them = count == 1 ? "it" : "them"
-        if StoreLocation.signedInStorePath(environment: environment) == nil, path == StoreLocation.defaultPath(environment: environment) {
+        if StoreLocation.isSignedOutStore(path, environment: environment) {
             return "nobody is signed in: forceterm login moves \(them) into your own store, then forceterm sync sends \(them)"
         }
         return "forceterm sync sends \(them)"

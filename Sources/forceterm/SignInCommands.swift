@@ -1,7 +1,9 @@
 import ArgumentParser
+import ContactsApp
 import ForceAPI
 import ForceJSON
 import Foundation
+import MobileSync
 import SmartStore
 
 /// `forceterm login`: the OAuth device flow (made for SSH sessions) or the username-password
@@ -226,16 +228,19 @@ struct LocalChanges {
         let store = try SmartStore(path: storePath, mustExist: true)
         var changes = LocalChanges()
         for soup in try store.soupNames() {
-            let count: Int
-            if try store.hasIndex(soup: soup, path: "__local__") {
-                count = try store.count(.exact(soup, path: "__local__", matchKey: true))
-            } else {
-                // Unindexed paths compare through json_extract, where JSON true is 1.
-                let rows = try store.query(.smart("SELECT count(*) FROM {\(soup)} WHERE {\(soup):__local__} = 1"))
-                count = Int(rows.first?.arrayValue?.first?.int64Value ?? 0)
-            }
-            changes.perSoup.append((soup, count))
+            changes.perSoup.append((soup, try store.count(flagged(LocalField.local, soup: soup, in: store))))
         }
         return changes
     }
+
+    /// The soup's records whose boolean `flag` is true, whether or not the soup indexes it: a
+    /// query spec's rows are the documents themselves, Smart SQL's are one-column arrays of them.
+    static func flagged(_ flag: String, soup: String, in store: SmartStore, pageSize: Int = QuerySpec.defaultPageSize) throws -> QuerySpec {
+        if try store.hasIndex(soup: soup, path: flag) { return .exact(soup, path: flag, matchKey: true, pageSize: pageSize) }
+        // Unindexed paths compare through json_extract, where JSON true is 1.
+        return .smart("SELECT {\(soup):_soup} FROM {\(soup)} WHERE {\(soup):\(flag)} = 1", pageSize: pageSize)
+    }
+
+    /// Soups the engine keeps for itself, which hold no records of the user's.
+    static let bookkeepingSoups: Set<String> = [SyncState.soupName, LocalIdMap.soupName, WriteJournal.soupName, SyncRunLog.soupName]
 }

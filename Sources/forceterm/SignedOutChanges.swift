@@ -1,4 +1,3 @@
-import ContactsApp
 import ForceJSON
 import Foundation
 import MobileSync
@@ -23,9 +22,6 @@ struct SignedOutChanges {
         }
     }
 
-    /// Soups the engine keeps for itself: never moved.
-    static let bookkeeping: Set<String> = [SyncState.soupName, LocalIdMap.soupName, WriteJournal.soupName, SyncRunLog.soupName]
-
     /// Moves the records created locally in the store at `source` into the one at `target`
     /// (created with `storeConfig`'s soups if need be), then removes them from `source`. A record
     /// whose local id `target` already holds is not copied again, so a move cut short by a crash
@@ -35,8 +31,9 @@ struct SignedOutChanges {
         guard source != target, FileManager.default.fileExists(atPath: source) else { return outcome }
         let from = try SmartStore(path: source, mustExist: true)
         var created: [(soup: String, records: [JSONObject])] = []
-        for soup in try from.soupNames().sorted() where !bookkeeping.contains(soup) {
-            let changed = try records(withFlag: LocalField.local, in: soup, of: from)
+        for soup in try from.soupNames().sorted() where !LocalChanges.bookkeepingSoups.contains(soup) {
+            let changed = try from.query(LocalChanges.flagged(LocalField.local, soup: soup, in: from, pageSize: Self.all))
+                .compactMap { $0.objectValue ?? $0.arrayValue?.first?.objectValue }
             let new = changed.filter { $0[LocalField.locallyCreated]?.boolValue == true }
             outcome.left += changed.count - new.count
             if !new.isEmpty { created.append((soup, new)) }
@@ -74,14 +71,4 @@ struct SignedOutChanges {
 
     /// A page size no signed-out store's changes reach: they are read in one page.
     private static let all = 10_000_000
-
-    /// The soup's records whose boolean `flag` is true, whether or not the soup indexes it.
-    private static func records(withFlag flag: String, in soup: String, of store: SmartStore) throws -> [JSONObject] {
-        if try store.hasIndex(soup: soup, path: flag) {
-            return try store.query(.exact(soup, path: flag, matchKey: true, pageSize: Self.all)).compactMap(\.objectValue)
-        }
-        // Unindexed paths compare through json_extract, where JSON true is 1.
-        let rows = try store.query(.smart("SELECT {\(soup):_soup} FROM {\(soup)} WHERE {\(soup):\(flag)} = 1", pageSize: Self.all))
-        return rows.compactMap { $0.arrayValue?.first?.objectValue }
-    }
 }

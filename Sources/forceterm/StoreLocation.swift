@@ -45,6 +45,12 @@ struct StoreLocation: Equatable, Sendable {
         }.filter { manager.fileExists(atPath: $0) }
     }
 
+    /// Whether `path` is the store used while nobody is signed in, and nobody is: what is recorded
+    /// there waits for `login` to move it into a user's store.
+    static func isSignedOutStore(_ path: String, environment: [String: String]) -> Bool {
+        signedInStorePath(environment: environment) == nil && path == defaultPath(environment: environment)
+    }
+
     /// The store in forceterm's data directory, for when nobody is signed in.
     static func defaultPath(environment: [String: String]) -> String {
         (CredentialStore.defaultDirectory(environment: environment) as NSString).appendingPathComponent(fileName)
