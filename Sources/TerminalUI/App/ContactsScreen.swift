@@ -114,7 +114,7 @@ public enum ContactsScreen {
     /// The Contacts and Accounts tabs: list, detail or form.
     private static func drawRecords(_ model: AppModel, in canvas: inout Canvas, layout: ScreenLayout, theme: Theme,
                                     keymap: Keymap<AppCommand, AppMode>) {
-        let editing = model.form != nil && [.editing, .confirmingDiscard, .pickingLookup].contains(model.mode)
+        let editing = showsForm(model)
         let showList = layout.sideBySide || (!model.detailOpen && !editing)
         if showList { drawList(model, in: &canvas, layout: layout, theme: theme) }
         if layout.sideBySide {
@@ -125,9 +125,20 @@ public enum ContactsScreen {
         let rect = detailRect(model, layout: layout)
         if editing, let form = model.form {
             drawForm(form, model: model, in: &canvas, rect: rect, theme: theme)
-        } else if layout.sideBySide || model.detailOpen {
+        } else if showsDetail(model, layout: layout) {
             drawDetail(model, in: &canvas, rect: rect, theme: theme, keymap: keymap)
         }
+    }
+
+    /// The edit form takes the detail's place: while editing, and under the questions and pickers
+    /// it opens.
+    private static func showsForm(_ model: AppModel) -> Bool {
+        model.form != nil && [.editing, .confirmingDiscard, .pickingLookup].contains(model.mode)
+    }
+
+    /// A record tab shows the detail beside the list, or instead of it once opened; not the form.
+    private static func showsDetail(_ model: AppModel, layout: ScreenLayout) -> Bool {
+        !showsForm(model) && (layout.sideBySide || model.detailOpen)
     }
 
     // MARK: Parts
@@ -216,8 +227,7 @@ public enum ContactsScreen {
     /// model scrolls within it (`AppModel.fitDetail`).
     public static func detailViewport(_ model: AppModel, size: Size, theme: Theme) -> DetailViewport? {
         let layout = ScreenLayout(size: size)
-        guard case .records = model.tab, model.form == nil || ![.editing, .confirmingDiscard, .pickingLookup].contains(model.mode),
-              layout.sideBySide || model.detailOpen, let content = detailContent(model, theme: theme) else { return nil }
+        guard case .records = model.tab, showsDetail(model, layout: layout), let content = detailContent(model, theme: theme) else { return nil }
         return DetailWidget.viewport(of: content.lines, in: detailRect(model, layout: layout), theme: theme, labelWidth: content.labelWidth)
     }
 
