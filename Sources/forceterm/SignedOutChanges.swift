@@ -30,16 +30,30 @@ struct SignedOutChanges {
         var outcome = Outcome()
         guard source != target, FileManager.default.fileExists(atPath: source) else { return outcome }
         let from = try SmartStore(path: source, mustExist: true)
-        var created: [(soup: String, records: [JSONObject])] = []
-        for soup in try from.soupNames().sorted() where !LocalChanges.bookkeepingSoups.contains(soup) {
-            let changed = try from.query(LocalChanges.flagged(LocalField.local, soup: soup, in: from, pageSize: Self.all))
-                .compactMap { $0.objectValue ?? $0.arrayValue?.first?.objectValue }
-            let new = changed.filter { $0[LocalField.locallyCreated]?.boolValue == true }
-            outcome.left += changed.count - new.count
-            if !new.isEmpty { created.append((soup, new)) }
+        func scan() throws -> (created: [(soup: String, records: [JSONObject])], left: Int) {
+            var created: [(soup: String, records: [JSONObject])] = []
+            var left = 0
+            for soup in try from.soupNames().sorted() where !LocalChanges.bookkeepingSoups.contains(soup) {
+                let changed = try from.query(LocalChanges.flagged(LocalField.local, soup: soup, in: from, pageSize: Self.all))
+                    .compactMap { $0.objectValue ?? $0.arrayValue?.first?.objectValue }
+                let new = changed.filter { $0[LocalField.locallyCreated]?.boolValue == true }
+                left += changed.count - new.count
+                if !new.isEmpty { created.append((soup, new)) }
+            }
+            return (created, left)
         }
-        guard !created.isEmpty else { return outcome }
+        let before = try scan()
+        guard !before.created.isEmpty else { return Outcome(left: before.left) }
         if from.isReadOnly { throw ConfigError("\(source) holds records created while nobody was signed in, but it is read-only, so they cannot be moved into your store") }
+        // A TUI still open on the signed-out store syncs it with whoever signs in: while it does,
+        // moving its records could send them twice (once from each store), so they wait for the
+        // next sign-in; while this holds the lock, that sync waits. Read again under the lock.
+        guard let lock = try SyncLock.tryAcquire(storePath: source) else {
+            throw ConfigError("a sync of \(source) is running (a forceterm open since before you signed in); sign in again once it ends")
+        }
+        defer { withExtendedLifetime(lock) {} }
+        let (created, left) = try scan()
+        outcome.left = left
         let to = try SmartStore(path: target)
         try to.setup(from: storeConfig)
         try to.write { transaction in

@@ -1,6 +1,7 @@
 import ForceJSON
 import Foundation
 import LocalOrgProcess
+import MobileSync
 import SmartStore
 import Testing
 
@@ -105,6 +106,23 @@ struct SignedOutChangesTests {
 
         let again = try user.login()
         #expect(again.exitCode == 0 && !again.standardOutput.contains("Moved"), "\(again)")
+    }
+
+    @Test("while a forceterm opened before sign-in syncs the signed-out store, login leaves its records (that sync sends them); the next login moves what is left")
+    func aSyncOfTheSignedOutStoreKeepsItsRecords() throws {
+        let user = try NewUser()
+        defer { user.remove() }
+        #expect(try user.forceterm(["create", "contacts", "LastName=Racing"]).exitCode == 0)
+        var held: SyncLock? = try #require(try SyncLock.tryAcquire(storePath: user.signedOutStore), "as a TUI's sync holds it")
+        let login = try user.login()
+        #expect(login.exitCode == 0, "signing in itself succeeds: \(login)")
+        #expect(login.standardError.contains("could not move the records created while nobody was signed in")
+                && login.standardError.contains("a sync of \(user.signedOutStore) is running"), "\(login)")
+        #expect(try NewUser.documents("contacts", in: user.signedOutStore).count == 1, "left for that sync")
+        withExtendedLifetime(held) {}
+        held = nil
+        let again = try user.login()
+        #expect(again.standardOutput.contains("Moved 1 record created while nobody was signed in (contacts: 1)"), "\(again)")
     }
 
     @Test("a move cut short after the copy is finished by the next login without a second copy")
