@@ -6,14 +6,21 @@ import ContactsApp
 public struct TerminalApp {
     public private(set) var model: AppModel
     public let theme: Theme
-    /// The keys: `AppKeymap.table`, or it with the user's keys (config.toml).
-    public var keymap = AppKeymap.table
+    /// The keys: `AppKeymap.table`, or it with the user's keys (config.toml). The model keeps
+    /// them, so its messages name the keys in use.
+    public var keymap: Keymap<AppCommand, AppMode> {
+        get { model.keymap }
+        set { model.keymap = newValue }
+    }
     private let screen: any TerminalScreen
     /// Extra text for the `?` screen, above the keys (forceterm --demo's org details).
     public var helpNotes: HelpOverlay.Notes?
     /// How often the loop wakes without a key, to show sync progress and retire toasts.
     public static let tickMilliseconds = 100
     private var toastTimer = ToastTimer()
+    /// The layout last given to the model: it is told again only when it changes.
+    private var fittedListHeight: Int?
+    private var fittedDetail: (viewport: DetailViewport?, entryId: Int64?)?
 
     public init(model: AppModel, screen: any TerminalScreen, theme: Theme) {
         self.model = model
@@ -66,11 +73,21 @@ public struct TerminalApp {
     public mutating func refreshModel() throws { try model.refreshAll() }
 
     /// Draws the model at the screen's current size.
+    /// The model hears of the layout only when it changed (a resize, another record's detail), so
+    /// drawing stays a pure function of the model.
     public mutating func draw() {
         let layout = ScreenLayout(size: screen.size)
-        model.setListHeight(layout.list.height)
-        model.fitDetail(ContactsScreen.detailViewport(model, size: screen.size, theme: theme), record: model.selected?.entryId)
-        screen.present(ContactsScreen.render(model, size: screen.size, theme: theme, helpNotes: helpNotes, keymap: keymap))
+        if layout.list.height != fittedListHeight {
+            model.setListHeight(layout.list.height)
+            fittedListHeight = layout.list.height
+        }
+        let viewport = ContactsScreen.detailViewport(model, size: screen.size, theme: theme)
+        let entryId = model.selected?.entryId
+        if fittedDetail == nil || fittedDetail?.viewport != viewport || fittedDetail?.entryId != entryId {
+            model.fitDetail(viewport, record: entryId)
+            fittedDetail = (viewport, entryId)
+        }
+        screen.present(ContactsScreen.render(model, size: screen.size, theme: theme, helpNotes: helpNotes))
     }
 
     /// One key: the keymap decides; unbound printable keys type text in a search box or form. A

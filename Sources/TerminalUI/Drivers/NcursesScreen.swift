@@ -1,3 +1,4 @@
+import ContactsApp
 import CNcursesw
 import Foundation
 

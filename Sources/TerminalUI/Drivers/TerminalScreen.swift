@@ -1,3 +1,4 @@
+import ContactsApp
 /// What the event loop waits for: a key, a new terminal size, or a request to stop (SIGTERM,
 /// SIGHUP, SIGINT).
 public enum TerminalEvent: Sendable, Equatable {

@@ -75,8 +75,9 @@ public enum SessionState: Sendable, Equatable {
     case signedIn, signedOut, expired
 }
 
-/// The sync the `s` key runs: sync up, then sync down, reporting progress. MobileSync implements
-/// it; a thrown error's description is shown to the user as "Sync failed: <reason>".
+/// The sync the `s` key runs: sync up, then sync down, reporting progress. forceterm's store sync
+/// service implements it over MobileSync; a thrown error's description is shown to the user as
+/// "Sync failed: <reason>".
 public protocol SyncService: Sendable {
     func syncUpThenDown(progress: @escaping @Sendable (SyncProgress) -> Void) async throws -> SyncSummary
     /// The session as it stands now (the service reads the saved credentials again before each
@@ -101,6 +102,8 @@ public final class SyncController: Sendable {
     private let status = Mutex<Status>(.idle)
     private let reachability = Mutex<(connection: Connection, usage: APIUsageLevel?)>((.unknown, nil))
     private let session: Mutex<SessionState>
+    /// The running sync's task, so a caller can wait for it instead of polling.
+    private let task = Mutex<Task<Void, Never>?>(nil)
 
     public init(service: any SyncService) {
         self.service = service
@@ -142,7 +145,7 @@ public final class SyncController: Sendable {
         }
         guard started else { return false }
         let service = self.service
-        Task.detached { [self] in
+        let work = Task.detached { [self] in
             do {
                 let summary = try await service.syncUpThenDown { progress in
                     self.status.withLock { state in if case .running = state { state = .running(progress) } }
@@ -159,7 +162,15 @@ public final class SyncController: Sendable {
                 self.status.withLock { $0 = .finished(.failure(failure)) }
             }
         }
+        task.withLock { $0 = work }
         return true
+    }
+
+    /// Returns once the sync started last has finished (at once when none was started): tests and
+    /// scripts step a sync this way rather than polling `isRunning`.
+    public func waitUntilFinished() async {
+        let running = task.withLock { $0 }
+        await running?.value
     }
 
     /// The finished result, once: the state goes back to idle.

@@ -2,7 +2,7 @@ import ContactsApp
 
 /// The Inspector tab: the Smart SQL prompt, then one page of results (or the error, in full),
 /// then which rows these are and the keys that page.
-enum InspectorScreen {
+enum InspectorView {
     static func draw(_ model: AppModel, in canvas: inout Canvas, body: Rect, theme: Theme) {
         canvas.fill(body)
         let inspector = model.inspector

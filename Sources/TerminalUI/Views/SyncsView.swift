@@ -4,7 +4,7 @@ import MobileSync
 
 /// The Syncs tab: a table of the named syncs (direction, status, progress, totals, last run) and,
 /// below it, the selected sync in full: its high-water mark and its last error.
-enum SyncsScreen {
+enum SyncsView {
     static func draw(_ model: AppModel, in canvas: inout Canvas, body: Rect, theme: Theme) {
         canvas.fill(body)
         let syncs = model.syncs
@@ -14,8 +14,8 @@ enum SyncsScreen {
         }
         guard !syncs.syncs.isEmpty else {
             let hint = model.sync == nil
-                ? "No syncs yet. Sign in with forceterm login; s then runs the syncs of usersyncs.json."
-                : "No syncs yet: s runs the syncs of usersyncs.json."
+                ? "No syncs yet. Sign in with forceterm login; \(model.messages.key(.sync)) then runs the syncs of usersyncs.json."
+                : "No syncs yet: \(model.messages.key(.sync)) runs the syncs of usersyncs.json."
             DetailWidget.draw(in: &canvas, body, title: "Syncs", lines: [.text(hint, role: .hint)], theme: theme)
             return
         }

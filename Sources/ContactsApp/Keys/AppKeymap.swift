@@ -1,17 +1,15 @@
-import ContactsApp
-
-/// The one table of forceterm's keys (design.md's key contract). Key dispatch and the `?` screen
-/// both read it; the README points at `?`.
+/// The one table of forceterm's keys. Key dispatch, the `?` screen and the messages that name a key
+/// all read it (tig's habit), so a key rebound in config.toml shows everywhere.
 public enum AppKeymap {
     public typealias Binding = KeyBinding<AppCommand, AppMode>
 
-    static let confirming: Set<AppMode> = [.confirmingDelete, .confirmingDiscard, .confirmingQuit, .confirmingRevert]
+    public static let confirming: Set<AppMode> = [.confirmingDelete, .confirmingDiscard, .confirmingQuit, .confirmingRevert]
     /// Modes where tab, sync and quit keys work: the record tabs and Syncs, and the Inspector.
-    static let tabs: Set<AppMode> = [.browsing, .inspecting]
+    public static let tabs: Set<AppMode> = [.browsing, .inspecting]
     /// Modes with a line of text and a cursor: the edit form's fields and the Inspector's prompt.
-    static let textLines: Set<AppMode> = [.editing, .typingQuery]
+    public static let textLines: Set<AppMode> = [.editing, .typingQuery]
     /// Moving keys also scroll the `?` screen when it does not fit.
-    static let moving: Set<AppMode> = tabs.union([.help])
+    public static let moving: Set<AppMode> = tabs.union([.help])
 
     public static let table = Keymap<AppCommand, AppMode>(
         // Lists and detail. The tabs by number: the help screen names the tabs this config has.
@@ -119,40 +117,6 @@ public enum AppKeymap {
                               reason: "would share \(key.label) with \(names.filter { keys[$0] == nil }.first ?? "another command"); give it another key")
         }
         return keymap
-    }
-
-    static let tabHelp = [
-        "Contacts": "Contacts tab", "Accounts": "Accounts tab", "Syncs": "Syncs tab: each named sync",
-        "Inspector": "Inspector tab: Smart SQL, soups, indices",
-    ]
-
-    /// The help screen's sections, straight from the table. Keys that work alike in the edit form
-    /// and at the Inspector's prompt are listed once, in their own section.
-    /// `tabs` are the tab bar's titles: the number keys are listed once per tab, with its name.
-    public static func helpSections(ascii: Bool, tabs: [String] = ["Contacts", "Accounts", "Syncs", "Inspector"],
-                                    keymap table: Keymap<AppCommand, AppMode> = table) -> [HelpOverlay.Section] {
-        let numbered = Set((1...9).map { "tab \($0)" })
-        let tabLines = tabs.prefix(9).enumerated().map { index, title in
-            (keys: "\(index + 1)", help: Self.tabHelp[title] ?? "\(title) tab")
-        }
-        var browsing = table.helpLines(for: .browsing, ascii: ascii).filter { !numbered.contains($0.help) }
-        browsing.insert(contentsOf: tabLines, at: 0)
-        let editing = table.helpLines(for: .editing, ascii: ascii)
-        let typingQuery = table.helpLines(for: .typingQuery, ascii: ascii)
-        func isShared(_ line: (keys: String, help: String)) -> Bool {
-            editing.contains { $0 == line } && typingQuery.contains { $0 == line }
-        }
-        return [
-            HelpOverlay.Section(title: "Lists and detail", lines: browsing),
-            HelpOverlay.Section(title: "Search (/)", lines: table.helpLines(for: .searching, ascii: ascii)),
-            HelpOverlay.Section(title: "Edit form", lines: editing.filter { !isShared($0) }),
-            HelpOverlay.Section(title: "Inspector (\(tabs.count))", lines: table.helpLines(for: .inspecting, ascii: ascii).filter { line in
-                !browsing.contains { $0.keys == line.keys } && !numbered.contains(line.help)
-            } + typingQuery.filter { !isShared($0) }),
-            HelpOverlay.Section(title: "Typing (form, SQL prompt)", lines: editing.filter(isShared)),
-            HelpOverlay.Section(title: "Questions", lines: table.helpLines(for: .confirmingDelete, ascii: ascii)),
-            HelpOverlay.Section(title: "Conflict (c)", lines: table.helpLines(for: .resolvingConflict, ascii: ascii)),
-        ]
     }
 }
 

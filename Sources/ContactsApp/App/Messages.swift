@@ -1,0 +1,131 @@
+import MobileSync
+
+/// Every toast and question the app shows, in one place. A key a message names is read from the
+/// keymap in use, so a key rebound in config.toml is the one the message names.
+///
+/// ```swift
+/// let messages = Messages(keymap: AppKeymap.table)
+/// messages.savedLocally   // "Saved locally; s syncs it"
+/// ```
+public struct Messages: Sendable {
+    public let keymap: Keymap<AppCommand, AppMode>
+
+    public init(keymap: Keymap<AppCommand, AppMode>) {
+        self.keymap = keymap
+    }
+
+    /// The first key bound to `command` in `mode`, as the help screen writes it.
+    public func key(_ command: AppCommand, in mode: AppMode = .browsing) -> String {
+        keymap.keys(for: command, in: mode).first?.label ?? "?"
+    }
+
+    static func plural(_ count: Int, _ word: String) -> String { count == 1 ? "1 \(word)" : "\(count) \(word)s" }
+
+    // MARK: Saving and editing
+
+    public var savedLocally: String { "Saved locally; \(key(.sync)) syncs it" }
+    public var nothingChanged: String { "Nothing changed" }
+    public func notSaved(problems: Int) -> String {
+        "Not saved: \(problems == 1 ? "a field needs" : "some fields need") attention"
+    }
+    public func undeleteBeforeEditing(_ kind: RecordKind) -> String {
+        "Undelete this \(kind.singular) (\(key(.undeleteRecord))) before editing it"
+    }
+    public func readOnlyField(_ label: String) -> String { "\(label) is read-only for you in this org" }
+    public func noValues(_ label: String) -> String { "The org's describe lists no values for \(label)" }
+    public var discardQuestion: String { "Discard your unsaved changes?" }
+
+    /// Why a soup that no named sync up sends is not editable here.
+    public static func notSyncedUp(_ kind: RecordKind) -> String {
+        "No sync up in usersyncs.json sends the \(kind.soupName) soup, so changes here would never reach Salesforce; add one to edit \(kind.plural)"
+    }
+
+    public static let readOnlyStore =
+        "Read-only store (not writable by you): nothing can be changed or synced; chmod u+w the file and its folder"
+
+    // MARK: Local changes
+
+    public func deleteQuestion(name: String, cascade: Int) -> String {
+        let withContacts = cascade == 0 ? ""
+            : " Salesforce deletes its \(Self.plural(cascade, "contact")) with it; \(cascade == 1 ? "it is" : "they are") marked deleted here too."
+        return "Delete \(name)? It stays here, marked -, until the next sync deletes it on the server.\(withContacts)"
+    }
+    public func deleted(contacts: Int) -> String {
+        "Deleted locally" + (contacts > 0 ? " with its \(Self.plural(contacts, "contact"))" : "")
+            + "; \(key(.undeleteRecord)) undeletes until the next sync"
+    }
+    public func alreadyDeleted(_ kind: RecordKind) -> String {
+        "This \(kind.singular) is already deleted; \(key(.undeleteRecord)) undeletes it"
+    }
+    public func onlyDeletedUndelete(_ kind: RecordKind) -> String { "Only a deleted \(kind.singular) can be undeleted" }
+    public func undeleted(contacts: Int) -> String {
+        "Undeleted" + (contacts > 0 ? " with its \(Self.plural(contacts, "contact"))" : "")
+    }
+    public func noChangesToRevert(_ kind: RecordKind) -> String { "This \(kind.singular) has no local changes to revert" }
+    public func revertQuestion(name: String, createdHere: Bool) -> String {
+        createdHere ? "Revert \(name)? It was created here and never synced, so it is removed."
+            : "Revert \(name)? Your local changes are dropped and it goes back to the server's version."
+    }
+    public var reverted: String { "Reverted to the server's version" }
+    public var removedNeverSynced: String { "Removed: it was never on the server" }
+
+    // MARK: Lists and detail
+
+    public func sorted(by label: String) -> String { "Sorted by \(label); \(key(.nextSort)) for the next order" }
+    public func emptyFilter(_ title: String) -> String { "No \(title); \(key(.nextFilter)) shows the next filter" }
+    public var contactWithoutAccount: String { "This contact has no account" }
+    public var accountNotInStore: String { "Its account is not in this store" }
+    public func copied(record name: String, fields: Int) -> String { "Copied \(name) (\(fields) fields) to the clipboard" }
+    public func copied(value: String) -> String { "Copied \(value) to the clipboard" }
+    public func nothingToCopy(name: String, kind: RecordKind) -> String {
+        "Nothing to copy: \(name) has no email, phone or website; \(key(.copyRecord)) copies the whole \(kind.singular)"
+    }
+
+    // MARK: Conflicts
+
+    public func noConflict(_ kind: RecordKind) -> String {
+        "This \(kind.singular) has no conflict; \(key(.resolveConflict)) resolves one marked \(LocalState.conflict.marker)"
+    }
+    public func resolvedSome(_ choice: ConflictChoice, fields: String?, left: Int) -> String {
+        "\(choice == .keepMine ? "Kept yours" : "Took the server's") for \(fields ?? "those fields"); \(left) left to decide"
+    }
+    public func resolved(_ choice: ConflictChoice, fields: String?) -> String {
+        switch (choice, fields) {
+        case let (.keepMine, label?): "Kept yours for \(label); \(key(.sync)) sends your changes"
+        case let (.takeServer, label?): "Took the server's for \(label)"
+        case (.keepMine, nil): "Kept your version; \(key(.sync)) sends it to the server"
+        case (.takeServer, nil): "Took the server's version; your changes were dropped"
+        }
+    }
+
+    // MARK: Sync
+
+    public var quitQuestion: String { "A sync is running. Quit anyway? Local changes are kept." }
+    public var syncAlreadyRunning: String { "A sync is already running" }
+    public func queued(_ count: Int) -> String {
+        count == 1 ? "1 local change stays queued" : "\(count) local changes stay queued"
+    }
+    public func offlineSkipped(queued count: Int) -> String { "Offline: sync skipped; \(queued(count))" }
+    public func notSignedIn(queued count: Int) -> String {
+        "Not signed in: run forceterm login, then press \(key(.sync)) again; \(queued(count))"
+    }
+    public func syncFailed(_ reason: String) -> String { "Sync failed: \(reason)" }
+
+    /// The toast after a sync: what needs the user first (a narrow terminal cuts the end), then
+    /// what was exchanged. Whether it is an error comes with it.
+    public func syncFinished(_ summary: SyncSummary) -> Toast {
+        var needs: [String] = []
+        if summary.conflicts > 0 { needs.append("\(summary.conflicts) in conflict (\(key(.resolveConflict)) resolves)") }
+        if summary.recordsWithErrors > 0 { needs.append("\(summary.recordsWithErrors) with errors (\(key(.editRecord)) fixes)") }
+        let message: String
+        if !summary.failedSyncs.isEmpty {
+            message = "Sync finished, but \(summary.failedSyncs.joined(separator: ", ")) failed (the Syncs tab says why); "
+                + (needs.isEmpty ? "" : needs.joined(separator: ", ") + "; ") + summary.exchanged
+        } else if !needs.isEmpty {
+            message = "Sync done: " + needs.joined(separator: ", ") + "; " + summary.exchanged
+        } else {
+            message = "Sync complete! " + summary.exchanged.prefix(1).uppercased() + summary.exchanged.dropFirst()
+        }
+        return Toast(message, isError: !needs.isEmpty || !summary.failedSyncs.isEmpty)
+    }
+}

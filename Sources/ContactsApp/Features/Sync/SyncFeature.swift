@@ -1,0 +1,111 @@
+import Foundation
+import MobileSync
+import SmartStore
+
+/// `s` and what follows it: the sync started in the background, followed on each tick, its result
+/// as a toast; other processes' writes picked up; the status line's facts.
+extension AppModel {
+    /// How often other processes' writes are read while they keep writing: a sync in another
+    /// terminal writes a page every few milliseconds, and a 100k list is not re-read for each.
+    static let otherWritersRefreshInterval: TimeInterval = 1
+
+    mutating func startSync() {
+        if readOnly {
+            toast = Toast(Messages.readOnlyStore, isError: true)
+            return
+        }
+        if offline {
+            toast = Toast(messages.offlineSkipped(queued: localChangeCount), isError: true)
+            return
+        }
+        guard let sync, sync.isRunning || sync.checkSession() != .signedOut else {
+            toast = Toast(messages.notSignedIn(queued: localChangeCount), isError: true)
+            return
+        }
+        if sync.start() {
+            // "Saved locally; s syncs it" and the like are out of date once the sync runs.
+            toast = nil
+        } else {
+            toast = Toast(messages.syncAlreadyRunning)
+        }
+    }
+
+    /// Called on every tick of the event loop: follows a running sync's states and picks up a
+    /// finished sync. Returns whether the screen changed: another process's writes were picked up,
+    /// or a sync ended.
+    @discardableResult
+    public mutating func tick() -> Bool {
+        if sync?.isRunning == true { syncs.refresh() }
+        guard let result = sync?.takeFinished() else {
+            return noticeOtherWriters()
+        }
+        try? refreshAll()
+        readDescriptions()
+        switch result {
+        case let .success(summary): toast = messages.syncFinished(summary)
+        case let .failure(failure): toast = Toast(messages.syncFailed(failure.reason), isError: true)
+        }
+        return true
+    }
+
+    /// Shows what another process committed (an import, a sync in another terminal) within a
+    /// tick, while browsing; not while a sync of this process writes, which refreshes at its end,
+    /// nor under a form or a dialog, which would lose their place. Returns whether it refreshed.
+    @discardableResult
+    public mutating func noticeOtherWriters() -> Bool {
+        let stamp = store.changeStamp()
+        let now = clock.now()
+        guard stamp != seenChanges, sync?.isRunning != true, mode == .browsing || mode == .inspecting,
+              now.timeIntervalSince(lastOtherWritersRefresh) >= Self.otherWritersRefreshInterval else { return false }
+        seenChanges = stamp
+        lastOtherWritersRefresh = now
+        do {
+            try refreshAll()
+            readDescriptions()
+            return true
+        } catch {
+            return false
+        }
+    }
+
+    /// Online / offline as the last request found it, or why there is no sync at all.
+    public var connectionText: String {
+        if readOnly { return "read-only store" }
+        if offline { return "offline (--offline)" }
+        guard let sync else { return "not signed in — forceterm login" }
+        switch sync.sessionState {
+        case .signedOut: return "not signed in — forceterm login"
+        case .expired: return "session expired — forceterm login"
+        case .signedIn: break
+        }
+        switch sync.connection {
+        case .unknown: return "signed in"
+        case .online: return "online"
+        case .offline: return "offline"
+        }
+    }
+
+    /// The status line's facts, left to right: connection, pending changes, last sync, API usage;
+    /// each with shorter wordings for a narrow terminal.
+    public var statusFacts: [StatusFact] {
+        var facts = [
+            StatusFact(connectionText, sync.map { $0.sessionState == .signedIn ? [] : [$0.sessionState == .expired ? "session expired" : "not signed in"] }
+                ?? ["not signed in"]),
+            localChangeCount == 1 ? StatusFact("1 local change", ["1 pending"])
+                : StatusFact("\(localChangeCount) local changes", ["\(localChangeCount) pending"]),
+        ]
+        if let last = syncs.lastSuccessfulRun {
+            let time = SyncText.time(last, timeZone: timeZone)
+            // "2025-03-04 10:00:00" → "03-04 10:00" → "03-04".
+            let monthDay = String(time.dropFirst(5).prefix(5))
+            facts.append(StatusFact("last sync \(time)", ["synced \(monthDay) \(time.dropFirst(11).prefix(5))", "synced \(monthDay)"]))
+        } else {
+            facts.append(StatusFact("never synced"))
+        }
+        if let usage = sync?.apiUsage { facts.append(StatusFact("API \(usage.used)/\(usage.limit)", [""])) }
+        return facts
+    }
+
+    /// The status line's facts in their full wording.
+    public var statusParts: [String] { statusFacts.map(\.full) }
+}

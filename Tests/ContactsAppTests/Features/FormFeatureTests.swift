@@ -1,0 +1,154 @@
+import ContactsApp
+import ForceJSON
+import MobileSync
+import SmartStore
+import Synchronization
+import Testing
+
+/// The edit form: new and edit, the rules checked on save, the discard question, the pickers.
+@Suite("The form: create, edit, save, discard, pick")
+struct FormFeatureTests: DrivesAppModel {
+    @Test("n, typing and save create a contact; the new record is selected and counted as a local change")
+    func createThroughCommands() throws {
+        let fixture = try StoreFixture()
+        try fixture.addSyncedContact(first: "Ana", last: "Zapata")
+        var model = try model(fixture)
+        model.perform(.newRecord)
+        #expect(model.mode == .editing)
+        type("Chloé", into: &model)
+        model.perform(.nextField)
+        type("Dubois", into: &model)
+        model.perform(.save)
+        #expect(model.mode == .browsing)
+        #expect(model.selected?.string("LastName") == "Dubois")
+        #expect(model.selected?.state == .created)
+        #expect(model.localChangeCount == 1)
+        #expect(model.toast?.message == "Saved locally; s syncs it")
+    }
+
+    @Test("Saving an invalid form keeps the form open with the problem shown and writes nothing")
+    func invalidSave() throws {
+        let fixture = try StoreFixture()
+        var model = try model(fixture)
+        model.perform(.newRecord)
+        type("Nobody", into: &model)
+        model.perform(.save)
+        #expect(model.mode == .editing)
+        #expect(model.form?.problems["LastName"] == "Last name is required")
+        #expect(try fixture.store.count(.all("contacts")) == 0)
+    }
+
+    @Test("Esc on a changed form asks first; n goes back to the form, y discards")
+    func unsavedChangesPrompt() throws {
+        let fixture = try StoreFixture()
+        try fixture.addSyncedContact(first: "Ana", last: "García")
+        var model = try model(fixture)
+        model.perform(.editRecord)
+        type("x", into: &model)
+        model.perform(.cancelEdit)
+        #expect(model.mode == .confirmingDiscard)
+        model.perform(.confirmNo)
+        #expect(model.mode == .editing)
+        #expect(model.form?.isDirty == true)
+        model.perform(.cancelEdit)
+        model.perform(.confirmYes)
+        #expect(model.mode == .browsing)
+        #expect(model.form == nil)
+        #expect(model.selected?.state == .clean, "nothing was saved")
+        // An untouched form closes without asking.
+        model.perform(.editRecord)
+        model.perform(.cancelEdit)
+        #expect(model.mode == .browsing)
+    }
+
+    @Test("A contact created under an account created offline carries the account's local id")
+    func contactUnderOfflineAccount() throws {
+        let fixture = try StoreFixture()
+        var model = try model(fixture)
+        model.perform(.showTab(.accounts))
+        model.perform(.newRecord)
+        type("Café Olé", into: &model)
+        model.perform(.save)
+        let account = try #require(model.selected)
+        let accountId = try #require(account.serverId)
+        #expect(LocalField.isLocalId(accountId))
+        model.perform(.openDetail)
+        model.perform(.newRecord)
+        #expect(model.form?.title == "New contact at Café Olé")
+        model.perform(.nextField)
+        type("Haas", into: &model)
+        model.perform(.save)
+        let contacts = try RecordRepository(store: fixture.store, kind: .contact).records(where: "AccountId", equals: accountId, limit: 10)
+        #expect(contacts.map { $0.string("LastName") } == ["Haas"])
+        #expect(contacts.first?.state == .created)
+        #expect(model.accountContacts.map { $0.string("LastName") } == ["Haas"], "the open account lists its new contact")
+        // Enter on it opens the contact in the Contacts tab.
+        model.perform(.openDetail)
+        #expect(model.tab == .contacts)
+        #expect(model.selected?.string("LastName") == "Haas")
+    }
+
+    @Test("A record the org refused: its errors in words, and e opens the form on the fields they name, marked")
+    func refusedRecordRepair() throws {
+        let fixture = try StoreFixture()
+        try fixture.addSyncedContact(first: "Ana", last: "Moreno", extra: [
+            "__local__": true, "__locally_updated__": true,
+            "__last_error__": [
+                ["errorCode": "REQUIRED_FIELD_MISSING", "message": "Required fields are missing: [LastName]", "fields": ["LastName"]],
+                ["errorCode": "SOMETHING_NEW", "message": "The org says no", "fields": []],
+            ],
+        ])
+        var model = try model(fixture)
+        let record = try #require(model.selected)
+        let errors = RecordSyncError.errors(of: record)
+        #expect(errors.map(\.sentence) == ["a required field is empty — Required fields are missing: [LastName]", "The org says no"])
+        #expect(errors.first?.fields == ["LastName"])
+        #expect(RecordSyncError.errors(of: try LocalRecord(document: ["_soupEntryId": 9, "__last_error__": "plain text"])).map(\.message) == ["plain text"])
+        model.perform(.editRecord)
+        #expect(model.form?.problems == ["LastName": "a required field is empty"])
+        #expect(model.form?.focused?.name == "LastName", "the form opens on the field to fix")
+        model.perform(.clearLine)
+        type("Moreno-Ruiz", into: &model)
+        #expect(model.form?.problems.isEmpty == true, "editing the field clears its mark")
+    }
+
+    @Test("A contact's account is picked in the form from a search-as-you-type list, shown by name, and can be cleared")
+    func accountLookup() throws {
+        let fixture = try StoreFixture()
+        try fixture.addSyncedAccount(name: "Acme", id: "001A")
+        try fixture.addSyncedAccount(name: "Zeta Logistics", id: "001Z")
+        try fixture.addSyncedContact(first: "Bo", last: "Busy", accountId: "001A")
+        var model = try model(fixture)
+        model.perform(.editRecord)
+        var form = try #require(model.form)
+        let account = try #require(form.fields.first { $0.name == "AccountId" })
+        #expect(account.lookup == .account && model.lookupDisplay(account) == "Acme")
+        while model.form?.focused?.name != "AccountId" { model.perform(.nextField) }
+        type("xyz", into: &model)
+        #expect(model.form?.focused?.value == "001A", "a lookup is not typed into")
+        model.perform(.openLookup)
+        #expect(model.mode == .pickingLookup && model.lookupPicker?.list.totalCount == 2)
+        #expect(model.lookupPicker?.list.selected?.string("Name") == "Acme", "the current account is selected")
+        type("zet", into: &model)
+        #expect(model.lookupPicker?.list.visibleRows.map { $0.string("Name") } == ["Zeta Logistics"])
+        model.perform(.keepSearch)
+        #expect(model.mode == .editing && model.lookupPicker == nil)
+        form = try #require(model.form)
+        let picked = try #require(form.focused)
+        #expect(picked.value == "001Z" && model.lookupDisplay(picked) == "Zeta Logistics")
+        model.perform(.save)
+        #expect(model.selected?.string("AccountId") == "001Z" && model.selected?.state == .updated)
+        #expect(model.selected?.document["__base__"]?["AccountId"] == "001A", "the base is kept for a field-level merge")
+
+        model.perform(.editRecord)
+        while model.form?.focused?.name != "AccountId" { model.perform(.nextField) }
+        model.perform(.openLookup)
+        model.perform(.clearSearch)
+        #expect(model.form?.focused?.value == "001Z", "Esc leaves it as it was")
+        model.perform(.openLookup)
+        model.perform(.clearLine)
+        #expect(model.form?.focused?.value == "")
+        model.perform(.save)
+        #expect(model.selected?.document["AccountId"] == .null, "no account")
+    }
+}

@@ -1,0 +1,132 @@
+import ContactsApp
+import ForceJSON
+import MobileSync
+import SmartStore
+import Synchronization
+import Testing
+
+/// `s`: the sync in the background, stepped by the test (`waitUntilFinished`), its toasts and the status line.
+@Suite("The sync key: background run, toasts, session")
+struct SyncFeatureTests: DrivesAppModel {
+    @Test("Without a sync engine, s says so and keeps changes queued; --offline says it is offline")
+    func syncNotSetUp() throws {
+        let fixture = try StoreFixture()
+        _ = try RecordRepository(store: fixture.store, kind: .contact).create(fields: ["LastName": "Queued"])
+        var model = try model(fixture)
+        model.perform(.sync)
+        #expect(model.toast == Toast("Not signed in: run forceterm login, then press s again; 1 local change stays queued", isError: true))
+        var offline = try self.model(fixture, offline: true)
+        offline.perform(.sync)
+        #expect(offline.toast?.message == "Offline: sync skipped; 1 local change stays queued")
+        #expect(try fixture.store.count(.exact("contacts", path: "__local__", matchKey: true)) == 1)
+    }
+
+    @Test("One progress bar for the whole run: each sync is its share, and it never falls back between syncs")
+    func progressAcrossSyncs() {
+        let steps = [(0, 0), (0, 100), (1, 0), (1, 50), (2, 0), (3, 0), (3, 100)].map { step, percent in
+            SyncProgress(step: step, of: 4, phase: "Sync", percent: percent)
+        }
+        #expect(steps.map(\.fraction) == [0, 0.25, 0.25, 0.375, 0.5, 0.75, 1])
+        #expect(steps[3].phase == "Sync 2/4")
+        #expect(zip(steps, steps.dropFirst()).allSatisfy { $0.fraction <= $1.fraction })
+        #expect(SyncProgress(step: 7, of: 0, phase: "Sync", percent: 250).fraction == 1, "out-of-range input stays on the bar")
+    }
+
+    @Test("A sync runs in the background: progress while it runs, then a toast and a refreshed list")
+    func syncRuns() async throws {
+        let fixture = try StoreFixture()
+        try fixture.addSyncedContact(first: "Ana", last: "Moreno")
+        let service = StepSync(store: fixture.store)
+        let controller = SyncController(service: service)
+        var model = try model(fixture, sync: controller)
+        model.perform(.undeleteRecord)
+        #expect(model.toast != nil)
+        model.perform(.sync)
+        #expect(controller.isRunning)
+        #expect(model.toast == nil, "a sync that starts retires the toast before it")
+        model.perform(.sync)
+        #expect(model.toast?.message == "A sync is already running")
+        await service.waitUntilProgressReported()
+        #expect(controller.current == .running(SyncProgress(phase: "Sync down", fraction: 0.5)))
+        model.perform(.quit)
+        #expect(model.mode == .confirmingQuit, "quitting during a sync asks first")
+        model.perform(.confirmNo)
+        service.finish()
+        await controller.waitUntilFinished()
+        model.tick()
+        #expect(model.toast == Toast("Sync done: 1 with errors (e fixes); sent 0 changes; 1 record new or changed on the server", isError: true))
+        #expect(model.list.totalCount == 2, "the list shows what the sync wrote")
+        #expect(model.selected?.string("LastName") == "Moreno", "the selection stays on the same record")
+    }
+
+    @Test("A named sync that failed alone is named in the toast, as an error")
+    func failedSyncNamed() async throws {
+        let fixture = try StoreFixture()
+        let service = StepSync(store: fixture.store, failedSyncs: ["syncDownLayouts"])
+        let controller = SyncController(service: service)
+        var model = try model(fixture, sync: controller)
+        model.perform(.sync)
+        service.finish()
+        await controller.waitUntilFinished()
+        model.tick()
+        #expect(model.toast == Toast("Sync finished, but syncDownLayouts failed (the Syncs tab says why); 1 with errors (e fixes); sent 0 changes; 1 record new or changed on the server", isError: true))
+    }
+
+    @Test("The status line and s follow the session as it is when s is pressed: signed out, then signed in elsewhere")
+    func sessionPickedUp() async throws {
+        let fixture = try StoreFixture()
+        let service = SessionSync()
+        let controller = SyncController(service: service)
+        var model = try model(fixture, sync: controller)
+        #expect(model.statusParts.first == "not signed in — forceterm login")
+        model.perform(.sync)
+        #expect(model.toast?.message.hasPrefix("Not signed in: run forceterm login, then press s again") == true)
+        #expect(!controller.isRunning)
+        service.state.withLock { $0 = .signedIn }
+        model.perform(.sync)
+        #expect(controller.isRunning, "the new sign-in is used without restarting")
+        await controller.waitUntilFinished()
+        model.tick()
+        #expect(model.toast?.message == "Sync complete! Sent 0 changes; nothing new on the server")
+        #expect(model.statusParts.first == "online")
+    }
+}
+
+/// A sync whose session is whatever the test sets, as the TUI's reads the saved credentials.
+final class SessionSync: SyncService {
+    let state = Mutex(SessionState.signedOut)
+    var sessionState: SessionState { state.withLock { $0 } }
+
+    func syncUpThenDown(progress: @escaping @Sendable (SyncProgress) -> Void) async throws -> SyncSummary {
+        SyncSummary(recordsWithErrors: 0, conflicts: 0)
+    }
+}
+
+/// A stand-in for the store sync service: it reports progress, then waits until the test lets it
+/// finish, and writes one record into the real store as a sync down would.
+final class StepSync: SyncService {
+    private let store: SmartStore
+    private let failedSyncs: [String]
+    private let release = AsyncStream<Void>.makeStream()
+    private let report = AsyncStream<Void>.makeStream()
+
+    init(store: SmartStore, failedSyncs: [String] = []) {
+        self.store = store
+        self.failedSyncs = failedSyncs
+    }
+
+    func syncUpThenDown(progress: @escaping @Sendable (SyncProgress) -> Void) async throws -> SyncSummary {
+        progress(SyncProgress(phase: "Sync down", fraction: 0.5))
+        report.continuation.finish()
+        for await _ in release.stream {}
+        _ = try store.create(["Id": "003A", "LastName": "Aaronson", "__local__": false], in: "contacts")
+        return SyncSummary(recordsWithErrors: 1, conflicts: 0, failedSyncs: failedSyncs, receivedChanges: 1)
+    }
+
+    /// Lets the sync go on to its end.
+    func finish() { release.continuation.finish() }
+
+    func waitUntilProgressReported() async {
+        for await _ in report.stream {}
+    }
+}
