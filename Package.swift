@@ -1,9 +1,11 @@
 // swift-tools-version:6.1
 import PackageDescription
 
-// Layers, bottom-up (see shared docs/design.md): ForceJSON (JSON values) -> SmartStore (soups on
-// SQLite) -> ForceAPI -> MobileSync -> ContactsApp -> TerminalUI (over CNcursesw) -> the forceterm executable.
-// localorg sits beside them and shares only ForceJSON.
+// Layers, bottom-up (docs/architecture.md): ForceJSON (JSON values) and SalesforceTime (dates) ->
+// SmartStore (soups on SQLite) -> MobileSync (the engine, no network) and ForceAPI (REST on libcurl)
+// -> ContactsApp (the app's state, no terminal) -> TerminalUI (over CNcursesw) -> ForcetermServices
+// (what the commands do) -> the forceterm executable (only its commands). localorg sits beside them
+// and shares ForceJSON and SalesforceTime.
 let strictConcurrency: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny"),
 ]
@@ -19,6 +21,7 @@ let package = Package(
         .library(name: "LocalOrg", targets: ["LocalOrg"]),
         .library(name: "ForceAPI", targets: ["ForceAPI"]),
         .library(name: "MobileSync", targets: ["MobileSync"]),
+        .library(name: "ForcetermServices", targets: ["ForcetermServices"]),
     ],
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
@@ -44,6 +47,10 @@ let package = Package(
             name: "ForceJSON",
             dependencies: [.product(name: "OrderedCollections", package: "swift-collections")],
             swiftSettings: strictConcurrency),
+        // Salesforce's date and datetime forms, for the client and for localorg alike.
+        .target(
+            name: "SalesforceTime",
+            swiftSettings: strictConcurrency),
         .target(
             name: "SmartStore",
             dependencies: [
@@ -60,13 +67,13 @@ let package = Package(
             providers: [.apt(["libcurl4-openssl-dev"])]),
         .target(
             name: "ForceAPI",
-            dependencies: ["ForceJSON", "CCurl"],
+            dependencies: ["ForceJSON", "SalesforceTime", "CCurl"],
             swiftSettings: strictConcurrency),
-        // The sync engine: talks to the server only through its own `SyncRemote` protocol;
-        // `ForceClientRemote` adapts ForceAPI's client to it.
+        // The sync engine: talks to the server only through its own `SyncRemote` protocol, so it
+        // links no libcurl; ForcetermServices' `ForceClientRemote` adapts ForceAPI's client to it.
         .target(
             name: "MobileSync",
-            dependencies: ["SmartStore", "ForceJSON", "ForceAPI"],
+            dependencies: ["SmartStore", "ForceJSON", "SalesforceTime"],
             swiftSettings: strictConcurrency),
         .systemLibrary(name: "CNcursesw", pkgConfig: "ncursesw"),
         .target(
@@ -77,12 +84,21 @@ let package = Package(
             name: "TerminalUI",
             dependencies: ["CNcursesw", "ContactsApp", "MobileSync", "SmartStore"],
             swiftSettings: strictConcurrency),
+        // What forceterm's commands do, with no command-line parsing: the session, the sync run, the
+        // record catalogue, settings, files written whole, the demo's localorg.
+        .target(
+            name: "ForcetermServices",
+            dependencies: [
+                "SmartStore", "TerminalUI", "ContactsApp", "ForceJSON", "ForceAPI", "MobileSync",
+                .product(name: "TOMLKit", package: "TOMLKit"),
+            ],
+            swiftSettings: strictConcurrency),
+        // The executable is its commands: ArgumentParser types over ForcetermServices.
         .executableTarget(
             name: "forceterm",
             dependencies: [
-                "SmartStore", "TerminalUI", "ContactsApp", "ForceJSON", "ForceAPI", "MobileSync",
+                "ForcetermServices", "SmartStore", "TerminalUI", "ContactsApp", "ForceJSON", "ForceAPI", "MobileSync",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "TOMLKit", package: "TOMLKit"),
             ],
             swiftSettings: strictConcurrency),
         .executableTarget(
@@ -97,7 +113,7 @@ let package = Package(
         .target(
             name: "LocalOrg",
             dependencies: [
-                "ForceJSON",
+                "ForceJSON", "SalesforceTime",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
@@ -116,7 +132,7 @@ let package = Package(
         .executableTarget(
             name: "localorg",
             dependencies: [
-                "LocalOrg", "ForceJSON",
+                "LocalOrg", "ForceJSON", "SalesforceTime",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strictConcurrency),
@@ -124,20 +140,23 @@ let package = Package(
         .executableTarget(
             name: "sync-bench",
             dependencies: [
-                "MobileSync", "SmartStore", "ForceJSON", "ForceAPI", "LocalOrgProcess",
+                "MobileSync", "SmartStore", "ForceJSON", "ForceAPI", "ForcetermServices", "LocalOrgProcess",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strictConcurrency),
         .testTarget(
             name: "LocalOrgTests",
-            dependencies: ["LocalOrg", "ForceJSON", "LocalOrgProcess"]),
+            dependencies: ["LocalOrg", "ForceJSON", "SalesforceTime", "LocalOrgProcess"]),
         // Test support: starts the real localorg binary; shared by the ForceAPI and CLI tests.
         .target(
             name: "LocalOrgProcess",
             path: "Tests/LocalOrgProcess"),
         .testTarget(
             name: "ForceAPITests",
-            dependencies: ["ForceAPI", "ForceJSON", "LocalOrgProcess"]),
+            dependencies: ["ForceAPI", "ForceJSON", "SalesforceTime", "LocalOrgProcess"]),
+        .testTarget(
+            name: "SalesforceTimeTests",
+            dependencies: ["SalesforceTime"]),
         .testTarget(
             name: "ForceJSONTests",
             dependencies: ["ForceJSON", .product(name: "PropertyBased", package: "swift-property-based")]),
@@ -151,7 +170,7 @@ let package = Package(
         .testTarget(
             name: "MobileSyncTests",
             dependencies: [
-                "MobileSync", "SmartStore", "ForceJSON", "ForceAPI", "LocalOrgProcess",
+                "MobileSync", "SmartStore", "ForceJSON", "ForceAPI", "ForcetermServices", "LocalOrgProcess",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]),
@@ -162,6 +181,9 @@ let package = Package(
         .testTarget(
             name: "ContactsAppTests",
             dependencies: ["ContactsApp", "SmartStore", "ForceJSON", "MobileSync", "LocalOrgProcess"]),
+        .testTarget(
+            name: "ForcetermServicesTests",
+            dependencies: ["ForcetermServices", "ContactsApp", "MobileSync", "SmartStore", "ForceJSON"]),
         .testTarget(
             name: "ForcetermCLITests",
             dependencies: ["SmartStore", "ForceJSON", "MobileSync", "LocalOrgProcess"]),

@@ -1,4 +1,5 @@
 import ArgumentParser
+import ForcetermServices
 import Foundation
 
 /// `--config DIR`: the directory with the Mobile SDK's config files — `userstore.json` and

@@ -1,5 +1,6 @@
 import ArgumentParser
 import ContactsApp
+import ForcetermServices
 import Foundation
 
 extension ExchangeFormat: ExpressibleByArgument {}
@@ -71,65 +72,6 @@ struct ExportCommand: ParsableCommand {
             }
             StandardStreams.writeError("Exported \(count) \(count == 1 ? kind.singular : kind.plural) to \(output)\n")
         }
-    }
-}
-
-/// Text gathered into large writes: an export of 100k records is not 100k system calls.
-struct BufferedOutput {
-    let write: (String) -> Void
-    private var buffer = ""
-
-    init(write: @escaping (String) -> Void) {
-        self.write = write
-    }
-
-    mutating func append(_ text: String) {
-        buffer += text
-        if buffer.utf8.count >= 1 << 16 { flush() }
-    }
-
-    mutating func flush() {
-        if !buffer.isEmpty { write(buffer) }
-        buffer = ""
-    }
-}
-
-/// A file written beside its final name and moved there only when complete, so an export that
-/// fails halfway never leaves half a file where a whole one was.
-final class AtomicFile {
-    let path: String
-    let temporaryPath: String
-    private let handle: FileHandle
-
-    init(path: String) throws {
-        self.path = path
-        let directory = (path as NSString).deletingLastPathComponent
-        var isDirectory: ObjCBool = false
-        if !directory.isEmpty, !FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory) || !isDirectory.boolValue {
-            throw ConfigError("cannot write \(path): there is no directory \(directory)")
-        }
-        temporaryPath = (directory.isEmpty ? "." : directory) + "/." + (path as NSString).lastPathComponent + ".partial-\(getpid())"
-        guard FileManager.default.createFile(atPath: temporaryPath, contents: nil),
-              let handle = FileHandle(forWritingAtPath: temporaryPath) else {
-            throw ConfigError("cannot write \(path): permission denied in \(directory.isEmpty ? "this directory" : directory)")
-        }
-        self.handle = handle
-    }
-
-    func write(_ text: String) { handle.write(Data(text.utf8)) }
-
-    func commit() throws {
-        try handle.close()
-        if rename(temporaryPath, path) != 0 {
-            let reason = String(cString: strerror(errno))
-            discard()
-            throw ConfigError("cannot write \(path): \(reason)")
-        }
-    }
-
-    func discard() {
-        try? handle.close()
-        try? FileManager.default.removeItem(atPath: temporaryPath)
     }
 }
 

@@ -1,4 +1,5 @@
 import ArgumentParser
+import ForcetermServices
 import Foundation
 
 /// The `forceterm` command: with no subcommand, the terminal UI; otherwise one of the subcommands.
@@ -40,9 +41,9 @@ struct Forceterm: ParsableCommand {
         }
         try CommandFailure.reporting {
             if demoOptions.demo {
-                try DemoLauncher.run(demo: demoOptions, configDirectory: configOptions.directory, tui: tuiOptions)
+                try DemoLauncher.run(demo: demoOptions.request, configDirectory: configOptions.directory, tui: tuiOptions.preferences)
             } else {
-                try TUILauncher.run(store: storeOptions.location, configDirectory: configOptions.directory, options: tuiOptions)
+                try TUILauncher.run(store: storeOptions.location, configDirectory: configOptions.directory, options: tuiOptions.preferences)
             }
         }
     }
@@ -56,6 +57,8 @@ struct Forceterm: ParsableCommand {
             var command = try parseAsRoot()
             try command.run()
         } catch {
+            // The services' usage errors read as ArgumentParser's own.
+            let error: any Error = (error as? UsageError).map { ValidationError($0.message) } ?? error
             var code = exitCode(for: error)
             if code == .validationFailure { code = ExitCode(usageErrorExitCode) }
             let message = fullMessage(for: error)

@@ -1,38 +1,9 @@
 import ArgumentParser
 import ContactsApp
 import ForceJSON
+import ForcetermServices
 import Foundation
 import SmartStore
-
-/// `Field=Value` pairs as a script writes them: split at the first `=`, so a value may hold more.
-struct FieldAssignments {
-    let pairs: [(field: String, text: String)]
-
-    init(_ arguments: [String]) throws {
-        pairs = try arguments.map { argument in
-            guard let equals = argument.firstIndex(of: "="), equals != argument.startIndex else {
-                throw ValidationError("\(argument) is not Field=Value (for example Title=\"Head of Sales\"; an empty value clears the field: Title=)")
-            }
-            return (String(argument[..<equals]), String(argument[argument.index(after: equals)...]))
-        }
-        var seen: Set<String> = []
-        for pair in pairs where !seen.insert(pair.field.lowercased()).inserted {
-            throw ValidationError("\(pair.field) is given twice; give each field once")
-        }
-    }
-}
-
-extension RecordCatalog {
-    /// Refuses a change to records no sync up sends, as the terminal UI does.
-    func checkSyncedUp(_ kind: RecordKind) throws {
-        if !kind.isSyncedUp { throw ConfigError(AppModel.notSyncedUp(kind)) }
-    }
-
-    /// The draft's problems as the command reports them: one line each, naming the field.
-    static func report(_ problems: RecordDraft.Problems, record: String) -> ConfigError {
-        ConfigError("\(record) not saved: " + problems.problems.map(\.message).joined(separator: "; "))
-    }
-}
 
 /// `forceterm create SOUP Field=Value…`: a local create, recorded as the terminal UI records one.
 struct CreateCommand: ParsableCommand {
@@ -64,7 +35,7 @@ struct CreateCommand: ParsableCommand {
     func validate() throws {
         try root.refuseOptions(except: [.store, .config], in: "create")
         if assignments.isEmpty { throw ValidationError("give the new record's fields as Field=Value, for example LastName=García") }
-        _ = try FieldAssignments(assignments)
+        _ = try CommandFailure.checkingUsage { try FieldAssignments(assignments) }
     }
 
     func run() throws {
@@ -115,7 +86,7 @@ struct UpdateCommand: ParsableCommand {
     func validate() throws {
         try root.refuseOptions(except: [.store, .config], in: "update")
         if assignments.isEmpty { throw ValidationError("give the fields to change as Field=Value, for example Title=\"Head of Sales\"") }
-        _ = try FieldAssignments(assignments)
+        _ = try CommandFailure.checkingUsage { try FieldAssignments(assignments) }
     }
 
     func run() throws {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import ForceAPI
 import ForceJSON
+import ForcetermServices
 import Foundation
 import LocalOrgProcess
 import MobileSync

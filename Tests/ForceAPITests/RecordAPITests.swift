@@ -2,6 +2,7 @@ import ForceAPI
 import ForceJSON
 import Foundation
 import LocalOrgProcess
+import SalesforceTime
 import Testing
 
 @Suite("The REST resources against a real localorg", .serialized)

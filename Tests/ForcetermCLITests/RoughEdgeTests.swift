@@ -2,7 +2,7 @@ import Foundation
 import LocalOrgProcess
 import Testing
 
-/// Rough edges a new user met (issue 18), each through the built binary: the message says what is
+/// Rough edges a new user met, each through the built binary: the message says what is
 /// wrong and what to do.
 @Suite("Rough edges: clear messages instead of confusing ones", .serialized)
 struct RoughEdgeTests {

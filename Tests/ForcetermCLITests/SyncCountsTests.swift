@@ -4,7 +4,7 @@ import SmartStore
 import Testing
 
 /// `forceterm sync` against orgs larger than the old built-in LIMIT 10000, and its counts when the
-/// server dies in the middle of a sync down (issue 14, items 4 and 5).
+/// server dies in the middle of a sync down.
 extension SyncCommandTests {
     @Test("20,000 contacts: the first sync stores them all, the second stores and removes nothing; exit 0 both times")
     func moreContactsThanTheOldLimitSettle() throws {

@@ -1,4 +1,5 @@
 import ForceJSON
+import SalesforceTime
 import Testing
 @testable import LocalOrg
 

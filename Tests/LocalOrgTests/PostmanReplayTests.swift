@@ -1,6 +1,7 @@
 import ForceJSON
 import Foundation
 import LocalOrgProcess
+import SalesforceTime
 import Testing
 @testable import LocalOrg
 

@@ -1,5 +1,6 @@
 import ForceJSON
 import Foundation
+import SalesforceTime
 import Testing
 @testable import LocalOrg
 

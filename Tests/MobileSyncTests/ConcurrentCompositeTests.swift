@@ -1,4 +1,5 @@
 import ForceJSON
+import ForcetermServices
 import Foundation
 import Synchronization
 import Testing

@@ -4,7 +4,7 @@ import SmartStore
 import Testing
 @testable import MobileSync
 
-/// The field-level rules of issue 14 on a real store file, one rule per test: what sync up sends,
+/// The field-level rules on a real store file, one rule per test: what sync up sends,
 /// what an answer does to a record changed while its write was on its way, how a refused write is
 /// merged, and how a conflict is settled field by field or a record reverted.
 @Suite("Field-level sync: bases, edits during a sync, merges and resolutions")

@@ -1,8 +1,9 @@
 import ForceJSON
+import ForcetermServices
 import Foundation
 import GRDB
-import Synchronization
 import SmartStore
+import Synchronization
 import Testing
 @testable import MobileSync
 

@@ -1,5 +1,6 @@
 import ForceAPI
 import ForceJSON
+import ForcetermServices
 import Foundation
 import LocalOrgProcess
 import SmartStore

@@ -2,19 +2,6 @@ import ForceJSON
 import MobileSync
 import SmartStore
 
-/// The document keys the Mobile SDK uses to track local changes (mobilesync-semantics.md §5.1),
-/// as MobileSync names them, under the names the screens use.
-public enum LocalFlag {
-    public static let local = LocalField.local
-    public static let created = LocalField.locallyCreated
-    public static let updated = LocalField.locallyUpdated
-    public static let deleted = LocalField.locallyDeleted
-    public static let lastError = LocalField.lastError
-    /// forceterm's own key for a conflict found by sync up: the server's version of the record.
-    /// MobileSync writes it; the list and detail only read it.
-    public static let conflict = LocalField.conflict
-}
-
 /// Where a record stands against the server, in the order the row marker shows it. The raw value
 /// is the state's name in `forceterm list` and the JSON the commands print.
 public enum LocalState: String, Sendable, Hashable {
@@ -88,12 +75,12 @@ public struct LocalRecord: Sendable, Equatable {
     public var serverId: String? { document["Id"]?.stringValue }
 
     public var lastError: String? {
-        let text = string(LocalFlag.lastError)
+        let text = string(LocalField.lastError)
         return text.isEmpty ? nil : text
     }
 
     public var hasConflict: Bool {
-        guard let value = document[LocalFlag.conflict] else { return false }
+        guard let value = document[LocalField.conflict] else { return false }
         return !value.isNull && value != .bool(false)
     }
 
@@ -101,16 +88,16 @@ public struct LocalRecord: Sendable, Equatable {
     public var state: LocalState {
         if hasConflict { return .conflict }
         if lastError != nil { return .error }
-        if flag(LocalFlag.deleted) { return .deleted }
-        if flag(LocalFlag.created) { return .created }
-        if flag(LocalFlag.updated) { return .updated }
+        if flag(LocalField.locallyDeleted) { return .deleted }
+        if flag(LocalField.locallyCreated) { return .created }
+        if flag(LocalField.locallyUpdated) { return .updated }
         return .clean
     }
 
-    public var isLocallyDeleted: Bool { flag(LocalFlag.deleted) }
-    public var isLocallyCreated: Bool { flag(LocalFlag.created) }
+    public var isLocallyDeleted: Bool { flag(LocalField.locallyDeleted) }
+    public var isLocallyCreated: Bool { flag(LocalField.locallyCreated) }
     /// Changed here and not synced yet, or in conflict: something a revert would undo.
-    public var hasLocalChanges: Bool { flag(LocalFlag.local) || hasConflict }
+    public var hasLocalChanges: Bool { flag(LocalField.local) || hasConflict }
 }
 
 /// One of Salesforce's refusals of a record, from `__last_error__`, in words for the detail and
@@ -122,7 +109,7 @@ public struct RecordSyncError: Sendable, Equatable {
 
     /// The errors a record carries: the SDK's `[{"errorCode","message","fields"}]`, or plain text.
     public static func errors(of record: LocalRecord) -> [RecordSyncError] {
-        switch record.document[LocalFlag.lastError] {
+        switch record.document[LocalField.lastError] {
         case nil, .null?: return []
         case let .string(text)?:
             // The Mobile SDK keeps the org's answer as text; read it as the JSON it holds.

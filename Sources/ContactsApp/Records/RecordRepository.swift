@@ -147,14 +147,14 @@ public struct RecordRepository: Sendable {
 
     /// The entry ids of the records `filter` keeps, in id order.
     public func entryIds(in filter: RecordFilter) throws -> [Int64] {
-        let local = "{\(soup):\(LocalFlag.local)} IN ('true', '1', 1)"
+        let local = "{\(soup):\(LocalField.local)} IN ('true', '1', 1)"
         let condition = switch filter {
         case .all: "1"
         case .pending: local
         // A record with a sync error or a conflict is always one with local changes: the indexed
         // flag narrows 100k records to those first (reading every JSON took 0.6 s at start).
-        case .errors: "\(local) AND {\(soup):\(LocalFlag.lastError)} IS NOT NULL"
-        case .conflicts: "\(local) AND {\(soup):\(LocalFlag.conflict)} IS NOT NULL"
+        case .errors: "\(local) AND {\(soup):\(LocalField.lastError)} IS NOT NULL"
+        case .conflicts: "\(local) AND {\(soup):\(LocalField.conflict)} IS NOT NULL"
         }
         return try integers("SELECT \(idColumn) FROM {\(soup)} WHERE \(condition) ORDER BY \(idColumn)")
     }
@@ -218,8 +218,8 @@ public struct RecordRepository: Sendable {
 
     /// Records with local changes not yet synced (`__local__` true).
     public func localChangeCount() throws -> Int {
-        if indexedPaths.contains(LocalFlag.local) { return try store.count(QuerySpec.exact(soup, path: LocalFlag.local, matchKey: true)) }
-        return try integers("SELECT count(*) FROM {\(soup)} WHERE {\(soup):\(LocalFlag.local)} = 1").first.map(Int.init) ?? 0
+        if indexedPaths.contains(LocalField.local) { return try store.count(QuerySpec.exact(soup, path: LocalField.local, matchKey: true)) }
+        return try integers("SELECT count(*) FROM {\(soup)} WHERE {\(soup):\(LocalField.local)} = 1").first.map(Int.init) ?? 0
     }
 
     // MARK: Local changes

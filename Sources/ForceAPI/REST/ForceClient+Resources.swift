@@ -1,5 +1,6 @@
 import ForceJSON
 import Foundation
+import SalesforceTime
 
 /// One API version the org offers (`GET /services/data/`).
 public struct APIVersion: Sendable, Equatable {

@@ -1,5 +1,6 @@
 import ForceJSON
 import GRDB
+import SalesforceTime
 
 /// Runs SOQL: parses, compiles, takes a snapshot of the matching ids in query order, and serves
 /// them page by page through query locators (`nextRecordsUrl`).

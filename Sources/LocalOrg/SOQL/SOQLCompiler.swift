@@ -1,4 +1,5 @@
 import GRDB
+import SalesforceTime
 
 /// How one selected object renders: its fields and nested parent objects, in SELECT order.
 struct SOQLOutputNode: Sendable {
@@ -71,14 +72,14 @@ struct SOQLCompiler {
     /// The start of the current day (UTC), for TODAY and LAST_N_DAYS.
     let todayStartDays: Int64
 
-    private var joins: [(key: String, alias: String, sql: String, object: ObjectDefinition)] = []
-    private var columns: [String] = []
-    private var arguments: [DatabaseValue] = []
-    private var joinArguments: [DatabaseValue] = []
+    var joins: [(key: String, alias: String, sql: String, object: ObjectDefinition)] = []
+    var columns: [String] = []
+    var arguments: [DatabaseValue] = []
+    var joinArguments: [DatabaseValue] = []
     /// True while compiling HAVING, the only place aggregate comparisons may appear.
-    private var compilingHaving = false
+    var compilingHaving = false
     /// GROUP BY fields by canonical key, so HAVING can compare them too.
-    private var groupKeys: [String: String] = [:]
+    var groupKeys: [String: String] = [:]
 
     init(schema: OrgSchema, includeDeleted: Bool, now: Int64, ownerId: String? = nil) {
         self.schema = schema
@@ -100,7 +101,7 @@ struct SOQLCompiler {
     }
 
     /// Compiles `(SELECT … FROM Contacts)` of a query on `parent`.
-    private func compileChild(_ subquery: SOQLQuery, parent: ObjectDefinition) throws(SOQLError) -> (String, CompiledChildQuery) {
+    func compileChild(_ subquery: SOQLQuery, parent: ObjectDefinition) throws(SOQLError) -> (String, CompiledChildQuery) {
         guard let relationship = schema.childRelationships(of: parent.name).first(where: { $0.relationshipName.lowercased() == subquery.objectName.lowercased() }),
               let child = schema.object(named: relationship.childObject), let field = child.field(named: relationship.field) else {
             throw SOQLError(errorCode: "INVALID_TYPE",
@@ -116,7 +117,7 @@ struct SOQLCompiler {
     }
 
     /// Replaces FIELDS(ALL|STANDARD|CUSTOM) with the fields it stands for (skipping ones already selected).
-    private func expandFieldSets(_ query: SOQLQuery, object: ObjectDefinition) throws(SOQLError) -> SOQLQuery {
+    func expandFieldSets(_ query: SOQLQuery, object: ObjectDefinition) throws(SOQLError) -> SOQLQuery {
         var query = query
         var expanded: [SOQLSelectItem] = []
         let named = Set(query.items.compactMap { item -> String? in
@@ -136,7 +137,7 @@ struct SOQLCompiler {
         return query
     }
 
-    private mutating func compile(_ query: SOQLQuery, object: ObjectDefinition) throws(SOQLError) -> CompiledSOQL {
+    mutating func compile(_ query: SOQLQuery, object: ObjectDefinition) throws(SOQLError) -> CompiledSOQL {
         let query = try expandFieldSets(query, object: object)
         let hasAggregates = query.items.contains { if case .aggregate = $0 { return true } else { return false } }
         if hasAggregates || !query.groupBy.isEmpty { return try compileAggregate(query, object: object) }
@@ -195,7 +196,7 @@ struct SOQLCompiler {
     }
 
     /// `WHERE` parts common to every query on `object`: the recycle bin and sharing, then the condition.
-    private mutating func wherePieces(_ query: SOQLQuery, object: ObjectDefinition) throws(SOQLError) -> [String] {
+    mutating func wherePieces(_ query: SOQLQuery, object: ObjectDefinition) throws(SOQLError) -> [String] {
         var whereParts = includeDeleted ? [] : ["t.\"IsDeleted\" = 0"]
         if let ownerId, object.hasOwner {
             whereParts.append("t.\"OwnerId\" = ?")
@@ -208,13 +209,13 @@ struct SOQLCompiler {
     }
 
     /// The canonical name of a resolved path (`account.name`), to match SELECT fields with GROUP BY.
-    private static func canonicalKey(_ chain: [(relationshipName: String, object: ObjectDefinition, alias: String)], _ field: FieldDefinition) -> String {
+    static func canonicalKey(_ chain: [(relationshipName: String, object: ObjectDefinition, alias: String)], _ field: FieldDefinition) -> String {
         (chain.map(\.relationshipName) + [field.name]).joined(separator: ".").lowercased()
     }
 
     /// The inner SELECT of a semi-join: one id or reference field of another (or the same) object,
     /// with that object's recycle-bin and sharing rules, never yielding NULL (so NOT IN works).
-    private func semiJoinSQL(_ subquery: SOQLQuery, comparedWith outer: FieldDefinition) throws(SOQLError) -> (sql: String, arguments: [DatabaseValue]) {
+    func semiJoinSQL(_ subquery: SOQLQuery, comparedWith outer: FieldDefinition) throws(SOQLError) -> (sql: String, arguments: [DatabaseValue]) {
         guard outer.type == .id || outer.type == .reference else {
             throw SOQLError(errorCode: "MALFORMED_QUERY", detail: "semi-join subqueries compare only Id and reference fields, not \(outer.name)", offset: subquery.objectOffset)
         }
@@ -239,107 +240,8 @@ struct SOQLCompiler {
         return (sql, arguments)
     }
 
-    /// The SQL of an aggregate function call, after checking the field suits it.
-    private mutating func aggregateExpression(_ aggregate: SOQLAggregate, object: ObjectDefinition) throws(SOQLError) -> (String, FieldDefinition) {
-        let (alias, field, _) = try resolve(aggregate.field, from: object)
-        let column = "\(alias).\(quoted(field.columnName))"
-        let numeric = field.type.isNumber
-        switch aggregate.function {
-        case "COUNT": return ("COUNT(\(column))", field)
-        case "COUNT_DISTINCT": return ("COUNT(DISTINCT \(column))", field)
-        case "SUM", "AVG":
-            guard numeric else {
-                throw SOQLError(errorCode: "INVALID_FIELD", detail: "field \(field.name) does not support aggregate operator \(aggregate.function)", offset: aggregate.offset)
-            }
-            return ("\(aggregate.function)(\(column))", field)
-        default:
-            guard field.type != .boolean, field.type != .textarea else {
-                throw SOQLError(errorCode: "INVALID_FIELD", detail: "field \(field.name) does not support aggregate operator \(aggregate.function)", offset: aggregate.offset)
-            }
-            return ("\(aggregate.function)(\(column))", field)
-        }
-    }
-
-    /// GROUP BY and aggregate functions: one AggregateResult row per group (or one in all).
-    private mutating func compileAggregate(_ query: SOQLQuery, object: ObjectDefinition) throws(SOQLError) -> CompiledSOQL {
-        guard !query.isCount else {
-            throw SOQLError(errorCode: "MALFORMED_QUERY", detail: "COUNT() cannot be combined with GROUP BY", offset: query.objectOffset)
-        }
-        var groupExpressions: [String] = []
-        for path in query.groupBy {
-            let (expression, field, chain) = try valueExpression(path, from: object)
-            groupKeys[Self.canonicalKey(chain, field)] = expression
-            groupExpressions.append(expression)
-        }
-        var selected: [String] = []
-        var outputs: [CompiledAggregate.Output] = []
-        var unnamed = 0
-        for item in query.items {
-            switch item {
-            case let .field(path):
-                let (_, field, chain) = try valueExpression(path, from: object)
-                guard let expression = groupKeys[Self.canonicalKey(chain, field)] else {
-                    throw SOQLError(errorCode: "MALFORMED_QUERY", detail: "Field must be grouped or aggregated: \(path.text)", offset: path.offset)
-                }
-                selected.append(expression)
-                if path.dateFunction != nil {
-                    // A date function's column is named like an aggregate's: its alias, else exprN.
-                    outputs.append(.groupField(name: path.alias ?? "expr\(unnamed)", field))
-                    if path.alias == nil { unnamed += 1 }
-                } else {
-                    outputs.append(.groupField(name: field.name, field))
-                }
-            case let .aggregate(aggregate):
-                let (expression, field) = try aggregateExpression(aggregate, object: object)
-                selected.append(expression)
-                outputs.append(.aggregate(name: aggregate.alias ?? "expr\(unnamed)", function: aggregate.function, field))
-                if aggregate.alias == nil { unnamed += 1 }
-            case let .subquery(subquery):
-                throw SOQLError(errorCode: "MALFORMED_QUERY", detail: "child subqueries cannot be combined with aggregate functions", offset: subquery.objectOffset)
-            case let .fieldSet(_, offset):
-                throw SOQLError(errorCode: "MALFORMED_QUERY", detail: "FIELDS() cannot be combined with aggregate functions", offset: offset)
-            }
-        }
-        let whereParts = try wherePieces(query, object: object)
-        var havingSQL = ""
-        if let having = query.having {
-            compilingHaving = true
-            havingSQL = " HAVING " + (try compileCondition(having, object: object))
-            compilingHaving = false
-        }
-        var orderParts: [String] = []
-        for ordering in query.ordering {
-            var expression: String
-            if let aggregate = ordering.aggregate {
-                expression = try aggregateExpression(aggregate, object: object).0
-            } else {
-                let (_, field, chain) = try valueExpression(ordering.field, from: object)
-                guard let grouped = groupKeys[Self.canonicalKey(chain, field)] else {
-                    throw SOQLError(errorCode: "MALFORMED_QUERY", detail: "Ordered field must be grouped or aggregated: \(ordering.field.text)", offset: ordering.field.offset)
-                }
-                expression = grouped
-            }
-            expression += ordering.descending ? " DESC" : " ASC"
-            if let nullsFirst = ordering.nullsFirst { expression += nullsFirst ? " NULLS FIRST" : " NULLS LAST" }
-            orderParts.append(expression)
-        }
-        let from = "FROM \(quoted(object.tableName)) t" + joins.map { " " + $0.sql }.joined()
-        let whereSQL = whereParts.isEmpty ? "" : " WHERE " + whereParts.map { "(\($0))" }.joined(separator: " AND ")
-        var sql = "SELECT \(selected.joined(separator: ", ")) \(from)\(whereSQL)"
-        if !groupExpressions.isEmpty { sql += " GROUP BY " + groupExpressions.joined(separator: ", ") + havingSQL }
-        if !orderParts.isEmpty { sql += " ORDER BY " + orderParts.joined(separator: ", ") }
-        var sqlArguments = joinArguments + arguments
-        sql += " LIMIT ? OFFSET ?"
-        sqlArguments.append(Int64(query.limit ?? QueryEngine.defaultBatchSize).databaseValue)
-        sqlArguments.append(Int64(query.offset ?? 0).databaseValue)
-        return CompiledSOQL(object: object, isCount: false, idsSQL: sql, idsArguments: sqlArguments, rowsSQLPrefix: "",
-                            root: SOQLOutputNode(object: object, idColumn: nil), selectedColumnsSQL: "", fromSQL: from,
-                            fromArguments: joinArguments, whereSQL: whereSQL, whereArguments: arguments, orderSQL: orderParts.joined(separator: ", "),
-                            limit: query.limit, aggregate: CompiledAggregate(outputs: outputs))
-    }
-
     /// Places a selected field in the output tree, adding parent nodes (and their Id columns) as needed.
-    private mutating func insert(field: FieldDefinition, column: Int, chain: ArraySlice<(relationshipName: String, object: ObjectDefinition, alias: String)>,
+    mutating func insert(field: FieldDefinition, column: Int, chain: ArraySlice<(relationshipName: String, object: ObjectDefinition, alias: String)>,
                                  into node: inout SOQLOutputNode) {
         guard let link = chain.first else {
             node.entries.append(.field(field, column: column))
@@ -361,7 +263,7 @@ struct SOQLCompiler {
 
     /// The SQL value of a field path, through its date function when it has one; the field is then
     /// what the function returns (an integer, or DAY_ONLY's date).
-    private mutating func valueExpression(_ path: SOQLFieldPath, from object: ObjectDefinition) throws(SOQLError)
+    mutating func valueExpression(_ path: SOQLFieldPath, from object: ObjectDefinition) throws(SOQLError)
         -> (sql: String, field: FieldDefinition, chain: [(relationshipName: String, object: ObjectDefinition, alias: String)]) {
         let (alias, field, chain) = try resolve(path, from: object)
         let column = "\(alias).\(quoted(field.columnName))"
@@ -397,7 +299,7 @@ struct SOQLCompiler {
     }
 
     /// Resolves `Account.Owner.Name` to the join alias and field, adding LEFT JOINs for each hop.
-    private mutating func resolve(_ path: SOQLFieldPath, from object: ObjectDefinition) throws(SOQLError)
+    mutating func resolve(_ path: SOQLFieldPath, from object: ObjectDefinition) throws(SOQLError)
         -> (alias: String, field: FieldDefinition, chain: [(relationshipName: String, object: ObjectDefinition, alias: String)]) {
         var components = path.components
         // A path may start with the object's own name: `Contact.LastName`.
@@ -437,173 +339,6 @@ struct SOQLCompiler {
         return (alias, field, chain)
     }
 
-    private mutating func compileCondition(_ condition: SOQLCondition, object: ObjectDefinition) throws(SOQLError) -> String {
-        switch condition {
-        case let .and(parts):
-            var compiled: [String] = []
-            for part in parts { compiled.append("(" + (try compileCondition(part, object: object)) + ")") }
-            return compiled.joined(separator: " AND ")
-        case let .or(parts):
-            var compiled: [String] = []
-            for part in parts { compiled.append("(" + (try compileCondition(part, object: object)) + ")") }
-            return compiled.joined(separator: " OR ")
-        case let .not(inner):
-            // SOQL's NOT also matches rows where the inner condition is unknown because of nulls.
-            return "NOT COALESCE((\(try compileCondition(inner, object: object))), 0)"
-        case let .comparison(path, comparison, literal, offset):
-            let (column, field, _) = try valueExpression(path, from: object)
-            return try compileComparison(column: column, field: field, comparison: comparison, literal: literal, offset: offset)
-        case let .inList(path, negated, literals, offset):
-            let (rawColumn, field, _) = try valueExpression(path, from: object)
-            let folded = field.type.isText && literals.contains(where: Self.needsUnicodeFolding)
-            let column = folded ? "\(OrgStore.foldFunction)(\(rawColumn))" : rawColumn
-            var placeholders: [String] = []
-            var includesNull = false
-            for literal in literals {
-                if case .null = literal { includesNull = true; continue }
-                arguments.append(try value(of: literal, for: field, offset: offset))
-                placeholders.append(folded ? "\(OrgStore.foldFunction)(?)" : "?")
-            }
-            let list = placeholders.isEmpty ? "SELECT NULL WHERE 0" : placeholders.joined(separator: ", ")
-            if negated {
-                return includesNull ? "\(column) IS NOT NULL AND \(column) NOT IN (\(list))" : "\(column) IS NULL OR \(column) NOT IN (\(list))"
-            }
-            return includesNull ? "\(column) IS NULL OR \(column) IN (\(list))" : "\(column) IN (\(list))"
-        case let .aggregateComparison(aggregate, comparison, literal, offset):
-            guard compilingHaving else {
-                throw SOQLError(errorCode: "MALFORMED_QUERY", detail: "aggregate functions are allowed in HAVING, not in WHERE", offset: aggregate.offset)
-            }
-            let (expression, field) = try aggregateExpression(aggregate, object: object)
-            let value: DatabaseValue
-            switch (aggregate.function, literal) {
-            case ("COUNT", .integer(let number)), ("COUNT_DISTINCT", .integer(let number)): value = number.databaseValue
-            case (_, .integer(let number)) where field.type.isNumber: value = number.databaseValue
-            case (_, .decimal(let number)) where field.type.isNumber: value = number.databaseValue
-            case ("MIN", _), ("MAX", _): value = try self.value(of: literal, for: field, offset: offset)
-            default: throw typeMismatch(field, offset: offset)
-            }
-            arguments.append(value)
-            return "\(expression) \(comparison == .notEqual ? "<>" : comparison.rawValue) ?"
-        case let .inSubquery(path, negated, subquery):
-            if let function = path.dateFunction {
-                throw SOQLError(errorCode: "MALFORMED_QUERY", detail: "\(function.rawValue)() cannot be compared with a subquery", offset: path.offset)
-            }
-            let (alias, field, _) = try resolve(path, from: object)
-            let column = "\(alias).\(quoted(field.columnName))"
-            let inner = try semiJoinSQL(subquery, comparedWith: field)
-            arguments += inner.arguments
-            return negated ? "\(column) IS NULL OR \(column) NOT IN (\(inner.sql))" : "\(column) IN (\(inner.sql))"
-        case let .like(path, literal, offset):
-            if let function = path.dateFunction {
-                throw SOQLError(errorCode: "INVALID_FIELD", detail: "LIKE cannot be used with \(function.rawValue)()", offset: offset)
-            }
-            let (alias, field, _) = try resolve(path, from: object)
-            guard field.type.isText || field.type == .id || field.type == .reference else {
-                throw SOQLError(errorCode: "INVALID_FIELD", detail: "invalid operator on \(field.type.rawValue) field: \(field.name)", offset: offset)
-            }
-            guard case let .string(_, pattern) = literal else {
-                throw SOQLError(errorCode: "MALFORMED_QUERY", detail: "LIKE needs a quoted string", offset: offset)
-            }
-            arguments.append(pattern.databaseValue)
-            let column = "\(alias).\(quoted(field.columnName))"
-            // SQLite's LIKE ignores case for ASCII only; Salesforce's ignores it for every letter.
-            if Self.needsUnicodeFolding(literal) {
-                return "\(OrgStore.foldFunction)(\(column)) LIKE \(OrgStore.foldFunction)(?) ESCAPE '\\'"
-            }
-            return "\(column) LIKE ? ESCAPE '\\'"
-        }
-    }
-
-    private mutating func compileComparison(column: String, field: FieldDefinition, comparison: SOQLComparisonOperator,
-                                            literal: SOQLLiteral, offset: Int) throws(SOQLError) -> String {
-        if case .null = literal {
-            switch comparison {
-            case .equal: return "\(column) IS NULL"
-            case .notEqual: return "\(column) IS NOT NULL"
-            default: throw SOQLError(errorCode: "INVALID_QUERY_FILTER_OPERATOR", detail: "invalid operator for null: \(comparison.rawValue)", offset: offset)
-            }
-        }
-        if case let .relativeDate(firstDayOffset, dayCount) = literal {
-            let firstDay = todayStartDays + firstDayOffset
-            let start: DatabaseValue
-            let end: DatabaseValue
-            switch field.type {
-            case .datetime:
-                start = (firstDay * 86_400).databaseValue
-                end = ((firstDay + dayCount) * 86_400).databaseValue
-            case .date:
-                start = SalesforceDate.formatDate(days: firstDay).databaseValue
-                end = SalesforceDate.formatDate(days: firstDay + dayCount).databaseValue
-            default:
-                throw typeMismatch(field, offset: offset)
-            }
-            switch comparison {
-            case .equal: arguments += [start, end]; return "\(column) >= ? AND \(column) < ?"
-            case .notEqual: arguments += [start, end]; return "\(column) IS NULL OR \(column) < ? OR \(column) >= ?"
-            case .less: arguments.append(start); return "\(column) < ?"
-            case .lessOrEqual: arguments.append(end); return "\(column) < ?"
-            case .greater: arguments.append(end); return "\(column) >= ?"
-            case .greaterOrEqual: arguments.append(start); return "\(column) >= ?"
-            }
-        }
-        arguments.append(try value(of: literal, for: field, offset: offset))
-        // Text columns compare with NOCASE, which folds ASCII only: a literal with other letters
-        // ('ÉLODIE' = 'élodie') is compared case-folded on both sides, as Salesforce does.
-        let folded = field.type.isText && Self.needsUnicodeFolding(literal)
-        let left = folded ? "\(OrgStore.foldFunction)(\(column))" : column
-        let right = folded ? "\(OrgStore.foldFunction)(?)" : "?"
-        switch comparison {
-        case .notEqual: return "\(column) IS NULL OR \(left) <> \(right)"  // SOQL's != also matches nulls
-        default: return "\(left) \(comparison.rawValue) \(right)"
-        }
-    }
-
-    /// Whether a string literal has letters beyond ASCII, which SQLite's NOCASE and LIKE do not fold.
-    static func needsUnicodeFolding(_ literal: SOQLLiteral) -> Bool {
-        guard case let .string(text, _) = literal else { return false }
-        return text.unicodeScalars.contains { !$0.isASCII }
-    }
-
-    /// The stored form of a literal compared with `field`, or Salesforce's type-mismatch error.
-    private func value(of literal: SOQLLiteral, for field: FieldDefinition, offset: Int) throws(SOQLError) -> DatabaseValue {
-        switch (field.type, literal) {
-        case (.id, .string(let text, _)), (.reference, .string(let text, _)):
-            guard let id = SalesforceId.canonical(text) else {
-                throw SOQLError(errorCode: "INVALID_QUERY_FILTER_OPERATOR", detail: "invalid ID field: \(text)", offset: offset)
-            }
-            return id.databaseValue
-        case (let type, .string(let text, _)) where type.isText:
-            return text.databaseValue
-        case (.boolean, .boolean(let flag)):
-            return flag.databaseValue
-        case (.int, .integer(let number)):
-            return number.databaseValue
-        case (.double, .integer(let number)), (.currency, .integer(let number)), (.percent, .integer(let number)):
-            return Double(number).databaseValue
-        case (.double, .decimal(let number)), (.currency, .decimal(let number)), (.percent, .decimal(let number)), (.int, .decimal(let number)):
-            return number.databaseValue
-        case (.date, .date(let days)):
-            return SalesforceDate.formatDate(days: days).databaseValue
-        case (.datetime, .dateTime(let seconds)):
-            return seconds.databaseValue
-        default:
-            throw typeMismatch(field, offset: offset)
-        }
-    }
-
-    private func typeMismatch(_ field: FieldDefinition, offset: Int) -> SOQLError {
-        let typeName: String
-        switch field.type {
-        case .datetime: typeName = "dateTime"
-        case .int: typeName = "integer"
-        case .id, .reference: typeName = "id"
-        default: typeName = field.type.rawValue
-        }
-        let quoting = field.type.isText || field.type == .id || field.type == .reference
-            ? "should be enclosed in quotes" : "should not be enclosed in quotes"
-        return SOQLError(errorCode: "INVALID_QUERY_FILTER_OPERATOR",
-                         detail: "value of filter criterion for field '\(field.name)' must be of type \(typeName) and \(quoting)", offset: offset)
-    }
 }
 
 extension SOQLError {

@@ -1,3 +1,5 @@
+import SalesforceTime
+
 /// One token of a SOQL statement, with the UTF-8 offset where it starts (for error positions).
 struct SOQLToken: Sendable, Equatable {
     enum Kind: Sendable, Equatable {

@@ -44,20 +44,6 @@ struct SyncDownTask: Sendable {
     /// A sync into empty soups expecting at least this many records defers their indexes (`SoupBulkLoad`).
     var bulkLoadMinimum = Int.max
 
-    /// A page of records for one soup and how to ask for the next.
-    struct Page: Sendable {
-        var records: [(soup: String, record: JSONObject)]
-        var totalSize: Int
-        var next: Continuation
-    }
-
-    enum Continuation: Sendable {
-        case none
-        case nextRecordsUrl(String, soup: String)
-        case refreshFrom(afterId: String)
-        case briefcase(pending: [(type: String, ids: [String])])
-    }
-
     /// Runs the sync; `summary` receives the tallies of each page as it commits, also when the
     /// run then fails.
     func run(_ initial: SyncState, summary: inout SyncDownSummary) async throws -> SyncState {
@@ -75,13 +61,14 @@ struct SyncDownTask: Sendable {
         // resets it: with one, the records held come from this query and may be skipped.
         let skip: DownloadedRecordWriter.SkipUnchanged = if let boundary { .atBoundary(boundary) }
             else if capped, state.maxTimeStamp > 0 { .always } else { .never }
-        let page = try await first(target, state: state, since: boundary)
+        let fetch = fetch(target)
+        let page = try await fetch.first(state: state, since: boundary)
         state.totalSize = page.totalSize
         try syncs.save(state)
         report(state)
         let bulkLoad = page.totalSize >= bulkLoadMinimum ? try beginBulkLoad(target, soupName: state.soupName) : nil
         do {
-            state = try await savePages(from: page, of: target, boundary: boundary, skip: skip, state: state, summary: &summary)
+            state = try await savePages(from: page, of: target, fetch: fetch, boundary: boundary, skip: skip, state: state, summary: &summary)
         } catch {
             // Not rethrown over the sync's own error: a failed rebuild leaves its status row, and
             // the next open of the store rebuilds once this process has let go of the lock.
@@ -95,7 +82,7 @@ struct SyncDownTask: Sendable {
     /// Saves `first` and every page after it, each with the sync's progress and tallies in one
     /// transaction; the progress counts the records of the pages committed (each one stored,
     /// unchanged or kept; parents only, for parent_children).
-    private func savePages(from first: Page, of target: SyncDownTarget, boundary: Int64?, skip: DownloadedRecordWriter.SkipUnchanged,
+    private func savePages(from first: SyncDownPage, of target: SyncDownTarget, fetch: any SyncDownFetch, boundary: Int64?, skip: DownloadedRecordWriter.SkipUnchanged,
                            state initial: SyncState, summary: inout SyncDownSummary) async throws -> SyncState {
         var state = initial
         var page = first
@@ -118,7 +105,7 @@ struct SyncDownTask: Sendable {
             // the JSON parsing overlap the store's work. Only a read: a failure surfaces after
             // this page has committed, and a failed write cancels it.
             let continuation = page.next
-            async let following = next(continuation, target: target, since: boundary)
+            async let following = fetch.nextPage(continuation, since: boundary)
             let pageSummary = try store.write { transaction in
                 var pageSummary = SyncDownSummary()
                 for soup in Set(records.map(\.soup)).sorted() {
@@ -201,222 +188,21 @@ struct SyncDownTask: Sendable {
         }
     }
 
-    // MARK: Fetching
-
-    private func first(_ target: SyncDownTarget, state: SyncState, since: Int64?) async throws -> Page {
-        let stamp = since.map(SalesforceTimestamp.format)
-        switch target.kind {
-        case let .soql(_, batchSize):
-            var query = SoqlQuery(target.rewrittenSoql ?? "")
-            if let stamp { query = query.modified(since: stamp, field: target.modificationDateFieldName) }
-            let page = try await remote.query(query.text, batchSize: batchSize == SyncDownTarget.defaultQueryBatchSize ? nil : batchSize)
-            return soqlPage(page, soup: state.soupName)
-        case let .sosl(query):
-            let records = try await remote.search(query)
-            return Page(records: records.map { (state.soupName, $0) }, totalSize: records.count, next: .none)
-        case let .mru(type, fieldlist):
-            let ids = try await remote.recentItemIds(sobjectType: type)
-            guard !ids.isEmpty else { return Page(records: [], totalSize: 0, next: .none) }
-            let fields = Self.withSyncFields(fieldlist, target)
-            let page = try await remote.query("select \(fields.joined(separator: ", ")) from \(type) where \(target.idFieldName) IN (\(Self.quotedList(ids)))", batchSize: nil)
-            return Page(records: page.records.map { (state.soupName, $0) }, totalSize: page.records.count, next: .none)
-        case let .refresh(_, _, soup, _):
-            let total = try store.count(.all(soup))
-            var page = try await refreshSlice(target, afterId: nil, since: stamp, soup: soup)
-            page.totalSize = total
-            return page
-        case let .parentChildren(spec):
-            let page = try await remote.query(spec.query(after: stamp), batchSize: nil)
-            return soqlPage(page, soup: spec.parent.soupName)
-        case let .briefcase(infos, _):
-            var pending: [(type: String, ids: [String])] = []
-            var relay: String?
-            repeat {
-                let primed = try await remote.primingRecords(relayToken: relay, changedAfter: since)
-                for info in infos { pending.append((info.sobjectType, primed.idsByType[info.sobjectType] ?? [])) }
-                relay = primed.relayToken
-            } while relay != nil
-            let total = pending.reduce(0) { $0 + $1.ids.count }
-            var page = try await next(.briefcase(pending: pending), target: target, since: since)
-            page.totalSize = total
-            return page
-        case let .metadata(type):
-            var describe = try await remote.resource("sobjects/\(type)/describe", query: [])
-            describe[target.idFieldName] = .string(type)
-            if let picklists = try await picklistsByRecordType(type, describe: describe) {
-                describe[SObjectDescribeKeys.picklistsByRecordType] = .object(picklists)
-            }
-            return Page(records: [(state.soupName, describe)], totalSize: 1, next: .none)
-        case let .layout(request):
-            var layout = try await remote.resource("ui-api/layout/\(request.sobjectType)", query: request.queryItems)
-            layout[target.idFieldName] = .string(request.recordId)
-            return Page(records: [(state.soupName, layout)], totalSize: 1, next: .none)
-        }
-    }
-
-    /// The picklist values each of the object's own record types offers (the describe lists every
-    /// value of every record type): one UI API request per record type the user may pick, none
-    /// for objects without record types. An org whose UI API does not serve the object (a 4xx)
-    /// leaves the form with the describe's values.
-    private func picklistsByRecordType(_ type: String, describe: JSONObject) async throws -> JSONObject? {
-        let recordTypeIds = (describe["recordTypeInfos"]?.arrayValue ?? []).compactMap { info -> String? in
-            guard info["available"]?.boolValue == true, info["master"]?.boolValue != true else { return nil }
-            return info["recordTypeId"]?.stringValue
-        }
-        guard !recordTypeIds.isEmpty else { return nil }
-        var result: JSONObject = [:]
-        for id in recordTypeIds {
-            let answer: JSONObject
-            do {
-                answer = try await remote.resource("ui-api/object-info/\(type)/picklist-values/\(id)", query: [])
-            } catch {
-                if Self.isRefusal(error) { return nil }
-                throw error
-            }
-            var fields: JSONObject = [:]
-            for (field, values) in answer["picklistFieldValues"]?.objectValue ?? [:] {
-                fields[field] = .array((values["values"]?.arrayValue ?? []).compactMap { $0["value"] })
-            }
-            result[id] = .object(fields)
-        }
-        return result
-    }
-
-    private static func isRefusal(_ error: SyncRemoteError) -> Bool {
-        if case let .server(status, _, _) = error { return (400..<500).contains(status) }
-        return false
-    }
-
-    private func next(_ continuation: Continuation, target: SyncDownTarget, since: Int64?) async throws -> Page {
-        switch continuation {
-        case .none:
-            return Page(records: [], totalSize: 0, next: .none)
-        case let .nextRecordsUrl(url, soup):
-            return soqlPage(try await remote.queryMore(url), soup: soup)
-        case let .refreshFrom(afterId):
-            guard case let .refresh(_, _, soup, _) = target.kind else { return Page(records: [], totalSize: 0, next: .none) }
-            return try await refreshSlice(target, afterId: afterId, since: since.map(SalesforceTimestamp.format), soup: soup)
-        case var .briefcase(pending):
-            guard case let .briefcase(infos, perRetrieve) = target.kind else { return Page(records: [], totalSize: 0, next: .none) }
-            while let head = pending.first, head.ids.isEmpty { pending.removeFirst() }
-            guard let head = pending.first, let info = infos.first(where: { $0.sobjectType == head.type }) else {
-                return Page(records: [], totalSize: 0, next: .none)
-            }
-            let slice = Array(head.ids.prefix(perRetrieve))
-            pending[0].ids.removeFirst(slice.count)
-            let records = try await remote.retrieve(sobjectType: info.sobjectType, ids: slice, fields: Self.withSyncFields(info.fieldlist, target))
-            let more = pending.contains { !$0.ids.isEmpty }
-            return Page(records: records.compactMap { $0 }.map { (info.soupName, $0) }, totalSize: 0, next: more ? .briefcase(pending: pending) : .none)
-        }
-    }
-
-    private func soqlPage(_ page: RemoteQueryPage, soup: String) -> Page {
-        Page(records: page.records.map { (soup, $0) }, totalSize: page.totalSize,
-             next: page.nextRecordsUrl.map { .nextRecordsUrl($0, soup: soup) } ?? .none)
-    }
-
-    private func refreshSlice(_ target: SyncDownTarget, afterId: String?, since: String?, soup: String) async throws -> Page {
-        guard case let .refresh(type, fieldlist, _, perSoql) = target.kind else { return Page(records: [], totalSize: 0, next: .none) }
-        var sql = "SELECT {\(soup):\(target.idFieldName)} FROM {\(soup)} WHERE {\(soup):\(target.idFieldName)} IS NOT NULL"
-        var arguments: [JSONValue] = []
-        if let afterId {
-            sql += " AND {\(soup):\(target.idFieldName)} > ?"
-            arguments.append(.string(afterId))
-        }
-        sql += " ORDER BY {\(soup):\(target.idFieldName)} ASC"
-        let ids = try store.query(.smart(sql, pageSize: perSoql), arguments: arguments).compactMap { $0.arrayValue?.first?.stringValue }
-            .filter { !LocalField.isLocalId($0) }
-        guard !ids.isEmpty else { return Page(records: [], totalSize: 0, next: .none) }
-        var query = "select \(Self.withSyncFields(fieldlist, target).joined(separator: ", ")) from \(type) where \(target.idFieldName) IN (\(Self.quotedList(ids)))"
-        if let since { query += " and \(target.modificationDateFieldName) >= \(since)" }
-        let page = try await remote.query(query, batchSize: nil)
-        return Page(records: page.records.map { (soup, $0) }, totalSize: 0,
-                    next: ids.count == perSoql ? .refreshFrom(afterId: ids[ids.count - 1]) : .none)
-    }
-
-    static func withSyncFields(_ fields: [String], _ target: SyncDownTarget) -> [String] {
-        var all = [target.idFieldName, target.modificationDateFieldName]
-        for field in fields where !all.contains(where: { $0.caseInsensitiveEquals(field) }) { all.append(field) }
-        return all
-    }
-
-    /// `'a','b'` with quotes and backslashes escaped as SOQL wants.
-    static func quotedList(_ ids: [String]) -> String {
-        ids.map { "'" + $0.replacingAll("\\", with: "\\\\").replacingAll("'", with: "\\'") + "'" }.joined(separator: ",")
-    }
-
     // MARK: Ghosts
 
-    /// The parent ids and child ids a full run of a parent_children target would return now.
-    func remoteTreeIds(_ spec: ParentChildrenSpec) async throws -> (parents: Set<String>, children: Set<String>) {
-        let plural = spec.children.sobjectTypePlural ?? spec.children.sobjectType
-        var query = "select \(spec.parent.idFieldName), (select \(spec.children.idFieldName) from \(plural)) from \(spec.parent.sobjectType)"
-        if let filter = spec.parentSoqlFilter, !filter.isEmpty { query += " where \(filter)" }
-        var parents = Set<String>()
-        var children = Set<String>()
-        var page = try await remote.query(query, batchSize: nil)
-        while true {
-            for parent in page.records {
-                if let id = parent[spec.parent.idFieldName]?.stringValue { parents.insert(id) }
-                // A parent without children has null here; a long child list comes in pages of its own.
-                guard let nested = parent[plural]?.objectValue else { continue }
-                var childPage = RemoteQueryPage(totalSize: 0, records: (nested["records"]?.arrayValue ?? []).compactMap(\.objectValue),
-                                                nextRecordsUrl: nested["done"]?.boolValue == false ? nested["nextRecordsUrl"]?.stringValue : nil)
-                while true {
-                    for child in childPage.records { if let id = child[spec.children.idFieldName]?.stringValue { children.insert(id) } }
-                    guard let next = childPage.nextRecordsUrl else { break }
-                    try await checkAccepting()
-                    childPage = try await remote.queryMore(next)
-                }
-            }
-            guard let next = page.nextRecordsUrl else { break }
-            try await checkAccepting()
-            page = try await remote.queryMore(next)
-        }
-        return (parents, children)
+    /// The fetch for `target`'s kind, over this task's store and remote.
+    func fetch(_ target: SyncDownTarget) -> any SyncDownFetch {
+        target.fetch(in: FetchContext(target: target, store: store, remote: remote, checkAccepting: checkAccepting))
     }
 
     /// The ids a full run of the target would return now, for ghost cleaning.
     func remoteIds(_ target: SyncDownTarget, state: SyncState, localIds: [String]) async throws -> Set<String> {
-        var ids = Set<String>()
-        func collect(_ page: RemoteQueryPage, field: String) async throws {
-            var page = page
-            while true {
-                for record in page.records { if let id = record[field]?.stringValue { ids.insert(id) } }
-                guard let next = page.nextRecordsUrl else { return }
-                try await checkAccepting()
-                page = try await remote.queryMore(next)
-            }
-        }
-        switch target.kind {
-        case .soql:
-            try await collect(try await remote.query(target.remoteIdsSoql ?? "", batchSize: nil), field: target.idFieldName)
-        case let .sosl(query):
-            for record in try await remote.search(query) { if let id = record[target.idFieldName]?.stringValue { ids.insert(id) } }
-        case let .mru(type, _), let .refresh(type, _, _, _):
-            for slice in localIds.chunked(into: 500) {
-                let page = try await remote.query("select \(target.idFieldName) from \(type) where \(target.idFieldName) IN (\(Self.quotedList(Array(slice))))", batchSize: nil)
-                try await collect(page, field: target.idFieldName)
-            }
-        case let .parentChildren(spec):
-            ids = try await remoteTreeIds(spec).parents
-        case .metadata, .layout:
-            // One description, replaced by each run: nothing to clean (as in the SDK).
-            break
-        case .briefcase:
-            var relay: String?
-            repeat {
-                let primed = try await remote.primingRecords(relayToken: relay, changedAfter: nil)
-                for list in primed.idsByType.values { ids.formUnion(list) }
-                relay = primed.relayToken
-            } while relay != nil
-        }
-        return ids
+        try await fetch(target).remoteIds(localIds: localIds)
     }
-}
 
-extension String {
-    func replacingAll(_ target: String, with replacement: String) -> String {
-        split(separator: target, omittingEmptySubsequences: false).joined(separator: replacement)
+    /// The parent ids and child ids a full run of a parent_children target would return now.
+    func remoteTreeIds(_ target: SyncDownTarget, spec: ParentChildrenSpec) async throws -> (parents: Set<String>, children: Set<String>) {
+        try await ParentChildrenFetch(context: FetchContext(target: target, store: store, remote: remote, checkAccepting: checkAccepting),
+                                      spec: spec).treeIds()
     }
 }

@@ -1,8 +1,8 @@
 import ForceJSON
 
-/// How a local change marks a document: the Mobile SDK's flags (mobilesync-semantics.md §5.1),
-/// plus the base of the change (`__base__`), which sync up needs to send only what changed here and
-/// to merge with the server's changes field by field. Pure functions over one document; callers
+/// How a local change marks a document: the Mobile SDK's flags (`LocalField`: `__local__`,
+/// `__locally_created__`, …), plus the base of the change (`__base__`), which sync up needs to
+/// send only what changed here and to merge with the server's changes field by field. Pure functions over one document; callers
 /// write the result in the same transaction that read the document.
 public enum LocalEdit {
     /// A new record: `attributes.type`, a `local_` id, `__local__` and `__locally_created__` true,

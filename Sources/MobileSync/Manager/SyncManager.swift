@@ -208,7 +208,7 @@ public actor SyncManager {
         let check: @Sendable () async throws -> Void = { [weak self] in try await self?.checkStillAccepting() }
         let task = SyncDownTask(store: store, syncs: syncs, remote: remote, checkAccepting: check, report: { _ in })
         if case let .parentChildren(spec) = target.kind {
-            return try await cleanTreeGhosts(spec, syncId: id, task: task, force: force)
+            return try await cleanTreeGhosts(spec, of: target, syncId: id, task: task, force: force)
         }
         // A metadata or layout target stores one description per run: no ghosts (as in the SDK).
         if target.kind.describesAnObject { return 0 }
@@ -232,12 +232,12 @@ public actor SyncManager {
     /// Ghosts of a parent_children sync, as the SDK: parents the server no longer returns, then
     /// children no longer returned under this sync's parents (their parent gone, or moved away).
     /// The guard looks at each soup before anything is removed.
-    private func cleanTreeGhosts(_ spec: ParentChildrenSpec, syncId: Int64, task: SyncDownTask, force: Bool) async throws -> Int {
+    private func cleanTreeGhosts(_ spec: ParentChildrenSpec, of target: SyncDownTarget, syncId: Int64, task: SyncDownTask, force: Bool) async throws -> Int {
         let parents = GhostCleaner(soupName: spec.parent.soupName, idFieldName: spec.parent.idFieldName, syncId: syncId)
         let children = GhostCleaner(soupName: spec.children.soupName, idFieldName: spec.children.idFieldName, syncId: syncId)
         let parentIdField = spec.children.parentIdFieldName ?? "ParentId"
         let localParents = try store.read { try parents.cleanLocalIds(in: $0) }
-        let remote = try await task.remoteTreeIds(spec)
+        let remote = try await task.remoteTreeIds(target, spec: spec)
         let localChildren = try store.read {
             try children.cleanLocalChildIds(parentIdFieldName: parentIdField, parentIds: Set(localParents).union(remote.parents), in: $0)
         }

@@ -1,4 +1,4 @@
-import ForceAPI
+import SalesforceTime
 
 /// Salesforce datetimes (`2016-03-29T18:34:24.000+0000`, `…Z`, `…+00:00`) as the epoch
 /// milliseconds the sync states store; the conversions live in ForceAPI's `SalesforceDate`.

@@ -1,6 +1,7 @@
 import ArgumentParser
 import ContactsApp
 import ForceAPI
+import ForcetermServices
 import Foundation
 import MobileSync
 import SmartStore
@@ -31,85 +32,6 @@ struct DemoOptions: ParsableArguments {
         if let demoPort, !(1...65535).contains(demoPort) { throw ValidationError("--demo-port must be between 1 and 65535, not \(demoPort).") }
         if let demoLatency, demoLatency < 0 { throw ValidationError("--demo-latency cannot be negative.") }
     }
-}
 
-/// `forceterm --demo`: runs `localorg` as a child process on 127.0.0.1 with demo data, signs in as
-/// the demo user (password flow), syncs the org's records down (progress on stderr), then opens the
-/// TUI with `s` live against that org. The server is stopped when the TUI ends, however it ends
-/// (q, SIGTERM, SIGHUP, an error); if forceterm itself is killed, the server notices and stops.
-enum DemoLauncher {
-    /// The demo user localorg creates in every new org.
-    static let username = "demo@localorg.test"
-    static let password = "localorg-demo"
-    static let accountCount = 50
-    static let contactCount = 500
-
-    static func run(demo: DemoOptions, configDirectory: String?, tui: TUIOptions) throws {
-        let program = try LocalOrgProgram.locate()
-        guard isatty(STDIN_FILENO) == 1, isatty(STDOUT_FILENO) == 1 else { throw NcursesScreenError.notATerminal }
-        let directory = DemoDirectory()
-        if demo.reset {
-            say(try directory.reset() ? "Removed the previous demo state (--reset)." : "No previous demo state to remove (--reset); starting fresh.")
-        }
-        let reused = FileManager.default.fileExists(atPath: directory.orgPath + "/org.sqlite")
-        try directory.create()
-        say(reused ? "Demo state in \(directory.path), kept from the last run (--reset starts over)."
-                   : "Demo state in \(directory.path).")
-        if !reused { say("Creating the demo org with \(accountCount) accounts and \(contactCount) contacts...") }
-        try program.run(["seed", "--data", directory.orgPath, "--accounts", "\(accountCount)", "--contacts", "\(contactCount)", "--if-empty"],
-                        log: directory.serverLog, truncate: true)
-        let server = try program.serve(dataDirectory: directory.orgPath, port: demo.demoPort ?? 0,
-                                       latencyMilliseconds: demo.demoLatency ?? 0, log: directory.serverLog)
-        defer { server.stop() }
-        say("localorg is serving \(server.url) (its requests: \(directory.serverLog)).")
-        let session = try signIn(to: server, directory: directory)
-        let contact = try firstSync(session: session, configDirectory: configDirectory)
-        let help = DemoHelp(url: server.url, username: username, password: password, caFile: directory.caFile, serverLog: directory.serverLog,
-                            localorgPath: program.path, orgDirectory: directory.orgPath, contact: contact, script: directory.serverChangeScript)
-        try help.scriptText.write(toFile: directory.serverChangeScript, atomically: true, encoding: .utf8)
-        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: directory.serverChangeScript)
-        say("To change a contact on the server from another terminal: sh \(ShellCommand.quoted(ShellCommand.typed(directory.serverChangeScript)))")
-        defer { say("The demo org stopped with forceterm; forceterm --demo starts it again (--reset starts over).") }
-        try TUILauncher.run(store: StoreLocation(explicitPath: session.storePath), configDirectory: configDirectory, options: tui, session: session, helpNotes: help.notes)
-    }
-
-    /// The demo user's session, saved in the demo directory (never over the user's own).
-    static func signIn(to server: RunningLocalOrg, directory: DemoDirectory) throws -> SignedInSession {
-        say("Signing in as \(username)...")
-        let caFile = directory.caFile
-        let oauth = OAuthClient(loginURL: server.url, transport: CurlTransport(configuration: TransportConfiguration(caFile: caFile)))
-        let credentials = directory.credentials
-        try AsyncCommand.run {
-            let token = try await oauth.signIn(username: username, password: Secret(password))
-            let identity = try await oauth.identity(of: token)
-            try credentials.save(OAuthCredentials(loginURL: oauth.loginURL, clientId: oauth.clientId, token: token, identity: identity, caFile: caFile))
-        }
-        return try SignedInSession.load(cacert: nil, verbose: false, credentialStore: credentials)
-    }
-
-    /// Brings the org's records into the demo store (sync down only: local changes from an earlier
-    /// demo stay queued for `s`), with `forceterm sync`'s progress lines. Returns the contact the
-    /// help's `localorg edit` command changes: the first synced one in the list.
-    static func firstSync(session: SignedInSession, configDirectory: String?) throws -> (id: String, name: String)? {
-        say("Syncing the demo org's records into the demo store...")
-        let configuration = try SyncConfiguration.load(directory: configDirectory)
-        let store = try SmartStore(path: session.storePath)
-        try store.setup(from: configuration.store)
-        for notice in try SyncsSoup(store: store).apply(configuration.syncs).compactMap(\.notice) { say(notice) }
-        let manager = try SyncManager(store: store, remote: ForceClientRemote(client: session.client))
-        let plan = SyncRun(entries: configuration.syncs.entries, up: false, down: true, forceDelete: false)
-        let report = try AsyncCommand.run { try await plan.run(manager: manager, store: store) }
-        if let failure = report.failure { throw ConfigError("the first sync of the demo store failed: \(failure)") }
-        let stored = report.down.stored
-        say((stored == 0 ? "Nothing new on the demo org" : "Received \(stored) new or changed record\(stored == 1 ? "" : "s")")
-            + "; opening forceterm (? shows how to reach the demo org).")
-        let contacts = try RecordRepository(store: store, kind: .contact).page(offset: 0, limit: 50)
-        return contacts.first { $0.serverId?.hasPrefix("003") == true && !$0.isLocallyDeleted }
-            .map { ($0.serverId ?? "", RecordKind.contact.displayName(of: $0)) }
-    }
-
-    /// A progress line on stderr, before the TUI takes the terminal.
-    static func say(_ line: String) {
-        StandardStreams.writeError("forceterm --demo: \(line)\n")
-    }
+    var request: DemoRequest { DemoRequest(reset: reset, port: demoPort, latencyMilliseconds: demoLatency) }
 }

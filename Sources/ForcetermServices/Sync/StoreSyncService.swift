@@ -1,0 +1,65 @@
+import ContactsApp
+import ForceAPI
+import Foundation
+import MobileSync
+import SmartStore
+
+/// What the TUI's `s` key runs: the same named syncs as `forceterm sync` (every sync up, then
+/// every sync down with its ghost cleaning), reporting progress to the status line instead of
+/// stderr. The mass-deletion guard is never forced from here; `forceterm sync --force-delete` is.
+///
+/// The session is read again before each sync (`SessionSource.signedInUser`), so a `forceterm
+/// login` made in another terminal while the TUI runs is what the next `s` uses, and a TUI started
+/// before anyone signed in can sync once someone has.
+public struct StoreSyncService: SyncService {
+    /// Where each sync's session comes from.
+    public enum SessionSource: Sendable {
+        /// The credentials `forceterm login` saved, read at each sync.
+        case signedInUser
+        /// This session for every sync (the demo's own).
+        case fixed(SignedInSession)
+    }
+
+    public let store: SmartStore
+    public let entries: [SyncsConfig.Entry]
+    public let sessions: SessionSource
+    /// The file's syncs forceterm cannot run, reported failed on each `s`.
+    public var unsupported: [SyncsConfig.Unsupported] = []
+
+    public var sessionState: SessionState {
+        switch sessions {
+        case .fixed: .signedIn
+        case .signedInUser: (try? SignedInSession.load(cacert: nil, verbose: false)) == nil ? .signedOut : .signedIn
+        }
+    }
+
+    public func syncUpThenDown(progress: @escaping @Sendable (SyncProgress) -> Void) async throws -> SyncSummary {
+        let session: SignedInSession
+        switch sessions {
+        case let .fixed(fixed):
+            session = fixed
+        case .signedInUser:
+            do {
+                session = try SignedInSession.load(cacert: nil, verbose: false)
+            } catch {
+                throw SyncFailure(reason: "\(error); your changes stay queued", session: .signedOut)
+            }
+        }
+        let manager = try SyncManager(store: store, remote: ForceClientRemote(client: session.client))
+        let plan = SyncRun(entries: entries, up: true, down: true, forceDelete: false, unsupported: unsupported)
+        let order = plan.order
+        let report = try await plan.run(manager: manager, store: store) { state in
+            let phase = state.type == .syncUp ? "Sync up" : "Sync down"
+            progress(SyncProgress(step: state.name.flatMap(order.firstIndex) ?? 0, of: order.count,
+                                  phase: "\(phase) \(state.name ?? state.soupName)", percent: state.progress))
+        }
+        let usage = await session.client.lastAPIUsage.map { APIUsageLevel(used: $0.used, limit: $0.limit) }
+        if let failure = report.failure {
+            let connection: Connection = report.offline ? .offline : (report.stoppedBeforeAsking ? .unknown : .online)
+            throw SyncFailure(reason: failure, connection: connection, apiUsage: usage, session: report.sessionExpired ? .expired : nil)
+        }
+        return SyncSummary(recordsWithErrors: report.recordErrors, conflicts: report.conflicts, apiUsage: usage,
+                           failedSyncs: report.failedSyncs.map(\.name), sent: report.created + report.updated + report.deleted,
+                           receivedChanges: report.down.stored)
+    }
+}

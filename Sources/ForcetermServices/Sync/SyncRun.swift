@@ -1,0 +1,254 @@
+import ContactsApp
+import ForceAPI
+import ForceJSON
+import Foundation
+import MobileSync
+import SmartStore
+
+/// One `forceterm sync`: which named syncs run, in which order, and what to tell the user.
+/// A failure of the whole exchange (offline, session, limits) ends the run at once. A failure of
+/// one sync's own definition (a field or object the org lacks, a soup the store lacks) fails that
+/// sync alone and the others run. A tripped mass-deletion guard only skips that sync's ghost
+/// cleaning and is reported as a failure.
+public struct SyncRun: Sendable {
+    public let entries: [SyncsConfig.Entry]
+    public let up: Bool
+    public let down: Bool
+    public let forceDelete: Bool
+    /// Named syncs of the file whose targets forceterm does not implement: each reported failed.
+    public var unsupported: [SyncsConfig.Unsupported] = []
+
+    public init(entries: [SyncsConfig.Entry], up: Bool, down: Bool, forceDelete: Bool, unsupported: [SyncsConfig.Unsupported] = []) {
+        self.entries = entries
+        self.up = up
+        self.down = down
+        self.forceDelete = forceDelete
+        self.unsupported = unsupported
+    }
+
+    /// The named syncs in the order `run` takes them: every sync up, then every sync down.
+    public var order: [String] {
+        (up ? entries.filter { $0.type == .syncUp } : []).map(\.name) + (down ? entries.filter { $0.type == .syncDown } : []).map(\.name)
+    }
+
+    /// `progress` hears every sync state change; by default it prints a line to stderr.
+    public func run(manager: SyncManager, store: SmartStore,
+             progress: @escaping SyncManager.ProgressCallback = SyncRun.printProgress) async throws -> SyncRunReport {
+        var report = SyncRunReport()
+        for sync in unsupported where (sync.type == .syncUp && up) || (sync.type == .syncDown && down) {
+            report.failedSyncs.append((sync.name, sync.reason))
+        }
+        if up {
+            for entry in entries where entry.type == .syncUp {
+                var failure: (any Error)?
+                do {
+                    _ = try await manager.reSync(name: entry.name, progress: progress)
+                } catch {
+                    failure = error
+                }
+                // What the recorded answers say, also when the sync stopped midway.
+                if let id = try await manager.getSyncStatus(name: entry.name)?.id, let summary = await manager.lastSyncUpSummary[id] {
+                    report.add(summary)
+                }
+                if let failure {
+                    if Self.failsAlone(failure) {
+                        report.failedSyncs.append((entry.name, "\(failure)"))
+                        continue
+                    }
+                    try report.stop(Self.failureMessage(entry.name, failure), after: failure, entries: entries, store: store)
+                    return report
+                }
+            }
+        }
+        if down {
+            for entry in entries where entry.type == .syncDown {
+                var failure: (any Error)?
+                do {
+                    _ = try await manager.reSync(name: entry.name, progress: progress)
+                } catch {
+                    failure = error
+                }
+                // What the committed pages hold, also when the sync stopped midway.
+                if let id = try await manager.getSyncStatus(name: entry.name)?.id, let summary = await manager.lastSyncDownSummary[id] {
+                    var describes = false
+                    if case let .down(target) = entry.target { describes = target.kind.describesAnObject }
+                    report.add(summary, of: entry.name, countsRecords: !describes)
+                }
+                if let failure {
+                    if Self.failsAlone(failure) {
+                        report.failedSyncs.append((entry.name, "\(failure)"))
+                        continue
+                    }
+                    try report.stop(Self.failureMessage(entry.name, failure), after: failure, entries: entries, store: store)
+                    return report
+                }
+                do {
+                    report.ghostsRemoved += try await manager.cleanResyncGhosts(name: entry.name, force: forceDelete)
+                } catch let error as MobileSyncError {
+                    guard case .massDeletion = error else {
+                        try report.stop(Self.failureMessage(entry.name, error), after: error, entries: entries, store: store)
+                        return report
+                    }
+                    // The sync itself is done; its state carries the guard's message for `status`.
+                    let syncs = try SyncsSoup(store: store)
+                    if var state = try syncs.state(name: entry.name) {
+                        state.error = "\(error)"
+                        try syncs.save(state)
+                    }
+                    report.failure = "\(entry.name): \(error)"
+                }
+            }
+        }
+        try report.countOpenIssues(entries: entries, store: store)
+        if report.failure == nil {
+            try SyncRunLog.recordCompleted(at: Int64(Date().timeIntervalSince1970 * 1000), in: store)
+        }
+        return report
+    }
+
+    /// `forceterm sync`'s progress lines on stderr.
+    public static let printProgress: SyncManager.ProgressCallback = { state in
+        let total = state.totalSize >= 0 ? " of \(state.totalSize)" : ""
+        StandardStreams.writeError("\(state.name ?? String(state.id)): \(state.status.rawValue.lowercased()) \(state.progress)%\(total)\n")
+    }
+
+    /// Whether `error` concerns one sync's own definition, so the other syncs can still run: the org
+    /// refused its query or request as such (a 4xx other than the session and the API limit), or
+    /// its target or soup cannot work here. Anything about the connection, the session, the limits
+    /// or the store as a whole stops the run.
+    public static func failsAlone(_ error: any Error) -> Bool {
+        if let remote = error as? SyncRemoteError { return failsAlone(MobileSyncError.remote(remote)) }
+        guard let error = error as? MobileSyncError else { return false }
+        switch error {
+        case let .remote(.server(status, _, _)): return (400..<500).contains(status) && status != 401
+        case .invalidTarget, .soupMissingIndex, .noFieldsSpecified, .unknownSync: return true
+        case let .store(message): return message.contains("unknown soup")
+        default: return false
+        }
+    }
+
+    /// One line: which sync stopped, why, and that nothing local was lost.
+    public static func failureMessage(_ name: String, _ error: any Error) -> String {
+        "\(name) stopped: \(error). Local changes are kept in the store; run forceterm sync again."
+    }
+}
+
+/// What a `forceterm sync` did, and what is left for the user.
+public struct SyncRunReport: Sendable {
+    public var sent = 0
+    public var created = 0
+    public var updated = 0
+    public var deleted = 0
+    /// Of the changes sent, those the org refused and those that met a change made there.
+    public var refused = 0
+    public var conflicted = 0
+    /// What the sync downs received and committed, all together and each.
+    public var down = SyncDownSummary()
+    public var syncDowns: [(name: String, summary: SyncDownSummary)] = []
+    public var received: Int { down.received }
+    public var ghostsRemoved = 0
+    /// Records that now carry a `__last_error__` / a `__conflict__`, across the synced soups.
+    public var recordErrors = 0
+    public var conflicts = 0
+    public var failure: String?
+    /// Named syncs that failed on their own while the others ran (`SyncRun.failsAlone`).
+    public var failedSyncs: [(name: String, reason: String)] = []
+    /// The failure was the network: no request reached the org.
+    public var offline = false
+    /// The failure came before any request (another sync running, a store problem).
+    public var stoppedBeforeAsking = false
+    /// The org refused the session (and a refresh could not renew it): sign in again.
+    public var sessionExpired = false
+
+    public init() {}
+
+    /// Ends the run on `error`: its message, what it says about the connection, and the records
+    /// left with errors or conflicts.
+    public mutating func stop(_ message: String, after error: any Error, entries: [SyncsConfig.Entry], store: SmartStore) throws {
+        failure = message
+        noteConnection(after: error)
+        try countOpenIssues(entries: entries, store: store)
+    }
+
+    /// Records what a failure says about the connection, for the TUI's online / offline.
+    public mutating func noteConnection(after error: any Error) {
+        // The engine throws a remote failure as it is, or wrapped in MobileSyncError.remote.
+        let error: any Error = (error as? SyncRemoteError).map(MobileSyncError.remote) ?? error
+        if case MobileSyncError.remote(.sessionExpired) = error { sessionExpired = true }
+        switch error {
+        case let error as MobileSyncError:
+            switch error {
+            case .remote(.offline): offline = true
+            case .remote: break
+            default: stoppedBeforeAsking = true
+            }
+        case let error as ForceAPIError:
+            offline = error.isOffline
+        default:
+            stoppedBeforeAsking = true
+        }
+    }
+
+    public mutating func add(_ summary: SyncUpSummary) {
+        sent += summary.sent
+        created += summary.created
+        updated += summary.updated
+        deleted += summary.deleted
+        refused += summary.errors
+        conflicted += summary.conflicts
+    }
+
+    /// A sync down's tallies; a description of an sObject (metadata, layout) is listed with its
+    /// sync but is not a record the user received.
+    public mutating func add(_ summary: SyncDownSummary, of name: String, countsRecords: Bool = true) {
+        if countsRecords { down = down + summary }
+        syncDowns.append((name, summary))
+    }
+
+    public mutating func countOpenIssues(entries: [SyncsConfig.Entry], store: SmartStore) throws {
+        recordErrors = 0
+        conflicts = 0
+        for soup in Set(entries.map(\.soupName)).sorted() where try store.hasSoup(soup) {
+            let counts = try SoupChanges.openIssues(soup: soup, in: store)
+            recordErrors += counts.errors
+            conflicts += counts.conflicts
+        }
+    }
+
+    public var json: JSONObject {
+        var object: JSONObject = [
+            "sent": .int(Int64(sent)), "created": .int(Int64(created)), "updated": .int(Int64(updated)),
+            "deleted": .int(Int64(deleted)), "ghostsRemoved": .int(Int64(ghostsRemoved)),
+            "errors": .int(Int64(recordErrors)), "conflicts": .int(Int64(conflicts)),
+        ]
+        for (key, value) in down.json { object[key] = value }  // received, stored, unchanged, keptLocalChanges
+        var downs: JSONObject = [:]
+        for (name, summary) in syncDowns { downs[name] = .object(summary.json) }
+        object["syncDowns"] = .object(downs)
+        object["failure"] = failure.map(JSONValue.string) ?? .null
+        object["failedSyncs"] = .array(failedSyncs.map { .object(["name": .string($0.name), "error": .string($0.reason)]) })
+        return object
+    }
+
+    public var text: String {
+        var outcomes = "\(created) created, \(updated) updated, \(deleted) deleted"
+        if refused > 0 { outcomes += ", \(refused) refused" }
+        if conflicted > 0 { outcomes += ", \(conflicted) in conflict" }
+        var lines = ["Sent \(sent) change\(sent == 1 ? "" : "s") (\(outcomes)); received \(received) record\(received == 1 ? "" : "s") (\(down.stored) stored, \(down.unchanged) unchanged, \(down.keptLocalChanges) kept for local changes); removed \(ghostsRemoved) deleted on the server."]
+        if recordErrors > 0 || conflicts > 0 {
+            lines.append("\(recordErrors) record\(recordErrors == 1 ? "" : "s") with errors, \(conflicts) conflict\(conflicts == 1 ? "" : "s"); see forceterm status.")
+        }
+        for (name, reason) in failedSyncs {
+            lines.append("\(name) failed (the other syncs ran): \(reason.oneLine)")
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+}
+
+extension SyncDownSummary {
+    /// `received` (every record committed) = `stored` + `unchanged` + `keptLocalChanges`.
+    public var json: JSONObject {
+        ["received": .int(Int64(received)), "stored": .int(Int64(stored)), "unchanged": .int(Int64(unchanged)),
+         "keptLocalChanges": .int(Int64(keptLocalChanges))]
+    }
+}

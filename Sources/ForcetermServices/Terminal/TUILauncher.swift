@@ -1,0 +1,65 @@
+import ContactsApp
+import Foundation
+import MobileSync
+import SmartStore
+import TerminalUI
+
+/// Opens the store (registering the configured soups when missing) and runs the TUI until the user
+/// quits or a signal arrives. The terminal is restored on every way out; every change was already
+/// committed when it was made.
+public enum TUILauncher {
+    /// `session` is the org `s` syncs with (default: whoever signed in with `forceterm login`);
+    /// `helpNotes` go on the `?` screen above the keys.
+    public static func run(store location: StoreLocation, configDirectory: String?, options: TUIPreferences, session: SignedInSession? = nil,
+                    helpNotes: HelpOverlay.Notes? = nil) throws {
+        let config = try SyncConfiguration.load(directory: configDirectory)
+        let fields = try SyncedFields(usersyncsJSON: config.syncsJSON)
+        let store = try SmartStore(path: location.path)
+        try store.setup(from: config.store)
+        // A read-only store is shown, not synced: a sync would only fail on its first write.
+        let (sync, notices) = store.isReadOnly ? (nil, [])
+            : try syncController(store: store, config: config, options: options, session: session)
+        let kinds = RecordKind.tabs(for: config.syncs, soups: Set(try store.soupNames()))
+        let descriptions = ObjectDescriptions(store: store, soupBySObject: ObjectDescriptions.soups(in: config.syncs))
+        var model = try AppModel(store: store, syncedFields: fields, kinds: kinds, sync: sync, offline: options.offline,
+                                 descriptions: descriptions)
+        if !notices.isEmpty { model.announce(notices.joined(separator: "; ")) }
+        let environment = ProcessInfo.processInfo.environment
+        let settingsPath = UserSettings.path(environment: environment)
+        var (settings, problem) = UserSettings.load(path: settingsPath)
+        if problem == nil, let soup = settings.unknownColumnSoups(kinds).first {
+            let line = UserSettings.line(of: soup, in: "list.columns", text: (try? String(contentsOfFile: settingsPath, encoding: .utf8)) ?? "")
+            problem = "\(settingsPath)\(line.map { " line \($0)" } ?? ""): [list.columns] names \(soup), which is not a record list here ("
+                + kinds.map(\.soupName).joined(separator: ", ") + "); using the defaults"
+            settings = UserSettings()
+        }
+        try model.applyListSettings(sort: settings.sort, columns: settings.columns)
+        // On screen without the folders (a toast is one line); in full on stderr once the TUI ends.
+        if let problem { model.announce(problem.replacingOccurrences(of: settingsPath, with: "config.toml"), isError: true) }
+        defer { if let problem { StandardStreams.writeError("forceterm: \(problem)\n") } }
+        let wantColors = !settings.monochrome && Theme.colorsWanted(noColorFlag: options.noColor, environment: environment)
+        let screen = try NcursesScreen(wantColors: wantColors)
+        var app = TerminalApp(model: model, screen: screen, theme: Theme(colors: screen.colors, ascii: options.ascii, overrides: settings.styles))
+        // The keys were checked when the file was read.
+        if let keymap = try? AppKeymap.table(rebinding: settings.keys) { app.keymap = keymap }
+        app.helpNotes = helpNotes
+        let exit = app.run()
+        screen.restore()
+        if case let .signal(number) = exit {
+            // The shell's convention for "ended by a signal"; the store is already committed.
+            throw TerminalEnded(signal: number)
+        }
+    }
+
+    /// The `s` key's sync (of the store opened, as `forceterm sync` does with `--store`), with the
+    /// demo's session or whoever is signed in when `s` is pressed; nil with `--offline`. With it,
+    /// what changed in the named syncs' definitions since they were last applied.
+    public static func syncController(store: SmartStore, config: SyncConfiguration, options: TUIPreferences,
+                               session: SignedInSession?) throws -> (SyncController?, notices: [String]) {
+        guard !options.offline else { return (nil, []) }
+        let notices = try SyncsSoup(store: store).apply(config.syncs).compactMap(\.notice)
+        let service = StoreSyncService(store: store, entries: config.syncs.entries, sessions: session.map { .fixed($0) } ?? .signedInUser,
+                                       unsupported: config.syncs.unsupported)
+        return (SyncController(service: service), notices)
+    }
+}

@@ -1,0 +1,146 @@
+import ForceJSON
+import Foundation
+import GRDB
+import SalesforceTime
+
+/// Writing records: insert, update and delete in the caller's transaction, each checked against
+/// the references, uniqueness and the org's rules before it is stored.
+extension OrgStore {
+
+    /// Runs `body` in one write transaction (rolled back when it throws).
+    public func write<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        try await pool.write(body)
+    }
+
+    /// Runs `body` with a read-only view of the database.
+    public func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        try await pool.read(body)
+    }
+
+    /// Synchronous write transaction, for the command-line tools.
+    public func writeNow<T>(_ body: (Database) throws -> T) throws -> T {
+        try pool.write(body)
+    }
+
+    /// Reserves `count` consecutive record numbers for a key prefix and returns the first.
+    func reserveNumbers(_ db: Database, keyPrefix: String, count: Int64) throws -> Int64 {
+        // Cached: every record created runs these three.
+        try db.cachedStatement(sql: "INSERT OR IGNORE INTO localorg_sequence (keyPrefix, lastNumber) VALUES (?, 0)").execute(arguments: [keyPrefix])
+        try db.cachedStatement(sql: "UPDATE localorg_sequence SET lastNumber = lastNumber + ? WHERE keyPrefix = ?").execute(arguments: [count, keyPrefix])
+        let last = try Int64.fetchOne(db.cachedStatement(sql: "SELECT lastNumber FROM localorg_sequence WHERE keyPrefix = ?"), arguments: [keyPrefix]) ?? count
+        return last - count + 1
+    }
+
+    /// Inserts a validated record: checks references and unique fields, fills computed and
+    /// system fields, and returns the new id.
+    func insertRow(_ db: Database, object: ObjectDefinition, values: inout [String: DatabaseValue], actingUserId: String,
+                   now: Int64, presetId: String? = nil, checkReferences: Bool = true, visibleTo ownerId: String? = nil) throws -> String {
+        if !object.recordTypes.isEmpty && (values["RecordTypeId"] ?? .null).isNull {
+            values["RecordTypeId"] = object.defaultRecordType.id.databaseValue
+        }
+        if checkReferences {
+            try checkReferencesAndUniqueness(db, object: object, values: values, excludingId: nil, visibleTo: ownerId)
+            try RecordValidator.checkRecordRules(object: object, written: values, record: values)
+        }
+        let id = try presetId ?? SalesforceId.make(keyPrefix: object.keyPrefix, number: reserveNumbers(db, keyPrefix: object.keyPrefix, count: 1))
+        values["Id"] = id.databaseValue
+        values["IsDeleted"] = false.databaseValue
+        if object.hasOwner && (values["OwnerId"] ?? .null).isNull { values["OwnerId"] = actingUserId.databaseValue }
+        values["CreatedDate"] = now.databaseValue
+        values["LastModifiedDate"] = now.databaseValue
+        values["SystemModstamp"] = now.databaseValue
+        values["CreatedById"] = actingUserId.databaseValue
+        values["LastModifiedById"] = actingUserId.databaseValue
+        RecordValidator.fillComputedFields(object: object, values: &values)
+        // One cached statement per object: seeding inserts many thousand rows through it.
+        let arguments = object.fields.map { field in values[field.name] ?? (field.type == .boolean ? false.databaseValue : .null) }
+        try db.cachedStatement(sql: object.insertSQL).execute(arguments: StatementArguments(arguments))
+        return id
+    }
+
+    /// Updates a live record. `ifUnmodifiedSince` makes the update conditional (412 when the
+    /// record changed after that moment), checked in the same transaction as the write.
+    func updateRow(_ db: Database, object: ObjectDefinition, id: String, values: [String: DatabaseValue], actingUserId: String,
+                   now: Int64, ifUnmodifiedSince: Int64? = nil, visibleTo ownerId: String? = nil) throws {
+        guard var existing = try fetchRecord(db, object: object, id: id) else { throw APIError.resourceNotFound }
+        guard Self.isVisible(existing, object: object, to: ownerId) else { throw APIError.insufficientAccess }
+        if existing.isDeleted { throw APIError.entityIsDeleted }
+        if let ifUnmodifiedSince { try Self.checkUnmodified(existing, since: ifUnmodifiedSince) }
+        try checkReferencesAndUniqueness(db, object: object, values: values, excludingId: id, visibleTo: ownerId)
+        for (name, value) in values { existing.values[name] = value }
+        try RecordValidator.checkRecordRules(object: object, written: values, record: existing.values)
+        existing.values["LastModifiedDate"] = now.databaseValue
+        existing.values["SystemModstamp"] = now.databaseValue
+        existing.values["LastModifiedById"] = actingUserId.databaseValue
+        RecordValidator.fillComputedFields(object: object, values: &existing.values)
+        var arguments: [DatabaseValue] = []
+        arguments.reserveCapacity(object.fields.count)
+        for field in object.fields where field.type != .id { arguments.append(existing.values[field.name] ?? .null) }
+        arguments.append(id.databaseValue)
+        try db.cachedStatement(sql: object.updateByIdSQL).execute(arguments: StatementArguments(arguments))
+    }
+
+    /// Moves a record (and its cascade-deleted children) to the recycle bin. `ifUnmodifiedSince`
+    /// makes the delete conditional, as Salesforce does: 412 when the record changed after it.
+    func deleteRow(_ db: Database, object: ObjectDefinition, id: String, actingUserId: String, now: Int64,
+                   ifUnmodifiedSince: Int64? = nil, visibleTo ownerId: String? = nil) throws {
+        guard let existing = try fetchRecord(db, object: object, id: id) else { throw APIError.resourceNotFound }
+        guard Self.isVisible(existing, object: object, to: ownerId) else { throw APIError.insufficientAccess }
+        if existing.isDeleted { throw APIError.entityIsDeleted }
+        if let ifUnmodifiedSince { try Self.checkUnmodified(existing, since: ifUnmodifiedSince) }
+        guard object.deletable else {
+            throw APIError(status: 400, errorCode: "INSUFFICIENT_ACCESS_OR_READONLY", message: "insufficient access rights on object id", fields: [])
+        }
+        try db.execute(sql: "UPDATE \(quoted(object.tableName)) SET IsDeleted = 1, \(quoted(Self.deletedAtColumn)) = ?, SystemModstamp = ?, LastModifiedById = ? WHERE Id = ?",
+                       arguments: [now, now, actingUserId, id])
+        for relationship in schema.childRelationships(of: object.name) where relationship.cascadeDelete {
+            guard let child = schema.object(named: relationship.childObject), let field = child.field(named: relationship.field) else { continue }
+            try db.execute(sql: "UPDATE \(quoted(child.tableName)) SET IsDeleted = 1, \(quoted(Self.deletedAtColumn)) = ?, SystemModstamp = ?, LastModifiedById = ? WHERE \(quoted(field.columnName)) = ? AND IsDeleted = 0",
+                           arguments: [now, now, actingUserId, id])
+        }
+    }
+
+    /// The `If-Unmodified-Since` precondition of an update or delete: 412 when the record changed later.
+    static func checkUnmodified(_ record: StoredRecord, since: Int64) throws {
+        guard record.lastModifiedDate > since else { return }
+        throw APIError(status: 412, errorCode: "PRECONDITION_FAILED",
+                       message: "The requested resource has been modified since the If-Unmodified-Since date: \(SalesforceDate.formatHTTPDate(since))")
+    }
+
+    /// References must name a live record of the right object; unique fields must be unique.
+    func checkReferencesAndUniqueness(_ db: Database, object: ObjectDefinition, values: [String: DatabaseValue], excludingId: String?,
+                                      visibleTo ownerId: String? = nil) throws {
+        // RecordTypeId is checked against the object's own record types, in `checkRecordRules`.
+        for field in object.fields where field.type == .reference && field.name != "RecordTypeId" {
+            guard let value = values[field.name], let id = String.fromDatabaseValue(value),
+                  let targetName = field.referenceTo, let target = schema.object(named: targetName) else { continue }
+            guard SalesforceId.keyPrefix(of: id) == target.keyPrefix else { throw RecordValidator.malformedReference(field, id) }
+            guard let referenced = try referenceTarget(db, object: target, id: id), !referenced.isDeleted else {
+                throw APIError(status: 400, errorCode: "INVALID_CROSS_REFERENCE_KEY", message: "invalid cross reference id", fields: [field.name])
+            }
+            // Owners may be any user; other references must point at records the user can see.
+            if field.name != "OwnerId", !Self.isVisible(referenced, object: target, to: ownerId) {
+                throw APIError(status: 400, errorCode: "INSUFFICIENT_ACCESS_ON_CROSS_REFERENCE_ENTITY",
+                               message: "insufficient access rights on cross-reference id", fields: [field.name])
+            }
+        }
+        for field in object.fields where field.unique {
+            guard let value = values[field.name], !value.isNull else { continue }
+            let statement = try db.cachedStatement(
+                sql: "SELECT Id FROM \(quoted(object.tableName)) WHERE \(quoted(field.columnName)) = ? AND IsDeleted = 0 AND Id IS NOT ?")
+            if let other = try String.fetchOne(statement, arguments: [value, excludingId]) {
+                throw APIError(status: 400, errorCode: "DUPLICATE_VALUE",
+                               message: "duplicate value found: \(field.name) duplicates value on record with id: \(other)", fields: [field.name])
+            }
+        }
+    }
+
+    /// The referenced record's IsDeleted and OwnerId, all a reference check reads: two columns
+    /// through a cached statement instead of the whole row (a sync up's updates name an account each).
+    func referenceTarget(_ db: Database, object: ObjectDefinition, id: String) throws -> StoredRecord? {
+        let owner = object.hasOwner ? "OwnerId" : "NULL"
+        let statement = try db.cachedStatement(sql: "SELECT IsDeleted, \(owner) FROM \(quoted(object.tableName)) WHERE Id = ?")
+        guard let row = try Row.fetchOne(statement, arguments: [id]) else { return nil }
+        return StoredRecord(object: object.name, values: ["IsDeleted": row[0] as DatabaseValue, "OwnerId": row[1] as DatabaseValue])
+    }
+}

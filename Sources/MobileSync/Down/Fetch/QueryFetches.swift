@@ -1,0 +1,101 @@
+import ForceJSON
+
+/// A soql target: its query (with the high-water mark as a condition), page by page; its ghosts
+/// from the id-only form of the same query.
+struct SoqlFetch: SyncDownFetch {
+    let context: FetchContext
+    let batchSize: Int
+
+    func first(state: SyncState, since: Int64?) async throws -> SyncDownPage {
+        let target = context.target
+        var query = SoqlQuery(target.rewrittenSoql ?? "")
+        if let since { query = query.modified(since: SalesforceTimestamp.format(since), field: target.modificationDateFieldName) }
+        let page = try await context.remote.query(query.text, batchSize: batchSize == SyncDownTarget.defaultQueryBatchSize ? nil : batchSize)
+        return context.soqlPage(page, soup: state.soupName)
+    }
+
+    func remoteIds(localIds: [String]) async throws -> Set<String> {
+        let target = context.target
+        return try await context.ids(from: try await context.remote.query(target.remoteIdsSoql ?? "", batchSize: nil), field: target.idFieldName)
+    }
+}
+
+/// A sosl target: one search, whole; ghosts from the same search.
+struct SoslFetch: SyncDownFetch {
+    let context: FetchContext
+    let query: String
+
+    func first(state: SyncState, since: Int64?) async throws -> SyncDownPage {
+        .whole(try await context.remote.search(query), soup: state.soupName)
+    }
+
+    func remoteIds(localIds: [String]) async throws -> Set<String> {
+        Set(try await context.remote.search(query).compactMap { $0[context.target.idFieldName]?.stringValue })
+    }
+}
+
+/// An mru target: the user's recent items of a type, their fields by one query; ghosts are the
+/// soup's records the org no longer has.
+struct MruFetch: SyncDownFetch {
+    let context: FetchContext
+    let sobjectType: String
+    let fieldlist: [String]
+
+    func first(state: SyncState, since: Int64?) async throws -> SyncDownPage {
+        let ids = try await context.remote.recentItemIds(sobjectType: sobjectType)
+        guard !ids.isEmpty else { return .empty }
+        let fields = context.withSyncFields(fieldlist).joined(separator: ", ")
+        let page = try await context.remote.query(
+            "select \(fields) from \(sobjectType) where \(context.target.idFieldName) IN (\(FetchContext.quotedList(ids)))", batchSize: nil)
+        return .whole(page.records, soup: state.soupName)
+    }
+
+    func remoteIds(localIds: [String]) async throws -> Set<String> {
+        try await context.existingIds(of: sobjectType, among: localIds)
+    }
+}
+
+/// A refresh target: the records the soup already holds, fetched again a slice of ids at a time
+/// (only those changed since the mark, when there is one).
+struct RefreshFetch: SyncDownFetch {
+    let context: FetchContext
+    let sobjectType: String
+    let fieldlist: [String]
+    let soup: String
+    let idsPerSoql: Int
+
+    func first(state: SyncState, since: Int64?) async throws -> SyncDownPage {
+        let total = try context.store.count(.all(soup))
+        var page = try await slice(afterId: nil, since: since)
+        page.totalSize = total
+        return page
+    }
+
+    func next(_ continuation: SyncDownPage.Continuation, since: Int64?) async throws -> SyncDownPage {
+        guard case let .refreshFrom(afterId) = continuation else { return .empty }
+        return try await slice(afterId: afterId, since: since)
+    }
+
+    func remoteIds(localIds: [String]) async throws -> Set<String> {
+        try await context.existingIds(of: sobjectType, among: localIds)
+    }
+
+    private func slice(afterId: String?, since: Int64?) async throws -> SyncDownPage {
+        let idField = context.target.idFieldName
+        var sql = "SELECT {\(soup):\(idField)} FROM {\(soup)} WHERE {\(soup):\(idField)} IS NOT NULL"
+        var arguments: [JSONValue] = []
+        if let afterId {
+            sql += " AND {\(soup):\(idField)} > ?"
+            arguments.append(.string(afterId))
+        }
+        sql += " ORDER BY {\(soup):\(idField)} ASC"
+        let ids = try context.store.query(.smart(sql, pageSize: idsPerSoql), arguments: arguments).compactMap { $0.arrayValue?.first?.stringValue }
+            .filter { !LocalField.isLocalId($0) }
+        guard !ids.isEmpty else { return .empty }
+        var query = "select \(context.withSyncFields(fieldlist).joined(separator: ", ")) from \(sobjectType) where \(idField) IN (\(FetchContext.quotedList(ids)))"
+        if let since { query += " and \(context.target.modificationDateFieldName) >= \(SalesforceTimestamp.format(since))" }
+        let page = try await context.remote.query(query, batchSize: nil)
+        return SyncDownPage(records: page.records.map { (soup, $0) }, totalSize: 0,
+                            next: ids.count == idsPerSoql ? .refreshFrom(afterId: ids[ids.count - 1]) : .none)
+    }
+}

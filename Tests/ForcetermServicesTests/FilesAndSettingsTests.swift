@@ -1,0 +1,78 @@
+import ContactsApp
+import ForcetermServices
+import Foundation
+import Testing
+
+/// Files the commands write whole, the config files they read, and the command-line values they
+/// take apart: on real files in a scratch directory.
+@Suite("Files, configuration and command-line values")
+struct FilesAndSettingsTests {
+    let directory: String
+
+    init() throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("services-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    }
+
+    @Test("An atomic file replaces the old one only when committed; a discarded one leaves it as it was")
+    func atomicFile() throws {
+        let path = directory + "/contacts.vcf"
+        try "old\n".write(toFile: path, atomically: true, encoding: .utf8)
+        let discarded = try AtomicFile(path: path)
+        discarded.write("half a")
+        discarded.discard()
+        #expect(try String(contentsOfFile: path, encoding: .utf8) == "old\n")
+        #expect(!FileManager.default.fileExists(atPath: discarded.temporaryPath))
+
+        let file = try AtomicFile(path: path)
+        file.write("new\n")
+        #expect(try String(contentsOfFile: path, encoding: .utf8) == "old\n", "not before the commit")
+        try file.commit()
+        #expect(try String(contentsOfFile: path, encoding: .utf8) == "new\n")
+        #expect(throws: ConfigError.self) { try AtomicFile(path: directory + "/no/such/dir/x.vcf") }
+    }
+
+    @Test("Field=Value splits at the first =; a bare word or a field given twice is a usage error")
+    func fieldAssignments() throws {
+        let pairs = try FieldAssignments(["Title=Head of Sales", "Description=a=b", "Email="]).pairs
+        #expect(pairs.map(\.field) == ["Title", "Description", "Email"])
+        #expect(pairs.map(\.text) == ["Head of Sales", "a=b", ""])
+        #expect(throws: UsageError.self) { try FieldAssignments(["LastName"]) }
+        #expect(throws: UsageError.self) { try FieldAssignments(["=x"]) }
+        #expect(throws: UsageError.self) { try FieldAssignments(["Title=a", "title=b"]) }
+    }
+
+    @Test("Without --config the built-in files; a directory with neither file, or a file that is not UTF-8, is named")
+    func syncConfiguration() throws {
+        let builtIn = try SyncConfiguration.load(directory: nil)
+        #expect(builtIn.syncsJSON == DefaultConfig.usersyncsJSON)
+        #expect(!builtIn.syncs.entries.isEmpty)
+
+        #expect { try SyncConfiguration.load(directory: directory) } throws: { error in
+            "\(error)".contains("has neither userstore.json nor usersyncs.json")
+        }
+        FileManager.default.createFile(atPath: directory + "/usersyncs.json", contents: Data([0x7B, 0x20, 0xE9, 0x7D]))
+        #expect { try SyncConfiguration.load(directory: directory) } throws: { error in
+            "\(error)".contains("is not UTF-8 text (byte 2 is not)")
+        }
+        #expect(SyncConfiguration.firstInvalidUTF8Byte(in: Data("José".utf8)) == 5)
+    }
+
+    @Test("The store is --store when given, else the signed-out store in the data directory")
+    func storeLocation() {
+        let environment = ["XDG_DATA_HOME": directory]
+        #expect(StoreLocation(explicitPath: "/tmp/mine.sqlite", environment: environment).path == "/tmp/mine.sqlite")
+        let signedOut = StoreLocation(explicitPath: nil, environment: environment).path
+        #expect(signedOut == directory + "/forceterm/store.sqlite")
+        #expect(StoreLocation.isSignedOutStore(signedOut, environment: environment))
+        #expect(!StoreLocation.isSignedOutStore("/tmp/mine.sqlite", environment: environment))
+        #expect(StoreLocation.global(environment: environment).path == directory + "/forceterm/global.sqlite")
+    }
+
+    @Test("A store that does not exist has no local changes to strand")
+    func noStoreNoChanges() throws {
+        let changes = try LocalChanges.count(storePath: directory + "/none.sqlite")
+        #expect(changes.total == 0)
+        #expect(!FileManager.default.fileExists(atPath: directory + "/none.sqlite"), "counting creates nothing")
+    }
+}

@@ -1,0 +1,55 @@
+import ForcetermServices
+import MobileSync
+import Testing
+
+/// How a sync run classifies what stopped it: one sync's own problem lets the others run; the
+/// connection, the session and the store stop them all, and the report says which it was.
+@Suite("The sync run: which failures stop one sync, which stop the run")
+struct SyncRunTests {
+    @Test("An org refusing one sync's query or request (4xx but 401), or its definition, fails that sync alone")
+    func failsAlone() {
+        #expect(SyncRun.failsAlone(SyncRemoteError.server(status: 400, errorCode: "INVALID_FIELD", message: "No such column 'Shoe__c'")))
+        #expect(SyncRun.failsAlone(MobileSyncError.remote(.server(status: 404, errorCode: "NOT_FOUND", message: "no layout"))))
+        #expect(SyncRun.failsAlone(MobileSyncError.invalidTarget("no query")))
+        #expect(SyncRun.failsAlone(MobileSyncError.store("unknown soup 'notes'")))
+        #expect(!SyncRun.failsAlone(SyncRemoteError.server(status: 401, errorCode: "INVALID_SESSION_ID", message: "expired")))
+        #expect(!SyncRun.failsAlone(SyncRemoteError.server(status: 503, errorCode: "SERVER_UNAVAILABLE", message: "busy")))
+        #expect(!SyncRun.failsAlone(SyncRemoteError.offline("connection refused")))
+        #expect(!SyncRun.failsAlone(MobileSyncError.store("disk I/O error")))
+    }
+
+    @Test("The report tells offline, an expired session and a stop before any request apart")
+    func connectionNoted() {
+        var offline = SyncRunReport()
+        offline.noteConnection(after: SyncRemoteError.offline("connection refused"))
+        #expect(offline.offline && !offline.sessionExpired && !offline.stoppedBeforeAsking)
+
+        var expired = SyncRunReport()
+        expired.noteConnection(after: MobileSyncError.remote(.sessionExpired))
+        #expect(expired.sessionExpired && !expired.offline && !expired.stoppedBeforeAsking)
+
+        var locked = SyncRunReport()
+        locked.noteConnection(after: MobileSyncError.syncLocked(storePath: "/tmp/store.sqlite"))
+        #expect(locked.stoppedBeforeAsking && !locked.offline)
+    }
+
+    @Test("Every sync up runs before every sync down, in the file's order")
+    func order() throws {
+        let config = try SyncsConfig(json: """
+            {"syncs": [
+              {"syncName": "downContacts", "syncType": "syncDown", "soupName": "contacts", "target": {"type": "soql", "query": "SELECT Id FROM Contact"}, "options": {"mergeMode": "LEAVE_IF_CHANGED"}},
+              {"syncName": "upContacts", "syncType": "syncUp", "soupName": "contacts", "target": {"createFieldlist": ["LastName"]}, "options": {"fieldlist": ["LastName"], "mergeMode": "LEAVE_IF_CHANGED"}},
+              {"syncName": "downAccounts", "syncType": "syncDown", "soupName": "accounts", "target": {"type": "soql", "query": "SELECT Id FROM Account"}, "options": {"mergeMode": "OVERWRITE"}}
+            ]}
+            """)
+        #expect(SyncRun(entries: config.entries, up: true, down: true, forceDelete: false).order == ["upContacts", "downContacts", "downAccounts"])
+        #expect(SyncRun(entries: config.entries, up: false, down: true, forceDelete: false).order == ["downContacts", "downAccounts"])
+        #expect(SyncRun(entries: config.entries, up: true, down: false, forceDelete: false).order == ["upContacts"])
+    }
+
+    @Test("The failure line names the sync and says local changes are kept")
+    func failureMessage() {
+        #expect(SyncRun.failureMessage("syncDownContacts", SyncRemoteError.offline("connection refused"))
+            .hasSuffix("Local changes are kept in the store; run forceterm sync again."))
+    }
+}
