@@ -57,9 +57,9 @@ screenshots: build $(SCREENSHOT_STAMP)
 	@scripts/install-system-deps.sh $(SCREENSHOT_PACKAGES)
 	scripts/screenshots.sh $(BIN_DEBUG) $(VENV)/bin/python
 
-$(SCREENSHOT_STAMP): tests/screenshots/requirements.txt $(VENV_STAMP)
-	$(VENV)/bin/python -m pip install --quiet --disable-pip-version-check -r tests/screenshots/requirements.txt
-	cp tests/screenshots/requirements.txt $@
+$(SCREENSHOT_STAMP): scripts/screenshots/requirements.txt $(VENV_STAMP)
+	$(VENV)/bin/python -m pip install --quiet --disable-pip-version-check -r scripts/screenshots/requirements.txt
+	cp scripts/screenshots/requirements.txt $@
 
 ## test: every test suite, on a real SQLite file and the real binaries.
 test: deps test-swift test-python
@@ -69,20 +69,23 @@ test-swift:
 	$(SWIFT) build --product generate-manual $(BUILD_FLAGS)
 	FORCETERM_BIN_DIR=$(CURDIR)/$(BIN_DEBUG) $(SWIFT) test --skip-build $(BUILD_FLAGS)
 
-## test-python: an independent client (simple-salesforce) drives the real localorg binary over HTTPS.
+## test-python: an independent client (simple-salesforce) drives the real localorg binary over HTTPS,
+## and the screenshot script runs through every screen the README shows (so it cannot go stale).
 ## pytest's exit 5 ("no tests ran") counts as a failure.
-test-python: venv
-	$(SWIFT) build --product localorg $(BUILD_FLAGS)
-	LOCALORG_BIN=$(CURDIR)/$(BIN_DEBUG)/localorg $(VENV)/bin/python -m pytest tests/localorg -q -p no:cacheprovider; \
+test-python: venv $(SCREENSHOT_STAMP)
+	@scripts/install-system-deps.sh $(SCREENSHOT_PACKAGES)
+	$(SWIFT) build $(BUILD_FLAGS)
+	LOCALORG_BIN=$(CURDIR)/$(BIN_DEBUG)/localorg FORCETERM_BIN_DIR=$(CURDIR)/$(BIN_DEBUG) \
+	  $(VENV)/bin/python -m pytest PythonTests -q -p no:cacheprovider; \
 	  status=$$?; if [ $$status -eq 5 ]; then echo "pytest collected no tests" >&2; exit 1; fi; exit $$status
 
-## venv: the test virtual environment, rebuilt only when tests/requirements.txt changes.
+## venv: the test virtual environment, rebuilt only when PythonTests/requirements.txt changes.
 venv: $(VENV_STAMP)
 
-$(VENV_STAMP): tests/requirements.txt
+$(VENV_STAMP): PythonTests/requirements.txt
 	python3 -m venv $(VENV)
-	$(VENV)/bin/python -m pip install --quiet --disable-pip-version-check -r tests/requirements.txt
-	cp tests/requirements.txt $@
+	$(VENV)/bin/python -m pip install --quiet --disable-pip-version-check -r PythonTests/requirements.txt
+	cp PythonTests/requirements.txt $@
 
 ## bench: every benchmark in a release build; each prints a table with ratios against baselines run alongside.
 bench: bench-smartstore bench-localorg bench-sync bench-tui

@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # Renders the README's screenshots: drives the real `forceterm --demo` in a detached tmux session
 # (fresh demo data in a scratch directory), captures the pane with its colours (capture-pane -e)
-# and turns each capture into a PNG (tests/screenshots/ansi_to_png.py: pyte + Pillow).
+# and turns each capture into a PNG (scripts/screenshots/ansi_to_png.py: pyte + Pillow).
 # Usage: scripts/screenshots.sh BIN_DIR PYTHON   (make screenshots passes .build/debug and the venv's python)
+# SCREENSHOTS_OUT=DIR writes the PNGs there instead of screenshots/ (the test of this script does).
 set -euo pipefail
 
 bin_dir=$(cd "${1:?usage: scripts/screenshots.sh BIN_DIR PYTHON}" && pwd)
 python=${2:?usage: scripts/screenshots.sh BIN_DIR PYTHON}
 cd "$(dirname "$0")/.."
-out=screenshots
+out=${SCREENSHOTS_OUT:-screenshots}
 mkdir -p "$out"
 
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/forceterm-screenshots.XXXXXX")
@@ -25,7 +26,7 @@ height=34
 port=${SCREENSHOTS_PORT:-47443}
 # The demo org adds latency to every request, so the sync-in-progress shot can catch the progress bar.
 tmux -L "$socket" -f /dev/null new-session -d -x "$width" -y "$height" \
-    "env LANG=C.UTF-8 TERM=tmux-256color TZ=UTC XDG_DATA_HOME='$scratch/data' XDG_CONFIG_HOME='$scratch/config' \
+    "env LANG=C.UTF-8 TERM=tmux-256color TZ=UTC HOME='$scratch' XDG_DATA_HOME='$scratch/data' XDG_CONFIG_HOME='$scratch/config' \
      '$bin_dir/forceterm' --demo --demo-port $port --demo-latency 300 2>'$scratch/stderr'; sleep 600"
 tmux -L "$socket" set-option -g escape-time 0 >/dev/null
 
@@ -58,7 +59,7 @@ shot() {
     size=$(tmux -L "$socket" display-message -p -t 0 '#{pane_width} #{pane_height}')
     tmux -L "$socket" capture-pane -p -e -t 0 >"$scratch/$name.ansi"
     # shellcheck disable=SC2086
-    "$python" tests/screenshots/ansi_to_png.py "$scratch/$name.ansi" "$out/$name.png" $size
+    "$python" scripts/screenshots/ansi_to_png.py "$scratch/$name.ansi" "$out/$name.png" $size
     echo "screenshots: $out/$name.png"
 }
 
@@ -68,8 +69,11 @@ shot list
 keys "?"
 wait_for "Demo org"
 shot help
-contact_id=$(screen | grep -oE '003Lo[0-9A-Za-z]{13}' | head -n 1)
-[[ -n "$contact_id" ]] || { echo "screenshots: the help shows no contact id" >&2; exit 1; }
+# The help names the script forceterm --demo wrote for a trainer: it changes the first synced
+# contact on the server (localorg edit), as another user would.
+wait_for "change-on-server.sh" 5
+server_change="$scratch/data/forceterm/demo/change-on-server.sh"
+[[ -r "$server_change" ]] || { echo "screenshots: forceterm --demo wrote no $server_change" >&2; exit 1; }
 keys Escape
 
 keys 2
@@ -92,16 +96,17 @@ keys C-s
 wait_for "Saved locally"
 
 # ...and a server-side edit of the same field, then s: a conflict.
-"$bin_dir/localorg" edit --data "$scratch/data/forceterm/demo/org" Contact "$contact_id" "Title=Changed on the server" >/dev/null
+sh "$server_change" >/dev/null 2>"$scratch/server-change.err" \
+    || { echo "screenshots: $server_change failed:" >&2; cat "$scratch/server-change.err" >&2; exit 1; }
 keys s
 deadline=$((SECONDS + 60))
-# The last of the four syncs, three quarters through the run: the same bar every time.
-until screen | tail -n 1 | grep -qE 'Sync down .* 4/4 .*75%'; do
+# The contacts' sync down starting (its request delayed by --demo-latency): the same bar every time.
+until screen | tail -n 1 | grep -qE 'Sync down syncDownContacts [0-9]+/[0-9]+'; do
     ((SECONDS < deadline)) || { echo "screenshots: no sync progress on the status line" >&2; screen >&2; exit 1; }
     sleep 0.05
 done
 shot sync
-wait_for "Sync complete"
+wait_for "in conflict"
 shot conflict
 # c on the conflict: keep mine or take the server's.
 keys c
