@@ -25,6 +25,9 @@ public struct Messages: Sendable {
 
     public var savedLocally: String { "Saved locally; \(key(.sync)) syncs it" }
     public var nothingChanged: String { "Nothing changed" }
+    public func savedOutsideSearch(_ search: String) -> String {
+        "Saved locally, but it does not match /\(search) (\(key(.back)) clears the search); \(key(.sync)) syncs it"
+    }
     public func notSaved(problems: Int) -> String {
         "Not saved: \(problems == 1 ? "a field needs" : "some fields need") attention"
     }
@@ -100,6 +103,10 @@ public struct Messages: Sendable {
 
     // MARK: Sync
 
+    public func tookServersKeepingOthers(_ fields: String) -> String {
+        "Took the server's for \(fields); your other changes stay and \(key(.sync)) sends them"
+    }
+
     public var quitQuestion: String { "A sync is running. Quit anyway? Local changes are kept." }
     public var syncAlreadyRunning: String { "A sync is already running" }
     public func queued(_ count: Int) -> String {
@@ -110,6 +117,10 @@ public struct Messages: Sendable {
         "Not signed in: run forceterm login, then press \(key(.sync)) again; \(queued(count))"
     }
     public func syncFailed(_ reason: String) -> String { "Sync failed: \(reason)" }
+    /// The org could not be reached: short enough for 80 columns, and saying nothing was lost.
+    public func syncOffline(queued count: Int) -> String {
+        "Offline: the org cannot be reached; \(queued(count)) (\(key(.sync)) retries)"
+    }
 
     /// The toast after a sync: what needs the user first (a narrow terminal cuts the end), then
     /// what was exchanged. Whether it is an error comes with it.

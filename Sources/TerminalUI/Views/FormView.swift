@@ -18,7 +18,9 @@ extension ContactsScreen {
             } else {
                 value = field.value
             }
-            return FormFieldView(label: field.rule.label, value: value, cursor: field.isTyped ? field.cursor : value.count,
+            // The focused field scrolls to its cursor; the others show the start of a long value.
+            let cursor = index != form.focusedIndex ? 0 : field.isTyped ? field.cursor : value.count
+            return FormFieldView(label: field.rule.label, value: value, cursor: cursor,
                                  required: field.rule.required && field.rule.editable, problem: form.problems[field.name],
                                  readOnly: !field.rule.editable)
         }

@@ -114,3 +114,26 @@ struct ConflictTests {
         #expect(try fixture.document(entryId)["__conflict__"] != nil)
     }
 }
+
+extension ConflictTests {
+    @Test("Taking the server's for the one field both sides changed says my other changes stay, and they do")
+    func takeServerKeepsOtherFields() throws {
+        let fixture = try StoreFixture()
+        let conflict: JSONValue = .object([
+            "server": .object(serverCopy().merging(["Department": "Base dept"]) { _, new in new }),
+            "fields": ["Title"], "base": ["Title": "Base"], "detectedAt": 1_741_082_400_000,
+        ])
+        let saved = try fixture.addSyncedContact(
+            first: "Ömer", last: "Okafor", title: "Mine",
+            extra: ["__local__": true, "__locally_updated__": true, "Department": "Mine dept",
+                    "__base__": ["Title": "Base", "Department": "Base dept"],
+                    "LastModifiedDate": "2025-03-01T09:00:00.000+0000", "__conflict__": conflict])
+        var model = try model(fixture)
+        model.perform(.resolveConflict)
+        #expect(model.conflictComparison?.conflictingFields == ["Title"])
+        model.perform(.resolve(.takeServer))
+        let stored = try fixture.document(try #require(saved["_soupEntryId"]?.int64Value))
+        #expect(stored["Title"] == "Theirs" && stored["Department"] == "Mine dept" && stored["__local__"] == true)
+        #expect(model.toast?.message == "Took the server's for Title; your other changes stay and s sends them")
+    }
+}

@@ -152,3 +152,35 @@ struct FormFeatureTests: DrivesAppModel {
         #expect(model.selected?.document["AccountId"] == .null, "no account")
     }
 }
+
+extension FormFeatureTests {
+    @Test("Saving keeps the search: the list stays narrowed and the saved record selected")
+    func searchSurvivesSave() throws {
+        let fixture = try StoreFixture()
+        try fixture.addSyncedContact(first: "Ana", last: "Wolf")
+        try fixture.addSyncedContact(first: "Bo", last: "Wolfe")
+        try fixture.addSyncedContact(first: "Cy", last: "Zapata")
+        var model = try model(fixture)
+        model.perform(.startSearch)
+        type("wolf", into: &model)
+        model.perform(.keepSearch)
+        #expect(model.list.totalCount == 2)
+        model.perform(.moveDown)
+        let edited = try #require(model.selected?.entryId)
+        model.perform(.editRecord)
+        model.perform(.nextField)
+        model.perform(.nextField)
+        type("Chief", into: &model)
+        model.perform(.save)
+        #expect(model.list.search == "wolf" && model.list.totalCount == 2, "the search is still on")
+        #expect(model.selected?.entryId == edited && model.selected?.string("Title") == "Chief")
+        // A new contact the search does not match is saved, and the toast says where it went.
+        model.perform(.newRecord)
+        type("Dee", into: &model)
+        model.perform(.nextField)
+        type("Zed", into: &model)
+        model.perform(.save)
+        #expect(model.list.totalCount == 2)
+        #expect(model.toast?.message == "Saved locally, but it does not match /wolf (Esc clears the search); s syncs it")
+    }
+}

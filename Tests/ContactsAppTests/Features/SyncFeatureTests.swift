@@ -130,3 +130,45 @@ final class StepSync: SyncService {
         for await _ in report.stream {}
     }
 }
+
+extension SyncFeatureTests {
+    @Test("While a sync runs the status line says so, and a quit question asked during it closes when it ends")
+    func quitQuestionEndsWithTheSync() async throws {
+        let fixture = try StoreFixture()
+        let service = StepSync(store: fixture.store)
+        let controller = SyncController(service: service)
+        var model = try model(fixture, sync: controller)
+        model.perform(.sync)
+        #expect(model.statusParts.first == "syncing")
+        model.perform(.quit)
+        #expect(model.mode == .confirmingQuit)
+        service.finish()
+        await controller.waitUntilFinished()
+        model.tick()
+        #expect(model.mode == .browsing && !model.shouldQuit, "nothing left to ask about")
+        #expect(model.statusParts.first == "online")
+    }
+
+    @Test("A sync that cannot reach the org says so in a line that fits 80 columns, and that the changes stay queued")
+    func offlineToast() async throws {
+        let fixture = try StoreFixture()
+        try fixture.addSyncedContact(first: "Ana", last: "Moreno", extra: ["__local__": true, "__locally_updated__": true])
+        let controller = SyncController(service: OfflineSync())
+        var model = try model(fixture, sync: controller)
+        model.perform(.sync)
+        await controller.waitUntilFinished()
+        model.tick()
+        let toast = try #require(model.toast)
+        #expect(toast.isError && toast.message == "Offline: the org cannot be reached; 1 local change stays queued (s retries)")
+        #expect(toast.message.count <= 80)
+        #expect(model.statusParts.first == "offline")
+    }
+}
+
+/// A sync whose requests never reach the org, as a dropped network fails them.
+final class OfflineSync: SyncService {
+    func syncUpThenDown(progress: @escaping @Sendable (SyncProgress) -> Void) async throws -> SyncSummary {
+        throw SyncFailure(reason: "syncUpContacts stopped: cannot reach Salesforce (connection refused). Local changes are kept in the store; run forceterm sync again.",
+                          connection: .offline)
+    }
+}

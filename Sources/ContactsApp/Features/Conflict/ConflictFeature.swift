@@ -61,6 +61,7 @@ extension AppModel {
             overlay = nil
             return
         }
+        let settling = fields ?? conflictComparison?.conflictingFields ?? []
         try ConflictResolver(store: store, soupName: list.kind.soupName).resolve(entryId: record.entryId, fields: fields, choice: choice)
         try refreshAll()
         let labels = fields.map { $0.map { self.label(of: $0, in: list.kind) }.joined(separator: ", ") }
@@ -71,6 +72,11 @@ extension AppModel {
             return
         }
         overlay = nil
+        if choice == .takeServer, labels == nil, !settling.isEmpty, selected?.entryId == record.entryId, selected?.hasLocalChanges == true {
+            // The server's values won where both changed; the rest of mine stays queued.
+            toast = Toast(messages.tookServersKeepingOthers(settling.map { label(of: $0, in: list.kind) }.joined(separator: ", ")))
+            return
+        }
         toast = Toast(messages.resolved(choice, fields: labels))
     }
 }

@@ -142,11 +142,10 @@ extension AppModel {
         }
         overlay = nil
         try refreshAll()
-        if current.kind == tab.kind, current.kind.role == .contact {
-            try updateList { try $0.setSearch("") }
+        // The search stays as it was: the saved record is selected when it is among the matches.
+        if current.kind == tab.kind {
             try updateList { try $0.select(entryId: saved.entryId) }
-        } else if current.kind == tab.kind {
-            try updateList { try $0.select(entryId: saved.entryId) }
+            if list.selected?.entryId != saved.entryId, !list.search.isEmpty { toast = Toast(messages.savedOutsideSearch(list.search)) }
         }
         return true
     }

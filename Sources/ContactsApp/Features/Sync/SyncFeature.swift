@@ -41,8 +41,12 @@ extension AppModel {
         }
         try? refreshAll()
         readDescriptions()
+        // "A sync is running, quit anyway?" is no longer a question once it has ended.
+        if case let .question(question) = overlay, question.subject == .quit { overlay = nil }
         switch result {
         case let .success(summary): toast = messages.syncFinished(summary)
+        case let .failure(failure) where failure.connection == .offline:
+            toast = Toast(messages.syncOffline(queued: localChangeCount), isError: true)
         case let .failure(failure): toast = Toast(messages.syncFailed(failure.reason), isError: true)
         }
         return true
@@ -55,7 +59,7 @@ extension AppModel {
     public mutating func noticeOtherWriters() -> Bool {
         let stamp = store.changeStamp()
         let now = clock.now()
-        guard stamp != seenChanges, sync?.isRunning != true, mode == .browsing || mode == .inspecting,
+        guard stamp != seenChanges, sync?.isRunning != true, [.browsing, .inspecting, .searching].contains(mode),
               now.timeIntervalSince(lastOtherWritersRefresh) >= Self.otherWritersRefreshInterval else { return false }
         seenChanges = stamp
         lastOtherWritersRefresh = now
@@ -78,6 +82,8 @@ extension AppModel {
         case .expired: return "session expired — forceterm login"
         case .signedIn: break
         }
+        // What the last run found is out of date while a new one runs.
+        if sync.isRunning { return "syncing" }
         switch sync.connection {
         case .unknown: return "signed in"
         case .online: return "online"
