@@ -7,6 +7,7 @@
 #define _XOPEN_SOURCE_EXTENDED 1
 #define NCURSES_WIDECHAR 1
 #include <ncursesw/curses.h>
+#include <langinfo.h>
 #include <locale.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -15,6 +16,13 @@
 
 /// Takes the locale from the environment (LANG / LC_ALL) so ncursesw reads and writes UTF-8.
 static inline int cnc_set_locale_from_environment(void) { return setlocale(LC_ALL, "") != NULL; }
+
+/// Whether the locale in force writes UTF-8 (LANG=C over SSH does not: ncursesw then draws every
+/// other character as a blank).
+static inline int cnc_locale_is_utf8(void) {
+    const char *codeset = nl_langinfo(CODESET);
+    return codeset != NULL && (strcmp(codeset, "UTF-8") == 0 || strcmp(codeset, "utf8") == 0);
+}
 
 /// Starts ncurses on stdin/stdout like initscr, but returns 0 instead of exiting the process when
 /// TERM names no known terminal, so the caller can restore state and report the problem itself.

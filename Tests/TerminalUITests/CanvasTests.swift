@@ -75,3 +75,17 @@ struct ThemeTests {
         #expect(theme.style(.selection) != theme.style(.normal))
     }
 }
+
+extension CanvasTests {
+    @Test("In ASCII, letters lose their accents, fullwidth forms become ASCII, other scripts ?, and wide characters keep two columns")
+    func transliteratesToASCII() {
+        var canvas = Canvas(size: Size(width: 30, height: 1))
+        canvas.draw("José Ångström 太郎 Łódź ｘ→", x: 0, y: 0)
+        canvas.transliterateToASCII()
+        let row = (0..<30).map { canvas[$0, 0].text }.joined()
+        #expect(row.hasPrefix("Jose Angstrom ? ?  Lodz x >"))
+        #expect(row.unicodeScalars.allSatisfy { $0.isASCII })
+        #expect(row.count == 30, "every column still has one character")
+    }
+}
+

@@ -39,7 +39,13 @@ public enum TUILauncher {
         defer { if let problem { StandardStreams.writeError("forceterm: \(problem)\n") } }
         let wantColors = !settings.monochrome && Theme.colorsWanted(noColorFlag: options.noColor, environment: environment)
         let screen = try NcursesScreen(wantColors: wantColors)
-        var app = TerminalApp(model: model, screen: screen, theme: Theme(colors: screen.colors, ascii: options.ascii, overrides: settings.styles))
+        if !screen.unicode {
+            // Said on screen (before any other notice: without it names look wrong) and on stderr after.
+            model.announce(Self.notUTF8Note(environment: environment), isError: true)
+        }
+        defer { if !screen.unicode { StandardStreams.writeError("forceterm: \(Self.notUTF8Note(environment: environment))\n") } }
+        var app = TerminalApp(model: model, screen: screen,
+                              theme: Theme(colors: screen.colors, ascii: options.ascii || !screen.unicode, overrides: settings.styles))
         // The keys were checked when the file was read.
         if let keymap = try? AppKeymap.table(rebinding: settings.keys) { app.keymap = keymap }
         app.helpNotes = helpNotes
@@ -49,6 +55,12 @@ public enum TUILauncher {
             // The shell's convention for "ended by a signal"; the store is already committed.
             throw TerminalEnded(signal: number)
         }
+    }
+
+    /// What a terminal whose locale is not UTF-8 is told: names are shown in ASCII, and how to fix it.
+    public static func notUTF8Note(environment: [String: String]) -> String {
+        let locale = environment["LC_ALL"].flatMap { $0.isEmpty ? nil : $0 } ?? environment["LANG"].flatMap { $0.isEmpty ? nil : $0 } ?? "unset"
+        return "The locale (\(locale)) is not UTF-8: names are shown in ASCII; run export LANG=C.UTF-8 and start forceterm again"
     }
 
     /// The `s` key's sync (of the store opened, as `forceterm sync` does with `--store`), with the

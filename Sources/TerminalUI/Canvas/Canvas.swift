@@ -132,6 +132,40 @@ public struct Canvas: Sendable, Equatable {
         }
     }
 
+    /// Every cell in ASCII, for a terminal whose locale is not UTF-8: letters without their accents
+    /// (José → Jose), fullwidth forms as their ASCII twins, anything else as `?`; a wide character
+    /// keeps its two columns (`?` and a blank), so the layout does not move.
+    public mutating func transliterateToASCII() {
+        replaceSymbolsWithASCII()
+        var previousReplaced = false
+        for index in cells.indices {
+            let text = cells[index].text
+            if cells[index].isContinuation {
+                if previousReplaced { cells[index].text = " " }
+                continue
+            }
+            previousReplaced = !text.allSatisfy(\.isASCII)
+            if previousReplaced { cells[index].text = String(Self.asciiLetter(text)) }
+        }
+    }
+
+    /// One ASCII character standing for `text` (one cell's character).
+    static func asciiLetter(_ text: String) -> Character {
+        if let special = asciiLetters[text] { return special }
+        let folded = text.folding(options: [.diacriticInsensitive, .widthInsensitive, .caseInsensitive], locale: nil)
+        if let first = folded.first, folded.count == 1, first.isASCII, first.isLetter || first.isNumber || first.isPunctuation {
+            // Folding lowered the case; put it back.
+            return text.first?.isUppercase == true ? Character(first.uppercased()) : first
+        }
+        return "?"
+    }
+
+    /// Letters that folding leaves as they are, each with the ASCII letter readers expect.
+    static let asciiLetters: [String: Character] = [
+        "ø": "o", "Ø": "O", "ł": "l", "Ł": "L", "đ": "d", "Đ": "D", "ß": "s", "æ": "a", "Æ": "A", "œ": "o", "Œ": "O",
+        "ı": "i", "þ": "t", "Þ": "T", "ð": "d", "Ð": "D",
+    ]
+
     static let asciiSymbols: [String: String] = [
         "·": ".", "•": "*", "↓": "v", "↑": "^", "→": ">", "←": "<", "▸": ">", "↳": "^", "≠": "#", "…": "~",
         "—": "-", "–": "-", "✓": "v", "✗": "x", "‘": "'", "’": "'", "“": "\"", "”": "\"", "×": "x", "│": "|", "─": "-",

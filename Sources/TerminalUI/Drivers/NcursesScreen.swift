@@ -9,6 +9,9 @@ public final class NcursesScreen: TerminalScreen {
     public private(set) var size: Size
     /// Whether colours are on: wanted by the user and supported by the terminal.
     public let colors: Bool
+    /// Whether the locale writes UTF-8. Without it every cell is drawn in ASCII (José as Jose,
+    /// other scripts as ?) instead of as blanks.
+    public let unicode: Bool
     private var isOpen = true
     private var colorPairs: [Int: Int16] = [:]
     /// The canvas last handed to ncurses, to skip the rows that did not change; `nil` after a resize.
@@ -24,6 +27,7 @@ public final class NcursesScreen: TerminalScreen {
         let term = environment["TERM"] ?? ""
         if term.isEmpty || term == "dumb" || term == "unknown" { throw NcursesScreenError.cannotPlaceCursor(term: term) }
         _ = cnc_set_locale_from_environment()
+        unicode = cnc_locale_is_utf8() == 1
         guard cnc_start_terminal() == 1 else { throw NcursesScreenError.cannotStart }
         raw()
         noecho()
@@ -43,6 +47,8 @@ public final class NcursesScreen: TerminalScreen {
 
     public func present(_ canvas: Canvas) {
         guard isOpen else { return }
+        var canvas = canvas
+        if !unicode { canvas.transliterateToASCII() }
         if shown?.size != canvas.size { shown = nil }
         let width = min(canvas.size.width, size.width)
         for y in 0..<min(canvas.size.height, size.height) {
