@@ -183,7 +183,7 @@ let package = Package(
             dependencies: ["ContactsApp", "SmartStore", "ForceJSON", "MobileSync", "LocalOrgProcess"]),
         .testTarget(
             name: "ForcetermServicesTests",
-            dependencies: ["ForcetermServices", "ContactsApp", "MobileSync", "SmartStore", "ForceJSON"]),
+            dependencies: ["ForcetermServices", "ContactsApp", "MobileSync", "SmartStore", "ForceJSON", "ForceAPI"]),
         .testTarget(
             name: "ForcetermCLITests",
             dependencies: ["SmartStore", "ForceJSON", "MobileSync", "LocalOrgProcess"]),

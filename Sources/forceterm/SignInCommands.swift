@@ -85,9 +85,8 @@ struct LoginCommand: ParsableCommand {
                 }
                 password = Secret(line)
             }
-            var transportConfiguration = TransportConfiguration(caFile: caFile, allowsInsecureTLS: insecure)
-            // Signing in waits for a person at times; give slow links more room than data requests.
-            transportConfiguration.connectTimeout = 10
+            let transportConfiguration = UserSettings.load(path: UserSettings.path()).settings
+                .applied(to: TransportConfiguration(caFile: caFile, allowsInsecureTLS: insecure))
             let transport = CurlTransport(configuration: transportConfiguration)
             let oauth = OAuthClient(loginURL: loginURL, clientId: config.consumerKey, transport: transport)
             let store = CredentialStore(directory: CredentialStore.defaultDirectory())

@@ -123,3 +123,35 @@ struct NetworkFailureTests {
         #expect(error as? ForceAPIError == .cancelled)
     }
 }
+
+extension NetworkFailureTests {
+    @Test("A link with a 2.4 s round trip (a congested 3G or satellite link) still signs in and queries: the handshake's three round trips fit the connect timeout")
+    func slowLinkCompletes() async throws {
+        let server = try LocalOrgProcess()
+        defer { server.remove() }
+        let relay = try DelayingRelay(targetPort: server.port, delay: 1.2)
+        // The defaults a laptop runs with, not the tests' own longer timeouts.
+        let transport = CurlTransport(configuration: TransportConfiguration(caFile: server.caFile))
+        let url = "https://127.0.0.1:\(relay.port)"
+        let started = Date()
+        let oauth = OAuthClient(loginURL: url, transport: transport)
+        let token = try await oauth.signIn(username: SignedInOrg.username, password: SignedInOrg.password)
+        let identity = try await oauth.identity(of: token)
+        #expect(token.instanceURL == url, "the org answers with the address the client used")
+        let credentials = OAuthCredentials(loginURL: url, clientId: OAuthClient.defaultClientId, token: token, identity: identity, caFile: server.caFile)
+        let page = try await ForceClient(credentials: credentials, transport: transport).query("SELECT Id, Username FROM User")
+        #expect(!page.records.isEmpty)
+        #expect(Date().timeIntervalSince(started) > 2.4, "the relay held every request and answer")
+    }
+
+    @Test("A timed-out idempotent request is tried again once; a create is not")
+    func timeoutsRetriedOnce() {
+        let policy = RetryPolicy()
+        let noAnswer = ForceAPIError.timeout(.noAnswer, seconds: 15)
+        #expect(policy.shouldRetry(after: noAnswer, attempt: 1, elapsed: 15, idempotent: true, nextDelay: 0.2))
+        #expect(!policy.shouldRetry(after: noAnswer, attempt: 2, elapsed: 30, idempotent: true, nextDelay: 0.4))
+        #expect(!policy.shouldRetry(after: noAnswer, attempt: 1, elapsed: 15, idempotent: false, nextDelay: 0.2))
+        #expect(policy.shouldRetry(after: .timeout(.stalled, seconds: 20), attempt: 1, elapsed: 20, idempotent: true, nextDelay: 0.2))
+        #expect(!policy.shouldRetry(after: .timeout(.deadline, seconds: 120), attempt: 1, elapsed: 120, idempotent: true, nextDelay: 0.2))
+    }
+}

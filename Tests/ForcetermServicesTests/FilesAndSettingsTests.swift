@@ -1,4 +1,5 @@
 import ContactsApp
+import ForceAPI
 import ForcetermServices
 import Foundation
 import Testing
@@ -74,5 +75,21 @@ struct FilesAndSettingsTests {
         let changes = try LocalChanges.count(storePath: directory + "/none.sqlite")
         #expect(changes.total == 0)
         #expect(!FileManager.default.fileExists(atPath: directory + "/none.sqlite"), "counting creates nothing")
+    }
+}
+
+extension FilesAndSettingsTests {
+    @Test("[network] sets the transport's timeouts; a value out of range is named with its line")
+    func networkSettings() throws {
+        let settings = try UserSettings.parse("[network]\nconnect-timeout = 30\nstall-timeout = 45.5\n")
+        let configuration = settings.applied(to: TransportConfiguration())
+        #expect(configuration.connectTimeout == 30 && configuration.stallTimeout == 45.5)
+        #expect(UserSettings().applied(to: TransportConfiguration()).connectTimeout == 15, "the default fits a 3 s round trip")
+        #expect { try UserSettings.parse("[network]\nconnect-timeout = 0\n") } throws: { error in
+            (error as? SettingsProblem)?.line == 2 && (error as? SettingsProblem)?.reason.contains("seconds from 1 to 600") == true
+        }
+        #expect { try UserSettings.parse("[network]\nretries = 3\n") } throws: { error in
+            (error as? SettingsProblem)?.reason.contains("connect-timeout and stall-timeout") == true
+        }
     }
 }

@@ -177,3 +177,63 @@ public final class ResettingListener: @unchecked Sendable {
 
     deinit { shutdown(silent.descriptor, Int32(SHUT_RDWR)) }
 }
+
+/// A TCP relay on 127.0.0.1 that holds every chunk `delay` seconds in each direction before
+/// passing it on to `targetPort`: a link with a round trip of twice `delay` (a congested 3G or
+/// satellite link) as the client sees it, handshake included. It loses nothing; the project's
+/// link emulator (`scripts/field-link/`) drops real packets.
+public final class DelayingRelay: @unchecked Sendable {
+    public let port: Int
+    private let listener: SilentListener
+    private let thread: Thread
+
+    public init(targetPort: Int, delay: Double) throws {
+        listener = try SilentListener()
+        port = listener.port
+        let descriptor = listener.descriptor
+        thread = Thread {
+            while true {
+                let client = accept(descriptor, nil, nil)
+                if client < 0 { return }
+                let server = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+                var address = sockaddr_in()
+                address.sin_family = sa_family_t(AF_INET)
+                address.sin_port = UInt16(targetPort).bigEndian
+                address.sin_addr.s_addr = inet_addr("127.0.0.1")
+                let connected = withUnsafePointer(to: &address) {
+                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(server, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+                }
+                guard connected == 0 else { close(client); close(server); continue }
+                Self.pump(from: client, to: server, delay: delay)
+                Self.pump(from: server, to: client, delay: delay)
+            }
+        }
+        thread.start()
+    }
+
+    /// Reads `source` and writes each chunk to `destination` once `delay` has passed since it arrived.
+    private static func pump(from source: Int32, to destination: Int32, delay: Double) {
+        let queue = DispatchQueue(label: "relay-\(source)-\(destination)")
+        Thread {
+            var buffer = [UInt8](repeating: 0, count: 65_536)
+            while true {
+                let count = recv(source, &buffer, buffer.count, 0)
+                if count <= 0 {
+                    queue.asyncAfter(deadline: .now() + delay) { shutdown(destination, Int32(SHUT_WR)) }
+                    return
+                }
+                let chunk = Array(buffer[0..<count])
+                queue.asyncAfter(deadline: .now() + delay) {
+                    var sent = 0
+                    while sent < chunk.count {
+                        let written = chunk[sent...].withUnsafeBytes { send(destination, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+                        if written <= 0 { return }
+                        sent += written
+                    }
+                }
+            }
+        }.start()
+    }
+
+    deinit { shutdown(listener.descriptor, Int32(SHUT_RDWR)) }
+}

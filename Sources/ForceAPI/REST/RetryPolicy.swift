@@ -1,5 +1,6 @@
 /// When a failed request is tried again. Only idempotent requests are retried, only after a
-/// broken or refused connection or a 502/503/504, with jittered exponential backoff and a cap.
+/// broken, refused or timed-out connection or a 502/503/504, with jittered exponential backoff
+/// and a cap.
 /// An unreachable server is retried only within `offlineBudget`, so "offline" still arrives fast.
 public struct RetryPolicy: Sendable {
     /// Attempts in all, the first one included.
@@ -27,17 +28,20 @@ public struct RetryPolicy: Sendable {
     }
 
     /// Whether to retry after `error` on attempt `attempt` (1-based), `elapsed` seconds in.
-    func shouldRetry(after error: ForceAPIError, attempt: Int, elapsed: Double, idempotent: Bool, nextDelay: Double) -> Bool {
+    public func shouldRetry(after error: ForceAPIError, attempt: Int, elapsed: Double, idempotent: Bool, nextDelay: Double) -> Bool {
         guard idempotent, attempt < maximumAttempts else { return false }
         switch error {
         case .connectionLost: return true
+        // A slow or lossy link, not a dead one: the next attempt may get through.
+        // Once: a server that never answers is not waited out again and again.
+        case .timeout(.noAnswer, _), .timeout(.stalled, _): return attempt < 2
         case .offline: return elapsed + nextDelay < offlineBudget
         default: return false
         }
     }
 
     /// Whether to retry after an HTTP status on attempt `attempt`.
-    func shouldRetry(status: Int, attempt: Int, idempotent: Bool) -> Bool {
+    public func shouldRetry(status: Int, attempt: Int, idempotent: Bool) -> Bool {
         idempotent && attempt < maximumAttempts && [502, 503, 504].contains(status)
     }
 }

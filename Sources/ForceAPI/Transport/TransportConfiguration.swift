@@ -5,9 +5,11 @@ public struct TransportConfiguration: Sendable {
     public var caFile: String?
     /// Turns certificate verification off. For development only; the command line warns when set.
     public var allowsInsecureTLS = false
-    /// Seconds to resolve the host, connect and finish the TLS handshake. An unreachable server is
-    /// reported as offline after at most this long.
-    public var connectTimeout: Double = 2
+    /// Seconds to resolve the host, connect and finish the TLS handshake: three round trips and
+    /// more, so long enough for a 3 s round trip (a congested 3G or satellite link) with a lost
+    /// packet resent. A refused connection, an unknown host or a reset is reported at once, not
+    /// after this; only a server that never answers waits it out.
+    public var connectTimeout: Double = 15
     /// Seconds a transfer may move (almost) no bytes before it is abandoned as stalled.
     public var stallTimeout: Double = 20
     /// Seconds one request may take from start to end, whatever happens.

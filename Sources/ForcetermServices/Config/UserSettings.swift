@@ -1,4 +1,5 @@
 import ContactsApp
+import ForceAPI
 import Foundation
 import TerminalUI
 import TOMLKit
@@ -17,12 +18,29 @@ import TOMLKit
 ///     sort = "first-name"           # last-name, first-name, account, last-modified
 ///     [list.columns]
 ///     contacts = "Email"            # the second column of a soup's list
+///     [network]
+///     connect-timeout = 15          # seconds for DNS, TCP and TLS together
+///     stall-timeout = 20            # seconds a transfer may move no bytes
 public struct UserSettings: Equatable {
     public var keys: [String: [Key]] = [:]
     public var styles: [StyleRole: CellStyle] = [:]
     public var monochrome = false
     public var sort: ListSort?
     public var columns: [String: String] = [:]
+    /// Seconds to resolve, connect and finish the TLS handshake ([network] connect-timeout).
+    public var connectTimeout: Double?
+    /// Seconds a transfer may move no bytes before it is abandoned ([network] stall-timeout).
+    public var stallTimeout: Double?
+
+    public init() {}
+
+    /// The transport's timeouts with the user's [network] settings.
+    public func applied(to configuration: TransportConfiguration) -> TransportConfiguration {
+        var configuration = configuration
+        if let connectTimeout { configuration.connectTimeout = connectTimeout }
+        if let stallTimeout { configuration.stallTimeout = stallTimeout }
+        return configuration
+    }
 
     /// Where the file is: $XDG_CONFIG_HOME/forceterm/config.toml, else ~/.config/forceterm/config.toml.
     public static func path(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
@@ -64,9 +82,9 @@ public struct UserSettings: Equatable {
         }
         var settings = UserSettings()
         func line(_ key: String, in section: String) -> Int? { Self.line(of: key, in: section, text: text) }
-        for key in table.keys where !["keys", "colors", "list"].contains(key) {
+        for key in table.keys where !["keys", "colors", "list", "network"].contains(key) {
             throw SettingsProblem(line: Self.line(ofSection: key, text: text) ?? line(key, in: ""),
-                                  reason: "[\(key)] is not a section forceterm reads; it reads [keys], [colors] and [list]")
+                                  reason: "[\(key)] is not a section forceterm reads; it reads [keys], [colors], [list] and [network]")
         }
         if let keys = table["keys"] {
             guard let keys = keys.table else { throw SettingsProblem(line: line("keys", in: ""), reason: "keys must be a table: [keys]") }
@@ -137,6 +155,19 @@ public struct UserSettings: Equatable {
                 default:
                     throw SettingsProblem(line: line(name, in: "list"), reason: "\(name) is not a list setting; [list] has sort and [list.columns]")
                 }
+            }
+        }
+        if let network = table["network"] {
+            guard let network = network.table else { throw SettingsProblem(line: line("network", in: ""), reason: "network must be a table: [network]") }
+            for name in network.keys {
+                let value = network[name]?.double ?? network[name]?.int.map(Double.init)
+                guard ["connect-timeout", "stall-timeout"].contains(name) else {
+                    throw SettingsProblem(line: line(name, in: "network"), reason: "\(name) is not a network setting; [network] has connect-timeout and stall-timeout")
+                }
+                guard let value, value >= 1, value <= 600 else {
+                    throw SettingsProblem(line: line(name, in: "network"), reason: "\(name) takes seconds from 1 to 600, e.g. \(name) = 30")
+                }
+                if name == "connect-timeout" { settings.connectTimeout = value } else { settings.stallTimeout = value }
             }
         }
         return settings

@@ -18,7 +18,8 @@ public struct SignedInSession: Sendable {
             throw ConfigError("not signed in; run forceterm login first")
         }
         let caFile = try cacert.map(CACertOption.readablePath) ?? credentials.caFile
-        var configuration = TransportConfiguration(caFile: caFile)
+        // config.toml's [network] timeouts, when the file can be used (the TUI reports it when not).
+        var configuration = UserSettings.load(path: UserSettings.path()).settings.applied(to: TransportConfiguration(caFile: caFile))
         // One connection per composite request a sync up keeps in flight.
         configuration.workerCount = max(configuration.workerCount, SyncManager.defaultRequestConcurrency)
         let transport = CurlTransport(configuration: configuration)
