@@ -9,13 +9,14 @@ struct SessionTests {
     @Test("An expired access token is refreshed once and the request replayed, transparently")
     func expiredTokenRefreshed() async throws {
         let refreshed = LineLog()
-        let org = try await SignedInOrg(serverArguments: ["--token-ttl", "15"], refreshed: refreshed)
+        let org = try await SignedInOrg(serverArguments: ["--token-ttl", "30"], refreshed: refreshed)
         defer { org.remove() }
         let before = await org.client.credentials.accessToken
-        // Token expiry has one-second granularity, so a 15-second token lives 14 to 15 s. The refreshed
+        // Token expiry has one-second granularity, so a 30-second token lives 29 to 30 s. The refreshed
         // token must outlive its replay even on a machine loaded by parallel suites (6 s was not enough
-        // under a concurrent build), so the lifetime is generous; wait past it.
-        try await Task.sleep(for: .milliseconds(16_200))
+        // under a concurrent build, and 15 s once in a CI run of every suite), so the lifetime is
+        // generous; wait past it.
+        try await Task.sleep(for: .milliseconds(31_200))
         let page = try await org.client.query("SELECT Id FROM Account LIMIT 1")
         #expect(page.done)
         let after = await org.client.credentials.accessToken

@@ -82,7 +82,7 @@ final class InterleavedRun: @unchecked Sendable {
             model.created(name, values: record, by: .server)
         }
         calm.stop()
-        server = try LocalOrgProcess(arguments: ["--fail-rate", "0.1", "--token-ttl", "8"], dataDirectory: calm.dataDirectory)
+        server = try LocalOrgProcess(arguments: ["--fail-rate", "0.1", "--token-ttl", "15"], dataDirectory: calm.dataDirectory)
         var signedIn: ForceClient?
         for attempt in 1...5 where signedIn == nil {
             do { signedIn = try await LiveSync.signIn(to: server, retryPolicy: RetryPolicy()) } catch where attempt < 5 { continue }

@@ -132,7 +132,9 @@ struct PropertyRun {
 
     /// Tokens live 8 s: they expire several times in a run, yet outlive a sign-in plus its first
     /// call (or a refresh plus its replay) on a machine loaded by parallel suites and builds.
-    static let faultArguments = ["--fail-rate", "0.12", "--token-ttl", "8"]
+    // Tokens expire several times a run; long enough that a refreshed one outlives its replay on a
+    // 2-core machine running every suite at once (8 s was not, once).
+    static let faultArguments = ["--fail-rate", "0.12", "--token-ttl", "15"]
 
     init(seed: UInt64) async throws {
         self.seed = seed
