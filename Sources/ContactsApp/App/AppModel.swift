@@ -198,9 +198,11 @@ public struct AppModel: Sendable {
     private mutating func answer(_ question: Question, _ command: AppCommand) throws {
         overlay = nil
         guard command == .confirmYes else { return }
+        // The record the question named, wherever the selection is now (gone: nothing to do).
+        let record = try question.entryId.flatMap { try list.repository.record(entryId: $0) }
         switch question.subject {
-        case .delete: if let record = selected { try delete(record) }
-        case .revert: if let record = selected { try revert(record) }
+        case .delete: if let record { try delete(record) }
+        case .revert: if let record { try revert(record) }
         case .quit: shouldQuit = true
         }
     }

@@ -28,7 +28,8 @@ public enum Overlay: Sendable {
     }
 }
 
-/// A yes / no question, with its words fixed when it was asked.
+/// A yes / no question, with its words and its record fixed when it was asked: a sync that ends
+/// while it is open may move the selection, and the answer still acts on the record it named.
 public struct Question: Sendable, Equatable {
     public enum Subject: Sendable, Equatable {
         /// Deleting the selected record (and an account's contacts with it).
@@ -41,10 +42,13 @@ public struct Question: Sendable, Equatable {
 
     public let subject: Subject
     public let text: String
+    /// The record a delete or revert is about (its entry in the shown list's soup).
+    public let entryId: Int64?
 
-    public init(subject: Subject, text: String) {
+    public init(subject: Subject, text: String, entryId: Int64? = nil) {
         self.subject = subject
         self.text = text
+        self.entryId = entryId
     }
 
     var mode: AppMode {

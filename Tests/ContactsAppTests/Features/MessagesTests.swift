@@ -37,7 +37,8 @@ struct MessagesTests: DrivesAppModel {
         var model = try model(fixture)
         model.perform(.deleteRecord)
         #expect(model.mode == .confirmingDelete)
-        #expect(model.question == Question(subject: .delete, text: model.messages.deleteQuestion(name: "Ana García", cascade: 0)))
+        let asked = try #require(model.selected?.entryId)
+        #expect(model.question == Question(subject: .delete, text: model.messages.deleteQuestion(name: "Ana García", cascade: 0), entryId: asked))
         model.perform(.confirmNo)
         #expect(model.question == nil && model.overlay == nil && model.mode == .browsing)
     }

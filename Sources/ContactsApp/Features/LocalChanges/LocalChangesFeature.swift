@@ -11,7 +11,7 @@ extension AppModel {
             toast = Toast(messages.alreadyDeleted(list.kind))
         } else {
             let text = messages.deleteQuestion(name: list.kind.displayName(of: record), cascade: cascadeCount(of: record))
-            overlay = .question(Question(subject: .delete, text: text))
+            overlay = .question(Question(subject: .delete, text: text, entryId: record.entryId))
         }
     }
 
@@ -39,7 +39,7 @@ extension AppModel {
         if !record.hasLocalChanges {
             toast = Toast(messages.noChangesToRevert(list.kind))
         } else {
-            overlay = .question(Question(subject: .revert, text: revertQuestion))
+            overlay = .question(Question(subject: .revert, text: revertQuestion, entryId: record.entryId))
         }
     }
 
