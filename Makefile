@@ -26,7 +26,7 @@ VENV := .venv
 VENV_STAMP := $(VENV)/.installed-requirements
 SCREENSHOT_STAMP := $(VENV)/.installed-screenshot-requirements
 
-.PHONY: all deps build build-release install uninstall demo screenshots test test-swift test-python venv bench bench-smartstore bench-localorg bench-sync bench-tui clean
+.PHONY: all deps build build-release install uninstall dist demo screenshots test test-swift test-python venv bench bench-smartstore bench-localorg bench-sync bench-tui clean
 
 all: build
 
@@ -47,6 +47,14 @@ install: build-release
 
 uninstall:
 	scripts/install.sh --uninstall "$(DESTDIR)$(PREFIX)"
+
+## dist: for laptops without a Swift toolchain: release binaries with the Swift runtime linked in,
+## man pages and completions, as dist/forceterm-VERSION-linux-ARCH.tar.gz and dist/forceterm_VERSION_ARCH.deb.
+DIST_BUILD := .build-dist
+dist: deps
+	$(SWIFT) build -c release --static-swift-stdlib --scratch-path $(DIST_BUILD) $(BUILD_FLAGS)
+	$(SWIFT) build -c release --scratch-path $(DIST_BUILD) --product generate-manual $(BUILD_FLAGS)
+	scripts/dist.sh $(DIST_BUILD)/release $(VERSION) dist
 
 ## demo: forceterm --demo (a local demo org, signed in and synced, then the TUI); DEMO_FLAGS=--reset starts over.
 demo: build

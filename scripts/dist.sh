@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# Packs forceterm for a laptop without a Swift toolchain: release binaries with the Swift runtime
+# linked in (--static-swift-stdlib), their man pages and shell completions, as a tarball and a .deb
+# that depends only on the Debian libraries the binaries link (libcurl, ncurses, sqlite, zlib).
+#   scripts/dist.sh BIN_DIR VERSION OUT_DIR    BIN_DIR holds the static release build and generate-manual
+# `make dist` builds into .build-dist and calls it.
+set -euo pipefail
+
+bin_dir=$(cd "${1:?usage: scripts/dist.sh BIN_DIR VERSION OUT_DIR}" && pwd)
+version=${2:?usage: scripts/dist.sh BIN_DIR VERSION OUT_DIR}
+out=${3:?usage: scripts/dist.sh BIN_DIR VERSION OUT_DIR}
+cd "$(dirname "$0")/.."
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+arch=$(dpkg --print-architecture)
+name="forceterm_${version}_${arch}"
+staging=$(mktemp -d "${TMPDIR:-/tmp}/forceterm-dist.XXXXXX")
+trap 'rm -rf "$staging"' EXIT
+
+# Nothing of the toolchain may be needed at run time: no libswift*.so among the libraries.
+for binary in forceterm localorg smartstore-tool; do
+  if ldd "$bin_dir/$binary" | grep -q 'libswift\|libFoundation\|libdispatch\|libBlocksRuntime'; then
+    echo "dist.sh: $bin_dir/$binary still links the Swift runtime; build with --static-swift-stdlib (make dist does)" >&2
+    ldd "$bin_dir/$binary" >&2
+    exit 1
+  fi
+done
+
+# The same files make install puts under a prefix, under /usr in the package.
+scripts/install.sh "$bin_dir" "$staging/$name/usr" >/dev/null
+strip --strip-unneeded "$staging/$name/usr/bin/"* 2>/dev/null || true
+
+# The Debian packages that provide the libraries the binaries name themselves (NEEDED), found
+# where ldd resolves them; their own dependencies come with those packages.
+libraries=$(for binary in "$staging/$name/usr/bin/"*; do
+  for needed in $(readelf -d "$binary" | awk '/NEEDED/ { gsub(/[][]/, "", $5); print $5 }'); do
+    ldd "$binary" | awk -v lib="$needed" '$1 == lib { print $3 }'
+  done
+done | sort -u)
+depends=$(for library in $libraries; do dpkg -S "$(readlink -f "$library")" 2>/dev/null || dpkg -S "$library" 2>/dev/null; done \
+  | cut -d: -f1 | sort -u | grep -v '^libc6$' | paste -sd, | sed 's/,/, /g')
+mkdir -p "$staging/$name/DEBIAN"
+cat >"$staging/$name/DEBIAN/control" <<CONTROL
+Package: forceterm
+Version: $version
+Architecture: $arch
+Maintainer: forceterm <forceterm@localhost>
+Depends: libc6${depends:+, $depends}
+Section: utils
+Priority: optional
+Description: offline terminal client for Salesforce contacts and accounts
+ forceterm keeps contacts and accounts in a local SmartStore so a field rep can work without a
+ network, and syncs when it comes back. localorg, a Salesforce-REST-compatible org on SQLite,
+ comes with it for demos, training and tests without a Salesforce org.
+CONTROL
+dpkg-deb --root-owner-group --build "$staging/$name" "$out/$name.deb" >/dev/null
+tar -C "$staging/$name" -czf "$out/forceterm-$version-linux-$arch.tar.gz" --owner=0 --group=0 --exclude=DEBIAN usr
+echo "dist: $out/$name.deb (Depends: libc6${depends:+, $depends})"
+echo "dist: $out/forceterm-$version-linux-$arch.tar.gz"
