@@ -276,9 +276,6 @@ public struct AppModel: Sendable {
             try lists[index].moveToTop()
         }
     }
-
-    /// Why a soup that no named sync up sends is not editable here.
-    public static func notSyncedUp(_ kind: RecordKind) -> String { Messages.notSyncedUp(kind) }
 }
 
 /// A record one can go back to: the list it is in and its entry.

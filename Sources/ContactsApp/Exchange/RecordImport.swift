@@ -85,7 +85,7 @@ public struct RecordImporter: Sendable {
             let kind = row.kind
             func refuse(_ message: String) { plan.problems.append(ImportProblem(line: row.line, message: message)) }
             guard kind.isSyncedUp else {
-                refuse(AppModel.notSyncedUp(kind))
+                refuse(Messages.notSyncedUp(kind))
                 continue
             }
             let repository = RecordRepository(store: store, kind: kind)

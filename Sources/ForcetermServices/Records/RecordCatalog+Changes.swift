@@ -6,7 +6,7 @@ import SmartStore
 extension RecordCatalog {
     /// Refuses a change to records no sync up sends, as the terminal UI does.
     public func checkSyncedUp(_ kind: RecordKind) throws {
-        if !kind.isSyncedUp { throw ConfigError(AppModel.notSyncedUp(kind)) }
+        if !kind.isSyncedUp { throw ConfigError(Messages.notSyncedUp(kind)) }
     }
 
     /// The draft's problems as the command reports them: one line each, naming the field.

@@ -39,11 +39,10 @@ public enum TUILauncher {
         defer { if let problem { StandardStreams.writeError("forceterm: \(problem)\n") } }
         let wantColors = !settings.monochrome && Theme.colorsWanted(noColorFlag: options.noColor, environment: environment)
         let screen = try NcursesScreen(wantColors: wantColors)
-        if !screen.unicode {
-            // Said on screen (before any other notice: without it names look wrong) and on stderr after.
-            model.announce(Self.notUTF8Note(environment: environment), isError: true)
-        }
-        defer { if !screen.unicode { StandardStreams.writeError("forceterm: \(Self.notUTF8Note(environment: environment))\n") } }
+        // Said on screen (before any other notice: without it names look wrong) and on stderr after.
+        let localeNote = screen.unicode ? nil : Self.notUTF8Note(environment: environment)
+        if let localeNote { model.announce(localeNote, isError: true) }
+        defer { if let localeNote { StandardStreams.writeError("forceterm: \(localeNote)\n") } }
         var app = TerminalApp(model: model, screen: screen,
                               theme: Theme(colors: screen.colors, ascii: options.ascii || !screen.unicode, overrides: settings.styles))
         // The keys were checked when the file was read.
