@@ -65,9 +65,15 @@ let package = Package(
             path: "Sources/CCurl",
             pkgConfig: "libcurl",
             providers: [.apt(["libcurl4-openssl-dev"])]),
+        // zlib (Debian: zlib1g-dev), for gzip-compressed request bodies.
+        .systemLibrary(
+            name: "CZlib",
+            path: "Sources/CZlib",
+            pkgConfig: "zlib",
+            providers: [.apt(["zlib1g-dev"])]),
         .target(
             name: "ForceAPI",
-            dependencies: ["ForceJSON", "SalesforceTime", "CCurl"],
+            dependencies: ["ForceJSON", "SalesforceTime", "CCurl", "CZlib"],
             swiftSettings: strictConcurrency),
         // The sync engine: talks to the server only through its own `SyncRemote` protocol, so it
         // links no libcurl; ForcetermServices' `ForceClientRemote` adapts ForceAPI's client to it.
@@ -146,7 +152,7 @@ let package = Package(
             swiftSettings: strictConcurrency),
         .testTarget(
             name: "LocalOrgTests",
-            dependencies: ["LocalOrg", "ForceJSON", "SalesforceTime", "LocalOrgProcess"]),
+            dependencies: ["LocalOrg", "ForceJSON", "SalesforceTime", "LocalOrgProcess", .product(name: "X509", package: "swift-certificates")]),
         // Test support: starts the real localorg binary; shared by the ForceAPI and CLI tests.
         .target(
             name: "LocalOrgProcess",

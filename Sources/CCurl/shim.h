@@ -37,5 +37,22 @@ static inline CURLcode forceterm_curl_get_long(CURL *handle, CURLINFO info, long
 static inline CURLcode forceterm_curl_get_double(CURL *handle, CURLINFO info, double *value) {
     return curl_easy_getinfo(handle, info, value);
 }
+static inline CURLcode forceterm_curl_get_offset(CURL *handle, CURLINFO info, curl_off_t *value) {
+    return curl_easy_getinfo(handle, info, value);
+}
+
+/// Typed curl_share_setopt calls: what the share handle shares, and the locks around it.
+static inline CURLSHcode forceterm_curl_share_set_long(CURLSH *share, CURLSHoption option, long value) {
+    return curl_share_setopt(share, option, value);
+}
+static inline CURLSHcode forceterm_curl_share_set_pointer(CURLSH *share, CURLSHoption option, void *value) {
+    return curl_share_setopt(share, option, value);
+}
+static inline CURLSHcode forceterm_curl_share_set_lock(CURLSH *share, curl_lock_function value) {
+    return curl_share_setopt(share, CURLSHOPT_LOCKFUNC, value);
+}
+static inline CURLSHcode forceterm_curl_share_set_unlock(CURLSH *share, curl_unlock_function value) {
+    return curl_share_setopt(share, CURLSHOPT_UNLOCKFUNC, value);
+}
 
 #endif

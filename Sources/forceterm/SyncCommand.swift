@@ -60,10 +60,21 @@ struct SyncCommand: ParsableCommand {
                                unsupported: configuration.syncs.unsupported)
             let json = self.json
             let report = try AsyncCommand.run { try await plan.run(manager: manager, store: store) }
+            let network = session.client.transferStatistics
+            session.client.shutdown()
             if json {
-                StandardStreams.write(JSONWriter.string(.object(report.json), pretty: true) + "\n")
+                var summary = report.json
+                summary["network"] = .object([
+                    "requests": .int(Int64(network.requests)), "connectionsOpened": .int(Int64(network.connectionsOpened)),
+                    "bodyBytesSent": .int(Int64(network.bytesSent)), "bodyBytesReceived": .int(Int64(network.bytesReceived)),
+                ])
+                StandardStreams.write(JSONWriter.string(.object(summary), pretty: true) + "\n")
             } else {
                 StandardStreams.write(report.text)
+            }
+            if verbose {
+                StandardStreams.writeError("forceterm: \(network.requests) request(s) over \(network.connectionsOpened) connection(s); "
+                    + "bodies \(network.bytesSent) bytes sent, \(network.bytesReceived) received (as sent, compressed)\n")
             }
             if let failure = report.failure { throw ConfigError(failure) }
             if report.recordErrors > 0 || report.conflicts > 0 || !report.failedSyncs.isEmpty { exitCode = 3 }

@@ -52,6 +52,8 @@ struct BenchCase: AsyncParsableCommand {
         case .up: result = try await up(definitions, session)
         }
         result["peakRSSMB"] = .double(ProcessMeasurements.peakRSSMegabytes())
+        // Connections closed and threads stopped before exit handlers run (see CurlTransport.shutdown).
+        session.client.shutdown()
         print(JSONWriter.string(.object(result)))
     }
 

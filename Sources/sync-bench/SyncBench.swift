@@ -141,6 +141,9 @@ struct BenchRun: AsyncParsableCommand {
         let data = output.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         let text = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        if process.terminationReason == .uncaughtSignal {
+            throw BenchError("benchmark case \(arguments[0]) crashed with signal \(process.terminationStatus); a case must exit cleanly")
+        }
         guard process.terminationStatus == 0, let line = text.split(separator: "\n").last else {
             throw BenchError("benchmark case \(arguments[0]) failed with status \(process.terminationStatus) (its error is above)")
         }

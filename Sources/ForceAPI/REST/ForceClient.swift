@@ -34,6 +34,22 @@ public struct ForceClient: Sendable {
     /// The credentials in use now (after any refresh).
     public var credentials: OAuthCredentials { get async { await session.credentials } }
 
+    /// ", 1.2 kB up, 14.0 kB down" as the bodies crossed the network; empty when both were empty.
+    static func sizes(_ request: HTTPRequest, _ response: HTTPResponse) -> String {
+        let up = response.transferred?.sent ?? request.body?.count ?? 0
+        let down = response.transferred?.received ?? response.body.count
+        guard up > 0 || down > 0 else { return "" }
+        func kilobytes(_ count: Int) -> String { String(format: "%.1f kB", Double(count) / 1000) }
+        return up > 0 ? ", \(kilobytes(up)) up, \(kilobytes(down)) down" : ", \(kilobytes(down))"
+    }
+
+    /// What the transport has sent and received so far (requests, connections opened, bytes).
+    public var transferStatistics: TransferStatistics { transport.statistics }
+
+    /// Closes the transport's connections and stops its threads; call before the process exits.
+    /// Requests sent afterwards fail as cancelled.
+    public func shutdown() { transport.shutdown() }
+
     /// API usage from the last response's `Sforce-Limit-Info`, for the status line.
     public var lastAPIUsage: APIUsage? { get async { await session.lastUsage } }
 
@@ -58,6 +74,7 @@ public struct ForceClient: Sendable {
         let started = ContinuousClock.now
         var attempt = 1
         var refreshed = false
+        var stalled = false
         var credentials = await session.credentials
         while true {
             let request = HTTPRequest(method: method, url: credentials.instanceURL + fullPath + queryText,
@@ -70,13 +87,14 @@ public struct ForceClient: Sendable {
             } catch {
                 requestLog?("\(method) \(fullPath) failed: \(error) (\(Self.milliseconds(since: attemptStarted)) ms)")
                 let delay = retryPolicy.delay(beforeRetry: attempt - 1)
+                if case .timeout(.stalled, _) = error { stalled = true }
                 guard retryPolicy.shouldRetry(after: error, attempt: attempt, elapsed: Self.seconds(since: started),
-                                              idempotent: isIdempotent, nextDelay: delay) else { throw error }
+                                              idempotent: isIdempotent, nextDelay: delay, afterStall: stalled) else { throw error }
                 try await Self.sleep(delay)
                 attempt += 1
                 continue
             }
-            requestLog?("\(method) \(fullPath) \(response.status) (\(Self.milliseconds(since: attemptStarted)) ms)")
+            requestLog?("\(method) \(fullPath) \(response.status) (\(Self.milliseconds(since: attemptStarted)) ms\(Self.sizes(request, response)))")
             if let header = response.header("Sforce-Limit-Info"), let usage = APIUsage(header: header) {
                 await session.record(usage: usage)
             }

@@ -2,29 +2,38 @@ import CCurl
 import Foundation
 import Synchronization
 
-/// HTTP over libcurl easy handles. Each worker thread owns one handle and reuses it, so its
-/// connections stay alive between requests; curl's blocking `perform` runs on those threads,
-/// never on Swift's cooperative pool. HTTP/2 is used when the server offers it over TLS, responses
-/// are requested gzip- or deflate-compressed, TLS verification is on unless the configuration says
-/// otherwise, and the standard proxy variables (`https_proxy`, `no_proxy`, …) apply as libcurl reads them.
+/// HTTP over libcurl easy handles. Each worker thread owns one handle; the handles share one
+/// connection cache and one TLS session cache, so a sync's requests ride the connections already
+/// open whichever worker sends them (one TLS handshake per sync on a link where every round trip
+/// costs seconds). curl's blocking `perform` runs on those threads, never on Swift's cooperative
+/// pool. HTTP/2 is used when the server offers it over TLS, responses are requested gzip- or
+/// deflate-compressed and JSON bodies of a kilobyte or more are sent gzip-compressed, TLS
+/// verification is on unless the configuration says otherwise, and the standard proxy variables
+/// (`https_proxy`, `no_proxy`, …) apply as libcurl reads them.
 public final class CurlTransport: Sendable {
     public let configuration: TransportConfiguration
     private let queue = TransferQueue()
+    private let share: CurlShare
+    private let counters = TransferCounters()
     /// Left by each worker once it has cleaned up its handle.
     private let workersFinished = DispatchGroup()
-    /// How long `deinit` waits for the workers to close their connections.
+    private let isShutDown = Atomic<Bool>(false)
+    /// How long `shutdown` waits for the workers to close their connections.
     static let shutdownWait: DispatchTimeInterval = .seconds(5)
 
     public init(configuration: TransportConfiguration = TransportConfiguration()) {
         CurlGlobal.ensureInitialized()
         self.configuration = configuration
+        share = CurlShare()
         for index in 0..<max(1, configuration.workerCount) {
             let queue = self.queue
             let configuration = self.configuration
             let finished = workersFinished
+            let share = self.share
+            let counters = self.counters
             finished.enter()
             let thread = Thread {
-                CurlWorker(configuration: configuration).run(queue)
+                CurlWorker(configuration: configuration, share: share, counters: counters).run(queue)
                 finished.leave()
             }
             thread.name = "forceterm-curl-\(index)"
@@ -32,13 +41,21 @@ public final class CurlTransport: Sendable {
         }
     }
 
-    /// Waits for the workers to clean up their handles. Returning at once let a worker free its TLS
-    /// connections while the process was already exiting and OpenSSL's exit handler freed the same
-    /// state: `forceterm sync` aborted with "double free or corruption" after finishing its work.
-    deinit {
+    deinit { shutdown() }
+
+    /// Refuses new requests, lets the workers finish theirs and close their connections, and waits
+    /// for them (up to a few seconds). Call it before the process exits: a worker freeing its TLS
+    /// connections while OpenSSL's exit handlers free the same state crashed programs at exit
+    /// ("double free or corruption", a signal 11 in libcrypto). Later calls do nothing.
+    public func shutdown() {
+        guard !isShutDown.exchange(true, ordering: .acquiringAndReleasing) else { return }
         queue.close()
-        _ = workersFinished.wait(timeout: .now() + Self.shutdownWait)
+        if workersFinished.wait(timeout: .now() + Self.shutdownWait) == .success { share.close() }
     }
+
+    /// What this transport has done so far: connections opened (each a TCP and TLS handshake),
+    /// requests sent, and body bytes sent and received as they crossed the network (compressed).
+    public var statistics: TransferStatistics { counters.snapshot }
 
     /// Sends one request and returns the response whatever its status; throws only when no
     /// response arrived (offline, timeout, TLS, cancelled).
@@ -53,6 +70,64 @@ public final class CurlTransport: Sendable {
             transfer.cancel()
         }
         return try result.get()
+    }
+}
+
+/// Counts of a transport's work, for `--verbose`, benchmarks and tests.
+public struct TransferStatistics: Sendable, Equatable {
+    public var connectionsOpened = 0
+    public var requests = 0
+    public var bytesSent = 0
+    public var bytesReceived = 0
+}
+
+final class TransferCounters: Sendable {
+    private let value = Mutex(TransferStatistics())
+
+    func add(connections: Int, sent: Int, received: Int) {
+        value.withLock {
+            $0.connectionsOpened += connections
+            $0.requests += 1
+            $0.bytesSent += sent
+            $0.bytesReceived += received
+        }
+    }
+
+    var snapshot: TransferStatistics { value.withLock { $0 } }
+}
+
+/// A curl share handle: the connection cache and TLS sessions the workers' handles have in
+/// common, with the locks curl asks for around each kind of shared data.
+final class CurlShare: @unchecked Sendable {
+    // Unchecked: `handle` is touched only under curl's own calls to `lock`/`unlock`, and closed
+    // once every worker that used it has finished.
+    let handle: UnsafeMutableRawPointer?
+    private let locks: [NSLock]
+
+    init() {
+        locks = (0...Int(CURL_LOCK_DATA_LAST.rawValue)).map { _ in NSLock() }
+        handle = curl_share_init()
+        guard let handle else { return }
+        forceterm_curl_share_set_long(handle, CURLSHOPT_SHARE, Int(CURL_LOCK_DATA_CONNECT.rawValue))
+        forceterm_curl_share_set_long(handle, CURLSHOPT_SHARE, Int(CURL_LOCK_DATA_SSL_SESSION.rawValue))
+        forceterm_curl_share_set_long(handle, CURLSHOPT_SHARE, Int(CURL_LOCK_DATA_DNS.rawValue))
+        forceterm_curl_share_set_pointer(handle, CURLSHOPT_USERDATA, Unmanaged.passUnretained(self).toOpaque())
+        forceterm_curl_share_set_lock(handle) { _, data, _, context in
+            guard let context else { return }
+            Unmanaged<CurlShare>.fromOpaque(context).takeUnretainedValue().lock(data)
+        }
+        forceterm_curl_share_set_unlock(handle) { _, data, context in
+            guard let context else { return }
+            Unmanaged<CurlShare>.fromOpaque(context).takeUnretainedValue().unlock(data)
+        }
+    }
+
+    private func lock(_ data: curl_lock_data) { locks[min(Int(data.rawValue), locks.count - 1)].lock() }
+    private func unlock(_ data: curl_lock_data) { locks[min(Int(data.rawValue), locks.count - 1)].unlock() }
+
+    /// Frees the share handle; only once no easy handle uses it any more.
+    func close() {
+        if let handle { curl_share_cleanup(handle) }
     }
 }
 
@@ -144,6 +219,8 @@ final class ResponseSink {
 /// A worker thread's loop: one easy handle, reused for every transfer so connections are kept alive.
 struct CurlWorker {
     let configuration: TransportConfiguration
+    let share: CurlShare
+    let counters: TransferCounters
 
     func run(_ queue: TransferQueue) {
         guard let handle = curl_easy_init() else {
@@ -152,6 +229,8 @@ struct CurlWorker {
         }
         let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
         defer {
+            // Detached from the share first, so the connections this handle holds close now.
+            forceterm_curl_set_pointer(handle, CURLOPT_SHARE, nil)
             curl_easy_cleanup(handle)
             errorBuffer.deallocate()
         }
@@ -180,6 +259,7 @@ struct CurlWorker {
         headerList = curl_slist_append(headerList, "Expect:")
 
         forceterm_curl_set_string(handle, CURLOPT_URL, request.url)
+        if let shareHandle = share.handle { forceterm_curl_set_pointer(handle, CURLOPT_SHARE, shareHandle) }
         forceterm_curl_set_long(handle, CURLOPT_NOSIGNAL, 1)
         forceterm_curl_set_pointer(handle, CURLOPT_ERRORBUFFER, errorBuffer)
         forceterm_curl_set_list(handle, CURLOPT_HTTPHEADER, headerList)
@@ -204,7 +284,12 @@ struct CurlWorker {
         default:
             forceterm_curl_set_string(handle, CURLOPT_CUSTOMREQUEST, request.method)
         }
-        if let body = request.body, !body.isEmpty {
+        if var body = request.body, !body.isEmpty {
+            if configuration.compressesRequestBodies, body.count >= GzipBody.minimumBytes, Self.isJSON(request),
+               let compressed = GzipBody.compress(body) {
+                body = compressed
+                headerList = curl_slist_append(headerList, "Content-Encoding: gzip")
+            }
             // COPYPOSTFIELDS copies the bytes, so they need not outlive this call; the size goes first.
             forceterm_curl_set_offset(handle, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(body.count))
             _ = body.withUnsafeBytes { bytes in
@@ -241,12 +326,24 @@ struct CurlWorker {
         forceterm_curl_set_pointer(handle, CURLOPT_XFERINFODATA, context)
 
         let code = curl_easy_perform(handle)
+        var connections = 0
+        var sent: curl_off_t = 0
+        var received: curl_off_t = 0
+        forceterm_curl_get_long(handle, CURLINFO_NUM_CONNECTS, &connections)
+        forceterm_curl_get_offset(handle, CURLINFO_SIZE_UPLOAD_T, &sent)
+        forceterm_curl_get_offset(handle, CURLINFO_SIZE_DOWNLOAD_T, &received)
+        counters.add(connections: connections, sent: Int(sent), received: Int(received))
         guard code == CURLE_OK else {
             return .failure(classify(code, handle: handle, message: String(cString: errorBuffer), request: request))
         }
         var status = 0
         forceterm_curl_get_long(handle, CURLINFO_RESPONSE_CODE, &status)
-        return .success(HTTPResponse(status: status, headers: Self.finalHeaders(sink.headerLines), body: sink.body))
+        return .success(HTTPResponse(status: status, headers: Self.finalHeaders(sink.headerLines), body: sink.body,
+                                     transferred: (sent: Int(sent), received: Int(received))))
+    }
+
+    static func isJSON(_ request: HTTPRequest) -> Bool {
+        request.headers.contains { $0.name.lowercased() == "content-type" && $0.value.lowercased().hasPrefix("application/json") }
     }
 
     /// The header block of the final response (after any interim `100 Continue` blocks).
@@ -280,12 +377,14 @@ struct CurlWorker {
             if detail.localizedCaseInsensitiveContains("SSL connection timeout") {
                 return .timeout(.noAnswer, seconds: configuration.connectTimeout)
             }
-            var connectSeconds = 0.0
-            forceterm_curl_get_double(handle, CURLINFO_CONNECT_TIME, &connectSeconds)
-            if connectSeconds == 0 { return .offline(.connectTimeout, host: host) }
+            // Bytes stopped moving: asked first, because on a connection kept alive from an earlier
+            // request curl reports no connect time either, and a stall there is not "offline".
             if detail.localizedCaseInsensitiveContains("too slow") {
                 return .timeout(.stalled, seconds: configuration.stallTimeout)
             }
+            var connectSeconds = 0.0
+            forceterm_curl_get_double(handle, CURLINFO_CONNECT_TIME, &connectSeconds)
+            if connectSeconds == 0 { return .offline(.connectTimeout, host: host) }
             return .timeout(.deadline, seconds: configuration.requestDeadline)
         case CURLE_PEER_FAILED_VERIFICATION:
             return .tls(detail: "the server's certificate is not trusted (\(detail))")

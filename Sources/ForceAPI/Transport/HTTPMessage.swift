@@ -37,11 +37,15 @@ public struct HTTPResponse: Sendable {
     public var status: Int
     public var headers: [HTTPHeader]
     public var body: [UInt8]
+    /// The sizes of the request's body and of this body as they crossed the network
+    /// (compressed), when the transport knows them.
+    public var transferred: (sent: Int, received: Int)?
 
-    public init(status: Int, headers: [HTTPHeader], body: [UInt8]) {
+    public init(status: Int, headers: [HTTPHeader], body: [UInt8], transferred: (sent: Int, received: Int)? = nil) {
         self.status = status
         self.headers = headers
         self.body = body
+        self.transferred = transferred
     }
 
     /// The last value of a header, by case-insensitive name.
