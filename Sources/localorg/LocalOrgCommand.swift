@@ -31,16 +31,26 @@ struct DataOption: ParsableArguments {
 
 struct Serve: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Serve the org over HTTPS (or HTTP) on 127.0.0.1.",
+        abstract: "Serve the org over HTTPS (or HTTP), on this machine only unless --listen says otherwise.",
         discussion: """
-            On first start this creates, in the data directory, a certificate authority (ca.pem) \
-            and a server certificate it signs for localhost, 127.0.0.1 and ::1. Point clients at \
-            ca.pem: curl --cacert DIR/ca.pem, Python requests verify='DIR/ca.pem'. \
-            Stops cleanly on Ctrl-C (SIGINT) or SIGTERM.
+            On first start this creates, in the data directory, a certificate authority (ca.pem and \
+            its key) and a server certificate it signs for localhost, 127.0.0.1, ::1 and every \
+            address given with --listen (re-issued by the same CA when a new one is added). Point \
+            clients at ca.pem: forceterm login --cacert DIR/ca.pem, curl --cacert DIR/ca.pem, \
+            Python requests verify='DIR/ca.pem'; its fingerprint is printed to check it by.
+
+            A training room: localorg serve --listen 0.0.0.0 (every interface; the printed command \
+            line is what trainees type). Stops cleanly on Ctrl-C (SIGINT) or SIGTERM.
             """)
 
     @OptionGroup var data: DataOption
     @Option(help: "Port to listen on; 0 picks a free one (printed on start).") var port = 8443
+    @Option(name: .customLong("listen"), help: ArgumentHelp(
+        "An address to listen on, with an optional port: 192.168.1.20, 10.0.0.5:9443, [fd00::5]:8443, 0.0.0.0 or :: for every interface. Repeatable. Default: 127.0.0.1 and ::1, this machine only.",
+        valueName: "addr[:port]"))
+    var listen: [String] = []
+    @Option(name: .customLong("hostname"), help: ArgumentHelp("A host name clients use to reach this machine, added to the certificate (e.g. trainer.local). Repeatable.", valueName: "name"))
+    var hostNames: [String] = []
     @Flag(help: "Serve plain HTTP instead of HTTPS.") var http = false
     @Option(help: "Seconds an access token stays valid.") var tokenTTL: Int64 = 7200
     @Option(help: "API requests allowed per user per day before 403 REQUEST_LIMIT_EXCEEDED.") var apiLimit = 100_000
@@ -61,7 +71,20 @@ struct Serve: AsyncParsableCommand {
         if !(0...1).contains(failRate) { throw ValidationError("--fail-rate is a share between 0 and 1.") }
         if latency < 0 { throw ValidationError("--latency cannot be negative.") }
         if failFirst < 0 { throw ValidationError("--fail-first cannot be negative.") }
+        if !(0...65_535).contains(port) { throw ValidationError("--port must be from 0 to 65535.") }
         if let parentPid, parentPid <= 1 { throw ValidationError("--parent-pid needs the id of the process that starts localorg.") }
+        _ = try listenAddresses()
+        for name in hostNames where name.isEmpty || name.contains(where: { $0 == "/" || $0 == ":" || $0 == " " }) {
+            throw ValidationError("--hostname \(name): give a host name such as trainer.local (no scheme, port or path).")
+        }
+    }
+
+    func listenAddresses() throws -> [ListenAddress] {
+        do {
+            return try listen.map(ListenAddress.parse)
+        } catch {
+            throw ValidationError(error.description)
+        }
     }
 
     func run() async throws {
@@ -77,38 +100,79 @@ struct Serve: AsyncParsableCommand {
         settings.connectedApps = try directory.connectedApps()
         settings.briefcases = try directory.briefcases(schema: store.schema)
         let api = try LocalOrgAPI(store: store, settings: settings)
+        let addresses = try listenAddresses()
         var tls: LocalOrgServer.TLSFiles?
+        let authority = directory.certificateAuthority
         if !http {
             if let tlsCert, let tlsKey {
                 tls = .init(certificateChainPath: tlsCert, privateKeyPath: tlsKey)
             } else {
-                let authority = directory.certificateAuthority
-                if try authority.ensureCertificates() {
-                    FileHandle.standardOutput.write(Data("Created a local certificate authority: \(authority.caCertificatePath)\n".utf8))
+                switch try authority.ensureCertificates(names: .serving(addresses, hostNames: hostNames)) {
+                case .unchanged: break
+                case .created:
+                    Self.say("Created a local certificate authority: \(authority.caCertificatePath)")
+                case .reissued(let added):
+                    Self.say("Re-issued the server certificate (same CA) to add: \(added.joined(separator: ", "))")
+                case .replacedAuthority:
+                    Self.say("Created a new certificate authority (the old one could not sign new names): clients must trust the new \(authority.caCertificatePath)")
                 }
                 tls = .init(certificateChainPath: authority.serverCertificatePath, privateKeyPath: authority.serverKeyPath)
             }
         }
-        var server = LocalOrgServer(api: api, port: port, tls: tls)
+        var server = LocalOrgServer(api: api, listen: addresses.isEmpty ? [.loopback] : addresses, port: port, tls: tls)
         if !quiet {
             // One line per request (never headers or query strings, so no tokens), for trainers to watch a sync.
             server.requestLog = { line in FileHandle.standardOutput.write(Data((line + "\n").utf8)) }
         }
         let scheme = http ? "http" : "https"
-        let caPath = tlsCert == nil && !http ? directory.certificateAuthority.caCertificatePath : nil
+        let localCA = tlsCert == nil && !http
+        let fingerprint = localCA ? try authority.caFingerprint() : nil
         if let parentPid { ParentWatch.stopWhenOrphaned(parent: parentPid) }
-        try await server.run(stopOnSignals: true) { boundPort in
-            var lines = ["localorg is serving \(scheme)://localhost:\(boundPort)  (data: \(directory.path))"]
-            if let caPath { lines.append("Trust this CA:  \(caPath)") }
+        try await server.run(stopOnSignals: true) { (bound: [LocalOrgServer.BoundAddress]) in
+            let urls = Self.urls(bound, scheme: scheme)
+            var lines = ["localorg is serving \(urls.first ?? "")  (data: \(directory.path))"]
+            for url in urls.dropFirst() { lines.append("Also serving:   \(url)") }
+            if localCA {
+                lines.append("Trust this CA:  \(authority.caCertificatePath)")
+                if let fingerprint { lines.append("CA fingerprint: SHA256 \(fingerprint)") }
+            }
             lines.append("Client id:      \(LocalOrgAPI.builtInClientId)  (no secret needed)")
             for user in OrgStore.demoUsers {
                 lines.append("Demo user:      \(user.username)  password \(user.password)\(user.admin ? "  (admin)" : "")")
             }
+            if let roomURL = urls.first(where: { !$0.contains("://localhost:") && !$0.contains("://127.") && !$0.contains("[::1]") }) {
+                lines.append("Sign in with:   forceterm login --login-url \(roomURL)\(localCA ? " --cacert ca.pem  (a copy of the CA above)" : "")")
+            }
             lines.append("Stop with Ctrl-C.")
-            // Written unbuffered, so a script reading our output sees the URL at once.
-            FileHandle.standardOutput.write(Data((lines.joined(separator: "\n") + "\n").utf8))
+            Self.say(lines.joined(separator: "\n"))
         }
-        print("localorg stopped.")
+        Self.say("localorg stopped.")
+    }
+
+    /// Written unbuffered, so a script reading our output sees each line at once.
+    static func say(_ text: String) {
+        FileHandle.standardOutput.write(Data((text + "\n").utf8))
+    }
+
+    /// The URLs clients can use: localhost for the loopback pair, each interface's address for a
+    /// wildcard, the address itself otherwise.
+    static func urls(_ bound: [LocalOrgServer.BoundAddress], scheme: String) -> [String] {
+        var urls: [String] = []
+        func add(_ url: String) { if !urls.contains(url) { urls.append(url) } }
+        for address in bound {
+            let listen = ListenAddress(host: address.host, port: address.port)
+            if address.host == "127.0.0.1" || address.host == "::1" {
+                add("\(scheme)://localhost:\(address.port)")
+            } else if listen.isWildcard {
+                for interface in IPAddressBytes.interfaceAddresses(includeIPv6: address.host.contains(":")) {
+                    let candidate = ListenAddress(host: interface, port: address.port)
+                    add(interface == "127.0.0.1" || interface == "::1" ? "\(scheme)://localhost:\(address.port)" : "\(scheme)://\(candidate)")
+                }
+            } else {
+                add(address.url(scheme: scheme))
+            }
+        }
+        return urls
     }
 }
 

@@ -54,10 +54,16 @@ public final class LocalOrgProcess: @unchecked Sendable {
         try handle.close()
         let deadline = Date().addingTimeInterval(60)
         var found: Int?
+        var host = "127.0.0.1"
         while found == nil, Date() < deadline, process.isRunning {
             let text = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
-            if let range = text.range(of: "is serving https://localhost:") {
-                found = Int(text[range.upperBound...].prefix { $0.isNumber })
+            // "localorg is serving https://localhost:PORT" or, with --listen, https://ADDRESS:PORT.
+            if let range = text.range(of: "is serving https://") {
+                let authority = text[range.upperBound...].prefix { !$0.isWhitespace }
+                if let colon = authority.lastIndex(of: ":"), let port = Int(authority[authority.index(after: colon)...]) {
+                    found = port
+                    host = authority.hasPrefix("localhost:") ? "127.0.0.1" : String(authority[..<colon])
+                }
             }
             if found == nil { usleep(50_000) }
         }
@@ -67,7 +73,7 @@ public final class LocalOrgProcess: @unchecked Sendable {
             throw LocalOrgProcessError("localorg did not start within 60 s: \(text)")
         }
         port = found
-        url = "https://127.0.0.1:\(found)"
+        url = "https://\(host):\(found)"
     }
 
     /// A server nobody holds any more stops too: a test that throws before its clean-up leaves no

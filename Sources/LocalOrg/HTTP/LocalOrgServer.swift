@@ -19,8 +19,18 @@ public struct LocalOrgServer: Sendable {
         }
     }
 
+    /// An address the server ended up listening on.
+    public struct BoundAddress: Sendable, Equatable {
+        public var host: String
+        public var port: Int
+        /// `https://10.0.0.5:8443`, `https://[::1]:8443`.
+        public func url(scheme: String) -> String { "\(scheme)://\(ListenAddress(host: host, port: port))" }
+    }
+
     public let api: LocalOrgAPI
-    public let host: String
+    /// Where to listen; an empty list or `localhost` means both loopback addresses.
+    public let listen: [ListenAddress]
+    /// The port for addresses given without one; 0 picks a free one.
     public let port: Int
     public let tls: TLSFiles?
     /// Log only critical problems (tests stop servers by cancelling, which the server logs as errors).
@@ -29,20 +39,24 @@ public struct LocalOrgServer: Sendable {
     /// status, milliseconds); never with headers or the query string, so tokens stay out of it.
     public var requestLog: (@Sendable (String) -> Void)?
 
-    public init(api: LocalOrgAPI, host: String = "127.0.0.1", port: Int, tls: TLSFiles?) {
+    public init(api: LocalOrgAPI, listen: [ListenAddress] = [.loopback], port: Int, tls: TLSFiles?) {
         self.api = api
-        self.host = host
+        self.listen = listen
         self.port = port
         self.tls = tls
     }
 
-    /// Runs until cancelled or, when `stopSignals` is not empty, until one of those signals
-    /// arrives; then stops accepting and finishes requests in flight. `onRunning` gets the bound
-    /// port (useful with port 0).
+    /// Runs until cancelled or, when `stopOnSignals`, until SIGTERM or SIGINT arrives; then stops
+    /// accepting and finishes requests in flight. `onRunning` gets the first bound port.
     public func run(stopOnSignals: Bool, onRunning: @escaping @Sendable (Int) async -> Void) async throws {
+        try await run(stopOnSignals: stopOnSignals) { (bound: [BoundAddress]) in await onRunning(bound.first?.port ?? 0) }
+    }
+
+    /// As above; `onListening` gets every address bound, once all are.
+    public func run(stopOnSignals: Bool, onListening: @escaping @Sendable ([BoundAddress]) async -> Void) async throws {
         let api = self.api
         let scheme = tls == nil ? "http" : "https"
-        let fallbackAuthority = "\(host):\(port)"
+        let fallbackAuthority = "\(listen.first?.urlHost ?? "localhost"):\(port)"
         let maximumBody = api.settings.maximumBodyBytes
         let requestLog = self.requestLog
         let responder = CallbackResponder<BasicRequestContext> { request, _ in
@@ -94,36 +108,58 @@ public struct LocalOrgServer: Sendable {
                 try await app.runService(gracefulShutdownSignals: [])
             }
         }
-        guard host == "127.0.0.1" else {
-            try await serve(host: host, port: port, onBound: onRunning)
-            return
+        // The loopback default is 127.0.0.1 plus ::1 ("localhost" may resolve to either) on the
+        // same port; a machine without IPv6 keeps the IPv4 one. Other addresses must all bind.
+        var listeners: [(host: String, port: Int?, required: Bool)] = []
+        for address in listen.isEmpty ? [.loopback] : listen {
+            if address.host == "localhost" || address == .loopback {
+                listeners.append((host: "127.0.0.1", port: address.port, required: true))
+                listeners.append((host: "::1", port: address.port, required: false))
+            } else {
+                listeners.append((host: address.host, port: address.port, required: true))
+            }
         }
-        // "localhost" may resolve to ::1 first, so the IPv6 loopback gets a listener on the same
-        // port once the IPv4 one is bound; a machine without IPv6 just keeps the IPv4 one.
+        let defaultPort = port
         let (boundPorts, portContinuation) = AsyncStream.makeStream(of: Int.self)
         try await withThrowingTaskGroup(of: Bool.self) { group in
+            guard let primary = listeners.first else { return }
             group.addTask {
                 // Ending the stream when the listener ends (a busy port fails at once) lets the
                 // wait for the bound port below finish, so the error comes out instead of a hang.
                 defer { portContinuation.finish() }
-                try await serve(host: host, port: port) { bound in portContinuation.yield(bound) }
+                try await serve(host: primary.host, port: primary.port ?? defaultPort) { bound in portContinuation.yield(bound) }
                 return true
             }
             var iterator = boundPorts.makeAsyncIterator()
-            if let bound = await iterator.next() {
-                group.addTask {
-                    do {
-                        try await serve(host: "::1", port: bound) { _ in }
-                    } catch {
-                        logger.warning("not listening on [::1]:\(bound): \(error)")
+            if let firstPort = await iterator.next() {
+                var bound = [BoundAddress(host: primary.host, port: firstPort)]
+                // With port 0 the others take the port the first one got, so one port serves all.
+                let others = listeners.dropFirst().map { (host: $0.host, port: $0.port ?? (defaultPort == 0 ? firstPort : defaultPort), required: $0.required) }
+                let (otherPorts, otherContinuation) = AsyncStream.makeStream(of: BoundAddress?.self)
+                for other in others {
+                    group.addTask {
+                        do {
+                            try await serve(host: other.host, port: other.port) { port in otherContinuation.yield(BoundAddress(host: other.host, port: port)) }
+                        } catch {
+                            otherContinuation.yield(nil)
+                            if other.required { throw error }
+                            logger.warning("not listening on \(ListenAddress(host: other.host, port: other.port)): \(error)")
+                        }
+                        return other.required
                     }
-                    return false
                 }
-                await onRunning(bound)
+                if others.isEmpty { otherContinuation.finish() }
+                var reported = 0
+                for await address in otherPorts {
+                    if let address { bound.append(address) }
+                    reported += 1
+                    if reported == others.count { break }
+                }
+                await onListening(bound)
             }
-            // The IPv4 listener decides: when it stops (signal, cancellation or error), so does the other.
-            while let finishedPrimary = try await group.next() {
-                if finishedPrimary { group.cancelAll() }
+            // Any required listener that stops (signal, cancellation or error) stops the others.
+            while let finishedRequired = try await group.next() {
+                if finishedRequired { group.cancelAll() }
             }
         }
     }
