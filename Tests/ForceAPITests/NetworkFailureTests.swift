@@ -154,4 +154,20 @@ extension NetworkFailureTests {
         #expect(policy.shouldRetry(after: .timeout(.stalled, seconds: 20), attempt: 1, elapsed: 20, idempotent: true, nextDelay: 0.2))
         #expect(!policy.shouldRetry(after: .timeout(.deadline, seconds: 120), attempt: 1, elapsed: 120, idempotent: true, nextDelay: 0.2))
     }
+
+    @Test("A link that went silent mid-transfer is waited for up to the drop budget; a dead one is not")
+    func stalledLinkWaitedFor() {
+        let policy = RetryPolicy()
+        let stalled = ForceAPIError.timeout(.stalled, seconds: 20)
+        let noRoute = ForceAPIError.offline(.connectTimeout, host: "10.99.0.2")
+        // Stalled at 20 s, then the reconnect found no route for 15 s: still within the budget.
+        #expect(policy.shouldRetry(after: noRoute, attempt: 2, elapsed: 35, idempotent: true, nextDelay: 0.5, afterStall: true))
+        #expect(policy.shouldRetry(after: .timeout(.noAnswer, seconds: 15), attempt: 2, elapsed: 35, idempotent: true, nextDelay: 0.5, afterStall: true))
+        #expect(policy.shouldRetry(after: stalled, attempt: 2, elapsed: 45, idempotent: true, nextDelay: 0.5, afterStall: true))
+        // Beyond the budget, beyond the attempts, or never connected: given up as before.
+        #expect(!policy.shouldRetry(after: noRoute, attempt: 2, elapsed: 75, idempotent: true, nextDelay: 0.5, afterStall: true))
+        #expect(!policy.shouldRetry(after: noRoute, attempt: 4, elapsed: 40, idempotent: true, nextDelay: 0.5, afterStall: true))
+        #expect(!policy.shouldRetry(after: noRoute, attempt: 1, elapsed: 15, idempotent: true, nextDelay: 0.2))
+        #expect(!policy.shouldRetry(after: stalled, attempt: 1, elapsed: 20, idempotent: false, nextDelay: 0.2))
+    }
 }

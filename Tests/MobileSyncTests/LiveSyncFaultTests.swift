@@ -125,6 +125,28 @@ struct LiveSyncFaultTests {
         #expect(try await Self.serverNames(live).count == 7, "\(mode)")
     }
 
+    @Test("A cursor the server lost mid-sync down is resumed from the newest record stored, not from the start")
+    func lostQueryCursorResumes() async throws {
+        let live = try await LiveSync()
+        defer { live.remove() }
+        try live.server.command(["seed", "--accounts", "10", "--contacts", "5000"])
+        // Call 1 is the first page; call 2, the next page's cursor, is refused as Salesforce
+        // refuses an expired one. Pages are 2,000 records.
+        let stepped = SteppedRemote(remote: ForceClientRemote(client: live.client), beforeCall: { call throws(SyncRemoteError) in
+            if call == 2 { throw .server(status: 400, errorCode: "INVALID_QUERY_LOCATOR", message: "invalid query locator") }
+        }, afterAnswer: { _ in })
+        let manager = try SyncManager(store: live.local.store, remote: stepped)
+        let sync = try await manager.reSync(name: "syncDownContacts")
+        #expect(sync.status == .done)
+        let contacts = try live.local.documents("contacts")
+        #expect(contacts.count == 5000)
+        #expect(Set(contacts.compactMap { $0["Id"]?.stringValue }).count == 5000)
+        let summary = try #require(await manager.lastSyncDownSummary[sync.id])
+        // The first page was not fetched again: only the records of its last second came twice.
+        #expect(summary.received < 5000 + 50, "\(summary)")
+        #expect(summary.stored == 5000, "\(summary)")
+    }
+
     @Test("The server stopped mid-sync: the sync fails as offline, done records stay done, a rerun finishes",
           arguments: SyncUpTarget.Mode.allCases)
     func serverStoppedMidSync(mode: SyncUpTarget.Mode) async throws {

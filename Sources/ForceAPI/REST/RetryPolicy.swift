@@ -10,6 +10,10 @@ public struct RetryPolicy: Sendable {
     public var maximumDelay = 4.0
     /// Seconds after the first attempt beyond which an unreachable server is reported as offline.
     public var offlineBudget = 2.0
+    /// Seconds after the first attempt during which a request whose transfer stalled is tried
+    /// again, whether the link then stalls again or finds no route: a link that was moving bytes
+    /// and went silent (a tunnel, a train between masts) usually comes back within a minute.
+    public var linkDropBudget = 75.0
 
     public init() {}
 
@@ -28,14 +32,18 @@ public struct RetryPolicy: Sendable {
     }
 
     /// Whether to retry after `error` on attempt `attempt` (1-based), `elapsed` seconds in.
-    public func shouldRetry(after error: ForceAPIError, attempt: Int, elapsed: Double, idempotent: Bool, nextDelay: Double) -> Bool {
+    /// `afterStall`: an earlier attempt of the same request stalled mid-transfer.
+    public func shouldRetry(after error: ForceAPIError, attempt: Int, elapsed: Double, idempotent: Bool, nextDelay: Double,
+                            afterStall: Bool = false) -> Bool {
         guard idempotent, attempt < maximumAttempts else { return false }
         switch error {
         case .connectionLost: return true
+        // A link that went silent mid-transfer: tried again while it may still come back.
+        case .timeout(.stalled, _): return elapsed + nextDelay < linkDropBudget
         // A slow or lossy link, not a dead one: the next attempt may get through.
         // Once: a server that never answers is not waited out again and again.
-        case .timeout(.noAnswer, _), .timeout(.stalled, _): return attempt < 2
-        case .offline: return elapsed + nextDelay < offlineBudget
+        case .timeout(.noAnswer, _): return attempt < 2 || (afterStall && elapsed + nextDelay < linkDropBudget)
+        case .offline: return elapsed + nextDelay < (afterStall ? linkDropBudget : offlineBudget)
         default: return false
         }
     }

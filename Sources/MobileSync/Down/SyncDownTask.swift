@@ -86,6 +86,8 @@ struct SyncDownTask: Sendable {
                            state initial: SyncState, summary: inout SyncDownSummary) async throws -> SyncState {
         var state = initial
         var page = first
+        var skip = skip
+        var restarts = 0
         let sorted = isSortedByModification(target)
         var committed = 0
         var newest = state.maxTimeStamp
@@ -127,9 +129,27 @@ struct SyncDownTask: Sendable {
             committed += records.count
             if reachedEnd { break }
             report(state)
-            page = try await following
+            do {
+                page = try await following
+            } catch let error as SyncRemoteError where sorted && restarts < Self.maximumQueryRestarts && Self.lostCursor(error) {
+                // The server no longer has the query's cursor (expired, over its limit, or the
+                // answer to its last page was lost and retried): ask again from the newest record
+                // stored, which the marks saved with each page make a resume, not a new start.
+                restarts += 1
+                skip = .atBoundary(state.maxTimeStamp)
+                page = try await fetch.first(state: state, since: state.maxTimeStamp)
+            }
         }
         return state
+    }
+
+    /// How often one run asks its query again after losing the cursor, before it gives up.
+    static let maximumQueryRestarts = 3
+
+    /// Salesforce's answer to a `nextRecordsUrl` whose cursor it no longer has.
+    static func lostCursor(_ error: SyncRemoteError) -> Bool {
+        if case let .server(status, errorCode, _) = error { return status == 400 && errorCode == "INVALID_QUERY_LOCATOR" }
+        return false
     }
 
     /// The soups a target fills, with the id field of each.
