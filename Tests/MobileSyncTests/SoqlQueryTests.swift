@@ -115,6 +115,14 @@ struct SoqlQueryTests {
         #expect(!SyncDownTarget(.sosl(query: "FIND {x} LIMIT 5")).isCapped, "only SOQL targets are capped")
     }
 
+    @Test func theGhostCountKeepsTheWhereAndRefusesWhatACountCannotSpeakFor() {
+        #expect(SyncDownTarget.soql("SELECT Name FROM Contact WHERE Title != null ORDER BY Name").remoteCountSoql
+            == "select COUNT() from Contact where Title != null")
+        #expect(SyncDownTarget.soql("SELECT Name FROM Contact LIMIT 10").remoteCountSoql == nil, "capped: which records, not how many")
+        #expect(SyncDownTarget.soql("SELECT AccountId, COUNT(Id) FROM Contact GROUP BY AccountId").remoteCountSoql == nil)
+        #expect(SyncDownTarget(.sosl(query: "FIND {x}")).remoteCountSoql == nil)
+    }
+
     @Test func timestampsRoundTripInUTC() {
         #expect(SalesforceTimestamp.parse("2016-03-29T18:34:24.000+0000") == 1_459_276_464_000)
         #expect(SalesforceTimestamp.parse("2016-03-29T11:34:24.000-0700") == 1_459_276_464_000)

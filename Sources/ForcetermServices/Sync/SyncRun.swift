@@ -83,7 +83,7 @@ public struct SyncRun: Sendable {
                     return report
                 }
                 do {
-                    report.ghostsRemoved += try await manager.cleanResyncGhosts(name: entry.name, force: forceDelete)
+                    report.ghostsRemoved += try await manager.cleanResyncGhosts(name: entry.name, force: forceDelete, justSynced: true)
                 } catch let error as MobileSyncError {
                     guard case .massDeletion = error else {
                         try report.stop(Self.failureMessage(entry.name, error), after: error, entries: entries, store: store)

@@ -21,6 +21,17 @@ public struct GhostCleaner: Sendable {
         try Self.rows(cleanIdsSQL(also: nil, in: transaction), in: transaction).compactMap { $0.first?.stringValue }
     }
 
+    /// How many of this sync's records carry a server id (created here and never sent do not):
+    /// after a complete sync down the server returns each of them unless it is a ghost.
+    public func syncedCount(in transaction: StoreTransaction) throws -> Int {
+        var sql = "SELECT count(*) FROM {\(soupName)} WHERE {\(soupName):\(idFieldName)} IS NOT NULL"
+            + " AND coalesce({\(soupName):\(LocalField.locallyCreated)}, 'false') NOT IN ('true', '1', 1)"
+        if try transaction.hasIndex(soup: soupName, path: LocalField.syncId) {
+            sql += " AND {\(soupName):\(LocalField.syncId)} = \(syncId)"
+        }
+        return Int(try Self.rows(sql, in: transaction).first?.first?.int64Value ?? -1)
+    }
+
     /// Like `cleanLocalIds`, for children: only those whose parent (in `parentIdFieldName`) is one
     /// of `parentIds`, so children of parents outside this sync are never candidates.
     public func cleanLocalChildIds(parentIdFieldName: String, parentIds: Set<String>, in transaction: StoreTransaction) throws -> [String] {

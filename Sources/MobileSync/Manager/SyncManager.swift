@@ -194,7 +194,11 @@ public actor SyncManager {
     /// Removes the records of a sync down that the server no longer returns; never dirty ones.
     /// Refuses (and removes nothing) when the mass-deletion guard trips, unless `force`.
     /// Returns the number removed. The sync's status is not changed.
-    public func cleanResyncGhosts(id: Int64, force: Bool = false) async throws -> Int {
+    ///
+    /// `justSynced`: the sync down completed just before (as `forceterm sync` runs them), so the
+    /// store holds every record the server returns; then equal counts on both sides mean no
+    /// ghost, and one `COUNT()` replaces fetching every id.
+    public func cleanResyncGhosts(id: Int64, force: Bool = false, justSynced: Bool = false) async throws -> Int {
         try checkAcceptingSyncs()
         guard let sync = try syncs.state(id: id) else { throw MobileSyncError.unknownSync(String(id)) }
         guard case let .down(target) = sync.target else {
@@ -219,6 +223,13 @@ public actor SyncManager {
         var removed = 0
         for (soup, idField) in soups {
             let cleaner = GhostCleaner(soupName: soup, idFieldName: idField, syncId: id)
+            // After a complete sync down the store holds all the server returns; when it holds no
+            // more than that, there is no ghost, and the ids of the whole set (a page per 2,000
+            // records, on every sync) need not cross the link.
+            if justSynced, let countSoql = target.remoteCountSoql {
+                let serverCount = try await remote.query(countSoql, batchSize: nil).totalSize
+                if try store.read({ try cleaner.syncedCount(in: $0) }) == serverCount { continue }
+            }
             let localIds = try store.read { try cleaner.cleanLocalIds(in: $0) }
             let remote = try await task.remoteIds(target, state: sync, localIds: localIds)
             let ghosts = GhostCleaner.ghosts(localIds: localIds, remoteIds: remote)
@@ -250,8 +261,8 @@ public actor SyncManager {
         }
     }
 
-    public func cleanResyncGhosts(name: String, force: Bool = false) async throws -> Int {
+    public func cleanResyncGhosts(name: String, force: Bool = false, justSynced: Bool = false) async throws -> Int {
         guard let sync = try syncs.state(name: name) else { throw MobileSyncError.unknownSync(name) }
-        return try await cleanResyncGhosts(id: sync.id, force: force)
+        return try await cleanResyncGhosts(id: sync.id, force: force, justSynced: justSynced)
     }
 }

@@ -106,6 +106,17 @@ public struct SoqlQuery: Sendable, Equatable {
         return SoqlQuery(clauses: clauses)
     }
 
+    /// `SELECT COUNT()` over the same records, for a ghost check that costs one small answer
+    /// instead of every id; nil for a capped or grouped query, whose count says nothing about
+    /// which records are in it.
+    public func countOnly() -> SoqlQuery? {
+        guard !isCapped, clauses[.groupBy] == nil, clauses[.having] == nil else { return nil }
+        var clauses = self.clauses
+        clauses[.select] = "COUNT()"
+        clauses[.orderBy] = nil
+        return SoqlQuery(clauses: clauses)
+    }
+
     // MARK: Tokenising
 
     /// Positions of top-level clause keywords, first occurrence of each, in query order.

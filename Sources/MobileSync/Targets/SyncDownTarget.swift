@@ -76,6 +76,13 @@ public struct SyncDownTarget: Sendable, Equatable {
         return SoqlQuery(query).isCapped
     }
 
+    /// How many records a full run of a SOQL target would return now, by `SELECT COUNT()`; nil
+    /// for other targets and for capped or grouped queries.
+    public var remoteCountSoql: String? {
+        guard case let .soql(query, _) = kind else { return nil }
+        return SoqlQuery(query).countOnly()?.text
+    }
+
     /// The ids-only query ghost cleaning runs for a SOQL target: the rewritten query's set, in its
     /// order and under its cap when it has one; `nil` for non-SOQL targets.
     public var remoteIdsSoql: String? {
