@@ -26,7 +26,7 @@ VENV := .venv
 VENV_STAMP := $(VENV)/.installed-requirements
 SCREENSHOT_STAMP := $(VENV)/.installed-screenshot-requirements
 
-.PHONY: all deps build build-release install uninstall dist demo screenshots test test-swift test-python venv bench bench-smartstore bench-localorg bench-sync bench-tui clean
+.PHONY: all deps build build-release install uninstall dist demo screenshots test test-swift test-python venv bench bench-smartstore bench-localorg bench-sync bench-tui bench-field clean
 
 all: build
 
@@ -78,10 +78,11 @@ test-swift:
 	FORCETERM_BIN_DIR=$(CURDIR)/$(BIN_DEBUG) $(SWIFT) test --skip-build $(BUILD_FLAGS)
 
 ## test-python: an independent client (simple-salesforce) drives the real localorg binary over HTTPS,
-## and the screenshot script runs through every screen the README shows (so it cannot go stale).
+## the screenshot script runs through every screen the README shows (so it cannot go stale), and
+## forceterm syncs across an emulated lossy link between two network namespaces (needs root).
 ## pytest's exit 5 ("no tests ran") counts as a failure.
 test-python: venv $(SCREENSHOT_STAMP)
-	@scripts/install-system-deps.sh $(SCREENSHOT_PACKAGES)
+	@scripts/install-system-deps.sh $(SCREENSHOT_PACKAGES) iproute2
 	$(SWIFT) build $(BUILD_FLAGS)
 	LOCALORG_BIN=$(CURDIR)/$(BIN_DEBUG)/localorg FORCETERM_BIN_DIR=$(CURDIR)/$(BIN_DEBUG) \
 	  $(VENV)/bin/python -m pytest PythonTests -q -p no:cacheprovider; \
@@ -116,6 +117,12 @@ bench-sync: build-release
 ## bench-tui: the real forceterm in a pseudo-terminal on 1k and 100k contacts: first paint, keystroke latency, bytes, RSS.
 bench-tui: build-release
 	python3 scripts/tui-bench.py $(BIN_RELEASE)
+
+## bench-field: forceterm and localorg in two network namespaces over an emulated mobile link (4G, bad 3G,
+## satellite: delay, loss and rate on real packets): first sync of 10k contacts, second day, 500 edits up, and a
+## 30 s drop mid-sync, in bytes and seconds against their floors. Needs root; not part of `make bench` (~30 min).
+bench-field: build-release
+	python3 scripts/field-link/bench_field.py $(BIN_RELEASE) $(if $(PROFILES),--profiles $(PROFILES))
 
 clean:
 	rm -rf .build

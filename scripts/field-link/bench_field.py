@@ -1,0 +1,325 @@
+#!/usr/bin/env python3
+"""`make bench-field`: forceterm and localorg in two network namespaces joined by an emulated
+mobile link (linkemu.py: delay, loss and rate on real IP packets), nothing leaving the machine.
+
+For each link profile it runs, as a field rep would: the first sync of a large org, a
+second-day sync (1 % of contacts and accounts changed on each side), a sync up of 500 edits,
+and a first sync during which the link drops for 30 s (and, if that sync gives up, the rep
+pressing sync again). It reports bytes on the wire (both directions, counted on the client's
+link device, so IP, TCP and TLS overhead included) against the floor of the same records' JSON
+gzip-compressed, and time against the floor of those bytes at the link's rate plus three round
+trips (TCP, TLS and one request).
+
+Usage: bench_field.py BIN_DIR [--profiles 4g,3g,satellite] [--contacts 10000] [--accounts 1000]
+Needs root (network namespaces) and /dev/net/tun. Python's standard library only.
+"""
+import argparse
+import csv
+import gzip
+import json
+import os
+import shutil
+import signal
+import ssl
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.parse
+import urllib.request
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SERVER_ADDRESS = "10.99.0.2"
+PORT = 8443
+USER, PASSWORD = "demo@localorg.test", "localorg-demo"
+TRAINER, TRAINER_PASSWORD = "trainer@localorg.test", "localorg-trainer"
+ROUND_TRIPS_FLOOR = 3
+DROP_SECONDS = 30
+
+# name: (round trip ms, rate, loss %, time goal ratio or None)
+PROFILES = {
+    "4g": (60, "10mbit", 0.5, 1.5),
+    "3g": (300, "1mbit", 2.0, 1.5),
+    "satellite": (3000, "256kbit", 5.0, None),
+}
+
+
+def rate_bits(rate):
+    units = {"kbit": 1e3, "mbit": 1e6, "gbit": 1e9}
+    for suffix, factor in units.items():
+        if rate.endswith(suffix):
+            return float(rate[: -len(suffix)]) * factor
+    return float(rate)
+
+
+def run(command, namespace=None, env=None, stdin=None, check=True):
+    if namespace:
+        command = ["ip", "netns", "exec", namespace] + command
+    result = subprocess.run(command, env=env, input=stdin, capture_output=True, text=True)
+    if check and result.returncode != 0:
+        raise SystemExit(f"bench-field: {' '.join(command)} failed ({result.returncode}):\n{result.stdout}\n{result.stderr}")
+    return result
+
+
+def wire_bytes():
+    """Bytes received plus sent on the client's side of the link since it was made."""
+    output = run(["ip", "-n", "ft-client", "-s", "-j", "link", "show", "ftlink0"]).stdout
+    stats = json.loads(output)[0]["stats64"]
+    return stats["rx"]["bytes"] + stats["tx"]["bytes"]
+
+
+def gzip_size(value):
+    return len(gzip.compress(json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode(), compresslevel=6))
+
+
+class Link:
+    """linkemu.py running with one profile; stopped (namespaces removed) by `close`."""
+
+    def __init__(self, delay_ms, rate, loss):
+        self.process = subprocess.Popen(
+            [sys.executable, os.path.join(HERE, "linkemu.py"), "--delay-ms", str(delay_ms), "--rate", rate, "--loss", str(loss)],
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        line = self.process.stdout.readline()
+        if not line.startswith("linkemu:"):
+            raise SystemExit(f"bench-field: the link emulator did not start: {line}{self.process.stdout.read()}")
+
+    def drop(self):
+        self.process.send_signal(signal.SIGUSR1)
+
+    def restore(self):
+        self.process.send_signal(signal.SIGUSR2)
+
+    def close(self):
+        if self.process.poll() is None:
+            self.process.terminate()
+            self.process.wait(timeout=20)
+
+
+class Server:
+    def __init__(self, binaries, data):
+        self.data = data
+        self.log = open(os.path.join(data, "serve.log"), "w")
+        self.process = subprocess.Popen(
+            ["ip", "netns", "exec", "ft-server", os.path.join(binaries, "localorg"), "serve", "--data", data,
+             "--listen", f"{SERVER_ADDRESS}:{PORT}", "--quiet"], stdout=self.log, stderr=subprocess.STDOUT)
+        deadline = time.time() + 60
+        while time.time() < deadline:
+            with open(os.path.join(data, "serve.log")) as log:
+                if "is serving" in log.read():
+                    return
+            if self.process.poll() is not None:
+                break
+            time.sleep(0.1)
+        raise SystemExit("bench-field: localorg did not start: " + open(os.path.join(data, "serve.log")).read())
+
+    @property
+    def url(self):
+        return f"https://{SERVER_ADDRESS}:{PORT}"
+
+    @property
+    def ca(self):
+        return os.path.join(self.data, "ca.pem")
+
+    def close(self):
+        self.process.terminate()
+        self.process.wait(timeout=20)
+        self.log.close()
+
+
+class Laptop:
+    """A forceterm user: their own data and config directories, signed in across the link."""
+
+    def __init__(self, binaries, home, server):
+        self.binary = os.path.join(binaries, "forceterm")
+        self.env = dict(os.environ, XDG_DATA_HOME=os.path.join(home, "data"), XDG_CONFIG_HOME=os.path.join(home, "config"),
+                        HOME=home, LANG="C.UTF-8")
+        os.makedirs(home, exist_ok=True)
+        self.home = home
+        run([self.binary, "login", "--login-url", server.url, "--cacert", server.ca, "--username", USER, "--password-stdin"],
+            namespace="ft-client", env=self.env, stdin=PASSWORD + "\n")
+
+    def forceterm(self, *arguments, namespace="ft-client", check=True):
+        return run([self.binary, *arguments], namespace=namespace, env=self.env, check=check)
+
+    def sync_process(self, *arguments):
+        return subprocess.Popen(["ip", "netns", "exec", "ft-client", self.binary, "sync", "--json", *arguments],
+                                env=self.env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+    def records(self, soup):
+        return json.loads(self.forceterm("list", soup, "--format", "json", namespace=None).stdout)
+
+    def edit(self, soup, records, field, value):
+        """Changes `field` on `records` locally with forceterm import (the way a rep's spreadsheet comes back)."""
+        path = os.path.join(self.home, f"edits-{soup}.csv")
+        with open(path, "w", newline="") as file:
+            writer = csv.writer(file)
+            writer.writerow(["Id", field])
+            for record in records:
+                writer.writerow([record["Id"], value])
+        self.forceterm("import", path, "--into", soup, namespace=None)
+        return [{"Id": record["Id"], field: value} for record in records]
+
+
+def timed_sync(laptop, *arguments):
+    before, start = wire_bytes(), time.monotonic()
+    process = laptop.sync_process(*arguments)
+    output, errors = process.communicate()
+    seconds = time.monotonic() - start
+    if process.returncode != 0:
+        raise SystemExit(f"bench-field: forceterm sync failed ({process.returncode}): {errors}")
+    return {"seconds": seconds, "bytes": wire_bytes() - before, "summary": json.loads(output)}
+
+
+def server_edit(arguments):
+    """Run inside ft-server: changes `count` records of `type` as the trainer, over REST."""
+    context = ssl.create_default_context(cafile=arguments.ca)
+    form = urllib.parse.urlencode({"grant_type": "password", "client_id": "forceterm", "username": TRAINER,
+                                   "password": TRAINER_PASSWORD}).encode()
+    token = json.load(urllib.request.urlopen(urllib.request.Request(arguments.url + "/services/oauth2/token", data=form),
+                                             context=context))["access_token"]
+    headers = {"Authorization": f"Bearer {token}", "Content-Type": "application/json"}
+    base = arguments.url + "/services/data/v62.0"
+    soql = f"SELECT Id FROM {arguments.type} ORDER BY Id LIMIT {arguments.count}"
+    ids = [row["Id"] for row in json.load(urllib.request.urlopen(urllib.request.Request(
+        base + "/query?" + urllib.parse.urlencode({"q": soql}), headers=headers), context=context))["records"]]
+    changed = []
+    for start in range(0, len(ids), 200):
+        records = [{"attributes": {"type": arguments.type}, "id": id, arguments.field: arguments.value} for id in ids[start:start + 200]]
+        body = json.dumps({"allOrNone": True, "records": records}).encode()
+        urllib.request.urlopen(urllib.request.Request(base + "/composite/sobjects", data=body, headers=headers, method="PATCH"),
+                               context=context).read()
+        changed += ids[start:start + 200]
+    print(json.dumps(changed))
+
+
+def change_on_server(server, soup_type, count, field, value):
+    output = run([sys.executable, os.path.abspath(__file__), "server-edit", "--url", server.url, "--ca", server.ca,
+                  "--type", soup_type, "--count", str(count), "--field", field, "--value", value], namespace="ft-server").stdout
+    return json.loads(output)
+
+
+def floor_seconds(floor_bytes, profile):
+    round_trip, rate, _, _ = PROFILES[profile]
+    return floor_bytes * 8 / rate_bits(rate) + ROUND_TRIPS_FLOOR * round_trip / 1000
+
+
+def run_profile(profile, binaries, template, work, contacts, accounts):
+    round_trip, rate, loss, time_goal = PROFILES[profile]
+    data = os.path.join(work, f"org-{profile}")
+    shutil.copytree(template, data)
+    link = Link(round_trip / 2, rate, loss)
+    results = []
+    server = None
+    try:
+        server = Server(binaries, data)
+        laptop = Laptop(binaries, os.path.join(work, f"laptop-{profile}"), server)
+
+        first = timed_sync(laptop)
+        contact_records, account_records = laptop.records("contacts"), laptop.records("accounts")
+        if len(contact_records) != contacts or len(account_records) != accounts:
+            raise SystemExit(f"bench-field: the first sync stored {len(contact_records)} contacts and {len(account_records)} accounts")
+        first_floor = gzip_size(contact_records) + gzip_size(account_records)
+        results.append(("first sync", first, first_floor))
+
+        # Second day: 1 % changed on each side, different records.
+        share_contacts, share_accounts = max(1, contacts // 100), max(1, accounts // 100)
+        server_contacts = set(change_on_server(server, "Contact", share_contacts, "Title", "Changed at the office"))
+        server_accounts = set(change_on_server(server, "Account", share_accounts, "Phone", "+1 555 0100"))
+        local_contacts = [r for r in reversed(contact_records) if r["Id"] not in server_contacts][:share_contacts]
+        local_accounts = [r for r in reversed(account_records) if r["Id"] not in server_accounts][:share_accounts]
+        sent = laptop.edit("contacts", local_contacts, "Title", "Changed in the field")
+        sent += laptop.edit("accounts", local_accounts, "Phone", "+1 555 0199")
+        second = timed_sync(laptop)
+        changed_ids = server_contacts | server_accounts | {r["Id"] for r in sent}
+        changed_records = [r for r in laptop.records("contacts") + laptop.records("accounts") if r["Id"] in changed_ids]
+        results.append(("second-day sync (1 % each side)", second, gzip_size(sent) + gzip_size(changed_records)))
+
+        # A sync up of 500 edits.
+        edits = laptop.edit("contacts", laptop.records("contacts")[:500], "Title", "Met at the trade fair")
+        up = timed_sync(laptop, "--up-only")
+        results.append(("sync up of 500 edits", up, gzip_size(edits)))
+
+        # The link drops for 30 s halfway through a first sync.
+        fresh = Laptop(binaries, os.path.join(work, f"laptop-{profile}-drop"), server)
+        before, start = wire_bytes(), time.monotonic()
+        process = fresh.sync_process()
+        while process.poll() is None and wire_bytes() - before < first["bytes"] / 2:
+            time.sleep(0.05)
+        link.drop()
+        time.sleep(DROP_SECONDS)
+        link.restore()
+        _, errors = process.communicate()
+        attempts = 1
+        if process.returncode != 0:
+            # The rep presses sync again once the link is back, as the toast says.
+            attempts += 1
+            retry = fresh.sync_process()
+            _, errors = retry.communicate()
+            if retry.returncode != 0:
+                raise SystemExit(f"bench-field: the sync after the drop failed twice: {errors}")
+        dropped = {"seconds": time.monotonic() - start, "bytes": wire_bytes() - before, "attempts": attempts}
+        stored = len(fresh.records("contacts")) + len(fresh.records("accounts"))
+        if stored != contacts + accounts:
+            raise SystemExit(f"bench-field: after the drop the laptop has {stored} records, expected {contacts + accounts}")
+        results.append((f"first sync, link down {DROP_SECONDS} s midway", dropped, first_floor))
+        return results, first
+    finally:
+        if server:
+            server.close()
+        link.close()
+
+
+def report(profile, results, first):
+    round_trip, rate, loss, time_goal = PROFILES[profile]
+    print(f"\n{profile}: {round_trip} ms round trip, {rate}, {loss:g} % loss")
+    print(f"  {'case':<34} {'time s':>8} {'floor s':>8} {'ratio':>6}   {'wire KB':>8} {'floor KB':>8} {'ratio':>6}")
+    for name, measured, floor_bytes in results:
+        floor = floor_seconds(floor_bytes, profile)
+        extra = ""
+        if "attempts" in measured:
+            lost = measured["bytes"] - first["bytes"]
+            extra = f"   {measured['attempts']} attempt(s); the drop cost {lost / 1024:.0f} KB and {measured['seconds'] - first['seconds'] - DROP_SECONDS:.1f} s beyond the outage"
+        print(f"  {name:<34} {measured['seconds']:8.1f} {floor:8.1f} {measured['seconds'] / floor:6.2f}"
+              f"   {measured['bytes'] / 1024:8.0f} {floor_bytes / 1024:8.0f} {measured['bytes'] / floor_bytes:6.2f}{extra}")
+    sys.stdout.flush()
+
+
+def main():
+    if len(sys.argv) > 1 and sys.argv[1] == "server-edit":
+        parser = argparse.ArgumentParser()
+        for option in ("--url", "--ca", "--type", "--field", "--value"):
+            parser.add_argument(option, required=True)
+        parser.add_argument("--count", type=int, required=True)
+        server_edit(parser.parse_args(sys.argv[2:]))
+        return
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("binaries", help="the directory with forceterm and localorg (make passes .build/release)")
+    parser.add_argument("--profiles", default="4g,3g,satellite")
+    parser.add_argument("--contacts", type=int, default=10_000)
+    parser.add_argument("--accounts", type=int, default=1_000)
+    arguments = parser.parse_args()
+    if os.geteuid() != 0:
+        sys.exit("bench-field: network namespaces need root (run it as root, or with sudo)")
+    if not os.path.exists("/dev/net/tun"):
+        sys.exit("bench-field: /dev/net/tun is missing; the link emulator needs TUN devices")
+    profiles = arguments.profiles.split(",")
+    for profile in profiles:
+        if profile not in PROFILES:
+            sys.exit(f"bench-field: unknown profile {profile}; choose from {', '.join(PROFILES)}")
+    work = tempfile.mkdtemp(prefix="bench-field-")
+    try:
+        template = os.path.join(work, "template")
+        run([os.path.join(arguments.binaries, "localorg"), "seed", "--data", template, "--accounts", str(arguments.accounts),
+             "--contacts", str(arguments.contacts)])
+        print(f"bench-field: {arguments.contacts} contacts and {arguments.accounts} accounts; floors: the records' JSON gzip-compressed, "
+              f"and its time at the link's rate plus {ROUND_TRIPS_FLOOR} round trips")
+        for profile in profiles:
+            results, first = run_profile(profile, arguments.binaries, template, work, arguments.contacts, arguments.accounts)
+            report(profile, results, first)
+    finally:
+        subprocess.run([sys.executable, os.path.join(HERE, "linkemu.py"), "--down"], capture_output=True)
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
