@@ -45,7 +45,11 @@ struct SignedInOrg {
         return configuration
     }
 
-    func remove() { server.remove() }
+    /// Closes the client's connections, then stops the server and removes its data.
+    func remove() {
+        client.shutdown()
+        server.remove()
+    }
 }
 
 /// Lines collected across threads (request logs, refreshed tokens).

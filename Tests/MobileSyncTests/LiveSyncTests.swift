@@ -61,7 +61,11 @@ final class LiveSync {
         return config
     }
 
-    func remove() { server.remove() }
+    /// Closes the client's connections, then stops the server and removes its data.
+    func remove() {
+        client.shutdown()
+        server.remove()
+    }
 
     /// `forceterm sync`'s order: ups (accounts first), then downs.
     static let syncOrder = ["syncUpAccounts", "syncUpContacts", "syncDownAccounts", "syncDownContacts"]

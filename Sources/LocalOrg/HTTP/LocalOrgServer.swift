@@ -94,7 +94,11 @@ public struct LocalOrgServer: Sendable {
         if let tls {
             let chain = try NIOSSLCertificate.fromPEMFile(tls.certificateChainPath).map { NIOSSLCertificateSource.certificate($0) }
             let key = try NIOSSLPrivateKey(file: tls.privateKeyPath, format: .pem)
-            server = try .tls(.http1(), tlsConfiguration: .makeServerConfiguration(certificateChain: chain, privateKey: .privateKey(key)))
+            var configuration = TLSConfiguration.makeServerConfiguration(certificateChain: chain, privateKey: .privateKey(key))
+            // Closing a connection waits this long for the client's close_notify; a client idle on a
+            // kept-alive connection never sends one, and stopping the server waited 5 s for each.
+            configuration.shutdownTimeout = .milliseconds(250)
+            server = try .tls(.http1(), tlsConfiguration: configuration)
         } else {
             server = .http1()
         }
