@@ -2,8 +2,8 @@ import Foundation
 import LocalOrgProcess
 import Testing
 
-/// `forceterm --demo` for real: the built forceterm starts the built localorg as a child, signs in,
-/// syncs and opens the TUI in tmux; the test changes a contact on the server by running the
+/// `forceterm --demo` for real: the built forceterm starts the built localorg as a child, signs in
+/// and opens the TUI in tmux with its first sync running; the test changes a contact on the server by running the
 /// `localorg edit` command the help shows, and watches `s` bring it, then checks that quitting (and an SSH drop) stops the server.
 @Suite("forceterm --demo", .serialized)
 struct DemoTmuxTests {
@@ -65,6 +65,25 @@ struct DemoTmuxTests {
         second.kill()
         #expect(ProcessWatch.waitUntilGone(argument: "--demo", timeout: 60), "forceterm exits when its terminal goes away")
         #expect(ServerProcess.waitUntilGone(secondServer), "the SSH drop stops the demo org too")
+    }
+
+    @Test("On a slow org the demo opens at once and syncs behind the list; Ctrl-C twice quits mid-sync and stops the server")
+    func opensBeforeItsFirstSync() throws {
+        let scratch = Scratch()
+        defer { scratch.remove() }
+        // 1.5 s per data request: the first sync takes a dozen requests, 18 s or more.
+        let session = try TmuxSession(command: [Forceterm.executable.path, "--demo", "--demo-latency", "1500"], width: 120, height: 40,
+                                      environment: scratch.environment)
+        defer { session.kill() }
+        let screen = try session.waitFor("syncing", timeout: Self.startTimeout)
+        #expect(screen.contains("Contacts ("), "the list is on screen while the first sync runs\n\(screen)")
+        #expect(screen.contains("never synced"), "\(screen)")
+        let server = try #require(ServerProcess.pids(dataDirectory: scratch.orgDirectory).first)
+        try session.send("C-c")
+        try session.waitFor("Quit anyway?")
+        try session.send("C-c")
+        #expect(ProcessWatch.waitUntilGone(argument: "--demo", timeout: 30), "the second Ctrl-C quits")
+        #expect(ServerProcess.waitUntilGone(server), "quitting stops the demo org")
     }
 
     @Test("Without localorg beside forceterm or on PATH, --demo says so in one line and exits 1")

@@ -2,8 +2,10 @@ import Foundation
 import TerminalUI
 
 /// The `?` screen's block in `forceterm --demo`: how to reach the demo org from another terminal
-/// (URL, user, CA file, request log) and a ready-to-paste `localorg edit` that changes a contact
-/// on the server, so a trainer can show a server-side change or, after a local edit, a conflict.
+/// (URL, user, CA file, request log) and a script that changes the first contact of the list on
+/// the server (`localorg edit`), so a trainer can show a server-side change or, after a local
+/// edit, a conflict. The script finds that contact when it runs (`forceterm list`), so it is right
+/// whether the first sync has finished or not, and in the list's own order.
 public struct DemoHelp: Sendable {
     public let url: String
     public let username: String
@@ -12,8 +14,8 @@ public struct DemoHelp: Sendable {
     public let serverLog: String
     public let localorgPath: String
     public let orgDirectory: String
-    /// The contact the `localorg edit` command changes: the first synced one in the list.
-    public let contact: (id: String, name: String)?
+    /// `forceterm list contacts` with the demo's store (and config), whose first row is the contact changed.
+    public let listCommand: [String]
     /// Where the same command is saved as a script (`sh` it from another terminal).
     public let script: String
 
@@ -31,25 +33,35 @@ public struct DemoHelp: Sendable {
         // A continuation after a cut starts at the margin: an indent there would end up in the path.
         lines += ShellCommand.wrapped(["tail", "-f", ShellCommand.typed(serverLog)], width: Self.width,
                                       lead: "Requests".padding(toLength: Self.indent, withPad: " ", startingAt: 0))
-        if let contact {
-            lines.append("Conflict: edit \(contact.name) here (e), then in another terminal run".truncated(toWidth: Self.width))
-            lines.append("this and press s (without the local edit, s just brings the change):")
-        } else {
-            lines.append("Change a contact on the server (its Id is in its detail), then press s:")
-        }
+        lines.append("Conflict: edit the first contact here (e), then in another terminal run")
+        lines.append("this and press s (without the local edit, s just brings the change):")
         lines += ShellCommand.wrapped(["sh", ShellCommand.typed(script)], width: Self.width)
         return HelpOverlay.Notes(title: "Demo org: reach it from another terminal", lines: lines)
     }
 
-    /// The script behind `sh script`: the `localorg edit` command, which it also prints.
+    /// The script behind `sh script`: finds the first contact of the list, then runs the
+    /// `localorg edit` command on it (printed as it runs).
     public var scriptText: String {
-        let command = editCommand.map(ShellCommand.quoted).joined(separator: " ")
-        return "#!/bin/sh\n# Written by forceterm --demo: changes a contact's Title on the demo org, as another user.\nset -x\nexec \(command)\n"
+        let list = listCommand.map(ShellCommand.quoted).joined(separator: " ")
+        let edit = editCommand.map { $0 == "$id" ? "\"$id\"" : ShellCommand.quoted($0) }.joined(separator: " ")
+        return """
+            #!/bin/sh
+            # Written by forceterm --demo: changes the Title of the first contact in forceterm's list
+            # on the demo org, as another user.
+            id=$(\(list) | awk -F '\\t' 'NR == 2 { print $1 }')
+            if [ -z "$id" ]; then
+                echo "change-on-server.sh: the demo store has no contact yet; wait for forceterm's first sync" >&2
+                exit 1
+            fi
+            set -x
+            exec \(edit)
+
+            """
     }
 
-    /// `localorg edit --data DIR Contact ID "Title=…"`, as argv.
+    /// `localorg edit --data DIR Contact "$id" "Title=…"`, as argv (`$id` set by the script).
     public var editCommand: [String] {
-        [localorgPath, "edit", "--data", orgDirectory, "Contact", contact?.id ?? "<Id>", "Title=\(Self.serverTitle)"]
+        [localorgPath, "edit", "--data", orgDirectory, "Contact", "$id", "Title=\(Self.serverTitle)"]
     }
 
     /// "Label     value", the value continued on further lines when it is longer than the width,

@@ -6,9 +6,10 @@ import SmartStore
 import TerminalUI
 
 /// `forceterm --demo`: runs `localorg` as a child process on 127.0.0.1 with demo data, signs in as
-/// the demo user (password flow), syncs the org's records down (progress on stderr), then opens the
-/// TUI with `s` live against that org. The server is stopped when the TUI ends, however it ends
-/// (q, SIGTERM, SIGHUP, an error); if forceterm itself is killed, the server notices and stops.
+/// the demo user (password flow) and opens the TUI with `s` live against that org, its first sync
+/// already running in the background (not when an earlier demo left local changes: those wait for
+/// `s`). The server is stopped when the TUI ends, however it ends (q, SIGTERM, SIGHUP, an error);
+/// if forceterm itself is killed, the server notices and stops.
 public enum DemoLauncher {
     /// The demo user localorg creates in every new org.
     public static let username = "demo@localorg.test"
@@ -35,14 +36,19 @@ public enum DemoLauncher {
         defer { server.stop() }
         say("localorg is serving \(server.url) (its requests: \(directory.serverLog)).")
         let session = try signIn(to: server, directory: directory)
-        let contact = try firstSync(session: session, configDirectory: configDirectory)
+        let queued = try queuedChanges(session: session, configDirectory: configDirectory)
+        var listCommand = [Self.forcetermPath(), "list", "contacts", "--store", session.storePath]
+        if let configDirectory { listCommand += ["--config", configDirectory] }
         let help = DemoHelp(url: server.url, username: username, password: password, caFile: directory.caFile, serverLog: directory.serverLog,
-                            localorgPath: program.path, orgDirectory: directory.orgPath, contact: contact, script: directory.serverChangeScript)
+                            localorgPath: program.path, orgDirectory: directory.orgPath, listCommand: listCommand, script: directory.serverChangeScript)
         try help.scriptText.write(toFile: directory.serverChangeScript, atomically: true, encoding: .utf8)
         try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: directory.serverChangeScript)
         say("To change a contact on the server from another terminal: sh \(ShellCommand.quoted(ShellCommand.typed(directory.serverChangeScript)))")
         defer { say("The demo org stopped with forceterm; forceterm --demo starts it again (--reset starts over).") }
-        try TUILauncher.run(store: StoreLocation(explicitPath: session.storePath), configDirectory: configDirectory, options: tui, session: session, helpNotes: help.notes)
+        say(queued > 0 ? "Opening forceterm: \(queued) local change\(queued == 1 ? "" : "s") from the last demo wait for s (? shows how to reach the demo org)."
+                       : "Opening forceterm; its first sync runs in the background (? shows how to reach the demo org).")
+        try TUILauncher.run(store: StoreLocation(explicitPath: session.storePath), configDirectory: configDirectory, options: tui, session: session,
+                            helpNotes: help.notes, syncOnOpen: queued == 0)
     }
 
     /// The demo user's session, saved in the demo directory (never over the user's own).
@@ -59,25 +65,17 @@ public enum DemoLauncher {
         return try SignedInSession.load(cacert: nil, verbose: false, credentialStore: credentials)
     }
 
-    /// Brings the org's records into the demo store (sync down only: local changes from an earlier
-    /// demo stay queued for `s`), with `forceterm sync`'s progress lines. Returns the contact the
-    /// help's `localorg edit` command changes: the first synced one in the list.
-    public static func firstSync(session: SignedInSession, configDirectory: String?) throws -> (id: String, name: String)? {
-        say("Syncing the demo org's records into the demo store...")
+    /// The local changes an earlier demo left in the demo store (its soups set up on the way):
+    /// with none, the TUI's first sync runs at once; with some, they wait for `s`.
+    public static func queuedChanges(session: SignedInSession, configDirectory: String?) throws -> Int {
         let configuration = try SyncConfiguration.load(directory: configDirectory)
-        let store = try SmartStore(path: session.storePath)
-        try store.setup(from: configuration.store)
-        for notice in try SyncsSoup(store: store).apply(configuration.syncs).compactMap(\.notice) { say(notice) }
-        let manager = try SyncManager(store: store, remote: ForceClientRemote(client: session.client))
-        let plan = SyncRun(entries: configuration.syncs.entries, up: false, down: true, forceDelete: false)
-        let report = try AsyncCommand.run { try await plan.run(manager: manager, store: store) }
-        if let failure = report.failure { throw ConfigError("the first sync of the demo store failed: \(failure)") }
-        let stored = report.down.stored
-        say((stored == 0 ? "Nothing new on the demo org" : "Received \(stored) new or changed record\(stored == 1 ? "" : "s")")
-            + "; opening forceterm (? shows how to reach the demo org).")
-        let contacts = try RecordRepository(store: store, kind: .contact).page(offset: 0, limit: 50)
-        return contacts.first { $0.serverId?.hasPrefix("003") == true && !$0.isLocallyDeleted }
-            .map { ($0.serverId ?? "", RecordKind.contact.displayName(of: $0)) }
+        try SmartStore(path: session.storePath).setup(from: configuration.store)
+        return try LocalChanges.count(storePath: session.storePath).total
+    }
+
+    /// This program's own path, for the script's `forceterm list`.
+    static func forcetermPath() -> String {
+        (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
     }
 
     /// A progress line on stderr, before the TUI takes the terminal.

@@ -9,9 +9,10 @@ import TerminalUI
 /// committed when it was made.
 public enum TUILauncher {
     /// `session` is the org `s` syncs with (default: whoever signed in with `forceterm login`);
-    /// `helpNotes` go on the `?` screen above the keys.
+    /// `helpNotes` go on the `?` screen above the keys; `syncOnOpen` starts a sync as `s` would,
+    /// with the list already on screen.
     public static func run(store location: StoreLocation, configDirectory: String?, options: TUIPreferences, session: SignedInSession? = nil,
-                    helpNotes: HelpOverlay.Notes? = nil) throws {
+                    helpNotes: HelpOverlay.Notes? = nil, syncOnOpen: Bool = false) throws {
         let config = try SyncConfiguration.load(directory: configDirectory)
         let fields = try SyncedFields(usersyncsJSON: config.syncsJSON)
         let store = try SmartStore(path: location.path)
@@ -43,6 +44,7 @@ public enum TUILauncher {
         let localeNote = screen.unicode ? nil : Self.notUTF8Note(environment: environment)
         if let localeNote { model.announce(localeNote, isError: true) }
         defer { if let localeNote { StandardStreams.writeError("forceterm: \(localeNote)\n") } }
+        if syncOnOpen { model.perform(.sync) }
         var app = TerminalApp(model: model, screen: screen,
                               theme: Theme(colors: screen.colors, ascii: options.ascii || !screen.unicode, overrides: settings.styles))
         // The keys were checked when the file was read.

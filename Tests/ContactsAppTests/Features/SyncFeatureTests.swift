@@ -140,6 +140,7 @@ extension SyncFeatureTests {
         var model = try model(fixture, sync: controller)
         model.perform(.sync)
         #expect(model.statusParts.first == "syncing")
+        #expect(model.statusParts.contains("never synced"), "a run under way is not a last sync: \(model.statusParts)")
         model.perform(.quit)
         #expect(model.mode == .confirmingQuit)
         service.finish()
@@ -147,6 +148,32 @@ extension SyncFeatureTests {
         model.tick()
         #expect(model.mode == .browsing && !model.shouldQuit, "nothing left to ask about")
         #expect(model.statusParts.first == "online")
+    }
+
+    @Test("Ctrl-C is honoured while a sync runs: the first asks, the second quits; at a delete question it answers no")
+    func controlCTwiceQuits() async throws {
+        let fixture = try StoreFixture()
+        try fixture.addSyncedContact(first: "Ana", last: "Moreno")
+        let service = StepSync(store: fixture.store)
+        let controller = SyncController(service: service)
+        var model = try model(fixture, sync: controller)
+        func controlC() {
+            if let command = model.keymap.action(for: .control("c"), in: model.mode) { model.perform(command) }
+        }
+        model.perform(.sync)
+        controlC()
+        #expect(model.mode == .confirmingQuit && !model.shouldQuit)
+        controlC()
+        #expect(model.shouldQuit)
+        service.finish()
+        await controller.waitUntilFinished()
+
+        var other = try self.model(fixture)
+        other.perform(.deleteRecord)
+        #expect(other.mode == .confirmingDelete)
+        if let command = other.keymap.action(for: .control("c"), in: other.mode) { other.perform(command) }
+        #expect(other.mode == .browsing && !other.shouldQuit)
+        #expect(other.selected?.isLocallyDeleted == false, "nothing was deleted")
     }
 
     @Test("A sync that cannot reach the org says so in a line that fits 80 columns, and that the changes stay queued")

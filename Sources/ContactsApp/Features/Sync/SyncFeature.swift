@@ -100,7 +100,7 @@ extension AppModel {
             localChangeCount == 1 ? StatusFact("1 local change", ["1 pending"])
                 : StatusFact("\(localChangeCount) local changes", ["\(localChangeCount) pending"]),
         ]
-        if let last = syncs.lastSuccessfulRun {
+        if let last = sync?.isRunning == true ? syncs.lastSuccessfulRunBeforeThisOne : syncs.lastSuccessfulRun {
             let time = SyncText.time(last, timeZone: timeZone)
             // "2025-03-04 10:00:00" → "03-04 10:00" → "03-04".
             let monthDay = String(time.dropFirst(5).prefix(5))

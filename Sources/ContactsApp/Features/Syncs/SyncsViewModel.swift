@@ -24,6 +24,10 @@ public struct SyncsViewModel: Sendable {
         lastCompletedRun ?? syncs.filter { $0.status == .done && $0.endTime > 0 }.map(\.endTime).max()
     }
 
+    /// As `lastSuccessfulRun`, while a run is under way: its syncs that are done already are not a
+    /// completed run, so only the log counts.
+    public var lastSuccessfulRunBeforeThisOne: Int64? { lastCompletedRun }
+
     private var lastCompletedRun: Int64?
 
     public mutating func refresh() {
