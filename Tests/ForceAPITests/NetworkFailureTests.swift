@@ -169,5 +169,8 @@ extension NetworkFailureTests {
         #expect(!policy.shouldRetry(after: noRoute, attempt: 4, elapsed: 40, idempotent: true, nextDelay: 0.5, afterStall: true))
         #expect(!policy.shouldRetry(after: noRoute, attempt: 1, elapsed: 15, idempotent: true, nextDelay: 0.2))
         #expect(!policy.shouldRetry(after: stalled, attempt: 1, elapsed: 20, idempotent: false, nextDelay: 0.2))
+        // A link that refuses at once after the stall: the retries still span half a minute.
+        let waits = (0..<3).map { policy.delayAfterStall(beforeRetry: $0) }
+        #expect(waits.reduce(0, +) >= 25 && waits.reduce(0, +) < policy.linkDropBudget - 20, "\(waits)")
     }
 }

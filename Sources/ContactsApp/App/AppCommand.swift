@@ -48,6 +48,8 @@ public enum AppCommand: Sendable, Hashable {
     /// there is one), or for all of them.
     case resolve(ConflictChoice), resolveAll(ConflictChoice)
     case confirmYes, confirmNo
+    /// Ctrl-C at a question, never rebound: at "quit anyway?" it quits, at others it answers no.
+    case interrupt
     case nextField, previousField, save, cancelEdit
     /// In the form, on a lookup field (Account): pick its record from a list.
     case openLookup

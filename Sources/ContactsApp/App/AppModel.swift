@@ -197,7 +197,7 @@ public struct AppModel: Sendable {
     /// The answer to a yes / no question.
     private mutating func answer(_ question: Question, _ command: AppCommand) throws {
         overlay = nil
-        guard command == .confirmYes || (command == .quit && question.subject == .quit) else { return }
+        guard command == .confirmYes || (command == .interrupt && question.subject == .quit) else { return }
         // The record the question named, wherever the selection is now (gone: nothing to do).
         let record = try question.entryId.flatMap { try list.repository.record(entryId: $0) }
         switch question.subject {

@@ -75,8 +75,8 @@ public enum AppKeymap {
         // Questions.
         Binding([.character("y"), .character("Y")], .confirmYes, in: confirming, help: "yes"),
         Binding([.character("n"), .character("N"), .escape], .confirmNo, in: confirming, help: "no"),
-        // Ctrl-C is honoured everywhere: a second one at "quit anyway?" quits; at other questions, no.
-        Binding([.control("c")], .quit, in: [.confirmingDelete, .confirmingRevert, .confirmingQuit], help: "no; at \"quit anyway?\", quit"),
+        // Ctrl-C at a question: a second one at "quit anyway?" quits; at a delete or revert, no.
+        Binding([.control("c")], .interrupt, in: [.confirmingDelete, .confirmingRevert, .confirmingQuit], help: "no; at \"quit anyway?\", quit"),
         Binding([.escape, .character("q")], .back, in: [.help], help: "close this help"),
         // The conflict dialog (c).
         Binding([.character("m")], .resolve(.keepMine), in: [.resolvingConflict], help: "keep mine for the field marked ▸ (or all)"),

@@ -86,8 +86,8 @@ public struct ForceClient: Sendable {
                 response = try await transport.send(request)
             } catch {
                 requestLog?("\(method) \(fullPath) failed: \(error) (\(Self.milliseconds(since: attemptStarted)) ms)")
-                let delay = retryPolicy.delay(beforeRetry: attempt - 1)
                 if case .timeout(.stalled, _) = error { stalled = true }
+                let delay = stalled ? retryPolicy.delayAfterStall(beforeRetry: attempt - 1) : retryPolicy.delay(beforeRetry: attempt - 1)
                 guard retryPolicy.shouldRetry(after: error, attempt: attempt, elapsed: Self.seconds(since: started),
                                               idempotent: isIdempotent, nextDelay: delay, afterStall: stalled) else { throw error }
                 try await Self.sleep(delay)

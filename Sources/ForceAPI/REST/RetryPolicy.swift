@@ -31,6 +31,13 @@ public struct RetryPolicy: Sendable {
         return ceiling / 2 + Double.random(in: 0...(ceiling / 2))
     }
 
+    /// The wait before retry number `retry` once a transfer of the request has stalled: seconds
+    /// apart, so that attempts failing at once (no route while the link is down) still reach
+    /// across a drop of half a minute instead of using up the attempts in a second.
+    public func delayAfterStall(beforeRetry retry: Int) -> Double {
+        [1.0, 8.0, 20.0][min(max(retry, 0), 2)]
+    }
+
     /// Whether to retry after `error` on attempt `attempt` (1-based), `elapsed` seconds in.
     /// `afterStall`: an earlier attempt of the same request stalled mid-transfer.
     public func shouldRetry(after error: ForceAPIError, attempt: Int, elapsed: Double, idempotent: Bool, nextDelay: Double,

@@ -2,14 +2,17 @@ import CCurl
 import Foundation
 import Synchronization
 
-/// HTTP over libcurl easy handles. Each worker thread owns one handle; the handles share one
-/// connection cache and one TLS session cache, so a sync's requests ride the connections already
-/// open whichever worker sends them (one TLS handshake per sync on a link where every round trip
-/// costs seconds). curl's blocking `perform` runs on those threads, never on Swift's cooperative
-/// pool. HTTP/2 is used when the server offers it over TLS, responses are requested gzip- or
-/// deflate-compressed and JSON bodies of a kilobyte or more are sent gzip-compressed, TLS
-/// verification is on unless the configuration says otherwise, and the standard proxy variables
-/// (`https_proxy`, `no_proxy`, …) apply as libcurl reads them.
+/// HTTP over libcurl easy handles. Each worker thread owns one handle and its kept-alive
+/// connections, and a request goes to the worker that finished last, so a sync's requests in a
+/// row ride the one connection already open (one TLS handshake per sync on a link where every
+/// round trip costs seconds); requests sent at once get workers, and connections, of their own.
+/// The handles share TLS sessions and DNS answers (not connections: libcurl does not support
+/// sharing those between threads), so a second connection resumes the first one's TLS session.
+/// curl's blocking `perform` runs on those threads, never on Swift's cooperative pool. HTTP/2 is
+/// used when the server offers it over TLS, responses are requested gzip- or deflate-compressed
+/// and JSON bodies of a kilobyte or more are sent gzip-compressed, TLS verification is on unless
+/// the configuration says otherwise, and the standard proxy variables (`https_proxy`, `no_proxy`,
+/// …) apply as libcurl reads them.
 public final class CurlTransport: Sendable {
     public let configuration: TransportConfiguration
     private let queue = TransferQueue()
@@ -33,7 +36,7 @@ public final class CurlTransport: Sendable {
             let counters = self.counters
             finished.enter()
             let thread = Thread {
-                CurlWorker(configuration: configuration, share: share, counters: counters).run(queue)
+                CurlWorker(configuration: configuration, share: share, counters: counters).run(queue, worker: index)
                 finished.leave()
             }
             thread.name = "forceterm-curl-\(index)"
@@ -96,8 +99,8 @@ final class TransferCounters: Sendable {
     var snapshot: TransferStatistics { value.withLock { $0 } }
 }
 
-/// A curl share handle: the connection cache and TLS sessions the workers' handles have in
-/// common, with the locks curl asks for around each kind of shared data.
+/// A curl share handle: the TLS sessions and DNS answers the workers' handles have in common,
+/// with the locks curl asks for around each kind of shared data.
 final class CurlShare: @unchecked Sendable {
     // Unchecked: `handle` is touched only under curl's own calls to `lock`/`unlock`, and closed
     // once every worker that used it has finished.
@@ -108,7 +111,6 @@ final class CurlShare: @unchecked Sendable {
         locks = (0...Int(CURL_LOCK_DATA_LAST.rawValue)).map { _ in NSLock() }
         handle = curl_share_init()
         guard let handle else { return }
-        forceterm_curl_share_set_long(handle, CURLSHOPT_SHARE, Int(CURL_LOCK_DATA_CONNECT.rawValue))
         forceterm_curl_share_set_long(handle, CURLSHOPT_SHARE, Int(CURL_LOCK_DATA_SSL_SESSION.rawValue))
         forceterm_curl_share_set_long(handle, CURLSHOPT_SHARE, Int(CURL_LOCK_DATA_DNS.rawValue))
         forceterm_curl_share_set_pointer(handle, CURLSHOPT_USERDATA, Unmanaged.passUnretained(self).toOpaque())
@@ -161,10 +163,16 @@ final class Transfer: Sendable {
     }
 }
 
-/// The transfers waiting for a worker, first in first out.
+/// The transfers waiting for a worker, first in first out. A transfer pushed while workers wait
+/// goes to the one that became idle last: its connection is the warmest, so requests sent one
+/// after another keep to one connection instead of each worker opening its own.
 final class TransferQueue: Sendable {
     private struct State: ~Copyable {
         var waiting: [Transfer] = []
+        /// Workers waiting for a transfer, the most recently idle last.
+        var idle: [Int] = []
+        /// Transfers handed to a waiting worker, by worker.
+        var handed: [Int: Transfer] = [:]
         var closed = false
     }
 
@@ -177,24 +185,39 @@ final class TransferQueue: Sendable {
         defer { condition.unlock() }
         let accepted = state.withLock { state -> Bool in
             guard !state.closed else { return false }
-            state.waiting.append(transfer)
+            if let worker = state.idle.popLast() {
+                state.handed[worker] = transfer
+            } else {
+                state.waiting.append(transfer)
+            }
             return true
         }
-        condition.signal()
+        condition.broadcast()
         return accepted
     }
 
-    /// The next transfer, waiting for one; nil when the queue is closed and empty.
-    func pop() -> Transfer? {
+    /// The next transfer for `worker`, waiting for one; nil when the queue is closed and empty.
+    func pop(worker: Int) -> Transfer? {
         condition.lock()
         defer { condition.unlock() }
+        var registered = false
         while true {
             let next = state.withLock { state -> (Transfer?, Bool) in
-                if !state.waiting.isEmpty { return (state.waiting.removeFirst(), false) }
-                return (nil, state.closed)
+                if let transfer = state.handed.removeValue(forKey: worker) { return (transfer, false) }
+                if !state.waiting.isEmpty {
+                    state.idle.removeAll { $0 == worker }
+                    return (state.waiting.removeFirst(), false)
+                }
+                if state.closed {
+                    state.idle.removeAll { $0 == worker }
+                    return (nil, true)
+                }
+                if !registered { state.idle.append(worker) }
+                return (nil, false)
             }
             if let transfer = next.0 { return transfer }
             if next.1 { return nil }
+            registered = true
             condition.wait()
         }
     }
@@ -216,25 +239,25 @@ final class ResponseSink {
     init(transfer: Transfer) { self.transfer = transfer }
 }
 
-/// A worker thread's loop: one easy handle, reused for every transfer so connections are kept alive.
+/// A worker thread's loop: one easy handle, reused for every transfer so its connections are kept alive.
 struct CurlWorker {
     let configuration: TransportConfiguration
     let share: CurlShare
     let counters: TransferCounters
 
-    func run(_ queue: TransferQueue) {
+    func run(_ queue: TransferQueue, worker: Int) {
         guard let handle = curl_easy_init() else {
-            while let transfer = queue.pop() { transfer.finish(.failure(.transport(code: -1, detail: "libcurl could not create a handle"))) }
+            while let transfer = queue.pop(worker: worker) { transfer.finish(.failure(.transport(code: -1, detail: "libcurl could not create a handle"))) }
             return
         }
         let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
         defer {
-            // Detached from the share first, so the connections this handle holds close now.
+            // Detached from the share before the handle (and its connections) go.
             forceterm_curl_set_pointer(handle, CURLOPT_SHARE, nil)
             curl_easy_cleanup(handle)
             errorBuffer.deallocate()
         }
-        while let transfer = queue.pop() {
+        while let transfer = queue.pop(worker: worker) {
             if transfer.isCancelled {
                 transfer.finish(.failure(.cancelled))
                 continue

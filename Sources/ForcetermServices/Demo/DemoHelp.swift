@@ -48,7 +48,7 @@ public struct DemoHelp: Sendable {
             #!/bin/sh
             # Written by forceterm --demo: changes the Title of the first contact in forceterm's list
             # on the demo org, as another user.
-            id=$(\(list) | awk -F '\\t' 'NR == 2 { print $1 }')
+            id=$(\(list) | awk -F '\\t' 'NR > 1 && $1 ~ /^003/ && $2 !~ /deleted/ { print $1; exit }')
             if [ -z "$id" ]; then
                 echo "change-on-server.sh: the demo store has no contact yet; wait for forceterm's first sync" >&2
                 exit 1

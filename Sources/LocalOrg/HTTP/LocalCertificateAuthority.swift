@@ -45,9 +45,12 @@ public struct LocalCertificateAuthority: Sendable {
         if let existing, hasAuthority, existing.covers(names) { return .unchanged }
         let wanted = CertificateNames.loopback.union(existing ?? CertificateNames()).union(names)
         let now = Date()
-        if hasAuthority, files.fileExists(atPath: caKeyPath) {
-            let caKey = try P256.Signing.PrivateKey(pemRepresentation: String(contentsOfFile: caKeyPath, encoding: .utf8))
-            let caCertificate = try Certificate(pemEncoded: String(contentsOfFile: caCertificatePath, encoding: .utf8))
+        // The kept key signs only when it is the key of `ca.pem` (a crash between the two writes, or
+        // files copied from elsewhere, could pair them wrongly).
+        if hasAuthority, files.fileExists(atPath: caKeyPath),
+           let caKey = try? P256.Signing.PrivateKey(pemRepresentation: String(contentsOfFile: caKeyPath, encoding: .utf8)),
+           let caCertificate = try? Certificate(pemEncoded: String(contentsOfFile: caCertificatePath, encoding: .utf8)),
+           caCertificate.publicKey == Certificate.PrivateKey(caKey).publicKey {
             try issueServerCertificate(names: wanted, caCertificate: caCertificate, caKey: caKey, now: now)
             return .reissued(added: wanted.all.filter { !(existing ?? CertificateNames()).all.contains($0) })
         }

@@ -118,7 +118,8 @@ public struct LocalOrgServer: Sendable {
         for address in listen.isEmpty ? [.loopback] : listen {
             if address.host == "localhost" || address == .loopback {
                 listeners.append((host: "127.0.0.1", port: address.port, required: true))
-                listeners.append((host: "::1", port: address.port, required: false))
+                // -1: the port its IPv4 twin got, also when that was picked (port 0).
+                listeners.append((host: "::1", port: listeners.count == 1 ? -1 : address.port, required: false))
             } else {
                 listeners.append((host: address.host, port: address.port, required: true))
             }
@@ -138,26 +139,36 @@ public struct LocalOrgServer: Sendable {
             if let firstPort = await iterator.next() {
                 var bound = [BoundAddress(host: primary.host, port: firstPort)]
                 // With port 0 the others take the port the first one got, so one port serves all.
-                let others = listeners.dropFirst().map { (host: $0.host, port: $0.port ?? (defaultPort == 0 ? firstPort : defaultPort), required: $0.required) }
+                let others = listeners.dropFirst().map { listener in
+                    let port = listener.port == -1 ? firstPort : listener.port ?? (defaultPort == 0 ? firstPort : defaultPort)
+                    return (host: listener.host, port: port, required: listener.required)
+                }
+                // Only the required listeners are waited for: the loopback pair's ::1 binds in its
+                // own time (a server whose callers wait for the port must not wait on it too).
                 let (otherPorts, otherContinuation) = AsyncStream.makeStream(of: BoundAddress?.self)
+                let required = others.filter(\.required).count
                 for other in others {
                     group.addTask {
                         do {
-                            try await serve(host: other.host, port: other.port) { port in otherContinuation.yield(BoundAddress(host: other.host, port: port)) }
+                            try await serve(host: other.host, port: other.port) { port in
+                                if other.required { otherContinuation.yield(BoundAddress(host: other.host, port: port)) }
+                            }
                         } catch {
-                            otherContinuation.yield(nil)
-                            if other.required { throw error }
+                            if other.required {
+                                otherContinuation.yield(nil)
+                                throw error
+                            }
                             logger.warning("not listening on \(ListenAddress(host: other.host, port: other.port)): \(error)")
                         }
                         return other.required
                     }
                 }
-                if others.isEmpty { otherContinuation.finish() }
+                if required == 0 { otherContinuation.finish() }
                 var reported = 0
                 for await address in otherPorts {
                     if let address { bound.append(address) }
                     reported += 1
-                    if reported == others.count { break }
+                    if reported == required { break }
                 }
                 await onListening(bound)
             }

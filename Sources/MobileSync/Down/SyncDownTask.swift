@@ -88,7 +88,11 @@ struct SyncDownTask: Sendable {
         var page = first
         var skip = skip
         var restarts = 0
+        // A SOQL target sorted by modification can ask again from its mark (`>=`, the boundary's
+        // records skipped as held). Not parent_children: its query after a mark is `>` on parents
+        // and filters their children too, so a restart there would lose records.
         let sorted = isSortedByModification(target)
+        let resumable: Bool = if case .soql = target.kind { sorted } else { false }
         var committed = 0
         var newest = state.maxTimeStamp
         // Values of ours whose answers were lost: merging must not mistake them for another user's.
@@ -131,7 +135,7 @@ struct SyncDownTask: Sendable {
             report(state)
             do {
                 page = try await following
-            } catch let error as SyncRemoteError where sorted && restarts < Self.maximumQueryRestarts && Self.lostCursor(error) {
+            } catch let error as SyncRemoteError where resumable && restarts < Self.maximumQueryRestarts && Self.lostCursor(error) {
                 // The server no longer has the query's cursor (expired, over its limit, or the
                 // answer to its last page was lost and retried): ask again from the newest record
                 // stored, which the marks saved with each page make a resume, not a new start.

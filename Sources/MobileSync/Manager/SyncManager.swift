@@ -225,10 +225,13 @@ public actor SyncManager {
             let cleaner = GhostCleaner(soupName: soup, idFieldName: idField, syncId: id)
             // After a complete sync down the store holds all the server returns; when it holds no
             // more than that, there is no ghost, and the ids of the whole set (a page per 2,000
-            // records, on every sync) need not cross the link.
-            if justSynced, let countSoql = target.remoteCountSoql {
-                let serverCount = try await remote.query(countSoql, batchSize: nil).totalSize
-                if try store.read({ try cleaner.syncedCount(in: $0) }) == serverCount { continue }
+            // records, on every sync) need not cross the link. Only for a query without WHERE:
+            // with one, a record can leave the set and another join it unedited (a parent's field
+            // changed), the counts stay equal and the ghost would stay. A failed count: compare ids.
+            if justSynced, let countSoql = target.remoteCountSoql,
+               let serverCount = try? await remote.query(countSoql, batchSize: nil).totalSize,
+               try store.read({ try cleaner.syncedCount(in: $0) }) == serverCount {
+                continue
             }
             let localIds = try store.read { try cleaner.cleanLocalIds(in: $0) }
             let remote = try await task.remoteIds(target, state: sync, localIds: localIds)

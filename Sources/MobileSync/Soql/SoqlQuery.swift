@@ -108,9 +108,9 @@ public struct SoqlQuery: Sendable, Equatable {
 
     /// `SELECT COUNT()` over the same records, for a ghost check that costs one small answer
     /// instead of every id; nil for a capped or grouped query, whose count says nothing about
-    /// which records are in it.
+    /// which records are in it, and for one with a WHERE, whose set can change with no record edited.
     public func countOnly() -> SoqlQuery? {
-        guard !isCapped, clauses[.groupBy] == nil, clauses[.having] == nil else { return nil }
+        guard !isCapped, clauses[.groupBy] == nil, clauses[.having] == nil, clauses[.where] == nil else { return nil }
         var clauses = self.clauses
         clauses[.select] = "COUNT()"
         clauses[.orderBy] = nil

@@ -77,7 +77,7 @@ public struct SyncDownTarget: Sendable, Equatable {
     }
 
     /// How many records a full run of a SOQL target would return now, by `SELECT COUNT()`; nil
-    /// for other targets and for capped or grouped queries.
+    /// for other targets and for capped, grouped or filtered (WHERE) queries.
     public var remoteCountSoql: String? {
         guard case let .soql(query, _) = kind else { return nil }
         return SoqlQuery(query).countOnly()?.text
