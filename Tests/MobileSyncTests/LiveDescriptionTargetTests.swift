@@ -27,9 +27,21 @@ struct LiveDescriptionTargetTests {
         #expect(byRecordType.count == 2, "Customer and Partner, not Master: \(byRecordType.keys)")
         #expect(byRecordType[partnerId]?["Type"] == ["Channel Partner / Reseller", "Installation Partner", "Technology Partner"])
 
+        #expect(stored[SObjectDescribeKeys.eTag]?.stringValue?.isEmpty == false, "the describe's tag is kept for the next run")
+        #expect(stored[SObjectDescribeKeys.picklistETags]?.objectValue?.count == 2)
+
+        // The rerun asks with the tags: three 304s, a few bytes, and the same description.
+        let before = live.client.transferStatistics
         let again = try await live.manager.reSync(name: "accountMetadata")
+        let after = live.client.transferStatistics
         #expect(again.status == .done)
+        #expect(after.requests - before.requests == 3)
+        #expect(after.bytesReceived - before.bytesReceived == 0, "304s have no body: \(after.bytesReceived - before.bytesReceived) bytes")
         #expect(try live.local.documents("accounts").count == 1, "replaced, not added")
+        let kept = try #require(try live.local.document("accounts", id: "Account"))
+        #expect(kept["fields"] == stored["fields"])
+        #expect(kept[SObjectDescribeKeys.picklistsByRecordType] == stored[SObjectDescribeKeys.picklistsByRecordType])
+        #expect(kept[SObjectDescribeKeys.eTag] == stored[SObjectDescribeKeys.eTag])
         #expect(try await live.manager.cleanResyncGhosts(name: "accountMetadata") == 0)
     }
 

@@ -72,6 +72,16 @@ public struct ForceClientRemote: SyncRemote {
         return object
     }
 
+    public func resource(_ path: String, query: [(String, String)], unlessTagged etag: String?) async throws(SyncRemoteError) -> RemoteResource {
+        let headers = etag.map { [HTTPHeader("If-None-Match", $0)] } ?? []
+        let response = try await call { try await client.send("GET", path, query: query, headers: headers) }
+        if response.status == 304 { return .unchanged }
+        guard let object = (try? JSONParser.parse(response.body))?.objectValue else {
+            throw .malformedResponse("\(path) is not a JSON object")
+        }
+        return .object(object, etag: response.header("ETag"))
+    }
+
     // MARK: Writes
 
     public func send(_ writes: [RecordWrite], route: WriteRoute) async throws(SyncRemoteError) -> [RecordOutcome] {

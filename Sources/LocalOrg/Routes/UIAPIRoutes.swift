@@ -64,13 +64,15 @@ extension LocalOrgAPI {
         body["sections"] = .array(sections.enumerated().compactMap { index, section in
             layoutSection(section, index: index, object: object, mode: mode, compact: layoutType == "Compact")
         })
-        return Self.taggedAnswer(body)
+        return Self.taggedAnswer(body, request: context.request)
     }
 
-    /// A UI API answer: its `eTag` in the body and, quoted, in the ETag header, as Salesforce sends both.
-    private static func taggedAnswer(_ body: JSONObject) -> APIResponse {
+    /// A UI API answer: its `eTag` in the body and, quoted, in the ETag header, as Salesforce sends
+    /// both; 304 with no body when the request's `If-None-Match` names that tag.
+    private static func taggedAnswer(_ body: JSONObject, request: APIRequest) -> APIResponse {
         var tagged = body
         let tag = body["eTag"]?.stringValue ?? eTag(of: body)
+        if matches(request.header("if-none-match"), "\"\(tag)\"") { return .empty(304) }
         tagged["eTag"] = .string(tag)
         var response = APIResponse.json(.object(tagged))
         response.headers.append(("ETag", "\"\(tag)\""))
@@ -138,11 +140,11 @@ extension LocalOrgAPI {
             guard let field = object.field(named: fieldName), field.type.isPicklist else {
                 throw APIError(status: 404, errorCode: "NOT_FOUND", message: "The requested resource does not exist")
             }
-            return Self.taggedAnswer(fieldValues(field))
+            return Self.taggedAnswer(fieldValues(field), request: context.request)
         }
         var fields: JSONObject = [:]
         for field in object.fields where field.type.isPicklist { fields[field.name] = .object(fieldValues(field)) }
-        return Self.taggedAnswer(["picklistFieldValues": .object(fields)])
+        return Self.taggedAnswer(["picklistFieldValues": .object(fields)], request: context.request)
     }
 
     /// A query parameter that must be one of `values` (case as Salesforce writes them; any case

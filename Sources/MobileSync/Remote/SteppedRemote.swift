@@ -77,6 +77,10 @@ public struct SteppedRemote: SyncRemote {
         try await step { () async throws(SyncRemoteError) in try await remote.resource(path, query: query) }
     }
 
+    public func resource(_ path: String, query: [(String, String)], unlessTagged etag: String?) async throws(SyncRemoteError) -> RemoteResource {
+        try await step { () async throws(SyncRemoteError) in try await remote.resource(path, query: query, unlessTagged: etag) }
+    }
+
     public func send(_ writes: [RecordWrite], route: WriteRoute) async throws(SyncRemoteError) -> [RecordOutcome] {
         try await step { () async throws(SyncRemoteError) in try await remote.send(writes, route: route) }
     }

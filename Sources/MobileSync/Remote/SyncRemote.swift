@@ -20,10 +20,27 @@ public protocol SyncRemote: Sendable {
     /// `GET <path>` under the API version (`sobjects/Account/describe`, `ui-api/layout/Account`):
     /// a resource that is one JSON object, for the metadata and layout targets.
     func resource(_ path: String, query: [(String, String)]) async throws(SyncRemoteError) -> JSONObject
+    /// As `resource`, asking the server to answer 304 when the resource still has tag `etag`
+    /// (`If-None-Match`): a describe or a picklist answer unchanged since the last sync costs a
+    /// header, not its body.
+    func resource(_ path: String, query: [(String, String)], unlessTagged etag: String?) async throws(SyncRemoteError) -> RemoteResource
     /// Sends record writes the way `route` says and returns one outcome per write, in order.
     /// `.single` carries one write; `.composite` up to 25 (allOrNone false, preconditions as
     /// subrequest headers); `.collection` up to 200 writes of one kind (and one type for upserts).
     func send(_ writes: [RecordWrite], route: WriteRoute) async throws(SyncRemoteError) -> [RecordOutcome]
+}
+
+/// A resource fetched on condition: its object and tag, or word that the tag asked about is still current.
+public enum RemoteResource: Sendable, Equatable {
+    case unchanged
+    case object(JSONObject, etag: String?)
+}
+
+extension SyncRemote {
+    /// For remotes that cannot ask conditionally: always the whole resource, untagged.
+    public func resource(_ path: String, query: [(String, String)], unlessTagged etag: String?) async throws(SyncRemoteError) -> RemoteResource {
+        .object(try await resource(path, query: query), etag: nil)
+    }
 }
 
 /// One page of a SOQL query.

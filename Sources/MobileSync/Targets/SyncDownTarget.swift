@@ -377,4 +377,8 @@ public enum SObjectDescribeKeys {
     /// offers. A local-only key (double underscores, like SmartStore's own), which the Mobile
     /// SDK's readers of the describe ignore.
     public static let picklistsByRecordType = "__picklistsByRecordType__"
+    /// The describe's ETag, sent back as `If-None-Match` by the next run (a 304 keeps this record).
+    public static let eTag = "__eTag__"
+    /// `{recordTypeId: ETag}` of the UI API's picklist answers, asked again the same way.
+    public static let picklistETags = "__picklistETags__"
 }
