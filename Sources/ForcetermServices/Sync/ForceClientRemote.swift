@@ -221,7 +221,14 @@ public struct ForceClientRemote: SyncRemote {
     /// A failure of a whole call, sorted by what the engine does about it.
     public static func remoteError(_ error: ForceAPIError) -> SyncRemoteError {
         switch error {
-        case .offline, .connectionLost, .timeout, .transport:
+        // Only the facts: the sync's own message says what to do about them.
+        case let .offline(reason, host):
+            return .offline("\(host): \(reason.rawValue)")
+        case let .connectionLost(detail):
+            return .offline("the connection broke: \(detail)")
+        case let .timeout(kind, seconds):
+            return .offline("\(kind.rawValue), after \(Int(seconds.rounded())) s")
+        case .transport:
             return .offline("\(error)")
         case let .tls(detail):
             return .untrusted(detail)

@@ -129,7 +129,10 @@ public struct SyncRun: Sendable {
 
     /// One line: which sync stopped, why, and that nothing local was lost.
     public static func failureMessage(_ name: String, _ error: any Error) -> String {
-        "\(name) stopped: \(error). Local changes are kept in the store; run forceterm sync again."
+        let reason = "\(error)"
+        // Said once: an offline error already ends in "check the network and sync again".
+        return "\(name) stopped: \(reason). Local changes are kept in the store"
+            + (reason.contains("sync again") ? "." : "; run forceterm sync again.")
     }
 }
 
