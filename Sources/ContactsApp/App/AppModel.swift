@@ -88,8 +88,11 @@ public struct AppModel: Sendable {
         self.sync = sync
         self.offline = offline
         self.kinds = kinds
+        let accountsSoup = kinds.first { $0.role == .account }?.soupName
         lists = try kinds.map { kind in
-            let repository = RecordRepository(store: store, kind: kind)
+            var repository = RecordRepository(store: store, kind: kind)
+            // A contact is found by its account's name too ("acme" lists Acme's people).
+            if kind.role == .contact { repository.accountsForSearch = accountsSoup }
             if !store.isReadOnly { try repository.prepareListIndexes() }
             return RecordListViewModel(repository: repository)
         }

@@ -12,6 +12,12 @@ public struct RecordRepository: Sendable {
     public private(set) var sort = ListSort.name
     /// The accounts soup, which `ListSort.account` joins.
     private var accountsSoup: String?
+    /// Where contacts' accounts are, so that a search finds the contacts of accounts whose name
+    /// matches it as well as those whose own fields do.
+    public var accountsForSearch: String?
+    /// A search that matches more accounts than this is not a search for an account (a first
+    /// letter): their contacts are not added, which keeps a keystroke within a frame at 100k.
+    static let accountMatchesForSearch = 50
 
     /// The soup's indexed paths and whether it has full-text ones, read once: a soup the Mobile
     /// SDK's config registered may lack what forceterm's own indexes (the sort field, `Id`,
@@ -127,7 +133,23 @@ public struct RecordRepository: Sendable {
     public func entryIds(matching search: String) throws -> [Int64]? {
         guard let terms = FullTextQuery.prefixTerms(search) else { return nil }
         guard hasFullText else { return try entryIdsContaining(search) }
-        return try store.fullTextMatchIds(soup: soup, matching: terms)
+        let own = try store.fullTextMatchIds(soup: soup, matching: terms)
+        guard let byAccount = try entryIdsOfAccounts(matching: terms), !byAccount.isEmpty else { return own }
+        return Array(Set(own).union(byAccount)).sorted()
+    }
+
+    /// The contacts of the accounts whose full-text fields match `terms`, in id order; nil when
+    /// there is no accounts soup to look in, or too many accounts match.
+    private func entryIdsOfAccounts(matching terms: String) throws -> [Int64]? {
+        guard let accounts = accountsForSearch, accounts != soup, indexedPaths.contains("AccountId"),
+              try store.hasSoup(accounts), try store.indexSpecs(soup: accounts).contains(where: { $0.type == .fullText }) else { return nil }
+        let matched = try store.fullTextMatchIds(soup: accounts, matching: terms)
+        guard !matched.isEmpty, matched.count <= Self.accountMatchesForSearch else { return nil }
+        let placeholders = Array(repeating: "?", count: matched.count).joined(separator: ", ")
+        return try integers("""
+            SELECT \(idColumn) FROM {\(soup)} JOIN {\(accounts)} ON {\(soup):AccountId} = {\(accounts):Id} \
+            WHERE {\(accounts):_soupEntryId} IN (\(placeholders)) ORDER BY \(idColumn)
+            """, arguments: matched.map { .int($0) })
     }
 
     /// A search on a soup without full-text indexes: every word somewhere in the row's name or

@@ -79,7 +79,8 @@ public struct RecordCatalog {
     /// The records in the list's order, or those `search` finds (as the TUI's `/` does), a
     /// page at a time so a large soup is never held whole.
     public func forEachRecord(of kind: RecordKind, search: String?, _ body: (LocalRecord) throws -> Void) throws {
-        let repository = RecordRepository(store: store, kind: kind)
+        var repository = RecordRepository(store: store, kind: kind)
+        if kind.role == .contact { repository.accountsForSearch = kinds.first { $0.role == .account }?.soupName }
         let ids = if let search, !search.isEmpty { try repository.entryIds(matching: search) } else { nil as [Int64]? }
         try repository.forEachRecord(entryIds: ids, body)
     }

@@ -8,6 +8,25 @@ import Testing
 /// A record tab's list: filters and their counts.
 @Suite("Records: filters")
 struct RecordsFeatureTests: DrivesAppModel {
+    @Test("A search finds contacts by their account's name as well as by their own fields")
+    func searchByAccountName() throws {
+        let fixture = try StoreFixture()
+        try fixture.addSyncedAccount(name: "Zeta Oy", id: "001Z")
+        try fixture.addSyncedAccount(name: "Ångström AB", id: "001A")
+        try fixture.addSyncedContact(first: "Carl", last: "Adams", accountId: "001Z")
+        try fixture.addSyncedContact(first: "Álvaro", last: "Berg", accountId: "001A")
+        try fixture.addSyncedContact(first: "Zeta", last: "Zorn")
+        var model = try model(fixture)
+        func names(_ model: AppModel) -> [String] { model.list.visibleRows.map { $0.string("LastName") } }
+        model.perform(.startSearch)
+        type("zeta", into: &model)
+        #expect(names(model) == ["Adams", "Zorn"], "Zeta Oy's contact and the one named Zeta")
+        model.perform(.clearSearch)
+        model.perform(.startSearch)
+        type("angstrom", into: &model)
+        #expect(names(model) == ["Berg"], "accents folded, as in any search")
+    }
+
     @Test("f shows only the records with local changes, then errors, then conflicts, with their counts; it combines with a search")
     func filterKey() throws {
         let fixture = try StoreFixture()
