@@ -24,11 +24,9 @@ public struct GhostCleaner: Sendable {
     /// How many of this sync's records carry a server id (created here and never sent do not):
     /// after a complete sync down the server returns each of them unless it is a ghost.
     public func syncedCount(in transaction: StoreTransaction) throws -> Int {
-        var sql = "SELECT count(*) FROM {\(soupName)} WHERE {\(soupName):\(idFieldName)} IS NOT NULL"
+        let sql = "SELECT count(*) FROM {\(soupName)} WHERE {\(soupName):\(idFieldName)} IS NOT NULL"
             + " AND coalesce({\(soupName):\(LocalField.locallyCreated)}, 'false') NOT IN ('true', '1', 1)"
-        if try transaction.hasIndex(soup: soupName, path: LocalField.syncId) {
-            sql += " AND {\(soupName):\(LocalField.syncId)} = \(syncId)"
-        }
+            + (try thisSyncOnly(in: transaction))
         return Int(try Self.rows(sql, in: transaction).first?.first?.int64Value ?? -1)
     }
 
@@ -45,10 +43,14 @@ public struct GhostCleaner: Sendable {
     private func cleanIdsSQL(also path: String?, in transaction: StoreTransaction) throws -> String {
         var sql = "SELECT {\(soupName):\(idFieldName)}" + (path.map { ", {\(soupName):\($0)}" } ?? "")
         sql += " FROM {\(soupName)} WHERE \(LocalField.cleanPredicate(soup: soupName)) AND {\(soupName):\(idFieldName)} IS NOT NULL"
-        if try transaction.hasIndex(soup: soupName, path: LocalField.syncId) {
-            sql += " AND {\(soupName):\(LocalField.syncId)} = \(syncId)"
-        }
+        sql += try thisSyncOnly(in: transaction)
         return sql + " ORDER BY {\(soupName):\(idFieldName)} ASC"
+    }
+
+    /// " AND __sync_id__ = id" when `__sync_id__` is indexed (as the SDK keeps it), else nothing:
+    /// without the index every clean record of the soup is a candidate.
+    private func thisSyncOnly(in transaction: StoreTransaction) throws -> String {
+        try transaction.hasIndex(soup: soupName, path: LocalField.syncId) ? " AND {\(soupName):\(LocalField.syncId)} = \(syncId)" : ""
     }
 
     /// The local ids the server did not return, in local order.
