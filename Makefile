@@ -26,7 +26,7 @@ VENV := .venv
 VENV_STAMP := $(VENV)/.installed-requirements
 SCREENSHOT_STAMP := $(VENV)/.installed-screenshot-requirements
 
-.PHONY: all deps build build-release install uninstall dist demo screenshots test test-swift test-python venv bench bench-smartstore bench-localorg bench-sync bench-tui bench-field clean
+.PHONY: all deps build build-release install uninstall dist test-dist demo screenshots test test-swift test-python venv bench bench-smartstore bench-localorg bench-sync bench-tui bench-field clean
 
 all: build
 
@@ -55,6 +55,11 @@ dist: deps
 	$(SWIFT) build -c release --static-swift-stdlib --scratch-path $(DIST_BUILD) $(BUILD_FLAGS)
 	$(SWIFT) build -c release --scratch-path $(DIST_BUILD) --product generate-manual $(BUILD_FLAGS)
 	scripts/dist.sh $(DIST_BUILD)/release $(VERSION) dist
+
+## test-dist: make dist, then install the .deb into a clean Debian root (debootstrap; no Swift there)
+## and sign in, sync and sync up with it against a localorg inside that root. Needs root.
+test-dist: dist
+	scripts/dist-check.sh dist/forceterm_$(VERSION)_$$(dpkg --print-architecture).deb $(VERSION)
 
 ## demo: forceterm --demo (a local demo org, signed in and synced, then the TUI); DEMO_FLAGS=--reset starts over.
 demo: build

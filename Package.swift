@@ -133,7 +133,6 @@ let package = Package(
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ],
-            resources: [.copy("Resources/schema.json")],
             swiftSettings: strictConcurrency),
         .executableTarget(
             name: "localorg",

@@ -6,7 +6,7 @@ import Testing
 @Suite struct SchemaTests {
     /// The shipped schema plus an Opportunity object, as a trainer would add it.
     func schemaWithOpportunity(extraField: Bool) throws -> JSONValue {
-        var document = try JSONParser.parse(try Data(contentsOf: try OrgSchema.bundledURL())).objectValue ?? [:]
+        var document = try OrgSchema.bundledDocument().objectValue ?? [:]
         var fields: [JSONValue] = [
             ["name": "Name", "type": "string", "length": 120, "nillable": false, "nameField": true],
             ["name": "Amount", "type": "currency"],

@@ -54,10 +54,10 @@ public struct OrgDirectory: Sendable {
     /// An org's own schema; without it the schema shipped with localorg is used.
     public var schemaPath: String { path + "/schema.json" }
 
-    /// The org's schema: `schema.json` in the data directory when there is one (copy the shipped
-    /// `Sources/LocalOrg/Resources/schema.json` there to add fields or objects), else the shipped one.
+    /// The org's schema: `schema.json` in the data directory when there is one (custom-schema.json
+    /// is the usual way to add fields or objects), else the one compiled into localorg.
     public func schema() throws -> OrgSchema {
-        let base = FileManager.default.fileExists(atPath: schemaPath) ? URL(fileURLWithPath: schemaPath) : try OrgSchema.bundledURL()
+        let base = FileManager.default.fileExists(atPath: schemaPath) ? URL(fileURLWithPath: schemaPath) : nil
         let additions = FileManager.default.fileExists(atPath: customSchemaPath) ? URL(fileURLWithPath: customSchemaPath) : nil
         return try OrgSchema.load(from: base, additions: additions)
     }

@@ -55,21 +55,19 @@ public struct OrgSchema: Sendable {
         }
     }
 
-    /// The schema shipped with localorg (`Sources/LocalOrg/Resources/schema.json`).
+    /// The schema compiled into localorg (`BundledSchema.swift`).
     public static func bundled() throws -> OrgSchema {
-        try load(from: try bundledURL())
+        try parse(try bundledDocument())
     }
 
-    /// Where the shipped schema file is, to copy it into a data directory and extend it.
-    public static func bundledURL() throws -> URL {
-        guard let url = Bundle.module.url(forResource: "schema", withExtension: "json") else {
-            throw SchemaError(description: "the bundled schema.json is missing")
-        }
-        return url
+    /// The compiled-in schema's JSON, to extend it or write it out for an org to edit.
+    public static func bundledDocument() throws -> JSONValue {
+        do { return try JSONParser.parse(Data(bundledJSON.utf8)) } catch { throw SchemaError(description: "the compiled-in schema: \(error)") }
     }
 
-    public static func load(from url: URL, additions additionsURL: URL? = nil) throws -> OrgSchema {
-        let document = try readJSON(url)
+    /// An org's schema file, or the compiled-in one when `url` is nil, plus `additions`.
+    public static func load(from url: URL?, additions additionsURL: URL? = nil) throws -> OrgSchema {
+        let document = try url.map(readJSON) ?? bundledDocument()
         guard let additionsURL else { return try parse(document) }
         do {
             return try parse(document, additions: try readJSON(additionsURL))

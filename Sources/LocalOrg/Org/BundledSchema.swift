@@ -1,3 +1,8 @@
+/// The objects and fields every localorg serves (Account, Contact, User, …), in the JSON form an
+/// org's own `schema.json` takes. Compiled in rather than shipped as a resource bundle, so the
+/// binaries run from any directory (a .deb installs them without SwiftPM's bundle beside them).
+extension OrgSchema {
+    static let bundledJSON = #"""
 {
   "about": "The objects localorg serves. Every object also gets the system fields Id, IsDeleted, CreatedDate, CreatedById, LastModifiedDate, LastModifiedById and SystemModstamp (and OwnerId when hasOwner is true). A field is required on create when it is createable, not nillable and not defaultedOnCreate. 'restrictedPicklist' accepts only the picklist's values; 'editableBy': 'admins' lets other users read the field but not set it. 'recordTypes' (besides Master) offer their own picklist values and add RecordTypeId; 'validationRules' require fields when conditions hold ('RecordType' names a record type). 'concatenationOf' makes a read-only field computed from others, like Contact.Name.",
   "objects": [
@@ -111,4 +116,6 @@
       ]
     }
   ]
+}
+"""#
 }

@@ -1,0 +1,104 @@
+#!/usr/bin/env bash
+# Installs the .deb that `make dist` made into a clean Debian root (debootstrap, minbase: no Swift,
+# no compiler) and uses it there as a laptop would: --version of each binary, the man pages, then a
+# localorg seeded and served inside the root and a forceterm that signs in to it, syncs, creates a
+# contact and syncs it up. The run inside the root has a network namespace of its own with only
+# loopback, so nothing it does can reach past it.
+#   scripts/dist-check.sh DEB VERSION
+# `make test-dist` builds the package and calls it. Needs root (chroot, mount, unshare); the first
+# run downloads a minimal Debian (~40 MB) and keeps it in .build-debroot/ for later runs.
+set -euo pipefail
+
+deb=$(readlink -f "${1:?usage: scripts/dist-check.sh DEB VERSION}")
+version=${2:?usage: scripts/dist-check.sh DEB VERSION}
+cd "$(dirname "$0")/.."
+say() { echo "dist-check: $*"; }
+fail() { echo "dist-check: FAILED: $*" >&2; exit 1; }
+
+[ "$(id -u)" = 0 ] || fail "a Debian root needs chroot and mount: run as root (sudo make test-dist)"
+[ -f "$deb" ] || fail "$deb does not exist; make dist builds it"
+if ! command -v debootstrap >/dev/null; then
+  say "installing debootstrap"
+  apt-get update -q >/dev/null && apt-get install -y -q debootstrap >/dev/null
+fi
+
+# The same release as this machine's, so the package's Depends are what that release has.
+suite=$(. /etc/os-release && echo "${VERSION_CODENAME:?}")
+mirror=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
+cache=.build-debroot
+base="$cache/$suite-minbase.tar"
+mkdir -p "$cache"
+if [ ! -f "$base" ]; then
+  say "making a minimal $suite root with debootstrap (once; kept in $base)"
+  fresh="$cache/debootstrap.$$"
+  rm -rf --one-file-system "$fresh"
+  debootstrap --variant=minbase "$suite" "$fresh" "$mirror" >"$cache/debootstrap.log" 2>&1 \
+    || { tail -20 "$cache/debootstrap.log" >&2; fail "debootstrap $suite from $mirror failed (log above)"; }
+  tar -C "$fresh" -cf "$base.partial" . && mv "$base.partial" "$base"
+  rm -rf --one-file-system "$fresh"
+fi
+
+root=$(mktemp -d "$PWD/$cache/root.XXXXXX")
+cleanup() {
+  mountpoint -q "$root/proc" && umount "$root/proc"
+  # Never remove a root that still has something mounted in it.
+  if ! grep -q " $root/" /proc/mounts; then rm -rf --one-file-system "$root"; fi
+}
+trap cleanup EXIT
+tar -C "$root" -xf "$base"
+mount -t proc proc "$root/proc"
+cp /etc/resolv.conf "$root/etc/resolv.conf"
+cp "$deb" "$root/tmp/forceterm.deb"
+in_root() { chroot "$root" /usr/bin/env -i HOME=/root PATH=/usr/sbin:/usr/bin:/sbin:/bin LANG=C.UTF-8 "$@"; }
+
+say "installing $(basename "$deb") with apt (its Depends come from $mirror)"
+in_root apt-get update -q >/dev/null || fail "apt-get update inside the root failed"
+in_root apt-get install -y -q --no-install-recommends /tmp/forceterm.deb >"$cache/apt.log" 2>&1 \
+  || { tail -20 "$cache/apt.log" >&2; fail "apt-get install of the .deb failed (log above)"; }
+
+# The rest runs with loopback only: the package must need no network and no toolchain.
+cat >"$root/tmp/check.sh" <<'CHECK'
+set -eu
+version=$1
+fail() { echo "dist-check: FAILED: $*" >&2; exit 1; }
+if command -v swift swiftc >/dev/null 2>&1 || [ -d /opt/swift ] || [ -d /usr/share/swift ]; then fail "a Swift toolchain is in the root"; fi
+if ls /usr/lib/*/libswift* /usr/lib/libswift* >/dev/null 2>&1; then fail "Swift runtime libraries are in the root"; fi
+for binary in forceterm localorg smartstore-tool; do
+  out=$($binary --version) || fail "$binary --version exited $?"
+  [ "$out" = "$binary $version" ] || fail "$binary --version printed '$out', expected '$binary $version'"
+  echo "dist-check: $binary --version: $out"
+done
+for page in forceterm localorg; do
+  [ -s /usr/share/man/man1/$page.1 ] || [ -s /usr/share/man/man1/$page.1.gz ] || fail "no man page for $page"
+done
+[ -s /usr/share/bash-completion/completions/forceterm ] || fail "no bash completion for forceterm"
+
+localorg seed --data /root/org --accounts 20 --contacts 200 >/dev/null
+localorg serve --data /root/org --port 0 --listen 127.0.0.1 --quiet >/tmp/serve.log 2>&1 &
+server=$!
+trap 'kill $server 2>/dev/null || true' EXIT
+url=
+for _ in $(seq 1 100); do
+  url=$(sed -n 's/.*is serving \(https:[^ ]*\).*/\1/p' /tmp/serve.log | head -1)
+  [ -n "$url" ] && break
+  kill -0 $server 2>/dev/null || { cat /tmp/serve.log >&2; fail "localorg serve exited"; }
+  sleep 0.1
+done
+[ -n "$url" ] || { cat /tmp/serve.log >&2; fail "localorg serve did not say where it serves within 10 s"; }
+echo "dist-check: localorg is serving $url"
+echo localorg-demo | forceterm login --login-url "$url" --cacert /root/org/ca.pem \
+  --username demo@localorg.test --password-stdin || fail "forceterm login exited $?"
+forceterm sync || fail "the first forceterm sync exited $?"
+contacts=$(forceterm list contacts | wc -l)
+[ "$contacts" -ge 200 ] || fail "forceterm list contacts shows $contacts lines after a sync of 200 contacts"
+echo "dist-check: after the first sync, forceterm list contacts printed $contacts lines"
+forceterm create contacts LastName=Dist-Check FirstName=Debian >/dev/null || fail "forceterm create contact exited $?"
+forceterm sync || fail "the sync up of a new contact exited $?"
+localorg info --data /root/org | grep -Eq "^Contact +201 live" \
+  || { localorg info --data /root/org >&2; fail "the new contact did not reach localorg (it should have 201)"; }
+echo "dist-check: a contact created in the root reached localorg"
+CHECK
+say "using it inside the root, with loopback only"
+unshare --net sh -c "ip link set lo up 2>/dev/null || true; chroot '$root' /usr/bin/env -i HOME=/root \
+  PATH=/usr/sbin:/usr/bin:/sbin:/bin LANG=C.UTF-8 sh /tmp/check.sh '$version'" || fail "the check inside the root failed (above)"
+say "passed: the .deb installs on a clean $suite root without Swift and syncs there"
