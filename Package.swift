@@ -73,7 +73,7 @@ let package = Package(
             providers: [.apt(["zlib1g-dev"])]),
         .target(
             name: "ForceAPI",
-            dependencies: ["ForceJSON", "SalesforceTime", "CCurl", "CZlib"],
+            dependencies: ["ForceJSON", "SalesforceTime", "CCurl", "CZlib", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: strictConcurrency),
         // The sync engine: talks to the server only through its own `SyncRemote` protocol, so it
         // links no libcurl; ForcetermServices' `ForceClientRemote` adapts ForceAPI's client to it.

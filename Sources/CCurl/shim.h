@@ -3,6 +3,7 @@
 #define FORCETERM_CCURL_SHIM_H
 
 #include <curl/curl.h>
+#include <string.h>
 
 /// Receives body or header bytes; returns how many it consumed (fewer aborts the transfer).
 typedef size_t (*forceterm_curl_data_callback)(char *data, size_t size, size_t count, void *context);
@@ -39,6 +40,24 @@ static inline CURLcode forceterm_curl_get_double(CURL *handle, CURLINFO info, do
 }
 static inline CURLcode forceterm_curl_get_offset(CURL *handle, CURLINFO info, curl_off_t *value) {
     return curl_easy_getinfo(handle, info, value);
+}
+
+/// How many certificates the server sent, after a transfer made with CURLOPT_CERTINFO (0 if none).
+static inline int forceterm_curl_certificate_count(CURL *handle) {
+    struct curl_certinfo *info = NULL;
+    if (curl_easy_getinfo(handle, CURLINFO_CERTINFO, &info) != CURLE_OK || info == NULL) return 0;
+    return info->num_of_certs;
+}
+/// One field ("Cert", "Subject", "Issuer", ...) of the certificate at `index` (0 is the server's
+/// own), or NULL; the text lives as long as the handle's transfer info.
+static inline const char *forceterm_curl_certificate_field(CURL *handle, int index, const char *name) {
+    struct curl_certinfo *info = NULL;
+    if (curl_easy_getinfo(handle, CURLINFO_CERTINFO, &info) != CURLE_OK || info == NULL || index >= info->num_of_certs) return NULL;
+    size_t length = strlen(name);
+    for (struct curl_slist *item = info->certinfo[index]; item != NULL; item = item->next) {
+        if (strncmp(item->data, name, length) == 0 && item->data[length] == ':') return item->data + length + 1;
+    }
+    return NULL;
 }
 
 /// Typed curl_share_setopt calls: what the share handle shares, and the locks around it.

@@ -82,7 +82,7 @@ extension ForceAPIError: CustomStringConvertible {
         case let .timeout(kind, seconds):
             return "timed out: \(kind.rawValue) (limit \(Self.format(seconds)) s); the network or server is slow, try again"
         case let .tls(detail):
-            return "TLS failure: \(detail); if the server uses a private CA, pass it with --cacert FILE"
+            return "TLS failure: \(detail); if the server uses a private CA, sign in again with forceterm login (it shows the CA's fingerprint to check) or pass the CA with --cacert FILE"
         case .cancelled:
             return "cancelled"
         case .sessionExpired:

@@ -33,6 +33,8 @@ struct LoginCommand: ParsableCommand {
     var loginURL: String?
     @Option(help: ArgumentHelp("Trust the certificate authorities in this PEM file (a private CA, or localorg's ca.pem).", valueName: "file"))
     var cacert: String?
+    @Option(help: ArgumentHelp("Trust the server's certificate authority if its SHA-256 fingerprint is this one (what localorg serve prints), without asking; for scripts.", valueName: "SHA256:AB:CD:…"))
+    var trust: String?
     @Flag(help: "Do not verify the server's certificate. For development only: anyone on the network can read your session.")
     var insecure = false
     @OptionGroup var configOptions: ConfigOptions
@@ -45,6 +47,10 @@ struct LoginCommand: ParsableCommand {
         if username != nil && !passwordStdin { throw ValidationError("--username needs --password-stdin: type or pipe the password on standard input.") }
         if passwordStdin && username == nil { throw ValidationError("--password-stdin goes with --username U.") }
         if let loginURL { _ = try Self.checkedLoginURL(loginURL) }
+        if let trust, ServerCertificate.normalizedFingerprint(trust) == nil {
+            throw ValidationError("--trust \(trust) is not a SHA-256 fingerprint; give the 32 bytes in hex as localorg serve prints them (SHA256:AB:CD:…)")
+        }
+        if trust != nil && (cacert != nil || insecure) { throw ValidationError("--trust goes without --cacert and --insecure: it trusts the CA the server presents, once its fingerprint matches.") }
     }
 
     /// Login URLs are https; plain http only to this machine (localorg --http).
@@ -67,7 +73,13 @@ struct LoginCommand: ParsableCommand {
             let config = try ConnectedAppConfig.load(directory: ConnectedAppConfig.directory(explicit: configOptions.directory))
             let loginURL = self.loginURL ?? config.loginURL ?? OAuthClient.defaultLoginURL
             _ = try Self.checkedLoginURL(loginURL)
-            let caFile = try cacert.map(CACertOption.readablePath)
+            let settings = UserSettings.load(path: UserSettings.path()).settings
+            // No CA given: the system's, or the one the user trusts for this server (asked on first contact).
+            let caFile = try cacert.map(CACertOption.readablePath) ?? (insecure ? nil : try FirstContactTrust(
+                servers: TrustedServers(directory: TrustedServers.defaultDirectory()),
+                configuration: settings.applied(to: TransportConfiguration()),
+                expectedFingerprint: trust.flatMap(ServerCertificate.normalizedFingerprint),
+                ask: Self.askToTrust, tell: { StandardStreams.writeError($0 + "\n") }).caFile(for: loginURL))
             // Read before signing in: a bad userstore.json is reported before anything is saved. A
             // directory with bootconfig.json alone has no soups of its own: the built-in ones.
             let soupsDirectory = configOptions.directory.flatMap { directory in
@@ -85,8 +97,7 @@ struct LoginCommand: ParsableCommand {
                 }
                 password = Secret(line)
             }
-            let transportConfiguration = UserSettings.load(path: UserSettings.path()).settings
-                .applied(to: TransportConfiguration(caFile: caFile, allowsInsecureTLS: insecure))
+            let transportConfiguration = settings.applied(to: TransportConfiguration(caFile: caFile, allowsInsecureTLS: insecure))
             let transport = CurlTransport(configuration: transportConfiguration)
             let oauth = OAuthClient(loginURL: loginURL, clientId: config.consumerKey, transport: transport)
             let store = CredentialStore(directory: CredentialStore.defaultDirectory())
@@ -103,6 +114,7 @@ struct LoginCommand: ParsableCommand {
                         StandardStreams.write("""
                             To sign in, open \(authorization.verificationURL)
                             and enter the code: \(authorization.userCode)
+                            \(authorization.verificationURLComplete.map { "(or open \($0), the code filled in)\n" } ?? "")\
                             Waiting for approval (Ctrl-C cancels)...
 
                             """)
@@ -138,8 +150,15 @@ struct LoginCommand: ParsableCommand {
     }
 }
 
-/// `forceterm logout`: revokes the session at the server and removes the saved credentials.
 extension LoginCommand {
+    /// The first-contact question, answered on the terminal (not standard input, which may carry
+    /// the password): nil when no one is watching (standard error is not a terminal) or there is
+    /// no terminal, so a script or test never waits for an answer.
+    static func askToTrust(_ question: FirstContactQuestion) -> Bool? {
+        guard isatty(STDERR_FILENO) == 1, let answer = TerminalQuestion.ask(question.explanation + "\nTrust it for \(question.server) and remember it (yes/no)? ") else { return nil }
+        return answer.lowercased() == "yes" || answer.lowercased() == "y"
+    }
+
     /// Moves what was created while nobody was signed in into the store of the user now signed in
     /// (`SignedOutChanges`), and says so. Signing in has succeeded by then: a failure is reported,
     /// and the records stay where they were.

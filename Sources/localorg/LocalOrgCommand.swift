@@ -116,7 +116,8 @@ struct Serve: AsyncParsableCommand {
                 case .replacedAuthority:
                     Self.say("Created a new certificate authority (the old one could not sign new names): clients must trust the new \(authority.caCertificatePath)")
                 }
-                tls = .init(certificateChainPath: authority.serverCertificatePath, privateKeyPath: authority.serverKeyPath)
+                tls = .init(certificateChainPath: authority.serverCertificatePath, privateKeyPath: authority.serverKeyPath,
+                            authorityPath: authority.caCertificatePath)
             }
         }
         var server = LocalOrgServer(api: api, listen: addresses.isEmpty ? [.loopback] : addresses, port: port, tls: tls)
@@ -140,8 +141,9 @@ struct Serve: AsyncParsableCommand {
             for user in OrgStore.demoUsers {
                 lines.append("Demo user:      \(user.username)  password \(user.password)\(user.admin ? "  (admin)" : "")")
             }
-            if let roomURL = urls.first(where: { !$0.contains("://localhost:") && !$0.contains("://127.") && !$0.contains("[::1]") }) {
-                lines.append("Sign in with:   forceterm login --login-url \(roomURL)\(localCA ? " --cacert ca.pem  (a copy of the CA above)" : "")")
+            // The address other machines use when there is one, else this machine's.
+            if let roomURL = urls.first(where: { !$0.contains("://localhost:") && !$0.contains("://127.") && !$0.contains("[::1]") }) ?? urls.first {
+                lines.append("Sign in with:   forceterm login --login-url \(roomURL)\(fingerprint.map { " --trust SHA256:\($0)" } ?? "")")
             }
             lines.append("Stop with Ctrl-C.")
             Self.say(lines.joined(separator: "\n"))

@@ -112,16 +112,19 @@ struct SignInCommandTests {
         #expect(device.exitCode == 2 && device.standardError.contains("--device and --username are two different ways to sign in"), "\(device)")
     }
 
-    @Test("Without --cacert, localorg's certificate is refused with a hint")
+    @Test("Without --cacert and no terminal to ask on, localorg's CA is shown with its fingerprint and refused; nothing is saved")
     func untrustedCertificate() throws {
         let server = try LocalOrgProcess()
         let home = try Home()
         defer { server.remove(); home.remove() }
         let output = try ChildProcess.run(Forceterm.executable, ["login", "--username", "demo@localorg.test", "--password-stdin", "--login-url", server.url],
                                           environment: home.environment, input: "localorg-demo\n")
+        let fingerprint = try #require(server.caFingerprint)
         #expect(output.exitCode == 1, "\(output)")
-        #expect(output.standardError.contains("TLS failure"), "\(output)")
-        #expect(output.standardError.contains("--cacert"), "\(output)")
+        #expect(output.standardError.contains("SHA256 fingerprint: \(fingerprint)"), "\(output)")
+        #expect(output.standardError.contains("--trust SHA256:\(fingerprint)") && output.standardError.contains("--cacert"), "\(output)")
+        #expect(!FileManager.default.fileExists(atPath: home.credentialsPath))
+        #expect(!FileManager.default.fileExists(atPath: home.dataHome + "/forceterm/trusted-servers"))
     }
 
     @Test("Device flow (the default, or --device): the code printed is approved with localorg approve, and the login completes",

@@ -16,6 +16,12 @@ public final class LocalOrgProcess: @unchecked Sendable {
 
     /// localorg's CA certificate, which clients pass as `--cacert`.
     public var caFile: String { dataDirectory + "/ca.pem" }
+    /// The CA fingerprint `serve` printed ("CA fingerprint: SHA256 AB:CD:…").
+    public var caFingerprint: String? {
+        let text = (try? String(contentsOfFile: dataDirectory + "/serve-output.txt", encoding: .utf8)) ?? ""
+        guard let range = text.range(of: "CA fingerprint: SHA256 ") else { return nil }
+        return String(text[range.upperBound...].prefix { !$0.isWhitespace })
+    }
 
     /// The package root: three levels up from this file (`Tests/LocalOrgProcess/<file>`).
     public static let packageRoot = URL(fileURLWithPath: #filePath)

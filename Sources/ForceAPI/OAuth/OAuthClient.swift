@@ -42,6 +42,9 @@ public struct DeviceAuthorization: Sendable {
     public var deviceCode: Secret
     public var userCode: String
     public var verificationURL: String
+    /// `verificationURL` with the code filled in (RFC 8628's `verification_uri_complete`), when
+    /// the server sends one: one link to open, nothing to type.
+    public var verificationURLComplete: String?
     /// Seconds between polls, as the server asks.
     public var interval: Int
     /// When the code stops working: the server's `expires_in` if it sent one (Salesforce's
@@ -93,6 +96,7 @@ public struct OAuthClient: Sendable {
         let interval = Int(body["interval"]?.int64Value ?? 5)
         let lifetime = Double(body["expires_in"]?.int64Value ?? 600)
         return DeviceAuthorization(deviceCode: Secret(deviceCode), userCode: userCode, verificationURL: verification,
+                                   verificationURLComplete: body["verification_uri_complete"]?.stringValue,
                                    interval: max(1, interval), expiresAt: Date().addingTimeInterval(lifetime))
     }
 

@@ -205,7 +205,7 @@ struct CurlWorker {
         forceterm_curl_get_offset(handle, CURLINFO_SIZE_DOWNLOAD_T, &received)
         counters.add(connections: connections, sent: Int(sent), received: Int(received))
         guard code == CURLE_OK else {
-            return .failure(classify(code, handle: handle, message: String(cString: errorBuffer), request: request))
+            return .failure(Self.classify(code, handle: handle, message: String(cString: errorBuffer), url: request.url, configuration: configuration))
         }
         var status = 0
         forceterm_curl_get_long(handle, CURLINFO_RESPONSE_CODE, &status)
@@ -232,8 +232,9 @@ struct CurlWorker {
     }
 
     /// Sorts curl's error codes into the kinds a caller acts on.
-    private func classify(_ code: CURLcode, handle: UnsafeMutableRawPointer, message: String, request: HTTPRequest) -> ForceAPIError {
-        let host = URLComponents(string: request.url)?.host ?? "the server"
+    static func classify(_ code: CURLcode, handle: UnsafeMutableRawPointer, message: String, url: String,
+                         configuration: TransportConfiguration) -> ForceAPIError {
+        let host = URLComponents(string: url)?.host ?? "the server"
         let detail = message.isEmpty ? String(cString: curl_easy_strerror(code)) : message
         switch code {
         case CURLE_ABORTED_BY_CALLBACK:
@@ -268,8 +269,8 @@ struct CurlWorker {
         case CURLE_SSL_CONNECT_ERROR, CURLE_SSL_CERTPROBLEM, CURLE_SSL_CIPHER, CURLE_SSL_ISSUER_ERROR,
              CURLE_SSL_PINNEDPUBKEYNOTMATCH, CURLE_SSL_INVALIDCERTSTATUS, CURLE_SSL_CRL_BADFILE, CURLE_SSL_SHUTDOWN_FAILED:
             return .tls(detail: detail)
-        case CURLE_GOT_NOTHING where request.url.lowercased().hasPrefix("http://"),
-             CURLE_RECV_ERROR where request.url.lowercased().hasPrefix("http://"):
+        case CURLE_GOT_NOTHING where url.lowercased().hasPrefix("http://"),
+             CURLE_RECV_ERROR where url.lowercased().hasPrefix("http://"):
             // Plain HTTP sent to a TLS port: the server hangs up or answers bytes curl cannot read.
             return .connectionLost(detail: "\(detail) from \(host); the server may speak HTTPS only: use https:// in the URL")
         case CURLE_SEND_ERROR, CURLE_RECV_ERROR, CURLE_GOT_NOTHING, CURLE_PARTIAL_FILE, CURLE_HTTP2, CURLE_HTTP2_STREAM:
@@ -286,5 +287,5 @@ struct CurlWorker {
         }
     }
 
-    private static func milliseconds(_ seconds: Double) -> Int { max(1, Int((seconds * 1000).rounded())) }
+    static func milliseconds(_ seconds: Double) -> Int { max(1, Int((seconds * 1000).rounded())) }
 }

@@ -61,7 +61,9 @@ extension LocalOrgAPI {
             let started = try await DeviceAuthorization(store: store).start(clientId: clientId, scope: parameters["scope"] ?? "api refresh_token")
             return .json([
                 "device_code": .string(started.deviceCode), "user_code": .string(started.userCode),
+                // The host the device used, which is one the trainee's network reaches.
                 "verification_uri": .string("\(request.baseURL)/setup/connect"),
+                "verification_uri_complete": .string("\(request.baseURL)/setup/connect?user_code=\(started.userCode)"),
                 "interval": .int(DeviceAuthorization.interval), "expires_in": .int(DeviceAuthorization.lifetime),
             ])
         }

@@ -13,9 +13,13 @@ public struct LocalOrgServer: Sendable {
     public struct TLSFiles: Sendable {
         public var certificateChainPath: String
         public var privateKeyPath: String
-        public init(certificateChainPath: String, privateKeyPath: String) {
+        /// The CA that signed the chain, sent after it: a client meeting the server for the first
+        /// time can then show the CA's fingerprint and trust it (forceterm login does, as SSH does).
+        public var authorityPath: String?
+        public init(certificateChainPath: String, privateKeyPath: String, authorityPath: String? = nil) {
             self.certificateChainPath = certificateChainPath
             self.privateKeyPath = privateKeyPath
+            self.authorityPath = authorityPath
         }
     }
 
@@ -92,7 +96,8 @@ public struct LocalOrgServer: Sendable {
         }()
         let server: HTTPServerBuilder
         if let tls {
-            let chain = try NIOSSLCertificate.fromPEMFile(tls.certificateChainPath).map { NIOSSLCertificateSource.certificate($0) }
+            let chain = try ([tls.certificateChainPath] + (tls.authorityPath.map { [$0] } ?? []))
+                .flatMap { try NIOSSLCertificate.fromPEMFile($0) }.map { NIOSSLCertificateSource.certificate($0) }
             let key = try NIOSSLPrivateKey(file: tls.privateKeyPath, format: .pem)
             var configuration = TLSConfiguration.makeServerConfiguration(certificateChain: chain, privateKey: .privateKey(key))
             // Closing a connection waits this long for the client's close_notify; a client idle on a

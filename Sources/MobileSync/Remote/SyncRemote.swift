@@ -150,7 +150,7 @@ public enum SyncRemoteError: Error, Sendable, Equatable, CustomStringConvertible
         switch self {
         case let .offline(detail): "cannot reach Salesforce (\(detail)); check the network and sync again"
         case let .untrusted(detail):
-            "no trusted connection to Salesforce (\(detail)); check the system clock, a proxy that intercepts TLS, or pass the server's CA with --cacert"
+            "no trusted connection to Salesforce (\(detail)); if the server's certificate changed (a localorg set up again), forceterm login shows its new fingerprint to check; else check the system clock, a proxy that intercepts TLS, or pass the server's CA with --cacert"
         case .cancelled: "the sync was cancelled; local changes stay queued"
         case .sessionExpired: "the Salesforce session has expired; run `forceterm login` and sync again"
         case let .apiLimitExceeded(detail): "the org's API request limit is used up (\(detail)); sync again later"
