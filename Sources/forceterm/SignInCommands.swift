@@ -131,7 +131,16 @@ struct LoginCommand: ParsableCommand {
                 let credentials = OAuthCredentials(loginURL: oauth.loginURL, clientId: oauth.clientId, token: token, identity: identity, caFile: trustedCAFile)
                 // Another user's unsynced changes would wait unseen until they sign in again: say so.
                 var stranded: String?
-                if let previous = try? store.load(), previous.userId != credentials.userId || previous.organizationId != credentials.organizationId {
+                if let previous = try? store.load(), OrgReset.isReset(from: previous, to: credentials) {
+                    // The same user at the same address, another org: it was reset. Its store
+                    // stays with the old org; what was not sent is set aside, never sent here.
+                    var note = "The org at \(credentials.loginURL) is a new org (\(credentials.organizationId); it was \(previous.organizationId)): it was refreshed or restored, so forceterm starts a fresh store for it."
+                    if let aside = try OrgReset.setAside(storePath: store.storePath(for: previous), previous: previous,
+                                                         directory: OrgReset.defaultDirectory()) {
+                        note += " Your \(aside.count) change\(aside.count == 1 ? "" : "s") not sent to the old org \(aside.count == 1 ? "is" : "are") NOT sent to the new one: set aside in \(aside.path)."
+                    }
+                    stranded = note
+                } else if let previous = try? store.load(), previous.userId != credentials.userId || previous.organizationId != credentials.organizationId {
                     let path = store.storePath(for: previous)
                     let pending = try LocalChanges.count(storePath: path)
                     if pending.total > 0 {

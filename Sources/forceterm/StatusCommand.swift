@@ -28,6 +28,10 @@ struct StatusCommand: ParsableCommand {
         try CommandFailure.reporting {
             let path = try globalOptions.location(storeOptions).path
             guard FileManager.default.fileExists(atPath: path) else {
+                let explicit = storeOptions.storePath != nil || globalOptions.global
+                if !explicit, StoreLocation.signedInStorePath(environment: ProcessInfo.processInfo.environment) == path {
+                    throw ConfigError("signed in, but nothing is synced yet: your store \(path) is made by the first forceterm sync")
+                }
                 // Signed out (logout --force keeps the store): name the stores that are there.
                 let others = storeOptions.storePath == nil && !globalOptions.global ? StoreLocation.userStores() : []
                 if !others.isEmpty {

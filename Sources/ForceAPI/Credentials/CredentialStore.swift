@@ -142,7 +142,7 @@ public struct CredentialStore: Sendable {
     }
 
     /// Ids are alphanumeric; anything else is replaced so a hostile server cannot steer the path.
-    static func safeSegment(_ text: String) -> String {
+    public static func safeSegment(_ text: String) -> String {
         let cleaned = String(text.map { $0.isASCII && ($0.isLetter || $0.isNumber) ? $0 : "_" })
         return cleaned.isEmpty ? "_" : cleaned
     }

@@ -56,13 +56,13 @@ public struct TokenService: Sendable {
     public enum Kind: String, Sendable { case access, refresh }
 
     let store: OrgStore
-    let organizationId: String
+    /// Read when used: a snapshot restore gives the org a new id while the server runs.
+    var organizationId: String { (try? store.organizationId()) ?? "" }
     /// How long access tokens live (`--token-ttl`).
     public let accessTokenLifetime: Int64
 
     public init(store: OrgStore, accessTokenLifetime: Int64) throws {
         self.store = store
-        self.organizationId = try store.organizationId()
         self.accessTokenLifetime = accessTokenLifetime
     }
 

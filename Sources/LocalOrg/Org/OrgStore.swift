@@ -133,7 +133,8 @@ public final class OrgStore: Sendable {
                 "InstanceName": "LO1".databaseValue, "IsSandbox": true.databaseValue,
                 "DefaultLocaleSidKey": "en_US".databaseValue, "TimeZoneSidKey": "GMT".databaseValue,
             ]
-            _ = try insertRow(db, object: organization, values: &orgValues, actingUserId: firstUserId, now: now)
+            _ = try insertRow(db, object: organization, values: &orgValues, actingUserId: firstUserId, now: now,
+                              presetId: Self.newOrganizationId())
             for (index, demo) in Self.demoUsers.enumerated() {
                 var values: [String: DatabaseValue] = [
                     "Username": demo.username.databaseValue, "FirstName": demo.first.databaseValue,

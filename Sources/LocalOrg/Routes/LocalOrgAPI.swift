@@ -67,7 +67,8 @@ public struct LocalOrgAPI: Sendable {
     public let settings: OrgSettings
     let usage = APIUsage()
     let injectedFailures = InjectedFailures()
-    let organizationId: String
+    /// Read when used: a snapshot restore gives the org a new id while the server runs.
+    var organizationId: String { (try? store.organizationId()) ?? "" }
     /// When the schema was loaded: describes answer 304 to `If-Modified-Since` later than this.
     let schemaLoadedAt: Int64
 
@@ -80,7 +81,6 @@ public struct LocalOrgAPI: Sendable {
         self.settings = settings
         self.tokens = try TokenService(store: store, accessTokenLifetime: settings.tokenLifetime)
         self.queries = QueryEngine(store: store)
-        self.organizationId = try store.organizationId()
         self.schemaLoadedAt = OrgStore.now()
     }
 
