@@ -32,6 +32,7 @@ if [ ! -f "$base" ]; then
   say "making a minimal $suite root with debootstrap (once; kept in $base)"
   fresh="$cache/debootstrap.$$"
   rm -rf --one-file-system "$fresh"
+  trap 'rm -rf --one-file-system "$fresh" "$base.partial"' EXIT
   debootstrap --variant=minbase "$suite" "$fresh" "$mirror" >"$cache/debootstrap.log" 2>&1 \
     || { tail -20 "$cache/debootstrap.log" >&2; fail "debootstrap $suite from $mirror failed (log above)"; }
   tar -C "$fresh" -cf "$base.partial" . && mv "$base.partial" "$base"
@@ -41,8 +42,13 @@ fi
 root=$(mktemp -d "$PWD/$cache/root.XXXXXX")
 cleanup() {
   mountpoint -q "$root/proc" && umount "$root/proc"
-  # Never remove a root that still has something mounted in it.
-  if ! grep -q " $root/" /proc/mounts; then rm -rf --one-file-system "$root"; fi
+  # Never remove a root that still has something mounted in it (findmnt sees through symlinks
+  # and spaces, which /proc/mounts escapes).
+  if [ -z "$(findmnt -rn -o TARGET | awk -v root="$(readlink -f "$root")/" 'index($0 "/", root) == 1')" ]; then
+    rm -rf --one-file-system "$root"
+  else
+    echo "dist-check: $root still has mounts; left in place" >&2
+  fi
 }
 trap cleanup EXIT
 tar -C "$root" -xf "$base"
@@ -61,8 +67,12 @@ cat >"$root/tmp/check.sh" <<'CHECK'
 set -eu
 version=$1
 fail() { echo "dist-check: FAILED: $*" >&2; exit 1; }
-if command -v swift swiftc >/dev/null 2>&1 || [ -d /opt/swift ] || [ -d /usr/share/swift ]; then fail "a Swift toolchain is in the root"; fi
-if ls /usr/lib/*/libswift* /usr/lib/libswift* >/dev/null 2>&1; then fail "Swift runtime libraries are in the root"; fi
+for tool in swift swiftc; do
+  if command -v $tool >/dev/null 2>&1; then fail "$tool is in the root: it must have no Swift toolchain"; fi
+done
+if [ -d /opt/swift ] || find / -xdev \( -name 'libswift*' -o -name 'libFoundation*.so*' -o -name 'libdispatch.so*' \) -print 2>/dev/null | grep -q .; then
+  fail "Swift runtime files are in the root"
+fi
 for binary in forceterm localorg smartstore-tool; do
   out=$($binary --version) || fail "$binary --version exited $?"
   [ "$out" = "$binary $version" ] || fail "$binary --version printed '$out', expected '$binary $version'"
@@ -89,9 +99,9 @@ echo "dist-check: localorg is serving $url"
 echo localorg-demo | forceterm login --login-url "$url" --cacert /root/org/ca.pem \
   --username demo@localorg.test --password-stdin || fail "forceterm login exited $?"
 forceterm sync || fail "the first forceterm sync exited $?"
-contacts=$(forceterm list contacts | wc -l)
-[ "$contacts" -ge 200 ] || fail "forceterm list contacts shows $contacts lines after a sync of 200 contacts"
-echo "dist-check: after the first sync, forceterm list contacts printed $contacts lines"
+contacts=$(forceterm list contacts --format json | grep -c '"soup": "contacts"' || true)
+[ "$contacts" -eq 200 ] || fail "forceterm list contacts shows $contacts contacts after a sync of 200"
+echo "dist-check: the first sync brought all $contacts contacts"
 forceterm create contacts LastName=Dist-Check FirstName=Debian >/dev/null || fail "forceterm create contact exited $?"
 forceterm sync || fail "the sync up of a new contact exited $?"
 localorg info --data /root/org | grep -Eq "^Contact +201 live" \
@@ -99,6 +109,8 @@ localorg info --data /root/org | grep -Eq "^Contact +201 live" \
 echo "dist-check: a contact created in the root reached localorg"
 CHECK
 say "using it inside the root, with loopback only"
-unshare --net sh -c "ip link set lo up 2>/dev/null || true; chroot '$root' /usr/bin/env -i HOME=/root \
-  PATH=/usr/sbin:/usr/bin:/sbin:/bin LANG=C.UTF-8 sh /tmp/check.sh '$version'" || fail "the check inside the root failed (above)"
+# The root and version go in as arguments, never pasted into the shell code.
+unshare --net sh -c 'ip link set lo up 2>/dev/null || true; exec chroot "$1" /usr/bin/env -i HOME=/root \
+  PATH=/usr/sbin:/usr/bin:/sbin:/bin LANG=C.UTF-8 sh /tmp/check.sh "$2"' unshare-check "$root" "$version" \
+  || fail "the check inside the root failed (above)"
 say "passed: the .deb installs on a clean $suite root without Swift and syncs there"

@@ -135,9 +135,14 @@ struct LoginCommand: ParsableCommand {
                     // The same user at the same address, another org: it was reset. Its store
                     // stays with the old org; what was not sent is set aside, never sent here.
                     var note = "The org at \(credentials.loginURL) is a new org (\(credentials.organizationId); it was \(previous.organizationId)): it was refreshed or restored, so forceterm starts a fresh store for it."
-                    if let aside = try OrgReset.setAside(storePath: store.storePath(for: previous), previous: previous,
-                                                         directory: OrgReset.defaultDirectory()) {
-                        note += " Your \(aside.count) change\(aside.count == 1 ? "" : "s") not sent to the old org \(aside.count == 1 ? "is" : "are") NOT sent to the new one: set aside in \(aside.path)."
+                    let oldStore = store.storePath(for: previous)
+                    do {
+                        if let aside = try OrgReset.setAside(storePath: oldStore, previous: previous, directory: OrgReset.defaultDirectory()) {
+                            note += " Your \(aside.count) change\(aside.count == 1 ? "" : "s") not sent to the old org \(aside.count == 1 ? "is" : "are") NOT sent to the new one: set aside in \(aside.path)."
+                        }
+                    } catch {
+                        // Signing in goes on: the old store is never synced again, so what it holds stays there.
+                        note += " Changes not sent to the old org could not be copied aside (\(error)); they stay in \(oldStore), which is never synced with the new org."
                     }
                     stranded = note
                 } else if let previous = try? store.load(), previous.userId != credentials.userId || previous.organizationId != credentials.organizationId {

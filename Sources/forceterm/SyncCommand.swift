@@ -50,6 +50,7 @@ struct SyncCommand: ParsableCommand {
             let session = try SignedInSession.load(cacert: cacert, verbose: verbose)
             let storePath = try globalOptions.explicitPath(storeOptions) ?? session.storePath
             let store = try SmartStore(path: storePath)
+            try StoreOrigin.claim(store, at: storePath, for: session)
             try store.setup(from: configuration.store)
             let manager = try SyncManager(store: store, remote: TestCrashPoint.wrapping(ForceClientRemote(client: session.client)))
             for notice in try SyncsSoup(store: store).apply(configuration.syncs).compactMap(\.notice) {

@@ -53,6 +53,12 @@ struct OrgResetTests {
         #expect(changes.contains { $0["change"]?.stringValue == "created" && $0["record"]?["LastName"]?.stringValue == "Made In Class" })
         #expect(changes.contains { $0["change"]?.stringValue == "updated" && $0["record"]?["Title"]?.stringValue == "Edited In Class" })
 
+        // The old store is bound to the old org: syncing it by path sends nothing to the new one.
+        let oldStore = try #require(document["store"]?.stringValue)
+        let mixed = try Forceterm.run(["sync", "--store", oldStore], environment: home.environment)
+        #expect(mixed.exitCode == 1 && mixed.standardError.contains("holds records of the org"), "\(mixed)")
+        #expect(try server.command(["info"]).contains("Contact          20 live"))
+
         let unsynced = try Forceterm.run(["status"], environment: home.environment)
         #expect(unsynced.exitCode == 1 && unsynced.standardError.contains("signed in, but nothing is synced yet"), "\(unsynced)")
         let fresh = try Forceterm.run(["sync"], environment: home.environment)

@@ -143,7 +143,7 @@ struct SDKConfigTests {
         let query = try Forceterm.run(["query", "SELECT count(*) FROM {accounts}", "--global", "--json"], environment: env)
         #expect(try JSONParser.parse(query.standardOutput)["rows"]?.arrayValue?.first?.arrayValue?.first == .int(Int64(Self.seededAccounts)), "\(query)")
         let own = try Forceterm.run(["status", "--json"], environment: env)
-        #expect(own.exitCode == 1 && own.standardError.contains("no store"), "the user's own store was never made: \(own)")
+        #expect(own.exitCode == 1 && own.standardError.contains("nothing is synced yet"), "the user's own store was never made: \(own)")
 
         let noFile = try Forceterm.run(["sync", "--global", "--config", RealSalesforce.mobileSyncConfig("templates-MobileSyncExplorerSwift").path],
                                        environment: env)

@@ -29,7 +29,7 @@ struct SnapshotTests {
         #expect(patch.status == 204)
         _ = try Seeder.seed(store: org.store, accounts: 0, contacts: 10, randomSeed: 8)
         #expect(try contactCount(org.store) == 40)
-
+        let addedInClass = try await org.create("Contact", #"{"LastName": "Added In Class"}"#)
         let restored = try snapshots.restore("class-start", into: org.store)
         #expect(restored.previousOrganizationId == before)
         #expect(restored.organizationId != before && restored.organizationId.hasPrefix("00D") && restored.organizationId.count == 18)
@@ -41,6 +41,9 @@ struct SnapshotTests {
         let again = try await org.signedIn(as: "demo@localorg.test", password: "localorg-demo")
         let back = try await again.query("SELECT LastName FROM Contact WHERE Id = '\(id)'")
         #expect(back.body["records"]?.arrayValue?.first?["LastName"]?.stringValue == contact["LastName"]?.stringValue)
+        // An id handed out in class is never handed out again to another record.
+        let afterRestore = try await again.create("Contact", #"{"LastName": "After Restore"}"#)
+        #expect(afterRestore != addedInClass && afterRestore > addedInClass)
         let identity = await again.call("GET", "/services/oauth2/userinfo")
         #expect(try JSONParser.parse(identity.body)["organization_id"]?.stringValue == restored.organizationId)
     }

@@ -16,7 +16,18 @@ public struct OrgReset {
     public static func isReset(from previous: OAuthCredentials, to next: OAuthCredentials) -> Bool {
         previous.organizationId != next.organizationId
             && previous.username.lowercased() == next.username.lowercased()
-            && previous.loginURL.lowercased() == next.loginURL.lowercased()
+            && sameServer(previous.loginURL, next.loginURL)
+    }
+
+    /// Two login URLs for one server: case, a trailing slash and the default port aside.
+    public static func sameServer(_ first: String, _ second: String) -> Bool {
+        func normalized(_ url: String) -> String {
+            guard let components = URLComponents(string: url.lowercased()), let host = components.host else { return url.lowercased() }
+            let scheme = components.scheme ?? "https"
+            let port = components.port ?? (scheme == "http" ? 80 : 443)
+            return "\(scheme)://\(host):\(port)\(components.path.trimmingCharacters(in: CharacterSet(charactersIn: "/")))"
+        }
+        return normalized(first) == normalized(second)
     }
 
     /// `set-aside/` in forceterm's data directory.

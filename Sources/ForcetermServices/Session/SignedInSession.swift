@@ -10,6 +10,9 @@ import SmartStore
 public struct SignedInSession: Sendable {
     public let client: ForceClient
     public let storePath: String
+    /// The org signed in to, which a store synced with it is bound to (`StoreOrigin`).
+    public var organizationId: String = ""
+    public var loginURL: String = ""
 
     /// The session saved in `credentialStore` (by default the user's own, from `forceterm login`).
     public static func load(cacert: String?, verbose: Bool,
@@ -33,6 +36,7 @@ public struct SignedInSession: Sendable {
         let logLine: @Sendable (String) -> Void = { StandardStreams.writeError("forceterm: \($0)\n") }
         let client = ForceClient(credentials: credentials, transport: transport, onCredentialsRefreshed: saveRefreshed,
                                  requestLog: verbose ? logLine : nil)
-        return SignedInSession(client: client, storePath: credentialStore.storePath(for: credentials))
+        return SignedInSession(client: client, storePath: credentialStore.storePath(for: credentials),
+                               organizationId: credentials.organizationId, loginURL: credentials.loginURL)
     }
 }

@@ -55,7 +55,7 @@ public struct FirstContactQuestion: Sendable, Equatable {
     /// The lines shown before the question, as SSH shows a new host key.
     public var explanation: String {
         """
-        The server \(server) presents a certificate from an authority this machine does not trust:
+        The server \(server) presents a certificate \(authority.isSelfIssued ? "from an authority" : "chain ending in a certificate no CA here signed, not a root CA (trusting it is trusting this one certificate; a renewed one will be asked about again)") this machine does not trust:
           \(authority.subject.isEmpty ? "(no name)" : authority.subject)
           SHA256 fingerprint: \(authority.sha256Fingerprint)
         A localorg prints its fingerprint when it starts ("CA fingerprint:"); compare the two.
@@ -120,6 +120,11 @@ public struct FirstContactTrust {
         if case let .untrusted(reason, _) = candidate {
             throw ConfigError("the certificate of \(server) is not valid even with its own CA (\(authority.subject)) trusted: \(reason). If it is a localorg, serve it with --listen or --hostname naming the address you used; otherwise pass the right CA with --cacert FILE")
         }
+        if expectedFingerprint == nil, known == nil, let host = URLComponents(string: loginURL)?.host, !Self.isPrivate(host: host) {
+            // On the open internet an unknown CA is what an attacker in between looks like, and a
+            // yes would stand in for the system's CAs for the whole session.
+            throw ConfigError("the certificate of \(server) is not trusted (\(detail)). forceterm offers to trust a server's own CA only on a private network (a private address, localhost, a .local name); for a public host check the system clock and any proxy that intercepts TLS (pass its CA with --cacert FILE), or give --trust SHA256:… with the fingerprint the server's owner gave you")
+        }
         if let expectedFingerprint {
             guard expectedFingerprint == authority.sha256Fingerprint else {
                 throw ConfigError("the certificate authority of \(server) has the fingerprint SHA256 \(authority.sha256Fingerprint), not the \(expectedFingerprint) given with --trust; it was not trusted and nothing was sent or saved")
@@ -137,6 +142,30 @@ public struct FirstContactTrust {
             }
         }
         return try servers.remember(authority, forServer: server)
+    }
+
+    /// A host on a private network: loopback, RFC 1918, link-local and unique-local addresses,
+    /// localhost, a name without dots, or a name under a suffix reserved for local use.
+    public static func isPrivate(host: String) -> Bool {
+        let bare = host.hasPrefix("[") ? String(host.dropFirst().dropLast()) : host
+        var v4 = in_addr()
+        if inet_pton(AF_INET, bare, &v4) == 1 {
+            let bytes = withUnsafeBytes(of: v4.s_addr) { Array($0) }
+            switch (bytes[0], bytes[1]) {
+            case (10, _), (127, _), (192, 168), (169, 254): return true
+            case (172, 16...31): return true
+            default: return false
+            }
+        }
+        var v6 = in6_addr()
+        if inet_pton(AF_INET6, bare, &v6) == 1 {
+            let bytes = withUnsafeBytes(of: v6) { Array($0) }
+            if bytes.dropLast().allSatisfy({ $0 == 0 }) && bytes.last == 1 { return true }  // ::1
+            return bytes[0] & 0xFE == 0xFC || (bytes[0] == 0xFE && bytes[1] & 0xC0 == 0x80)  // fc00::/7, fe80::/10
+        }
+        let name = bare.lowercased().trimmingCharacters(in: CharacterSet(charactersIn: "."))
+        if name == "localhost" || !name.contains(".") { return true }
+        return [".local", ".lan", ".home.arpa", ".internal", ".localdomain", ".localhost", ".test"].contains { name.hasSuffix($0) }
     }
 
     private static func check(_ url: String, configuration: TransportConfiguration) throws -> ServerTrustCheck {

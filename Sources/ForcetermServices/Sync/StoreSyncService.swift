@@ -45,6 +45,11 @@ public struct StoreSyncService: SyncService {
                 throw SyncFailure(reason: "\(error); your changes stay queued", session: .signedOut)
             }
         }
+        do {
+            try StoreOrigin.claim(store, at: store.path, for: session)
+        } catch let mismatch as StoreOrigin.Mismatch {
+            throw SyncFailure(reason: mismatch.short)
+        }
         let manager = try SyncManager(store: store, remote: ForceClientRemote(client: session.client))
         let plan = SyncRun(entries: entries, up: true, down: true, forceDelete: false, unsupported: unsupported)
         let order = plan.order

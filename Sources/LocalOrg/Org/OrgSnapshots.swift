@@ -110,6 +110,10 @@ extension OrgStore {
             }
             var counts: [String: Int] = [:]
             try db.inTransaction(.immediate) {
+                // Ids handed out since the snapshot are never handed out again to other records:
+                // a client still holding one must not find a different record under it.
+                let sequences = try Row.fetchAll(db, sql: "SELECT keyPrefix, lastNumber FROM main.localorg_sequence")
+                    .map { (prefix: $0[0] as String, last: $0[1] as Int64) }
                 for table in try tables("main") {
                     try db.execute(sql: "DELETE FROM main.\(quoted(table))")
                     guard snapshotTables.contains(table) else { continue }
@@ -117,6 +121,12 @@ extension OrgStore {
                     let snapshotColumns = Set(try columns("snapshot", table))
                     let shared = try columns("main", table).filter(snapshotColumns.contains).map(quoted).joined(separator: ", ")
                     try db.execute(sql: "INSERT INTO main.\(quoted(table)) (\(shared)) SELECT \(shared) FROM snapshot.\(quoted(table))")
+                }
+                for sequence in sequences {
+                    try db.execute(sql: """
+                        INSERT INTO main.localorg_sequence (keyPrefix, lastNumber) VALUES (?, ?)
+                        ON CONFLICT(keyPrefix) DO UPDATE SET lastNumber = MAX(lastNumber, excluded.lastNumber)
+                        """, arguments: [sequence.prefix, sequence.last])
                 }
                 try db.execute(sql: "DELETE FROM main.localorg_token")
                 try db.execute(sql: "DELETE FROM main.localorg_device_code")
