@@ -139,6 +139,7 @@ let package = Package(
             dependencies: [
                 "LocalOrg", "ForceJSON", "SalesforceTime",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "SwiftCSV", package: "SwiftCSV"),
             ],
             swiftSettings: strictConcurrency),
         // `make bench-sync`: the sync engine against a real localorg (starts it through LocalOrgProcess).

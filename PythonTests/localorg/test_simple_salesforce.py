@@ -252,7 +252,7 @@ def test_command_line_user_add_delete_and_info(org, sf):
     token = login(org.url, org.ca_path, username="sam@localorg.test", password="correct horse")
     assert token["access_token"]
     duplicate = run_cli(org.data_dir, "user", "add", "sam@localorg.test", "--password-stdin", stdin="again\n")
-    assert duplicate.returncode != 0 and "DUPLICATE_VALUE" in duplicate.stderr
+    assert duplicate.returncode != 0 and "DUPLICATE_USERNAME" in duplicate.stderr
 
     created = sf.Contact.create({"LastName": "Removed by the trainer"})
     deleted = run_cli(org.data_dir, "delete", "Contact", created["id"])

@@ -189,9 +189,14 @@ struct Seed: ParsableCommand {
     @Option(help: "Seed for the generator: the same seed gives the same data.") var randomSeed: UInt64 = 1
     @Flag(help: "Add nothing when the org already has accounts or contacts (live or in the recycle bin), so a restarted demo keeps its edits.")
     var ifEmpty = false
+    @Option(help: ArgumentHelp("Make the records owned by this user (repeatable: a copy each). Default: spread over every active user.", valueName: "username"))
+    var owner: [String] = []
+    @Flag(help: "Give every active user who is not an administrator a copy of their own (a class with --sharing private).")
+    var eachUser = false
 
     func validate() throws {
         if accounts < 0 || contacts < 0 { throw ValidationError("Counts cannot be negative.") }
+        if eachUser && !owner.isEmpty { throw ValidationError("--each-user and --owner both say who owns the copies; pick one.") }
     }
 
     func run() throws {
@@ -204,8 +209,30 @@ struct Seed: ParsableCommand {
             }
         }
         let started = Date()
-        let created = try Seeder.seed(store: store, accounts: accounts, contacts: contacts, randomSeed: randomSeed)
-        print("Added \(created.accounts) accounts and \(created.contacts) contacts in \(String(format: "%.2f", Date().timeIntervalSince(started))) s.")
+        let users = try store.userSummaries()
+        let owners: [OrgUserSummary]
+        if eachUser {
+            owners = users.filter { $0.isActive && !$0.isAdmin }
+            if owners.isEmpty { throw ValidationError("the org has no active user who is not an administrator; add the class first (localorg user add)") }
+        } else {
+            owners = try owner.map { name in
+                guard let user = users.first(where: { $0.username.lowercased() == name.lowercased() }) else {
+                    throw ValidationError("no user \(name) in this org; localorg user list shows them")
+                }
+                return user
+            }
+        }
+        if owners.isEmpty {
+            let created = try Seeder.seed(store: store, accounts: accounts, contacts: contacts, randomSeed: randomSeed)
+            print("Added \(created.accounts) accounts and \(created.contacts) contacts in \(String(format: "%.2f", Date().timeIntervalSince(started))) s.")
+            return
+        }
+        // The same seed for every copy: each trainee finds the same names, in records of their own.
+        for user in owners {
+            let created = try Seeder.seed(store: store, accounts: accounts, contacts: contacts, randomSeed: randomSeed, owners: [user.id])
+            print("Added \(created.accounts) accounts and \(created.contacts) contacts owned by \(user.username).")
+        }
+        print("\(owners.count) cop\(owners.count == 1 ? "y" : "ies") in \(String(format: "%.2f", Date().timeIntervalSince(started))) s.")
     }
 }
 
@@ -224,38 +251,6 @@ struct Info: ParsableCommand {
         }
         for count in try store.counts() {
             print("\(count.object.padding(toLength: 16, withPad: " ", startingAt: 0)) \(count.live) live, \(count.deleted) in the recycle bin")
-        }
-    }
-}
-
-struct UserCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "user", abstract: "Manage the org's users.", subcommands: [AddUser.self])
-}
-
-struct AddUser: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "add", abstract: "Add a user who can sign in; the password is read from standard input.")
-
-    @OptionGroup var data: DataOption
-    @Argument(help: "The username, shaped like an email address (e.g. sam@localorg.test).") var username: String
-    @Flag(help: "Read the password from standard input (the only way; keeps it out of shell history).") var passwordStdin = false
-    @Option(help: "Last name (default: the part of the username before @).") var lastName: String?
-    @Option(help: "First name.") var firstName: String?
-    @Flag(help: "Make the user an administrator.") var admin = false
-
-    func validate() throws {
-        if !passwordStdin { throw ValidationError("Pass --password-stdin and type the password on standard input.") }
-    }
-
-    func run() throws {
-        guard let line = readLine(strippingNewline: true), !line.isEmpty else { throw ValidationError("No password on standard input.") }
-        let store = try data.orgDirectory.openStore()
-        do {
-            let id = try store.addUser(username: username, password: line, firstName: firstName,
-                                       lastName: lastName ?? String(username.split(separator: "@").first ?? Substring(username)),
-                                       email: nil, isAdmin: admin)
-            print("Added user \(username) (\(id)).")
-        } catch let error as APIError {
-            throw ValidationError(error)
         }
     }
 }

@@ -84,15 +84,20 @@ extension LocalOrgAPI {
                 return try await tokenResponse(request, userId: userId, clientId: clientId, refresh: (refresh.token, refresh.selector), scope: "api refresh_token")
             }
         case "password":
-            guard let username = parameters["username"], let password = parameters["password"],
-                  let credential = try await store.credential(username: username),
-                  PasswordHasher.verify(password, against: credential.passwordHash) else {
+            guard let username = parameters["username"], let password = parameters["password"] else {
                 return .oauthError("invalid_grant", "authentication failure")
+            }
+            // Salesforce answers a locked-out user as a wrong password; only an inactive one differs.
+            let userId: String
+            switch try await store.checkSignIn(username: username, password: password) {
+            case let .accepted(id, _): userId = id
+            case .inactive: return .oauthError("invalid_grant", "inactive user")
+            case .refused, .lockedOut: return .oauthError("invalid_grant", "authentication failure")
             }
             // Unlike Salesforce's password flow, the built-in public client also gets a refresh
             // token, so forceterm can keep a session without storing the password.
-            let refresh = try await tokens.issue(kind: .refresh, userId: credential.userId, clientId: clientId)
-            return try await tokenResponse(request, userId: credential.userId, clientId: clientId, refresh: (refresh.token, refresh.selector), scope: "api refresh_token")
+            let refresh = try await tokens.issue(kind: .refresh, userId: userId, clientId: clientId)
+            return try await tokenResponse(request, userId: userId, clientId: clientId, refresh: (refresh.token, refresh.selector), scope: "api refresh_token")
         case "refresh_token":
             guard let refreshToken = parameters["refresh_token"],
                   let found = try await tokens.lookUp(refreshToken, kind: .refresh), found.clientId == clientId else {
@@ -184,17 +189,21 @@ extension LocalOrgAPI {
             let form = oauthParameters(request)
             prefilledCode = form["user_code"] ?? ""
             let approve = form["action"] != "deny"
-            if let username = form["username"], let password = form["password"],
-               let credential = try await store.credential(username: username),
-               PasswordHasher.verify(password, against: credential.passwordHash) {
-                if try DeviceAuthorization(store: store).decide(userCode: prefilledCode, userId: credential.userId, approve: approve) {
+            let username = form["username"] ?? ""
+            switch try await store.checkSignIn(username: username, password: form["password"] ?? "") {
+            case let .accepted(userId, _):
+                if try DeviceAuthorization(store: store).decide(userCode: prefilledCode, userId: userId, approve: approve) {
                     return htmlPage(title: approve ? "Device connected" : "Request denied",
                                     body: approve ? "<p>You can go back to your device; it is signed in as \(htmlEscaped(username)).</p>"
                                                   : "<p>The device was not connected.</p>")
                 }
                 notice = "That code is unknown, expired or already used."
-            } else {
+            case .refused:
                 notice = "Wrong username or password."
+            case .inactive:
+                notice = "This user is deactivated; ask the trainer (localorg user activate)."
+            case .lockedOut:
+                notice = "Too many failed sign-ins: this user is locked out for \(LockoutPolicy.lockoutSeconds / 60) minutes, or until the trainer runs localorg user unlock."
             }
         }
         let form = """

@@ -18,12 +18,11 @@ extension LocalOrgAPI {
         guard let username = Self.xmlElementText(envelope, named: "username"), let password = Self.xmlElementText(envelope, named: "password") else {
             return soapFault(code: "INVALID_LOGIN", message: "Invalid username, password, security token; or user locked out.", status: 500)
         }
-        guard let credential = try await store.credential(username: username),
-              PasswordHasher.verify(password, against: credential.passwordHash) else {
+        guard case let .accepted(userId, _) = try await store.checkSignIn(username: username, password: password) else {
             return soapFault(code: "INVALID_LOGIN", message: "Invalid username, password, security token; or user locked out.", status: 500)
         }
-        let access = try await tokens.issue(kind: .access, userId: credential.userId, clientId: "soap")
-        guard let userObject = schema.object(named: "User"), let user = try await store.record(userObject, id: credential.userId),
+        let access = try await tokens.issue(kind: .access, userId: userId, clientId: "soap")
+        guard let userObject = schema.object(named: "User"), let user = try await store.record(userObject, id: userId),
               let organization = schema.object(named: "Organization"),
               let organizationRecord = try await store.record(organization, id: organizationId) else { throw APIError.resourceNotFound }
         func text(_ record: StoredRecord, _ field: String) -> String { String.fromDatabaseValue(record.values[field] ?? .null) ?? "" }
@@ -36,10 +35,10 @@ extension LocalOrgAPI {
             <passwordExpired>false</passwordExpired>\
             <sandbox>\(Bool.fromDatabaseValue(organizationRecord.values["IsSandbox"] ?? .null) == true)</sandbox>\
             <serverUrl>\(xmlEscaped("\(request.baseURL)/services/Soap/u/\(versionText)/\(organization15)"))</serverUrl>\
-            <sessionId>\(xmlEscaped(access.token))</sessionId><userId>\(credential.userId)</userId><userInfo>\
+            <sessionId>\(xmlEscaped(access.token))</sessionId><userId>\(userId)</userId><userInfo>\
             <organizationId>\(organizationId)</organizationId><organizationName>\(xmlEscaped(text(organizationRecord, "Name")))</organizationName>\
             <userEmail>\(xmlEscaped(text(user, "Email")))</userEmail><userFullName>\(xmlEscaped(text(user, "Name")))</userFullName>\
-            <userId>\(credential.userId)</userId><userName>\(xmlEscaped(text(user, "Username")))</userName>\
+            <userId>\(userId)</userId><userName>\(xmlEscaped(text(user, "Username")))</userName>\
             </userInfo></result></loginResponse></soapenv:Body></soapenv:Envelope>
             """
         return APIResponse(status: 200, headers: [("Content-Type", "text/xml;charset=UTF-8")], body: Array(body.utf8))

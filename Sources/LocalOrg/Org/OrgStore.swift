@@ -54,6 +54,7 @@ public final class OrgStore: Sendable {
                     expiresAt INTEGER, refreshSelector TEXT, revoked INTEGER NOT NULL DEFAULT 0);
                 CREATE INDEX IF NOT EXISTS localorg_token_refresh ON localorg_token(refreshSelector);
                 """)
+            try Self.addSignInColumns(db)
             try DeviceAuthorization.ensureTable(db)
             for object in schema.objects {
                 let table = object.tableName
@@ -162,35 +163,9 @@ public final class OrgStore: Sendable {
     /// Adds a user who can sign in.
     public func addUser(username: String, password: String, firstName: String?, lastName: String, email: String?,
                         isAdmin: Bool) throws -> String {
-        guard let user = schema.object(named: "User") else { throw SchemaError(description: "no User object") }
-        let hash = try PasswordHasher.hash(password)
-        let body: JSONObject = [
-            "Username": .string(username), "FirstName": firstName.map(JSONValue.string) ?? .null,
-            "LastName": .string(lastName), "Email": .string(email ?? username), "IsActive": true,
-            "Alias": .string(String(username.prefix(8))), "TimeZoneSidKey": "GMT", "LanguageLocaleKey": "en_US",
-        ]
-        var values = try RecordValidator.values(for: user, body: body, mode: .create)
-        let now = Self.now()
-        return try pool.write { db in
-            let adminId = try String.fetchOne(db, sql: "SELECT userId FROM localorg_credential WHERE isAdmin = 1 LIMIT 1") ?? ""
-            let id = try insertRow(db, object: user, values: &values, actingUserId: adminId, now: now)
-            try db.execute(sql: "INSERT INTO localorg_credential (userId, passwordHash, isAdmin) VALUES (?, ?, ?)",
-                           arguments: [id, hash, isAdmin])
-            return id
-        }
-    }
-
-    /// The active user with this username (case-insensitive) and its stored password hash.
-    func credential(username: String) async throws -> (userId: String, passwordHash: String, isAdmin: Bool)? {
-        guard let user = schema.object(named: "User") else { return nil }
-        return try await pool.read { db in
-            guard let row = try Row.fetchOne(db, sql: """
-                SELECT u.Id, c.passwordHash, c.isAdmin FROM \(quoted(user.tableName)) u
-                JOIN localorg_credential c ON c.userId = u.Id
-                WHERE u.Username = ? COLLATE NOCASE AND u.IsActive = 1 AND u.IsDeleted = 0
-                """, arguments: [username]) else { return nil }
-            return (row[0], row[1], row[2])
-        }
+        let ids = try addUsers([NewOrgUser(username: username, password: password, firstName: firstName, lastName: lastName, isAdmin: isAdmin)])
+        guard let id = ids.first else { throw SchemaError(description: "\(username) was not added") }
+        return id
     }
 
     /// Replaces a user's password (hashed); the user's existing tokens stay valid, as in Salesforce.

@@ -44,14 +44,16 @@ public enum Seeder {
     static let departments = ["Sales", "Finance", "Engineering", "Marketing", "Achats", "Recherche et Développement", "人事部", "Support"]
 
     /// Creates `accounts` accounts and `contacts` contacts (spread over the accounts, some with
-    /// none) in one transaction. Returns the counts created.
-    public static func seed(store: OrgStore, accounts accountCount: Int, contacts contactCount: Int, randomSeed: UInt64) throws -> (accounts: Int, contacts: Int) {
+    /// none) in one transaction. Returns the counts created. Records are owned by the active
+    /// users, or only by `owners` (user ids) when given: a trainee's own copy of the data.
+    public static func seed(store: OrgStore, accounts accountCount: Int, contacts contactCount: Int, randomSeed: UInt64,
+                            owners: [String]? = nil) throws -> (accounts: Int, contacts: Int) {
         guard let account = store.schema.object(named: "Account"), let contact = store.schema.object(named: "Contact"),
               let user = store.schema.object(named: "User") else { throw SchemaError(description: "the schema needs Account, Contact and User") }
         var random = SeededGenerator(seed: randomSeed)
         let now = OrgStore.now()
         return try store.writeNow { db in
-            let ownerIds = try String.fetchAll(db, sql: "SELECT Id FROM \(quoted(user.tableName)) WHERE IsActive = 1 AND IsDeleted = 0 ORDER BY Id")
+            let ownerIds = try owners ?? String.fetchAll(db, sql: "SELECT Id FROM \(quoted(user.tableName)) WHERE IsActive = 1 AND IsDeleted = 0 ORDER BY Id")
             guard let firstOwner = ownerIds.first else { throw SchemaError(description: "the org has no active user") }
             var accountIds: [String] = []
             accountIds.reserveCapacity(accountCount)
