@@ -128,6 +128,10 @@ struct Serve: AsyncParsableCommand {
         let scheme = http ? "http" : "https"
         let localCA = tlsCert == nil && !http
         let fingerprint = localCA ? try authority.caFingerprint() : nil
+        // Beyond this machine, only demo users whose password is still the published one are
+        // listed, with a warning for an admin among them (checking costs a password hash each).
+        let servesOthers = addresses.contains { !($0.host.hasPrefix("127.") || $0.host == "::1" || $0.host == "localhost") }
+        let published = servesOthers ? try store.demoUsersWithPublishedPasswords() : OrgStore.demoUsers.map { ($0.username, $0.password, $0.admin) }
         if let parentPid { ParentWatch.stopWhenOrphaned(parent: parentPid) }
         try await server.run(stopOnSignals: true) { (bound: [LocalOrgServer.BoundAddress]) in
             let urls = Self.urls(bound, scheme: scheme)
@@ -138,8 +142,14 @@ struct Serve: AsyncParsableCommand {
                 if let fingerprint { lines.append("CA fingerprint: SHA256 \(fingerprint)") }
             }
             lines.append("Client id:      \(LocalOrgAPI.builtInClientId)  (no secret needed)")
-            for user in OrgStore.demoUsers {
+            for user in published {
                 lines.append("Demo user:      \(user.username)  password \(user.password)\(user.admin ? "  (admin)" : "")")
+            }
+            if servesOthers, let admin = published.first(where: \.admin) {
+                lines.append("""
+                    WARNING: \(admin.username) is an administrator whose password is printed above and in the docs: anyone \
+                    on this network can sign in as admin. Before a class: localorg user passwd \(admin.username) (or user deactivate).
+                    """)
             }
             // The address other machines use when there is one, else this machine's.
             if let roomURL = urls.first(where: { !$0.contains("://localhost:") && !$0.contains("://127.") && !$0.contains("[::1]") }) ?? urls.first {

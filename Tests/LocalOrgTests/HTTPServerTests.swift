@@ -98,9 +98,20 @@ struct RunningServer {
             let (errorData, errorResponse) = try await session.data(for: unauthorized)
             #expect((errorResponse as? HTTPURLResponse)?.statusCode == 401)
             #expect(String(decoding: errorData, as: UTF8.self) == #"[{"message":"Session expired or invalid","errorCode":"INVALID_SESSION_ID"}]"#)
-            // The request log names method, path and status, but never tokens or query strings.
-            #expect(log.lines.contains { $0.hasPrefix("POST /services/data/v59.0/sobjects/Contact/ 201 ") })
-            #expect(log.lines.contains { $0.hasPrefix("GET /services/data/v59.0/query 200 ") })
+            // A collection whose envelope is 200 though one record was refused.
+            var collection = URLRequest(url: try #require(URL(string: "\(base)/services/data/v59.0/composite/sobjects")))
+            collection.httpMethod = "POST"
+            collection.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
+            collection.setValue("application/json", forHTTPHeaderField: "Content-Type")
+            collection.httpBody = Data(#"{"allOrNone":false,"records":[{"attributes":{"type":"Contact"},"LastName":"One"},{"attributes":{"type":"Contact"},"LastName":"Two"},{"attributes":{"type":"Contact"},"FirstName":"No last name"}]}"#.utf8)
+            let (_, collectionResponse) = try await session.data(for: collection)
+            #expect((collectionResponse as? HTTPURLResponse)?.statusCode == 200)
+            // The request log names time, user, method, path, status and what a composite answer
+            // holds, but never tokens or query strings.
+            #expect(log.lines.contains { $0.contains("Z demo@localorg.test POST /services/data/v59.0/sobjects/Contact/ 201 ") }, "\(log.lines)")
+            #expect(log.lines.contains { $0.contains(" demo@localorg.test GET /services/data/v59.0/query 200 ") })
+            #expect(log.lines.contains { $0.contains(" POST /services/data/v59.0/composite/sobjects 200 [ok×2 REQUIRED_FIELD_MISSING×1] ") }, "\(log.lines)")
+            #expect(log.lines.contains { $0.contains(" - GET /services/data/v59.0/sobjects/ 401 ") }, "\(log.lines)")
             #expect(!log.lines.contains { $0.contains(token) || $0.contains("SELECT") || $0.contains("password") })
         } catch {
             await server.stop()

@@ -87,6 +87,7 @@ extension LocalOrgAPI {
             guard let username = parameters["username"], let password = parameters["password"] else {
                 return .oauthError("invalid_grant", "authentication failure")
             }
+            RequestContext.current?.note(username: username)
             // Salesforce answers a locked-out user as a wrong password; only an inactive one differs.
             let userId: String
             switch try await store.checkSignIn(username: username, password: password) {
@@ -190,6 +191,7 @@ extension LocalOrgAPI {
             prefilledCode = form["user_code"] ?? ""
             let approve = form["action"] != "deny"
             let username = form["username"] ?? ""
+            RequestContext.current?.note(username: username)
             switch try await store.checkSignIn(username: username, password: form["password"] ?? "") {
             case let .accepted(userId, _):
                 if try DeviceAuthorization(store: store).decide(userCode: prefilledCode, userId: userId, approve: approve) {

@@ -48,6 +48,8 @@ public struct Session: Sendable {
     public var userId: String
     public var isAdmin: Bool
     public var clientId: String
+    /// For the request log: who did it.
+    public var username: String = ""
 }
 
 /// OAuth access and refresh tokens. A token is `ORGID!SELECTOR.VERIFIER`: the selector finds the
@@ -102,10 +104,16 @@ public struct TokenService: Sendable {
     public func session(forAccessToken token: String) async throws -> Session? {
         guard let found = try await lookUp(token, kind: .access) else { return nil }
         if let expiresAt = found.expiresAt, expiresAt <= OrgStore.now() { return nil }
-        let isAdmin = try await store.pool.read { db in
-            try Bool.fetchOne(db, sql: "SELECT isAdmin FROM localorg_credential WHERE userId = ?", arguments: [found.userId]) ?? false
+        let userTable = quoted(store.schema.object(named: "User")?.tableName ?? "User")
+        let (isAdmin, username) = try await store.pool.read { db -> (Bool, String) in
+            let row = try Row.fetchOne(db, sql: """
+                SELECT c.isAdmin, COALESCE(u.Username, '') FROM localorg_credential c LEFT JOIN \(userTable) u ON u.Id = c.userId
+                WHERE c.userId = ?
+                """, arguments: [found.userId])
+            return (row?[0] ?? false, row?[1] ?? "")
         }
-        return Session(userId: found.userId, isAdmin: isAdmin, clientId: found.clientId)
+        RequestContext.current?.note(username: username)
+        return Session(userId: found.userId, isAdmin: isAdmin, clientId: found.clientId, username: username)
     }
 
     /// Revokes a token; revoking a refresh token also revokes the access tokens issued from it.

@@ -34,6 +34,9 @@ public struct APIResponse: Sendable {
     public var status: Int
     public var headers: [(String, String)]
     public var body: [UInt8]
+    /// For the request log, never sent: who asked, and the outcomes inside a composite answer.
+    public var loggedUser: String?
+    public var innerOutcomes: String?
 
     public static let jsonContentType = "application/json;charset=UTF-8"
 

@@ -85,7 +85,8 @@ public struct LocalOrgServer: Sendable {
             if let requestLog {
                 let elapsed = ContinuousClock.now - started
                 let milliseconds = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
-                requestLog("\(apiRequest.method) \(apiRequest.path) \(apiResponse.status) \(String(format: "%.1f", milliseconds)) ms")
+                requestLog(RequestLogEntry(time: Date(), username: apiResponse.loggedUser, method: apiRequest.method, path: apiRequest.path,
+                                           status: apiResponse.status, inner: apiResponse.innerOutcomes, milliseconds: milliseconds).line)
             }
             return Self.response(from: apiResponse)
         }

@@ -197,6 +197,21 @@ extension OrgStore {
         }
     }
 
+    /// The demo users still active with the password `localorg serve` prints (and the docs
+    /// publish): anyone who has read them can sign in as these users.
+    public func demoUsersWithPublishedPasswords() throws -> [(username: String, password: String, admin: Bool)] {
+        guard let user = schema.object(named: "User") else { return [] }
+        return try Self.demoUsers.filter { demo in
+            let hash = try pool.read { db in
+                try String.fetchOne(db, sql: """
+                    SELECT c.passwordHash FROM \(quoted(user.tableName)) u JOIN localorg_credential c ON c.userId = u.Id
+                    WHERE u.Username = ? COLLATE NOCASE AND u.IsActive = 1 AND u.IsDeleted = 0
+                    """, arguments: [demo.username])
+            }
+            return hash.map { PasswordHasher.verify(demo.password, against: $0) } ?? false
+        }.map { ($0.username, $0.password, $0.admin) }
+    }
+
     /// A password nobody chose: 12 letters and digits without look-alikes (0/O, 1/l/I), in
     /// groups of four for reading aloud, from the system's secure random generator.
     public static func generatedPassword() -> String {

@@ -97,7 +97,10 @@ public struct LocalOrgAPI: Sendable {
         } catch {
             return .error(error)
         }
-        var response = await handleDecoded(request)
+        let context = RequestContext()
+        var response = await RequestContext.$current.withValue(context) { await handleDecoded(request) }
+        response.loggedUser = context.username
+        response.innerOutcomes = RequestLogEntry.innerOutcomes(path: request.path, status: response.status, body: response.body)
         HTTPCompression.compress(&response, acceptEncoding: request.header("accept-encoding"))
         return response
     }

@@ -1,0 +1,68 @@
+import ForceJSON
+import Foundation
+
+/// What one request's handling learned for the log, gathered as it goes: routes deep in the API
+/// note who is asking without passing it back up through every return.
+final class RequestContext: @unchecked Sendable {
+    @TaskLocal static var current: RequestContext?
+
+    private let lock = NSLock()
+    private var noted: String?
+
+    /// The user behind the request (a signed-in session, or the username a sign-in tried).
+    func note(username: String) {
+        lock.withLock { if noted == nil || noted == "" { noted = username } }
+    }
+
+    var username: String? { lock.withLock { noted } }
+}
+
+/// One request as the trainer's log shows it.
+public struct RequestLogEntry: Sendable, Equatable {
+    public var time: Date
+    public var username: String?
+    public var method: String
+    public var path: String
+    public var status: Int
+    /// The statuses inside a composite or collection answer (`201×20 400×2`), whose envelope is
+    /// 200 even when parts of it were refused.
+    public var inner: String?
+    public var milliseconds: Double
+
+    /// `2026-11-26T17:12:21Z trainee01@class.test POST /services/data/v66.0/composite/sobjects 200 [200×23 REQUIRED_FIELD_MISSING×2] 24.4 ms`
+    public var line: String {
+        let stamp = ISO8601DateFormatter.string(from: time, timeZone: TimeZone(identifier: "UTC") ?? .current,
+                                                formatOptions: [.withInternetDateTime])
+        return "\(stamp) \(username.flatMap { $0.isEmpty ? nil : $0 } ?? "-") \(method) \(path) \(status)"
+            + (inner.map { " [\($0)]" } ?? "") + " \(String(format: "%.1f", milliseconds)) ms"
+    }
+
+    /// The outcomes inside a composite family answer, counted: HTTP statuses of `composite` and
+    /// `composite/batch` subrequests, `200` or the error code of each sObject Collections result,
+    /// `201` or the error codes of a tree's records. Nil for every other answer.
+    static func innerOutcomes(path: String, status: Int, body: [UInt8]) -> String? {
+        guard status < 300, path.contains("/composite"), let document = try? JSONParser.parse(body) else { return nil }
+        var outcomes: [String] = []
+        if let parts = document["compositeResponse"]?.arrayValue {
+            outcomes = parts.map { String($0["httpStatusCode"]?.int64Value ?? 0) }
+        } else if let results = document["results"]?.arrayValue, document["hasErrors"] != nil {
+            if path.contains("/composite/tree") {
+                outcomes = document["hasErrors"]?.boolValue == true
+                    ? results.flatMap { ($0["errors"]?.arrayValue ?? []).map { $0["statusCode"]?.stringValue ?? "error" } }
+                    : results.map { _ in "201" }
+            } else {
+                outcomes = results.map { String($0["statusCode"]?.int64Value ?? 0) }
+            }
+        } else if let results = document.arrayValue {
+            outcomes = results.map { result in
+                result["success"]?.boolValue == true ? "ok" : (result["errors"]?.arrayValue?.first?["statusCode"]?.stringValue ?? "error")
+            }
+        }
+        guard !outcomes.isEmpty else { return nil }
+        var counts: [(String, Int)] = []
+        for outcome in outcomes {
+            if let index = counts.firstIndex(where: { $0.0 == outcome }) { counts[index].1 += 1 } else { counts.append((outcome, 1)) }
+        }
+        return counts.map { "\($0.0)×\($0.1)" }.joined(separator: " ")
+    }
+}
