@@ -110,3 +110,29 @@ def test_each_trainee_owns_a_copy_for_a_private_class(tmp_path):
         assert not {r["Id"] for r in seen[0]["records"]} & {r["Id"] for r in seen[1]["records"]}
     finally:
         assert server.stop() == 0
+
+
+def test_the_trainer_reads_the_org_with_query_and_show(org, sf):
+    created = sf.Contact.create({"LastName": "Shown To The Trainer", "Title": "Tab\tInside"})
+    queried = run_cli(org.data_dir, "query", f"SELECT Id, LastName, Title, Owner.Username FROM Contact WHERE Id = '{created['id']}'")
+    assert queried.returncode == 0, queried.stderr
+    header, row = queried.stdout.splitlines()
+    assert header.split("\t") == ["Id", "LastName", "Title", "Owner.Username"]
+    assert row.split("\t") == [created["id"], "Shown To The Trainer", "Tab Inside", "demo@localorg.test"]
+    assert queried.stderr.strip() == "1 record"
+    counted = run_cli(org.data_dir, "query", "SELECT COUNT() FROM Contact WHERE LastName = 'Shown To The Trainer'")
+    assert counted.returncode == 0 and counted.stderr.strip() == "1 record", counted.stderr
+
+    shown = run_cli(org.data_dir, "show", created["id"])
+    assert shown.returncode == 0, shown.stderr
+    assert shown.stdout.startswith(f"Contact {created['id']}\n")
+    assert any(line.split() == ["LastName", "Shown", "To", "The", "Trainer"] for line in shown.stdout.splitlines()), shown.stdout
+    as_json = run_cli(org.data_dir, "show", created["id"], "--json")
+    assert '"Title": "Tab\\tInside"' in as_json.stdout
+
+    bad = run_cli(org.data_dir, "query", "SELECT Nope FROM Contact")
+    assert bad.returncode != 0 and "INVALID_FIELD" in bad.stderr, bad.stderr
+    missing = run_cli(org.data_dir, "show", "003Lo00000ZZZZZ")
+    assert missing.returncode != 0 and "no record has the id" in missing.stderr, missing.stderr
+    malformed = run_cli(org.data_dir, "show", "not-an-id")
+    assert malformed.returncode != 0 and "MALFORMED_ID" in malformed.stderr, malformed.stderr

@@ -18,7 +18,7 @@ struct LocalOrgCommand: AsyncParsableCommand {
             """,
         // The Makefile's VERSION, as forceterm's (a test checks both).
         version: "localorg 0.22.0",
-        subcommands: [Serve.self, Seed.self, Info.self, UserCommand.self, SnapshotCommand.self, Approve.self, Edit.self, Delete.self])
+        subcommands: [Serve.self, Seed.self, Info.self, UserCommand.self, SnapshotCommand.self, Show.self, Query.self, Approve.self, Edit.self, Delete.self])
 }
 
 /// The `--data` option every command shares.
