@@ -115,3 +115,17 @@ final class LockedCounts: @unchecked Sendable {
     func add(_ value: (Int, Int)) { lock.withLock { seen.append((contacts: value.0, accounts: value.1)) } }
     var values: [(contacts: Int, accounts: Int)] { lock.withLock { seen } }
 }
+
+@Suite("Seeded demo data")
+struct SeederNameTests {
+    @Test("The demo's 500 contacts have 500 different names, some without a first name")
+    func namesDoNotRepeat() async throws {
+        let org = try await TestOrg()
+        defer { org.remove() }
+        _ = try Seeder.seed(store: org.store, accounts: 50, contacts: 500, randomSeed: 1)
+        let rows = try await org.store.rows(sql: "SELECT COALESCE(FirstName, ''), LastName FROM sobject_Contact", arguments: [])
+        let names = rows.map { row in row.compactMap(String.fromDatabaseValue).joined(separator: " ") }
+        #expect(names.count == 500 && Set(names).count == 500)
+        #expect(rows.contains { String.fromDatabaseValue($0[0]) == "" || $0[0].isNull })
+    }
+}

@@ -84,14 +84,21 @@ public enum Seeder {
                                                       presetId: id, checkReferences: false))
             }
             let firstContactNumber = try store.reserveNumbers(db, keyPrefix: contact.keyPrefix, count: Int64(contactCount))
+            // Every full name once while the pairs last (first × last names), so a demo's list never
+            // shows one person twice; a missing first name only where the last name alone is new.
+            var pairs = Array(0..<(firstNames.count * lastNames.count))
+            pairs.shuffle(using: &random)
+            var lastNamesAlone = Set<String>()
             for index in 0..<contactCount {
-                let first = firstNames.randomElement(using: &random) ?? "Ana"
-                let last = lastNames.randomElement(using: &random) ?? "Doe"
+                let pair = pairs[index % pairs.count]
+                let first = firstNames[pair / lastNames.count]
+                let last = lastNames[pair % lastNames.count]
                 var values: [String: DatabaseValue] = [
                     "LastName": String(last.prefix(80)).databaseValue,
                     "OwnerId": (ownerIds.randomElement(using: &random) ?? firstOwner).databaseValue,
                 ]
-                if Int.random(in: 0..<10, using: &random) < 9 { values["FirstName"] = first.databaseValue }
+                let withoutFirstName = Int.random(in: 0..<10, using: &random) == 9
+                if !withoutFirstName || !lastNamesAlone.insert(last).inserted { values["FirstName"] = first.databaseValue }
                 if !accountIds.isEmpty, Int.random(in: 0..<10, using: &random) < 9 {
                     values["AccountId"] = (accountIds.randomElement(using: &random) ?? accountIds[0]).databaseValue
                 }
