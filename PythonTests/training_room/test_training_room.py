@@ -69,17 +69,22 @@ class Output:
             self.queue.put(line)
         self.queue.put(None)
 
-    def wait_for(self, pattern, timeout=60):
-        """The first match of `pattern` in a line not read yet; fails with everything read so far."""
+    def _lines(self, timeout):
+        """Lines not read yet, each as it comes, until the output closes or `timeout` passes."""
         deadline = time.time() + timeout
         while time.time() < deadline:
             try:
                 line = self.queue.get(timeout=max(0.01, deadline - time.time()))
             except queue.Empty:
-                break
+                return
             if line is None:
-                break
+                return
             self.lines.append(line)
+            yield line
+
+    def wait_for(self, pattern, timeout=60):
+        """The first match of `pattern` in a line not read yet; fails with everything read so far."""
+        for line in self._lines(timeout):
             match = re.search(pattern, line)
             if match:
                 return match
@@ -87,15 +92,8 @@ class Output:
 
     def rest(self, timeout=30):
         """Every line until the process has ended and its output closed."""
-        deadline = time.time() + timeout
-        while time.time() < deadline:
-            try:
-                line = self.queue.get(timeout=max(0.01, deadline - time.time()))
-            except queue.Empty:
-                break
-            if line is None:
-                break
-            self.lines.append(line)
+        for _ in self._lines(timeout):
+            pass
         return self.lines
 
 

@@ -129,20 +129,15 @@ struct CurlWorker {
         // No "Expect: 100-continue" round trip before bodies.
         headerList = curl_slist_append(headerList, "Expect:")
 
-        forceterm_curl_set_string(handle, CURLOPT_URL, request.url)
+        Self.setConnection(handle, url: request.url, errorBuffer: errorBuffer, configuration: configuration,
+                           verifies: !configuration.allowsInsecureTLS)
         if let shareHandle = share.handle { forceterm_curl_set_pointer(handle, CURLOPT_SHARE, shareHandle) }
-        forceterm_curl_set_long(handle, CURLOPT_NOSIGNAL, 1)
-        forceterm_curl_set_pointer(handle, CURLOPT_ERRORBUFFER, errorBuffer)
         forceterm_curl_set_list(handle, CURLOPT_HTTPHEADER, headerList)
         forceterm_curl_set_string(handle, CURLOPT_USERAGENT, configuration.userAgent)
         forceterm_curl_set_string(handle, CURLOPT_ACCEPT_ENCODING, "gzip, deflate")
         forceterm_curl_set_long(handle, CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2TLS))
         forceterm_curl_set_long(handle, CURLOPT_TCP_KEEPALIVE, 1)
         forceterm_curl_set_long(handle, CURLOPT_FOLLOWLOCATION, 0)
-        forceterm_curl_set_long(handle, CURLOPT_SSL_VERIFYPEER, configuration.allowsInsecureTLS ? 0 : 1)
-        forceterm_curl_set_long(handle, CURLOPT_SSL_VERIFYHOST, configuration.allowsInsecureTLS ? 0 : 2)
-        if let caFile = configuration.caFile { forceterm_curl_set_string(handle, CURLOPT_CAINFO, caFile) }
-        forceterm_curl_set_long(handle, CURLOPT_CONNECTTIMEOUT_MS, Self.milliseconds(configuration.connectTimeout))
         forceterm_curl_set_long(handle, CURLOPT_LOW_SPEED_LIMIT, 1)
         forceterm_curl_set_long(handle, CURLOPT_LOW_SPEED_TIME, max(1, Int(configuration.stallTimeout.rounded(.up))))
         forceterm_curl_set_long(handle, CURLOPT_TIMEOUT_MS, Self.milliseconds(configuration.requestDeadline))
@@ -211,6 +206,19 @@ struct CurlWorker {
         forceterm_curl_get_long(handle, CURLINFO_RESPONSE_CODE, &status)
         return .success(HTTPResponse(status: status, headers: Self.finalHeaders(sink.headerLines), body: sink.body,
                                      transferred: (sent: Int(sent), received: Int(received))))
+    }
+
+    /// What every connection needs, for requests and for the trust check's bare handshakes alike:
+    /// the URL, no signals, the error text, the connect timeout and how the certificate is checked.
+    static func setConnection(_ handle: UnsafeMutableRawPointer, url: String, errorBuffer: UnsafeMutablePointer<CChar>,
+                              configuration: TransportConfiguration, verifies: Bool) {
+        forceterm_curl_set_string(handle, CURLOPT_URL, url)
+        forceterm_curl_set_long(handle, CURLOPT_NOSIGNAL, 1)
+        forceterm_curl_set_pointer(handle, CURLOPT_ERRORBUFFER, errorBuffer)
+        forceterm_curl_set_long(handle, CURLOPT_CONNECTTIMEOUT_MS, milliseconds(configuration.connectTimeout))
+        forceterm_curl_set_long(handle, CURLOPT_SSL_VERIFYPEER, verifies ? 1 : 0)
+        forceterm_curl_set_long(handle, CURLOPT_SSL_VERIFYHOST, verifies ? 2 : 0)
+        if let caFile = configuration.caFile { forceterm_curl_set_string(handle, CURLOPT_CAINFO, caFile) }
     }
 
     static func isJSON(_ request: HTTPRequest) -> Bool {

@@ -81,15 +81,9 @@ extension CurlTransport {
             curl_easy_cleanup(handle)
             errorBuffer.deallocate()
         }
-        forceterm_curl_set_string(handle, CURLOPT_URL, url)
+        CurlWorker.setConnection(handle, url: url, errorBuffer: errorBuffer, configuration: configuration, verifies: verify)
         forceterm_curl_set_long(handle, CURLOPT_CONNECT_ONLY, 1)
-        forceterm_curl_set_long(handle, CURLOPT_NOSIGNAL, 1)
-        forceterm_curl_set_pointer(handle, CURLOPT_ERRORBUFFER, errorBuffer)
-        forceterm_curl_set_long(handle, CURLOPT_CONNECTTIMEOUT_MS, CurlWorker.milliseconds(configuration.connectTimeout))
-        forceterm_curl_set_long(handle, CURLOPT_SSL_VERIFYPEER, verify ? 1 : 0)
-        forceterm_curl_set_long(handle, CURLOPT_SSL_VERIFYHOST, verify ? 2 : 0)
         forceterm_curl_set_long(handle, CURLOPT_CERTINFO, verify ? 0 : 1)
-        if let caFile = configuration.caFile { forceterm_curl_set_string(handle, CURLOPT_CAINFO, caFile) }
         let code = curl_easy_perform(handle)
         guard code == CURLE_OK else {
             throw CurlWorker.classify(code, handle: handle, message: String(cString: errorBuffer), url: url, configuration: configuration)
