@@ -2,6 +2,7 @@ import ArgumentParser
 import ForceJSON
 import Foundation
 import LocalOrg
+import SalesforceTime
 
 /// `localorg show ID`: one record, every field, as an administrator sees it.
 struct Show: AsyncParsableCommand {
@@ -100,4 +101,56 @@ struct Query: AsyncParsableCommand {
         }
         return cells
     }
+}
+
+/// `localorg history ID`: every change of a record, as Salesforce's field history shows it.
+struct History: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Show every change of a record since the org was seeded: when, who, which field, old and new value.",
+        discussion: """
+            Changes made through the API (a trainee's sync) and with localorg edit|delete are kept; \
+            seeded data starts without history, as records imported into Salesforce do.
+
+            Example: localorg history 003Lo0000000001IAA
+            """)
+
+    @OptionGroup var data: DataOption
+    @Argument(help: "The record id (15 or 18 characters).") var id: String
+    @Flag(help: "Print the changes as a JSON array.") var json = false
+
+    func run() throws {
+        guard let canonical = SalesforceId.canonical(id) else {
+            throw ValidationError("\(id) is not a Salesforce id (15 or 18 letters and digits)")
+        }
+        let store = try data.orgDirectory.openStore()
+        let changes = try store.history(of: canonical)
+        if json {
+            print(JSONWriter.string(.array(changes.map { change in
+                [
+                    "time": .string(SalesforceDate.formatDateTime(change.time)), "username": .string(change.username),
+                    "userId": .string(change.userId), "object": .string(change.object), "field": .string(change.field),
+                    "oldValue": change.oldValue.map(JSONValue.string) ?? .null, "newValue": change.newValue.map(JSONValue.string) ?? .null,
+                ]
+            }), pretty: true))
+            return
+        }
+        guard !changes.isEmpty else {
+            print(try store.recordExists(id: canonical) ? "No change to \(canonical) since the org was seeded." : "No record has the id \(id) in this org.")
+            return
+        }
+        let formatter = ISO8601DateFormatter()
+        let width = changes.map(\.username.count).max() ?? 0
+        for change in changes {
+            let time = formatter.string(from: Date(timeIntervalSince1970: Double(change.time)))
+            let what: String
+            switch change.field {
+            case FieldChange.createdField: what = "created \(change.object)"
+            case FieldChange.deletedField: what = "deleted \(change.object)"
+            default: what = "\(change.field): \(Self.quoted(change.oldValue)) → \(Self.quoted(change.newValue))"
+            }
+            print("\(time)  \(change.username.padding(toLength: width, withPad: " ", startingAt: 0))  \(what)")
+        }
+    }
+
+    static func quoted(_ value: String?) -> String { value.map { "\"\($0)\"" } ?? "(blank)" }
 }

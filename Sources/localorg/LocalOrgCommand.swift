@@ -18,7 +18,7 @@ struct LocalOrgCommand: AsyncParsableCommand {
             """,
         // The Makefile's VERSION, as forceterm's (a test checks both).
         version: "localorg 0.22.0",
-        subcommands: [Serve.self, Seed.self, Info.self, UserCommand.self, SnapshotCommand.self, Show.self, Query.self, Approve.self, Edit.self, Delete.self])
+        subcommands: [Serve.self, Seed.self, Info.self, UserCommand.self, SnapshotCommand.self, Show.self, History.self, Query.self, Approve.self, Edit.self, Delete.self])
 }
 
 /// The `--data` option every command shares.
@@ -133,6 +133,18 @@ struct Serve: AsyncParsableCommand {
         let servesOthers = addresses.contains { !($0.host.hasPrefix("127.") || $0.host == "::1" || $0.host == "localhost") }
         let published = servesOthers ? try store.demoUsersWithPublishedPasswords() : OrgStore.demoUsers.map { ($0.username, $0.password, $0.admin) }
         if let parentPid { ParentWatch.stopWhenOrphaned(parent: parentPid) }
+        // The trainer's localorg edit|delete|snapshot restore, run in another terminal, show in this log too.
+        let commandLines = quiet ? nil : Task {
+            var last = (try? store.lastEventSequence()) ?? 0
+            while !Task.isCancelled {
+                try? await Task.sleep(for: .milliseconds(500))
+                for event in (try? store.events(after: last)) ?? [] {
+                    last = event.sequence
+                    if event.entry.origin != nil { Self.say(event.entry.line) }
+                }
+            }
+        }
+        defer { commandLines?.cancel() }
         try await server.run(stopOnSignals: true) { (bound: [LocalOrgServer.BoundAddress]) in
             let urls = Self.urls(bound, scheme: scheme)
             var lines = ["localorg is serving \(urls.first ?? "")  (data: \(directory.path))"]

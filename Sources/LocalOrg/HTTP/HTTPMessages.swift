@@ -37,6 +37,8 @@ public struct APIResponse: Sendable {
     /// For the request log, never sent: who asked, and the outcomes inside a composite answer.
     public var loggedUser: String?
     public var innerOutcomes: String?
+    /// A body sent as it is made (the trainer page's live feed), instead of `body`.
+    public var stream: AsyncStream<[UInt8]>?
 
     public static let jsonContentType = "application/json;charset=UTF-8"
 

@@ -6,6 +6,7 @@ import HummingbirdTLS
 import Logging
 import NIOCore
 import NIOSSL
+import ServiceLifecycle
 
 /// Serves a `LocalOrgAPI` over HTTP or HTTPS with Hummingbird. The API does the work; this only
 /// converts HTTP messages both ways.
@@ -82,12 +83,14 @@ public struct LocalOrgServer: Sendable {
                                         headers: headers, body: body, baseURL: "\(scheme)://\(authority)")
             let started = ContinuousClock.now
             let apiResponse = await api.handle(apiRequest)
-            if let requestLog {
-                let elapsed = ContinuousClock.now - started
-                let milliseconds = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
-                requestLog(RequestLogEntry(time: Date(), username: apiResponse.loggedUser, method: apiRequest.method, path: apiRequest.path,
-                                           status: apiResponse.status, inner: apiResponse.innerOutcomes, milliseconds: milliseconds).line)
-            }
+            let elapsed = ContinuousClock.now - started
+            let milliseconds = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
+            let entry = RequestLogEntry(time: Date(), username: apiResponse.loggedUser, method: apiRequest.method, path: apiRequest.path,
+                                        status: apiResponse.status, inner: apiResponse.innerOutcomes, milliseconds: milliseconds)
+            // The trainer's page is left out of the log it shows (each of its own requests would be
+            // news to it, and it would ask again), but for a non-admin refused at its door.
+            if !LocalOrgAPI.isTrainerPath(apiRequest.path) || apiResponse.status == 403 { await api.events.record(entry) }
+            requestLog?(entry.line)
             return Self.response(from: apiResponse)
         }
         let logger = {
@@ -183,12 +186,20 @@ public struct LocalOrgServer: Sendable {
                 if finishedRequired { group.cancelAll() }
             }
         }
+        await api.events.flush()
     }
 
     static func response(from apiResponse: APIResponse) -> Response {
         var fields = HTTPFields()
         for (name, value) in apiResponse.headers {
             if let fieldName = HTTPField.Name(name) { fields.append(HTTPField(name: fieldName, value: value)) }
+        }
+        if let stream = apiResponse.stream {
+            return Response(status: HTTPResponse.Status(code: apiResponse.status), headers: fields, body: ResponseBody { writer in
+                // Ends when the client goes away (the write fails) or the server stops.
+                for try await chunk in stream.cancelOnGracefulShutdown() { try await writer.write(ByteBuffer(bytes: chunk)) }
+                try await writer.finish(nil)
+            })
         }
         return Response(status: HTTPResponse.Status(code: apiResponse.status), headers: fields,
                         body: ResponseBody(byteBuffer: ByteBuffer(bytes: apiResponse.body)))

@@ -28,13 +28,50 @@ public struct RequestLogEntry: Sendable, Equatable {
     /// 200 even when parts of it were refused.
     public var inner: String?
     public var milliseconds: Double
+    /// The command that did it when it was not a request (`localorg edit`), nil for requests.
+    public var origin: String?
+
+    public init(time: Date, username: String?, method: String, path: String, status: Int, inner: String?, milliseconds: Double,
+                origin: String? = nil) {
+        self.time = time
+        self.username = username
+        self.method = method
+        self.path = path
+        self.status = status
+        self.inner = inner
+        self.milliseconds = milliseconds
+        self.origin = origin
+    }
 
     /// `2026-11-26T17:12:21Z trainee01@class.test POST /services/data/v66.0/composite/sobjects 200 [200×23 REQUIRED_FIELD_MISSING×2] 24.4 ms`
     public var line: String {
         let stamp = ISO8601DateFormatter.string(from: time, timeZone: TimeZone(identifier: "UTC") ?? .current,
                                                 formatOptions: [.withInternetDateTime])
         return "\(stamp) \(username.flatMap { $0.isEmpty ? nil : $0 } ?? "-") \(method) \(path) \(status)"
-            + (inner.map { " [\($0)]" } ?? "") + " \(String(format: "%.1f", milliseconds)) ms"
+            + (inner.map { " [\($0)]" } ?? "") + " \(String(format: "%.1f", milliseconds)) ms" + (origin.map { " (\($0))" } ?? "")
+    }
+
+    /// What the request came to, counted record by record for composite answers: refused by a
+    /// conflict (412, `If-Unmodified-Since`), refused otherwise, or done.
+    public var tally: (done: Int, conflicts: Int, errors: Int) {
+        guard let inner else {
+            if status == 412 { return (0, 1, 0) }
+            return status >= 400 ? (0, 0, 1) : (1, 0, 0)
+        }
+        var tally = (done: 0, conflicts: 0, errors: 0)
+        for part in inner.split(separator: " ") {
+            let pieces = part.split(separator: "×")
+            guard pieces.count == 2, let count = Int(pieces[1]) else { continue }
+            let outcome = String(pieces[0])
+            if outcome == "412" || outcome == "PRECONDITION_FAILED" {
+                tally.conflicts += count
+            } else if outcome == "ok" || Int(outcome).map({ $0 < 400 }) == true {
+                tally.done += count
+            } else {
+                tally.errors += count
+            }
+        }
+        return tally
     }
 
     /// The outcomes inside a composite family answer, counted: HTTP statuses of `composite` and

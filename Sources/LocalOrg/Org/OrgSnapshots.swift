@@ -114,7 +114,8 @@ extension OrgStore {
                 // a client still holding one must not find a different record under it.
                 let sequences = try Row.fetchAll(db, sql: "SELECT keyPrefix, lastNumber FROM main.localorg_sequence")
                     .map { (prefix: $0[0] as String, last: $0[1] as Int64) }
-                for table in try tables("main") {
+                // The log is the room's, not the org's: it runs on across restores.
+                for table in try tables("main") where table != OrgStore.eventTable {
                     try db.execute(sql: "DELETE FROM main.\(quoted(table))")
                     guard snapshotTables.contains(table) else { continue }
                     // Columns the schema gained since the snapshot keep their defaults.
@@ -131,6 +132,9 @@ extension OrgStore {
                 try db.execute(sql: "DELETE FROM main.localorg_token")
                 try db.execute(sql: "DELETE FROM main.localorg_device_code")
                 try db.execute(sql: "UPDATE main.\(quoted(organization.tableName)) SET Id = ?", arguments: [newId])
+                let name = URL(fileURLWithPath: path).deletingPathExtension().lastPathComponent
+                try Self.appendEvents(db, [RequestLogEntry(time: Date(), username: nil, method: "RESTORE", path: "/snapshots/\(name)", status: 200,
+                                                           inner: nil, milliseconds: 0, origin: "localorg snapshot restore: new org \(newId)")])
                 for object in schema.objects {
                     counts[object.name] = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM main.\(quoted(object.tableName)) WHERE IsDeleted = 0") ?? 0
                 }

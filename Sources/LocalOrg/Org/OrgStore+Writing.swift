@@ -34,7 +34,8 @@ extension OrgStore {
     /// Inserts a validated record: checks references and unique fields, fills computed and
     /// system fields, and returns the new id.
     func insertRow(_ db: Database, object: ObjectDefinition, values: inout [String: DatabaseValue], actingUserId: String,
-                   now: Int64, presetId: String? = nil, checkReferences: Bool = true, visibleTo ownerId: String? = nil) throws -> String {
+                   now: Int64, presetId: String? = nil, checkReferences: Bool = true, visibleTo ownerId: String? = nil,
+                   recordHistory: Bool = true) throws -> String {
         if !object.recordTypes.isEmpty && (values["RecordTypeId"] ?? .null).isNull {
             values["RecordTypeId"] = object.defaultRecordType.id.databaseValue
         }
@@ -55,6 +56,9 @@ extension OrgStore {
         // One cached statement per object: seeding inserts many thousand rows through it.
         let arguments = object.fields.map { field in values[field.name] ?? (field.type == .boolean ? false.databaseValue : .null) }
         try db.cachedStatement(sql: object.insertSQL).execute(arguments: StatementArguments(arguments))
+        if recordHistory && Self.tracksHistory(object) {
+            try noteHistory(db, object: object, id: id, field: FieldChange.createdField, old: nil, new: nil, userId: actingUserId, now: now)
+        }
         return id
     }
 
@@ -67,6 +71,7 @@ extension OrgStore {
         if existing.isDeleted { throw APIError.entityIsDeleted }
         if let ifUnmodifiedSince { try Self.checkUnmodified(existing, since: ifUnmodifiedSince) }
         try checkReferencesAndUniqueness(db, object: object, values: values, excludingId: id, visibleTo: ownerId)
+        let before = existing.values
         for (name, value) in values { existing.values[name] = value }
         try RecordValidator.checkRecordRules(object: object, written: values, record: existing.values)
         existing.values["LastModifiedDate"] = now.databaseValue
@@ -78,6 +83,7 @@ extension OrgStore {
         for field in object.fields where field.type != .id { arguments.append(existing.values[field.name] ?? .null) }
         arguments.append(id.databaseValue)
         try db.cachedStatement(sql: object.updateByIdSQL).execute(arguments: StatementArguments(arguments))
+        try noteChanges(db, object: object, id: id, before: before, written: values, userId: actingUserId, now: now)
     }
 
     /// Moves a record (and its cascade-deleted children) to the recycle bin. `ifUnmodifiedSince`
@@ -93,8 +99,17 @@ extension OrgStore {
         }
         try db.execute(sql: "UPDATE \(quoted(object.tableName)) SET IsDeleted = 1, \(quoted(Self.deletedAtColumn)) = ?, SystemModstamp = ?, LastModifiedById = ? WHERE Id = ?",
                        arguments: [now, now, actingUserId, id])
+        if Self.tracksHistory(object) {
+            try noteHistory(db, object: object, id: id, field: FieldChange.deletedField, old: nil, new: nil, userId: actingUserId, now: now)
+        }
         for relationship in schema.childRelationships(of: object.name) where relationship.cascadeDelete {
             guard let child = schema.object(named: relationship.childObject), let field = child.field(named: relationship.field) else { continue }
+            if Self.tracksHistory(child) {
+                try db.execute(sql: """
+                    INSERT INTO localorg_field_history (recordId, object, field, userId, time)
+                    SELECT Id, ?, ?, ?, ? FROM \(quoted(child.tableName)) WHERE \(quoted(field.columnName)) = ? AND IsDeleted = 0
+                    """, arguments: [child.name, FieldChange.deletedField, actingUserId, now, id])
+            }
             try db.execute(sql: "UPDATE \(quoted(child.tableName)) SET IsDeleted = 1, \(quoted(Self.deletedAtColumn)) = ?, SystemModstamp = ?, LastModifiedById = ? WHERE \(quoted(field.columnName)) = ? AND IsDeleted = 0",
                            arguments: [now, now, actingUserId, id])
         }

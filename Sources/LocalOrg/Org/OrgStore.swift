@@ -56,6 +56,8 @@ public final class OrgStore: Sendable {
                 """)
             try Self.addSignInColumns(db)
             try DeviceAuthorization.ensureTable(db)
+            try Self.createHistoryTable(db)
+            try Self.createEventTable(db)
             for object in schema.objects {
                 let table = object.tableName
                 if try db.tableExists(table) {

@@ -99,6 +99,14 @@ extension OrgStore {
         }
     }
 
+    /// The username of a user id, for the log.
+    public func username(userId: String) throws -> String? {
+        guard let user = schema.object(named: "User") else { return nil }
+        return try pool.read { db in
+            try String.fetchOne(db, sql: "SELECT Username FROM \(quoted(user.tableName)) WHERE Id = ?", arguments: [userId])
+        }
+    }
+
     /// Every user who can sign in, by username.
     public func userSummaries() throws -> [OrgUserSummary] {
         guard let user = schema.object(named: "User") else { return [] }

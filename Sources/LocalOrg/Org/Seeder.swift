@@ -81,7 +81,7 @@ public enum Seeder {
                 let when = now - Int64.random(in: 0..<(30 * 86_400), using: &random)
                 let id = SalesforceId.make(keyPrefix: account.keyPrefix, number: firstAccountNumber + Int64(index))
                 accountIds.append(try store.insertRow(db, object: account, values: &values, actingUserId: firstOwner, now: when,
-                                                      presetId: id, checkReferences: false))
+                                                      presetId: id, checkReferences: false, recordHistory: false))
             }
             let firstContactNumber = try store.reserveNumbers(db, keyPrefix: contact.keyPrefix, count: Int64(contactCount))
             // Every full name once while the pairs last (first × last names), so a demo's list never
@@ -110,7 +110,7 @@ public enum Seeder {
                 let when = now - Int64.random(in: 0..<(30 * 86_400), using: &random)
                 let id = SalesforceId.make(keyPrefix: contact.keyPrefix, number: firstContactNumber + Int64(index))
                 _ = try store.insertRow(db, object: contact, values: &values, actingUserId: firstOwner, now: when,
-                                        presetId: id, checkReferences: false)
+                                        presetId: id, checkReferences: false, recordHistory: false)
             }
             return (accountCount, contactCount)
         }

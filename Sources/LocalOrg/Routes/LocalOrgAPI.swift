@@ -31,33 +31,6 @@ public struct OrgSettings: Sendable {
     public init() {}
 }
 
-/// Counts API calls per user per UTC day, for `Sforce-Limit-Info` and the daily limit.
-actor APIUsage {
-    private var counts: [String: (day: Int64, count: Int)] = [:]
-
-    /// Counts one call and returns the count so far today.
-    func record(userId: String) -> Int {
-        let today = OrgStore.now() / 86_400
-        var entry = counts[userId] ?? (today, 0)
-        if entry.day != today { entry = (today, 0) }
-        entry.count += 1
-        counts[userId] = entry
-        return entry.count
-    }
-}
-
-/// Counts the data API requests refused by `--fail-first`.
-actor InjectedFailures {
-    private var refused = 0
-
-    /// True while fewer than `limit` requests have been refused; counts this one.
-    func shouldRefuse(limit: Int) -> Bool {
-        guard refused < limit else { return false }
-        refused += 1
-        return true
-    }
-}
-
 /// The Salesforce REST API over one org: OAuth, sObjects, queries and collections. Transport-free,
 /// so tests can call it directly and the HTTP server only translates messages.
 public struct LocalOrgAPI: Sendable {
@@ -67,6 +40,8 @@ public struct LocalOrgAPI: Sendable {
     public let settings: OrgSettings
     let usage = APIUsage()
     let injectedFailures = InjectedFailures()
+    /// The trainer's log: every request answered, written in batches.
+    let events: EventRecorder
     /// Read when used: a snapshot restore gives the org a new id while the server runs.
     var organizationId: String { (try? store.organizationId()) ?? "" }
     /// When the schema was loaded: describes answer 304 to `If-Modified-Since` later than this.
@@ -81,6 +56,7 @@ public struct LocalOrgAPI: Sendable {
         self.settings = settings
         self.tokens = try TokenService(store: store, accessTokenLifetime: settings.tokenLifetime)
         self.queries = QueryEngine(store: store)
+        self.events = EventRecorder(store: store)
         self.schemaLoadedAt = OrgStore.now()
     }
 
@@ -121,6 +97,8 @@ public struct LocalOrgAPI: Sendable {
                 return try await handleData(request, version: segments[2], rest: Array(segments.dropFirst(3)))
             case "services" where segments.count == 4 && segments[1] == "Soap" && segments[2] == "u":
                 return try await soapLogin(request, version: segments[3])
+            case "trainer":
+                return try await handleTrainer(request, rest: Array(segments.dropFirst()))
             case "setup" where segments.count == 2 && segments[1] == "connect":
                 return try await verificationPage(request)
             case "id" where segments.count == 3:
