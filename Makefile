@@ -85,10 +85,11 @@ test-swift:
 ## test-python: an independent client (simple-salesforce) drives the real localorg binary over HTTPS,
 ## the screenshot script runs through every screen the README shows (so it cannot go stale), and
 ## forceterm syncs across an emulated lossy link between two network namespaces and signs in across a
-## training room's veth link (both need root).
+## training room's veth link (both need root), and the trainer's page is driven in headless chromium
+## while twelve forceterm processes sync at once.
 ## pytest's exit 5 ("no tests ran") counts as a failure.
 test-python: venv $(SCREENSHOT_STAMP)
-	@scripts/install-system-deps.sh $(SCREENSHOT_PACKAGES) iproute2 curl
+	@scripts/install-system-deps.sh $(SCREENSHOT_PACKAGES) iproute2 curl chromium chromium-driver
 	$(SWIFT) build $(BUILD_FLAGS)
 	LOCALORG_BIN=$(CURDIR)/$(BIN_DEBUG)/localorg FORCETERM_BIN_DIR=$(CURDIR)/$(BIN_DEBUG) \
 	  $(VENV)/bin/python -m pytest PythonTests -q -p no:cacheprovider; \

@@ -8,15 +8,13 @@ Needs root and iproute2 (skipped, saying so, without them). Binaries from FORCET
 """
 import os
 import pathlib
-import queue
 import re
 import shutil
 import subprocess
-import threading
-import time
 import urllib.parse
 
 import pytest
+from process_output import Output
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
 BINARIES = pathlib.Path(os.environ.get("FORCETERM_BIN_DIR", str(REPO / ".build" / "debug")))
@@ -53,48 +51,6 @@ def room():
 
 def in_namespace(namespace, *command, **kwargs):
     return ["ip", "netns", "exec", namespace, *map(str, command)]
-
-
-class Output:
-    """A process's output lines, read by a thread so a wait can time out while it prints nothing."""
-
-    def __init__(self, process):
-        self.process = process
-        self.lines = []
-        self.queue = queue.Queue()
-        threading.Thread(target=self._read, daemon=True).start()
-
-    def _read(self):
-        for line in self.process.stdout:
-            self.queue.put(line)
-        self.queue.put(None)
-
-    def _lines(self, timeout):
-        """Lines not read yet, each as it comes, until the output closes or `timeout` passes."""
-        deadline = time.time() + timeout
-        while time.time() < deadline:
-            try:
-                line = self.queue.get(timeout=max(0.01, deadline - time.time()))
-            except queue.Empty:
-                return
-            if line is None:
-                return
-            self.lines.append(line)
-            yield line
-
-    def wait_for(self, pattern, timeout=60):
-        """The first match of `pattern` in a line not read yet; fails with everything read so far."""
-        for line in self._lines(timeout):
-            match = re.search(pattern, line)
-            if match:
-                return match
-        raise AssertionError(f"no line matching {pattern!r} within {timeout} s:\n{''.join(self.lines)}")
-
-    def rest(self, timeout=30):
-        """Every line until the process has ended and its output closed."""
-        for _ in self._lines(timeout):
-            pass
-        return self.lines
 
 
 def test_a_trainee_trusts_signs_in_with_the_device_flow_and_syncs_across_the_room(room, tmp_path):

@@ -83,12 +83,12 @@ extension OrgStore {
 }
 
 /// Gathers the server's log lines and writes them in batches, one transaction per tenth of a
-/// second at most rather than one per request (every commit is an fsync).
+/// twentieth of a second at most rather than one per request (every commit is an fsync).
 actor EventRecorder {
     private let store: OrgStore
     private var pending: [RequestLogEntry] = []
     private var flushScheduled = false
-    static let batchInterval: Duration = .milliseconds(100)
+    static let batchInterval: Duration = .milliseconds(50)
 
     init(store: OrgStore) { self.store = store }
 
