@@ -83,7 +83,7 @@ for page in forceterm localorg; do
 done
 [ -s /usr/share/bash-completion/completions/forceterm ] || fail "no bash completion for forceterm"
 
-localorg seed --data /root/org --accounts 20 --contacts 200 >/dev/null
+localorg seed --demo --data /root/org --accounts 20 --contacts 200 >/dev/null
 localorg serve --data /root/org --port 0 --listen 127.0.0.1 --quiet >/tmp/serve.log 2>&1 &
 server=$!
 trap 'kill $server 2>/dev/null || true' EXIT

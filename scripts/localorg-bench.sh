@@ -18,7 +18,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-seed_output=$("$binary" seed --data "$dir" --accounts $((contacts / 100)) --contacts "$contacts" --random-seed 1)
+seed_output=$("$binary" seed --demo --data "$dir" --accounts $((contacts / 100)) --contacts "$contacts" --random-seed 1)
 seed_seconds=$(grep -o 'in [0-9.]* s' <<<"$seed_output" | grep -o '[0-9.]*')
 
 "$binary" serve --data "$dir" --port 0 >"$dir/serve.log" 2>&1 &

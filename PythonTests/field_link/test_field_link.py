@@ -28,7 +28,7 @@ pytestmark = pytest.mark.skipif(
 @pytest.fixture
 def org(tmp_path):
     data = tmp_path / "org"
-    subprocess.run([os.path.join(BINARIES, "localorg"), "seed", "--data", str(data), "--accounts", "30",
+    subprocess.run([os.path.join(BINARIES, "localorg"), "seed", "--demo", "--data", str(data), "--accounts", "30",
                     "--contacts", "3000"], check=True, capture_output=True)
     return str(data)
 

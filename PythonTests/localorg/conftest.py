@@ -34,7 +34,7 @@ class LocalOrgProcess:
 
     def __init__(self, data_dir, *extra):
         self.data_dir = pathlib.Path(data_dir)
-        self.process = subprocess.Popen([BINARY, "serve", "--data", str(data_dir), "--port", "0", *extra],
+        self.process = subprocess.Popen([BINARY, "serve", "--demo", "--data", str(data_dir), "--port", "0", *extra],
                                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         self.lines = queue.Queue()
         self.output = []
@@ -86,7 +86,7 @@ def org(tmp_path_factory):
     if not os.access(BINARY, os.X_OK):
         pytest.fail(f"localorg binary not found at {BINARY}; run `swift build --product localorg` first")
     data_dir = tmp_path_factory.mktemp("localorg")
-    seeded = run_cli(data_dir, "seed", "--accounts", str(SEEDED_ACCOUNTS), "--contacts", str(SEEDED_CONTACTS), "--random-seed", "42")
+    seeded = run_cli(data_dir, "seed", "--demo", "--accounts", str(SEEDED_ACCOUNTS), "--contacts", str(SEEDED_CONTACTS), "--random-seed", "42")
     assert seeded.returncode == 0, seeded.stderr
     server = LocalOrgProcess(data_dir)
     yield server

@@ -12,7 +12,7 @@ CLIENTS = 50
 
 
 def test_fifty_concurrent_clients_page_through_ten_thousand_contacts(tmp_path):
-    seeded = run_cli(tmp_path, "seed", "--accounts", "100", "--contacts", str(CONTACTS), "--random-seed", "3")
+    seeded = run_cli(tmp_path, "seed", "--demo", "--accounts", "100", "--contacts", str(CONTACTS), "--random-seed", "3")
     assert seeded.returncode == 0, seeded.stderr
     server = LocalOrgProcess(tmp_path)
     try:

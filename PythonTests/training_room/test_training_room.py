@@ -68,10 +68,13 @@ def test_a_trainee_trusts_signs_in_with_the_device_flow_and_syncs_across_the_roo
         url = served.wait_for(r"is serving (https://\S+)").group(1)
         assert url.startswith(f"https://{TRAINER_ADDRESS}:")
         fingerprint = served.wait_for(r"CA fingerprint: SHA256 (\S+)").group(1)
-        # The demo admin's password is printed: the trainer is told, since the room can read it.
-        served.wait_for(r"WARNING: demo@localorg.test is an administrator")
+        # A class's org has no admin with a published password: its own has a made-up one, on file.
+        administrator = served.wait_for(r"Administrator:\s+(\S+)\s+\(password in (\S+);")
+        assert administrator.group(1) == "admin@localorg.test"
+        assert (data / "admin-password").stat().st_mode & 0o777 == 0o600
         command_line = served.wait_for(r"Sign in with:\s+(forceterm login .*)$").group(1)
         assert command_line == f"forceterm login --login-url {url} --trust SHA256:{fingerprint}"
+        assert not any("Demo user" in line or "WARNING" in line for line in served.lines), "".join(served.lines)
 
         home = {"XDG_DATA_HOME": str(tmp_path / "laptop-data"), "XDG_CONFIG_HOME": str(tmp_path / "laptop-config"), "PATH": os.environ["PATH"]}
         login = subprocess.Popen(in_namespace(laptop, forceterm, "login", "--login-url", url, "--trust", f"SHA256:{fingerprint}"),

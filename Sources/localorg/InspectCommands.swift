@@ -15,7 +15,7 @@ struct Show: AsyncParsableCommand {
     @Flag(help: "Print the record as JSON, as the REST API returns it.") var json = false
 
     func run() async throws {
-        let inspector = RecordInspector(store: try data.orgDirectory.openStore())
+        let inspector = RecordInspector(store: try data.openStore())
         let found: (object: String, fields: [(name: String, value: JSONValue)])?
         do {
             found = try await inspector.record(id: id)
@@ -63,7 +63,7 @@ struct Query: AsyncParsableCommand {
     @Flag(help: "Print the records as a JSON array.") var json = false
 
     func run() async throws {
-        let inspector = RecordInspector(store: try data.orgDirectory.openStore())
+        let inspector = RecordInspector(store: try data.openStore())
         let result: (totalSize: Int, records: [JSONValue])
         do {
             result = try await inspector.query(soql, includeDeleted: includeDeleted)
@@ -104,7 +104,7 @@ struct Query: AsyncParsableCommand {
 }
 
 /// `localorg history ID`: every change of a record, as Salesforce's field history shows it.
-struct History: ParsableCommand {
+struct History: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Show every change of a record since the org was seeded: when, who, which field, old and new value.",
         discussion: """
@@ -118,12 +118,12 @@ struct History: ParsableCommand {
     @Argument(help: "The record id (15 or 18 characters).") var id: String
     @Flag(help: "Print the changes as a JSON array.") var json = false
 
-    func run() throws {
+    func run() async throws {
         guard let canonical = SalesforceId.canonical(id) else {
             throw ValidationError("\(id) is not a Salesforce id (15 or 18 letters and digits)")
         }
-        let store = try data.orgDirectory.openStore()
-        let changes = try store.history(of: canonical)
+        let store = try data.openStore()
+        let changes = try await store.history(of: canonical)
         if json {
             print(JSONWriter.string(.array(changes.map { change in
                 [
@@ -135,7 +135,7 @@ struct History: ParsableCommand {
             return
         }
         guard !changes.isEmpty else {
-            print(try store.recordExists(id: canonical) ? "No change to \(canonical) since the org was seeded." : "No record has the id \(id) in this org.")
+            print(try await store.recordExists(id: canonical) ? "No change to \(canonical) since the org was seeded." : "No record has the id \(id) in this org.")
             return
         }
         let formatter = ISO8601DateFormatter()

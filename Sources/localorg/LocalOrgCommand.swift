@@ -25,8 +25,30 @@ struct LocalOrgCommand: AsyncParsableCommand {
 struct DataOption: ParsableArguments {
     @Option(name: .customLong("data"), help: ArgumentHelp("The org's data directory.", discussion: "Default: $XDG_DATA_HOME/localorg, or ~/.local/share/localorg.", valueName: "dir"))
     var directory: String?
+    @Flag(name: .customLong("demo"), help: ArgumentHelp(
+        "When this creates the org: the demo users, with the passwords the docs publish.",
+        discussion: """
+            demo@localorg.test / localorg-demo (an administrator) and trainer@localorg.test / localorg-trainer, \
+            as forceterm --demo uses. Without it a new org has one administrator, admin@localorg.test, \
+            with a made-up password printed once and kept in DIR/admin-password (readable by you only).
+            """))
+    var demo = false
 
     var orgDirectory: OrgDirectory { OrgDirectory(path: directory) }
+
+    /// Opens the org, creating it on first use; says so, with where the new administrator's password is.
+    func openStore() throws -> OrgStore {
+        let directory = orgDirectory
+        let store = try directory.openStore(firstUsers: demo ? .demo : .administrator)
+        if let administrator = store.createdAdministrator {
+            FileHandle.standardError.write(Data("""
+                Created a new org in \(directory.path). Its administrator: \(administrator.username), password \(administrator.password)
+                (also in \(directory.administratorPasswordPath), readable by you only; change it with localorg user passwd).
+
+                """.utf8))
+        }
+        return store
+    }
 }
 
 struct Serve: AsyncParsableCommand {
@@ -89,7 +111,7 @@ struct Serve: AsyncParsableCommand {
 
     func run() async throws {
         let directory = data.orgDirectory
-        let store = try directory.openStore()
+        let store = try data.openStore()
         var settings = OrgSettings()
         settings.tokenLifetime = tokenTTL
         settings.dailyAPILimit = apiLimit
@@ -131,14 +153,17 @@ struct Serve: AsyncParsableCommand {
         // Beyond this machine, only demo users whose password is still the published one are
         // listed, with a warning for an admin among them (checking costs a password hash each).
         let servesOthers = addresses.contains { !($0.host.hasPrefix("127.") || $0.host == "::1" || $0.host == "localhost") }
-        let published = servesOthers ? try store.demoUsersWithPublishedPasswords() : OrgStore.demoUsers.map { ($0.username, $0.password, $0.admin) }
+        let published = servesOthers ? try store.demoUsersWithPublishedPasswords()
+            : try OrgStore.demoUsers.filter { try store.userId(username: $0.username) != nil }.map { ($0.username, $0.password, $0.admin) }
+        let administratorFile = (try? String(contentsOfFile: directory.administratorPasswordPath, encoding: .utf8))?
+            .split(separator: "\n").first.map(String.init)
         if let parentPid { ParentWatch.stopWhenOrphaned(parent: parentPid) }
         // The trainer's localorg edit|delete|snapshot restore, run in another terminal, show in this log too.
         let commandLines = quiet ? nil : Task {
-            var last = (try? store.lastEventSequence()) ?? 0
+            var last = (try? await store.lastEventSequence()) ?? 0
             while !Task.isCancelled {
                 try? await Task.sleep(for: .milliseconds(500))
-                for event in (try? store.events(after: last)) ?? [] {
+                for event in (try? await store.events(after: last)) ?? [] {
                     last = event.sequence
                     if event.entry.origin != nil { Self.say(event.entry.line) }
                 }
@@ -156,6 +181,9 @@ struct Serve: AsyncParsableCommand {
             lines.append("Client id:      \(LocalOrgAPI.builtInClientId)  (no secret needed)")
             for user in published {
                 lines.append("Demo user:      \(user.username)  password \(user.password)\(user.admin ? "  (admin)" : "")")
+            }
+            if let administratorFile, !published.contains(where: \.admin) {
+                lines.append("Administrator:  \(administratorFile)  (password in \(directory.administratorPasswordPath); trainer's page: /trainer)")
             }
             if servesOthers, let admin = published.first(where: \.admin) {
                 lines.append("""
@@ -222,7 +250,7 @@ struct Seed: ParsableCommand {
     }
 
     func run() throws {
-        let store = try data.orgDirectory.openStore()
+        let store = try data.openStore()
         if ifEmpty {
             let existing = try store.counts().filter { $0.object == "Account" || $0.object == "Contact" }.reduce(0) { $0 + $1.live + $1.deleted }
             if existing > 0 {
@@ -265,7 +293,7 @@ struct Info: ParsableCommand {
 
     func run() throws {
         let directory = data.orgDirectory
-        let store = try directory.openStore()
+        let store = try data.openStore()
         print("Data directory:  \(directory.path)")
         print("Organization:    \(try store.organizationId())")
         for user in try store.users() {
@@ -290,7 +318,7 @@ struct Edit: AsyncParsableCommand {
     @Flag(help: "Print the record as it was just before the change, as JSON, instead of a sentence.") var printPrevious = false
 
     func run() async throws {
-        let store = try data.orgDirectory.openStore()
+        let store = try data.openStore()
         var body: JSONObject = [:]
         for assignment in assignments {
             guard let equals = assignment.firstIndex(of: "=") else { throw ValidationError("'\(assignment)' is not Field=Value.") }
@@ -322,7 +350,7 @@ struct Delete: AsyncParsableCommand {
     @Flag(help: "Print the record as it was just before the delete, as JSON, instead of a sentence.") var printPrevious = false
 
     func run() async throws {
-        let store = try data.orgDirectory.openStore()
+        let store = try data.openStore()
         let previous = try await RecordEditor(store: store).run { editor in
             try await editor.delete(object: object, id: id, actingUsername: actingUsername)
         }
@@ -348,7 +376,7 @@ struct RecordEditor {
     }
 }
 
-struct Approve: ParsableCommand {
+struct Approve: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Approve a device-flow sign-in by the code the device shows.",
         discussion: "The same as signing in at the verification page (https://localhost:PORT/setup/connect) and pressing Connect.")
@@ -358,10 +386,10 @@ struct Approve: ParsableCommand {
     @Option(name: .customLong("as"), help: "Username the device signs in as (default: demo@localorg.test).") var username = "demo@localorg.test"
     @Flag(help: "Deny the sign-in instead.") var deny = false
 
-    func run() throws {
-        let store = try data.orgDirectory.openStore()
+    func run() async throws {
+        let store = try data.openStore()
         guard let userId = try store.userId(username: username) else { throw ValidationError("No user \(username).") }
-        guard try DeviceAuthorization(store: store).decide(userCode: code, userId: userId, approve: !deny) else {
+        guard try await DeviceAuthorization(store: store).decide(userCode: code, userId: userId, approve: !deny) else {
             throw ValidationError("No pending sign-in with code \(code) (unknown, expired or already decided).")
         }
         print(deny ? "Denied \(code)." : "Approved \(code) as \(username).")

@@ -34,7 +34,7 @@ struct SaveSnapshot: ParsableCommand {
         guard FileManager.default.fileExists(atPath: directory.databasePath) else {
             throw ValidationError("there is no org in \(directory.path) yet; create one with localorg seed first")
         }
-        let store = try directory.openStore()
+        let store = try data.openStore()
         let saved = try OrgSnapshots(orgDirectory: directory).save(name, from: store)
         let counts = try store.counts().filter { $0.object == "Account" || $0.object == "Contact" }
             .map { "\($0.live) \($0.object.lowercased())s" }.joined(separator: ", ")
@@ -54,7 +54,7 @@ struct RestoreSnapshot: ParsableCommand {
 
     func run() throws {
         let directory = data.orgDirectory
-        let store = try directory.openStore()
+        let store = try data.openStore()
         let started = Date()
         let restored = try OrgSnapshots(orgDirectory: directory).restore(name, into: store)
         let counts = ["Account", "Contact"].compactMap { object in restored.recordCounts[object].map { "\($0) \(object.lowercased())s" } }

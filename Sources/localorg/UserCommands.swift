@@ -80,7 +80,7 @@ struct AddUser: ParsableCommand {
         } else {
             users = []
         }
-        let store = try data.orgDirectory.openStore()
+        let store = try data.openStore()
         do {
             try store.addUsers(users)
         } catch let error as APIError {
@@ -174,7 +174,7 @@ struct ListUsers: ParsableCommand {
     func run() throws {
         let now = OrgStore.now()
         let formatter = ISO8601DateFormatter()
-        let users = try data.orgDirectory.openStore().userSummaries()
+        let users = try data.openStore().userSummaries()
         let width = max(8, users.map(\.username.count).max() ?? 0)
         print("\("USERNAME".padding(toLength: width, withPad: " ", startingAt: 0))  STATE                      LAST SIGN-IN")
         for user in users {
@@ -208,7 +208,7 @@ struct ChangePassword: ParsableCommand {
         } else {
             password = OrgStore.generatedPassword()
         }
-        try data.orgDirectory.openStore().setPassword(username: username, password: password)
+        try data.openStore().setPassword(username: username, password: password)
         print(passwordStdin ? "Changed the password of \(username)." : "New password of \(username) (shown this once): \(password)")
     }
 }
@@ -220,7 +220,7 @@ struct DeactivateUser: ParsableCommand {
     @Argument(help: "The username.") var username: String
 
     func run() throws {
-        try data.orgDirectory.openStore().setActive(username: username, false)
+        try data.openStore().setActive(username: username, false)
         print("Deactivated \(username); their sessions have ended. localorg user activate lets them back in.")
     }
 }
@@ -232,7 +232,7 @@ struct ActivateUser: ParsableCommand {
     @Argument(help: "The username.") var username: String
 
     func run() throws {
-        try data.orgDirectory.openStore().setActive(username: username, true)
+        try data.openStore().setActive(username: username, true)
         print("Activated \(username).")
     }
 }
@@ -244,7 +244,7 @@ struct UnlockUser: ParsableCommand {
     @Argument(help: "The username.") var username: String
 
     func run() throws {
-        let wasLocked = try data.orgDirectory.openStore().unlock(username: username)
+        let wasLocked = try data.openStore().unlock(username: username)
         print(wasLocked ? "Unlocked \(username)." : "\(username) was not locked out; their count of failed sign-ins is cleared.")
     }
 }

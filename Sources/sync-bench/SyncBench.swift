@@ -155,7 +155,7 @@ struct BenchRun: AsyncParsableCommand {
         let org = "\(directory)/\(name)"
         let process = Process()
         process.executableURL = LocalOrgProcess.binary("localorg")
-        process.arguments = ["seed", "--data", org, "--accounts", "\(max(1, contacts / 100))", "--contacts", "\(contacts)", "--random-seed", "1"]
+        process.arguments = ["seed", "--demo", "--data", org, "--accounts", "\(max(1, contacts / 100))", "--contacts", "\(contacts)", "--random-seed", "1"]
         process.standardOutput = FileHandle.nullDevice
         try process.run()
         process.waitUntilExit()

@@ -52,7 +52,7 @@ public final class LocalOrgProcess: @unchecked Sendable {
         let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: output))
         process = Process()
         process.executableURL = Self.binary("localorg")
-        process.arguments = ["serve", "--port", "0", "--quiet", "--data", directory] + arguments
+        process.arguments = ["serve", "--port", "0", "--quiet", "--demo", "--data", directory] + arguments
         process.standardOutput = handle
         process.standardError = handle
         process.standardInput = FileHandle.nullDevice

@@ -143,7 +143,7 @@ import Testing
                                      {"name": "Account__c", "label": "Account", "type": "reference", "referenceTo": "Account",
                                       "relationshipName": "Account__r", "childRelationshipName": "Visits__r"}]}]}
             """#.write(toFile: directory + "/custom-schema.json", atomically: true, encoding: .utf8)
-        let store = try OrgDirectory(path: directory).openStore()
+        let store = try OrgDirectory(path: directory).openStore(firstUsers: .demo)
         let api = try LocalOrgAPI(store: store, settings: OrgSettings())
         let token = try await TestOrg.signIn(api, username: "demo@localorg.test", password: "localorg-demo")
         func call(_ method: String, _ path: String, _ body: String = "") async -> APIResponse {

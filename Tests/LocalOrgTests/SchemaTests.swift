@@ -25,7 +25,7 @@ import Testing
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
         try JSONWriter.string(try schemaWithOpportunity(extraField: false)).write(toFile: directory + "/schema.json", atomically: true, encoding: .utf8)
-        let store = try OrgDirectory(path: directory).openStore()
+        let store = try OrgDirectory(path: directory).openStore(firstUsers: .demo)
         let api = try LocalOrgAPI(store: store, settings: OrgSettings())
         let token = try await TestOrg.signIn(api, username: "demo@localorg.test", password: "localorg-demo")
         func call(_ method: String, _ path: String, _ body: String = "") async -> APIResponse {

@@ -23,7 +23,7 @@ struct FieldHistoryTests {
         let removed = await org.call("DELETE", "/services/data/v59.0/sobjects/Contact/\(id)")
         #expect(removed.status == 204)
 
-        let history = try org.store.history(of: id)
+        let history = try await org.store.history(of: id)
         #expect(history.map(\.field) == ["created", "Title", "Email", "Department", "deleted"])
         #expect(history.map(\.username) == ["trainer@localorg.test", "trainer@localorg.test", "trainer@localorg.test",
                                             "trainer@localorg.test", "demo@localorg.test"])
@@ -44,7 +44,7 @@ struct FieldHistoryTests {
         let account = try await org.create("Account", #"{"Name":"Cascade Ltd"}"#)
         let contact = try await org.create("Contact", #"{"LastName":"Child","AccountId":"\#(account)"}"#)
         #expect(await org.call("DELETE", "/services/data/v59.0/sobjects/Account/\(account)").status == 204)
-        #expect(try org.store.history(of: contact).map(\.field) == ["created", "deleted"])
+        #expect(try await org.store.history(of: contact).map(\.field) == ["created", "deleted"])
     }
 
     @Test("localorg edit and delete write history as the acting user and log themselves, refusals included")
@@ -59,8 +59,8 @@ struct FieldHistoryTests {
         }
         try await editor.delete(object: "Contact", id: id, actingUsername: nil)
 
-        #expect(try org.store.history(of: id).suffix(2).map(\.field) == ["Title", "deleted"])
-        let logged = try org.store.events(after: 0).map(\.entry)
+        #expect(try await org.store.history(of: id).suffix(2).map(\.field) == ["Title", "deleted"])
+        let logged = try await org.store.events(after: 0).map(\.entry)
         #expect(logged.map(\.method) == ["PATCH", "PATCH", "DELETE"])
         #expect(logged.map(\.status) == [204, 400, 204])
         #expect(logged.map(\.origin) == ["localorg edit", "localorg edit", "localorg delete"])
@@ -193,6 +193,14 @@ struct TrainerPageTests {
 
 @Suite("The trainer's page over HTTP", .serialized)
 struct TrainerPageHTTPTests {
+    /// Runs blocking socket code on a thread of its own: on one of Swift's few concurrency threads it
+    /// would starve the in-process server it talks to.
+    static func onOwnThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread.detachNewThread { continuation.resume(with: Result { try body() }) }
+        }
+    }
+
     /// Reads from a plain-HTTP connection until `done` holds for what came, or 10 s pass.
     static func readUntil(port: Int, request: String, done: (String) -> Bool) throws -> String {
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
@@ -224,10 +232,10 @@ struct TrainerPageHTTPTests {
         let server = try await RunningServer.start(tls: false)
         let token = server.org.accessToken
         let port = server.port
-        let reader = Task.detached {
-            try Self.readUntil(port: port, request: "GET /trainer/events HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(token)\r\n\r\n") {
+        let reader = Task {
+            try await Self.onOwnThread { try Self.readUntil(port: port, request: "GET /trainer/events HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(token)\r\n\r\n") {
                 $0.contains("/services/data/v59.0/query")
-            }
+            } }
         }
         try await Task.sleep(for: .milliseconds(500))
         let trainee = try await server.org.signedIn(as: "trainer@localorg.test", password: "localorg-trainer")
@@ -241,8 +249,10 @@ struct TrainerPageHTTPTests {
         #expect(received.contains("trainer@localorg.test GET /services/data/v59.0/query 200"))
         #expect(!received.contains("/trainer/events"))
         // A feed still open must not hold the server up as it stops.
-        let openFeed = Task.detached {
-            try Self.readUntil(port: port, request: "GET /trainer/events HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(token)\r\n\r\n") { _ in false }
+        let openFeed = Task {
+            try await Self.onOwnThread {
+                try Self.readUntil(port: port, request: "GET /trainer/events HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(token)\r\n\r\n") { _ in false }
+            }
         }
         try await Task.sleep(for: .milliseconds(500))
         let stopping = Date()

@@ -309,7 +309,7 @@ def main():
     work = tempfile.mkdtemp(prefix="bench-field-")
     try:
         template = os.path.join(work, "template")
-        run([os.path.join(arguments.binaries, "localorg"), "seed", "--data", template, "--accounts", str(arguments.accounts),
+        run([os.path.join(arguments.binaries, "localorg"), "seed", "--demo", "--data", template, "--accounts", str(arguments.accounts),
              "--contacts", str(arguments.contacts)])
         print(f"bench-field: {arguments.contacts} contacts and {arguments.accounts} accounts; floors: the records' JSON gzip-compressed, "
               f"and its time at the link's rate plus {ROUND_TRIPS_FLOOR} round trips")

@@ -29,7 +29,7 @@ public enum DemoLauncher {
         say(reused ? "Demo state in \(directory.path), kept from the last run (--reset starts over)."
                    : "Demo state in \(directory.path).")
         if !reused { say("Creating the demo org with \(accountCount) accounts and \(contactCount) contacts...") }
-        try program.run(["seed", "--data", directory.orgPath, "--accounts", "\(accountCount)", "--contacts", "\(contactCount)", "--if-empty"],
+        try program.run(["seed", "--demo", "--data", directory.orgPath, "--accounts", "\(accountCount)", "--contacts", "\(contactCount)", "--if-empty"],
                         log: directory.serverLog, truncate: true)
         let server = try program.serve(dataDirectory: directory.orgPath, port: demo.port ?? 0,
                                        latencyMilliseconds: demo.latencyMilliseconds ?? 0, log: directory.serverLog)

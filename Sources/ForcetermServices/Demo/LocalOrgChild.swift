@@ -39,7 +39,7 @@ public struct LocalOrgProgram: Sendable {
     /// output is appended to `log`.
     /// `port` 0 takes a free port. The server stops itself if forceterm dies without stopping it.
     public func serve(dataDirectory: String, port: Int, latencyMilliseconds: Int, log: String, startTimeout: TimeInterval = 180) throws -> RunningLocalOrg {
-        var arguments = ["serve", "--data", dataDirectory, "--port", "\(port)", "--parent-pid", "\(getpid())"]
+        var arguments = ["serve", "--demo", "--data", dataDirectory, "--port", "\(port)", "--parent-pid", "\(getpid())"]
         if latencyMilliseconds > 0 { arguments += ["--latency", "\(latencyMilliseconds)"] }
         let pid = try ChildSpawn.start(path, arguments, outputFile: log, truncate: false)
         let server = RunningLocalOrg(pid: pid, port: 0)

@@ -70,10 +70,10 @@ public struct DeviceAuthorization: Sendable {
 
     /// Approves (or denies) a pending user code for a user. Returns false for an unknown,
     /// expired or already-decided code.
-    public func decide(userCode: String, userId: String, approve: Bool) throws -> Bool {
+    public func decide(userCode: String, userId: String, approve: Bool) async throws -> Bool {
         let normalized = userCode.uppercased().filter { $0 != "-" && $0 != " " }
         let now = OrgStore.now()
-        return try store.writeNow { db in
+        return try await store.write { db in
             try db.execute(sql: """
                 UPDATE localorg_device_code SET approvedUserId = CASE WHEN ? THEN ? END, denied = CASE WHEN ? THEN 0 ELSE 1 END
                 WHERE userCode = ? AND expiresAt > ? AND approvedUserId IS NULL AND denied = 0 AND consumed = 0

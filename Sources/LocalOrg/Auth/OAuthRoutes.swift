@@ -117,7 +117,7 @@ extension LocalOrgAPI {
     func tokenResponse(_ request: APIRequest, userId: String, clientId: String, refresh: (token: String?, selector: String)?, scope: String) async throws -> APIResponse {
         let access = try await tokens.issue(kind: .access, userId: userId, clientId: clientId, refreshSelector: refresh?.selector)
         let issuedAt = String(OrgStore.now() * 1000)
-        let identity = identityURL(request, userId: userId)
+        let identity = await identityURL(request, userId: userId)
         // Salesforce signs id + issued_at with the client secret; the public built-in app has none,
         // so its client id stands in.
         let signingKey = settings.connectedApps[clientId] ?? clientId
@@ -145,7 +145,8 @@ extension LocalOrgAPI {
             throw APIError.resourceNotFound
         }
         func text(_ name: String) -> JSONValue { RecordRenderer.json(user.values[name] ?? .null, for: userObject.field(named: name) ?? FieldDefinition(name: name, label: name, type: .string)) }
-        let identity = identityURL(request, userId: session.userId)
+        let organizationId = await organizationId()
+        let identity = await identityURL(request, userId: session.userId)
         let base = request.baseURL
         let urls: JSONValue = [
             "enterprise": .string("\(base)/services/Soap/c/{version}/\(organizationId)"), "metadata": .string("\(base)/services/Soap/m/{version}/\(organizationId)"),
@@ -194,7 +195,7 @@ extension LocalOrgAPI {
             RequestContext.current?.note(username: username)
             switch try await store.checkSignIn(username: username, password: form["password"] ?? "") {
             case let .accepted(userId, _):
-                if try DeviceAuthorization(store: store).decide(userCode: prefilledCode, userId: userId, approve: approve) {
+                if try await DeviceAuthorization(store: store).decide(userCode: prefilledCode, userId: userId, approve: approve) {
                     return htmlPage(title: approve ? "Device connected" : "Request denied",
                                     body: approve ? "<p>You can go back to your device; it is signed in as \(htmlEscaped(username)).</p>"
                                                   : "<p>The device was not connected.</p>")

@@ -22,6 +22,7 @@ extension LocalOrgAPI {
             return soapFault(code: "INVALID_LOGIN", message: "Invalid username, password, security token; or user locked out.", status: 500)
         }
         let access = try await tokens.issue(kind: .access, userId: userId, clientId: "soap")
+        let organizationId = await organizationId()
         guard let userObject = schema.object(named: "User"), let user = try await store.record(userObject, id: userId),
               let organization = schema.object(named: "Organization"),
               let organizationRecord = try await store.record(organization, id: organizationId) else { throw APIError.resourceNotFound }

@@ -59,7 +59,7 @@ public struct TokenService: Sendable {
 
     let store: OrgStore
     /// Read when used: a snapshot restore gives the org a new id while the server runs.
-    var organizationId: String { (try? store.organizationId()) ?? "" }
+    func organizationId() async -> String { (try? await store.currentOrganizationId()) ?? "" }
     /// How long access tokens live (`--token-ttl`).
     public let accessTokenLifetime: Int64
 
@@ -83,7 +83,7 @@ public struct TokenService: Sendable {
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?)
                 """, arguments: [selector, verifierHash, kind.rawValue, userId, clientId, now, expiresAt, refreshSelector])
         }
-        return ("\(String(organizationId.prefix(15)))!\(selector).\(verifier)", selector)
+        return ("\(String(await organizationId().prefix(15)))!\(selector).\(verifier)", selector)
     }
 
     /// The row behind a token when the token is genuine, of the wanted kind, and not revoked.

@@ -24,9 +24,9 @@ public struct UserActivity: Sendable, Equatable {
 
 extension OrgStore {
     /// Every user who can sign in, with what they did, by username.
-    public func classActivity() throws -> [UserActivity] {
+    public func classActivity() async throws -> [UserActivity] {
         guard let user = schema.object(named: "User") else { return [] }
-        return try pool.read { db in
+        return try await pool.read { db in
             let fromLog = try Row.fetchAll(db, sql: """
                 SELECT username, COUNT(*), SUM(conflicts), SUM(errors),
                        MAX(CASE WHEN path LIKE '/services/data/%' THEN timeMilliseconds END)

@@ -79,17 +79,17 @@ extension OrgStore {
     }
 
     /// Whether any object has a record (live or in the recycle bin) with this id.
-    public func recordExists(id: String) throws -> Bool {
+    public func recordExists(id: String) async throws -> Bool {
         guard let object = schema.objects.first(where: { $0.keyPrefix == SalesforceId.keyPrefix(of: id) }) else { return false }
-        return try pool.read { db in
+        return try await pool.read { db in
             try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM \(quoted(object.tableName)) WHERE Id = ?)", arguments: [id]) ?? false
         }
     }
 
     /// Every change of the record, oldest first.
-    public func history(of id: String) throws -> [FieldChange] {
+    public func history(of id: String) async throws -> [FieldChange] {
         let userTable = quoted(schema.object(named: "User")?.tableName ?? "User")
-        return try pool.read { db in
+        return try await pool.read { db in
             try Row.fetchAll(db, sql: """
                 SELECT h.time, h.recordId, h.object, h.field, h.oldValue, h.newValue, h.userId, COALESCE(u.Username, h.userId)
                 FROM localorg_field_history h LEFT JOIN \(userTable) u ON u.Id = h.userId

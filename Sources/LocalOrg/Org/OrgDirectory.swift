@@ -66,9 +66,20 @@ public struct OrgDirectory: Sendable {
     /// its own org: `{"objects": [...], "fields": {"Contact": [...]}}`, each in schema.json's form.
     public var customSchemaPath: String { path + "/custom-schema.json" }
 
-    /// Creates the directory (owner-only) and opens the org in it, creating it on first use.
-    public func openStore() throws -> OrgStore {
+    /// Where a new org's made-up administrator password is kept (mode 0600) for the trainer.
+    public var administratorPasswordPath: String { path + "/admin-password" }
+
+    /// Creates the directory (owner-only) and opens the org in it, creating it on first use with
+    /// `firstUsers`; a new org's administrator password is written to `administratorPasswordPath`.
+    public func openStore(firstUsers: OrgStore.FirstUsers = .administrator) throws -> OrgStore {
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        return try OrgStore(path: databasePath, schema: try schema())
+        let store = try OrgStore(path: databasePath, schema: try schema(), firstUsers: firstUsers)
+        if let administrator = store.createdAdministrator {
+            let text = "\(administrator.username)\n\(administrator.password)\n"
+            guard FileManager.default.createFile(atPath: administratorPasswordPath, contents: Data(text.utf8), attributes: [.posixPermissions: 0o600]) else {
+                throw SchemaError(description: "could not write \(administratorPasswordPath); give \(administrator.username) a password with localorg user passwd")
+            }
+        }
+        return store
     }
 }

@@ -50,8 +50,8 @@ extension OrgStore {
     }
 
     /// Lines written after `sequence`, oldest first.
-    public func events(after sequence: Int64, limit: Int = 500) throws -> [LoggedEvent] {
-        try pool.read { db in
+    public func events(after sequence: Int64, limit: Int = 500) async throws -> [LoggedEvent] {
+        try await pool.read { db in
             try Row.fetchAll(db, sql: """
                 SELECT sequence, timeMilliseconds, username, method, path, status, inner, milliseconds, origin
                 FROM localorg_event WHERE sequence > ? ORDER BY sequence LIMIT ?
@@ -60,8 +60,8 @@ extension OrgStore {
     }
 
     /// The last `count` lines, oldest first.
-    public func latestEvents(_ count: Int) throws -> [LoggedEvent] {
-        try pool.read { db in
+    public func latestEvents(_ count: Int) async throws -> [LoggedEvent] {
+        try await pool.read { db in
             try Row.fetchAll(db, sql: """
                 SELECT * FROM (SELECT sequence, timeMilliseconds, username, method, path, status, inner, milliseconds, origin
                 FROM localorg_event ORDER BY sequence DESC LIMIT ?) ORDER BY sequence
@@ -70,8 +70,8 @@ extension OrgStore {
     }
 
     /// The number of the last line written (0 for an empty log).
-    public func lastEventSequence() throws -> Int64 {
-        try pool.read { db in try Int64.fetchOne(db, sql: "SELECT MAX(sequence) FROM localorg_event") ?? 0 }
+    public func lastEventSequence() async throws -> Int64 {
+        try await pool.read { db in try Int64.fetchOne(db, sql: "SELECT MAX(sequence) FROM localorg_event") ?? 0 }
     }
 
     private static func loggedEvent(_ row: Row) -> LoggedEvent {

@@ -94,11 +94,14 @@ extension OrgStore {
 
     /// Counts live records per object, for `localorg info`.
     public func counts() throws -> [(object: String, live: Int, deleted: Int)] {
-        try pool.read { db in
-            try schema.objects.map { object in
-                let row = try Row.fetchOne(db, sql: "SELECT COUNT(*) - COALESCE(SUM(IsDeleted), 0), COALESCE(SUM(IsDeleted), 0) FROM \(quoted(object.tableName))")
-                return (object.name, row?[0] ?? 0, row?[1] ?? 0)
-            }
+        let schema = self.schema
+        return try pool.read { db in try Self.counts(db, schema: schema) }
+    }
+
+    static func counts(_ db: Database, schema: OrgSchema) throws -> [(object: String, live: Int, deleted: Int)] {
+        try schema.objects.map { object in
+            let row = try Row.fetchOne(db, sql: "SELECT COUNT(*) - COALESCE(SUM(IsDeleted), 0), COALESCE(SUM(IsDeleted), 0) FROM \(quoted(object.tableName))")
+            return (object.name, row?[0] ?? 0, row?[1] ?? 0)
         }
     }
 

@@ -2,6 +2,7 @@ import ForceJSON
 import Foundation
 import GRDB
 import SalesforceTime
+import Synchronization
 
 /// One record as stored: canonical field name → column value.
 public struct StoredRecord: Sendable {
@@ -27,7 +28,16 @@ public final class OrgStore: Sendable {
     /// Column name of the moment a record went to the recycle bin.
     static let deletedAtColumn = "localorg_deleted_at"
 
-    public init(path: String, schema: OrgSchema) throws {
+    /// Who a new org starts with. `demo`: the demo users with the passwords the docs publish
+    /// (forceterm --demo, tests). `administrator`: one administrator with a made-up password,
+    /// handed back once in `createdAdministrator`, so no org has an admin anyone can look up.
+    public enum FirstUsers: Sendable { case demo, administrator }
+
+    /// The administrator of an org this open created with `.administrator`; nil otherwise.
+    public var createdAdministrator: NewOrgAdministrator? { created.withLock { $0 } }
+    private let created = Mutex<NewOrgAdministrator?>(nil)
+
+    public init(path: String, schema: OrgSchema, firstUsers: FirstUsers = .demo) throws {
         self.schema = schema
         var configuration = Configuration()
         configuration.busyMode = .timeout(10)
@@ -37,12 +47,12 @@ public final class OrgStore: Sendable {
             db.add(function: Self.fold)
         }
         pool = try DatabasePool(path: path, configuration: configuration)
-        try migrate()
+        try migrate(firstUsers: firstUsers)
     }
 
     /// Creates the tables, adds columns for fields new to the schema file, and on first open
     /// creates the organization and its demo users.
-    private func migrate() throws {
+    private func migrate(firstUsers: FirstUsers) throws {
         try pool.write { db in
             try db.execute(sql: """
                 CREATE TABLE IF NOT EXISTS localorg_sequence (keyPrefix TEXT PRIMARY KEY NOT NULL, lastNumber INTEGER NOT NULL);
@@ -75,7 +85,8 @@ public final class OrgStore: Sendable {
                 }
             }
         }
-        try bootstrapIfEmpty()
+        let administrator = try bootstrapIfEmpty(firstUsers: firstUsers)
+        created.withLock { $0 = administrator }
         try addRecordTypeRows()
     }
 
@@ -118,16 +129,21 @@ public final class OrgStore: Sendable {
         ("trainer@localorg.test", "localorg-trainer", "Taylor", "Trainer", false),
     ]
 
-    private func bootstrapIfEmpty() throws {
+    private func bootstrapIfEmpty(firstUsers: FirstUsers) throws -> NewOrgAdministrator? {
         guard let organization = schema.object(named: "Organization"), let user = schema.object(named: "User") else {
             throw SchemaError(description: "the schema needs Organization and User objects")
         }
         let hasOrganization = try pool.read { db in
             try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \(quoted(organization.tableName))") ?? 0 > 0
         }
-        if hasOrganization { return }
+        if hasOrganization { return nil }
+        let administrator = NewOrgAdministrator(username: NewOrgAdministrator.defaultUsername, password: Self.generatedPassword())
+        let firstUsers: [(username: String, password: String, first: String, last: String, admin: Bool)] = switch firstUsers {
+        case .demo: Self.demoUsers
+        case .administrator: [(administrator.username, administrator.password, "Org", "Administrator", true)]
+        }
         // Hash outside the transaction: each hash takes a noticeable fraction of a second.
-        let hashes = try Self.demoUsers.map { try PasswordHasher.hash($0.password) }
+        let hashes = try firstUsers.map { try PasswordHasher.hash($0.password) }
         let now = Self.now()
         try pool.write { db in
             let firstUserId = SalesforceId.make(keyPrefix: user.keyPrefix, number: try reserveNumbers(db, keyPrefix: user.keyPrefix, count: 1))
@@ -138,23 +154,33 @@ public final class OrgStore: Sendable {
             ]
             _ = try insertRow(db, object: organization, values: &orgValues, actingUserId: firstUserId, now: now,
                               presetId: Self.newOrganizationId())
-            for (index, demo) in Self.demoUsers.enumerated() {
+            for (index, first) in firstUsers.enumerated() {
                 var values: [String: DatabaseValue] = [
-                    "Username": demo.username.databaseValue, "FirstName": demo.first.databaseValue,
-                    "LastName": demo.last.databaseValue, "Email": demo.username.databaseValue,
-                    "Alias": String((demo.first.prefix(1) + demo.last).prefix(8)).lowercased().databaseValue,
+                    "Username": first.username.databaseValue, "FirstName": first.first.databaseValue,
+                    "LastName": first.last.databaseValue, "Email": first.username.databaseValue,
+                    "Alias": String((first.first.prefix(1) + first.last).prefix(8)).lowercased().databaseValue,
                     "IsActive": true.databaseValue, "TimeZoneSidKey": "GMT".databaseValue,
                     "LanguageLocaleKey": "en_US".databaseValue,
                 ]
                 let id = try insertRow(db, object: user, values: &values, actingUserId: firstUserId, now: now,
                                        presetId: index == 0 ? firstUserId : nil)
                 try db.execute(sql: "INSERT INTO localorg_credential (userId, passwordHash, isAdmin) VALUES (?, ?, ?)",
-                               arguments: [id, hashes[index], demo.admin])
+                               arguments: [id, hashes[index], first.admin])
             }
+        }
+        return firstUsers.count == 1 ? administrator : nil
+    }
+
+    /// The organization's id, read without blocking a thread of Swift's concurrency pool: what
+    /// request handlers use (a blocked pool thread can hold up the very reads it waits for).
+    public func currentOrganizationId() async throws -> String {
+        guard let organization = schema.object(named: "Organization") else { return "" }
+        return try await pool.read { db in
+            try String.fetchOne(db, sql: "SELECT Id FROM \(quoted(organization.tableName)) LIMIT 1") ?? ""
         }
     }
 
-    /// The organization's id (`00D…`).
+    /// The organization's id (`00D…`), for the command-line tools.
     public func organizationId() throws -> String {
         guard let organization = schema.object(named: "Organization") else { return "" }
         return try pool.read { db in

@@ -31,6 +31,13 @@ public struct OrgUserSummary: Sendable, Equatable {
     public var lastLoginAt: Int64?
 }
 
+/// The administrator a new org gets when it is not a demo org: a password nobody chose, shown once.
+public struct NewOrgAdministrator: Sendable, Equatable {
+    public static let defaultUsername = "admin@localorg.test"
+    public var username: String
+    public var password: String
+}
+
 /// A user to add: `localorg user add`, one or many.
 public struct NewOrgUser: Sendable, Equatable {
     public var username: String

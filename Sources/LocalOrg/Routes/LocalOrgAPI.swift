@@ -43,7 +43,7 @@ public struct LocalOrgAPI: Sendable {
     /// The trainer's log: every request answered, written in batches.
     let events: EventRecorder
     /// Read when used: a snapshot restore gives the org a new id while the server runs.
-    var organizationId: String { (try? store.organizationId()) ?? "" }
+    func organizationId() async -> String { (try? await store.currentOrganizationId()) ?? "" }
     /// When the schema was loaded: describes answer 304 to `If-Modified-Since` later than this.
     let schemaLoadedAt: Int64
 
@@ -222,7 +222,7 @@ public struct LocalOrgAPI: Sendable {
         switch (rest.first, rest.count) {
         case (nil, _):
             try requireMethod(method, "GET")
-            return resources(context)
+            return await resources(context)
         case ("sobjects", 1):
             try requireMethod(method, "GET")
             return try describeGlobal(context)
@@ -257,7 +257,7 @@ public struct LocalOrgAPI: Sendable {
             return limits(context)
         case ("limits", 2) where rest[1] == "recordCount":
             try requireMethod(method, "GET")
-            return try recordCount(context)
+            return try await recordCount(context)
         case ("composite", 2) where rest[1] == "graph":
             return try await compositeGraph(context)
         case ("composite", _) where rest.count >= 2 && rest[1] == "sobjects":
@@ -285,16 +285,16 @@ public struct LocalOrgAPI: Sendable {
         }
     }
 
-    func resources(_ context: DataContext) -> APIResponse {
+    func resources(_ context: DataContext) async -> APIResponse {
         let base = "/services/data/v\(context.apiVersion)"
         var map: JSONObject = [:]
         for name in ["sobjects", "query", "queryAll", "search", "parameterizedSearch", "recent", "limits", "composite"] { map[name] = .string("\(base)/\(name)") }
-        map["identity"] = .string(identityURL(context.request, userId: context.session.userId))
+        map["identity"] = .string(await identityURL(context.request, userId: context.session.userId))
         return .json(.object(map))
     }
 
-    func identityURL(_ request: APIRequest, userId: String) -> String {
-        "\(request.baseURL)/id/\(organizationId)/\(userId)"
+    func identityURL(_ request: APIRequest, userId: String) async -> String {
+        "\(request.baseURL)/id/\(await organizationId())/\(userId)"
     }
 
     /// Every limit a Developer Edition org reports, with its Max; only the API requests are
@@ -329,9 +329,9 @@ public struct LocalOrgAPI: Sendable {
 
     /// `limits/recordCount[?sObjects=A,B]`: live records per object; unknown names are left out,
     /// as Salesforce does.
-    func recordCount(_ context: DataContext) throws -> APIResponse {
+    func recordCount(_ context: DataContext) async throws -> APIResponse {
         let wanted = context.request.queryItems["sObjects"].map { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() } }
-        let counts = try store.counts().filter { count in
+        let counts = try await store.read { db in try OrgStore.counts(db, schema: self.schema) }.filter { count in
             guard let wanted, !wanted.isEmpty, wanted != [""] else { return true }
             return wanted.contains(count.object.lowercased())
         }

@@ -314,7 +314,7 @@ extension LocalOrgAPI {
         let covered = JSONValue.string(SalesforceDate.formatDateTime(windowEnd))
         if deleted {
             let records = try await store.deletedRecords(object, start: windowStart, end: windowEnd - 1, visibleTo: context.visibleOwner)
-            let organizationCreated = try await store.record(schema.object(named: "Organization") ?? object, id: organizationId)?.values["CreatedDate"]
+            let organizationCreated = try await store.record(schema.object(named: "Organization") ?? object, id: await organizationId())?.values["CreatedDate"]
             return .json([
                 "deletedRecords": .array(records.map { ["id": .string($0.id), "deletedDate": .string(SalesforceDate.formatDateTime($0.deletedAt))] }),
                 "earliestDateAvailable": .string(SalesforceDate.formatDateTime(organizationCreated.flatMap(Int64.fromDatabaseValue) ?? 0)),

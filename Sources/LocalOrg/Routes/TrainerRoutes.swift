@@ -1,5 +1,6 @@
 import ForceJSON
 import Foundation
+import GRDB
 import SalesforceTime
 
 /// The trainer's page at `/trainer`: what each user of the class did, a live feed of the log, and
@@ -35,12 +36,13 @@ extension LocalOrgAPI {
         switch (request.method, route) {
         case ("GET", ""):
             return TrainerPage.main(organization: try await organizationSummary(), signedInAs: session.username,
-                                    activity: try store.classActivity(), latest: try store.latestEvents(50))
+                                    activity: try await store.classActivity(), latest: try await store.latestEvents(50))
         case ("GET", "activity"):
-            return .json(.array(try store.classActivity().map(TrainerPage.json)))
+            return .json(.array(try await store.classActivity().map(TrainerPage.json)))
         case ("GET", "events"):
-            let after = request.header("last-event-id").flatMap { Int64($0) } ?? request.queryItems["after"].flatMap { Int64($0) }
-            return eventStream(after: try after ?? store.lastEventSequence())
+            let asked = request.header("last-event-id").flatMap { Int64($0) } ?? request.queryItems["after"].flatMap { Int64($0) }
+            let after = if let asked { asked } else { try await store.lastEventSequence() }
+            return eventStream(after: after)
         case ("GET", "history"):
             return try await historyPage(idText: request.queryItems["id"] ?? "")
         default:
@@ -86,8 +88,9 @@ extension LocalOrgAPI {
     }
 
     func organizationSummary() async throws -> (name: String, id: String) {
-        let id = organizationId
-        let name = try await RecordInspector(store: store).query("SELECT Name FROM Organization").records.first?["Name"]?.stringValue
+        let id = await organizationId()
+        let table = quoted(schema.object(named: "Organization")?.tableName ?? "Organization")
+        let name = try await store.read { db in try String.fetchOne(db, sql: "SELECT Name FROM \(table) LIMIT 1") }
         return (name ?? "localorg", id)
     }
 
@@ -101,7 +104,7 @@ extension LocalOrgAPI {
             var quietPolls = 0
             continuation.yield(Array("retry: 1000\n\n".utf8))
             while !Task.isCancelled {
-                let events = (try? store.events(after: last, limit: 200)) ?? []
+                let events = (try? await store.events(after: last, limit: 200)) ?? []
                 for event in events {
                     var bytes = Array("id: \(event.sequence)\nevent: request\ndata: ".utf8)
                     JSONWriter.write(TrainerPage.json(event), into: &bytes)
@@ -130,7 +133,7 @@ extension LocalOrgAPI {
         do {
             let record = try await RecordInspector(store: store).record(id: trimmed)
             let id = SalesforceId.canonical(trimmed) ?? trimmed
-            let changes = try store.history(of: id)
+            let changes = try await store.history(of: id)
             let notice = record == nil && changes.isEmpty ? "No record has the id \(trimmed)." : nil
             return TrainerPage.history(id: id, record: record, changes: changes, notice: notice)
         } catch let error as APIError {
