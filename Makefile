@@ -26,7 +26,7 @@ VENV := .venv
 VENV_STAMP := $(VENV)/.installed-requirements
 SCREENSHOT_STAMP := $(VENV)/.installed-screenshot-requirements
 
-.PHONY: all deps build build-release install uninstall dist test-dist demo screenshots test test-swift test-python venv bench bench-smartstore bench-localorg bench-sync bench-tui bench-field clean
+.PHONY: all deps build fuzz build-release install uninstall dist test-dist demo screenshots test test-swift test-python venv bench bench-smartstore bench-localorg bench-sync bench-tui bench-field clean
 
 all: build
 
@@ -94,6 +94,15 @@ test-python: venv $(SCREENSHOT_STAMP)
 	LOCALORG_BIN=$(CURDIR)/$(BIN_DEBUG)/localorg FORCETERM_BIN_DIR=$(CURDIR)/$(BIN_DEBUG) \
 	  $(VENV)/bin/python -m pytest PythonTests -q -p no:cacheprovider; \
 	  status=$$?; if [ $$status -eq 5 ]; then echo "pytest collected no tests" >&2; exit 1; fi; exit $$status
+
+## fuzz: libFuzzer (the toolchain's -sanitize=fuzzer,address) on localorg's request handling for
+## FUZZ_SECONDS (default 300): SOQL, JSON bodies, composite and collection payloads, headers, OAuth
+## forms, seeded from Fuzz/seeds and Salesforce's Postman collection. Fails on a crash, a hang, a 5xx
+## or a refusal not shaped as Salesforce's. Its own build (.build-fuzz), not part of make test.
+FUZZ_SECONDS ?= 300
+fuzz: deps
+	FORCETERM_FUZZ=1 $(SWIFT) build --scratch-path .build-fuzz --product localorg-fuzz $(BUILD_FLAGS)
+	scripts/fuzz/run.sh .build-fuzz/debug/localorg-fuzz $(FUZZ_SECONDS)
 
 ## venv: the test virtual environment, rebuilt only when PythonTests/requirements.txt changes.
 venv: $(VENV_STAMP)

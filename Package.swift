@@ -198,3 +198,20 @@ let package = Package(
             dependencies: ["SmartStore", "ForceJSON", "MobileSync", "LocalOrgProcess"]),
     ]
 )
+
+// `make fuzz` only: libFuzzer on localorg's request handling. The harness has no main (libFuzzer's
+// is linked in), so it exists only when FORCETERM_FUZZ is set, with the code under test
+// instrumented for coverage and AddressSanitizer.
+if Context.environment["FORCETERM_FUZZ"] != nil {
+    let fuzzing: [SwiftSetting] = [.unsafeFlags(["-sanitize=fuzzer,address"])]
+    for target in package.targets where ["LocalOrg", "ForceJSON", "SalesforceTime"].contains(target.name) {
+        target.swiftSettings = (target.swiftSettings ?? []) + fuzzing
+    }
+    package.products.append(.executable(name: "localorg-fuzz", targets: ["localorg-fuzz"]))
+    package.targets.append(.executableTarget(
+        name: "localorg-fuzz",
+        dependencies: ["LocalOrg", "ForceJSON"],
+        path: "Fuzz/LocalOrgFuzz",
+        swiftSettings: fuzzing + [.unsafeFlags(["-parse-as-library"])],
+        linkerSettings: [.unsafeFlags(["-sanitize=fuzzer,address"])]))
+}
