@@ -208,9 +208,10 @@ if Context.environment["FORCETERM_FUZZ"] != nil {
         target.swiftSettings = (target.swiftSettings ?? []) + fuzzing
     }
     package.products.append(.executable(name: "localorg-fuzz", targets: ["localorg-fuzz"]))
+    package.targets.append(.target(name: "LocalOrgFuzzDriver", path: "Fuzz/LocalOrgFuzzDriver"))
     package.targets.append(.executableTarget(
         name: "localorg-fuzz",
-        dependencies: ["LocalOrg", "ForceJSON"],
+        dependencies: ["LocalOrg", "ForceJSON", "LocalOrgFuzzDriver"],
         path: "Fuzz/LocalOrgFuzz",
         swiftSettings: fuzzing + [.unsafeFlags(["-parse-as-library"])],
         linkerSettings: [.unsafeFlags(["-sanitize=fuzzer,address"])]))

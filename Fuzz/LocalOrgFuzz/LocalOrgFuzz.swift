@@ -96,6 +96,11 @@ final class FuzzedOrg: Sendable {
         guard let document = try? JSONParser.parse(response.body) else { return "a refusal whose JSON does not parse" }
         if let first = document.arrayValue?.first, first["errorCode"]?.stringValue != nil, first["message"]?.stringValue != nil { return nil }
         if document["error"]?.stringValue != nil, document["error_description"]?.stringValue != nil { return nil }
+        // composite/tree: which records were refused and why.
+        if document["hasErrors"]?.boolValue == true, let results = document["results"]?.arrayValue,
+           results.allSatisfy({ ($0["errors"]?.arrayValue ?? []).allSatisfy { $0["statusCode"]?.stringValue != nil && $0["message"]?.stringValue != nil } }) {
+            return nil
+        }
         return "a refusal not shaped as Salesforce's errors"
     }
 

@@ -110,7 +110,7 @@ struct ConfigTabsTests {
         for command: AppCommand in [.editRecord, .newRecord, .deleteRecord] {
             model.perform(command)
             #expect(model.mode == .browsing && model.form == nil, "\(command)")
-            #expect(model.toast?.message.contains("No sync up in usersyncs.json sends the Account soup") == true, "\(command)")
+            #expect(model.toast?.message.contains("no sync up in usersyncs.json sends the Account soup") == true, "\(command)")
         }
         model.perform(.openDetail)
         #expect(model.detailOpen && model.accountContacts.isEmpty && model.contacts == nil)

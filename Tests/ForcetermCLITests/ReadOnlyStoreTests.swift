@@ -93,7 +93,7 @@ struct ReadOnlyStoreTests {
         try session.waitFor("read-only store")
         for key in ["e", "n", "d", "s"] {
             try session.send(key)
-            try session.waitFor("Read-only store (not writable by you)")
+            try session.waitFor("Read-only store: nothing can change or sync")
             try session.send("Escape")
         }
         try session.send("/")

@@ -80,7 +80,7 @@ struct SyncCorrectnessTests {
         try session.waitFor("Contacts (1)")
         try Self.editTitle(session, to: "My title")
         try session.send("s")
-        try session.waitFor("1 in conflict", timeout: 60)
+        try session.waitFor("1 conflict (c)", timeout: 60)
         try session.waitFor("both sides changed Title")
         try session.send("c")
         try session.waitFor("m = keep mine")

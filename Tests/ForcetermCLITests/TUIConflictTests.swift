@@ -32,7 +32,7 @@ struct TUIConflictTests {
         defer { session.kill() }
         try session.waitFor("Contacts (2)")
         try session.send("s")
-        try session.waitFor("2 in conflict", timeout: 60)
+        try session.waitFor("2 conflicts (c)", timeout: 60)
         try session.waitFor("≠")
 
         // Keep mine on the first: search it by my title, open the dialog, m.

@@ -84,7 +84,7 @@ struct TUIOrgRulesTests {
 
         // The org's validation rule: a partner needs its website.
         try session.send("s")
-        try session.waitFor("1 with errors")
+        try session.waitFor("1 error (e)")
         try session.waitFor("a validation rule of the org refused it — A partner account needs its")
         try session.send("e")
         try session.waitFor("↳ A partner account needs its website.")
@@ -131,7 +131,7 @@ struct TUIOrgRulesTests {
         try session.waitFor("Saved locally")
 
         try session.send("s")
-        try session.waitFor("2 with errors")
+        try session.waitFor("2 errors (e)")
         // The account: the restricted picklist's refusal, on Type (f, f: the records with errors).
         try session.send("f")
         try session.send("f")
@@ -227,7 +227,7 @@ struct TUIRepairTests {
         try session.send("C-s")
         try session.waitFor("Saved locally")
         try session.send("s")
-        try session.waitFor("1 with errors")
+        try session.waitFor("1 error (e)")
         try session.waitFor("The org refused the last sync of this record")
         try session.send("r")
         try session.waitFor("y = yes")

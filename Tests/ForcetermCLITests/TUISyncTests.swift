@@ -51,7 +51,7 @@ struct TUISyncTests {
         defer { session.kill() }
         try session.waitFor("not signed in — forceterm login")
         try session.send("s")
-        try session.waitFor("Not signed in: run forceterm login, then press s again")
+        try session.waitFor("Not signed in: run forceterm login, then s;")
 
         // forceterm login in another terminal, while the TUI runs.
         try saved.write(to: URL(fileURLWithPath: credentials))
@@ -65,7 +65,7 @@ struct TUISyncTests {
         user.server.stop()
         try session.send("s")
         // In words that fit 80 columns and say nothing was lost, not the engine's sync names.
-        let toast = try session.waitFor("Offline: the org cannot be reached; 0 local changes stay queued (s retries)")
+        let toast = try session.waitFor("Offline: org unreachable; 0 local changes stay queued (s retries)")
         #expect(!toast.contains("syncUp") && !toast.contains("syncDown"), "\(toast)")
         let offline = try session.waitFor("offline ·")
         let status = try #require(offline.split(separator: "\n").last { $0.contains("last sync") })

@@ -9,6 +9,7 @@ work=.build-fuzz
 corpus=$work/corpus findings=$work/findings
 mkdir -p "$corpus" "$findings"
 cp Fuzz/seeds/*.txt "$corpus/"
+rm -f "$findings"/*
 collection=../shared/real-salesforce/postman/salesforce-apis.postman_collection.v53.json
 if [[ -f $collection ]]; then
     python3 scripts/fuzz/postman_seeds.py "$collection" "$corpus"
@@ -18,7 +19,7 @@ fi
 log=$work/last-run.log
 status=0
 # -timeout: an input answered in more than 10 s counts as a hang. Two workers keep both cores busy.
-ASAN_OPTIONS=detect_leaks=0 "$fuzzer" "$corpus" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=6144 \
+SWIFT_BACKTRACE=enable=no ASAN_OPTIONS=detect_leaks=0 "$fuzzer" "$corpus" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=6144 \
     -artifact_prefix="$findings/" -print_final_stats=1 -dict=Fuzz/salesforce.dict 2>&1 | tee "$log" | grep -E "^#[0-9]+ *(pulse|DONE|NEW)|ERROR|SUMMARY|stat::" || status=$?
 executions=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo 0)
 found=$(find "$findings" -type f | wc -l)

@@ -1,7 +1,9 @@
 import MobileSync
 
 /// Every toast and question the app shows, in one place. A key a message names is read from the
-/// keymap in use, so a key rebound in config.toml is the one the message names.
+/// keymap in use, so a key rebound in config.toml is the one the message names. A toast gets 76
+/// columns at 80: what matters comes first, and the fixed texts fit in one line (a long value
+/// wraps to a second, never more).
 ///
 /// ```swift
 /// let messages = Messages(keymap: AppKeymap.table)
@@ -26,7 +28,8 @@ public struct Messages: Sendable {
     public var savedLocally: String { "Saved locally; \(key(.sync)) syncs it" }
     public var nothingChanged: String { "Nothing changed" }
     public func savedOutsideSearch(_ search: String) -> String {
-        "Saved locally, but it does not match /\(search) (\(key(.back)) clears the search); \(key(.sync)) syncs it"
+        let shown = search.count > 16 ? String(search.prefix(15)) + "…" : search
+        return "Saved locally; not shown under /\(shown) (\(key(.back)) clears it); \(key(.sync)) syncs it"
     }
     public func notSaved(problems: Int) -> String {
         "Not saved: \(problems == 1 ? "a field needs" : "some fields need") attention"
@@ -40,11 +43,11 @@ public struct Messages: Sendable {
 
     /// Why a soup that no named sync up sends is not editable here.
     public static func notSyncedUp(_ kind: RecordKind) -> String {
-        "No sync up in usersyncs.json sends the \(kind.soupName) soup, so changes here would never reach Salesforce; add one to edit \(kind.plural)"
+        "Not editable: no sync up in usersyncs.json sends the \(kind.soupName) soup"
     }
 
     public static let readOnlyStore =
-        "Read-only store (not writable by you): nothing can be changed or synced; chmod u+w the file and its folder"
+        "Read-only store: nothing can change or sync; chmod u+w the file and folder"
 
     // MARK: Local changes
 
@@ -81,7 +84,7 @@ public struct Messages: Sendable {
     public func copied(record name: String, fields: Int) -> String { "Copied \(name) (\(fields) fields) to the clipboard" }
     public func copied(value: String) -> String { "Copied \(value) to the clipboard" }
     public func nothingToCopy(name: String, kind: RecordKind) -> String {
-        "Nothing to copy: \(name) has no email, phone or website; \(key(.copyRecord)) copies the whole \(kind.singular)"
+        "Nothing to copy: no email, phone or website; \(key(.copyRecord)) copies the whole \(kind.singular)"
     }
 
     // MARK: Conflicts
@@ -104,7 +107,7 @@ public struct Messages: Sendable {
     // MARK: Sync
 
     public func tookServersKeepingOthers(_ fields: String) -> String {
-        "Took the server's for \(fields); your other changes stay and \(key(.sync)) sends them"
+        "Took the server's for \(fields); \(key(.sync)) sends your other changes"
     }
 
     public var quitQuestion: String { "A sync is running. Quit anyway? Local changes are kept." }
@@ -114,26 +117,32 @@ public struct Messages: Sendable {
     }
     public func offlineSkipped(queued count: Int) -> String { "Offline: sync skipped; \(queued(count))" }
     public func notSignedIn(queued count: Int) -> String {
-        "Not signed in: run forceterm login, then press \(key(.sync)) again; \(queued(count))"
+        "Not signed in: run forceterm login, then \(key(.sync)); \(queued(count))"
     }
-    public func syncFailed(_ reason: String) -> String { "Sync failed: \(reason)" }
+    /// The reason comes from the sync run, whose own words for the command line ("Local changes are
+    /// kept in the store; run forceterm sync again.") are said first here, in short.
+    public func syncFailed(_ reason: String) -> String {
+        let cause = reason.components(separatedBy: ". Local changes are kept").first ?? reason
+        return "Sync failed, local changes kept: \(cause)"
+    }
     /// The org could not be reached: short enough for 80 columns, and saying nothing was lost.
     public func syncOffline(queued count: Int) -> String {
-        "Offline: the org cannot be reached; \(queued(count)) (\(key(.sync)) retries)"
+        "Offline: org unreachable; \(queued(count)) (\(key(.sync)) retries)"
     }
 
     /// The toast after a sync: what needs the user first (a narrow terminal cuts the end), then
     /// what was exchanged. Whether it is an error comes with it.
     public func syncFinished(_ summary: SyncSummary) -> Toast {
         var needs: [String] = []
-        if summary.conflicts > 0 { needs.append("\(summary.conflicts) in conflict (\(key(.resolveConflict)) resolves)") }
-        if summary.recordsWithErrors > 0 { needs.append("\(summary.recordsWithErrors) with errors (\(key(.editRecord)) fixes)") }
+        if summary.conflicts > 0 { needs.append("\(Self.plural(summary.conflicts, "conflict")) (\(key(.resolveConflict)))") }
+        if summary.recordsWithErrors > 0 { needs.append("\(Self.plural(summary.recordsWithErrors, "error")) (\(key(.editRecord)))") }
         let message: String
         if !summary.failedSyncs.isEmpty {
-            message = "Sync finished, but \(summary.failedSyncs.joined(separator: ", ")) failed (the Syncs tab says why); "
-                + (needs.isEmpty ? "" : needs.joined(separator: ", ") + "; ") + summary.exchanged
+            // What failed and what needs the user; the totals are on the Syncs tab.
+            let failed = summary.failedSyncs.count == 1 ? summary.failedSyncs[0] : "\(summary.failedSyncs.count) syncs"
+            message = "\(failed) failed (Syncs tab)" + (needs.isEmpty ? "; " + summary.exchangedBriefly : "; " + needs.joined(separator: ", "))
         } else if !needs.isEmpty {
-            message = "Sync done: " + needs.joined(separator: ", ") + "; " + summary.exchanged
+            message = "Sync done: " + needs.joined(separator: ", ") + "; " + summary.exchangedBriefly
         } else {
             message = "Sync complete! " + summary.exchanged.prefix(1).uppercased() + summary.exchanged.dropFirst()
         }

@@ -42,10 +42,34 @@ public enum StatusLine {
     }
 }
 
-/// A one-line message just above the status line, right-aligned.
+/// A message just above the status line, right-aligned: one line, or two when it does not fit
+/// (a long name or an error's own words), cut only after the second.
 public enum ToastWidget {
     public static func draw(in canvas: inout Canvas, y: Int, width: Int, message: String, isError: Bool, theme: Theme) {
-        let text = " " + message.truncated(toWidth: max(width - 4, 1), ellipsis: theme.lines.ellipsis) + " "
-        canvas.draw(text, x: max(width - text.displayWidth - 1, 0), y: y, style: theme.style(isError ? .toastError : .toast))
+        let lines = lines(of: message, width: max(width - 4, 1), ellipsis: theme.lines.ellipsis)
+        for (index, line) in lines.enumerated() {
+            let text = " " + line + " "
+            canvas.draw(text, x: max(width - text.displayWidth - 1, 0), y: y - (lines.count - 1) + index,
+                        style: theme.style(isError ? .toastError : .toast))
+        }
+    }
+
+    /// The message in at most two lines of `width` columns, broken between words where it can.
+    public static func lines(of message: String, width: Int, ellipsis: Ellipsis) -> [String] {
+        guard message.displayWidth > width else { return [message] }
+        var first = ""
+        var rest = Substring(message)
+        while let space = rest.firstIndex(of: " ") {
+            let word = rest[..<space]
+            guard (first + word).displayWidth <= width else { break }
+            first += word + " "
+            rest = rest[rest.index(after: space)...]
+        }
+        if first.isEmpty {  // one word longer than the line: break inside it
+            first = message.clipped(toWidth: width)
+            while !message.hasPrefix(first) { first.removeLast() }  // the space a straddling wide character left
+            rest = message.dropFirst(first.count)
+        }
+        return [String(first.dropLast(first.hasSuffix(" ") ? 1 : 0)), String(rest).truncated(toWidth: width, ellipsis: ellipsis)]
     }
 }

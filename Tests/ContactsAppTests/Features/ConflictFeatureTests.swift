@@ -134,6 +134,6 @@ extension ConflictTests {
         model.perform(.resolve(.takeServer))
         let stored = try fixture.document(try #require(saved["_soupEntryId"]?.int64Value))
         #expect(stored["Title"] == "Theirs" && stored["Department"] == "Mine dept" && stored["__local__"] == true)
-        #expect(model.toast?.message == "Took the server's for Title; your other changes stay and s sends them")
+        #expect(model.toast?.message == "Took the server's for Title; s sends your other changes")
     }
 }

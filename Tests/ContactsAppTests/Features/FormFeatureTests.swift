@@ -181,6 +181,6 @@ extension FormFeatureTests {
         type("Zed", into: &model)
         model.perform(.save)
         #expect(model.list.totalCount == 2)
-        #expect(model.toast?.message == "Saved locally, but it does not match /wolf (Esc clears the search); s syncs it")
+        #expect(model.toast?.message == "Saved locally; not shown under /wolf (Esc clears it); s syncs it")
     }
 }

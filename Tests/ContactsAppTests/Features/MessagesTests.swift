@@ -10,7 +10,7 @@ struct MessagesTests: DrivesAppModel {
         let messages = Messages(keymap: AppKeymap.table)
         #expect(messages.savedLocally == "Saved locally; s syncs it")
         #expect(messages.deleted(contacts: 2) == "Deleted locally with its 2 contacts; u undeletes until the next sync")
-        #expect(messages.notSignedIn(queued: 1) == "Not signed in: run forceterm login, then press s again; 1 local change stays queued")
+        #expect(messages.notSignedIn(queued: 1) == "Not signed in: run forceterm login, then s; 1 local change stays queued")
     }
 
     @Test("A key rebound in config.toml is the key the toasts and questions name")

@@ -14,7 +14,7 @@ struct SyncFeatureTests: DrivesAppModel {
         _ = try RecordRepository(store: fixture.store, kind: .contact).create(fields: ["LastName": "Queued"])
         var model = try model(fixture)
         model.perform(.sync)
-        #expect(model.toast == Toast("Not signed in: run forceterm login, then press s again; 1 local change stays queued", isError: true))
+        #expect(model.toast == Toast("Not signed in: run forceterm login, then s; 1 local change stays queued", isError: true))
         var offline = try self.model(fixture, offline: true)
         offline.perform(.sync)
         #expect(offline.toast?.message == "Offline: sync skipped; 1 local change stays queued")
@@ -54,7 +54,7 @@ struct SyncFeatureTests: DrivesAppModel {
         service.finish()
         await controller.waitUntilFinished()
         model.tick()
-        #expect(model.toast == Toast("Sync done: 1 with errors (e fixes); sent 0 changes; 1 record new or changed on the server", isError: true))
+        #expect(model.toast == Toast("Sync done: 1 error (e); sent 0, got 1", isError: true))
         #expect(model.list.totalCount == 2, "the list shows what the sync wrote")
         #expect(model.selected?.string("LastName") == "Moreno", "the selection stays on the same record")
     }
@@ -69,7 +69,7 @@ struct SyncFeatureTests: DrivesAppModel {
         service.finish()
         await controller.waitUntilFinished()
         model.tick()
-        #expect(model.toast == Toast("Sync finished, but syncDownLayouts failed (the Syncs tab says why); 1 with errors (e fixes); sent 0 changes; 1 record new or changed on the server", isError: true))
+        #expect(model.toast == Toast("syncDownLayouts failed (Syncs tab); 1 error (e)", isError: true))
     }
 
     @Test("The status line and s follow the session as it is when s is pressed: signed out, then signed in elsewhere")
@@ -80,7 +80,7 @@ struct SyncFeatureTests: DrivesAppModel {
         var model = try model(fixture, sync: controller)
         #expect(model.statusParts.first == "not signed in — forceterm login")
         model.perform(.sync)
-        #expect(model.toast?.message.hasPrefix("Not signed in: run forceterm login, then press s again") == true)
+        #expect(model.toast?.message.hasPrefix("Not signed in: run forceterm login, then s;") == true)
         #expect(!controller.isRunning)
         service.state.withLock { $0 = .signedIn }
         model.perform(.sync)
@@ -186,8 +186,8 @@ extension SyncFeatureTests {
         await controller.waitUntilFinished()
         model.tick()
         let toast = try #require(model.toast)
-        #expect(toast.isError && toast.message == "Offline: the org cannot be reached; 1 local change stays queued (s retries)")
-        #expect(toast.message.count <= 80)
+        #expect(toast.isError && toast.message == "Offline: org unreachable; 1 local change stays queued (s retries)")
+        #expect(toast.message.count <= 76, "one line of a toast at 80 columns")
         #expect(model.statusParts.first == "offline")
     }
 }

@@ -62,6 +62,11 @@ public struct SyncSummary: Sendable, Equatable {
             : "\(receivedChanges) record\(receivedChanges == 1 ? "" : "s") new or changed on the server"
         return "sent \(sent) change\(sent == 1 ? "" : "s"); " + received
     }
+
+    /// The same in a few words, after what needs the user: "sent 2, got 30".
+    public var exchangedBriefly: String {
+        "sent \(sent), \(receivedChanges == 0 ? "nothing new" : "got \(receivedChanges)")"
+    }
 }
 
 /// Whether the org answered the last request: unknown until a sync has talked to it.

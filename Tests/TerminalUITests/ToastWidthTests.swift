@@ -1,0 +1,68 @@
+import ContactsApp
+import Foundation
+import Testing
+import TerminalUI
+
+/// At 80 columns a toast has 76: every message the app composes from fixed words fits in one line
+/// with realistic values, and one carrying outside words (an error, a long name) wraps to a second
+/// line instead of losing its end.
+@Suite("Toasts fit at 80 columns")
+struct ToastWidthTests {
+    let messages = Messages(keymap: AppKeymap.table)
+    static let toastWidth = 80 - 4
+
+    @Test("Every fixed message, with realistic values, fits one line of a toast at 80 columns")
+    func fixedMessagesFitOneLine() {
+        let texts: [String] = [
+            messages.savedLocally, messages.nothingChanged, messages.savedOutsideSearch("wolf"),
+            messages.savedOutsideSearch("a search someone typed at length"), messages.notSaved(problems: 3),
+            messages.undeleteBeforeEditing(.account), messages.readOnlyField("Mailing Zip/Postal Code"),
+            messages.noValues("Lead Source"), Messages.notSyncedUp(.contact), Messages.notSyncedUp(.account), Messages.readOnlyStore,
+            messages.deleted(contacts: 12), messages.alreadyDeleted(.account), messages.onlyDeletedUndelete(.account),
+            messages.undeleted(contacts: 12), messages.noChangesToRevert(.account), messages.reverted, messages.removedNeverSynced,
+            messages.sorted(by: "last modified"), messages.emptyFilter("contacts with sync errors"), messages.contactWithoutAccount,
+            messages.accountNotInStore, messages.nothingToCopy(name: "Zoë Ñúñez-Castellanos de la Vega", kind: .contact),
+            messages.noConflict(.account), messages.resolvedSome(.takeServer, fields: "Title", left: 3),
+            messages.resolved(.keepMine, fields: "Mobile Phone"), messages.resolved(.takeServer, fields: "Mobile Phone"),
+            messages.resolved(.keepMine, fields: nil), messages.resolved(.takeServer, fields: nil),
+            messages.tookServersKeepingOthers("Title and Mobile Phone"), messages.syncAlreadyRunning,
+            messages.offlineSkipped(queued: 1234), messages.notSignedIn(queued: 1234), messages.syncOffline(queued: 1234),
+            messages.syncFinished(SyncSummary(recordsWithErrors: 0, conflicts: 0, sent: 1234, receivedChanges: 12345)).message,
+            messages.syncFinished(SyncSummary(recordsWithErrors: 123, conflicts: 45, sent: 1234, receivedChanges: 12345)).message,
+            messages.syncFinished(SyncSummary(recordsWithErrors: 12, conflicts: 3, failedSyncs: ["syncDownOpportunities"], sent: 1234,
+                                              receivedChanges: 12345)).message,
+            messages.syncFinished(SyncSummary(recordsWithErrors: 12, conflicts: 3, failedSyncs: ["syncDownA", "syncDownB"], sent: 1234,
+                                              receivedChanges: 12345)).message,
+        ]
+        let tooWide = texts.filter { $0.displayWidth > Self.toastWidth }
+        #expect(tooWide.isEmpty, "wider than \(Self.toastWidth) columns:\n\(tooWide.joined(separator: "\n"))")
+    }
+
+    @Test("A failed sync says first that local changes are kept, and its reason wraps to a second line")
+    func failedSyncWraps() {
+        let reason = "syncUpContacts stopped: the server accepted the connection but never answered (limit 2 s). "
+            + "Local changes are kept in the store; run forceterm sync again."
+        let message = messages.syncFailed(reason)
+        #expect(message.hasPrefix("Sync failed, local changes kept: syncUpContacts stopped"))
+        #expect(!message.contains("Local changes are kept in the store"))
+
+        var canvas = Canvas(size: Size(width: 80, height: 24))
+        ToastWidget.draw(in: &canvas, y: 22, width: 80, message: message, isError: true, theme: Theme(colors: false, ascii: false))
+        let rows = [canvas.line(21), canvas.line(22)].map { $0.trimmingCharacters(in: .whitespaces) }
+        #expect(rows[0].hasPrefix("Sync failed, local changes kept:"), "\(rows)")
+        #expect(rows[1].hasSuffix("never answered (limit 2 s)"), "\(rows)")
+        #expect(canvas.line(20).trimmingCharacters(in: .whitespaces).isEmpty, "two rows at most")
+    }
+
+    @Test("Lines break between words; a third line's worth is cut with an ellipsis; a short toast stays on one row")
+    func wrapping() {
+        #expect(ToastWidget.lines(of: "Saved locally; s syncs it", width: 76, ellipsis: .unicode) == ["Saved locally; s syncs it"])
+        let words = Array(repeating: "word", count: 40).joined(separator: " ")
+        let lines = ToastWidget.lines(of: words, width: 20, ellipsis: .unicode)
+        #expect(lines.count == 2)
+        #expect(lines[0] == "word word word word")
+        #expect(lines[1].displayWidth == 20 && lines[1].hasSuffix("…"))
+        let unbroken = String(repeating: "x", count: 30)
+        #expect(ToastWidget.lines(of: unbroken, width: 20, ellipsis: .unicode) == [String(repeating: "x", count: 20), String(repeating: "x", count: 10)])
+    }
+}
