@@ -110,3 +110,81 @@ def test_a_trainee_trusts_signs_in_with_the_device_flow_and_syncs_across_the_roo
         if server.poll() is None:
             server.terminate()
         server.wait(timeout=30)
+
+
+def test_twelve_laptops_sync_at_once_across_the_room_while_the_trainer_follows(room, tmp_path):
+    """Twelve forceterm processes on the laptop side of the link sign in and sync at the same time
+    while the trainer's live feed is open on the trainer's side: every laptop gets every record, and
+    the trainer's counts and feed agree with the server's log, trainee by trainee."""
+    import csv
+    import json
+    trainer, laptop = room
+    data = tmp_path / "org"
+    localorg, forceterm = BINARIES / "localorg", BINARIES / "forceterm"
+    contacts = 60
+    subprocess.run([localorg, "seed", "--data", data, "--accounts", "5", "--contacts", str(contacts)], check=True, capture_output=True)
+    subprocess.run([localorg, "user", "add", "--data", data, "--pattern", "trainee{n}@class.test", "--count", "12",
+                    "--passwords-file", tmp_path / "class.csv"], check=True, capture_output=True)
+    with open(tmp_path / "class.csv", newline="") as file:
+        passwords = {row["username"]: row["password"] for row in csv.DictReader(file)}
+    administrator, administrator_password = (data / "admin-password").read_text().split()
+    server = subprocess.Popen(in_namespace(trainer, localorg, "serve", "--data", data, "--listen", TRAINER_ADDRESS, "--port", "0"),
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    served = Output(server)
+    feed = None
+    try:
+        url = served.wait_for(r"is serving (https://\S+)").group(1)
+        fingerprint = served.wait_for(r"CA fingerprint: SHA256 (\S+)").group(1)
+        ca = str(data / "ca.pem")
+
+        def trainer_curl(*arguments):
+            return subprocess.run(in_namespace(trainer, "curl", "-sS", "--cacert", ca, *arguments), capture_output=True, text=True, timeout=60)
+        token = json.loads(trainer_curl("--data-urlencode", "grant_type=password", "--data-urlencode", "client_id=forceterm",
+                                        "--data-urlencode", f"username={administrator}", "--data-urlencode", f"password={administrator_password}",
+                                        f"{url}/services/oauth2/token").stdout)["access_token"]
+        feed = subprocess.Popen(in_namespace(trainer, "curl", "-sSN", "--cacert", ca, "-H", f"Authorization: Bearer {token}", f"{url}/trainer/events"),
+                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        followed = Output(feed)
+        followed.wait_for(r"^retry: ")
+
+        homes = {}
+        for username, password in passwords.items():
+            home = {"XDG_DATA_HOME": str(tmp_path / username / "data"), "XDG_CONFIG_HOME": str(tmp_path / username / "config"), "PATH": os.environ["PATH"]}
+            login = subprocess.run(in_namespace(laptop, forceterm, "login", "--login-url", url, "--trust", f"SHA256:{fingerprint}",
+                                                "--username", username, "--password-stdin"),
+                                   input=password + "\n", capture_output=True, text=True, env=home, timeout=120)
+            assert login.returncode == 0, login.stdout + login.stderr
+            homes[username] = home
+        syncs = {username: subprocess.Popen(in_namespace(laptop, forceterm, "sync", "--json"), stdout=subprocess.PIPE,
+                                            stderr=subprocess.STDOUT, text=True, env=home) for username, home in homes.items()}
+        for username, sync in syncs.items():
+            output, _ = sync.communicate(timeout=600)
+            assert sync.returncode == 0, f"{username}: {output}"
+        for username, home in homes.items():
+            listed = subprocess.run(in_namespace(laptop, forceterm, "list", "contacts", "--format", "json"),
+                                    capture_output=True, text=True, env=home, timeout=120)
+            assert listed.stdout.count('"soup": "contacts"') == contacts, username
+
+        logged = {}
+        for line in served.settle(quiet=1.0):
+            match = re.match(r"\S+Z (trainee\d+@class\.test) ", line)
+            if match:
+                logged[match.group(1)] = logged.get(match.group(1), 0) + 1
+        assert set(logged) == set(passwords), logged
+        activity = json.loads(trainer_curl("-H", f"Authorization: Bearer {token}", f"{url}/trainer/activity").stdout)
+        counted = {row["username"]: row["requests"] for row in activity if row["username"] in passwords}
+        assert counted == logged
+        assert all(row["errors"] == 0 and row["conflicts"] == 0 for row in activity if row["username"] in passwords), activity
+        fed = {}
+        for line in followed.settle(quiet=1.0):
+            if line.startswith("data: "):
+                username = json.loads(line[len("data: "):]).get("username")
+                if username in passwords:
+                    fed[username] = fed.get(username, 0) + 1
+        assert fed == logged, "the live feed carried every request the server logged"
+    finally:
+        if feed is not None and feed.poll() is None:
+            feed.terminate()
+        if server.poll() is None:
+            server.terminate()
+        server.wait(timeout=30)
