@@ -129,3 +129,30 @@ struct SeederNameTests {
         #expect(rows.contains { String.fromDatabaseValue($0[0]) == "" || $0[0].isNull })
     }
 }
+
+@Suite("A write authenticated before a restore never lands after it")
+struct RestoreRaceTests {
+    @Test("A session ended between its check and its write is refused inside the write's transaction, and nothing is written")
+    func sessionEndedBeforeTheWrite() async throws {
+        let org = try await TestOrg()
+        defer { org.remove() }
+        let request = RequestContext()
+        let session = try await RequestContext.$current.withValue(request) { try await org.api.tokens.session(forAccessToken: org.accessToken) }
+        #expect(session != nil && request.tokenSelector != nil)
+        // What a snapshot restore does to sessions, committed while the request was on its way.
+        try await org.store.write { db in try db.execute(sql: "DELETE FROM localorg_token") }
+        await #expect(throws: APIError.sessionInvalid) {
+            try await RequestContext.$current.withValue(request) {
+                try await org.api.sessionWrite { db in try db.execute(sql: "DELETE FROM localorg_sequence") }
+            }
+        }
+        let sequences = try await org.store.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM localorg_sequence") ?? 0 }
+        #expect(sequences > 0, "the refused write changed nothing")
+        // A live session writes as before.
+        let fresh = RequestContext()
+        let token = try await TestOrg.signIn(org.api, username: "demo@localorg.test", password: "localorg-demo")
+        _ = try await RequestContext.$current.withValue(fresh) { try await org.api.tokens.session(forAccessToken: token) }
+        let wrote = try await RequestContext.$current.withValue(fresh) { try await org.api.sessionWrite { _ in true } }
+        #expect(wrote)
+    }
+}

@@ -113,6 +113,7 @@ public struct TokenService: Sendable {
             return (row?[0] ?? false, row?[1] ?? "")
         }
         RequestContext.current?.note(username: username)
+        RequestContext.current?.note(tokenSelector: found.selector)
         return Session(userId: found.userId, isAdmin: isAdmin, clientId: found.clientId, username: username)
     }
 

@@ -8,6 +8,7 @@ final class RequestContext: @unchecked Sendable {
 
     private let lock = NSLock()
     private var noted: String?
+    private var selector: String?
 
     /// The user behind the request (a signed-in session, or the username a sign-in tried).
     func note(username: String) {
@@ -15,6 +16,11 @@ final class RequestContext: @unchecked Sendable {
     }
 
     var username: String? { lock.withLock { noted } }
+
+    /// The access token the request was authenticated with (its selector), checked again when
+    /// the request writes.
+    func note(tokenSelector: String) { lock.withLock { selector = tokenSelector } }
+    var tokenSelector: String? { lock.withLock { selector } }
 }
 
 /// One request as the trainer's log shows it.

@@ -146,7 +146,7 @@ extension LocalOrgAPI {
     /// is sent after the commit, so no client sees a result that could still be lost.
     func compositeOfRecords(_ requests: [JSONValue], context: DataContext) async throws -> APIResponse {
         let planned = try CompositeSubrequest.parse(requests)
-        let entries = try await store.write { db -> [JSONValue] in
+        let entries = try await sessionWrite { db -> [JSONValue] in
             var resultsByReference: [String: JSONValue] = [:]
             var entries: [JSONValue] = []
             for subrequest in planned {
@@ -202,7 +202,7 @@ extension LocalOrgAPI {
         struct RolledBack: Error { var index: Int; var entry: JSONValue }
         let halted: JSONValue = [["errorCode": "PROCESSING_HALTED", "message": "The transaction was rolled back since another operation in the same transaction failed."]]
         do {
-            let entries = try await store.write { db -> [JSONValue] in
+            let entries = try await sessionWrite { db -> [JSONValue] in
                 var resultsByReference: [String: JSONValue] = [:]
                 var entries: [JSONValue] = []
                 for (index, subrequest) in subrequests.enumerated() {

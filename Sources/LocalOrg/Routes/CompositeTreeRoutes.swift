@@ -64,7 +64,7 @@ extension LocalOrgAPI {
         let now = OrgStore.now()
         let store = self.store
         do {
-            let ids = try await store.write { db -> [String] in
+            let ids = try await sessionWrite { db -> [String] in
                 var ids: [String] = []
                 for node in plannedNodes {
                     var values = node.values

@@ -67,7 +67,7 @@ extension LocalOrgAPI {
             }
         case "PATCH", "DELETE":
             // Resolved in the write's own transaction, so the parent changed is the one the lookup names.
-            return try await store.write { db in
+            return try await sessionWrite { db in
                 guard case let .record(parent, parentId) = try self.resolveTraversal(from: object, id: id, steps: resolvedSteps, visibleTo: owner, db: db) else {
                     // Only child-to-parent relationships can be changed through a friendly URL.
                     throw APIError(status: 405, errorCode: "METHOD_NOT_ALLOWED", message: "HTTP Method '\(context.method)' not allowed. Allowed are GET")

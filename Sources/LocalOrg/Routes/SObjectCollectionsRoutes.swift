@@ -122,7 +122,7 @@ extension LocalOrgAPI {
         _ items: [Item], allOrNone: Bool, id: @escaping @Sendable (Value) -> String,
         _ write: @escaping @Sendable (Item, Database) throws -> Value
     ) async throws -> [Result<Value, APIError>] {
-        try await store.write { db -> [Result<Value, APIError>] in
+        try await sessionWrite { db -> [Result<Value, APIError>] in
             var outcomes: [Result<Value, APIError>] = []
             for item in items {
                 var outcome: Result<Value, APIError> = .failure(.resourceNotFound)

@@ -32,7 +32,7 @@ extension LocalOrgAPI {
             if operation.isRead(method: method) {
                 return try await store.read { db in try self.perform(operation, object: object, context: context, db: db) }
             }
-            return try await store.write { db in try self.perform(operation, object: object, context: context, db: db) }
+            return try await sessionWrite { db in try self.perform(operation, object: object, context: context, db: db) }
         }
     }
 
