@@ -106,7 +106,7 @@ until screen | tail -n 1 | grep -qE 'Sync down syncDownContacts [0-9]+/[0-9]+'; 
     sleep 0.05
 done
 shot sync
-wait_for "in conflict"
+wait_for "conflict (c)"
 shot conflict
 # c on the conflict: keep mine or take the server's.
 keys c

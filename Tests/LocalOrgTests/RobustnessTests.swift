@@ -68,4 +68,20 @@ import Testing
             try checkErrorShape(await org.call(method, path), context: "\(method) \(path)")
         }
     }
+
+    /// `make fuzz` found the first: a version number too large for an Int trapped the server.
+    @Test(arguments: ["v" + String(repeating: "1", count: 120) + "60.0", "vnan", "vinf", "v-inf", "v1e400"])
+    func apiVersionsNoIntHoldsAreNotFound(version: String) async throws {
+        let org = try await TestOrg()
+        defer { org.remove() }
+        let direct = await org.call("GET", "/services/data/\(version)/sobjects/Account/deleted/?start=2020-01-01T00:00:00Z&end=2030-01-01T00:00:00Z")
+        #expect(direct.status == 404)
+        try checkErrorShape(direct, context: version)
+        let composite = await org.call("POST", "/services/data/v59.0/composite",
+                                       body: #"{"compositeRequest":[{"method":"GET","url":"/services/data/\#(version)/limits","referenceId":"a"}]}"#)
+        #expect(composite.status == 200 && composite.bodyText.contains(#""httpStatusCode":404"#), "\(composite.bodyText)")
+        let soap = await org.api.handle(APIRequest(method: "POST", path: "/services/Soap/u/\(version.dropFirst())", body: Array("<x/>".utf8),
+                                                   baseURL: TestOrg.baseURL))
+        #expect(soap.status == 500 && soap.bodyText.contains("UNSUPPORTED_API_VERSION"))
+    }
 }

@@ -8,10 +8,10 @@ extension LocalOrgAPI {
 
     func soapLogin(_ request: APIRequest, version versionSegment: String) async throws -> APIResponse {
         guard request.method == "POST" else { return soapFault(code: "INVALID_OPERATION", message: "SOAP requests must use POST", status: 405) }
-        guard let version = Double(versionSegment), Self.supportedVersions.contains(Int(version)) else {
+        guard let version = Self.supportedVersion(versionSegment) else {
             return soapFault(code: "UNSUPPORTED_API_VERSION", message: "Invalid Api version specified on URL", status: 500)
         }
-        guard Int(version) <= Self.lastSOAPLoginVersion else {
+        guard version <= Self.lastSOAPLoginVersion else {
             return soapFault(code: "INVALID_OPERATION", message: "login() is not available from API version 65.0; use OAuth", status: 500)
         }
         let envelope = String(decoding: request.body, as: UTF8.self)
@@ -27,7 +27,7 @@ extension LocalOrgAPI {
               let organization = schema.object(named: "Organization"),
               let organizationRecord = try await store.record(organization, id: organizationId) else { throw APIError.resourceNotFound }
         func text(_ record: StoredRecord, _ field: String) -> String { String.fromDatabaseValue(record.values[field] ?? .null) ?? "" }
-        let versionText = "\(Int(version)).0"
+        let versionText = "\(version).0"
         let organization15 = String(organizationId.prefix(15))
         let body = """
             <?xml version="1.0" encoding="UTF-8"?><soapenv:Envelope xmlns:soapenv="http://schemas.xmlsoap.org/soap/envelope/" \

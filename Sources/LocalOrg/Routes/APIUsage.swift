@@ -1,5 +1,17 @@
 import Foundation
 
+extension LocalOrgAPI {
+    /// The supported API version a URL's number names (`60.0` → 60), or nil: not a number, out of
+    /// range (a huge, infinite or NaN one included: converting those to Int traps, which the fuzzer
+    /// found), or, with `wholeOnly`, not a whole number.
+    static func supportedVersion(_ text: some StringProtocol, wholeOnly: Bool = false) -> Int? {
+        guard let number = Double(text), number.isFinite,
+              number >= Double(supportedVersions.lowerBound), number < Double(supportedVersions.upperBound + 1),
+              !wholeOnly || number == number.rounded() else { return nil }
+        return Int(number)
+    }
+}
+
 /// Counts API calls per user per UTC day, for `Sforce-Limit-Info` and the daily limit.
 actor APIUsage {
     private var counts: [String: (day: Int64, count: Int)] = [:]

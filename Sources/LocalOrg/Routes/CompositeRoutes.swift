@@ -17,8 +17,9 @@ extension LocalOrgAPI {
         }
         var segments = path.split(separator: "/").map { FormDecoding.percentDecode(String($0), plusIsSpace: false) }
         if segments.count >= 2 && segments[0] == "services" && segments[1] == "data" { segments.removeFirst(2) }
-        guard let version = segments.first, version.hasPrefix("v"), let number = Double(version.dropFirst()),
-              Self.supportedVersions.contains(Int(number)) else { return .failure(.resourceNotFound) }
+        guard let version = segments.first, version.hasPrefix("v"), let number = Self.supportedVersion(version.dropFirst()) else {
+            return .failure(.resourceNotFound)
+        }
         if segments.count > 1 && segments[1] == "composite" && !(segments.count > 2 && segments[2] == "sobjects") {
             return .failure(APIError(status: 400, errorCode: "INVALID_BATCH_REQUEST", message: "A composite subrequest cannot be another composite or batch request"))
         }
@@ -32,7 +33,7 @@ extension LocalOrgAPI {
         context.request = APIRequest(method: method, path: "/services/data/" + segments.joined(separator: "/"), query: query,
                                      headers: requestHeaders, body: bodyBytes, baseURL: parent.request.baseURL)
         context.method = method.uppercased()
-        context.apiVersion = "\(Int(number)).0"
+        context.apiVersion = "\(number).0"
         return .success((context, Array(segments.dropFirst())))
     }
 

@@ -157,11 +157,10 @@ public struct LocalOrgAPI: Sendable {
     func handleData(_ request: APIRequest, version versionSegment: String, rest: [String]) async throws -> APIResponse {
         // `latest` is the documented alias of the newest version.
         let requested = versionSegment == "latest" ? "v\(Self.supportedVersions.upperBound).0" : versionSegment
-        guard requested.hasPrefix("v"), let number = Double(requested.dropFirst()),
-              Self.supportedVersions.contains(Int(number)), number == number.rounded() else {
+        guard requested.hasPrefix("v"), let number = Self.supportedVersion(requested.dropFirst(), wholeOnly: true) else {
             return .error(.resourceNotFound)
         }
-        let apiVersion = "\(Int(number)).0"
+        let apiVersion = "\(number).0"
         if settings.latencyMilliseconds > 0 { try? await Task.sleep(for: .milliseconds(settings.latencyMilliseconds)) }
         if settings.failFirstRequests > 0, await injectedFailures.shouldRefuse(limit: settings.failFirstRequests) {
             return .error(APIError(status: 503, errorCode: "SERVER_UNAVAILABLE",
