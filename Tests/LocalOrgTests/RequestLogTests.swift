@@ -33,5 +33,8 @@ struct RequestLogTests {
         anonymous.username = nil
         anonymous.inner = nil
         #expect(anonymous.line == "2026-11-18T11:06:40Z - POST /services/data/v60.0/composite/sobjects 200 24.4 ms")
+        var typed = entry
+        typed.username = "evil\n2026-11-18T11:06:40Z admin\u{1B}[2J"
+        #expect(typed.line.hasPrefix("2026-11-18T11:06:40Z evil?2026-11-18T11:06:40Z admin?[2J POST"), "no control character reaches a terminal")
     }
 }

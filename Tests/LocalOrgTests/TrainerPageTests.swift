@@ -188,6 +188,13 @@ struct TrainerPageTests {
         #expect(received.hasPrefix("retry: 1000\n\n"))
         #expect(received.contains("id: 2\nevent: request\ndata: {"))
         #expect(received.contains("b@class.test POST /new 201") && !received.contains("/old"))
+        // A restore (every token gone) ends the open feed within seconds.
+        try await org.store.write { db in try db.execute(sql: "DELETE FROM localorg_token") }
+        let ended = Task {
+            for await _ in stream {}
+            return true
+        }
+        #expect(await ended.value)
     }
 }
 

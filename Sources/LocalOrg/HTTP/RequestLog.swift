@@ -53,8 +53,14 @@ public struct RequestLogEntry: Sendable, Equatable {
     public var line: String {
         let stamp = ISO8601DateFormatter.string(from: time, timeZone: TimeZone(identifier: "UTC") ?? .current,
                                                 formatOptions: [.withInternetDateTime])
-        return "\(stamp) \(username.flatMap { $0.isEmpty ? nil : $0 } ?? "-") \(method) \(path) \(status)"
+        // A username is what someone typed: control characters would reach the trainer's terminal.
+        let who = username.flatMap { $0.isEmpty ? nil : $0 }.map(Self.printable) ?? "-"
+        return "\(stamp) \(who) \(Self.printable(method)) \(Self.printable(path)) \(status)"
             + (inner.map { " [\($0)]" } ?? "") + " \(String(format: "%.1f", milliseconds)) ms" + (origin.map { " (\($0))" } ?? "")
+    }
+
+    static func printable(_ text: String) -> String {
+        String(String.UnicodeScalarView(text.unicodeScalars.map { $0.properties.generalCategory == .control ? "?" : $0 }))
     }
 
     /// What the request came to, counted record by record for composite answers: refused by a

@@ -217,7 +217,10 @@ enum TrainerPage {
           const state = document.getElementById("feed-state");
           const source = new EventSource("/trainer/events?after=" + encodeURIComponent(feed.dataset.after || "0"));
           source.onopen = () => { state.textContent = "(live)"; };
-          source.onerror = () => { state.textContent = "(reconnecting)"; };
+          source.onerror = () => {
+            // Closed for good (the session ended): the page asks to sign in again.
+            if (source.readyState === EventSource.CLOSED) location.reload(); else state.textContent = "(reconnecting)";
+          };
           source.addEventListener("request", (message) => {
             const event = JSON.parse(message.data);
             const item = document.createElement("li");

@@ -42,7 +42,7 @@ extension LocalOrgAPI {
         case ("GET", "events"):
             let asked = request.header("last-event-id").flatMap { Int64($0) } ?? request.queryItems["after"].flatMap { Int64($0) }
             let after = if let asked { asked } else { try await store.lastEventSequence() }
-            return eventStream(after: after)
+            return eventStream(after: after, token: token)
         case ("GET", "history"):
             return try await historyPage(idText: request.queryItems["id"] ?? "")
         default:
@@ -96,14 +96,22 @@ extension LocalOrgAPI {
 
     /// Server-Sent Events: each new log line as an `event: request`, checked five times a second;
     /// a comment every 15 s shows the connection alive (and finds a client that went away).
-    func eventStream(after start: Int64) -> APIResponse {
+    /// The session is checked again every second: a sign-out, a deactivation, an expiry or a
+    /// restore ends an open feed too.
+    func eventStream(after start: Int64, token: String) -> APIResponse {
         let store = self.store
+        let tokens = self.tokens
         let (stream, continuation) = AsyncStream.makeStream(of: [UInt8].self)
         let producer = Task {
             var last = start
             var quietPolls = 0
+            var polls = 0
             continuation.yield(Array("retry: 1000\n\n".utf8))
             while !Task.isCancelled {
+                polls += 1
+                if polls % 5 == 0 {
+                    guard let session = try? await tokens.session(forAccessToken: token), session.isAdmin else { break }
+                }
                 let events = (try? await store.events(after: last, limit: 200)) ?? []
                 for event in events {
                     var bytes = Array("id: \(event.sequence)\nevent: request\ndata: ".utf8)
