@@ -36,13 +36,7 @@ struct Show: AsyncParsableCommand {
         }
     }
 
-    static func text(_ value: JSONValue) -> String {
-        switch value {
-        case let .string(text): text
-        case .null: ""
-        default: JSONWriter.string(value)
-        }
-    }
+    static func text(_ value: JSONValue) -> String { RecordInspector.displayText(value) ?? "" }
 }
 
 /// `localorg query "SOQL"`: what the org holds, for a trainer at the command line.

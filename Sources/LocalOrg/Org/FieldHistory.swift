@@ -68,14 +68,7 @@ extension OrgStore {
     }
 
     static func historyText(_ value: DatabaseValue, field: FieldDefinition) -> String? {
-        switch RecordRenderer.json(value, for: field) {
-        case .null: return nil
-        case let .string(text): return text
-        case let other:
-            var bytes: [UInt8] = []
-            JSONWriter.write(other, into: &bytes)
-            return String(decoding: bytes, as: UTF8.self)
-        }
+        RecordInspector.displayText(RecordRenderer.json(value, for: field))
     }
 
     /// Whether any object has a record (live or in the recycle bin) with this id.

@@ -9,6 +9,15 @@ public struct RecordInspector: Sendable {
 
     public init(store: OrgStore) { self.store = store }
 
+    /// A field's value as a person reads it: text as it is, other values as JSON, nil for null.
+    public static func displayText(_ value: JSONValue) -> String? {
+        switch value {
+        case .null: nil
+        case let .string(text): text
+        default: JSONWriter.string(value)
+        }
+    }
+
     /// The record with this id (15 or 18 characters, any object), in the schema's field order,
     /// also from the recycle bin; nil when no record has it.
     public func record(id text: String) async throws -> (object: String, fields: [(name: String, value: JSONValue)])? {

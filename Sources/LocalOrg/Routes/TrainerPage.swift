@@ -124,16 +124,7 @@ enum TrainerPage {
 
     static func history(id: String, record: (object: String, fields: [(name: String, value: JSONValue)])?, changes: [FieldChange],
                         notice: String?) -> APIResponse {
-        func text(_ value: JSONValue) -> String {
-            switch value {
-            case .null: return ""
-            case let .string(text): return text
-            default:
-                var bytes: [UInt8] = []
-                JSONWriter.write(value, into: &bytes)
-                return String(decoding: bytes, as: UTF8.self)
-            }
-        }
+        func text(_ value: JSONValue) -> String { RecordInspector.displayText(value) ?? "" }
         let current = record.map { record in
             "<h2>\(htmlEscaped(record.object)) as it is now</h2><table id=\"fields\"><tbody>"
                 + record.fields.filter { !$0.value.isNull }.map { "<tr><th>\(htmlEscaped($0.name))</th><td>\(htmlEscaped(text($0.value)))</td></tr>" }
