@@ -53,6 +53,10 @@ let package = Package(
         .target(
             name: "SalesforceTime",
             swiftSettings: strictConcurrency),
+        // Salesforce record ids: their checksum and key prefixes, for localorg and the importer alike.
+        .target(
+            name: "SalesforceIds",
+            swiftSettings: strictConcurrency),
         .target(
             name: "SmartStore",
             dependencies: [
@@ -86,7 +90,7 @@ let package = Package(
         .systemLibrary(name: "CNcursesw", pkgConfig: "ncursesw"),
         .target(
             name: "ContactsApp",
-            dependencies: ["SmartStore", "ForceJSON", "MobileSync", .product(name: "SwiftCSV", package: "SwiftCSV")],
+            dependencies: ["SmartStore", "ForceJSON", "MobileSync", "SalesforceIds", .product(name: "SwiftCSV", package: "SwiftCSV")],
             swiftSettings: strictConcurrency),
         .target(
             name: "TerminalUI",
@@ -121,7 +125,7 @@ let package = Package(
         .target(
             name: "LocalOrg",
             dependencies: [
-                "ForceJSON", "SalesforceTime",
+                "ForceJSON", "SalesforceTime", "SalesforceIds",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
@@ -189,7 +193,7 @@ let package = Package(
             exclude: ["Snapshots"]),
         .testTarget(
             name: "ContactsAppTests",
-            dependencies: ["ContactsApp", "SmartStore", "ForceJSON", "MobileSync", "LocalOrgProcess"]),
+            dependencies: ["ContactsApp", "SmartStore", "ForceJSON", "MobileSync", "SalesforceIds", "LocalOrgProcess"]),
         .testTarget(
             name: "ForcetermServicesTests",
             dependencies: ["ForcetermServices", "ContactsApp", "MobileSync", "SmartStore", "ForceJSON", "ForceAPI"]),
@@ -204,7 +208,7 @@ let package = Package(
 // instrumented for coverage and AddressSanitizer.
 if Context.environment["FORCETERM_FUZZ"] != nil {
     let fuzzing: [SwiftSetting] = [.unsafeFlags(["-sanitize=fuzzer,address"])]
-    for target in package.targets where ["LocalOrg", "ForceJSON", "SalesforceTime"].contains(target.name) {
+    for target in package.targets where ["LocalOrg", "ForceJSON", "SalesforceTime", "SalesforceIds"].contains(target.name) {
         target.swiftSettings = (target.swiftSettings ?? []) + fuzzing
     }
     package.products.append(.executable(name: "localorg-fuzz", targets: ["localorg-fuzz"]))

@@ -116,7 +116,10 @@ struct FormValidationTests {
     @Test("The form shows usersyncs.json's contact fields, without the AccountId reference")
     func fields() throws {
         let form = try contactForm([:])
-        #expect(form.fields.map(\.name) == ["FirstName", "LastName", "Title", "MobilePhone", "Email", "Department", "HomePhone"])
+        #expect(form.fields.map(\.name) == [
+            "FirstName", "LastName", "Title", "MobilePhone", "Email", "Department", "HomePhone", "Phone", "Salutation",
+            "MailingStreet", "MailingCity", "MailingState", "MailingPostalCode", "MailingCountry", "Description",
+        ])
     }
 
     @Test("Last name is required, and a blank one does not count")

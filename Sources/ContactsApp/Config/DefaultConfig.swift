@@ -16,6 +16,7 @@ public enum DefaultConfig {
         {"path": "Department", "type": "full_text"},
         {"path": "MobilePhone", "type": "full_text"},
         {"path": "HomePhone", "type": "full_text"},
+        {"path": "Phone", "type": "full_text"},
         {"path": "AccountId", "type": "string"},
         {"path": "__local__", "type": "string"},
         {"path": "__locally_created__", "type": "string"},
@@ -56,29 +57,29 @@ public enum DefaultConfig {
       "syncName": "syncDownAccounts",
       "syncType": "syncDown",
       "soupName": "accounts",
-      "target": {"type": "soql", "query": "SELECT Name, Industry, Phone, Website, BillingStreet, BillingCity, BillingPostalCode, BillingCountry FROM Account"},
+      "target": {"type": "soql", "query": "SELECT Name, Industry, Phone, Website, BillingStreet, BillingCity, BillingState, BillingPostalCode, BillingCountry, Description FROM Account"},
       "options": {"mergeMode": "LEAVE_IF_CHANGED"}
     },
     {
       "syncName": "syncUpAccounts",
       "syncType": "syncUp",
       "soupName": "accounts",
-      "target": {"createFieldlist": ["Name", "Industry", "Phone", "Website", "BillingStreet", "BillingCity", "BillingPostalCode", "BillingCountry"]},
-      "options": {"fieldlist": ["Id", "Name", "Industry", "Phone", "Website", "BillingStreet", "BillingCity", "BillingPostalCode", "BillingCountry"], "mergeMode": "LEAVE_IF_CHANGED"}
+      "target": {"createFieldlist": ["Name", "Industry", "Phone", "Website", "BillingStreet", "BillingCity", "BillingState", "BillingPostalCode", "BillingCountry", "Description"]},
+      "options": {"fieldlist": ["Id", "Name", "Industry", "Phone", "Website", "BillingStreet", "BillingCity", "BillingState", "BillingPostalCode", "BillingCountry", "Description"], "mergeMode": "LEAVE_IF_CHANGED"}
     },
     {
       "syncName": "syncDownContacts",
       "syncType": "syncDown",
       "soupName": "contacts",
-      "target": {"type": "soql", "query": "SELECT FirstName, LastName, Title, MobilePhone, Email, Department, HomePhone, AccountId FROM Contact"},
+      "target": {"type": "soql", "query": "SELECT FirstName, LastName, Title, MobilePhone, Email, Department, HomePhone, AccountId, Phone, Salutation, MailingStreet, MailingCity, MailingState, MailingPostalCode, MailingCountry, Description FROM Contact"},
       "options": {"mergeMode": "LEAVE_IF_CHANGED"}
     },
     {
       "syncName": "syncUpContacts",
       "syncType": "syncUp",
       "soupName": "contacts",
-      "target": {"createFieldlist": ["FirstName", "LastName", "Title", "MobilePhone", "Email", "Department", "HomePhone", "AccountId"]},
-      "options": {"fieldlist": ["Id", "FirstName", "LastName", "Title", "MobilePhone", "Email", "Department", "HomePhone", "AccountId"], "mergeMode": "LEAVE_IF_CHANGED"}
+      "target": {"createFieldlist": ["FirstName", "LastName", "Title", "MobilePhone", "Email", "Department", "HomePhone", "AccountId", "Phone", "Salutation", "MailingStreet", "MailingCity", "MailingState", "MailingPostalCode", "MailingCountry", "Description"]},
+      "options": {"fieldlist": ["Id", "FirstName", "LastName", "Title", "MobilePhone", "Email", "Department", "HomePhone", "AccountId", "Phone", "Salutation", "MailingStreet", "MailingCity", "MailingState", "MailingPostalCode", "MailingCountry", "Description"], "mergeMode": "LEAVE_IF_CHANGED"}
     },
     {
       "syncName": "syncDownContactMetadata",

@@ -85,6 +85,19 @@ public struct FieldRule: Sendable, Equatable {
         "Department": FieldRule(label: "Department", maxLength: 80),
         "HomePhone": FieldRule(label: "Home phone", maxLength: 40, format: .phone),
         "AccountId": FieldRule(label: "Account", maxLength: 18),
+        "Phone": FieldRule(label: "Business phone", maxLength: 40, format: .phone),
+        "OtherPhone": FieldRule(label: "Other phone", maxLength: 40, format: .phone),
+        "Fax": FieldRule(label: "Fax", maxLength: 40, format: .phone),
+        "Salutation": FieldRule(label: "Salutation", maxLength: 40),
+        "MiddleName": FieldRule(label: "Middle name", maxLength: 40),
+        "Suffix": FieldRule(label: "Suffix", maxLength: 40),
+        "MailingStreet": FieldRule(label: "Street", maxLength: 255, format: .textArea),
+        "MailingCity": FieldRule(label: "City", maxLength: 40),
+        "MailingState": FieldRule(label: "State/Province", maxLength: 80),
+        "MailingPostalCode": FieldRule(label: "Postal code", maxLength: 20),
+        "MailingCountry": FieldRule(label: "Country", maxLength: 80),
+        "Birthdate": FieldRule(label: "Birthdate", maxLength: 0, format: .date),
+        "Description": FieldRule(label: "Description", maxLength: 32000, format: .textArea),
     ]
 
     static let accountRules: [String: FieldRule] = [
@@ -92,10 +105,13 @@ public struct FieldRule: Sendable, Equatable {
         "Industry": FieldRule(label: "Industry", maxLength: 255),
         "Phone": FieldRule(label: "Phone", maxLength: 40, format: .phone),
         "Website": FieldRule(label: "Website", maxLength: 255, format: .url),
-        "BillingStreet": FieldRule(label: "Street", maxLength: 255),
+        "Fax": FieldRule(label: "Fax", maxLength: 40, format: .phone),
+        "BillingStreet": FieldRule(label: "Street", maxLength: 255, format: .textArea),
         "BillingCity": FieldRule(label: "City", maxLength: 40),
+        "BillingState": FieldRule(label: "State/Province", maxLength: 80),
         "BillingPostalCode": FieldRule(label: "Postal code", maxLength: 20),
         "BillingCountry": FieldRule(label: "Country", maxLength: 80),
+        "Description": FieldRule(label: "Description", maxLength: 32000, format: .textArea),
     ]
 
     /// Why `value` is not acceptable, in one line that says what to do, or `nil` when it is.
@@ -144,7 +160,7 @@ public struct FieldRule: Sendable, Equatable {
     }
 }
 
-extension String {
+extension StringProtocol {
     var trimmingWhitespace: String {
         var text = Substring(self)
         while let first = text.first, first.isWhitespace { text = text.dropFirst() }

@@ -34,16 +34,10 @@ extension ContactsScreen {
         guard let record = model.selected else { return nil }
         let kind = model.list.kind
         var lines: [DetailLine] = []
-        if let comparison = model.conflictComparison {
-            lines = conflictLines(comparison, record: record, model: model, ascii: theme.lines == .ascii)
-        } else {
-            lines = fieldLines(record, model: model)
-        }
-        lines.append(.blank)
-        lines.append(.field(label: "Local state", value: record.state.summary))
+        // A refused sync first: it is what the user has to act on, and a long record would push it
+        // below the fold.
         let errors = RecordSyncError.errors(of: record)
         if !errors.isEmpty {
-            lines.append(.blank)
             lines.append(.heading("The org refused the last sync of this record"))
             for error in errors {
                 let labels = error.fields.map { field in
@@ -54,7 +48,15 @@ extension ContactsScreen {
             let key = { (command: AppCommand) in model.messages.key(command) }
             lines.append(.text("\(key(.editRecord)) fixes it (the fields are marked), \(key(.revertRecord)) reverts your changes; \(key(.sync)) sends it again",
                                role: .hint))
+            lines.append(.blank)
         }
+        if let comparison = model.conflictComparison {
+            lines += conflictLines(comparison, record: record, model: model, ascii: theme.lines == .ascii)
+        } else {
+            lines += fieldLines(record, model: model)
+        }
+        lines.append(.blank)
+        lines.append(.field(label: "Local state", value: record.state.summary))
         if kind.role == .account {
             lines.append(.blank)
             if model.contacts == nil {
@@ -84,9 +86,13 @@ extension ContactsScreen {
         let kind = model.list.kind
         var lines: [DetailLine] = []
         var shown: Set<String> = []
-        for field in model.fieldNames(for: kind) {
+        let fields = model.fieldNames(for: kind)
+        let address = PostalAddressFields(kind: kind)
+        for field in fields {
             shown.insert(field)
-            if field == "AccountId" {
+            if address.isShownTogether(in: fields), address.fields.contains(field) {
+                if field == address.fields[0] { lines.append(.field(label: "Address", value: address.oneLine(record))) }
+            } else if field == "AccountId" {
                 lines.append(.field(label: "Account", value: accountName(id: record.string(field), model: model)))
             } else {
                 lines.append(.field(label: model.label(of: field, in: kind), value: model.displayValue(of: field, in: record, kind: kind)))
@@ -107,5 +113,26 @@ extension ContactsScreen {
         guard !id.isEmpty else { return "" }
         if let account = model.account(id: id) { return account.string("Name") }
         return model.accounts == nil ? "\(id) (usersyncs.json syncs no accounts soup)" : id
+    }
+}
+
+/// A postal address's five fields (Mailing… for contacts, Billing… for accounts), which the
+/// detail shows as one line when the config syncs all of them.
+struct PostalAddressFields {
+    let fields: [String]
+
+    init(kind: RecordKind) {
+        let prefix = kind.role == .account ? "Billing" : "Mailing"
+        fields = ["Street", "City", "State", "PostalCode", "Country"].map { prefix + $0 }
+    }
+
+    func isShownTogether(in synced: [String]) -> Bool { fields.allSatisfy(synced.contains) }
+
+    /// `Calle Mayor 1, Madrid, Madrid 28013, Spain`: the street's lines joined, empty parts left out.
+    func oneLine(_ record: LocalRecord) -> String {
+        let street = record.string(fields[0]).split(whereSeparator: \.isNewline).map(String.init)
+            .filter { !$0.allSatisfy(\.isWhitespace) }.joined(separator: ", ")
+        let place = [record.string(fields[2]), record.string(fields[3])].filter { !$0.isEmpty }.joined(separator: " ")
+        return [street, record.string(fields[1]), place, record.string(fields[4])].filter { !$0.isEmpty }.joined(separator: ", ")
     }
 }

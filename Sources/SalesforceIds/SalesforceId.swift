@@ -3,10 +3,6 @@
 /// survive case-insensitive systems.
 public enum SalesforceId {
     static let suffixAlphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZ012345")
-    static let base62Alphabet = Array("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")
-    /// Characters 4–6 of every id localorg makes: a fixed "pod" and the reserved character.
-    static let podAndReserved = "Lo0"
-    static let recordNumberWidth = 9
 
     /// The 3-character checksum suffix of a 15-character id: one letter per 5-character chunk,
     /// with bit i set when the chunk's i-th character is an uppercase A–Z.
@@ -56,19 +52,6 @@ public enum SalesforceId {
         return id15 + checksumSuffix(of: id15)
     }
 
-    /// A new 18-character id: key prefix, pod, reserved character, then the record number in base 62.
-    static func make(keyPrefix: String, number: Int64) -> String {
-        var digits: [Character] = []
-        var remaining = number
-        repeat {
-            digits.append(base62Alphabet[Int(remaining % 62)])
-            remaining /= 62
-        } while remaining > 0
-        let padded = String(repeating: "0", count: max(0, recordNumberWidth - digits.count)) + String(digits.reversed())
-        let id15 = keyPrefix + podAndReserved + padded
-        return id15 + checksumSuffix(of: id15)
-    }
-
     /// 15 or 18 letters and digits: what an id looks like, valid or not.
     public static func isShapedLikeId(_ text: some StringProtocol) -> Bool {
         let bytes = Array(text.utf8)
@@ -78,7 +61,31 @@ public enum SalesforceId {
     /// The key prefix (object type) of a canonical id.
     public static func keyPrefix(of id: String) -> String { String(id.prefix(3)) }
 
-    private static func isAlphanumeric(_ byte: UInt8) -> Bool {
+    /// Whether `text` is a real id of an object whose ids start with `keyPrefix` (nil: any
+    /// object): 15 characters with that prefix, or 18 whose last three are the checksum of the
+    /// first 15 as written. A company called `TheOrganization` is not an account id.
+    public static func isValid(_ text: some StringProtocol, keyPrefix: String?) -> Bool {
+        guard isShapedLikeId(text) else { return false }
+        if let keyPrefix, !text.hasPrefix(keyPrefix) { return false }
+        guard text.utf8.count == 18 else { return keyPrefix != nil }
+        return checksumSuffix(of: text.prefix(15)) == text.suffix(3)
+    }
+
+    /// The key prefixes of standard objects every org has, which ids of their records start with.
+    public static func standardKeyPrefix(of sObjectType: String) -> String? {
+        switch sObjectType.lowercased() {
+        case "account": "001"
+        case "contact": "003"
+        case "user": "005"
+        case "opportunity": "006"
+        case "lead": "00Q"
+        case "case": "500"
+        case "campaign": "701"
+        default: nil
+        }
+    }
+
+    static func isAlphanumeric(_ byte: UInt8) -> Bool {
         (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
             || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
             || (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte)
