@@ -4,6 +4,7 @@ import ForcetermServices
 import Foundation
 
 extension ExchangeFormat: ExpressibleByArgument {}
+extension AccountLinking: ExpressibleByArgument {}
 
 /// `forceterm export SOUP [--format vcard|csv|json] [--query TEXT] [-o FILE]`.
 struct ExportCommand: ParsableCommand {
@@ -13,17 +14,20 @@ struct ExportCommand: ParsableCommand {
         discussion: """
             Reads the local store only (no network). vCard carries names, account (ORG), title, \
             email, phones by type, the address and the Salesforce id (UID); CSV has a header row \
-            of API names, Id first. Records marked deleted here are left out. The format is \
+            of API names, Id first. Records marked deleted here are left out. `export all` writes \
+            every soup into one file, accounts first (CSV with a Soup column), which `forceterm \
+            import` reads back whole, links included. The format is \
             --format, else the -o file's extension (.vcf, .csv, .json), else vCard. -o writes the \
             whole file or nothing (a file that is there is replaced only at the end).
 
             Examples:
               forceterm export contacts -o contacts.vcf
+              forceterm export all -o backup.json
               forceterm export accounts --format csv > accounts.csv
               forceterm export contacts --query acme --format json | jq '.[].Email'
             """)
 
-    @Argument(help: ArgumentHelp("Which records: a record soup of the config, or its plural (contacts, accounts).", valueName: "soup"))
+    @Argument(help: ArgumentHelp("Which records: a record soup of the config, its plural (contacts, accounts), or all of them (all).", valueName: "soup"))
     var soup = "contacts"
 
     @Option(help: "vcard, csv or json (default: from the -o file's extension, else vcard).")
@@ -50,9 +54,14 @@ struct ExportCommand: ParsableCommand {
         try CommandFailure.reporting {
             let catalog = try RecordCatalog(storePath: try globalOptions.location(storeOptions).path, global: globalOptions.global,
                                             configDirectory: configOptions.directory)
-            let kind = try catalog.kind(named: soup)
+            let kinds = soup.lowercased() == "all" ? catalog.kinds : [try catalog.kind(named: soup)]
             let chosen = format ?? output.flatMap(ExchangeFormat.named(byPath:)) ?? .vcard
-            let exporter = RecordExporter(store: catalog.store, schema: catalog.schema, kind: kind)
+            let exporter = RecordExporter(store: catalog.store, schema: catalog.schema, kinds: kinds)
+            let what = kinds.count == 1 ? kinds[0] : nil
+            let left = kinds.filter { !exporter.kinds(for: chosen).contains($0) }
+            if !left.isEmpty {
+                StandardStreams.writeError("note: vCard has no card for \(left.map(\.soupName).joined(separator: ", ")); use --format csv or json for them\n")
+            }
             guard let output else {
                 var sink = BufferedOutput { StandardStreams.write($0) }
                 try exporter.export(as: chosen, search: query) { sink.append($0) }
@@ -70,7 +79,8 @@ struct ExportCommand: ParsableCommand {
                 file.discard()
                 throw error
             }
-            StandardStreams.writeError("Exported \(count) \(count == 1 ? kind.singular : kind.plural) to \(output)\n")
+            let noun = what.map { count == 1 ? $0.singular : $0.plural } ?? (count == 1 ? "record" : "records")
+            StandardStreams.writeError("Exported \(count) \(noun) to \(output)\n")
         }
     }
 }
@@ -88,11 +98,14 @@ struct ImportCommand: ParsableCommand {
             UI's rules; if one is bad, every bad line is reported and nothing is written. \
             --dry-run shows what would happen.
 
-            vCard 2.1, 3.0 and 4.0 (several cards per file; organisation cards become accounts; \
-            ORG links a contact to the account of that name). CSV needs a header row; columns \
-            are matched to fields by API name or label (LastName, "Last name"), Outlook's and \
-            Google's column names are known, and --map Field=Column names the rest. A file that \
-            is not UTF-8 is read as Windows-1252. FILE - reads standard input.
+            vCard 2.1, 3.0 and 4.0 (several cards per file; organisation cards become accounts). \
+            CSV needs a header row; Outlook's, Google's and Thunderbird's layouts are known, other \
+            columns are matched to fields by API name or label (LastName, "Last name"), and --map \
+            Field=Column names the rest. A contact's company (ORG, a Company column) links it to \
+            the account of that name, case and accents ignored, or creates one (--accounts). \
+            What has no field of its own (a second email, a nickname) goes into Description when \
+            the config syncs it; the summary names it, and what was dropped, with counts. A file \
+            that is not UTF-8 is read as Windows-1252. FILE - reads standard input.
 
             Examples:
               forceterm import ~/Downloads/contacts.vcf --dry-run
@@ -111,6 +124,12 @@ struct ImportCommand: ParsableCommand {
 
     @Flag(help: "Show what would be created and updated; write nothing.")
     var dryRun = false
+
+    @Option(help: ArgumentHelp("""
+        A contact's company that no account is named after: create the account (sent by the next \
+        sync), match (link to existing accounts only) or ignore companies.
+        """, valueName: "create|match|ignore"))
+    var accounts: AccountLinking = .create
 
     @Option(name: .customLong("map"), parsing: .singleValue,
             help: ArgumentHelp("Read a field from a CSV column of another name (repeatable).", valueName: "field=column"))
@@ -158,7 +177,7 @@ struct ImportCommand: ParsableCommand {
             let plan: ImportPlan
             do {
                 let (rows, notes) = try reader.rows(text, format: chosen, columnMap: try columnMap())
-                plan = try importer.plan(rows, notes: (encodingNote.map { [$0] } ?? []) + notes)
+                plan = try importer.plan(rows, notes: (encodingNote.map { [$0] } ?? []) + notes, accounts: accounts)
             } catch let problem as ImportProblem {
                 throw ConfigError("\(file): \(problem); nothing was imported")
             }
@@ -171,14 +190,17 @@ struct ImportCommand: ParsableCommand {
             for action in plan.actions { StandardStreams.write("line \(action.line): \(action.summary)\n") }
             let created = plan.count { if case .create = $0 { true } else { false } }
             let updated = plan.count { if case .update = $0 { true } else { false } }
-            let unchanged = plan.actions.count - created - updated
-            let counts = "\(created) to create, \(updated) to update, \(unchanged) unchanged"
+            let copies = plan.count { if case .copy = $0 { true } else { false } }
+            let unchanged = plan.actions.count - created - updated - copies
+            let copyCount = copies == 0 ? "" : ", \(copies) to store as copies of the org's records"
+            let counts = "\(created) to create, \(updated) to update\(copyCount), \(unchanged) unchanged"
             if dryRun {
                 StandardStreams.writeError("Dry run: \(counts); nothing was written\n")
                 return
             }
             try importer.apply(plan)
-            StandardStreams.writeError("Imported \(plan.actions.count) record\(plan.actions.count == 1 ? "" : "s"): \(created) created, \(updated) updated, \(unchanged) unchanged; \(RecordCatalog.whereChangesGo(storePath: path, count: created + updated))\n")
+            let copied = copies == 0 ? "" : ", \(copies) stored as copies of the org's records (the next sync refreshes them; nothing of theirs is sent)"
+            StandardStreams.writeError("Imported \(plan.actions.count) record\(plan.actions.count == 1 ? "" : "s"): \(created) created, \(updated) updated\(copied), \(unchanged) unchanged; \(RecordCatalog.whereChangesGo(storePath: path, count: created + updated))\n")
         }
     }
 }

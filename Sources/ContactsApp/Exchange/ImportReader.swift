@@ -1,5 +1,7 @@
 import ForceJSON
 import Foundation
+import MobileSync
+import SalesforceIds
 
 /// Reads a file's records into `ImportRow`s: vCard (2.1, 3.0, 4.0; organisation cards become
 /// accounts), CSV with a header row, or JSON as `forceterm export --format json` writes it.
@@ -51,7 +53,6 @@ public struct ImportReader: Sendable {
         let contacts = schema.kinds.first { $0.role == .contact }
         let accounts = schema.kinds.first { $0.role == .account }
         var rows: [ImportRow] = []
-        var unsynced: [String] = []
         var skipped: [Int] = []
         for card in cards {
             let target = VCardMapping.isOrganization(card) ? accounts : contacts
@@ -59,14 +60,9 @@ public struct ImportReader: Sendable {
                 skipped.append(card.line)
                 continue
             }
-            let read = VCardMapping(kind: target, fields: schema.fieldNames(for: target)).texts(of: card)
-            for property in read.unsynced where !unsynced.contains(property) { unsynced.append(property) }
-            rows.append(ImportRow(line: card.line, kind: target, pairs: read.pairs, id: read.id, accountName: read.accountName))
+            rows.append(row(VCardMapping.entry(of: card), kind: target))
         }
         var notes: [String] = []
-        if !unsynced.isEmpty {
-            notes.append("left out: \(unsynced.joined(separator: ", ")) (the config's sync sends no field for \(unsynced.count == 1 ? "it" : "them"))")
-        }
         if !skipped.isEmpty {
             notes.append("left out: the cards at lines \(skipped.map(String.init).joined(separator: ", ")) (the config has no soup for that kind of card)")
         }
@@ -74,73 +70,71 @@ public struct ImportReader: Sendable {
         return (rows, notes)
     }
 
-    // MARK: CSV
+    /// An entry placed into the fields the sync sends for `kind`.
+    func row(_ entry: AddressBookEntry, kind: RecordKind) -> ImportRow {
+        let placed = EntryPlacement(kind: kind, fields: schema.fieldNames(for: kind)).place(entry)
+        return ImportRow(line: entry.line, kind: kind, pairs: placed.pairs, id: entry.id.flatMap { Self.usableId($0, kind: kind) },
+                         accountName: placed.accountName, accountId: placed.accountId, report: placed.report)
+    }
 
-    /// Column names other programs use (Outlook's and Google's exports) for fields forceterm knows.
-    static let contactColumnAliases: [String: String] = [
-        "given name": "FirstName", "first name": "FirstName", "family name": "LastName", "last name": "LastName", "surname": "LastName",
-        "e-mail address": "Email", "email address": "Email", "e-mail": "Email", "e-mail 1 - value": "Email", "email 1": "Email",
-        "job title": "Title", "company": "AccountId", "account": "AccountId", "account name": "AccountId", "organization 1 - name": "AccountId",
-        "organization": "AccountId", "organization 1 - title": "Title", "mobile phone": "MobilePhone", "mobile": "MobilePhone",
-        "home phone": "HomePhone", "business phone": "Phone", "phone 1 - value": "Phone", "department": "Department",
-        "organization 1 - department": "Department", "notes": "Description",
-    ]
-    static let accountColumnAliases: [String: String] = [
-        "account name": "Name", "company": "Name", "organization": "Name", "web page": "Website", "web site": "Website", "url": "Website",
-        "business phone": "Phone", "main phone": "Phone",
-    ]
-    static let idColumns: Set<String> = ["id", "salesforce id", "record id", "uid"]
+    /// An id worth matching: a local id, or a valid Salesforce id of `kind`'s object.
+    static func usableId(_ text: String, kind: RecordKind) -> String? {
+        let id = text.trimmingWhitespace
+        if id.hasPrefix(LocalField.localIdPrefix) { return id }
+        return SalesforceId.isValid(id, keyPrefix: kind.keyPrefix) ? id : nil
+    }
+
+    // MARK: CSV
 
     func csvRows(_ text: String, columnMap: [String: String]) throws -> (rows: [ImportRow], notes: [String]) {
         let (header, csvRows) = try CSVText.read(text)
-        let form = schema.form(kind: kind, purpose: .create(preset: [:]), title: "", record: nil)
-        var fieldByColumn: [Int: String] = [:]
-        var idColumn: Int?
-        var mappedFields: Set<String> = []
-        // --map FIELD=COLUMN first: the user's word wins.
-        for (field, column) in columnMap {
-            guard let index = header.firstIndex(where: { $0.caseInsensitiveCompare(column) == .orderedSame }) else {
-                throw ImportProblem(line: 1, message: "--map \(field)=\(column): the header has no column \(column); it has \(header.joined(separator: ", "))")
+        // `forceterm export all` writes several soups into one file, each row saying its own.
+        let soupColumn = header.firstIndex { $0.caseInsensitiveCompare(RecordExporter.soupColumn) == .orderedSame }
+        var books: [RecordKind: CSVAddressBook] = [:]
+        func book(for kind: RecordKind) throws -> CSVAddressBook {
+            if let book = books[kind] { return book }
+            let form = schema.form(kind: kind, purpose: .create(preset: [:]), title: "", record: nil)
+            let book = try CSVAddressBook(header: header, kind: kind, form: form, columnMap: columnMap, ignoring: soupColumn.map { [$0] } ?? [])
+            guard book.readsAnything else {
+                throw ImportProblem(line: 1, message: "no column of the header names a field the sync sends for \(kind.plural) (\(form.fields.map(\.name).joined(separator: ", "))); name the columns so, or give --map Field=Column")
             }
-            if field.caseInsensitiveCompare("Id") == .orderedSame {
-                idColumn = index
-                continue
-            }
-            guard let formField = RecordDraft.field(named: field, in: form) else {
-                throw ImportProblem(line: 0, message: "--map \(field)=\(column): \(kind.plural) have no field \(field) that the sync sends; they have \(form.fields.map(\.name).joined(separator: ", "))")
-            }
-            fieldByColumn[index] = formField.name
-            mappedFields.insert(formField.name)
+            books[kind] = book
+            return book
         }
-        let aliases = kind.role == .account ? Self.accountColumnAliases : kind.role == .contact ? Self.contactColumnAliases : [:]
-        var leftOut: [String] = []
-        for (index, name) in header.enumerated() where fieldByColumn[index] == nil && index != idColumn {
-            if name.isEmpty { continue }
-            if idColumn == nil, Self.idColumns.contains(name.lowercased()) {
-                idColumn = index
-            } else if let field = RecordDraft.field(named: name, in: form)?.name ?? aliases[name.lowercased()].flatMap({ alias in form.fields.first { $0.name == alias }?.name }),
-                      !mappedFields.contains(field) {
-                fieldByColumn[index] = field
-                mappedFields.insert(field)
-            } else {
-                leftOut.append(name)
-            }
-        }
-        if fieldByColumn.isEmpty {
-            throw ImportProblem(line: 1, message: "no column of the header names a field the sync sends for \(kind.plural) (\(form.fields.map(\.name).joined(separator: ", "))); name the columns so, or give --map Field=Column")
-        }
-        let rows = csvRows.map { row in
-            let pairs = fieldByColumn.sorted { $0.key < $1.key }.map { index, field in
-                (field: field, text: row.cells.indices.contains(index) ? row.cells[index] : "")
-            }
-            let id = idColumn.flatMap { row.cells.indices.contains($0) ? row.cells[$0].trimmingWhitespace : nil }
-            return ImportRow(line: row.line, kind: kind, pairs: pairs, id: id?.isEmpty == false ? id : nil)
-        }
+        let first = try book(for: kind)
         var notes: [String] = []
-        if !leftOut.isEmpty {
-            notes.append("left out: the columns \(leftOut.joined(separator: ", ")) (no field the sync sends has that name; --map Field=Column takes one in)")
+        if first.source != .other { notes.append("columns read as \(first.source.rawValue) writes them") }
+        let settings = first.roles.sorted { $0.key < $1.key }.compactMap { $0.value == .setting && $0.key != soupColumn ? header[$0.key] : nil }
+        if !settings.isEmpty { notes.append("not imported: \(settings.joined(separator: ", ")) (settings of the program that wrote the file, not data)") }
+        let short = csvRows.filter { $0.cells.count < header.count }.map(\.line)
+        if !short.isEmpty {
+            notes.append("\(short.count) row\(short.count == 1 ? " has" : "s have") fewer cells than the header (line\(short.count == 1 ? "" : "s") \(Self.lineList(short))); the missing cells are read as empty")
+        }
+        var rows: [ImportRow] = []
+        for csvRow in csvRows {
+            var target = kind
+            if let soupColumn {
+                let soup = csvRow.cells.indices.contains(soupColumn) ? csvRow.cells[soupColumn].trimmingWhitespace : ""
+                guard let named = schema.kinds.first(where: { $0.soupName == soup }) else {
+                    rows.append(ImportRow(line: csvRow.line, kind: kind, pairs: [],
+                                          problem: "its Soup is \(soup.isEmpty ? "empty" : soup); this config's record soups are \(schema.kinds.map(\.soupName).joined(separator: ", "))"))
+                    continue
+                }
+                target = named
+            }
+            var row = row(try book(for: target).entry(csvRow), kind: target)
+            if csvRow.cells.count > header.count, csvRow.cells.dropFirst(header.count).contains(where: { !$0.trimmingWhitespace.isEmpty }) {
+                row.problem = "it has \(csvRow.cells.count) cells but the header names \(header.count) columns; a value with a comma in it needs quotes around it"
+            }
+            rows.append(row)
         }
         return (rows, notes)
+    }
+
+    /// `3, 9, 12` or `3, 9, 12 and 40 more`.
+    static func lineList(_ lines: [Int]) -> String {
+        let shown = lines.prefix(8).map(String.init).joined(separator: ", ")
+        return lines.count > 8 ? "\(shown) and \(lines.count - 8) more" : shown
     }
 
     // MARK: JSON
@@ -174,7 +168,10 @@ public struct ImportReader: Sendable {
                 }
             }
             let id = object["id"]?.stringValue ?? object["Id"]?.stringValue
-            rows.append(ImportRow(line: line, kind: target, pairs: pairs, id: id))
+            let accountId = pairs.first { $0.field == "AccountId" }?.text
+            pairs.removeAll { $0.field == "AccountId" }
+            rows.append(ImportRow(line: line, kind: target, pairs: pairs, id: id.flatMap { Self.usableId($0, kind: target) },
+                                  accountId: accountId?.isEmpty == false ? accountId : nil))
         }
         var notes: [String] = []
         if !leftOut.isEmpty { notes.append("left out: the keys \(leftOut.joined(separator: ", ")) (not fields the sync sends)") }
@@ -207,4 +204,9 @@ public struct ImportReader: Sendable {
         }
         return lines
     }
+}
+
+extension RecordKind {
+    /// The first three characters of this object's record ids, for the standard objects.
+    var keyPrefix: String? { SalesforceId.standardKeyPrefix(of: sObjectType) }
 }

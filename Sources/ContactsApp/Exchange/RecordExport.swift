@@ -15,29 +15,49 @@ public enum ExchangeFormat: String, CaseIterable, Sendable {
     }
 }
 
-/// Writes one soup's local records as vCard 4.0, CSV or JSON, a record at a time through `write`
-/// so a large soup is never held whole. Records marked deleted here are left out: they are gone
-/// from the user's point of view.
+/// Writes local records as vCard 4.0, CSV or JSON, a record at a time through `write` so a large
+/// soup is never held whole. Records marked deleted here are left out: they are gone from the
+/// user's point of view. Several kinds go into one file with accounts first, so an import of it
+/// links each contact to its account: vCard as organisation cards, CSV with a `Soup` column, JSON
+/// with each record's `soup`.
 public struct RecordExporter: Sendable {
     public let store: SmartStore
     public let schema: RecordSchema
-    public let kind: RecordKind
+    public let kinds: [RecordKind]
 
     public init(store: SmartStore, schema: RecordSchema, kind: RecordKind) {
+        self.init(store: store, schema: schema, kinds: [kind])
+    }
+
+    public init(store: SmartStore, schema: RecordSchema, kinds: [RecordKind]) {
         self.store = store
         self.schema = schema
-        self.kind = kind
+        self.kinds = kinds.filter { $0.role == .account } + kinds.filter { $0.role != .account }
+    }
+
+    /// The CSV column that says each row's soup, when a file holds several.
+    public static let soupColumn = "Soup"
+
+    /// The kinds a format can carry: vCard has no card for records other than people and organisations.
+    public func kinds(for format: ExchangeFormat) -> [RecordKind] {
+        format == .vcard ? kinds.filter { $0.role != .other } : kinds
     }
 
     /// Writes the records `search` finds (all without one) in the list's order; returns how many.
     @discardableResult
     public func export(as format: ExchangeFormat, search: String? = nil, write: (String) throws -> Void) throws -> Int {
-        let repository = RecordRepository(store: store, kind: kind)
-        let ids = if let search, !search.isEmpty { try repository.entryIds(matching: search) } else { nil as [Int64]? }
-        let fields = schema.fieldNames(for: kind)
-        let mapping = VCardMapping(kind: kind, fields: fields)
-        let accounts = schema.kinds.first { $0.role == .account }.map { RecordRepository(store: store, kind: $0) }
+        let exported = kinds(for: format)
+        let several = exported.count > 1
+        var columns: [String] = []
+        for kind in exported { for field in schema.fieldNames(for: kind) where !columns.contains(field) { columns.append(field) } }
+        var count = 0
+        switch format {
+        case .csv: try write(CSVText.row((several ? [Self.soupColumn] : []) + ["Id"] + columns))
+        case .json: try write("[")
+        case .vcard: break
+        }
         var accountNames: [String: String] = [:]
+        let accounts = schema.kinds.first { $0.role == .account }.map { RecordRepository(store: store, kind: $0) }
         func accountName(_ record: LocalRecord) -> String? {
             let id = record.string("AccountId")
             guard !id.isEmpty, let accounts else { return nil }
@@ -46,23 +66,24 @@ public struct RecordExporter: Sendable {
             accountNames[id] = name
             return name
         }
-        var count = 0
-        switch format {
-        case .csv: try write(CSVText.row(["Id"] + fields))
-        case .json: try write("[")
-        case .vcard: break
-        }
-        try repository.forEachRecord(entryIds: ids) { record in
-            guard !record.isLocallyDeleted else { return }
-            switch format {
-            case .vcard:
-                try write(VCardFormat.write(mapping.card(for: record, accountName: kind.role == .contact ? accountName(record) : nil)))
-            case .csv:
-                try write(CSVText.row([record.serverId ?? ""] + fields.map { record.string($0) }))
-            case .json:
-                try write((count == 0 ? "\n" : ",\n") + JSONWriter.string(Self.json(record, kind: kind), pretty: false))
+        for kind in exported {
+            let repository = RecordRepository(store: store, kind: kind)
+            let ids = if let search, !search.isEmpty { try repository.entryIds(matching: search) } else { nil as [Int64]? }
+            let fields = schema.fieldNames(for: kind)
+            let mapping = VCardMapping(kind: kind, fields: fields)
+            try repository.forEachRecord(entryIds: ids) { record in
+                guard !record.isLocallyDeleted else { return }
+                switch format {
+                case .vcard:
+                    try write(VCardFormat.write(mapping.card(for: record, accountName: kind.role == .contact ? accountName(record) : nil)))
+                case .csv:
+                    let cells = columns.map { fields.contains($0) ? record.string($0) : "" }
+                    try write(CSVText.row((several ? [kind.soupName] : []) + [record.serverId ?? ""] + cells))
+                case .json:
+                    try write((count == 0 ? "\n" : ",\n") + JSONWriter.string(Self.json(record, kind: kind), pretty: false))
+                }
+                count += 1
             }
-            count += 1
         }
         if format == .json { try write(count == 0 ? "]\n" : "\n]\n") }
         return count

@@ -11,16 +11,39 @@ public struct ImportRow: Sendable {
     public var pairs: [(field: String, text: String)]
     /// A Salesforce or local id the file gives (a CSV's Id column, a vCard's UID).
     public var id: String?
-    /// A contact's organisation by name (vCard ORG), linked when the store has that account.
+    /// A contact's company by name (vCard ORG, a Company column): linked to the account of
+    /// that name, or to one the import creates (`AccountLinking`).
     public var accountName: String?
+    /// A contact's account by id (X-SALESFORCE-ACCOUNTID, an AccountId column): the store's, or
+    /// one the same file holds.
+    public var accountId: String?
+    /// What placing the row's values left in the note field or dropped.
+    public var report: PlacementReport
+    /// Why the row cannot be read as it stands (more cells than the header), if it cannot.
+    public var problem: String?
 
-    public init(line: Int, kind: RecordKind, pairs: [(field: String, text: String)], id: String? = nil, accountName: String? = nil) {
+    public init(line: Int, kind: RecordKind, pairs: [(field: String, text: String)], id: String? = nil, accountName: String? = nil,
+                accountId: String? = nil, report: PlacementReport = PlacementReport(), problem: String? = nil) {
         self.line = line
         self.kind = kind
         self.pairs = pairs
         self.id = id
         self.accountName = accountName
+        self.accountId = accountId
+        self.report = report
+        self.problem = problem
     }
+}
+
+/// What an import does with a contact's company that no account of the store is named after,
+/// as Salesforce's Data Import Wizard offers it.
+public enum AccountLinking: String, CaseIterable, Sendable {
+    /// Make the account (a local create the next sync sends) and link the contact to it.
+    case create
+    /// Link only to accounts the store or the file has; otherwise import the contact without one.
+    case match
+    /// Leave companies out.
+    case ignore
 }
 
 /// What an import would do, row by row, and every row it cannot take. Nothing is written until
@@ -31,6 +54,10 @@ public struct ImportPlan: Sendable {
         /// `matchedBy`: "id" or "email", what found the stored record.
         case update(entryId: Int64, matchedBy: String)
         case unchanged(entryId: Int64, matchedBy: String)
+        /// A record of the org (a valid Salesforce id) this store has not synced down yet: kept
+        /// as a copy with that id and no local change, so nothing is sent and the next sync down
+        /// refreshes it; never a second record on the server.
+        case copy(id: String)
     }
 
     public struct Action: Sendable {
@@ -44,6 +71,7 @@ public struct ImportPlan: Sendable {
         public var summary: String {
             switch change {
             case .create: "create \(kind.singular) \(name)"
+            case let .copy(id): "store \(kind.singular) \(name) as a copy of the org's record \(id) (not synced here yet)"
             case let .update(_, matchedBy): "update \(kind.singular) \(name) (its \(matchedBy) matches)"
             case let .unchanged(_, matchedBy): "no change to \(kind.singular) \(name) (its \(matchedBy) matches; same values)"
             }
@@ -71,10 +99,12 @@ public struct RecordImporter: Sendable {
         self.schema = schema.readingDescriptionsOnce()
     }
 
-    public func plan(_ rows: [ImportRow], notes: [String] = []) throws -> ImportPlan {
+    public func plan(_ rows: [ImportRow], notes: [String] = [], accounts linking: AccountLinking = .create) throws -> ImportPlan {
         var plan = ImportPlan()
         plan.notes = notes
         var draft = RecordDraft(schema: schema, store: store)
+        var companies = try CompanyLinker(store: store, schema: schema, linking: linking)
+        var report = PlacementReport()
         var emailIndex: [String: Int64]?
         var seenIds: [String: Int] = [:]
         var seenEmails: [String: Int] = [:]
@@ -84,6 +114,10 @@ public struct RecordImporter: Sendable {
         for row in ordered {
             let kind = row.kind
             func refuse(_ message: String) { plan.problems.append(ImportProblem(line: row.line, message: message)) }
+            if let problem = row.problem {
+                refuse(problem)
+                continue
+            }
             guard kind.isSyncedUp else {
                 refuse(Messages.notSyncedUp(kind))
                 continue
@@ -106,7 +140,11 @@ public struct RecordImporter: Sendable {
             if let id = row.id {
                 existing = try repository.record(id: id)
                 matchedBy = "id"
-                if existing == nil { plan.notes.append("line \(row.line): its id \(id) is not in this store; it is imported as a new \(kind.singular)") }
+            }
+            if existing == nil, kind.role == .account, let name = row.pairs.first(where: { $0.field == "Name" })?.text,
+               let id = companies.storedAccount(named: name) {
+                existing = try repository.record(id: id)
+                matchedBy = "name"
             }
             if existing == nil, kind.role == .contact, !email.isEmpty {
                 if emailIndex == nil { emailIndex = try Self.emailIndex(repository) }
@@ -120,12 +158,16 @@ public struct RecordImporter: Sendable {
                 continue
             }
             var pairs = existing == nil ? row.pairs : row.pairs.filter { !$0.text.trimmingWhitespace.isEmpty }
-            if let accountName = row.accountName, let accounts = schema.lookups(for: kind)["AccountId"],
-               !pairs.contains(where: { $0.field == "AccountId" }) {
-                if case .success = draft.resolve(accountName, in: accounts) {
-                    pairs.append((field: "AccountId", text: accountName))
-                } else {
-                    plan.notes.append("line \(row.line): no \(accounts.singular) named \(accountName) in this store; the \(kind.singular) is imported without one")
+            var newAccount: ImportPlan.Action?
+            if kind.role == .contact, !pairs.contains(where: { $0.field == "AccountId" }) {
+                switch companies.link(row, draft: &draft, issued: issuedIds) {
+                case let .linked(id): pairs.append((field: "AccountId", text: id))
+                case let .create(action): newAccount = action
+                    pairs.append((field: "AccountId", text: action.localId ?? ""))
+                case .none: break
+                case let .refused(message):
+                    refuse(message)
+                    continue
                 }
             }
             let values: JSONObject
@@ -133,7 +175,12 @@ public struct RecordImporter: Sendable {
                 values = try draft.values(kind: kind, record: existing, texts: pairs)
             } catch let problems as RecordDraft.Problems {
                 for problem in problems.problems { refuse(problem.message) }
+                if let newAccount { companies.forget(newAccount) }
                 continue
+            }
+            if let newAccount, let localId = newAccount.localId {
+                issuedIds.insert(localId)
+                plan.actions.append(newAccount)
             }
             var shown = values
             shown[SmartStore.soupEntryId] = .int(0)
@@ -144,17 +191,27 @@ public struct RecordImporter: Sendable {
                     line: row.line, kind: kind, name: name,
                     change: changed ? .update(entryId: existing.entryId, matchedBy: matchedBy) : .unchanged(entryId: existing.entryId, matchedBy: matchedBy),
                     values: values))
+                if kind.role == .account { companies.fileAccount(id: row.id, name: values["Name"]?.stringValue, storedId: existing.serverId, draft: &draft) }
+            } else if let id = row.id, !LocalField.isLocalId(id), ((try? repository.record(id: id)) ?? nil) == nil, !issuedIds.contains(id) {
+                issuedIds.insert(id)
+                if kind.role == .account { companies.fileAccount(id: id, name: values["Name"]?.stringValue, storedId: id, draft: &draft) }
+                plan.actions.append(ImportPlan.Action(line: row.line, kind: kind, name: name, change: .copy(id: id), values: values))
             } else {
-                var localId = LocalChanges.newLocalId()
-                while !issuedIds.insert(localId).inserted { localId = LocalChanges.newLocalId() }
-                if kind.role == .account, let accountName = values["Name"]?.stringValue {
-                    draft.pendingNames[kind, default: [:]][accountName.lowercased()] = localId
-                }
+                // A local id of another store (an export's) is kept when free, so links and a
+                // second export stay the same.
+                func isFree(_ id: String) -> Bool { !issuedIds.contains(id) && ((try? repository.record(id: id)) ?? nil) == nil }
+                var localId = row.id.flatMap { LocalField.isLocalId($0) && isFree($0) ? $0 : nil } ?? LocalChanges.newLocalId()
+                while !isFree(localId) { localId = LocalChanges.newLocalId() }
+                issuedIds.insert(localId)
+                if kind.role == .account { companies.fileAccount(id: row.id, name: values["Name"]?.stringValue, storedId: localId, draft: &draft) }
                 plan.actions.append(ImportPlan.Action(line: row.line, kind: kind, name: name, change: .create(localId: localId), values: values))
             }
+            report.add(row.report)
         }
-        plan.actions.sort { $0.line < $1.line }
-        plan.problems.sort { $0.line < $1.line }
+        plan.notes += report.lines + companies.notes
+        // Stable, so an account made for a company comes before the contact that names it.
+        plan.actions = plan.actions.enumerated().sorted { ($0.element.line, $0.offset) < ($1.element.line, $1.offset) }.map(\.element)
+        plan.problems = plan.problems.enumerated().sorted { ($0.element.line, $0.offset) < ($1.element.line, $1.offset) }.map(\.element)
         return plan
     }
 
@@ -167,6 +224,7 @@ public struct RecordImporter: Sendable {
                 switch action.change {
                 case let .create(localId): _ = try repository.create(fields: action.values, localId: localId, in: transaction)
                 case let .update(entryId, _): _ = try repository.update(entryId: entryId, fields: action.values, in: transaction)
+                case let .copy(id): _ = try repository.storeCopy(fields: action.values, id: id, in: transaction)
                 case .unchanged: break
                 }
             }

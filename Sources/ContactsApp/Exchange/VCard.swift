@@ -65,6 +65,19 @@ public struct VCard: Sendable, Equatable {
         let wanted = name.uppercased()
         return properties.filter { $0.name == wanted }
     }
+
+    /// Apple's labels for grouped properties (`item1.EMAIL` with `item1.X-ABLabel:_$!<Work>!$_`),
+    /// by lowercased group, lowercased and without Apple's `_$!<…>!$_` wrapping.
+    public var groupLabels: [String: String] {
+        var labels: [String: String] = [:]
+        for property in properties where property.name == "X-ABLABEL" {
+            guard let group = property.group?.lowercased() else { continue }
+            var label = property.text.trimmingWhitespace
+            if label.hasPrefix("_$!<"), label.hasSuffix(">!$_") { label = String(label.dropFirst(4).dropLast(4)) }
+            if !label.isEmpty { labels[group] = label.lowercased() }
+        }
+        return labels
+    }
 }
 
 /// Why a vCard file cannot be read, with the line.

@@ -18,20 +18,10 @@ public struct VCardMapping: Sendable {
     static let fieldProperty = "X-SALESFORCE-FIELD"
     static let fieldParameter = "X-FIELD"
 
-    /// The address fields of a contact (Mailing…) or an account (Billing…), in ADR's order after
-    /// its post office box and extended address: street, city, state, postal code, country.
-    var addressFields: [String] {
-        let prefix = kind.role == .account ? "Billing" : "Mailing"
-        return ["Street", "City", "State", "PostalCode", "Country"].map { prefix + $0 }
-    }
+    var addressFields: [String] { EntryPlacement(kind: kind, fields: fields).addressFields }
 
-    /// Phones by vCard TEL type: the first type a TEL has that names a field wins.
-    var phoneFields: [(type: String, field: String)] {
-        kind.role == .account
-            ? [("fax", "Fax"), ("work", "Phone"), ("voice", "Phone")]
-            : [("cell", "MobilePhone"), ("iphone", "MobilePhone"), ("fax", "Fax"), ("home", "HomePhone"), ("work", "Phone"), ("main", "Phone"),
-               ("voice", "Phone"), ("other", "OtherPhone")]
-    }
+    /// Phones by vCard TEL type, as reading places them; the first type of a field is written.
+    var phoneFields: [(type: String, field: String)] { EntryPlacement(kind: kind, fields: fields).phoneFields }
 
     /// The fields standard properties carry, so the rest go into X-SALESFORCE-FIELD.
     var mappedFields: Set<String> {
@@ -91,101 +81,117 @@ public struct VCardMapping: Sendable {
         card.first("KIND")?.text.lowercased() == "org" || card.first("X-ABSHOWAS")?.text.uppercased() == "COMPANY"
     }
 
-    /// What a card says, as `Field=text` pairs for `RecordDraft` (fields this config does not sync
-    /// left out and named in `unsynced`), plus its id (UID) and, for a contact, its account's name
-    /// (ORG) when no account id came with it.
-    public func texts(of card: VCard) -> (pairs: [(field: String, text: String)], id: String?, accountName: String?, unsynced: [String]) {
-        var values: [String: String] = [:]
-        var order: [String] = []
-        var unsynced: [String] = []
-        func set(_ field: String, _ text: String, from property: String) {
-            let trimmed = text.trimmingWhitespace
-            guard !trimmed.isEmpty, values[field] == nil else { return }
-            guard fields.contains(field) else {
-                if !unsynced.contains(property) { unsynced.append(property) }
-                return
+    /// What a card says, as an address-book entry: every property with a value is either read
+    /// into a part of the entry, kept under a label (`other`), or named as unusable (PHOTO).
+    public static func entry(of card: VCard) -> AddressBookEntry {
+        var entry = AddressBookEntry(line: card.line)
+        entry.isOrganization = isOrganization(card)
+        let labels = card.groupLabels
+        func types(_ property: VCardProperty) -> Set<String> {
+            var types = property.types
+            if let group = property.group, let label = labels[group.lowercased()] { types.insert(label) }
+            return types
+        }
+        var sawName = false
+        for property in card.properties {
+            switch property.name {
+            case "N":
+                guard !sawName else {
+                    entry.addOther("Name", property.components.filter { !$0.isEmpty }.joined(separator: " "))
+                    continue
+                }
+                sawName = true
+                let name = property.components
+                entry.familyName = component(name, 0)
+                entry.givenName = component(name, 1)
+                entry.middleName = component(name, 2)
+                entry.prefix = component(name, 3)
+                entry.suffix = component(name, 4)
+            case "FN":
+                if entry.fullName.isEmpty { entry.fullName = property.text.trimmingWhitespace }
+            case "ORG":
+                let org = property.components
+                if entry.organization.isEmpty, entry.department.isEmpty {
+                    entry.organization = component(org, 0)
+                    entry.department = org.dropFirst().map(\.trimmingWhitespace).filter { !$0.isEmpty }.joined(separator: ", ")
+                } else {
+                    entry.addOther("Organisation", org.map(\.trimmingWhitespace).filter { !$0.isEmpty }.joined(separator: ", "))
+                }
+            case "TITLE":
+                if entry.title.isEmpty { entry.title = property.text.trimmingWhitespace } else { entry.addOther("Title", property.text) }
+            case "EMAIL":
+                let value = property.text.trimmingWhitespace
+                let address = value.lowercased().hasPrefix("mailto:") ? String(value.dropFirst(7)) : value
+                if !address.isEmpty { entry.emails.append(.init(types: types(property), value: address)) }
+            case "TEL":
+                let number = phoneNumber(property)
+                if !number.isEmpty { entry.phones.append(.init(types: types(property), value: number)) }
+            case "ADR":
+                let adr = property.components
+                var address = AddressBookEntry.PostalAddress()
+                address.types = types(property)
+                address.street = [component(adr, 2), component(adr, 1), component(adr, 0)].filter { !$0.isEmpty }.joined(separator: "\n")
+                address.city = component(adr, 3)
+                address.region = component(adr, 4)
+                address.postalCode = component(adr, 5)
+                address.country = component(adr, 6)
+                if !address.isEmpty { entry.addresses.append(address) }
+            case "URL":
+                let url = property.text.trimmingWhitespace
+                if !url.isEmpty { entry.websites.append(url) }
+            case "BDAY":
+                if entry.birthday.isEmpty { entry.birthday = property.text.trimmingWhitespace } else { entry.addOther("Birthday", property.text) }
+            case "NOTE":
+                let note = property.text.trimmingWhitespace
+                if !note.isEmpty { entry.note = entry.note.isEmpty ? note : entry.note + "\n\n" + note }
+            case "UID":
+                let uid = property.text.trimmingWhitespace
+                entry.id = uid.hasPrefix("urn:salesforce:") ? String(uid.dropFirst("urn:salesforce:".count)) : uid
+            case accountIdProperty:
+                let id = property.text.trimmingWhitespace
+                if !id.isEmpty { entry.accountId = id }
+            case fieldProperty:
+                if let field = property.parameters[fieldParameter]?.first { entry.fields.append((field: field, text: property.text)) }
+            case "PHOTO", "LOGO", "SOUND", "KEY":
+                if !property.value.isEmpty { entry.unusable.append(property.name.capitalized) }
+            default:
+                // LABEL is the printed form of an ADR; only a card without an ADR needs it.
+                if Self.bookkeeping.contains(property.name) || (property.name == "LABEL" && card.first("ADR") != nil) { continue }
+                let label = Self.propertyLabels[property.name] ?? property.name
+                let text = property.name == "CATEGORIES" || property.name == "NICKNAME"
+                    ? VCardFormat.split(property.value, on: ",").map(VCardFormat.unescape).map(\.trimmingWhitespace).joined(separator: ", ")
+                    : property.text
+                entry.addOther(label, text)
             }
-            values[field] = trimmed
-            order.append(field)
         }
-        var accountName: String?
-        if kind.role == .account {
-            let name = card.first("ORG")?.components.first ?? ""
-            set("Name", name.isEmpty ? card.first("FN")?.text ?? "" : name, from: "ORG")
-        } else {
-            if let name = card.first("N")?.components, name.contains(where: { !$0.trimmingWhitespace.isEmpty }) {
-                set("LastName", Self.component(name, 0), from: "N")
-                let given = [Self.component(name, 1), Self.component(name, 2)].filter { !$0.isEmpty }.joined(separator: " ")
-                set("FirstName", given, from: "N")
-                set("Salutation", Self.component(name, 3), from: "N")
-            } else if let full = card.first("FN")?.text.trimmingWhitespace, !full.isEmpty {
-                // No N (vCard 4.0 allows it): the last word is the family name.
-                let words = full.split(separator: " ").map(String.init)
-                set("LastName", words.last ?? full, from: "FN")
-                set("FirstName", words.dropLast().joined(separator: " "), from: "FN")
-            }
-            if let org = card.first("ORG")?.components {
-                let company = Self.component(org, 0)
-                if !company.isEmpty { accountName = company }
-                set("Department", org.dropFirst().map { $0.trimmingWhitespace }.filter { !$0.isEmpty }.joined(separator: ", "), from: "ORG")
-            }
-            if let accountId = card.first(Self.accountIdProperty)?.text, !accountId.isEmpty {
-                set("AccountId", accountId, from: Self.accountIdProperty)
-                accountName = nil
-            }
-        }
-        if let title = card.first("TITLE")?.text { set("Title", title, from: "TITLE") }
-        if let email = Self.preferred(card.all("EMAIL")) { set("Email", email.text, from: "EMAIL") }
-        for tel in Self.byPreference(card.all("TEL")) {
-            let types = tel.types
-            let number = Self.phoneNumber(tel)
-            // A type no field stands for (pager, video, a label of the user's) is the main phone.
-            let field = phoneFields.first(where: { types.contains($0.type) })?.field ?? "Phone"
-            if values[field] == nil { set(field, number, from: "TEL") }
-        }
-        if let adr = Self.preferred(card.all("ADR")).map(\.components) {
-            let street = [Self.component(adr, 2), Self.component(adr, 1), Self.component(adr, 0)].filter { !$0.isEmpty }.joined(separator: "\n")
-            let parts = [street] + (3...6).map { Self.component(adr, $0) }
-            for (field, text) in zip(addressFields, parts) { set(field, text, from: "ADR") }
-        }
-        if let url = card.first("URL")?.text { set("Website", url, from: "URL") }
-        if let birthday = card.first("BDAY")?.text, let date = Self.date(birthday) { set("Birthdate", date, from: "BDAY") }
-        if let note = card.first("NOTE")?.text { set("Description", note, from: "NOTE") }
-        for property in card.all(Self.fieldProperty) {
-            guard let field = property.parameters[Self.fieldParameter]?.first else { continue }
-            set(field, property.text, from: "\(Self.fieldProperty) \(field)")
-        }
-        let uid = card.first("UID")?.text.trimmingWhitespace ?? ""
-        let id = uid.hasPrefix("urn:salesforce:") ? String(uid.dropFirst("urn:salesforce:".count)) : uid
-        let pairs = order.compactMap { field in values[field].map { (field: field, text: $0) } }
-        return (pairs, SalesforceIdShape.looksLikeId(id) || id.hasPrefix("local_") ? id : nil, accountName, unsynced)
+        return entry
     }
+
+    /// Properties that say something about the file, not about the person: never data.
+    static let bookkeeping: Set<String> = [
+        "VERSION", "PRODID", "REV", "KIND", "X-ABSHOWAS", "X-ABLABEL", "X-ABUID", "CLIENTPIDMAP", "SORT-STRING", "X-ABADR",
+        "SOURCE", "NAME", "PROFILE", "MAILER", "CLASS", "X-EVOLUTION-FILE-AS", "X-EVOLUTION-LIST", "X-EVOLUTION-LIST-SHOW-ADDRESSES",
+    ]
+
+    /// How the summary and the note name other properties.
+    static let propertyLabels: [String: String] = [
+        "NICKNAME": "Nickname", "CATEGORIES": "Categories", "ROLE": "Role", "GEO": "Geo", "TZ": "Time zone", "LANG": "Language",
+        "GENDER": "Gender", "ANNIVERSARY": "Anniversary", "X-ANNIVERSARY": "Anniversary", "IMPP": "Chat", "X-JABBER": "Jabber",
+        "X-AIM": "AIM", "X-ICQ": "ICQ", "X-MSN": "MSN", "X-SKYPE": "Skype", "X-YAHOO": "Yahoo", "X-GOOGLE-TALK": "Google Talk",
+        "X-GADUGADU": "Gadu-Gadu", "X-GROUPWISE": "GroupWise", "RELATED": "Related", "X-ABRELATEDNAMES": "Related",
+        "X-SPOUSE": "Spouse", "X-MANAGER": "Manager", "X-ASSISTANT": "Assistant", "LABEL": "Address label", "MEMBER": "Member",
+        "X-PHONETIC-FIRST-NAME": "Phonetic first name", "X-PHONETIC-LAST-NAME": "Phonetic last name", "FBURL": "Free/busy URL",
+        "CALURI": "Calendar URL", "CALADRURI": "Calendar address", "X-SOCIALPROFILE": "Social profile", "EXPERTISE": "Expertise",
+        "HOBBY": "Hobby", "INTEREST": "Interest", "ORG-DIRECTORY": "Directory", "X-MAIDENNAME": "Maiden name",
+    ]
 
     static func component(_ components: [String], _ index: Int) -> String {
         components.indices.contains(index) ? components[index].trimmingWhitespace : ""
-    }
-
-    /// The preferred of several properties (TYPE=pref, PREF=1), else the first.
-    static func preferred(_ properties: [VCardProperty]) -> VCardProperty? {
-        byPreference(properties).first
-    }
-
-    static func byPreference(_ properties: [VCardProperty]) -> [VCardProperty] {
-        properties.filter { $0.types.contains("pref") } + properties.filter { !$0.types.contains("pref") }
     }
 
     /// A TEL's number without a `tel:` URI's scheme.
     static func phoneNumber(_ property: VCardProperty) -> String {
         let text = property.text.trimmingWhitespace
         return text.lowercased().hasPrefix("tel:") ? String(text.dropFirst(4)) : text
-    }
-
-    /// A BDAY as Salesforce's `YYYY-MM-DD`: from `19850412`, `1985-04-12` or a date-time; nil for
-    /// one without a year (`--0412`), which Salesforce cannot store.
-    static func date(_ text: String) -> String? {
-        let digits = text.prefix { $0 != "T" }.filter(\.isNumber)
-        guard digits.count == 8, !text.hasPrefix("--") else { return nil }
-        let year = digits.prefix(4), month = digits.dropFirst(4).prefix(2), day = digits.suffix(2)
-        return "\(year)-\(month)-\(day)"
     }
 }

@@ -259,6 +259,16 @@ public struct RecordRepository: Sendable {
         return try LocalRecord(document: saved)
     }
 
+    /// Saves a record of the org under its server id with no local change, as a sync down would
+    /// (an import of another store's export): nothing is sent, the next sync down refreshes it.
+    public func storeCopy(fields: JSONObject, id: String, in transaction: StoreTransaction) throws -> LocalRecord {
+        var document: JSONObject = ["attributes": ["type": .string(kind.sObjectType)], "Id": .string(id)]
+        for (key, value) in fields { document[key] = value }
+        for flag in [LocalField.local, LocalField.locallyCreated, LocalField.locallyUpdated, LocalField.locallyDeleted] { document[flag] = false }
+        guard let saved = try transaction.create([document], in: soup).first else { throw RecordMissing(kind: kind) }
+        return try LocalRecord(document: saved)
+    }
+
     /// Saves edited fields with the updated flags; returns the record unchanged when nothing changed.
     public func update(entryId: Int64, fields: JSONObject) throws -> LocalRecord {
         try store.write { try update(entryId: entryId, fields: fields, in: $0) }
