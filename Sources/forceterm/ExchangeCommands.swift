@@ -125,6 +125,9 @@ struct ImportCommand: ParsableCommand {
     @Flag(help: "Show what would be created and updated; write nothing.")
     var dryRun = false
 
+    @Option(help: ArgumentHelp("The file's text encoding when it is neither UTF-8 nor UTF-16 with a BOM (shift_jis, windows-1250, iso-8859-2…; default: UTF-8, else Windows-1252 line by line).", valueName: "name"))
+    var encoding: String?
+
     @Option(help: ArgumentHelp("""
         A contact's company that no account is named after: create the account (sent by the next \
         sync), match (link to existing accounts only) or ignore companies.
@@ -143,6 +146,9 @@ struct ImportCommand: ParsableCommand {
         try root.refuseOptions(except: [.store, .config], in: "import")
         if file.isEmpty { throw ValidationError("give the file to import, or - for standard input") }
         _ = try columnMap()
+        if let encoding, VCardFormat.encoding(named: encoding) == nil {
+            throw ValidationError("--encoding \(encoding): not one forceterm reads; give utf-8, utf-16, windows-1252, iso-8859-1, iso-8859-2, windows-1250, windows-1251, shift_jis, euc-jp or iso-2022-jp")
+        }
     }
 
     func columnMap() throws -> [String: String] {
@@ -170,7 +176,11 @@ struct ImportCommand: ParsableCommand {
             let path = storeOptions.location.path
             let catalog = try RecordCatalog(storePath: path, configDirectory: configOptions.directory, whenMissing: dryRun ? .scratch : .create)
             let kind = try catalog.kind(named: into)
-            let (text, encodingNote) = ImportReader.text(of: data)
+            let forced = encoding.flatMap(VCardFormat.encoding(named:))
+            if let forced, String(data: data, encoding: forced) == nil {
+                throw ConfigError("\(file) is not \(encoding ?? "") text (some bytes mean nothing in it); nothing was imported")
+            }
+            let (text, encodingNote) = ImportReader.text(of: data, encoding: forced)
             let chosen = format ?? ExchangeFormat.named(byPath: file) ?? ImportReader.sniff(text)
             let reader = ImportReader(schema: catalog.schema, kind: kind)
             let importer = RecordImporter(store: catalog.store, schema: catalog.schema)

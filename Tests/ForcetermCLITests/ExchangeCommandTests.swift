@@ -138,7 +138,7 @@ struct ExchangeCommandTests {
         #expect(taro["Id"] == "003000000000003" && taro["MobilePhone"] == "090-1234-5678" && taro["Title"] == "部長", "matched by email, updated: \(taro)")
         let partners = try #require(try Self.documents(store.path, "accounts").first { $0["Name"] == "東京テクノ Partners" })
         #expect(taro["AccountId"] == partners["Id"] && partners["__locally_created__"] == true, "a company no account had: \(partners)")
-        #expect(taro["Description"] == "Categories: myContacts")
+        #expect(taro["Description"] == "Full name: Taro Yamada\nCategories: myContacts", "FN says more than N: \(taro)")
         #expect(contacts.filter { $0["__locally_created__"] == true }.count == 3, "2 imported and the fixture's own")
 
         let twice = try Forceterm.run(["import", file, "--dry-run", "--store", store.path])
@@ -163,7 +163,7 @@ struct ExchangeCommandTests {
         let refused = try Forceterm.run(["import", file, "--store", store.path])
         #expect(refused.exitCode == 1, "\(refused)")
         #expect(refused.standardError.contains("outlook.csv:5: Last name is required"), "line 5, after a cell that spans two lines: \(refused)")
-        #expect(refused.standardError.contains("outlook.csv:5: Email should look like name@example.com"), "\(refused)")
+        #expect(!refused.standardError.contains("Email should look like"), "an email that is none goes to Description, it refuses nothing: \(refused)")
         #expect(refused.standardError.contains("1 of 3 records cannot be imported; nothing was written"), "\(refused)")
         #expect(try Self.documents(store.path) == before)
 
@@ -181,13 +181,13 @@ struct ExchangeCommandTests {
         #expect(lukasz["AccountId"] == "001000000000001AAA" && lukasz["Title"] == "Kierownik", "Company by the account's name")
 
         let mapped = store.absentPath("mapped.csv")
-        try Self.write("Nachname;Mail;Rolle\nKowalska;anna@example.pl;CTO\n", to: mapped)
+        try Self.write("Apellido;Correo;Cargo\nKowalska;anna@example.pl;CTO\n", to: mapped)
         let withoutMap = try Forceterm.run(["import", mapped, "--dry-run", "--store", store.path])
         #expect(withoutMap.exitCode == 1 && withoutMap.standardError.contains("no column of the header names a field"), "\(withoutMap)")
-        let withMap = try Forceterm.run(["import", mapped, "--dry-run", "--map", "LastName=Nachname", "--map", "Email=Mail", "--map", "title=rolle", "--store", store.path])
+        let withMap = try Forceterm.run(["import", mapped, "--dry-run", "--map", "LastName=Apellido", "--map", "Email=Correo", "--map", "title=cargo", "--store", store.path])
         #expect(withMap.exitCode == 0 && withMap.standardOutput == "line 2: create contact Kowalska\n", "semicolons as the delimiter: \(withMap)")
         let badMap = try Forceterm.run(["import", mapped, "--map", "LastName=Surname", "--store", store.path])
-        #expect(badMap.exitCode == 1 && badMap.standardError.contains("the header has no column Surname; it has Nachname, Mail, Rolle"), "\(badMap)")
+        #expect(badMap.exitCode == 1 && badMap.standardError.contains("the header has no column Surname; it has Apellido, Correo, Cargo"), "\(badMap)")
     }
 
     @Test("export then import into an empty store gives the same records and ids, in vCard, CSV and JSON; the org's records as copies")

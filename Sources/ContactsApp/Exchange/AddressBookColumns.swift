@@ -36,7 +36,9 @@ public enum AddressBookSource: String, Sendable {
     public static func recognised(_ header: [String]) -> AddressBookSource {
         let names = Set(header.map { $0.trimmingWhitespace.lowercased() })
         if names.contains("e-mail address") && (names.contains("job title") || names.contains("business phone")) { return .outlook }
-        if names.contains("primary email") || (names.contains("display name") && names.contains("mobile number")) { return .thunderbird }
+        if names.contains("primary email") || names.contains("primäre e-mail-adresse") || (names.contains("display name") && names.contains("mobile number")) {
+            return .thunderbird
+        }
         if names.contains("e-mail 1 - label") || names.contains("phone 1 - label") || names.contains("organization name") && names.contains("labels") {
             return .google
         }
@@ -101,6 +103,18 @@ public enum AddressBookSource: String, Sendable {
         "work state": .address(["work"], .region), "work zipcode": .address(["work"], .postalCode), "work country": .address(["work"], .country),
         "job title": .title, "department": .department, "organization": .organization, "web page 1": .website, "web page 2": .website,
         "birth year": .birthYear, "birth month": .birthMonth, "birth day": .birthDay, "notes": .note,
+        // Thunderbird in German.
+        "vorname": .givenName, "nachname": .familyName, "anzeigename": .fullName, "spitzname": .other("Nickname"),
+        "primäre e-mail-adresse": .email([]), "sekundäre e-mail-adresse": .email(["other"]), "messenger-name": .other("Chat"),
+        "tel. dienstlich": .phone(["work"]), "tel. privat": .phone(["home"]), "fax-nummer": .phone(["fax"]), "pager-nummer": .phone(["pager"]),
+        "mobil-tel.-nr.": .phone(["cell"]), "privat: adresse": .address(["home"], .street), "privat: adresse 2": .address(["home"], .street2),
+        "privat: ort": .address(["home"], .city), "privat: bundesland": .address(["home"], .region), "privat: plz": .address(["home"], .postalCode),
+        "privat: land": .address(["home"], .country), "dienstlich: adresse": .address(["work"], .street),
+        "dienstlich: adresse 2": .address(["work"], .street2), "dienstlich: ort": .address(["work"], .city),
+        "dienstlich: bundesland": .address(["work"], .region), "dienstlich: plz": .address(["work"], .postalCode),
+        "dienstlich: land": .address(["work"], .country), "arbeitstitel": .title, "abteilung": .department, "organisation": .organization,
+        "webseite 1": .website, "webseite 2": .website, "geburtsjahr": .birthYear, "geburtsmonat": .birthMonth, "geburtstag": .birthDay,
+        "notizen": .note,
     ]
 
     static let googleColumns: [String: ColumnRole] = [
@@ -160,7 +174,31 @@ public enum AddressBookSource: String, Sendable {
         "home phone": .phone(["home"]), "business phone": .phone(["work"]), "work phone": .phone(["work"]), "phone": .phone([]),
         "telephone": .phone([]), "fax": .phone(["fax"]), "department": .department, "notes": .note, "note": .note,
         "web page": .website, "website": .website, "web site": .website, "url": .website, "birthday": .birthday,
+        // Outlook and Windows Live Mail in German.
+        "vorname": .givenName, "nachname": .familyName, "2. vorname": .middleName, "weitere vornamen": .middleName,
+        "e-mail-adresse": .email([]), "e-mail 2: adresse": .email(["other"]), "firma": .organization, "position": .title,
+        "abteilung": .department, "mobiltelefon": .phone(["cell"]), "telefon (privat)": .phone(["home"]),
+        "telefon (geschäftlich)": .phone(["work"]), "telefon geschäftlich": .phone(["work"]), "telefon privat": .phone(["home"]),
+        "fax (privat)": .phone(["fax", "home"]), "fax (geschäftlich)": .phone(["fax", "work"]), "fax geschäftlich": .phone(["fax", "work"]),
+        "pager": .phone(["pager"]), "notizen": .note, "spitzname": .other("Nickname"), "anrede": .prefix,
+        "webseite (privat)": .website, "webseite (geschäftlich)": .website, "webseite": .website, "geburtstag": .birthday,
     ]
+
+    /// Windows Live Mail's German address columns: `Straße (privat)`, `Ort (geschäftlich)`.
+    static func germanAddress(_ name: String) -> ColumnRole? {
+        for (suffix, type) in [(" (privat)", "home"), (" (geschäftlich)", "work")] where name.hasSuffix(suffix) {
+            let part: ColumnRole.AddressPart? = switch name.dropLast(suffix.count) {
+            case "straße": .street
+            case "ort": .city
+            case "postleitzahl": .postalCode
+            case "bundesland": .region
+            case "land/region", "land": .country
+            default: nil
+            }
+            if let part { return .address([type], part) }
+        }
+        return nil
+    }
     static let idColumns: Set<String> = ["id", "salesforce id", "record id", "uid"]
 
     /// The role of a column named like a field of the config: the parts an entry has for it, so

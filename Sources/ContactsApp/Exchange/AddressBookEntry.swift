@@ -101,6 +101,8 @@ public struct PlacementReport: Sendable, Equatable {
     public var dropped: [String: Int] = [:]
     /// Last names the file did not give, by where they came from (full name, organisation, email).
     public var lastNameFallbacks: [String: Int] = [:]
+    /// Values that did not fit their field's form (an email without a domain, a phone of letters).
+    public var misfits = 0
 
     public init(noteField: String? = nil) {
         self.noteField = noteField
@@ -111,6 +113,7 @@ public struct PlacementReport: Sendable, Equatable {
         kept.merge(other.kept, uniquingKeysWith: +)
         dropped.merge(other.dropped, uniquingKeysWith: +)
         lastNameFallbacks.merge(other.lastNameFallbacks, uniquingKeysWith: +)
+        misfits += other.misfits
     }
 
     /// The summary's lines: what went into the note field, what was dropped, which last names
@@ -127,6 +130,10 @@ public struct PlacementReport: Sendable, Equatable {
         if !dropped.isEmpty {
             let why = noteField == nil ? "no field the sync sends holds them, nor a note field" : "no field holds them"
             lines.append("dropped (\(why)): \(counted(dropped))")
+        }
+        if misfits > 0 {
+            let whereTo = noteField.map { "kept in \($0) instead" } ?? "dropped"
+            lines.append("\(misfits) value\(misfits == 1 ? " does" : "s do") not look like what \(misfits == 1 ? "its field holds" : "their fields hold") (an email without a domain, a phone of letters): \(whereTo)")
         }
         if !lastNameFallbacks.isEmpty {
             let total = lastNameFallbacks.values.reduce(0, +)

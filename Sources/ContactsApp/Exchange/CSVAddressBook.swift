@@ -36,7 +36,7 @@ struct CSVAddressBook {
                 hasId = true
             } else if let field = RecordDraft.field(named: name, in: form) {
                 roles[index] = AddressBookSource.role(ofField: field.name, kind: kind)
-            } else if let role = AddressBookSource.common[lowered] ?? AddressBookSource.numbered(lowered) {
+            } else if let role = AddressBookSource.common[lowered] ?? AddressBookSource.numbered(lowered) ?? AddressBookSource.germanAddress(lowered) {
                 roles[index] = role
             } else {
                 roles[index] = .other(name.trimmingWhitespace)

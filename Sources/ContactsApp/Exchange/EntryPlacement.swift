@@ -38,8 +38,9 @@ public struct EntryPlacement: Sendable {
 
     var noteField: String? { fields.contains("Description") ? "Description" : nil }
 
-    public func place(_ entry: AddressBookEntry) -> Placed {
-        var placing = Placing(fields: fields, noteField: noteField)
+    /// `accepts`: whether a value fits a field's form; one that does not goes to the note.
+    public func place(_ entry: AddressBookEntry, accepts: @escaping FieldCheck = { _, _ in true }) -> Placed {
+        var placing = Placing(fields: fields, noteField: noteField, accepts: accepts)
         for (field, text) in entry.fields where !placing.set(field, text) { placing.keep(field, text) }
         var accountName: String?
         if kind.role == .account || entry.isOrganization {
@@ -110,11 +111,19 @@ public struct EntryPlacement: Sendable {
                 placing.report.lastNameFallbacks["email address", default: 0] += 1
             }
         }
+        // A display name that says more than the parts (`Joe Due` beside N:Gump;Forrest) is kept.
+        let parts = [entry.prefix, given, entry.middleName, family, entry.suffix, entry.familyName, entry.givenName].map(Self.words)
+        if !full.isEmpty, !Set(Self.words(full)).isSubset(of: Set(parts.joined())) { placing.keep("Full name", full) }
         placing.place("LastName", family, label: "Last name")
         placing.place("FirstName", given, label: "First name")
         placing.place("MiddleName", entry.middleName, label: "Middle name")
         placing.place("Salutation", entry.prefix, label: "Name prefix")
         placing.place("Suffix", entry.suffix, label: "Name suffix")
+    }
+
+    /// A name's words, lowercased, without punctuation: `Dr. Max` → dr, max.
+    static func words(_ text: String) -> [String] {
+        text.lowercased().split { !$0.isLetter && !$0.isNumber }.map(String.init)
     }
 
     /// The preferred values first (TYPE=pref, PREF=1, Google's `*`), then the others in order.
@@ -154,14 +163,16 @@ extension AddressBookEntry.PostalAddress: Typing {}
 struct Placing {
     let fields: [String]
     let noteField: String?
+    let accepts: FieldCheck
     var values: [String: String] = [:]
     var order: [String] = []
     var noteLines: [String] = []
     var report: PlacementReport
 
-    init(fields: [String], noteField: String?) {
+    init(fields: [String], noteField: String?, accepts: @escaping FieldCheck) {
         self.fields = fields
         self.noteField = noteField
+        self.accepts = accepts
         report = PlacementReport(noteField: noteField)
     }
 
@@ -171,6 +182,10 @@ struct Placing {
         let trimmed = text.trimmingWhitespace
         guard !trimmed.isEmpty else { return true }
         guard fields.contains(field), values[field] == nil else { return false }
+        guard accepts(field, trimmed) else {
+            report.misfits += 1
+            return false
+        }
         values[field] = trimmed
         order.append(field)
         return true

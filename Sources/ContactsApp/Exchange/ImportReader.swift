@@ -15,14 +15,45 @@ public struct ImportReader: Sendable {
         self.kind = kind
     }
 
-    /// A file's bytes as text: UTF-8 (a BOM dropped), else Windows-1252, which spreadsheet
-    /// programs still write; the second element says when that fallback was taken.
-    public static func text(of data: Data) -> (text: String, note: String?) {
+    /// A file's bytes as text: UTF-16 when a BOM says so, else UTF-8 (a BOM dropped); lines that
+    /// are not UTF-8 are read as Windows-1252, which spreadsheet programs and old phones still
+    /// write, line by line so one Latin-1 card does not garble a UTF-8 card beside it. The second
+    /// element says when that fallback was taken.
+    public static func text(of data: Data, encoding: String.Encoding? = nil) -> (text: String, note: String?) {
         var bytes = data
+        if let encoding, let text = String(data: data, encoding: encoding) {
+            return (text.hasPrefix("\u{FEFF}") ? String(text.dropFirst()) : text, nil)
+        }
+        if bytes.starts(with: [0xFF, 0xFE]) || bytes.starts(with: [0xFE, 0xFF]) {
+            if let text = String(data: bytes, encoding: .utf16) { return (text.hasPrefix("\u{FEFF}") ? String(text.dropFirst()) : text, nil) }
+        }
         if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes = bytes.dropFirst(3) }
         if let text = String(data: bytes, encoding: .utf8) { return (text, nil) }
-        let text = String(data: bytes, encoding: .windowsCP1252) ?? String(decoding: bytes, as: UTF8.self)
-        return (text, "the file is not UTF-8; it was read as Windows-1252 (Latin-1), as spreadsheet programs write it")
+        var text = ""
+        var fallbacks = 0
+        for (index, line) in bytes.split(separator: 0x0A, omittingEmptySubsequences: false).enumerated() {
+            if index > 0 { text += "\n" }
+            if let utf8 = String(data: Data(line), encoding: .utf8) {
+                text += utf8
+            } else if let decoded = Self.declaredCharset(of: Data(line)).flatMap({ String(data: Data(line), encoding: $0) }) {
+                text += decoded
+            } else {
+                fallbacks += 1
+                text += String(data: Data(line), encoding: .windowsCP1252) ?? String(decoding: line, as: UTF8.self)
+            }
+        }
+        guard fallbacks > 0 else { return (text, nil) }
+        let lines = fallbacks == 1 ? "1 line is" : "\(fallbacks) lines are"
+        return (text, "\(lines) not UTF-8 and \(fallbacks == 1 ? "was" : "were") read as Windows-1252 (Latin-1), as spreadsheet programs write it; --encoding names another (shift_jis, windows-1250…)")
+    }
+
+    /// The charset a vCard line's own parameters name (`N;CHARSET=SHIFT_JIS:…`, raw bytes), if any.
+    static func declaredCharset(of line: Data) -> String.Encoding? {
+        guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else { return nil }
+        let header = String(decoding: line[line.startIndex..<colon], as: UTF8.self).uppercased()
+        guard let range = header.range(of: "CHARSET=") else { return nil }
+        let name = header[range.upperBound...].prefix { $0 != ";" && $0 != ":" }
+        return VCardFormat.encoding(named: String(name))
     }
 
     /// The format a file's content shows, when its name says none.
@@ -54,13 +85,14 @@ public struct ImportReader: Sendable {
         let accounts = schema.kinds.first { $0.role == .account }
         var rows: [ImportRow] = []
         var skipped: [Int] = []
+        let checks = FieldChecks(schema: schema)
         for card in cards {
             let target = VCardMapping.isOrganization(card) ? accounts : contacts
             guard let target else {
                 skipped.append(card.line)
                 continue
             }
-            rows.append(row(VCardMapping.entry(of: card), kind: target))
+            rows.append(row(VCardMapping.entry(of: card), kind: target, accepts: checks.check(for: target)))
         }
         var notes: [String] = []
         if !skipped.isEmpty {
@@ -71,8 +103,8 @@ public struct ImportReader: Sendable {
     }
 
     /// An entry placed into the fields the sync sends for `kind`.
-    func row(_ entry: AddressBookEntry, kind: RecordKind) -> ImportRow {
-        let placed = EntryPlacement(kind: kind, fields: schema.fieldNames(for: kind)).place(entry)
+    func row(_ entry: AddressBookEntry, kind: RecordKind, accepts: @escaping FieldCheck) -> ImportRow {
+        let placed = EntryPlacement(kind: kind, fields: schema.fieldNames(for: kind)).place(entry, accepts: accepts)
         return ImportRow(line: entry.line, kind: kind, pairs: placed.pairs, id: entry.id.flatMap { Self.usableId($0, kind: kind) },
                          accountName: placed.accountName, accountId: placed.accountId, report: placed.report)
     }
@@ -111,6 +143,7 @@ public struct ImportReader: Sendable {
             notes.append("\(short.count) row\(short.count == 1 ? " has" : "s have") fewer cells than the header (line\(short.count == 1 ? "" : "s") \(Self.lineList(short))); the missing cells are read as empty")
         }
         var rows: [ImportRow] = []
+        let checks = FieldChecks(schema: schema)
         for csvRow in csvRows {
             var target = kind
             if let soupColumn {
@@ -122,7 +155,7 @@ public struct ImportReader: Sendable {
                 }
                 target = named
             }
-            var row = row(try book(for: target).entry(csvRow), kind: target)
+            var row = row(try book(for: target).entry(csvRow), kind: target, accepts: checks.check(for: target))
             if csvRow.cells.count > header.count, csvRow.cells.dropFirst(header.count).contains(where: { !$0.trimmingWhitespace.isEmpty }) {
                 row.problem = "it has \(csvRow.cells.count) cells but the header names \(header.count) columns; a value with a comma in it needs quotes around it"
             }
@@ -209,4 +242,33 @@ public struct ImportReader: Sendable {
 extension RecordKind {
     /// The first three characters of this object's record ids, for the standard objects.
     var keyPrefix: String? { SalesforceId.standardKeyPrefix(of: sObjectType) }
+}
+
+/// Whether a value fits a field's form (an email that looks like one, a phone of phone
+/// characters); a value that does not is kept in the note field rather than refusing its record.
+public typealias FieldCheck = @Sendable (_ field: String, _ text: String) -> Bool
+
+/// The form checks of each kind's fields, read once per import.
+final class FieldChecks: @unchecked Sendable {
+    let schema: RecordSchema
+    private var checks: [String: FieldCheck] = [:]
+
+    init(schema: RecordSchema) {
+        self.schema = schema
+    }
+
+    func check(for kind: RecordKind) -> FieldCheck {
+        if let check = checks[kind.soupName] { return check }
+        let form = schema.form(kind: kind, purpose: .create(preset: [:]), title: "", record: nil)
+        let rules = Dictionary(form.fields.map { ($0.name, $0.rule) }, uniquingKeysWith: { first, _ in first })
+        let check: FieldCheck = { field, text in
+            guard let rule = rules[field] else { return true }
+            switch rule.format {
+            case .email, .phone, .url, .date: return rule.problem(with: text) == nil
+            default: return true
+            }
+        }
+        checks[kind.soupName] = check
+        return check
+    }
 }

@@ -141,8 +141,31 @@ public enum VCardFormat {
     static func logicalLines(_ text: String) -> [(Int, String)] {
         var body = Substring(text)
         if body.first == "\u{FEFF}" { body = body.dropFirst() }
-        // Split on CRLF, LF or CR ("\r\n" is one Character in Swift).
-        let physical = body.split(omittingEmptySubsequences: false) { $0 == "\n" || $0 == "\r" || $0 == "\r\n" }.map(String.init)
+        // Split on CRLF or LF ("\r\n" is one Character in Swift); on CR only in a file without
+        // them (classic Mac OS). iPhone exports end lines with CR CR LF: one line end. A lone CR
+        // elsewhere is part of a value (Thunderbird writes one), read as a line break in it.
+        let hasLineFeeds = body.contains { $0 == "\n" || $0 == "\r\n" }
+        var physical: [String] = []
+        var current = ""
+        var position = body.startIndex
+        while position < body.endIndex {
+            let character = body[position]
+            let next = body.index(after: position)
+            if character == "\n" || character == "\r\n" || (character == "\r" && !hasLineFeeds) {
+                physical.append(current)
+                current = ""
+            } else if character == "\r" {
+                if next < body.endIndex, body[next] == "\r\n" || body[next] == "\n" {
+                    // CR CR LF: the LF ends the line.
+                } else {
+                    current += "\\n"
+                }
+            } else {
+                current.append(character)
+            }
+            position = next
+        }
+        physical.append(current)
         var lines: [(Int, String)] = []
         var index = 0
         while index < physical.count {
@@ -225,12 +248,9 @@ public enum VCardFormat {
         default: return property
         }
         guard let bytes else { return property }
-        let charset = property.parameters["CHARSET"]?.first?.uppercased() ?? "UTF-8"
-        let text: String?
-        switch charset {
-        case "ISO-8859-1", "LATIN1", "WINDOWS-1252", "CP1252": text = String(data: bytes, encoding: .windowsCP1252)
-        default: text = String(data: bytes, encoding: .utf8) ?? String(data: bytes, encoding: .windowsCP1252)
-        }
+        let named = property.parameters["CHARSET"]?.first.flatMap(encoding(named:))
+        let text = named.flatMap { String(data: bytes, encoding: $0) }
+            ?? String(data: bytes, encoding: .utf8) ?? String(data: bytes, encoding: .windowsCP1252)
         guard let text else { return property }
         var decoded = property
         // Decoded text keeps vCard 2.1's structure (`;` between N's parts), and has no escapes.
@@ -239,6 +259,23 @@ public enum VCardFormat {
         decoded.parameters["ENCODING"] = nil
         decoded.parameters["CHARSET"] = nil
         return decoded
+    }
+
+    /// The text encoding a CHARSET parameter names (IANA names as phones and mail programs write
+    /// them); nil for one this reader does not know, which is then read as UTF-8.
+    public static func encoding(named name: String) -> String.Encoding? {
+        switch name.uppercased().replacingOccurrences(of: "_", with: "-") {
+        case "UTF-8", "UTF8": .utf8
+        case "ISO-8859-1", "LATIN1", "ISO-LATIN-1", "WINDOWS-1252", "CP1252", "US-ASCII", "ASCII": .windowsCP1252
+        case "ISO-8859-2", "LATIN2": .isoLatin2
+        case "WINDOWS-1250", "CP1250": .windowsCP1250
+        case "WINDOWS-1251", "CP1251": .windowsCP1251
+        case "SHIFT-JIS", "SJIS", "CP932", "WINDOWS-31J", "X-SJIS": .shiftJIS
+        case "EUC-JP": .japaneseEUC
+        case "ISO-2022-JP": .iso2022JP
+        case "UTF-16": .utf16
+        default: nil
+        }
     }
 
     static func quotedPrintableBytes(_ text: String) -> Data {

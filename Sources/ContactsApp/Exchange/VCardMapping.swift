@@ -152,8 +152,8 @@ public struct VCardMapping: Sendable {
                 if !id.isEmpty { entry.accountId = id }
             case fieldProperty:
                 if let field = property.parameters[fieldParameter]?.first { entry.fields.append((field: field, text: property.text)) }
-            case "PHOTO", "LOGO", "SOUND", "KEY":
-                if !property.value.isEmpty { entry.unusable.append(property.name.capitalized) }
+            case "PHOTO", "LOGO", "SOUND", "KEY", "X-MS-CARDPICTURE":
+                if !property.value.isEmpty { entry.unusable.append(property.name == "X-MS-CARDPICTURE" ? "Photo" : property.name.capitalized) }
             default:
                 // LABEL is the printed form of an ADR; only a card without an ADR needs it.
                 if Self.bookkeeping.contains(property.name) || (property.name == "LABEL" && card.first("ADR") != nil) { continue }
@@ -171,6 +171,8 @@ public struct VCardMapping: Sendable {
     static let bookkeeping: Set<String> = [
         "VERSION", "PRODID", "REV", "KIND", "X-ABSHOWAS", "X-ABLABEL", "X-ABUID", "CLIENTPIDMAP", "SORT-STRING", "X-ABADR",
         "SOURCE", "NAME", "PROFILE", "MAILER", "CLASS", "X-EVOLUTION-FILE-AS", "X-EVOLUTION-LIST", "X-EVOLUTION-LIST-SHOW-ADDRESSES",
+        // Outlook's card layout and default-address marker, sync tags: about the program, not the person.
+        "X-MS-OL-DESIGN", "X-MS-OL-DEFAULT-POSTAL-ADDRESS", "X-ETAG", "X-CLASS", "X-WAB-GENDER", "X-MOZILLA-HTML", "X-MOZILLA-PROPERTY",
     ]
 
     /// How the summary and the note name other properties.
