@@ -53,6 +53,11 @@ let package = Package(
         .target(
             name: "SalesforceTime",
             swiftSettings: strictConcurrency),
+        // CSV read and written the same way by forceterm's import/export and localorg's user lists.
+        .target(
+            name: "CSVTable",
+            dependencies: [.product(name: "SwiftCSV", package: "SwiftCSV")],
+            swiftSettings: strictConcurrency),
         // Salesforce record ids: their checksum and key prefixes, for localorg and the importer alike.
         .target(
             name: "SalesforceIds",
@@ -90,7 +95,7 @@ let package = Package(
         .systemLibrary(name: "CNcursesw", pkgConfig: "ncursesw"),
         .target(
             name: "ContactsApp",
-            dependencies: ["SmartStore", "ForceJSON", "MobileSync", "SalesforceIds", .product(name: "SwiftCSV", package: "SwiftCSV")],
+            dependencies: ["SmartStore", "ForceJSON", "MobileSync", "SalesforceIds", "CSVTable"],
             swiftSettings: strictConcurrency),
         .target(
             name: "TerminalUI",
@@ -144,9 +149,8 @@ let package = Package(
         .executableTarget(
             name: "localorg",
             dependencies: [
-                "LocalOrg", "ForceJSON", "SalesforceTime",
+                "LocalOrg", "ForceJSON", "SalesforceTime", "CSVTable",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "SwiftCSV", package: "SwiftCSV"),
             ],
             swiftSettings: strictConcurrency),
         // `make bench-sync`: the sync engine against a real localorg (starts it through LocalOrgProcess).

@@ -104,13 +104,16 @@ struct ImportCommand: ParsableCommand {
             Field=Column names the rest. A contact's company (ORG, a Company column) links it to \
             the account of that name, case and accents ignored, or creates one (--accounts). \
             What has no field of its own (a second email, a nickname) goes into Description when \
-            the config syncs it; the summary names it, and what was dropped, with counts. A file \
-            that is not UTF-8 is read as Windows-1252. FILE - reads standard input.
+            the config syncs it; the summary names it, and what was dropped, with counts. A \
+            record with a Salesforce id this store lacks is stored as a copy of the org's record \
+            (nothing is sent for it). A file that is not UTF-8 is read as Windows-1252 line by \
+            line unless --encoding says otherwise. FILE - reads standard input.
 
             Examples:
               forceterm import ~/Downloads/contacts.vcf --dry-run
               forceterm import leads.csv --map LastName=Surname --map Email="E-mail 1"
               forceterm import accounts.csv --into accounts
+              forceterm import google.csv --skip-invalid    # the bad rows go to google.rejected.csv
             """)
 
     @Argument(help: ArgumentHelp("The file to read (- for standard input).", valueName: "file"))
@@ -124,6 +127,12 @@ struct ImportCommand: ParsableCommand {
 
     @Flag(help: "Show what would be created and updated; write nothing.")
     var dryRun = false
+
+    @Flag(help: "Import the good records and write the bad ones, unchanged, with the reason, to FILE.rejected.csv (.vcf, .json) beside the file; without it one bad record stops the whole import.")
+    var skipInvalid = false
+
+    @Option(help: ArgumentHelp("Where --skip-invalid writes the records it skips (default: beside the file).", valueName: "file"))
+    var rejects: String?
 
     @Option(help: ArgumentHelp("The file's text encoding when it is neither UTF-8 nor UTF-16 with a BOM (shift_jis, windows-1250, iso-8859-2…; default: UTF-8, else Windows-1252 line by line).", valueName: "name"))
     var encoding: String?
@@ -146,6 +155,8 @@ struct ImportCommand: ParsableCommand {
         try root.refuseOptions(except: [.store, .config], in: "import")
         if file.isEmpty { throw ValidationError("give the file to import, or - for standard input") }
         _ = try columnMap()
+        if skipInvalid, file == "-", rejects == nil { throw ValidationError("--skip-invalid with standard input needs --rejects FILE, where the skipped records go") }
+        if rejects != nil, !skipInvalid { throw ValidationError("--rejects names where --skip-invalid writes the records it skips; give --skip-invalid too") }
         if let encoding, VCardFormat.encoding(named: encoding) == nil {
             throw ValidationError("--encoding \(encoding): not one forceterm reads; give utf-8, utf-16, windows-1252, iso-8859-1, iso-8859-2, windows-1250, windows-1251, shift_jis, euc-jp or iso-2022-jp")
         }
@@ -164,53 +175,84 @@ struct ImportCommand: ParsableCommand {
 
     func run() throws {
         try CommandFailure.reporting {
-            let data: Data
-            if file == "-" {
-                data = FileHandle.standardInput.readDataToEndOfFile()
-            } else {
-                guard let read = FileManager.default.contents(atPath: file) else {
-                    throw ConfigError(FileManager.default.fileExists(atPath: file) ? "cannot read \(file): permission denied" : "there is no file \(file)")
-                }
-                data = read
-            }
+            let data = try input()
             let path = storeOptions.location.path
-            let catalog = try RecordCatalog(storePath: path, configDirectory: configOptions.directory, whenMissing: dryRun ? .scratch : .create)
-            let kind = try catalog.kind(named: into)
-            let forced = encoding.flatMap(VCardFormat.encoding(named:))
-            if let forced, String(data: data, encoding: forced) == nil {
-                throw ConfigError("\(file) is not \(encoding ?? "") text (some bytes mean nothing in it); nothing was imported")
-            }
-            let (text, encodingNote) = ImportReader.text(of: data, encoding: forced)
-            let chosen = format ?? ExchangeFormat.named(byPath: file) ?? ImportReader.sniff(text)
-            let reader = ImportReader(schema: catalog.schema, kind: kind)
-            let importer = RecordImporter(store: catalog.store, schema: catalog.schema)
-            let plan: ImportPlan
+            let existed = FileManager.default.fileExists(atPath: path)
             do {
-                let (rows, notes) = try reader.rows(text, format: chosen, columnMap: try columnMap())
-                plan = try importer.plan(rows, notes: (encodingNote.map { [$0] } ?? []) + notes, accounts: accounts)
-            } catch let problem as ImportProblem {
-                throw ConfigError("\(file): \(problem); nothing was imported")
+                try importing(data, storePath: path)
+            } catch {
+                // A store this import made and then did not fill is not left behind.
+                if !existed, !dryRun {
+                    for suffix in ["", "-wal", "-shm", "-journal"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+                }
+                throw error
             }
-            for note in plan.notes { StandardStreams.writeError("note: \(note)\n") }
-            if !plan.problems.isEmpty {
-                for problem in plan.problems { StandardStreams.writeError("\(file):\(problem.line): \(problem.message)\n") }
-                let lines = Set(plan.problems.map(\.line)).count
-                throw ConfigError("\(lines) of \(lines + plan.actions.count) records cannot be imported; nothing was written. Fix \(lines == 1 ? "that line" : "those lines") and run the import again")
-            }
-            for action in plan.actions { StandardStreams.write("line \(action.line): \(action.summary)\n") }
-            let created = plan.count { if case .create = $0 { true } else { false } }
-            let updated = plan.count { if case .update = $0 { true } else { false } }
-            let copies = plan.count { if case .copy = $0 { true } else { false } }
-            let unchanged = plan.actions.count - created - updated - copies
-            let copyCount = copies == 0 ? "" : ", \(copies) to store as copies of the org's records"
-            let counts = "\(created) to create, \(updated) to update\(copyCount), \(unchanged) unchanged"
-            if dryRun {
-                StandardStreams.writeError("Dry run: \(counts); nothing was written\n")
-                return
-            }
-            try importer.apply(plan)
-            let copied = copies == 0 ? "" : ", \(copies) stored as copies of the org's records (the next sync refreshes them; nothing of theirs is sent)"
-            StandardStreams.writeError("Imported \(plan.actions.count) record\(plan.actions.count == 1 ? "" : "s"): \(created) created, \(updated) updated\(copied), \(unchanged) unchanged; \(RecordCatalog.whereChangesGo(storePath: path, count: created + updated))\n")
         }
+    }
+
+    func input() throws -> Data {
+        if file == "-" { return FileHandle.standardInput.readDataToEndOfFile() }
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: file, isDirectory: &isDirectory) else { throw ConfigError("there is no file \(file)") }
+        if isDirectory.boolValue {
+            throw ConfigError("\(file) is a directory; import its files one at a time (forceterm import \(file)/contacts.vcf)")
+        }
+        guard let data = FileManager.default.contents(atPath: file) else { throw ConfigError("cannot read \(file): permission denied") }
+        return data
+    }
+
+    /// Reads, plans and (unless a dry run) writes; the catalog is closed when this returns.
+    func importing(_ data: Data, storePath path: String) throws {
+        let catalog = try RecordCatalog(storePath: path, configDirectory: configOptions.directory, whenMissing: dryRun ? .scratch : .create)
+        let kind = try catalog.kind(named: into)
+        let forced = encoding.flatMap(VCardFormat.encoding(named:))
+        if let forced, String(data: data, encoding: forced) == nil {
+            throw ConfigError("\(file) is not \(encoding ?? "") text (some bytes mean nothing in it); nothing was imported")
+        }
+        let (text, encodingNote) = ImportReader.text(of: data, encoding: forced)
+        let chosen = format ?? ExchangeFormat.named(byPath: file) ?? ImportReader.sniff(text)
+        let reader = ImportReader(schema: catalog.schema, kind: kind)
+        let importer = RecordImporter(store: catalog.store, schema: catalog.schema)
+        let plan: ImportPlan
+        let rows: [ImportRow]
+        do {
+            let read = try reader.rows(text, format: chosen, columnMap: try columnMap())
+            rows = read.rows
+            plan = try importer.plan(rows, notes: (encodingNote.map { [$0] } ?? []) + read.notes, accounts: accounts)
+        } catch let problem as ImportProblem {
+            throw ConfigError("\(file): \(problem); nothing was imported")
+        }
+        for note in plan.notes { StandardStreams.writeError("note: \(note)\n") }
+        let rejected = Set(plan.problems.map(\.line)).count
+        if rejected > 0 {
+            for problem in plan.problems { StandardStreams.writeError("\(file):\(problem.line): \(problem.message)\n") }
+            guard skipInvalid else {
+                throw ConfigError("\(rejected) of \(rows.count) records cannot be imported; nothing was written. Fix \(rejected == 1 ? "that line" : "those lines") and run the import again, or give --skip-invalid to import the others")
+            }
+        }
+        for action in plan.actions { StandardStreams.write("line \(action.line): \(action.summary)\n") }
+        let created = plan.count { if case .create = $0 { true } else { false } }
+        let updated = plan.count { if case .update = $0 { true } else { false } }
+        let copies = plan.count { if case .copy = $0 { true } else { false } }
+        let unchanged = plan.actions.count - created - updated - copies
+        let copyCount = copies == 0 ? "" : ", \(copies) to store as copies of the org's records"
+        let skipped = rejected == 0 ? "" : "; \(rejected) skipped"
+        if dryRun {
+            StandardStreams.writeError("Dry run: \(created) to create, \(updated) to update\(copyCount), \(unchanged) unchanged\(skipped); nothing was written\n")
+            return
+        }
+        var rejectsNote = ""
+        if rejected > 0 {
+            // Written before the store, so a rejects file that cannot be written leaves nothing half done.
+            let rejectsPath = rejects ?? ImportRejects.path(beside: file, format: chosen)
+            let header = chosen == .csv ? (try? CSVText.read(text).header) ?? [] : []
+            let output = try AtomicFile(path: rejectsPath)
+            output.write(ImportRejects.text(format: chosen, rows: rows, problems: plan.problems, header: header))
+            try output.commit()
+            rejectsNote = "; \(rejected) skipped, written with the reason to \(rejectsPath) (fix them there and import that file)"
+        }
+        try importer.apply(plan, skippingProblems: skipInvalid)
+        let copied = copies == 0 ? "" : ", \(copies) stored as copies of the org's records (the next sync refreshes them; nothing of theirs is sent)"
+        StandardStreams.writeError("Imported \(plan.actions.count) record\(plan.actions.count == 1 ? "" : "s"): \(created) created, \(updated) updated\(copied), \(unchanged) unchanged\(rejectsNote); \(RecordCatalog.whereChangesGo(storePath: path, count: created + updated))\n")
     }
 }

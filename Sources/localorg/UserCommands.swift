@@ -1,7 +1,7 @@
 import ArgumentParser
+import CSVTable
 import Foundation
 import LocalOrg
-import SwiftCSV
 
 /// `localorg user …`: the people of a class.
 struct UserCommand: ParsableCommand {
@@ -108,36 +108,16 @@ struct AddUser: ParsableCommand {
         guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
             throw ValidationError("cannot read \(path) as UTF-8 text")
         }
-        // SwiftCSV reads a quote left open to the end of the file as one long cell; say so instead.
-        var quoted = false
-        var quoteLine = 1
-        var scanLine = 1
-        for scalar in text.unicodeScalars {
-            if scalar == "\"" {
-                quoted.toggle()
-                if quoted { quoteLine = scanLine }
-            } else if scalar == "\n" {
-                scanLine += 1
-            }
-        }
-        if quoted { throw ValidationError("\(path), line \(quoteLine): a quote does not close; nobody was added") }
-        var rows: [(line: Int, cells: [String])] = []
-        var line = 1
-        var header: [String]?
+        let header: [String]
+        let rows: [CSVTable.Row]
         do {
-            try EnumeratedCSV(string: text, delimiter: .comma, loadColumns: false, rowLimit: 0).enumerateAsArray(startAt: 0, rowLimit: nil) { cells in
-                let start = line
-                line += 1 + cells.reduce(0) { $0 + $1.filter(\.isNewline).count }
-                if header == nil {
-                    header = cells.map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
-                } else if cells.contains(where: { !$0.trimmingCharacters(in: .whitespaces).isEmpty }) {
-                    rows.append((start, cells))
-                }
-            }
+            let table = try CSVTable.read(text)
+            header = table.header.map { $0.lowercased() }
+            rows = table.rows
         } catch {
-            throw ValidationError("\(path), line \(line): a quote does not close; nobody was added")
+            throw ValidationError("\(path), line \(error.line): \(error.message); nobody was added")
         }
-        guard let header, let usernameColumn = header.firstIndex(of: "username") else {
+        guard let usernameColumn = header.firstIndex(of: "username") else {
             throw ValidationError("\(path), line 1: the header needs a Username column (and may have FirstName, LastName, Password, Admin); nobody was added")
         }
         func column(_ name: String) -> Int? { header.firstIndex(of: name) }

@@ -25,6 +25,8 @@ struct CSVAddressBook {
             roles[index] = AddressBookSource.role(ofField: formField.name, kind: kind)
         }
         for index in ignoring { roles[index] = .setting }
+        // A rejects file's reasons, when it comes back fixed.
+        for (index, name) in header.enumerated() where name.caseInsensitiveCompare(ImportRejects.errorColumn) == .orderedSame { roles[index] = .setting }
         var hasId = roles.values.contains(.id)
         for (index, name) in header.enumerated() where roles[index] == nil {
             let lowered = name.trimmingWhitespace.lowercased()

@@ -1,51 +1,21 @@
-import Foundation
-import SwiftCSV
+import CSVTable
 
-/// CSV as forceterm writes it (RFC 4180: a header row, CRLF line ends, a cell quoted when it holds
-/// the delimiter, a quote, a line break or edge spaces) and reads it from other programs, through
-/// SwiftCSV, with the line each row starts on so a bad row can be named.
+/// CSV for imports and exports: `CSVTable`, with its errors as `ImportProblem`s.
 public enum CSVText {
+    public typealias Row = CSVTable.Row
+
     /// One row, with its line end.
-    public static func row(_ cells: [String]) -> String {
-        cells.map(cell).joined(separator: ",") + "\r\n"
-    }
+    public static func row(_ cells: [String]) -> String { CSVTable.row(cells) }
 
-    static func cell(_ text: String) -> String {
-        let needsQuotes = text.contains { $0 == "," || $0 == "\"" || $0.isNewline } || text.first?.isWhitespace == true || text.last?.isWhitespace == true
-        return needsQuotes ? "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : text
-    }
-
-    /// A row read from a file: its cells and the line (1-based) it starts on.
-    public struct Row: Sendable, Equatable {
-        public let line: Int
-        public let cells: [String]
-    }
-
-    /// The header and the rows of `text` (comma, semicolon or tab separated, as its first line
-    /// shows). Blank lines are skipped. Throws `ImportProblem` naming the line of a row SwiftCSV
-    /// could not read.
+    /// The header and the rows of `text`; throws `ImportProblem` naming the line that cannot be read.
     public static func read(_ text: String) throws -> (header: [String], rows: [Row]) {
-        let delimiter = CSVDelimiter.guessed(string: text)
-        var rows: [Row] = []
-        var line = 1
-        var header: [String]?
         do {
-            try EnumeratedCSV(string: text, delimiter: delimiter, loadColumns: false, rowLimit: 0).enumerateAsArray(startAt: 0, rowLimit: nil) { cells in
-                let start = line
-                line += 1 + cells.reduce(0) { $0 + $1.reduce(0) { $0 + ($1.isNewline ? 1 : 0) } }
-                if header == nil {
-                    header = cells.map { $0.trimmingCharacters(in: .whitespaces) }
-                } else if cells.contains(where: { !$0.trimmingCharacters(in: .whitespaces).isEmpty }) {
-                    rows.append(Row(line: start, cells: cells))
-                }
-            }
+            return try CSVTable.read(text)
         } catch {
-            throw ImportProblem(line: line, message: "this row's quotes do not close or stray quotes sit inside a cell (\(error)); a cell with quotes must be written \"like \"\"this\"\"\"")
+            let message = error.line == 1 && error.message.hasPrefix("the file has no header row")
+                ? "the file has no header row; the first line must name the columns (LastName,FirstName,Email,…)" : error.message
+            throw ImportProblem(line: error.line, message: message)
         }
-        guard let header, header.contains(where: { !$0.isEmpty }) else {
-            throw ImportProblem(line: 1, message: "the file has no header row; the first line must name the columns (LastName,FirstName,Email,…)")
-        }
-        return (header, rows)
     }
 }
 

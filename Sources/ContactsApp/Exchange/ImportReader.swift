@@ -86,13 +86,20 @@ public struct ImportReader: Sendable {
         var rows: [ImportRow] = []
         var skipped: [Int] = []
         let checks = FieldChecks(schema: schema)
+        // The file's lines as the parser numbers them ("\r\n" is one Character), to write a card back.
+        let lines = text.split(omittingEmptySubsequences: false) { $0 == "\n" || $0 == "\r\n" }
+            .map { String($0.drop { $0 == "\u{FEFF}" }.reversed().drop { $0 == "\r" }.reversed()) }
         for card in cards {
             let target = VCardMapping.isOrganization(card) ? accounts : contacts
             guard let target else {
                 skipped.append(card.line)
                 continue
             }
-            rows.append(row(VCardMapping.entry(of: card), kind: target, accepts: checks.check(for: target)))
+            var row = row(VCardMapping.entry(of: card), kind: target, accepts: checks.check(for: target))
+            if card.line >= 1, card.endLine >= card.line, card.endLine <= lines.count {
+                row.original = .vcard(lines: Array(lines[(card.line - 1)..<card.endLine]))
+            }
+            rows.append(row)
         }
         var notes: [String] = []
         if !skipped.isEmpty {
@@ -159,6 +166,7 @@ public struct ImportReader: Sendable {
             if csvRow.cells.count > header.count, csvRow.cells.dropFirst(header.count).contains(where: { !$0.trimmingWhitespace.isEmpty }) {
                 row.problem = "it has \(csvRow.cells.count) cells but the header names \(header.count) columns; a value with a comma in it needs quotes around it"
             }
+            row.original = .csv(cells: csvRow.cells)
             rows.append(row)
         }
         return (rows, notes)
@@ -181,7 +189,7 @@ public struct ImportReader: Sendable {
         }
         let objects: [JSONValue] = value.arrayValue ?? [value]
         let lines = Self.elementLines(text)
-        let skippedKeys: Set<String> = ["id", "entryId", "soup", "state", "attributes"]
+        let skippedKeys: Set<String> = ["id", "entryId", "soup", "state", "attributes", ImportRejects.errorKey]
         var leftOut: [String] = []
         var rows: [ImportRow] = []
         for (index, element) in objects.enumerated() {
@@ -203,8 +211,10 @@ public struct ImportReader: Sendable {
             let id = object["id"]?.stringValue ?? object["Id"]?.stringValue
             let accountId = pairs.first { $0.field == "AccountId" }?.text
             pairs.removeAll { $0.field == "AccountId" }
-            rows.append(ImportRow(line: line, kind: target, pairs: pairs, id: id.flatMap { Self.usableId($0, kind: target) },
-                                  accountId: accountId?.isEmpty == false ? accountId : nil))
+            var row = ImportRow(line: line, kind: target, pairs: pairs, id: id.flatMap { Self.usableId($0, kind: target) },
+                                accountId: accountId?.isEmpty == false ? accountId : nil)
+            row.original = .json(object)
+            rows.append(row)
         }
         var notes: [String] = []
         if !leftOut.isEmpty { notes.append("left out: the keys \(leftOut.joined(separator: ", ")) (not fields the sync sends)") }

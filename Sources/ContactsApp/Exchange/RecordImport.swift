@@ -21,6 +21,14 @@ public struct ImportRow: Sendable {
     public var report: PlacementReport
     /// Why the row cannot be read as it stands (more cells than the header), if it cannot.
     public var problem: String?
+    /// The record as the file has it, to write back unchanged when it is rejected.
+    public var original: Original?
+
+    public enum Original: Sendable {
+        case csv(cells: [String])
+        case vcard(lines: [String])
+        case json(JSONObject)
+    }
 
     public init(line: Int, kind: RecordKind, pairs: [(field: String, text: String)], id: String? = nil, accountName: String? = nil,
                 accountId: String? = nil, report: PlacementReport = PlacementReport(), problem: String? = nil) {
@@ -215,9 +223,10 @@ public struct RecordImporter: Sendable {
         return plan
     }
 
-    /// Writes every action of `plan` in one transaction. Refuses a plan with problems.
-    public func apply(_ plan: ImportPlan) throws {
-        guard plan.problems.isEmpty else { throw ConfigError("the import has \(plan.problems.count) bad rows; nothing was written") }
+    /// Writes every action of `plan` in one transaction. Refuses a plan with problems unless
+    /// `skippingProblems` (the rows with problems are then simply not among the actions).
+    public func apply(_ plan: ImportPlan, skippingProblems: Bool = false) throws {
+        guard plan.problems.isEmpty || skippingProblems else { throw ConfigError("the import has \(plan.problems.count) bad rows; nothing was written") }
         try store.write { transaction in
             for action in plan.actions {
                 let repository = RecordRepository(store: store, kind: action.kind)

@@ -49,6 +49,8 @@ public struct VCard: Sendable, Equatable {
     public var version: String
     public var properties: [VCardProperty]
     public var line: Int
+    /// The line of its END:VCARD (0 for a card made here).
+    public var endLine = 0
 
     public init(version: String = "4.0", properties: [VCardProperty] = [], line: Int = 0) {
         self.version = version
@@ -117,7 +119,8 @@ public enum VCardFormat {
                 if current != nil { throw VCardSyntaxError(line: number, reason: "a card starts before the previous one ended (END:VCARD missing)") }
                 current = VCard(version: "3.0", line: number)
             case "END":
-                guard let card = current else { throw VCardSyntaxError(line: number, reason: "END:VCARD without BEGIN:VCARD") }
+                guard var card = current else { throw VCardSyntaxError(line: number, reason: "END:VCARD without BEGIN:VCARD") }
+                card.endLine = number
                 cards.append(card)
                 current = nil
             case "VERSION":

@@ -172,7 +172,7 @@ public struct VCardMapping: Sendable {
         "VERSION", "PRODID", "REV", "KIND", "X-ABSHOWAS", "X-ABLABEL", "X-ABUID", "CLIENTPIDMAP", "SORT-STRING", "X-ABADR",
         "SOURCE", "NAME", "PROFILE", "MAILER", "CLASS", "X-EVOLUTION-FILE-AS", "X-EVOLUTION-LIST", "X-EVOLUTION-LIST-SHOW-ADDRESSES",
         // Outlook's card layout and default-address marker, sync tags: about the program, not the person.
-        "X-MS-OL-DESIGN", "X-MS-OL-DEFAULT-POSTAL-ADDRESS", "X-ETAG", "X-CLASS", "X-WAB-GENDER", "X-MOZILLA-HTML", "X-MOZILLA-PROPERTY",
+        "X-MS-OL-DESIGN", "X-MS-OL-DEFAULT-POSTAL-ADDRESS", "X-FORCETERM-IMPORT-ERROR", "X-ETAG", "X-CLASS", "X-WAB-GENDER", "X-MOZILLA-HTML", "X-MOZILLA-PROPERTY",
     ]
 
     /// How the summary and the note name other properties.
