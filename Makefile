@@ -26,7 +26,7 @@ VENV := .venv
 VENV_STAMP := $(VENV)/.installed-requirements
 SCREENSHOT_STAMP := $(VENV)/.installed-screenshot-requirements
 
-.PHONY: all deps build fuzz build-release install uninstall dist test-dist demo screenshots test test-swift test-python venv bench bench-smartstore bench-localorg bench-sync bench-tui bench-field clean
+.PHONY: all deps build fuzz build-release install uninstall man dist test-dist demo screenshots test test-swift test-python venv bench bench-smartstore bench-localorg bench-sync bench-tui bench-field clean
 
 all: build
 
@@ -47,6 +47,13 @@ install: build-release
 
 uninstall:
 	scripts/install.sh --uninstall "$(DESTDIR)$(PREFIX)"
+
+## man: the man pages and completions without installing anything: into .build/local (read them
+## with man -l .build/local/share/man/man1/forceterm.1).
+man: build
+	$(SWIFT) build --product generate-manual $(BUILD_FLAGS)
+	scripts/install.sh $(BIN_DEBUG) .build/local > /dev/null
+	@echo "man -l .build/local/share/man/man1/forceterm.1   (and localorg.1); completions in .build/local/share"
 
 ## dist: for laptops without a Swift toolchain: release binaries with the Swift runtime linked in,
 ## man pages and completions, as dist/forceterm-VERSION-linux-ARCH.tar.gz and dist/forceterm_VERSION_ARCH.deb.

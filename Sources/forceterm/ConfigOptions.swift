@@ -21,7 +21,8 @@ struct ConfigOptions: ParsableArguments {
                 soups); login reads bootconfig.json (default directory: $XDG_CONFIG_HOME/forceterm, \
                 or ~/.config/forceterm).
                 """,
-            valueName: "dir"))
+            valueName: "dir"),
+        completion: .directory)
     var directory: String?
 
     /// A `--config` that names no directory is a mistake to report, not a reason to fall back to

@@ -10,7 +10,7 @@ extension AccountLinking: ExpressibleByArgument {}
 struct ExportCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "export",
-        abstract: "Write local records as vCard 4.0, CSV or JSON, for other address books and spreadsheets.",
+        abstract: "Write local records as vCard (4.0 or 3.0), CSV or JSON, for other address books and spreadsheets.",
         discussion: """
             Reads the local store only (no network). vCard carries names, account (ORG), title, \
             email, phones by type, the address and the Salesforce id (UID); CSV has a header row \
@@ -23,6 +23,8 @@ struct ExportCommand: ParsableCommand {
             Examples:
               forceterm export contacts -o contacts.vcf
               forceterm export all -o backup.json
+              forceterm export contacts --vcard-version 3.0 -o phone.vcf
+              forceterm export contacts --format csv --excel -o contacts.csv
               forceterm export accounts --format csv > accounts.csv
               forceterm export contacts --query acme --format json | jq '.[].Email'
             """)
@@ -36,7 +38,14 @@ struct ExportCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Only the records this text finds, as the terminal UI's / finds them.", valueName: "text"))
     var query: String?
 
-    @Option(name: [.customShort("o"), .customLong("output")], help: ArgumentHelp("Write to this file instead of standard output.", valueName: "file"))
+    @Option(help: ArgumentHelp("4.0, or 3.0 for address books that want it (Android's, older Apple and Outlook ones).", valueName: "version"))
+    var vcardVersion = "4.0"
+
+    @Flag(help: "CSV for Excel: starts with a UTF-8 byte order mark, so accents and other scripts open right.")
+    var excel = false
+
+    @Option(name: [.customShort("o"), .customLong("output")], help: ArgumentHelp("Write to this file instead of standard output.", valueName: "file"),
+            completion: .file(extensions: ["vcf", "csv", "json"]))
     var output: String?
 
     @OptionGroup var storeOptions: StoreOptions
@@ -48,6 +57,7 @@ struct ExportCommand: ParsableCommand {
         try root.refuseOptions(except: [.store, .global, .config], in: "export")
         _ = try globalOptions.explicitPath(storeOptions)
         if output?.isEmpty == true { throw ValidationError("-o needs the path of the file to write.") }
+        if !["3.0", "4.0"].contains(vcardVersion) { throw ValidationError("--vcard-version \(vcardVersion): give 4.0 or 3.0") }
     }
 
     func run() throws {
@@ -56,7 +66,11 @@ struct ExportCommand: ParsableCommand {
                                             configDirectory: configOptions.directory)
             let kinds = soup.lowercased() == "all" ? catalog.kinds : [try catalog.kind(named: soup)]
             let chosen = format ?? output.flatMap(ExchangeFormat.named(byPath:)) ?? .vcard
-            let exporter = RecordExporter(store: catalog.store, schema: catalog.schema, kinds: kinds)
+            var exporter = RecordExporter(store: catalog.store, schema: catalog.schema, kinds: kinds)
+            exporter.vCardVersion = vcardVersion
+            exporter.excel = excel
+            if excel, chosen != .csv { StandardStreams.writeError("note: --excel shapes CSV only; this export is \(chosen.rawValue)\n") }
+            if vcardVersion != "4.0", chosen != .vcard { StandardStreams.writeError("note: --vcard-version shapes vCard only; this export is \(chosen.rawValue)\n") }
             let what = kinds.count == 1 ? kinds[0] : nil
             let left = kinds.filter { !exporter.kinds(for: chosen).contains($0) }
             if !left.isEmpty {
@@ -116,7 +130,7 @@ struct ImportCommand: ParsableCommand {
               forceterm import google.csv --skip-invalid    # the bad rows go to google.rejected.csv
             """)
 
-    @Argument(help: ArgumentHelp("The file to read (- for standard input).", valueName: "file"))
+    @Argument(help: ArgumentHelp("The file to read (- for standard input).", valueName: "file"), completion: .file(extensions: ["vcf", "vcard", "csv", "json"]))
     var file: String
 
     @Option(help: "vcard, csv or json (default: from the file's extension, else from its content).")
@@ -131,7 +145,7 @@ struct ImportCommand: ParsableCommand {
     @Flag(help: "Import the good records and write the bad ones, unchanged, with the reason, to FILE.rejected.csv (.vcf, .json) beside the file; without it one bad record stops the whole import.")
     var skipInvalid = false
 
-    @Option(help: ArgumentHelp("Where --skip-invalid writes the records it skips (default: beside the file).", valueName: "file"))
+    @Option(help: ArgumentHelp("Where --skip-invalid writes the records it skips (default: beside the file).", valueName: "file"), completion: .file())
     var rejects: String?
 
     @Option(help: ArgumentHelp("The file's text encoding when it is neither UTF-8 nor UTF-16 with a BOM (shift_jis, windows-1250, iso-8859-2…; default: UTF-8, else Windows-1252 line by line).", valueName: "name"))

@@ -93,7 +93,8 @@ struct StoreOptions: ParsableArguments {
         help: ArgumentHelp(
             "The store file to use instead of the default one.",
             discussion: "Default: $XDG_DATA_HOME/forceterm/store.sqlite, or ~/.local/share/forceterm/store.sqlite.",
-            valueName: "path"))
+            valueName: "path"),
+        completion: .file(extensions: ["sqlite", "db"]))
     var storePath: String?
 
     func validate() throws {

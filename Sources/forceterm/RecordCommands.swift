@@ -34,6 +34,9 @@ struct ListCommand: ParsableCommand {
     @Option(help: "tsv (default) or json.")
     var format: Format = .tsv
 
+    @Flag(help: "The same as --format json, as show --json.")
+    var json = false
+
     @OptionGroup var storeOptions: StoreOptions
     @OptionGroup var globalOptions: GlobalStoreOptions
     @OptionGroup var configOptions: ConfigOptions
@@ -42,6 +45,9 @@ struct ListCommand: ParsableCommand {
     func validate() throws {
         try root.refuseOptions(except: [.store, .global, .config], in: "list")
         _ = try globalOptions.explicitPath(storeOptions)
+        if json, format == .tsv, CommandLine.arguments.contains(where: { $0 == "--format" || $0.hasPrefix("--format=") }) {
+            throw ValidationError("--json and --format tsv say different things; give one")
+        }
     }
 
     func run() throws {
@@ -50,7 +56,7 @@ struct ListCommand: ParsableCommand {
                                             configDirectory: configOptions.directory)
             let kind = try catalog.kind(named: soup)
             let fields = catalog.fieldNames(for: kind)
-            switch format {
+            switch json ? .json : format {
             case .tsv:
                 StandardStreams.write((["Id", "State"] + fields).joined(separator: "\t") + "\n")
                 try catalog.forEachRecord(of: kind, search: search) { record in

@@ -24,6 +24,11 @@ public struct RecordExporter: Sendable {
     public let store: SmartStore
     public let schema: RecordSchema
     public let kinds: [RecordKind]
+    /// "4.0" (RFC 6350) or "3.0" (RFC 2426), for address books that still want 3.0.
+    public var vCardVersion = "4.0"
+    /// CSV for Excel: a UTF-8 byte order mark first, so it does not read the file as the
+    /// system's legacy code page (line ends are CRLF in any case).
+    public var excel = false
 
     public init(store: SmartStore, schema: RecordSchema, kind: RecordKind) {
         self.init(store: store, schema: schema, kinds: [kind])
@@ -52,7 +57,7 @@ public struct RecordExporter: Sendable {
         for kind in exported { for field in schema.fieldNames(for: kind) where !columns.contains(field) { columns.append(field) } }
         var count = 0
         switch format {
-        case .csv: try write(CSVText.row((several ? [Self.soupColumn] : []) + ["Id"] + columns))
+        case .csv: try write((excel ? "\u{FEFF}" : "") + CSVText.row((several ? [Self.soupColumn] : []) + ["Id"] + columns))
         case .json: try write("[")
         case .vcard: break
         }
@@ -75,7 +80,8 @@ public struct RecordExporter: Sendable {
                 guard !record.isLocallyDeleted else { return }
                 switch format {
                 case .vcard:
-                    try write(VCardFormat.write(mapping.card(for: record, accountName: kind.role == .contact ? accountName(record) : nil)))
+                    let card = mapping.card(for: record, accountName: kind.role == .contact ? accountName(record) : nil)
+                    try write(VCardFormat.write(vCardVersion == "3.0" ? VCardMapping.version3(of: card) : card))
                 case .csv:
                     let cells = columns.map { fields.contains($0) ? record.string($0) : "" }
                     try write(CSVText.row((several ? [kind.soupName] : []) + [record.serverId ?? ""] + cells))

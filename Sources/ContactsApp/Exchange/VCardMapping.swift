@@ -74,6 +74,32 @@ public struct VCardMapping: Sendable {
         return VCard(version: "4.0", properties: properties)
     }
 
+    /// A 4.0 card as vCard 3.0 says the same (Android's and many address books' version):
+    /// Apple's X-ABShowAs for KIND:org, an N even for an organisation, UID without VALUE,
+    /// BDAY as a date with dashes.
+    public static func version3(of card: VCard) -> VCard {
+        var properties: [VCardProperty] = []
+        for var property in card.properties {
+            switch property.name {
+            case "KIND" where property.text.lowercased() == "org":
+                properties.append(VCardProperty(name: "X-ABSHOWAS", text: "COMPANY"))
+                continue
+            case "UID": property.parameters["VALUE"] = nil
+            case "BDAY":
+                let digits = property.text.filter(\.isNumber)
+                if digits.count == 8 {
+                    property = VCardProperty(name: "BDAY", text: "\(digits.prefix(4))-\(digits.dropFirst(4).prefix(2))-\(digits.suffix(2))")
+                }
+            default: break
+            }
+            properties.append(property)
+        }
+        if !properties.contains(where: { $0.name == "N" }) {
+            properties.insert(VCardProperty(name: "N", components: ["", "", "", "", ""]), at: min(1, properties.count))
+        }
+        return VCard(version: "3.0", properties: properties)
+    }
+
     // MARK: Reading
 
     /// Whether a card describes an organisation (an account) rather than a person.
