@@ -105,11 +105,15 @@ test-python: venv $(SCREENSHOT_STAMP)
 ## fuzz: libFuzzer (the toolchain's -sanitize=fuzzer,address) on localorg's request handling for
 ## FUZZ_SECONDS (default 300): SOQL, JSON bodies, composite and collection payloads, headers, OAuth
 ## forms, seeded from Fuzz/seeds and Salesforce's Postman collection. Fails on a crash, a hang, a 5xx
-## or a refusal not shaped as Salesforce's. Its own build (.build-fuzz), not part of make test.
+## or a refusal not shaped as Salesforce's. Then as long on forceterm's vCard, CSV and JSON importers,
+## seeded from the real address books in Tests/Fixtures: fails on a crash, a hang or a refusal that
+## names no line. Its own build (.build-fuzz), not part of make test.
 FUZZ_SECONDS ?= 300
 fuzz: deps
 	FORCETERM_FUZZ=1 $(SWIFT) build --scratch-path .build-fuzz --product localorg-fuzz $(BUILD_FLAGS)
-	scripts/fuzz/run.sh .build-fuzz/debug/localorg-fuzz $(FUZZ_SECONDS)
+	FORCETERM_FUZZ=1 $(SWIFT) build --scratch-path .build-fuzz --product import-fuzz $(BUILD_FLAGS)
+	scripts/fuzz/run.sh .build-fuzz/debug/localorg-fuzz $(FUZZ_SECONDS) localorg
+	scripts/fuzz/run.sh .build-fuzz/debug/import-fuzz $(FUZZ_SECONDS) import
 
 ## venv: the test virtual environment, rebuilt only when PythonTests/requirements.txt changes.
 venv: $(VENV_STAMP)

@@ -212,7 +212,7 @@ let package = Package(
 // instrumented for coverage and AddressSanitizer.
 if Context.environment["FORCETERM_FUZZ"] != nil {
     let fuzzing: [SwiftSetting] = [.unsafeFlags(["-sanitize=fuzzer,address"])]
-    for target in package.targets where ["LocalOrg", "ForceJSON", "SalesforceTime", "SalesforceIds"].contains(target.name) {
+    for target in package.targets where ["LocalOrg", "ForceJSON", "SalesforceTime", "SalesforceIds", "ContactsApp", "CSVTable"].contains(target.name) {
         target.swiftSettings = (target.swiftSettings ?? []) + fuzzing
     }
     package.products.append(.executable(name: "localorg-fuzz", targets: ["localorg-fuzz"]))
@@ -221,6 +221,14 @@ if Context.environment["FORCETERM_FUZZ"] != nil {
         name: "localorg-fuzz",
         dependencies: ["LocalOrg", "ForceJSON", "LocalOrgFuzzDriver"],
         path: "Fuzz/LocalOrgFuzz",
+        swiftSettings: fuzzing + [.unsafeFlags(["-parse-as-library"])],
+        linkerSettings: [.unsafeFlags(["-sanitize=fuzzer,address"])]))
+    // The vCard, CSV and JSON importers, on files.
+    package.products.append(.executable(name: "import-fuzz", targets: ["import-fuzz"]))
+    package.targets.append(.executableTarget(
+        name: "import-fuzz",
+        dependencies: ["ContactsApp", "LocalOrgFuzzDriver"],
+        path: "Fuzz/ImportFuzz",
         swiftSettings: fuzzing + [.unsafeFlags(["-parse-as-library"])],
         linkerSettings: [.unsafeFlags(["-sanitize=fuzzer,address"])]))
 }

@@ -105,7 +105,7 @@ public struct ImportReader: Sendable {
         if !skipped.isEmpty {
             notes.append("left out: the cards at lines \(skipped.map(String.init).joined(separator: ", ")) (the config has no soup for that kind of card)")
         }
-        if cards.isEmpty { throw ImportProblem(line: 0, message: "the file holds no vCard (no BEGIN:VCARD line)") }
+        if cards.isEmpty { throw ImportProblem(line: 1, message: "the file holds no vCard (no BEGIN:VCARD line)") }
         return (rows, notes)
     }
 
@@ -185,7 +185,9 @@ public struct ImportReader: Sendable {
         do {
             value = try JSONParser.parse(text)
         } catch {
-            throw ImportProblem(line: 0, message: "the file is not valid JSON (\(error))")
+            let before = text.utf8.prefix(error.offset)
+            let line = before.reduce(1) { $1 == UInt8(ascii: "\n") ? $0 + 1 : $0 }
+            throw ImportProblem(line: line, message: "the file is not valid JSON here: \(error.message)")
         }
         let objects: [JSONValue] = value.arrayValue ?? [value]
         let lines = Self.elementLines(text)
