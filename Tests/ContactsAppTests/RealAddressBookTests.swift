@@ -56,8 +56,13 @@ import Testing
         let accountNames = Dictionary(plan.actions.filter { $0.kind.role == .account }.compactMap { action in
             action.values["Id"]?.stringValue.map { ($0, action.name) } ?? action.localId.map { ($0, action.name) }
         }, uniquingKeysWith: { first, _ in first })
-        let droppedEverything = plan.notes.contains { $0.hasPrefix("dropped") && !$0.contains("Photo") && !$0.contains("Sound") && !$0.contains("Key") && !$0.contains("Logo") }
-        #expect(!droppedEverything, "\(file): only pictures, sounds and keys may be dropped when Description is synced: \(plan.notes)")
+        // Dropped: only what no field can hold (pictures, sounds, keys), and all of it, as the summary says.
+        let droppedLine = plan.notes.first { $0.hasPrefix("dropped (") }.map { String($0[$0.index(after: $0.firstIndex(of: ":") ?? $0.startIndex)...]) } ?? ""
+        let dropped = Set(droppedLine.split(separator: ",").compactMap { $0.split(separator: "×").first?.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty })
+        let binary = ["PHOTO": "Photo", "X-MS-CARDPICTURE": "Photo", "LOGO": "Logo", "KEY": "Key", "SOUND": "Sound"]
+        let held = Set(people.flatMap { $0["other"]?.arrayValue?.compactMap(\.stringValue) ?? [] }.compactMap { binary[String($0.prefix { $0 != "(" })] })
+        #expect(dropped.isSubset(of: held), "\(file): dropped \(dropped), but the file has no such binary values (\(held))")
+        #expect(held.subtracting(["Sound"]).isSubset(of: dropped), "\(file): the summary does not name \(held.subtracting(dropped)) as dropped")
         // Rows in file order; the plan's actions for them share their line.
         for (row, person) in zip(rows.sorted { $0.line < $1.line }, people) {
             guard let action = plan.actions.first(where: { $0.line == row.line && $0.kind == row.kind }) else {

@@ -174,6 +174,12 @@ public enum AddressBookSource: String, Sendable {
         "home phone": .phone(["home"]), "business phone": .phone(["work"]), "work phone": .phone(["work"]), "phone": .phone([]),
         "telephone": .phone([]), "fax": .phone(["fax"]), "department": .department, "notes": .note, "note": .note,
         "web page": .website, "website": .website, "web site": .website, "url": .website, "birthday": .birthday,
+        // Salesforce's Data Import Wizard names fields by label.
+        "mailing street": .address(["pref"], .street), "mailing city": .address(["pref"], .city),
+        "mailing state/province": .address(["pref"], .region), "mailing state": .address(["pref"], .region),
+        "mailing zip/postal code": .address(["pref"], .postalCode), "mailing postal code": .address(["pref"], .postalCode),
+        "mailing country": .address(["pref"], .country), "salutation": .prefix, "contact description": .note, "description": .note,
+        "business fax": .phone(["fax", "work"]), "other phone": .phone(["other"]),
         // Outlook and Windows Live Mail in German.
         "vorname": .givenName, "nachname": .familyName, "2. vorname": .middleName, "weitere vornamen": .middleName,
         "e-mail-adresse": .email([]), "e-mail 2: adresse": .email(["other"]), "firma": .organization, "position": .title,

@@ -178,6 +178,9 @@ public struct VCardMapping: Sendable {
                 if !id.isEmpty { entry.accountId = id }
             case fieldProperty:
                 if let field = property.parameters[fieldParameter]?.first { entry.fields.append((field: field, text: property.text)) }
+            case "SOUND" where property.parameters["X-IRMC-N"] != nil:
+                // Japanese phones write the reading of the name here, as text, not a sound.
+                entry.addOther("Phonetic name", property.components.filter { !$0.isEmpty }.joined(separator: " "))
             case "PHOTO", "LOGO", "SOUND", "KEY", "X-MS-CARDPICTURE":
                 if !property.value.isEmpty { entry.unusable.append(property.name == "X-MS-CARDPICTURE" ? "Photo" : property.name.capitalized) }
             default:
