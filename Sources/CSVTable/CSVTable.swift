@@ -29,40 +29,76 @@ public enum CSVTable {
     }
 
     /// The header and the rows of `text` (comma, semicolon or tab separated, as its first line
-    /// shows). Blank lines are skipped. A quote left open to the end of the file (which SwiftCSV
-    /// would read as one long cell) and a row SwiftCSV cannot read are named with their line.
+    /// shows). Blank lines are skipped. Read as RFC 4180 says and as spreadsheets write beyond it:
+    /// a quote that opens a cell may hold delimiters, line breaks and doubled quotes; a quote
+    /// inside an unquoted cell (`15" laptop`) is a character. A quoted cell left open to the end
+    /// of the file is named with the line it opens on.
     public static func read(_ text: String) throws(SyntaxError) -> (header: [String], rows: [Row]) {
-        var quoted = false
-        var quoteLine = 1
-        var scanLine = 1
-        for scalar in text.unicodeScalars {
-            if scalar == "\"" {
-                quoted.toggle()
-                if quoted { quoteLine = scanLine }
-            } else if scalar == "\n" {
-                scanLine += 1
-            }
-        }
-        if quoted {
-            throw SyntaxError(line: quoteLine, message: "a quote does not close (it opens on this line); a cell with quotes must be written \"like \"\"this\"\"\"")
-        }
-        let delimiter = CSVDelimiter.guessed(string: text)
+        let delimiter = CSVDelimiter.guessed(string: text).rawValue
         var rows: [Row] = []
-        var line = 1
         var header: [String]?
-        do {
-            try EnumeratedCSV(string: text, delimiter: delimiter, loadColumns: false, rowLimit: 0).enumerateAsArray(startAt: 0, rowLimit: nil) { cells in
-                let start = line
-                line += 1 + cells.reduce(0) { $0 + $1.reduce(0) { $0 + ($1.isNewline ? 1 : 0) } }
-                if header == nil {
-                    header = cells.map { $0.trimmingCharacters(in: .whitespaces) }
-                } else if cells.contains(where: { !$0.trimmingCharacters(in: .whitespaces).isEmpty }) {
-                    rows.append(Row(line: start, cells: cells))
+        var cells: [String] = []
+        var cell = ""
+        var line = 1
+        var rowStart = 1
+        var inQuotes = false
+        var quoteOpenedOn = 0
+        var closingQuote = false
+        var atCellStart = true
+        func endRow() {
+            cells.append(cell)
+            cell = ""
+            if header == nil {
+                header = cells.map { $0.trimmingCharacters(in: .whitespaces) }
+            } else if cells.contains(where: { !$0.trimmingCharacters(in: .whitespaces).isEmpty }) {
+                rows.append(Row(line: rowStart, cells: cells))
+            }
+            cells = []
+        }
+        var characters = text.makeIterator()
+        var pending: Character? = characters.next()
+        if pending == "\u{FEFF}" { pending = characters.next() }
+        while let character = pending {
+            pending = characters.next()
+            // The iPhone's CR CR LF is one line end.
+            if character == "\r", pending == "\r\n" || pending == "\n" { continue }
+            if inQuotes {
+                if character == "\"" {
+                    if closingQuote { cell.append("\"") }
+                    closingQuote.toggle()
+                    continue
+                }
+                if closingQuote {
+                    inQuotes = false
+                    closingQuote = false
+                } else {
+                    if character.isNewline { line += 1 }
+                    cell.append(character)
+                    continue
                 }
             }
-        } catch {
-            throw SyntaxError(line: line, message: "this row's quotes do not close or stray quotes sit inside a cell (\(error)); a cell with quotes must be written \"like \"\"this\"\"\"")
+            if character == delimiter {
+                cells.append(cell)
+                cell = ""
+                atCellStart = true
+            } else if character.isNewline {
+                endRow()
+                line += 1
+                rowStart = line
+                atCellStart = true
+            } else if character == "\"", atCellStart {
+                inQuotes = true
+                quoteOpenedOn = line
+                atCellStart = false
+            } else {
+                cell.append(character)
+                atCellStart = false
+            }
         }
+        if inQuotes, !closingQuote {
+            throw SyntaxError(line: quoteOpenedOn, message: "a quote does not close (it opens on this line); a cell with quotes must be written \"like \"\"this\"\"\"")
+        }
+        if !cell.isEmpty || !cells.isEmpty { endRow() }
         guard let header, header.contains(where: { !$0.isEmpty }) else {
             throw SyntaxError(line: 1, message: "the file has no header row; the first line must name the columns")
         }

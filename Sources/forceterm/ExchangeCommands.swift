@@ -171,7 +171,7 @@ struct ImportCommand: ParsableCommand {
         _ = try columnMap()
         if skipInvalid, file == "-", rejects == nil { throw ValidationError("--skip-invalid with standard input needs --rejects FILE, where the skipped records go") }
         if rejects != nil, !skipInvalid { throw ValidationError("--rejects names where --skip-invalid writes the records it skips; give --skip-invalid too") }
-        if let encoding, VCardFormat.encoding(named: encoding) == nil {
+        if let encoding, TextEncodingName.encoding(named: encoding) == nil {
             throw ValidationError("--encoding \(encoding): not one forceterm reads; give utf-8, utf-16, windows-1252, iso-8859-1, iso-8859-2, windows-1250, windows-1251, shift_jis, euc-jp or iso-2022-jp")
         }
     }
@@ -219,7 +219,7 @@ struct ImportCommand: ParsableCommand {
     func importing(_ data: Data, storePath path: String) throws {
         let catalog = try RecordCatalog(storePath: path, configDirectory: configOptions.directory, whenMissing: dryRun ? .scratch : .create)
         let kind = try catalog.kind(named: into)
-        let forced = encoding.flatMap(VCardFormat.encoding(named:))
+        let forced = encoding.flatMap(TextEncodingName.encoding(named:))
         if let forced, String(data: data, encoding: forced) == nil {
             throw ConfigError("\(file) is not \(encoding ?? "") text (some bytes mean nothing in it); nothing was imported")
         }
@@ -241,7 +241,8 @@ struct ImportCommand: ParsableCommand {
         if rejected > 0 {
             for problem in plan.problems { StandardStreams.writeError("\(file):\(problem.line): \(problem.message)\n") }
             guard skipInvalid else {
-                throw ConfigError("\(rejected) of \(rows.count) records cannot be imported; nothing was written. Fix \(rejected == 1 ? "that line" : "those lines") and run the import again, or give --skip-invalid to import the others")
+                let of = rows.count == 1 ? "The record cannot be imported" : "\(rejected) of \(rows.count) records cannot be imported"
+                throw ConfigError("\(of); nothing was written. Fix \(rejected == 1 ? "that line" : "those lines") and run the import again\(rows.count > rejected ? ", or give --skip-invalid to import the others" : "")")
             }
         }
         for action in plan.actions { StandardStreams.write("line \(action.line): \(action.summary)\n") }
@@ -256,6 +257,7 @@ struct ImportCommand: ParsableCommand {
             return
         }
         var rejectsNote = ""
+        var rejectsWritten: String?
         if rejected > 0 {
             // Written before the store, so a rejects file that cannot be written leaves nothing half done.
             let rejectsPath = rejects ?? ImportRejects.path(beside: file, format: chosen)
@@ -263,9 +265,16 @@ struct ImportCommand: ParsableCommand {
             let output = try AtomicFile(path: rejectsPath)
             output.write(ImportRejects.text(format: chosen, rows: rows, problems: plan.problems, header: header))
             try output.commit()
+            rejectsWritten = rejectsPath
             rejectsNote = "; \(rejected) skipped, written with the reason to \(rejectsPath) (fix them there and import that file)"
         }
-        try importer.apply(plan, skippingProblems: skipInvalid)
+        do {
+            try importer.apply(plan, skippingProblems: skipInvalid)
+        } catch {
+            // Nothing was imported, so a rejects file would say the rest went in: it goes too.
+            if let rejectsWritten { try? FileManager.default.removeItem(atPath: rejectsWritten) }
+            throw error
+        }
         let copied = copies == 0 ? "" : ", \(copies) stored as copies of the org's records (the next sync refreshes them; nothing of theirs is sent)"
         StandardStreams.writeError("Imported \(plan.actions.count) record\(plan.actions.count == 1 ? "" : "s"): \(created) created, \(updated) updated\(copied), \(unchanged) unchanged\(rejectsNote); \(RecordCatalog.whereChangesGo(storePath: path, count: created + updated))\n")
     }

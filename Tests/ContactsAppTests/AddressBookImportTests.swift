@@ -1,4 +1,4 @@
-import ContactsApp
+@testable import ContactsApp
 import ForceJSON
 import Foundation
 import SalesforceIds
@@ -216,5 +216,54 @@ import Testing
         #expect(plan.problems.map(\.line) == [4])
         #expect(plan.problems.first?.message.contains("3 cells but the header names 2 columns") == true)
         #expect(plan.notes.contains { $0.hasPrefix("1 row has fewer cells than the header (line 3)") })
+    }
+
+    @Test("An update keeps the stored Description and adds the file's lines after it; a stored contact keeps its account")
+    func updateKeepsNoteAndAccount() throws {
+        let accountId = "001Lo0000000002" + SalesforceId.checksumSuffix(of: "001Lo0000000002")
+        try fixture.addSyncedAccount(name: "Acme Corporation", id: accountId)
+        try fixture.addSyncedContact(first: "Ana", last: "García", accountId: accountId,
+                                     extra: ["Email": "ana@x.example", "Description": "Prefers phone"])
+        let vcf = "BEGIN:VCARD\r\nVERSION:3.0\r\nN:García;Ana;;;\r\nEMAIL:ana@x.example\r\nNICKNAME:Ani\r\nORG:ACME Corp.\r\nEND:VCARD\r\n"
+        let plan = try plan(vcf, format: .vcard)
+        #expect(plan.problems.isEmpty && plan.actions.count == 1, "no account made for a company spelled another way: \(plan.actions.map(\.summary))")
+        #expect(values(plan, line: 1)["Description"] == "Prefers phone\n\nNickname: Ani")
+        #expect(values(plan, line: 1)["AccountId"]?.stringValue == accountId)
+        #expect(plan.notes.contains { $0.hasPrefix("1 stored contact keeps its account") }, "\(plan.notes)")
+        let again = try self.plan(vcf.replacingOccurrences(of: "NICKNAME:Ani", with: "NICKNAME:Ani"), format: .vcard)
+        #expect(again.actions.first?.values["Description"] == "Prefers phone\n\nNickname: Ani")
+    }
+
+    @Test("An organisation card keeps the person and department on it; the first email that is one goes to Email; two columns for one thing keep both")
+    func nothingDroppedOnTheWay() throws {
+        let vcf = "BEGIN:VCARD\r\nVERSION:3.0\r\nN:Doe;John;;;\r\nFN:John Doe\r\nORG:Acme;Sales\r\nX-ABShowAs:COMPANY\r\nEND:VCARD\r\n"
+            + "BEGIN:VCARD\r\nVERSION:3.0\r\nN:Roe;Ri;;;\r\nEMAIL;TYPE=pref:ri at example\r\nEMAIL:ri@example.com\r\nEND:VCARD\r\n"
+        let plan = try plan(vcf, format: .vcard)
+        let acme = values(plan, line: 1, kind: .account)
+        #expect(acme["Name"] == "Acme" && acme["Description"] == "Contact name: John Doe\nDepartment: Sales", "\(acme)")
+        let ri = values(plan, line: 8)
+        #expect(ri["Email"] == "ri@example.com" && ri["Description"] == "Email: ri at example", "\(ri)")
+        let csv = try self.plan("Last Name,Title,Job Title\nLee,Buyer,Head Buyer\n", format: .csv)
+        #expect(values(csv, line: 2)["Title"] == "Buyer" && values(csv, line: 2)["Description"] == "Job Title: Head Buyer")
+    }
+
+    @Test("Birthdays: ISO dates and date-times, day-first with dots, and a slash date only when a day above 12 says which is the month")
+    func birthdays() {
+        #expect(EntryPlacement.date("1985-04-12") == "1985-04-12")
+        #expect(EntryPlacement.date("19850412") == "1985-04-12")
+        #expect(EntryPlacement.date("1985-04-12T00:00:00.000Z") == "1985-04-12")
+        #expect(EntryPlacement.date("12.04.1985") == "1985-04-12")
+        #expect(EntryPlacement.date("4/13/1985") == "1985-04-13")
+        #expect(EntryPlacement.date("13/4/1985") == "1985-04-13")
+        #expect(EntryPlacement.date("4/12/1985") == nil, "April or December: kept as written")
+        #expect(EntryPlacement.date("--0412") == nil && EntryPlacement.date("0/0/00") == nil)
+    }
+
+    @Test("A quote inside an unquoted cell is data; one that opens a cell and never closes is named; CR CR LF is one line end")
+    func csvQuotes() throws {
+        let plan = try plan("Last Name,Title\r\r\nKim,15\" laptop buyer\r\r\nLee,Buyer\r\r\n", format: .csv)
+        #expect(plan.problems.isEmpty)
+        #expect(values(plan, line: 2)["Title"] == "15\" laptop buyer" && values(plan, line: 3)["LastName"] == "Lee", "\(plan.actions.map(\.line))")
+        #expect(throws: ImportProblem.self) { try self.plan("Last Name,Title\nKim,\"open\nLee,Buyer\n", format: .csv) }
     }
 }

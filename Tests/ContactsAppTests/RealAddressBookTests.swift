@@ -36,7 +36,7 @@ import Testing
         let fixture = try StoreFixture()
         let schema = RecordSchema(kinds: [.contact, .account], syncedFields: try fixture.fields, descriptions: nil)
         let data = try Data(contentsOf: Self.directory.appendingPathComponent(file))
-        let (text, note) = ImportReader.text(of: data, encoding: Self.encodings[file].flatMap(VCardFormat.encoding(named:)))
+        let (text, note) = ImportReader.text(of: data, encoding: Self.encodings[file].flatMap(TextEncodingName.encoding(named:)))
         let format = ExchangeFormat.named(byPath: file) ?? .csv
         let (rows, notes) = try ImportReader(schema: schema, kind: .contact).rows(text, format: format)
         let plan = try RecordImporter(store: fixture.store, schema: schema).plan(rows, notes: (note.map { [$0] } ?? []) + notes)

@@ -116,7 +116,7 @@ struct ExchangeCommandTests {
 
             """, "\(dry)")
         #expect(dry.standardError.contains("note: kept in Description (no field of their own): Categories ×1"), "\(dry)")
-        #expect(dry.standardError.contains("1 new account for companies no account is named after: 東京テクノ Partners"), "\(dry)")
+        #expect(dry.standardError.contains("1 new account for a company no account is named after: 東京テクノ Partners"), "\(dry)")
         #expect(dry.standardError.contains("Dry run: 4 to create, 1 to update, 0 unchanged; nothing was written"))
         #expect(try Self.documents(store.path) == before)
 

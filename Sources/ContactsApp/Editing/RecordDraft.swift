@@ -1,4 +1,5 @@
 import ForceJSON
+import SalesforceIds
 import SmartStore
 
 /// A local change written as `Field=text` pairs (a script's `forceterm create`, a row of an
@@ -97,14 +98,7 @@ public struct RecordDraft: Sendable {
         if named.count == 1, let id = named[0].serverId { return .success(id) }
         if named.count > 1 { return .failure(Problem(field: nil, message: "several \(target.plural) are named \(wanted); give the id (forceterm list \(target.soupName) shows them)")) }
         if let pending = pendingNames[target]?[wanted.lowercased()] { return .success(pending) }
-        if SalesforceIdShape.looksLikeId(wanted) { return .success(wanted) }
+        if SalesforceId.isShapedLikeId(wanted) { return .success(wanted) }
         return .failure(Problem(field: nil, message: "no \(target.singular) named or with the id \(wanted) in this store (forceterm list \(target.soupName) shows them)"))
-    }
-}
-
-/// The shape of a Salesforce record id: 15 or 18 letters and digits.
-enum SalesforceIdShape {
-    static func looksLikeId(_ text: String) -> Bool {
-        (text.count == 15 || text.count == 18) && text.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber) }
     }
 }

@@ -210,9 +210,8 @@ public enum AddressBookSource: String, Sendable {
     /// The role of a column named like a field of the config: the parts an entry has for it, so
     /// a Data Loader file goes through the same placement as an address book's.
     static func role(ofField field: String, kind: RecordKind) -> ColumnRole {
-        let addressPrefix = kind.role == .account ? "Billing" : "Mailing"
-        let parts: [String: ColumnRole.AddressPart] = ["Street": .street, "City": .city, "State": .region, "PostalCode": .postalCode, "Country": .country]
-        if field.hasPrefix(addressPrefix), let part = parts[String(field.dropFirst(addressPrefix.count))] { return .address(["pref"], part) }
+        let parts: [ColumnRole.AddressPart] = [.street, .city, .region, .postalCode, .country]
+        if let index = PostalAddressFields(kind: kind).fields.firstIndex(of: field) { return .address(["pref"], parts[index]) }
         switch (kind.role, field) {
         case (.account, "Name"): return .organization
         case (.contact, "FirstName"): return .givenName

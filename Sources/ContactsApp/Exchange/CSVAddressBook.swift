@@ -75,21 +75,26 @@ struct CSVAddressBook {
         for (index, role) in roles.sorted(by: { $0.key < $1.key }) {
             let text = row.cells.indices.contains(index) ? row.cells[index].trimmingWhitespace : ""
             guard !text.isEmpty else { continue }
+            // Two columns for one thing (Title and Job Title in a hand-made file): the first
+            // fills it, the other is kept under its own name rather than overwriting it.
+            func single(_ part: WritableKeyPath<AddressBookEntry, String>) {
+                if entry[keyPath: part].isEmpty { entry[keyPath: part] = text } else { entry.addOther(header[index], text) }
+            }
             switch role {
-            case .id: entry.id = text
-            case .accountId: entry.accountId = text
-            case .fullName: entry.fullName = text
-            case .prefix: entry.prefix = text
-            case .givenName: entry.givenName = text
-            case .middleName: entry.middleName = text
-            case .familyName: entry.familyName = text
-            case .suffix: entry.suffix = text
-            case .organization: entry.organization = text
-            case .department: entry.department = text
-            case .title: entry.title = text
+            case .id: if entry.id == nil { entry.id = text } else { entry.addOther(header[index], text) }
+            case .accountId: if entry.accountId == nil { entry.accountId = text } else { entry.addOther(header[index], text) }
+            case .fullName: single(\.fullName)
+            case .prefix: single(\.prefix)
+            case .givenName: single(\.givenName)
+            case .middleName: single(\.middleName)
+            case .familyName: single(\.familyName)
+            case .suffix: single(\.suffix)
+            case .organization: single(\.organization)
+            case .department: single(\.department)
+            case .title: single(\.title)
             case .note: entry.note = entry.note.isEmpty ? text : entry.note + "\n\n" + text
             case .website: entry.websites += AddressBookEntry.values(text)
-            case .birthday: entry.birthday = text
+            case .birthday: single(\.birthday)
             case .birthYear: birth["year"] = text
             case .birthMonth: birth["month"] = text
             case .birthDay: birth["day"] = text

@@ -23,9 +23,13 @@ public enum CSVText {
 public struct ImportProblem: Error, Equatable, Sendable, CustomStringConvertible {
     public let line: Int
     public let message: String
-    public init(line: Int, message: String) {
+    /// Which record of the file (0-based, in file order), when the problem is one record's:
+    /// several JSON records can share a line.
+    public let record: Int?
+    public init(line: Int, message: String, record: Int? = nil) {
         self.line = line
         self.message = message
+        self.record = record
     }
     public var description: String { line > 0 ? "line \(line): \(message)" : message }
 }

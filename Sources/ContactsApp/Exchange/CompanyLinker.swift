@@ -24,6 +24,9 @@ struct CompanyLinker {
     /// The file's accounts: the id the file gave each → the id it has in this store.
     private var fileIds: [String: String] = [:]
     private var createdNames: [String] = []
+    /// Ids of accounts this import makes (the file's and the companies'), not yet in the store.
+    private var fromThisImport: Set<String> = []
+    private var ambiguousInFile: Set<String> = []
     private var unmatched: [String: Int] = [:]
     private var ignored = 0
     private var unknownIds: [String] = []
@@ -65,6 +68,7 @@ struct CompanyLinker {
     mutating func fileAccount(id fileId: String?, name: String?, storedId: String?, draft: inout RecordDraft) {
         guard let storedId, let accounts else { return }
         if let fileId { fileIds[fileId] = storedId }
+        if isFree(storedId) { fromThisImport.insert(storedId) }
         draft.pendingNames[accounts, default: [:]][storedId.lowercased()] = storedId
         if let name {
             let key = Self.folded(name)
@@ -102,10 +106,15 @@ struct CompanyLinker {
         }
         let key = Self.folded(name)
         if let ids = byName[key] {
-            guard ids.count == 1 else {
-                return .refused("\(ids.count) accounts are named \(name); give the account's id (an AccountId column, X-SALESFORCE-ACCOUNTID) or rename one of them")
+            let stored = ids.filter { !fromThisImport.contains($0) }
+            if ids.count == 1 { return .linked(ids[0]) }
+            if stored.count == 1 { return .linked(stored[0]) }
+            if stored.isEmpty {
+                // The file gives the same company twice: its first card or row is the one.
+                ambiguousInFile.insert(name)
+                return .linked(ids[0])
             }
-            return .linked(ids[0])
+            return .refused("\(stored.count) accounts are named \(name); give the account's id (an AccountId column, X-SALESFORCE-ACCOUNTID) or rename one of them")
         }
         guard linking == .create else {
             unmatched[name, default: 0] += 1
@@ -120,6 +129,7 @@ struct CompanyLinker {
             return .refused("its company \(name) cannot become an account (\(error)); shorten it or give --accounts match")
         }
         byName[key] = [localId]
+        fromThisImport.insert(localId)
         createdNames.append(name)
         draft.pendingNames[accounts, default: [:]][localId.lowercased()] = localId
         return .create(ImportPlan.Action(line: row.line, kind: accounts, name: name, change: .create(localId: localId), values: values))
@@ -136,7 +146,12 @@ struct CompanyLinker {
         var notes: [String] = []
         if !createdNames.isEmpty {
             let shown = createdNames.prefix(5).joined(separator: ", ") + (createdNames.count > 5 ? " and \(createdNames.count - 5) more" : "")
-            notes.append("\(createdNames.count) new account\(createdNames.count == 1 ? "" : "s") for companies no account is named after: \(shown) (--accounts match links to existing accounts only)")
+            let what = createdNames.count == 1 ? "1 new account for a company" : "\(createdNames.count) new accounts for companies"
+            notes.append("\(what) no account is named after: \(shown) (--accounts match links to existing accounts only)")
+        }
+        if !ambiguousInFile.isEmpty {
+            let names = ambiguousInFile.sorted().joined(separator: ", ")
+            notes.append("the file has several accounts named \(names); contacts naming \(ambiguousInFile.count == 1 ? "it" : "them") are linked to the first")
         }
         if !unmatched.isEmpty {
             let count = unmatched.values.reduce(0, +)

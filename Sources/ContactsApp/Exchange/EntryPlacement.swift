@@ -31,10 +31,7 @@ public struct EntryPlacement: Sendable {
     var phoneFields: [(type: String, field: String)] { kind.role == .account ? Self.accountPhoneFields : Self.contactPhoneFields }
 
     /// The address fields, in `PostalAddress` order: street, city, state, postal code, country.
-    var addressFields: [String] {
-        let prefix = kind.role == .account ? "Billing" : "Mailing"
-        return ["Street", "City", "State", "PostalCode", "Country"].map { prefix + $0 }
-    }
+    var addressFields: [String] { PostalAddressFields(kind: kind).fields }
 
     var noteField: String? { fields.contains("Description") ? "Description" : nil }
 
@@ -47,7 +44,16 @@ public struct EntryPlacement: Sendable {
             var name = entry.organization.trimmingWhitespace
             if name.isEmpty { name = entry.fullName.trimmingWhitespace }
             placing.place("Name", name, label: "Name")
-            if !entry.title.isEmpty { placing.keep("Title", entry.title) }
+            // A person named on an organisation's card (Apple's "show as company") is its contact.
+            let person = [entry.prefix, entry.givenName, entry.middleName, entry.familyName, entry.suffix]
+                .map(\.trimmingWhitespace).filter { !$0.isEmpty }.joined(separator: " ")
+            let shown = person.isEmpty ? entry.fullName.trimmingWhitespace : person
+            if !shown.isEmpty, Self.words(shown) != Self.words(name) { placing.keep("Contact name", shown) }
+            if !entry.fullName.isEmpty, !person.isEmpty, Self.words(entry.fullName) != Self.words(person), Self.words(entry.fullName) != Self.words(name) {
+                placing.keep("Full name", entry.fullName)
+            }
+            placing.keep("Department", entry.department)
+            placing.keep("Title", entry.title)
             for email in Self.byPreference(entry.emails) { placing.keep("Email", email.value, types: email.types) }
         } else {
             placeName(entry, into: &placing)
@@ -55,8 +61,9 @@ public struct EntryPlacement: Sendable {
             if !organization.isEmpty { accountName = organization }
             placing.place("Department", entry.department, label: "Department")
             placing.place("Title", entry.title, label: "Title")
-            for (index, email) in Self.byPreference(entry.emails).enumerated() {
-                if index > 0 || !placing.set("Email", email.value) { placing.keep("Email", email.value, types: email.types) }
+            // The first email that fits the field goes there (a preferred one without a domain does not).
+            for email in Self.byPreference(entry.emails) where !placing.set("Email", email.value) {
+                placing.keep("Email", email.value, types: email.types)
             }
         }
         for phone in Self.byPreference(entry.phones) {
@@ -72,9 +79,7 @@ public struct EntryPlacement: Sendable {
                 placing.keep("Address", address.oneLine, types: address.types)
             }
         }
-        for (index, website) in entry.websites.enumerated() {
-            if index > 0 || !placing.set("Website", website) { placing.keep("Website", website) }
-        }
+        for website in entry.websites where !placing.set("Website", website) { placing.keep("Website", website) }
         if !entry.birthday.trimmingWhitespace.isEmpty {
             if let date = Self.date(entry.birthday), placing.set("Birthdate", date) {} else { placing.keep("Birthday", entry.birthday) }
         }
@@ -139,12 +144,18 @@ public struct EntryPlacement: Sendable {
             guard (1...12).contains(month), (1...31).contains(day), year >= 1700, year <= 4000 else { return nil }
             return String(format: "%04d-%02d-%02d", year, month, day)
         }
-        for separator in ["/", "."] where text.contains(separator) {
-            let parts = text.split(separator: Character(separator)).map { Int($0.trimmingWhitespace) }
+        let day = text.prefix { $0 != "T" && $0 != " " }
+        for separator in ["/", "."] where day.contains(separator) {
+            let parts = day.split(separator: Character(separator)).map { Int($0.trimmingWhitespace) }
             guard parts.count == 3, let first = parts[0], let second = parts[1], let year = parts[2] else { return nil }
-            return separator == "/" ? valid(year, first, second) : valid(year, second, first)
+            if separator == "." { return valid(year, second, first) }
+            // 4/12/1985: April in the US, 4 December in most other places. Only a day above 12
+            // says which; otherwise the text goes to the note as it was written.
+            if first > 12 { return valid(year, second, first) }
+            if second > 12 || first == second { return valid(year, first, second) }
+            return nil
         }
-        let digits = text.prefix { $0 != "T" }.filter(\.isNumber)
+        let digits = day.filter(\.isNumber)
         guard digits.count == 8, !text.hasPrefix("--"), let year = Int(digits.prefix(4)), let month = Int(digits.dropFirst(4).prefix(2)),
               let day = Int(digits.suffix(2)) else { return nil }
         return valid(year, month, day)
@@ -211,7 +222,9 @@ struct Placing {
 
     /// The note field: the file's own note, then the lines for what had no field.
     mutating func finishNote(_ note: String) {
-        let own = values[noteField ?? ""] ?? note.trimmingWhitespace
+        let given = values[noteField ?? ""] ?? ""
+        let fileNote = note.trimmingWhitespace
+        let own = [given, given.contains(fileNote) ? "" : fileNote].filter { !$0.isEmpty }.joined(separator: "\n\n")
         if noteField == nil, !note.trimmingWhitespace.isEmpty { report.dropped["Note", default: 0] += 1 }
         guard let noteField else { return }
         let text = ([own] + (noteLines.isEmpty ? [] : [noteLines.joined(separator: "\n")])).filter { !$0.isEmpty }.joined(separator: "\n\n")

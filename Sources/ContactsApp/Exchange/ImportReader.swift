@@ -53,7 +53,7 @@ public struct ImportReader: Sendable {
         let header = String(decoding: line[line.startIndex..<colon], as: UTF8.self).uppercased()
         guard let range = header.range(of: "CHARSET=") else { return nil }
         let name = header[range.upperBound...].prefix { $0 != ";" && $0 != ":" }
-        return VCardFormat.encoding(named: String(name))
+        return TextEncodingName.encoding(named: String(name))
     }
 
     /// The format a file's content shows, when its name says none.
@@ -87,7 +87,8 @@ public struct ImportReader: Sendable {
         var skipped: [Int] = []
         let checks = FieldChecks(schema: schema)
         // The file's lines as the parser numbers them ("\r\n" is one Character), to write a card back.
-        let lines = text.split(omittingEmptySubsequences: false) { $0 == "\n" || $0 == "\r\n" }
+        let hasLineFeeds = text.contains { $0 == "\n" || $0 == "\r\n" }
+        let lines = text.split(omittingEmptySubsequences: false) { $0 == "\n" || $0 == "\r\n" || (!hasLineFeeds && $0 == "\r") }
             .map { String($0.drop { $0 == "\u{FEFF}" }.reversed().drop { $0 == "\r" }.reversed()) }
         for card in cards {
             let target = VCardMapping.isOrganization(card) ? accounts : contacts
@@ -103,7 +104,8 @@ public struct ImportReader: Sendable {
         }
         var notes: [String] = []
         if !skipped.isEmpty {
-            notes.append("left out: the cards at lines \(skipped.map(String.init).joined(separator: ", ")) (the config has no soup for that kind of card)")
+            let cards = skipped.count == 1 ? "the card at line" : "the cards at lines"
+            notes.append("left out: \(cards) \(Self.lineList(skipped)) (the config has no soup for that kind of card)")
         }
         if cards.isEmpty { throw ImportProblem(line: 1, message: "the file holds no vCard (no BEGIN:VCARD line)") }
         return (rows, notes)
@@ -156,8 +158,9 @@ public struct ImportReader: Sendable {
             if let soupColumn {
                 let soup = csvRow.cells.indices.contains(soupColumn) ? csvRow.cells[soupColumn].trimmingWhitespace : ""
                 guard let named = schema.kinds.first(where: { $0.soupName == soup }) else {
-                    rows.append(ImportRow(line: csvRow.line, kind: kind, pairs: [],
-                                          problem: "its Soup is \(soup.isEmpty ? "empty" : soup); this config's record soups are \(schema.kinds.map(\.soupName).joined(separator: ", "))"))
+                    var row = ImportRow(line: csvRow.line, kind: kind, pairs: [], problem: Self.unknownSoup(soup, in: schema))
+                    row.original = .csv(cells: csvRow.cells)
+                    rows.append(row)
                     continue
                 }
                 target = named
@@ -170,6 +173,10 @@ public struct ImportReader: Sendable {
             rows.append(row)
         }
         return (rows, notes)
+    }
+
+    static func unknownSoup(_ soup: String, in schema: RecordSchema) -> String {
+        "its soup is \(soup.isEmpty ? "empty" : soup); this config's record soups are \(schema.kinds.map(\.soupName).joined(separator: ", "))"
     }
 
     /// `3, 9, 12` or `3, 9, 12 and 40 more`.
@@ -201,6 +208,12 @@ public struct ImportReader: Sendable {
             }
             let soup = object["soup"]?.stringValue
             let target = schema.kinds.first { $0.soupName == soup } ?? kind
+            if let soup, target.soupName != soup {
+                var row = ImportRow(line: line, kind: kind, pairs: [], problem: Self.unknownSoup(soup, in: schema))
+                row.original = .json(object)
+                rows.append(row)
+                continue
+            }
             let fields = schema.fieldNames(for: target)
             var pairs: [(field: String, text: String)] = []
             for (key, value) in object where !skippedKeys.contains(key) && key != "Id" && !ConflictComparison.isBookkeeping(key) && !key.hasPrefix("_soup") {
@@ -219,7 +232,7 @@ public struct ImportReader: Sendable {
             rows.append(row)
         }
         var notes: [String] = []
-        if !leftOut.isEmpty { notes.append("left out: the keys \(leftOut.joined(separator: ", ")) (not fields the sync sends)") }
+        if !leftOut.isEmpty { notes.append("left out: the key\(leftOut.count == 1 ? "" : "s") \(leftOut.joined(separator: ", ")) (not fields the sync sends)") }
         return (rows, notes)
     }
 

@@ -25,34 +25,57 @@ public enum ImportRejects {
     /// The rejected rows with their reasons (every problem of a row, joined), in file order.
     /// `header`: a CSV file's header row.
     public static func text(format: ExchangeFormat, rows: [ImportRow], problems: [ImportProblem], header: [String]) -> String {
-        var reasons: [Int: [String]] = [:]
-        for problem in problems { reasons[problem.line, default: []].append(problem.message) }
-        let rejected = rows.filter { reasons[$0.line] != nil }.sorted { $0.line < $1.line }
-        func reason(_ row: ImportRow) -> String { (reasons[row.line] ?? []).joined(separator: "; ") }
+        // By record where the problem says which (several JSON records can share a line), else by line.
+        var byRecord: [Int: [String]] = [:]
+        var byLine: [Int: [String]] = [:]
+        for problem in problems {
+            if let record = problem.record { byRecord[record, default: []].append(problem.message) } else { byLine[problem.line, default: []].append(problem.message) }
+        }
+        let rejected = rows.enumerated().compactMap { index, row -> (row: ImportRow, reason: String)? in
+            let reasons = (byRecord[index] ?? []) + (byLine[row.line] ?? [])
+            return reasons.isEmpty ? nil : (row, reasons.joined(separator: "; "))
+        }
         switch format {
         case .csv:
             let existing = header.firstIndex { $0.caseInsensitiveCompare(errorColumn) == .orderedSame }
             var text = CSVText.row(existing == nil ? header + [errorColumn] : header)
-            for row in rejected {
+            for (row, reason) in rejected {
                 guard case let .csv(cells)? = row.original else { continue }
                 var written = cells + Array(repeating: "", count: max(0, header.count - cells.count))
-                if let existing { written[existing] = reason(row) } else { written.append(reason(row)) }
+                if let existing {
+                    written[existing] = reason
+                } else {
+                    // Under its column; cells beyond the header (the row's own problem) after it.
+                    written.insert(reason, at: header.count)
+                }
                 text += CSVText.row(written)
             }
             return text
         case .vcard:
             var text = ""
-            for row in rejected {
+            for (row, reason) in rejected {
                 guard case let .vcard(lines)? = row.original, let end = lines.last else { continue }
-                let kept = lines.dropLast().filter { !$0.uppercased().hasPrefix(errorProperty + ":") }
-                let line = VCardFormat.fold(errorProperty + ":" + VCardFormat.escape(reason(row)))
+                // An earlier round's reason goes, its folded continuation lines with it.
+                var kept: [String] = []
+                var inOldReason = false
+                for line in lines.dropLast() {
+                    if line.uppercased().hasPrefix(errorProperty + ":") {
+                        inOldReason = true
+                    } else if inOldReason, line.first == " " || line.first == "\t" {
+                        continue
+                    } else {
+                        inOldReason = false
+                        kept.append(line)
+                    }
+                }
+                let line = VCardFormat.fold(errorProperty + ":" + VCardFormat.escape(reason))
                 text += (kept + [line, end]).joined(separator: "\r\n") + "\r\n"
             }
             return text
         case .json:
-            let objects: [JSONValue] = rejected.compactMap { row in
+            let objects: [JSONValue] = rejected.compactMap { row, reason in
                 guard case var .json(object)? = row.original else { return nil }
-                object[errorKey] = .string(reason(row))
+                object[errorKey] = .string(reason)
                 return .object(object)
             }
             return "[\n" + objects.map { JSONWriter.string($0, pretty: false) }.joined(separator: ",\n") + "\n]\n"

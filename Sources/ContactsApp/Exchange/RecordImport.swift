@@ -117,11 +117,13 @@ public struct RecordImporter: Sendable {
         var seenIds: [String: Int] = [:]
         var seenEmails: [String: Int] = [:]
         var issuedIds: Set<String> = []
+        var keptAccounts = 0
         // Accounts first, so the file's contacts can point at the file's accounts.
-        let ordered = rows.filter { $0.kind.role == .account } + rows.filter { $0.kind.role != .account }
-        for row in ordered {
+        let numbered = Array(rows.enumerated())
+        let ordered = numbered.filter { $0.element.kind.role == .account } + numbered.filter { $0.element.kind.role != .account }
+        for (index, row) in ordered {
             let kind = row.kind
-            func refuse(_ message: String) { plan.problems.append(ImportProblem(line: row.line, message: message)) }
+            func refuse(_ message: String) { plan.problems.append(ImportProblem(line: row.line, message: message, record: index)) }
             if let problem = row.problem {
                 refuse(problem)
                 continue
@@ -166,8 +168,13 @@ public struct RecordImporter: Sendable {
                 continue
             }
             var pairs = existing == nil ? row.pairs : row.pairs.filter { !$0.text.trimmingWhitespace.isEmpty }
+            if let existing { pairs = Self.keepingStoredNote(pairs, of: existing) }
             var newAccount: ImportPlan.Action?
-            if kind.role == .contact, !pairs.contains(where: { $0.field == "AccountId" }) {
+            // A stored contact keeps its account unless the file names one by id: a company
+            // spelled another way ("ACME Corp." for "Acme Corporation") does not move it.
+            let keepsAccount = existing.map { !$0.string("AccountId").isEmpty } == true && row.accountId == nil
+            if keepsAccount, row.accountName != nil { keptAccounts += 1 }
+            if kind.role == .contact, !keepsAccount, !pairs.contains(where: { $0.field == "AccountId" }) {
                 switch companies.link(row, draft: &draft, issued: issuedIds) {
                 case let .linked(id): pairs.append((field: "AccountId", text: id))
                 case let .create(action): newAccount = action
@@ -217,6 +224,9 @@ public struct RecordImporter: Sendable {
             report.add(row.report)
         }
         plan.notes += report.lines + companies.notes
+        if keptAccounts > 0 {
+            plan.notes.append("\(keptAccounts) stored contact\(keptAccounts == 1 ? " keeps its" : "s keep their") account; the file's company for \(keptAccounts == 1 ? "it" : "them") is not used (an AccountId column or X-SALESFORCE-ACCOUNTID moves a contact)")
+        }
         // Stable, so an account made for a company comes before the contact that names it.
         plan.actions = plan.actions.enumerated().sorted { ($0.element.line, $0.offset) < ($1.element.line, $1.offset) }.map(\.element)
         plan.problems = plan.problems.enumerated().sorted { ($0.element.line, $0.offset) < ($1.element.line, $1.offset) }.map(\.element)
@@ -226,7 +236,9 @@ public struct RecordImporter: Sendable {
     /// Writes every action of `plan` in one transaction. Refuses a plan with problems unless
     /// `skippingProblems` (the rows with problems are then simply not among the actions).
     public func apply(_ plan: ImportPlan, skippingProblems: Bool = false) throws {
-        guard plan.problems.isEmpty || skippingProblems else { throw ConfigError("the import has \(plan.problems.count) bad rows; nothing was written") }
+        guard plan.problems.isEmpty || skippingProblems else {
+            throw ConfigError("the import has \(plan.problems.count) bad \(plan.problems.count == 1 ? "row" : "rows"); nothing was written")
+        }
         try store.write { transaction in
             for action in plan.actions {
                 let repository = RecordRepository(store: store, kind: action.kind)
@@ -238,6 +250,19 @@ public struct RecordImporter: Sendable {
                 }
             }
         }
+    }
+
+    /// An update's note: what the record's Description already says stays, and the file's lines
+    /// that it does not say yet are added after it, so an import never wipes a note.
+    static func keepingStoredNote(_ pairs: [(field: String, text: String)], of existing: LocalRecord) -> [(field: String, text: String)] {
+        let stored = existing.string("Description")
+        guard !stored.isEmpty, let index = pairs.firstIndex(where: { $0.field == "Description" }) else { return pairs }
+        let new = pairs[index].text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+            .filter { $0.isEmpty || !stored.contains($0) }
+        let added = new.joined(separator: "\n").trimmingWhitespace
+        var result = pairs
+        result[index].text = added.isEmpty ? stored : stored + "\n\n" + added
+        return result
     }
 
     /// Stored contacts by email, lowercased; read once per import.

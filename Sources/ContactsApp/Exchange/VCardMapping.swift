@@ -134,7 +134,7 @@ public struct VCardMapping: Sendable {
                 entry.prefix = component(name, 3)
                 entry.suffix = component(name, 4)
             case "FN":
-                if entry.fullName.isEmpty { entry.fullName = property.text.trimmingWhitespace }
+                if entry.fullName.isEmpty { entry.fullName = property.text.trimmingWhitespace } else { entry.addOther("Full name", property.text) }
             case "ORG":
                 let org = property.components
                 if entry.organization.isEmpty, entry.department.isEmpty {
@@ -177,7 +177,11 @@ public struct VCardMapping: Sendable {
                 let id = property.text.trimmingWhitespace
                 if !id.isEmpty { entry.accountId = id }
             case fieldProperty:
-                if let field = property.parameters[fieldParameter]?.first { entry.fields.append((field: field, text: property.text)) }
+                if let field = property.parameters[fieldParameter]?.first {
+                    entry.fields.append((field: field, text: property.text))
+                } else {
+                    entry.addOther(fieldProperty, property.text)
+                }
             case "SOUND" where property.parameters["X-IRMC-N"] != nil:
                 // Japanese phones write the reading of the name here, as text, not a sound.
                 entry.addOther("Phonetic name", property.components.filter { !$0.isEmpty }.joined(separator: " "))

@@ -115,24 +115,3 @@ extension ContactsScreen {
         return model.accounts == nil ? "\(id) (usersyncs.json syncs no accounts soup)" : id
     }
 }
-
-/// A postal address's five fields (Mailing… for contacts, Billing… for accounts), which the
-/// detail shows as one line when the config syncs all of them.
-struct PostalAddressFields {
-    let fields: [String]
-
-    init(kind: RecordKind) {
-        let prefix = kind.role == .account ? "Billing" : "Mailing"
-        fields = ["Street", "City", "State", "PostalCode", "Country"].map { prefix + $0 }
-    }
-
-    func isShownTogether(in synced: [String]) -> Bool { fields.allSatisfy(synced.contains) }
-
-    /// `Calle Mayor 1, Madrid, Madrid 28013, Spain`: the street's lines joined, empty parts left out.
-    func oneLine(_ record: LocalRecord) -> String {
-        let street = record.string(fields[0]).split(whereSeparator: \.isNewline).map(String.init)
-            .filter { !$0.allSatisfy(\.isWhitespace) }.joined(separator: ", ")
-        let place = [record.string(fields[2]), record.string(fields[3])].filter { !$0.isEmpty }.joined(separator: " ")
-        return [street, record.string(fields[1]), place, record.string(fields[4])].filter { !$0.isEmpty }.joined(separator: ", ")
-    }
-}
