@@ -266,4 +266,19 @@ import Testing
         #expect(values(plan, line: 2)["Title"] == "15\" laptop buyer" && values(plan, line: 3)["LastName"] == "Lee", "\(plan.actions.map(\.line))")
         #expect(throws: ImportProblem.self) { try self.plan("Last Name,Title\nKim,\"open\nLee,Buyer\n", format: .csv) }
     }
+
+    @Test("One Latin-1 card does not garble a UTF-8 card beside it; UTF-16 with a BOM reads; a line's own CHARSET wins")
+    func encodings() throws {
+        var bytes = Data("BEGIN:VCARD\r\nVERSION:3.0\r\nN:Ørsted;Zoë;;;\r\nEND:VCARD\r\n".utf8)
+        bytes += Data("BEGIN:VCARD\r\nVERSION:2.1\r\nN:M".utf8) + Data([0xFC]) + Data("ller;J".utf8) + Data([0xFC]) + Data("rgen;;;\r\nEND:VCARD\r\n".utf8)
+        bytes += Data("BEGIN:VCARD\r\nVERSION:2.1\r\nN;CHARSET=SHIFT_JIS:".utf8) + Data([0x8E, 0x52, 0x93, 0x63]) + Data(";;;;\r\nEND:VCARD\r\n".utf8)
+        let (text, note) = ImportReader.text(of: bytes)
+        #expect(note?.hasPrefix("1 line is not UTF-8 and was read as Windows-1252") == true, "\(note ?? "")")
+        let plan = try plan(text, format: .vcard)
+        #expect(plan.actions.map(\.name) == ["Zoë Ørsted", "Jürgen Müller", "山田"])
+        let utf16 = Data([0xFF, 0xFE]) + "Last Name,Email\r\nŁukasz,l@example.pl\r\n".data(using: .utf16LittleEndian)!
+        let (csv, csvNote) = ImportReader.text(of: utf16)
+        #expect(csvNote == nil)
+        #expect(try self.plan(csv, format: .csv).actions.first?.name == "Łukasz")
+    }
 }

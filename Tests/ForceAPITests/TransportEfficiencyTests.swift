@@ -17,9 +17,11 @@ import Testing
         }
         let after = org.client.transferStatistics
         #expect(after.requests - before.requests == 12)
-        // Four workers took turns; the connection the sign-in opened served them all.
+        // Four workers took turns; the connection the sign-in left open served them all. (How many
+        // the sign-in itself opened is not the point: on a loaded machine a connect that timed out
+        // is retried on a new connection, as it should be; seen once in CI, 2 instead of 1.)
         #expect(after.connectionsOpened - before.connectionsOpened == 0, "\(after)")
-        #expect(after.connectionsOpened == 1, "\(after)")
+        #expect(before.connectionsOpened >= 1, "\(before)")
     }
 
     @Test func largeJSONBodiesTravelGzipped() async throws {
