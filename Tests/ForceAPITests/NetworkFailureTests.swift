@@ -144,13 +144,19 @@ extension NetworkFailureTests {
         #expect(Date().timeIntervalSince(started) > 2.4, "the relay held every request and answer")
     }
 
-    @Test("A timed-out idempotent request is tried again once; a create is not")
-    func timeoutsRetriedOnce() {
+    @Test("A handshake that never finished is tried twice more, a create too since nothing of it left; a create that left is not")
+    func timeoutsRetried() {
         let policy = RetryPolicy()
         let noAnswer = ForceAPIError.timeout(.noAnswer, seconds: 15)
         #expect(policy.shouldRetry(after: noAnswer, attempt: 1, elapsed: 15, idempotent: true, nextDelay: 0.2))
-        #expect(!policy.shouldRetry(after: noAnswer, attempt: 2, elapsed: 30, idempotent: true, nextDelay: 0.4))
+        #expect(policy.shouldRetry(after: noAnswer, attempt: 2, elapsed: 30, idempotent: true, nextDelay: 0.4))
+        #expect(!policy.shouldRetry(after: noAnswer, attempt: 3, elapsed: 45, idempotent: true, nextDelay: 0.4))
         #expect(!policy.shouldRetry(after: noAnswer, attempt: 1, elapsed: 15, idempotent: false, nextDelay: 0.2))
+        #expect(policy.shouldRetry(after: noAnswer, attempt: 1, elapsed: 15, idempotent: false, nextDelay: 0.2, requestMayHaveLeft: false))
+        #expect(policy.shouldRetry(after: .connectionLost(detail: "reset"), attempt: 1, elapsed: 1, idempotent: false, nextDelay: 0.2,
+                                   requestMayHaveLeft: false))
+        #expect(!policy.shouldRetry(after: .connectionLost(detail: "reset"), attempt: 1, elapsed: 1, idempotent: false, nextDelay: 0.2))
+        #expect(!policy.shouldRetry(after: .timeout(.stalled, seconds: 20), attempt: 1, elapsed: 20, idempotent: false, nextDelay: 0.2))
         #expect(policy.shouldRetry(after: .timeout(.stalled, seconds: 20), attempt: 1, elapsed: 20, idempotent: true, nextDelay: 0.2))
         #expect(!policy.shouldRetry(after: .timeout(.deadline, seconds: 120), attempt: 1, elapsed: 120, idempotent: true, nextDelay: 0.2))
     }
@@ -172,5 +178,54 @@ extension NetworkFailureTests {
         // A link that refuses at once after the stall: the retries still span half a minute.
         let waits = (0..<3).map { policy.delayAfterStall(beforeRetry: $0) }
         #expect(waits.reduce(0, +) >= 25 && waits.reduce(0, +) < policy.linkDropBudget - 20, "\(waits)")
+    }
+}
+
+extension NetworkFailureTests {
+    /// A client of `org` whose requests go through `relay` on a transport of its own (so its first
+    /// request needs a new connection), with a one-second handshake limit.
+    private static func client(of org: SignedInOrg, through relay: DelayingRelay, stallTimeout: Double = 30,
+                               log: LineLog) async -> (ForceClient, CurlTransport) {
+        var configuration = SignedInOrg.configuration(caFile: org.server.caFile)
+        configuration.connectTimeout = 1
+        configuration.stallTimeout = stallTimeout
+        let transport = CurlTransport(configuration: configuration)
+        var credentials = await org.client.credentials
+        credentials.instanceURL = "https://127.0.0.1:\(relay.port)"
+        return (ForceClient(credentials: credentials, transport: transport, requestLog: { log.append($0) }), transport)
+    }
+
+    @Test("A create whose TLS handshake never finished (its packets lost) is sent on a new connection and made once")
+    func unsentCreateSentAgain() async throws {
+        let org = try await SignedInOrg()
+        defer { org.remove() }
+        let relay = try DelayingRelay(targetPort: org.server.port, delay: 0, silentConnections: 1)
+        let log = LineLog()
+        let (client, transport) = await Self.client(of: org, through: relay, log: log)
+        defer { transport.shutdown() }
+        let id = try await client.create("Contact", fields: ["LastName": "Handshake"])
+        let posts = log.lines.filter { $0.hasPrefix("POST ") }
+        #expect(posts.count == 2, "\(posts)")
+        #expect(posts.first?.contains("never answered") == true && posts.first?.contains("not sent") == true, "\(posts)")
+        #expect(posts.last?.contains(" 201 ") == true, "\(posts)")
+        let made = try await org.client.query("SELECT Id FROM Contact WHERE LastName = 'Handshake'")
+        #expect(made.totalSize == 1)
+        #expect(made.records.first?["Id"]?.stringValue == id)
+    }
+
+    @Test("A create that left but whose answer stalled is not sent again: the caller hears of it and nothing is doubled")
+    func sentCreateNotSentAgain() async throws {
+        // curl judges the speed over its last few seconds, so a one-second stall limit trips after ~5 s.
+        let org = try await SignedInOrg(serverArguments: ["--latency", "8000"])
+        defer { org.remove() }
+        let relay = try DelayingRelay(targetPort: org.server.port, delay: 0)
+        let log = LineLog()
+        let (client, transport) = await Self.client(of: org, through: relay, stallTimeout: 1, log: log)
+        defer { transport.shutdown() }
+        let error = await forceError { try await client.create("Contact", fields: ["LastName": "Stalled"]) }
+        guard case .timeout(.stalled, _) = error else { Issue.record("expected a stall, got \(String(describing: error))"); return }
+        #expect(log.lines.filter { $0.hasPrefix("POST ") }.count == 1, "\(log.lines)")
+        // The query waits out the server's latency too, so the create, if it was made, is there by then.
+        #expect(try await org.client.query("SELECT Id FROM Contact WHERE LastName = 'Stalled'").totalSize <= 1)
     }
 }

@@ -193,20 +193,29 @@ public final class ResettingListener: @unchecked Sendable {
 /// A TCP relay on 127.0.0.1 that holds every chunk `delay` seconds in each direction before
 /// passing it on to `targetPort`: a link with a round trip of twice `delay` (a congested 3G or
 /// satellite link) as the client sees it, handshake included. It loses nothing; the project's
-/// link emulator (`scripts/field-link/`) drops real packets.
+/// link emulator (`scripts/field-link/`) drops real packets. The first `silentConnections`
+/// connections are accepted and never answered, as a handshake whose packets were lost looks.
 public final class DelayingRelay: @unchecked Sendable {
     public let port: Int
     private let listener: SilentListener
     private let thread: Thread
+    private let held = HeldConnections()
 
-    public init(targetPort: Int, delay: Double) throws {
+    public init(targetPort: Int, delay: Double, silentConnections: Int = 0) throws {
         listener = try SilentListener()
         port = listener.port
         let descriptor = listener.descriptor
+        let held = self.held
         thread = Thread {
+            var accepted = 0
             while true {
                 let client = accept(descriptor, nil, nil)
                 if client < 0 { return }
+                accepted += 1
+                if accepted <= silentConnections {
+                    held.add(client)
+                    continue
+                }
                 let server = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
                 var address = sockaddr_in()
                 address.sin_family = sa_family_t(AF_INET)
@@ -247,5 +256,20 @@ public final class DelayingRelay: @unchecked Sendable {
         }.start()
     }
 
-    deinit { shutdown(listener.descriptor, Int32(SHUT_RDWR)) }
+    deinit {
+        shutdown(listener.descriptor, Int32(SHUT_RDWR))
+        held.closeAll()
+    }
+}
+
+/// Connections a test relay keeps open without answering, closed when the relay goes.
+final class HeldConnections: @unchecked Sendable {
+    private let lock = NSLock()
+    private var descriptors: [Int32] = []
+
+    func add(_ descriptor: Int32) { lock.withLock { descriptors.append(descriptor) } }
+
+    func closeAll() {
+        for descriptor in lock.withLock({ descriptors }) { close(descriptor) }
+    }
 }

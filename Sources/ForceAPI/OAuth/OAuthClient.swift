@@ -145,7 +145,7 @@ public struct OAuthClient: Sendable {
         let request = HTTPRequest(method: "POST", url: "\(loginURL)/services/oauth2/revoke",
                                   headers: [HTTPHeader("Content-Type", "application/x-www-form-urlencoded")],
                                   body: Array(FormEncoding.encode(["token": token.revealed]).utf8), isIdempotent: true)
-        let response = try await transport.send(request)
+        let response = try await sendToLoginServer(request)
         guard response.status == 200 else {
             throw Self.oauthError(response)
         }
@@ -155,7 +155,7 @@ public struct OAuthClient: Sendable {
     public func identity(of token: OAuthToken) async throws(ForceAPIError) -> UserIdentity {
         let request = HTTPRequest(method: "GET", url: token.identityURL,
                                   headers: [HTTPHeader("Authorization", "Bearer \(token.accessToken.revealed)"), HTTPHeader("Accept", "application/json")])
-        let response = try await transport.send(request)
+        let response = try await sendToLoginServer(request)
         guard response.status == 200 else {
             if response.status == 401 || response.status == 403 { throw .sessionExpired }
             throw Self.oauthError(response)
@@ -170,6 +170,27 @@ public struct OAuthClient: Sendable {
         return UserIdentity(userId: userId, organizationId: organizationId, username: username, displayName: body["display_name"]?.stringValue)
     }
 
+    /// Sends one request to the login server. One whose TLS handshake never finished (a lossy,
+    /// slow link loses a handshake packet often) or broke is sent again, up to twice: nothing of
+    /// it left, so even the token endpoint's POST cannot be applied twice.
+    private func sendToLoginServer(_ request: HTTPRequest) async throws(ForceAPIError) -> HTTPResponse {
+        var attempt = 1
+        while true {
+            switch await transport.attempt(request) {
+            case let .success(response):
+                return response
+            case let .failure(failure):
+                let handshakeFailed: Bool
+                switch failure.error {
+                case .timeout(.noAnswer, _), .connectionLost: handshakeFailed = true
+                default: handshakeFailed = false
+                }
+                guard handshakeFailed, !failure.requestMayHaveLeft, attempt < 3 else { throw failure.error }
+                attempt += 1
+            }
+        }
+    }
+
     // MARK: The token endpoint
 
     private func postToken(_ fields: [String: String]) async throws(ForceAPIError) -> JSONValue {
@@ -179,7 +200,7 @@ public struct OAuthClient: Sendable {
         let request = HTTPRequest(method: "POST", url: "\(loginURL)/services/oauth2/token",
                                   headers: [HTTPHeader("Content-Type", "application/x-www-form-urlencoded"), HTTPHeader("Accept", "application/json")],
                                   body: Array(FormEncoding.encode(form).utf8), isIdempotent: false)
-        let response = try await transport.send(request)
+        let response = try await sendToLoginServer(request)
         guard response.status == 200 else { throw Self.oauthError(response) }
         guard let body = try? JSONParser.parse(response.body), body.objectValue != nil else {
             throw .nonJSON(status: response.status, contentType: response.header("Content-Type"))

@@ -136,7 +136,8 @@ extension ForceClient {
         try await sendJSON("GET", "sobjects/\(Self.segment(type))/\(Self.segment(id))", query: fields.map { [("fields", $0.joined(separator: ","))] } ?? [])
     }
 
-    /// Creates a record and returns its id. Never retried: a lost answer could mean it exists.
+    /// Creates a record and returns its id. Sent again only when nothing of it left (no connection
+    /// or handshake to carry it): a lost answer could mean it exists.
     public func create(_ type: String, fields: JSONObject) async throws(ForceAPIError) -> String {
         let result = SaveResult(try await sendJSON("POST", "sobjects/\(Self.segment(type))/", json: .object(fields), idempotent: false))
         guard result.success, let id = result.id else { throw .validation(status: 201, errors: result.errors) }

@@ -82,14 +82,16 @@ public struct ForceClient: Sendable {
                                       body: body, isIdempotent: isIdempotent)
             let attemptStarted = ContinuousClock.now
             let response: HTTPResponse
-            do throws(ForceAPIError) {
-                response = try await transport.send(request)
-            } catch {
-                requestLog?("\(method) \(fullPath) failed: \(error) (\(Self.milliseconds(since: attemptStarted)) ms)")
+            switch await transport.attempt(request) {
+            case let .success(answer):
+                response = answer
+            case let .failure(failure):
+                let error = failure.error
+                requestLog?("\(method) \(fullPath) failed: \(error)\(failure.requestMayHaveLeft ? "" : ", not sent") (\(Self.milliseconds(since: attemptStarted)) ms)")
                 if case .timeout(.stalled, _) = error { stalled = true }
                 let delay = stalled ? retryPolicy.delayAfterStall(beforeRetry: attempt - 1) : retryPolicy.delay(beforeRetry: attempt - 1)
-                guard retryPolicy.shouldRetry(after: error, attempt: attempt, elapsed: Self.seconds(since: started),
-                                              idempotent: isIdempotent, nextDelay: delay, afterStall: stalled) else { throw error }
+                guard retryPolicy.shouldRetry(after: error, attempt: attempt, elapsed: Self.seconds(since: started), idempotent: isIdempotent,
+                                              nextDelay: delay, afterStall: stalled, requestMayHaveLeft: failure.requestMayHaveLeft) else { throw error }
                 try await Self.sleep(delay)
                 attempt += 1
                 continue

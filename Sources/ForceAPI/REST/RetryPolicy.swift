@@ -1,6 +1,7 @@
-/// When a failed request is tried again. Only idempotent requests are retried, only after a
-/// broken, refused or timed-out connection or a 502/503/504, with jittered exponential backoff
-/// and a cap.
+/// When a failed request is tried again: an idempotent one after a broken, refused or timed-out
+/// connection or a 502/503/504, and any request (a create too) whose bytes never left because
+/// no connection or TLS handshake was there to carry them; with jittered exponential backoff and
+/// a cap.
 /// An unreachable server is retried only within `offlineBudget`, so "offline" still arrives fast.
 public struct RetryPolicy: Sendable {
     /// Attempts in all, the first one included.
@@ -40,16 +41,18 @@ public struct RetryPolicy: Sendable {
 
     /// Whether to retry after `error` on attempt `attempt` (1-based), `elapsed` seconds in.
     /// `afterStall`: an earlier attempt of the same request stalled mid-transfer.
+    /// `requestMayHaveLeft`: false when the transport knows nothing of the request was sent.
     public func shouldRetry(after error: ForceAPIError, attempt: Int, elapsed: Double, idempotent: Bool, nextDelay: Double,
-                            afterStall: Bool = false) -> Bool {
-        guard idempotent, attempt < maximumAttempts else { return false }
+                            afterStall: Bool = false, requestMayHaveLeft: Bool = true) -> Bool {
+        guard idempotent || !requestMayHaveLeft, attempt < maximumAttempts else { return false }
         switch error {
         case .connectionLost: return true
         // A link that went silent mid-transfer: tried again while it may still come back.
         case .timeout(.stalled, _): return elapsed + nextDelay < linkDropBudget
-        // A slow or lossy link, not a dead one: the next attempt may get through.
-        // Once: a server that never answers is not waited out again and again.
-        case .timeout(.noAnswer, _): return attempt < 2 || (afterStall && elapsed + nextDelay < linkDropBudget)
+        // The TLS handshake did not finish: on a 3 s round trip with 5 % loss a lost handshake
+        // packet alone can take that long, so twice more; a server that never answers is not
+        // waited out again and again.
+        case .timeout(.noAnswer, _): return attempt < 3 || (afterStall && elapsed + nextDelay < linkDropBudget)
         case .offline: return elapsed + nextDelay < (afterStall ? linkDropBudget : offlineBudget)
         default: return false
         }

@@ -63,16 +63,21 @@ public final class CurlTransport: Sendable {
     /// Sends one request and returns the response whatever its status; throws only when no
     /// response arrived (offline, timeout, TLS, cancelled).
     public func send(_ request: HTTPRequest) async throws(ForceAPIError) -> HTTPResponse {
+        try await attempt(request).mapError(\.error).get()
+    }
+
+    /// Sends one request like `send`, and on failure also says whether the request may have
+    /// reached the server, which decides whether a write can safely be sent again.
+    public func attempt(_ request: HTTPRequest) async -> Result<HTTPResponse, TransportFailure> {
         let transfer = Transfer(request: request)
-        let result = await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Result<HTTPResponse, ForceAPIError>, Never>) in
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Result<HTTPResponse, TransportFailure>, Never>) in
                 transfer.continuation.withLock { $0 = continuation }
-                if !queue.push(transfer) { transfer.finish(.failure(.cancelled)) }
+                if !queue.push(transfer) { transfer.finish(.failure(TransportFailure(.cancelled, requestMayHaveLeft: false))) }
             }
         } onCancel: {
             transfer.cancel()
         }
-        return try result.get()
     }
 }
 
@@ -93,7 +98,9 @@ struct CurlWorker {
 
     func run(_ queue: TransferQueue, worker: Int) {
         guard let handle = curl_easy_init() else {
-            while let transfer = queue.pop(worker: worker) { transfer.finish(.failure(.transport(code: -1, detail: "libcurl could not create a handle"))) }
+            while let transfer = queue.pop(worker: worker) {
+                transfer.finish(.failure(TransportFailure(.transport(code: -1, detail: "libcurl could not create a handle"), requestMayHaveLeft: false)))
+            }
             return
         }
         let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
@@ -105,7 +112,7 @@ struct CurlWorker {
         }
         while let transfer = queue.pop(worker: worker) {
             if transfer.isCancelled {
-                transfer.finish(.failure(.cancelled))
+                transfer.finish(.failure(TransportFailure(.cancelled, requestMayHaveLeft: false)))
                 continue
             }
             let result = perform(transfer, handle: handle, errorBuffer: errorBuffer)
@@ -114,7 +121,7 @@ struct CurlWorker {
         }
     }
 
-    private func perform(_ transfer: Transfer, handle: UnsafeMutableRawPointer, errorBuffer: UnsafeMutablePointer<CChar>) -> Result<HTTPResponse, ForceAPIError> {
+    private func perform(_ transfer: Transfer, handle: UnsafeMutableRawPointer, errorBuffer: UnsafeMutablePointer<CChar>) -> Result<HTTPResponse, TransportFailure> {
         let request = transfer.request
         // Reset forgets the previous request's options but keeps the connection cache.
         curl_easy_reset(handle)
@@ -200,7 +207,13 @@ struct CurlWorker {
         forceterm_curl_get_offset(handle, CURLINFO_SIZE_DOWNLOAD_T, &received)
         counters.add(connections: connections, sent: Int(sent), received: Int(received))
         guard code == CURLE_OK else {
-            return .failure(Self.classify(code, handle: handle, message: String(cString: errorBuffer), url: request.url, configuration: configuration))
+            // curl stamps the pre-transfer time once a connection is ready and the request is
+            // about to go out; without it, nothing of the request was written.
+            var pretransfer: curl_off_t = 0
+            forceterm_curl_get_offset(handle, CURLINFO_PRETRANSFER_TIME_T, &pretransfer)
+            let error = Self.classify(code, handle: handle, message: String(cString: errorBuffer), url: request.url,
+                                      configuration: configuration, requestStarted: pretransfer > 0)
+            return .failure(TransportFailure(error, requestMayHaveLeft: pretransfer > 0))
         }
         var status = 0
         forceterm_curl_get_long(handle, CURLINFO_RESPONSE_CODE, &status)
@@ -241,7 +254,7 @@ struct CurlWorker {
 
     /// Sorts curl's error codes into the kinds a caller acts on.
     static func classify(_ code: CURLcode, handle: UnsafeMutableRawPointer, message: String, url: String,
-                         configuration: TransportConfiguration) -> ForceAPIError {
+                         configuration: TransportConfiguration, requestStarted: Bool) -> ForceAPIError {
         let host = URLComponents(string: url)?.host ?? "the server"
         let detail = message.isEmpty ? String(cString: curl_easy_strerror(code)) : message
         switch code {
@@ -264,7 +277,7 @@ struct CurlWorker {
             }
             var connectSeconds = 0.0
             forceterm_curl_get_double(handle, CURLINFO_CONNECT_TIME, &connectSeconds)
-            if connectSeconds == 0 { return .offline(.connectTimeout, host: host) }
+            if connectSeconds == 0 && !requestStarted { return .offline(.connectTimeout, host: host) }
             return .timeout(.deadline, seconds: configuration.requestDeadline)
         case CURLE_PEER_FAILED_VERIFICATION:
             return .tls(detail: "the server's certificate is not trusted (\(detail))")

@@ -60,3 +60,18 @@ public struct HTTPResponse: Sendable {
         return type.hasPrefix("application/json") || type.contains("+json")
     }
 }
+
+/// A request that got no response, and whether any of it may have reached the server. A request
+/// whose connection or TLS handshake failed never left this machine, so sending it again cannot
+/// apply it twice, whatever its method: on a lossy link that is the common failure of a write.
+public struct TransportFailure: Error, Sendable, Equatable {
+    public var error: ForceAPIError
+    /// False only when the transport knows the request never started to leave (no connection,
+    /// or no finished handshake, to send it on).
+    public var requestMayHaveLeft: Bool
+
+    public init(_ error: ForceAPIError, requestMayHaveLeft: Bool = true) {
+        self.error = error
+        self.requestMayHaveLeft = requestMayHaveLeft
+    }
+}

@@ -5,7 +5,7 @@ import Synchronization
 final class Transfer: Sendable {
     let request: HTTPRequest
     let cancelled = Atomic<Bool>(false)
-    let continuation = Mutex<CheckedContinuation<Result<HTTPResponse, ForceAPIError>, Never>?>(nil)
+    let continuation = Mutex<CheckedContinuation<Result<HTTPResponse, TransportFailure>, Never>?>(nil)
 
     init(request: HTTPRequest) { self.request = request }
 
@@ -13,8 +13,8 @@ final class Transfer: Sendable {
     var isCancelled: Bool { cancelled.load(ordering: .relaxed) }
 
     /// Resumes the caller exactly once.
-    func finish(_ result: Result<HTTPResponse, ForceAPIError>) {
-        let waiting = continuation.withLock { value -> CheckedContinuation<Result<HTTPResponse, ForceAPIError>, Never>? in
+    func finish(_ result: Result<HTTPResponse, TransportFailure>) {
+        let waiting = continuation.withLock { value -> CheckedContinuation<Result<HTTPResponse, TransportFailure>, Never>? in
             defer { value = nil }
             return value
         }
