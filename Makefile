@@ -10,6 +10,8 @@ SYSTEM_PACKAGES += zlib1g-dev curl
 SYSTEM_PACKAGES += pkg-config
 # The install test renders the generated man page with groff, as man does.
 SYSTEM_PACKAGES += groff-base
+# `make bench-tui` compares the bytes a keystroke writes with less paging the same list.
+SYSTEM_PACKAGES += less
 # `make test` builds its Python test environment with venv, which Debian packages separately.
 SYSTEM_PACKAGES += python3 python3-venv
 # `make screenshots` renders with DejaVu Sans Mono, and WenQuanYi Micro Hei for CJK and Hangul.
