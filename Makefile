@@ -139,7 +139,8 @@ bench-localorg: deps
 	scripts/localorg-bench.sh $(BIN_RELEASE)/localorg
 
 ## bench-sync: the sync engine against a release localorg on loopback: sync down 10k/100k (beside the raw
-## query), sync up 1k/10k at 50 ms latency (beside the round-trip floor), incremental resync (beside a full one).
+## query and the store's own load of the same records), sync up 1k/10k at 50 ms latency (beside the round-trip floor),
+## incremental resync (beside a full one).
 bench-sync: build-release
 	$(BIN_RELEASE)/sync-bench --config config
 

@@ -13,6 +13,9 @@ struct BenchCase: AsyncParsableCommand {
     enum Kind: String, ExpressibleByArgument, CaseIterable {
         /// The paged SOQL query of the sync down through ForceClient, records dropped: the baseline.
         case downRaw = "down-raw"
+        /// The same records, fetched first (untimed), then stored by the engine's own writer page
+        /// by page, bulk-loaded as a first sync is, with no network: the store's floor.
+        case downStoreLoad = "down-store-load"
         /// A first sync down into an empty store.
         case downSync = "down-sync"
         /// reSync of `down-sync`'s sync: incremental from its high-water mark.
@@ -46,6 +49,7 @@ struct BenchCase: AsyncParsableCommand {
         var result: JSONObject
         switch kind {
         case .downRaw: result = try await downRaw(definitions, session)
+        case .downStoreLoad: result = try await downStoreLoad(definitions, session)
         case .downSync: result = try await downSync(definitions, session, name: Self.downSyncName, expected: n)
         case .downResync: result = try await downResync(definitions, session)
         case .downFullAgain: result = try await downSync(definitions, session, name: "benchSyncDownFullAgain", expected: nil)
@@ -76,6 +80,32 @@ struct BenchCase: AsyncParsableCommand {
         let seconds = ProcessMeasurements.seconds(since: start)
         guard records == n else { throw BenchError("the query returned \(records) records, expected \(n)") }
         return ["seconds": .double(seconds), "records": .int(Int64(records)), "requests": .int(Int64(session.requests.value))]
+    }
+
+    private func downStoreLoad(_ definitions: BenchDefinitions, _ session: BenchSession) async throws -> JSONObject {
+        guard let soql = definitions.downTarget.rewrittenSoql else { throw BenchError("the sync-down target is not SOQL") }
+        var pages: [[JSONObject]] = []
+        var page = try await session.client.query(soql)
+        pages.append(page.records.compactMap(\.objectValue))
+        while let next = page.nextRecordsURL {
+            page = try await session.client.queryMore(next)
+            pages.append(page.records.compactMap(\.objectValue))
+        }
+        let store = try definitions.openStore(try requiredStore())
+        let target = definitions.downTarget
+        let start = ContinuousClock.now
+        let bulkLoad = n >= SyncManager.defaultBulkLoadMinimum
+            ? try store.beginBulkLoad(soups: [BenchDefinitions.soup], keeping: [target.idFieldName]) : nil
+        let writer = DownloadedRecordWriter(soupName: BenchDefinitions.soup, idFieldName: target.idFieldName,
+                                            modificationDateFieldName: target.modificationDateFieldName, syncId: 1)
+        for records in pages {
+            _ = try store.write { try writer.save(records, in: $0) }
+        }
+        try bulkLoad?.finish()
+        let seconds = ProcessMeasurements.seconds(since: start)
+        let stored = try store.count(.all(BenchDefinitions.soup))
+        guard stored == n else { throw BenchError("the store holds \(stored) records after the load, expected \(n)") }
+        return ["seconds": .double(seconds), "records": .int(Int64(stored)), "requests": .int(0)]
     }
 
     private func downSync(_ definitions: BenchDefinitions, _ session: BenchSession, name: String, expected: Int?) async throws -> JSONObject {
