@@ -52,7 +52,8 @@ struct SyncCommand: ParsableCommand {
             let store = try SmartStore(path: storePath)
             try StoreOrigin.claim(store, at: storePath, for: session)
             try store.setup(from: configuration.store)
-            let manager = try SyncManager(store: store, remote: TestCrashPoint.wrapping(ForceClientRemote(client: session.client)))
+            let manager = try SyncManager(store: store, remote: TestCrashPoint.wrapping(ForceClientRemote(client: session.client)),
+                                          pagesInFlight: session.pagesInFlight)
             for notice in try SyncsSoup(store: store).apply(configuration.syncs).compactMap(\.notice) {
                 StandardStreams.writeError("forceterm: \(notice)\n")
             }

@@ -35,6 +35,7 @@ struct BenchCase: AsyncParsableCommand {
     @Option var mode: SyncUpTarget.Mode = .collection
     @Option var merge: MergeMode?
     @Option var requestConcurrency = SyncManager.defaultRequestConcurrency
+    @Option(help: "Query pages a sync down asks for at once (forceterm asks for 3).") var pagesInFlight = 1
     @Flag(help: "Before a sync down, add the TUI's list index (LastName under smartstore_text), as a sync run from the TUI has.")
     var listIndex = false
     @Flag(help: "The sync up sends updates only (n records synced down once, then edited), no creates.") var updatesOnly = false
@@ -111,7 +112,7 @@ struct BenchCase: AsyncParsableCommand {
     private func downSync(_ definitions: BenchDefinitions, _ session: BenchSession, name: String, expected: Int?) async throws -> JSONObject {
         let store = try definitions.openStore(try requiredStore())
         if listIndex { try store.ensureTextSortIndex(soup: BenchDefinitions.soup, path: "LastName") }
-        let manager = try SyncManager(store: store, remote: ForceClientRemote(client: session.client))
+        let manager = try SyncManager(store: store, remote: ForceClientRemote(client: session.client), pagesInFlight: pagesInFlight)
         session.requests.reset()
         let start = ContinuousClock.now
         let state = try await manager.syncDown(definitions.downTarget, options: definitions.downOptions, soupName: BenchDefinitions.soup, name: name)

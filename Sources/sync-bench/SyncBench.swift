@@ -91,6 +91,12 @@ struct BenchRun: AsyncParsableCommand {
                 "--store", "\(directory)/down-\(size)-listed.sqlite", "--list-index",
             ])
             table.add(name: "sync down, TUI list index present", n: size, result: listed, baseline: raw)
+            // forceterm's own setting: three pages of 600 in flight (for lossy links; loopback has none).
+            let ahead = try runCase([
+                "down-sync", "--url", server.url, "--ca", server.caFile, "--config", config, "--n", "\(size)",
+                "--store", "\(directory)/down-\(size)-ahead.sqlite", "--pages-in-flight", "3",
+            ])
+            table.add(name: "sync down, 3 pages of 600 in flight", n: size, result: ahead, baseline: floor)
             let changed = max(1, Int(Double(size) * changedShare))
             try await changeOnServer(server, count: changed)
             let resync = try runCase(arguments("down-resync", n: changed))

@@ -89,7 +89,19 @@ extension FilesAndSettingsTests {
             (error as? SettingsProblem)?.line == 2 && (error as? SettingsProblem)?.reason.contains("seconds from 1 to 600") == true
         }
         #expect { try UserSettings.parse("[network]\nretries = 3\n") } throws: { error in
-            (error as? SettingsProblem)?.reason.contains("connect-timeout and stall-timeout") == true
+            (error as? SettingsProblem)?.reason.contains("connect-timeout, stall-timeout and pages-in-flight") == true
+        }
+    }
+
+    @Test("[network] pages-in-flight: a whole number from 1 to 8, three when unset")
+    func pagesInFlightSetting() throws {
+        #expect(try UserSettings.parse("[network]\npages-in-flight = 1\n").pagesInFlight == 1)
+        #expect(try UserSettings.parse("[network]\nconnect-timeout = 30\n").pagesInFlight == nil)
+        #expect(UserSettings.defaultPagesInFlight == 3)
+        for bad in ["0", "9", "2.5", "\"3\""] {
+            #expect { try UserSettings.parse("[network]\npages-in-flight = \(bad)\n") } throws: { error in
+                (error as? SettingsProblem)?.line == 2 && (error as? SettingsProblem)?.reason.contains("from 1 to 8") == true
+            }
         }
     }
 }

@@ -13,6 +13,8 @@ public struct SignedInSession: Sendable {
     /// The org signed in to, which a store synced with it is bound to (`StoreOrigin`).
     public var organizationId: String = ""
     public var loginURL: String = ""
+    /// Query pages a sync down asks for at once (config.toml's [network] pages-in-flight).
+    public var pagesInFlight = UserSettings.defaultPagesInFlight
 
     /// The session saved in `credentialStore` (by default the user's own, from `forceterm login`).
     public static func load(cacert: String?, verbose: Bool,
@@ -22,7 +24,8 @@ public struct SignedInSession: Sendable {
         }
         let caFile = try cacert.map(CACertOption.readablePath) ?? credentials.caFile
         // config.toml's [network] timeouts, when the file can be used (the TUI reports it when not).
-        var configuration = UserSettings.load(path: UserSettings.path()).settings.applied(to: TransportConfiguration(caFile: caFile))
+        let settings = UserSettings.load(path: UserSettings.path()).settings
+        var configuration = settings.applied(to: TransportConfiguration(caFile: caFile))
         // One connection per composite request a sync up keeps in flight.
         configuration.workerCount = max(configuration.workerCount, SyncManager.defaultRequestConcurrency)
         let transport = CurlTransport(configuration: configuration)
@@ -37,6 +40,7 @@ public struct SignedInSession: Sendable {
         let client = ForceClient(credentials: credentials, transport: transport, onCredentialsRefreshed: saveRefreshed,
                                  requestLog: verbose ? logLine : nil)
         return SignedInSession(client: client, storePath: credentialStore.storePath(for: credentials),
-                               organizationId: credentials.organizationId, loginURL: credentials.loginURL)
+                               organizationId: credentials.organizationId, loginURL: credentials.loginURL,
+                               pagesInFlight: settings.pagesInFlight ?? UserSettings.defaultPagesInFlight)
     }
 }

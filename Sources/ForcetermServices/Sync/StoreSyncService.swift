@@ -50,7 +50,7 @@ public struct StoreSyncService: SyncService {
         } catch let mismatch as StoreOrigin.Mismatch {
             throw SyncFailure(reason: mismatch.short)
         }
-        let manager = try SyncManager(store: store, remote: ForceClientRemote(client: session.client))
+        let manager = try SyncManager(store: store, remote: ForceClientRemote(client: session.client), pagesInFlight: session.pagesInFlight)
         let plan = SyncRun(entries: entries, up: true, down: true, forceDelete: false, unsupported: unsupported)
         let order = plan.order
         let report = try await plan.run(manager: manager, store: store) { state in

@@ -43,6 +43,8 @@ struct SyncDownTask: Sendable {
     let report: @Sendable (SyncState) -> Void
     /// A sync into empty soups expecting at least this many records defers their indexes (`SoupBulkLoad`).
     var bulkLoadMinimum = Int.max
+    /// Query pages asked for at once (`PageLookahead`); 1 asks for each in turn.
+    var pagesInFlight = 1
 
     /// Runs the sync; `summary` receives the tallies of each page as it commits, also when the
     /// run then fails.
@@ -95,6 +97,8 @@ struct SyncDownTask: Sendable {
         let resumable: Bool = if case .soql = target.kind { sorted } else { false }
         var committed = 0
         var newest = state.maxTimeStamp
+        var lookahead = PageLookahead(fetch: fetch, since: boundary, pagesInFlight: pagesInFlight)
+        defer { lookahead.cancelAll() }
         // Values of ours whose answers were lost: merging must not mistake them for another user's.
         let ownWrites = try store.read { transaction in
             try Dictionary(uniqueKeysWithValues: Self.soups(of: target, soupName: state.soupName).map { soup in
@@ -107,11 +111,10 @@ struct SyncDownTask: Sendable {
             let batchNewest = DownloadedRecordWriter.latestModification(of: records.map(\.record), field: target.modificationDateFieldName)
             newest = max(newest, batchNewest)
             let reachedEnd: Bool = if case .none = page.next { true } else { false }
-            // The next page is asked for while this one is written, so the server's paging and
-            // the JSON parsing overlap the store's work. Only a read: a failure surfaces after
-            // this page has committed, and a failed write cancels it.
-            let continuation = page.next
-            async let following = fetch.nextPage(continuation, since: boundary)
+            // The next pages are asked for while this one is written, so the server's paging and
+            // the JSON parsing overlap the store's work. Only reads: a failure surfaces after
+            // this page has committed, and a failed write cancels them (the lookahead's defer).
+            let following = reachedEnd ? nil : lookahead.next(after: page)
             let pageSummary = try store.write { transaction in
                 var pageSummary = SyncDownSummary()
                 for soup in Set(records.map(\.soup)).sorted() {
@@ -131,14 +134,15 @@ struct SyncDownTask: Sendable {
             }
             summary = summary + pageSummary
             committed += records.count
-            if reachedEnd { break }
+            guard let following else { break }
             report(state)
             do {
-                page = try await following
+                page = try await PageLookahead.value(of: following)
             } catch let error as SyncRemoteError where resumable && restarts < Self.maximumQueryRestarts && Self.lostCursor(error) {
                 // The server no longer has the query's cursor (expired, over its limit, or the
                 // answer to its last page was lost and retried): ask again from the newest record
                 // stored, which the marks saved with each page make a resume, not a new start.
+                lookahead.cancelAll()
                 restarts += 1
                 skip = .atBoundary(state.maxTimeStamp)
                 page = try await fetch.first(state: state, since: state.maxTimeStamp)
@@ -216,7 +220,8 @@ struct SyncDownTask: Sendable {
 
     /// The fetch for `target`'s kind, over this task's store and remote.
     func fetch(_ target: SyncDownTarget) -> any SyncDownFetch {
-        target.fetch(in: FetchContext(target: target, store: store, remote: remote, checkAccepting: checkAccepting))
+        target.fetch(in: FetchContext(target: target, store: store, remote: remote, checkAccepting: checkAccepting,
+                                      pagesInFlight: pagesInFlight))
     }
 
     /// The ids a full run of the target would return now, for ghost cleaning.

@@ -28,6 +28,10 @@ public actor SyncManager {
     /// once at the end (`SoupBulkLoad`) rather than record by record: about 4 s of 10 for 100k contacts.
     public var bulkLoadMinimum: Int
     public static let defaultBulkLoadMinimum = 10_000
+    /// How many pages of a sync down's query are asked for at once, each on a connection of its
+    /// own, in pages of 2,000 shared among them (`PageLookahead`). 1, the SDK's way, asks for each
+    /// page once the one before it has come; a lossy link fills only with several.
+    public let pagesInFlight: Int
     public private(set) var state: State = .acceptingSyncs
     private var active: Set<Int64> = []
     /// Tallies of the last sync up run by this manager, by sync id: the answers recorded, also
@@ -42,13 +46,14 @@ public actor SyncManager {
     public init(store: SmartStore, remote: any SyncRemote, lockTimeout: Duration = .zero,
                 massDeletionGuard: MassDeletionGuard = MassDeletionGuard(),
                 requestConcurrency: Int = SyncManager.defaultRequestConcurrency,
-                bulkLoadMinimum: Int = SyncManager.defaultBulkLoadMinimum) throws {
+                bulkLoadMinimum: Int = SyncManager.defaultBulkLoadMinimum, pagesInFlight: Int = 1) throws {
         self.store = store
         self.remote = remote
         self.lockTimeout = lockTimeout
         self.massDeletionGuard = massDeletionGuard
         self.requestConcurrency = max(1, requestConcurrency)
         self.bulkLoadMinimum = bulkLoadMinimum
+        self.pagesInFlight = max(1, pagesInFlight)
         syncs = try Self.recoverAfterCrash(store: store)
     }
 
@@ -158,7 +163,7 @@ public actor SyncManager {
                 var summary = SyncDownSummary()
                 defer { lastSyncDownSummary[id] = summary }
                 sync = try await SyncDownTask(store: store, syncs: syncs, remote: remote, checkAccepting: check, report: report,
-                                              bulkLoadMinimum: bulkLoadMinimum).run(sync, summary: &summary)
+                                              bulkLoadMinimum: bulkLoadMinimum, pagesInFlight: pagesInFlight).run(sync, summary: &summary)
             case .syncUp:
                 let task = SyncUpTask(store: store, syncs: syncs, remote: remote, checkAccepting: check, report: report,
                                       requestConcurrency: requestConcurrency)

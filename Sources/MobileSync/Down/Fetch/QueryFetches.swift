@@ -10,8 +10,17 @@ struct SoqlFetch: SyncDownFetch {
         let target = context.target
         var query = SoqlQuery(target.rewrittenSoql ?? "")
         if let since { query = query.modified(since: SalesforceTimestamp.format(since), field: target.modificationDateFieldName) }
-        let page = try await context.remote.query(query.text, batchSize: batchSize == SyncDownTarget.defaultQueryBatchSize ? nil : batchSize)
+        let page = try await context.remote.query(query.text, batchSize: pageSize)
         return context.soqlPage(page, soup: state.soupName)
+    }
+
+    /// The page size to ask for: the target's own, or, with several pages in flight, the default
+    /// shared among them, so a dropped link costs no more than one default page (at least 200,
+    /// Salesforce's smallest). nil leaves the server's default (2,000).
+    var pageSize: Int? {
+        guard batchSize == SyncDownTarget.defaultQueryBatchSize else { return batchSize }
+        guard context.pagesInFlight > 1 else { return nil }
+        return max(200, batchSize / context.pagesInFlight / 100 * 100)
     }
 
     func remoteIds(localIds: [String]) async throws -> Set<String> {

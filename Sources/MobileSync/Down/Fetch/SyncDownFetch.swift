@@ -56,6 +56,8 @@ struct FetchContext: Sendable {
     let store: SmartStore
     let remote: any SyncRemote
     let checkAccepting: @Sendable () async throws -> Void
+    /// Query pages the sync asks for at once (`PageLookahead`), which sets the page size it asks for.
+    var pagesInFlight = 1
 
     func soqlPage(_ page: RemoteQueryPage, soup: String) -> SyncDownPage {
         SyncDownPage(records: page.records.map { (soup, $0) }, totalSize: page.totalSize,
