@@ -59,3 +59,24 @@ struct LiveSyncDownSummaryTests {
         #expect(try live.local.documents("contacts").count == 500)
     }
 }
+
+extension LiveSyncDownSummaryTests {
+    @Test("The sync's own changes coming back count as a new date only, not as news from the server")
+    func ownChangesBackAreNotNews() async throws {
+        let live = try await LiveSync()
+        defer { live.remove() }
+        try live.server.command(["seed", "--contacts", "20"])
+        try await live.syncDown()
+        let stored = try live.local.documents("contacts").sorted { ($0["Id"]?.stringValue ?? "") < ($1["Id"]?.stringValue ?? "") }
+        for record in stored.prefix(3) { try live.saveLocally(Records.edited(record, ["Title": "Mine"]), in: "contacts") }
+        let theirs = try #require(stored[10]["Id"]?.stringValue)
+        try await LiveSync.nextSecond()
+        try live.server.command(["edit", "Contact", theirs, "Title=Theirs"])
+        try await live.syncUp()
+        _ = try await live.manager.reSync(name: "syncDownContacts")
+        let id = try #require(try await live.manager.getSyncStatus(name: "syncDownContacts")?.id)
+        let summary = try #require(await live.manager.lastSyncDownSummary[id])
+        #expect(summary.newDateOnly == 3, "\(summary)")
+        #expect(summary.changedOnServer == 1, "\(summary)")
+    }
+}

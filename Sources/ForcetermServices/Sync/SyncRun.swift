@@ -237,7 +237,7 @@ public struct SyncRunReport: Sendable {
         var outcomes = "\(created) created, \(updated) updated, \(deleted) deleted"
         if refused > 0 { outcomes += ", \(refused) refused" }
         if conflicted > 0 { outcomes += ", \(conflicted) in conflict" }
-        var lines = ["Sent \(sent) change\(sent == 1 ? "" : "s") (\(outcomes)); received \(received) record\(received == 1 ? "" : "s") (\(down.stored) stored, \(down.unchanged) unchanged, \(down.keptLocalChanges) kept for local changes); removed \(ghostsRemoved) deleted on the server."]
+        var lines = ["Sent \(sent) change\(sent == 1 ? "" : "s") (\(outcomes)); received \(received) record\(received == 1 ? "" : "s") (\(down.stored) stored\(down.newDateOnly > 0 ? ", \(down.newDateOnly) of them only for a newer date, such as your own changes coming back" : ""), \(down.unchanged) unchanged, \(down.keptLocalChanges) kept for local changes); removed \(ghostsRemoved) deleted on the server."]
         if recordErrors > 0 || conflicts > 0 {
             lines.append("\(recordErrors) record\(recordErrors == 1 ? "" : "s") with errors, \(conflicts) conflict\(conflicts == 1 ? "" : "s"); see forceterm status.")
         }
@@ -249,9 +249,10 @@ public struct SyncRunReport: Sendable {
 }
 
 extension SyncDownSummary {
-    /// `received` (every record committed) = `stored` + `unchanged` + `keptLocalChanges`.
+    /// `received` (every record committed) = `stored` + `unchanged` + `keptLocalChanges`; of
+    /// `stored`, `newDateOnly` held every value already (mostly the sync's own changes back).
     public var json: JSONObject {
         ["received": .int(Int64(received)), "stored": .int(Int64(stored)), "unchanged": .int(Int64(unchanged)),
-         "keptLocalChanges": .int(Int64(keptLocalChanges))]
+         "keptLocalChanges": .int(Int64(keptLocalChanges)), "newDateOnly": .int(Int64(newDateOnly))]
     }
 }

@@ -21,6 +21,9 @@ public struct DownloadedRecordWriter: Sendable {
         public var conflicts = 0
         /// Already held with the same modification time (`SkipUnchanged`).
         public var skippedUnchanged = 0
+        /// Saved for a newer modification time alone: every value was held already, as when a
+        /// sync's own writes come back (counted in `saved`).
+        public var newDateOnly = 0
 
         public init() {}
     }
@@ -105,6 +108,9 @@ public struct DownloadedRecordWriter: Sendable {
                     result.skippedUnchanged += 1
                     continue
                 }
+            }
+            if let existing, Self.holds(existing, every: record.filter { $0.key != modificationDateFieldName }) {
+                result.newDateOnly += 1
             }
             // The stored copy's `_soupEntryId` survives the merge, so the batch upsert updates it.
             let merged = Self.merge(server: record, over: existing, syncId: syncId)

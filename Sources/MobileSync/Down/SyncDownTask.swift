@@ -10,6 +10,11 @@ public struct SyncDownSummary: Sendable, Equatable {
     public var unchanged = 0
     /// Left alone because they have local changes (LEAVE_IF_CHANGED).
     public var keptLocalChanges = 0
+    /// Of `stored`, those whose values were all held already and only their modification time
+    /// was new: mostly this run's own sync up coming back. Not news from the server.
+    public var newDateOnly = 0
+    /// Stored because the server had something this store did not.
+    public var changedOnServer: Int { stored - newDateOnly }
 
     /// Every record received and committed, whatever became of it.
     public var received: Int { stored + unchanged + keptLocalChanges }
@@ -20,6 +25,7 @@ public struct SyncDownSummary: Sendable, Equatable {
         stored = result.saved
         unchanged = result.skippedUnchanged
         keptLocalChanges = result.skippedDirty
+        newDateOnly = result.newDateOnly
     }
 
     public static func + (left: SyncDownSummary, right: SyncDownSummary) -> SyncDownSummary {
@@ -27,6 +33,7 @@ public struct SyncDownSummary: Sendable, Equatable {
         sum.stored += right.stored
         sum.unchanged += right.unchanged
         sum.keptLocalChanges += right.keptLocalChanges
+        sum.newDateOnly += right.newDateOnly
         return sum
     }
 }

@@ -41,9 +41,10 @@ public struct SyncSummary: Sendable, Equatable {
     public let failedSyncs: [String]
     /// Local changes the org accepted (not those it refused or that met a conflict).
     public let sent: Int
-    /// Records the sync downs stored because they were new or changed (`forceterm sync`'s "stored"):
-    /// an incremental sync also receives again the records of its last second, unchanged, and
-    /// counting those would say something came when nothing did.
+    /// Records the sync downs stored because they were new or changed on the server: an
+    /// incremental sync also receives again the records of its last second, unchanged, and the
+    /// sync's own changes with only a new date; counting those would say something came when
+    /// nothing did.
     public let receivedChanges: Int
 
     public init(recordsWithErrors: Int, conflicts: Int, apiUsage: APIUsageLevel? = nil, failedSyncs: [String] = [], sent: Int = 0,
