@@ -118,7 +118,7 @@ struct ConcurrentCompositeTests {
 
 /// The real remote, holding its first write request (up to 30 s) until the `until`-th has started,
 /// and counting how many are in flight at once.
-final class HoldFirstRemote: WriteInterceptingRemote {
+final class HoldFirstRemote: ForwardingRemote {
     struct Log: Sendable { var sends = 0; var inFlight = 0; var maxInFlight = 0; var startedWhileFirstHeld = false; var firstDone = false }
 
     let remote: any SyncRemote
@@ -160,7 +160,7 @@ final class HoldFirstRemote: WriteInterceptingRemote {
 /// many overlap. A composite send waits (up to 30 s) until a second one is in flight, so a sync
 /// that sends several at once is seen to, however the machine schedules it; a sync that sent one
 /// at a time would be held 30 s per request and fail the overlap check.
-final class OverlapRecordingRemote: WriteInterceptingRemote {
+final class OverlapRecordingRemote: ForwardingRemote {
     struct Call: Sendable { var action: PlannedWrite.Action; var start: Int; var end: Int }
     struct Log: Sendable { var calls: [Call] = []; var inFlight = 0; var maxInFlight = 0; var clock = 0 }
 
@@ -200,12 +200,12 @@ final class OverlapRecordingRemote: WriteInterceptingRemote {
     }
 }
 
-/// A test remote that looks at write requests only: every other call goes straight to `remote`.
-protocol WriteInterceptingRemote: SyncRemote {
+/// A test remote that looks at some calls: every call it does not define goes straight to `remote`.
+protocol ForwardingRemote: SyncRemote {
     var remote: any SyncRemote { get }
 }
 
-extension WriteInterceptingRemote {
+extension ForwardingRemote {
     func query(_ soql: String, batchSize: Int?) async throws(SyncRemoteError) -> RemoteQueryPage {
         try await remote.query(soql, batchSize: batchSize)
     }

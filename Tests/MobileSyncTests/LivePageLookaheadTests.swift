@@ -9,7 +9,7 @@ import Testing
 /// and when it started and ended, so a test sees how many were in flight. With `firstPageCut`, the
 /// first page of a query comes back shorter than the server sent it, its `nextRecordsUrl` moved to
 /// match: a server that chose a page size of its own.
-struct WatchedRemote: SyncRemote {
+struct WatchedRemote: ForwardingRemote {
     let remote: any SyncRemote
     var firstPageCut: Int?
     let log = PageLog()
@@ -38,17 +38,6 @@ struct WatchedRemote: SyncRemote {
         return try await remote.queryMore(nextRecordsUrl)
     }
 
-    func search(_ sosl: String) async throws(SyncRemoteError) -> [JSONObject] { try await remote.search(sosl) }
-    func recentItemIds(sobjectType: String) async throws(SyncRemoteError) -> [String] { try await remote.recentItemIds(sobjectType: sobjectType) }
-    func retrieve(sobjectType: String, ids: [String], fields: [String]) async throws(SyncRemoteError) -> [JSONObject?] {
-        try await remote.retrieve(sobjectType: sobjectType, ids: ids, fields: fields)
-    }
-    func primingRecords(relayToken: String?, changedAfter: Int64?) async throws(SyncRemoteError) -> BriefcasePrimingPage {
-        try await remote.primingRecords(relayToken: relayToken, changedAfter: changedAfter)
-    }
-    func resource(_ path: String, query: [(String, String)]) async throws(SyncRemoteError) -> JSONObject {
-        try await remote.resource(path, query: query)
-    }
     func send(_ writes: [RecordWrite], route: WriteRoute) async throws(SyncRemoteError) -> [RecordOutcome] {
         try await remote.send(writes, route: route)
     }

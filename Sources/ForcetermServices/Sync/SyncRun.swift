@@ -41,15 +41,26 @@ public struct SyncRun: Sendable {
         if up {
             for entry in entries where entry.type == .syncUp {
                 var failure: (any Error)?
-                do {
-                    _ = try await manager.reSync(name: entry.name, progress: progress)
-                } catch {
-                    failure = error
-                }
-                // What the recorded answers say, also when the sync stopped midway.
-                if let id = try await manager.getSyncStatus(name: entry.name)?.id, let summary = await manager.lastSyncUpSummary[id] {
-                    report.add(summary)
-                }
+                var attempts = 0
+                repeat {
+                    attempts += 1
+                    failure = nil
+                    do {
+                        _ = try await manager.reSync(name: entry.name, progress: progress)
+                    } catch {
+                        failure = error
+                    }
+                    // What the recorded answers say, also when the sync stopped midway.
+                    var answered = 0
+                    if let id = try await manager.getSyncStatus(name: entry.name)?.id, let summary = await manager.lastSyncUpSummary[id] {
+                        report.add(summary)
+                        answered = summary.sent
+                    }
+                    // The link carried answers and then lost one (a stall on a lossy link): run it
+                    // once more now. The engine journals what it sends, so the rerun checks the
+                    // server's copies of those records before anything is sent again.
+                    guard let failure, attempts == 1, answered > 0, Self.isLinkFailure(failure) else { break }
+                } while true
                 if let failure {
                     if Self.failsAlone(failure) {
                         report.failedSyncs.append((entry.name, "\(failure)"))
@@ -124,6 +135,14 @@ public struct SyncRun: Sendable {
         case .invalidTarget, .soupMissingIndex, .noFieldsSpecified, .unknownSync: return true
         case let .store(message): return message.contains("unknown soup")
         default: return false
+        }
+    }
+
+    /// Whether `error` is the network's (no answer, a stall, a broken connection), not the org's.
+    static func isLinkFailure(_ error: any Error) -> Bool {
+        switch error {
+        case SyncRemoteError.offline, MobileSyncError.remote(.offline): true
+        default: false
         }
     }
 
