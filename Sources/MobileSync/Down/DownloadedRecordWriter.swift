@@ -109,7 +109,8 @@ public struct DownloadedRecordWriter: Sendable {
                     continue
                 }
             }
-            if let existing, Self.holds(existing, every: record.filter { $0.key != modificationDateFieldName }) {
+            if let existing, existing[modificationDateFieldName] != record[modificationDateFieldName],
+               Self.holds(existing, every: record.filter { $0.key != modificationDateFieldName }) {
                 result.newDateOnly += 1
             }
             // The stored copy's `_soupEntryId` survives the merge, so the batch upsert updates it.
