@@ -93,11 +93,11 @@ extension FilesAndSettingsTests {
         }
     }
 
-    @Test("[network] pages-in-flight: a whole number from 1 to 8, three when unset")
+    @Test("[network] pages-in-flight: a whole number from 1 to 8, one when unset")
     func pagesInFlightSetting() throws {
-        #expect(try UserSettings.parse("[network]\npages-in-flight = 1\n").pagesInFlight == 1)
+        #expect(try UserSettings.parse("[network]\npages-in-flight = 3\n").pagesInFlight == 3)
         #expect(try UserSettings.parse("[network]\nconnect-timeout = 30\n").pagesInFlight == nil)
-        #expect(UserSettings.defaultPagesInFlight == 3)
+        #expect(UserSettings.defaultPagesInFlight == 1)
         for bad in ["0", "9", "2.5", "\"3\""] {
             #expect { try UserSettings.parse("[network]\npages-in-flight = \(bad)\n") } throws: { error in
                 (error as? SettingsProblem)?.line == 2 && (error as? SettingsProblem)?.reason.contains("from 1 to 8") == true
