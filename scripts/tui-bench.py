@@ -188,6 +188,8 @@ def wait_for(fd, pattern, started, limit=60):
     seen = ""
     while not re.search(pattern, seen) and time.monotonic() - started < limit:
         _, _, text = read_until_quiet(fd, started, first_byte=limit)
+        if not text:
+            time.sleep(0.05)  # the program ended (end of file at once): no busy loop till the limit
         seen += text
     return re.search(pattern, seen) is not None
 

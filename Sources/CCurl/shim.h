@@ -32,6 +32,20 @@ static inline CURLcode forceterm_curl_set_data_callback(CURL *handle, CURLoption
 static inline CURLcode forceterm_curl_set_progress_callback(CURL *handle, forceterm_curl_progress_callback value) {
     return curl_easy_setopt(handle, CURLOPT_XFERINFOFUNCTION, value);
 }
+/// Called once a connection is ready and before the request is written on it (CURLOPT_PREREQFUNCTION,
+/// libcurl 7.80): until it has run, nothing of the request has left. Returns 0 to go on.
+typedef int (*forceterm_curl_prereq_callback)(void *context, char *primary_ip, char *local_ip, int primary_port, int local_port);
+/// CURLE_UNKNOWN_OPTION with a libcurl older than 7.80.
+static inline CURLcode forceterm_curl_set_prereq_callback(CURL *handle, forceterm_curl_prereq_callback value, void *context) {
+#if LIBCURL_VERSION_NUM >= 0x075000
+    CURLcode code = curl_easy_setopt(handle, CURLOPT_PREREQFUNCTION, value);
+    if (code != CURLE_OK) return code;
+    return curl_easy_setopt(handle, CURLOPT_PREREQDATA, context);
+#else
+    (void)handle; (void)value; (void)context;
+    return CURLE_UNKNOWN_OPTION;
+#endif
+}
 static inline CURLcode forceterm_curl_get_long(CURL *handle, CURLINFO info, long *value) {
     return curl_easy_getinfo(handle, info, value);
 }

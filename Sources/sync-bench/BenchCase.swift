@@ -35,7 +35,7 @@ struct BenchCase: AsyncParsableCommand {
     @Option var mode: SyncUpTarget.Mode = .collection
     @Option var merge: MergeMode?
     @Option var requestConcurrency = SyncManager.defaultRequestConcurrency
-    @Option(help: "Query pages a sync down asks for at once (forceterm asks for 3).") var pagesInFlight = 1
+    @Option(help: "Query pages a sync down asks for at once (forceterm: 1 unless config.toml says otherwise).") var pagesInFlight = 1
     @Flag(help: "Before a sync down, add the TUI's list index (LastName under smartstore_text), as a sync run from the TUI has.")
     var listIndex = false
     @Flag(help: "The sync up sends updates only (n records synced down once, then edited), no creates.") var updatesOnly = false

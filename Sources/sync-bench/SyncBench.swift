@@ -91,7 +91,7 @@ struct BenchRun: AsyncParsableCommand {
                 "--store", "\(directory)/down-\(size)-listed.sqlite", "--list-index",
             ])
             table.add(name: "sync down, TUI list index present", n: size, result: listed, baseline: raw)
-            // forceterm's own setting: three pages of 600 in flight (for lossy links; loopback has none).
+            // config.toml's pages-in-flight = 3: three pages of 600 at once (tried for lossy links).
             let ahead = try runCase([
                 "down-sync", "--url", server.url, "--ca", server.caFile, "--config", config, "--n", "\(size)",
                 "--store", "\(directory)/down-\(size)-ahead.sqlite", "--pages-in-flight", "3",

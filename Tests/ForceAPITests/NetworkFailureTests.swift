@@ -183,11 +183,11 @@ extension NetworkFailureTests {
 
 extension NetworkFailureTests {
     /// A client of `org` whose requests go through `relay` on a transport of its own (so its first
-    /// request needs a new connection), with a one-second handshake limit.
+    /// request needs a new connection), with a three-second handshake limit.
     private static func client(of org: SignedInOrg, through relay: DelayingRelay, stallTimeout: Double = 30,
                                log: LineLog) async -> (ForceClient, CurlTransport) {
         var configuration = SignedInOrg.configuration(caFile: org.server.caFile)
-        configuration.connectTimeout = 1
+        configuration.connectTimeout = 3
         configuration.stallTimeout = stallTimeout
         let transport = CurlTransport(configuration: configuration)
         var credentials = await org.client.credentials
@@ -204,9 +204,12 @@ extension NetworkFailureTests {
         let (client, transport) = await Self.client(of: org, through: relay, log: log)
         defer { transport.shutdown() }
         let id = try await client.create("Contact", fields: ["LastName": "Handshake"])
+        // The silent connection's attempt, then the real one (again if a loaded machine made
+        // even that handshake miss its limit): every attempt before the last one not sent.
         let posts = log.lines.filter { $0.hasPrefix("POST ") }
-        #expect(posts.count == 2, "\(posts)")
-        #expect(posts.first?.contains("never answered") == true && posts.first?.contains("not sent") == true, "\(posts)")
+        #expect(posts.count >= 2, "\(posts)")
+        #expect(posts.first?.contains("never answered") == true, "\(posts)")
+        #expect(posts.dropLast().allSatisfy { $0.contains("not sent") }, "\(posts)")
         #expect(posts.last?.contains(" 201 ") == true, "\(posts)")
         let made = try await org.client.query("SELECT Id FROM Contact WHERE LastName = 'Handshake'")
         #expect(made.totalSize == 1)
@@ -215,8 +218,9 @@ extension NetworkFailureTests {
 
     @Test("A create that left but whose answer stalled is not sent again: the caller hears of it and nothing is doubled")
     func sentCreateNotSentAgain() async throws {
-        // curl judges the speed over its last few seconds, so a one-second stall limit trips after ~5 s.
-        let org = try await SignedInOrg(serverArguments: ["--latency", "8000"])
+        // curl judges the speed over its last few seconds, so a one-second stall limit trips after
+        // ~5 s; the server holds its answer well beyond that.
+        let org = try await SignedInOrg(serverArguments: ["--latency", "12000"])
         defer { org.remove() }
         let relay = try DelayingRelay(targetPort: org.server.port, delay: 0)
         let log = LineLog()

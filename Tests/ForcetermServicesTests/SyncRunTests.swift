@@ -56,4 +56,23 @@ struct SyncRunTests {
         #expect(SyncRun.failureMessage("syncDownContacts", SyncRemoteError.server(status: 500, errorCode: "UNKNOWN_EXCEPTION", message: "boom"))
             .hasSuffix("Local changes are kept in the store; run forceterm sync again."))
     }
+
+    @Test("A sync up run twice counts each record once: the first run's refusals are sent again and counted by the second")
+    func rerunTallies() {
+        var first = SyncUpSummary()
+        first.sent = 10
+        first.updated = 8
+        first.errors = 2
+        var second = SyncUpSummary()
+        second.sent = 5
+        second.updated = 3
+        second.errors = 2
+        second.conflicts = 1
+        let total = SyncRun.combined([first, second])
+        #expect(total.sent == 13 && total.updated == 11 && total.errors == 2 && total.conflicts == 1)
+        #expect(SyncRun.combined([first]) == first)
+        #expect(SyncRun.combined([]) == SyncUpSummary())
+        #expect(SyncRun.isLinkFailure(SyncRemoteError.offline("the transfer stalled, after 20 s")))
+        #expect(!SyncRun.isLinkFailure(SyncRemoteError.server(status: 503, errorCode: "SERVER_UNAVAILABLE", message: "busy")))
+    }
 }

@@ -76,7 +76,23 @@ extension LiveSyncDownSummaryTests {
         _ = try await live.manager.reSync(name: "syncDownContacts")
         let id = try #require(try await live.manager.getSyncStatus(name: "syncDownContacts")?.id)
         let summary = try #require(await live.manager.lastSyncDownSummary[id])
-        #expect(summary.newDateOnly == 3, "\(summary)")
+        #expect(summary.heldAlready == 3, "\(summary)")
         #expect(summary.changedOnServer == 1, "\(summary)")
+    }
+}
+
+extension LiveSyncDownSummaryTests {
+    @Test("New contacts made here and sent up come back held already: their empty fields, missing here, are the server's nulls")
+    func ownCreatesBackAreNotNews() async throws {
+        let live = try await LiveSync()
+        defer { live.remove() }
+        try live.server.command(["seed", "--contacts", "5"])
+        try await live.syncDown()
+        for index in 0..<4 { try live.saveLocally(Records.created(nil, type: "Contact", fields: ["LastName": .string("Made here \(index)")]), in: "contacts") }
+        try await live.syncUp()
+        _ = try await live.manager.reSync(name: "syncDownContacts")
+        let id = try #require(try await live.manager.getSyncStatus(name: "syncDownContacts")?.id)
+        let summary = try #require(await live.manager.lastSyncDownSummary[id])
+        #expect(summary.heldAlready == 4 && summary.changedOnServer == 0, "\(summary)")
     }
 }

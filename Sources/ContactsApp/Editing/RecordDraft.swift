@@ -92,7 +92,7 @@ public struct RecordDraft: Sendable {
         let wanted = text.trimmingWhitespace
         guard !wanted.isEmpty else { return .success("") }
         let repository = RecordRepository(store: store, kind: target)
-        if (try? repository.record(id: wanted)) != nil { return .success(wanted) }
+        if repository.holds(id: wanted) { return .success(wanted) }
         var named = (try? repository.records(where: target.sortPath, equals: wanted, limit: 2)) ?? []
         if named.isEmpty { named = (try? repository.records(where: target.sortPath, equalsIgnoringCase: wanted, limit: 2)) ?? [] }
         if named.count == 1, let id = named[0].serverId { return .success(id) }

@@ -61,7 +61,7 @@ struct CompanyLinker {
     /// Whether no record of the store's accounts soup has this id, so an import may give it.
     func isFree(_ id: String) -> Bool {
         guard let repository else { return true }
-        return ((try? repository.record(id: id)) ?? nil) == nil
+        return !repository.holds(id: id)
     }
 
     /// An account row of the file was planned: contacts may now name it by the file's id or by name.
@@ -85,7 +85,7 @@ struct CompanyLinker {
         }
         if let id = row.accountId {
             if let stored = fileIds[id] { return .linked(stored) }
-            if ((try? repository.record(id: id)) ?? nil) != nil { return .linked(id) }
+            if repository.holds(id: id) { return .linked(id) }
             // A valid Salesforce id is more precise than a name: the account is the org's, not
             // synced here yet. A local id of another store means nothing here; the name decides.
             if SalesforceId.isValid(id, keyPrefix: accounts.keyPrefix) {

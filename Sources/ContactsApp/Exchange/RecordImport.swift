@@ -207,14 +207,14 @@ public struct RecordImporter: Sendable {
                     change: changed ? .update(entryId: existing.entryId, matchedBy: matchedBy) : .unchanged(entryId: existing.entryId, matchedBy: matchedBy),
                     values: values))
                 if kind.role == .account { companies.fileAccount(id: row.id, name: values["Name"]?.stringValue, storedId: existing.serverId, draft: &draft) }
-            } else if let id = row.id, !LocalField.isLocalId(id), ((try? repository.record(id: id)) ?? nil) == nil, !issuedIds.contains(id) {
+            } else if let id = row.id, !LocalField.isLocalId(id), !repository.holds(id: id), !issuedIds.contains(id) {
                 issuedIds.insert(id)
                 if kind.role == .account { companies.fileAccount(id: id, name: values["Name"]?.stringValue, storedId: id, draft: &draft) }
                 plan.actions.append(ImportPlan.Action(line: row.line, kind: kind, name: name, change: .copy(id: id), values: values))
             } else {
                 // A local id of another store (an export's) is kept when free, so links and a
                 // second export stay the same.
-                func isFree(_ id: String) -> Bool { !issuedIds.contains(id) && ((try? repository.record(id: id)) ?? nil) == nil }
+                func isFree(_ id: String) -> Bool { !issuedIds.contains(id) && !repository.holds(id: id) }
                 var localId = row.id.flatMap { LocalField.isLocalId($0) && isFree($0) ? $0 : nil } ?? LocalChanges.newLocalId()
                 while !isFree(localId) { localId = LocalChanges.newLocalId() }
                 issuedIds.insert(localId)

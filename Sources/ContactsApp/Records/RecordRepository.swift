@@ -214,6 +214,11 @@ public struct RecordRepository: Sendable {
         try records(where: "Id", equals: id, limit: 1).first
     }
 
+    /// Whether the soup holds a record with this Id; a store that cannot be read holds none.
+    public func holds(id: String) -> Bool {
+        (try? record(id: id)) != nil
+    }
+
     /// Records whose `field` equals `value` with ASCII case ignored (an account named in a file), at most `limit`.
     public func records(where field: String, equalsIgnoringCase value: String, limit: Int) throws -> [LocalRecord] {
         let sql = "SELECT {\(soup):_soup} FROM {\(soup)} WHERE lower({\(soup):\(field)}) = lower(?) ORDER BY \(idColumn) LIMIT \(limit)"

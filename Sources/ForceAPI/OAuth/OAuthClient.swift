@@ -186,6 +186,11 @@ public struct OAuthClient: Sendable {
                 default: handshakeFailed = false
                 }
                 guard handshakeFailed, !failure.requestMayHaveLeft, attempt < 3 else { throw failure.error }
+                do {
+                    try await Task.sleep(for: .milliseconds(500 * attempt))
+                } catch {
+                    throw .cancelled
+                }
                 attempt += 1
             }
         }

@@ -4,9 +4,10 @@ import Foundation
 /// The Salesforce REST API for one signed-in user. Sendable and cheap to copy; copies share the
 /// session, so a token refreshed by one request serves the others.
 ///
-/// Every call either returns typed data or throws a `ForceAPIError`. A 401 triggers one token
-/// refresh and one replay; idempotent requests are retried on broken connections and 502/503/504
-/// (see `RetryPolicy`); creates are never retried blindly. Records are ForceJSON `JSONValue`s.
+/// Every call either returns typed data or throws a `ForceAPIError`. A 401 takes the session's
+/// newer token (refreshed by another request) or refreshes it, and replays, twice at most;
+/// idempotent requests are retried on broken connections and 502/503/504 (see `RetryPolicy`);
+/// creates are sent again only when nothing of them left. Records are ForceJSON `JSONValue`s.
 public struct ForceClient: Sendable {
     /// The REST version, e.g. `62.0`.
     public let apiVersion: String
@@ -73,7 +74,8 @@ public struct ForceClient: Sendable {
         let isIdempotent = idempotent ?? ["GET", "HEAD", "PUT", "DELETE"].contains(method)
         let started = ContinuousClock.now
         var attempt = 1
-        var refreshed = false
+        // Twice: the token another request refreshed a while ago may itself have expired since.
+        var refreshes = 0
         var stalled = false
         var credentials = await session.credentials
         while true {
@@ -100,8 +102,8 @@ public struct ForceClient: Sendable {
             if let header = response.header("Sforce-Limit-Info"), let usage = APIUsage(header: header) {
                 await session.record(usage: usage)
             }
-            if response.status == 401 && !refreshed {
-                refreshed = true
+            if response.status == 401 && refreshes < 2 {
+                refreshes += 1
                 credentials = try await session.refresh(after: credentials.accessToken)
                 continue
             }

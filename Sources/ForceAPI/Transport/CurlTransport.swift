@@ -85,6 +85,8 @@ public final class CurlTransport: Sendable {
 final class ResponseSink {
     var body: [UInt8] = []
     var headerLines: [String] = []
+    /// Set once curl has a connection ready and is about to write the request on it.
+    var requestStarting = false
     let transfer: Transfer
 
     init(transfer: Transfer) { self.transfer = transfer }
@@ -197,6 +199,11 @@ struct CurlWorker {
             return Unmanaged<ResponseSink>.fromOpaque(context).takeUnretainedValue().transfer.isCancelled ? 1 : 0
         }
         forceterm_curl_set_pointer(handle, CURLOPT_XFERINFODATA, context)
+        let knowsWhenRequestStarts = forceterm_curl_set_prereq_callback(handle, { context, _, _, _, _ in
+            guard let context else { return 0 }
+            Unmanaged<ResponseSink>.fromOpaque(context).takeUnretainedValue().requestStarting = true
+            return 0
+        }, context) == CURLE_OK
 
         let code = curl_easy_perform(handle)
         var connections = 0
@@ -207,13 +214,16 @@ struct CurlWorker {
         forceterm_curl_get_offset(handle, CURLINFO_SIZE_DOWNLOAD_T, &received)
         counters.add(connections: connections, sent: Int(sent), received: Int(received))
         guard code == CURLE_OK else {
-            // curl stamps the pre-transfer time once a connection is ready and the request is
-            // about to go out; without it, nothing of the request was written.
+            // Nothing of the request was written unless curl called the pre-request callback (its
+            // documented point "before any request is actually made on the connection"). With an
+            // older libcurl that lacks it, any request may have left.
             var pretransfer: curl_off_t = 0
             forceterm_curl_get_offset(handle, CURLINFO_PRETRANSFER_TIME_T, &pretransfer)
+            let mayHaveLeft = knowsWhenRequestStarts ? sink.requestStarting : true
             let error = Self.classify(code, handle: handle, message: String(cString: errorBuffer), url: request.url,
-                                      configuration: configuration, requestStarted: pretransfer > 0)
-            return .failure(TransportFailure(error, requestMayHaveLeft: pretransfer > 0))
+                                      configuration: configuration,
+                                      requestStarted: knowsWhenRequestStarts ? sink.requestStarting : pretransfer > 0)
+            return .failure(TransportFailure(error, requestMayHaveLeft: mayHaveLeft))
         }
         var status = 0
         forceterm_curl_get_long(handle, CURLINFO_RESPONSE_CODE, &status)

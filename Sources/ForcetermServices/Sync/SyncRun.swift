@@ -6,7 +6,8 @@ import MobileSync
 import SmartStore
 
 /// One `forceterm sync`: which named syncs run, in which order, and what to tell the user.
-/// A failure of the whole exchange (offline, session, limits) ends the run at once. A failure of
+/// A failure of the whole exchange (offline, session, limits) ends the run at once, except that
+/// a sync up whose link lost an answer after others came is run once more first. A failure of
 /// one sync's own definition (a field or object the org lacks, a soup the store lacks) fails that
 /// sync alone and the others run. A tripped mass-deletion guard only skips that sync's ghost
 /// cleaning and is reported as a failure.
@@ -41,26 +42,28 @@ public struct SyncRun: Sendable {
         if up {
             for entry in entries where entry.type == .syncUp {
                 var failure: (any Error)?
-                var attempts = 0
+                var summaries: [SyncUpSummary] = []
+                var lastStart: Int64?
                 repeat {
-                    attempts += 1
                     failure = nil
                     do {
                         _ = try await manager.reSync(name: entry.name, progress: progress)
                     } catch {
                         failure = error
                     }
-                    // What the recorded answers say, also when the sync stopped midway.
-                    var answered = 0
-                    if let id = try await manager.getSyncStatus(name: entry.name)?.id, let summary = await manager.lastSyncUpSummary[id] {
-                        report.add(summary)
-                        answered = summary.sent
+                    // What the recorded answers say, also when the sync stopped midway; a rerun
+                    // refused before it started (a stop) left the first run's tallies there.
+                    if let state = try await manager.getSyncStatus(name: entry.name), state.startTime != lastStart,
+                       let summary = await manager.lastSyncUpSummary[state.id] {
+                        summaries.append(summary)
+                        lastStart = state.startTime
                     }
                     // The link carried answers and then lost one (a stall on a lossy link): run it
                     // once more now. The engine journals what it sends, so the rerun checks the
                     // server's copies of those records before anything is sent again.
-                    guard let failure, attempts == 1, answered > 0, Self.isLinkFailure(failure) else { break }
+                    guard let failure, summaries.count == 1, summaries[0].sent > 0, Self.isLinkFailure(failure) else { break }
                 } while true
+                report.add(Self.combined(summaries))
                 if let failure {
                     if Self.failsAlone(failure) {
                         report.failedSyncs.append((entry.name, "\(failure)"))
@@ -138,8 +141,25 @@ public struct SyncRun: Sendable {
         }
     }
 
+    /// One sync up's tallies over its runs: a record the org refused in the first run is sent
+    /// again by the rerun and counted there, so the first run's refusals are left out.
+    public static func combined(_ runs: [SyncUpSummary]) -> SyncUpSummary {
+        guard var total = runs.first else { return SyncUpSummary() }
+        for later in runs.dropFirst() {
+            total.sent += later.sent - total.errors
+            total.errors = later.errors
+            total.created += later.created
+            total.updated += later.updated
+            total.deleted += later.deleted
+            total.removedLocally += later.removedLocally
+            total.conflicts += later.conflicts
+            total.recreated += later.recreated
+        }
+        return total
+    }
+
     /// Whether `error` is the network's (no answer, a stall, a broken connection), not the org's.
-    static func isLinkFailure(_ error: any Error) -> Bool {
+    public static func isLinkFailure(_ error: any Error) -> Bool {
         switch error {
         case SyncRemoteError.offline, MobileSyncError.remote(.offline): true
         default: false
@@ -256,7 +276,7 @@ public struct SyncRunReport: Sendable {
         var outcomes = "\(created) created, \(updated) updated, \(deleted) deleted"
         if refused > 0 { outcomes += ", \(refused) refused" }
         if conflicted > 0 { outcomes += ", \(conflicted) in conflict" }
-        var lines = ["Sent \(sent) change\(sent == 1 ? "" : "s") (\(outcomes)); received \(received) record\(received == 1 ? "" : "s") (\(down.stored) stored\(down.newDateOnly > 0 ? ", \(down.newDateOnly) of them only for a newer date, such as your own changes coming back" : ""), \(down.unchanged) unchanged, \(down.keptLocalChanges) kept for local changes); removed \(ghostsRemoved) deleted on the server."]
+        var lines = ["Sent \(sent) change\(sent == 1 ? "" : "s") (\(outcomes)); received \(received) record\(received == 1 ? "" : "s") (\(down.stored) stored\(down.heldAlready > 0 ? ", \(down.heldAlready) of them held already, such as your own changes coming back" : ""), \(down.unchanged) unchanged, \(down.keptLocalChanges) kept for local changes); removed \(ghostsRemoved) deleted on the server."]
         if recordErrors > 0 || conflicts > 0 {
             lines.append("\(recordErrors) record\(recordErrors == 1 ? "" : "s") with errors, \(conflicts) conflict\(conflicts == 1 ? "" : "s"); see forceterm status.")
         }
@@ -269,9 +289,9 @@ public struct SyncRunReport: Sendable {
 
 extension SyncDownSummary {
     /// `received` (every record committed) = `stored` + `unchanged` + `keptLocalChanges`; of
-    /// `stored`, `newDateOnly` held every value already (mostly the sync's own changes back).
+    /// `stored`, `heldAlready` held every value already (mostly the sync's own changes back).
     public var json: JSONObject {
         ["received": .int(Int64(received)), "stored": .int(Int64(stored)), "unchanged": .int(Int64(unchanged)),
-         "keptLocalChanges": .int(Int64(keptLocalChanges)), "newDateOnly": .int(Int64(newDateOnly))]
+         "keptLocalChanges": .int(Int64(keptLocalChanges)), "heldAlready": .int(Int64(heldAlready))]
     }
 }

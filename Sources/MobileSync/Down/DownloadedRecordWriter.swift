@@ -21,9 +21,9 @@ public struct DownloadedRecordWriter: Sendable {
         public var conflicts = 0
         /// Already held with the same modification time (`SkipUnchanged`).
         public var skippedUnchanged = 0
-        /// Saved for a newer modification time alone: every value was held already, as when a
-        /// sync's own writes come back (counted in `saved`).
-        public var newDateOnly = 0
+        /// Saved though every value was held already, the modification time aside: a sync's own
+        /// writes coming back, or pages stored again after a run that failed (counted in `saved`).
+        public var heldAlready = 0
 
         public init() {}
     }
@@ -109,10 +109,7 @@ public struct DownloadedRecordWriter: Sendable {
                     continue
                 }
             }
-            if let existing, existing[modificationDateFieldName] != record[modificationDateFieldName],
-               Self.holds(existing, every: record.filter { $0.key != modificationDateFieldName }) {
-                result.newDateOnly += 1
-            }
+            if let existing, heldAlready(record, by: existing) { result.heldAlready += 1 }
             // The stored copy's `_soupEntryId` survives the merge, so the batch upsert updates it.
             let merged = Self.merge(server: record, over: existing, syncId: syncId)
             if let index = written[id] {
@@ -162,6 +159,15 @@ public struct DownloadedRecordWriter: Sendable {
         guard merged != local else { return nil }
         result.merged += 1
         return merged
+    }
+
+    /// Whether the stored copy has every value of the server's but its modification time, as the
+    /// server compares values (a field missing here, as a local create leaves the empty ones, is
+    /// null); `attributes` (type and URL) are not values.
+    func heldAlready(_ server: JSONObject, by stored: JSONObject) -> Bool {
+        server.allSatisfy { key, value in
+            key == modificationDateFieldName || key == "attributes" || Self.isEngineOwned(key) || FieldValues.same(stored[key], value)
+        }
     }
 
     /// Whether the stored copy already has every value of the server's: two changes in one second

@@ -10,11 +10,11 @@ public struct SyncDownSummary: Sendable, Equatable {
     public var unchanged = 0
     /// Left alone because they have local changes (LEAVE_IF_CHANGED).
     public var keptLocalChanges = 0
-    /// Of `stored`, those whose values were all held already and only their modification time
-    /// was new: mostly this run's own sync up coming back. Not news from the server.
-    public var newDateOnly = 0
+    /// Of `stored`, those whose values were all held already (the modification time aside):
+    /// mostly this run's own sync up coming back. Not news from the server.
+    public var heldAlready = 0
     /// Stored because the server had something this store did not.
-    public var changedOnServer: Int { stored - newDateOnly }
+    public var changedOnServer: Int { stored - heldAlready }
 
     /// Every record received and committed, whatever became of it.
     public var received: Int { stored + unchanged + keptLocalChanges }
@@ -25,7 +25,7 @@ public struct SyncDownSummary: Sendable, Equatable {
         stored = result.saved
         unchanged = result.skippedUnchanged
         keptLocalChanges = result.skippedDirty
-        newDateOnly = result.newDateOnly
+        heldAlready = result.heldAlready
     }
 
     public static func + (left: SyncDownSummary, right: SyncDownSummary) -> SyncDownSummary {
@@ -33,7 +33,7 @@ public struct SyncDownSummary: Sendable, Equatable {
         sum.stored += right.stored
         sum.unchanged += right.unchanged
         sum.keptLocalChanges += right.keptLocalChanges
-        sum.newDateOnly += right.newDateOnly
+        sum.heldAlready += right.heldAlready
         return sum
     }
 }
@@ -105,56 +105,62 @@ struct SyncDownTask: Sendable {
         var committed = 0
         var newest = state.maxTimeStamp
         var lookahead = PageLookahead(fetch: fetch, since: boundary, pagesInFlight: pagesInFlight)
-        defer { lookahead.cancelAll() }
         // Values of ours whose answers were lost: merging must not mistake them for another user's.
         let ownWrites = try store.read { transaction in
             try Dictionary(uniqueKeysWithValues: Self.soups(of: target, soupName: state.soupName).map { soup in
                 (soup, try WriteJournal(soup: soup).lost(in: transaction).writes.mapValues(\.fields))
             })
         }
-        while true {
-            try await checkAccepting()
-            let records = page.records
-            let batchNewest = DownloadedRecordWriter.latestModification(of: records.map(\.record), field: target.modificationDateFieldName)
-            newest = max(newest, batchNewest)
-            let reachedEnd: Bool = if case .none = page.next { true } else { false }
-            // The next pages are asked for while this one is written, so the server's paging and
-            // the JSON parsing overlap the store's work. Only reads: a failure surfaces after
-            // this page has committed, and a failed write cancels them (the lookahead's defer).
-            let following = reachedEnd ? nil : lookahead.next(after: page)
-            let pageSummary = try store.write { transaction in
-                var pageSummary = SyncDownSummary()
-                for soup in Set(records.map(\.soup)).sorted() {
-                    var writer = DownloadedRecordWriter(
-                        soupName: soup, idFieldName: target.idFieldName, modificationDateFieldName: target.modificationDateFieldName,
-                        syncId: state.id)
-                    writer.ownWrites = ownWrites[soup] ?? [:]
-                    pageSummary = pageSummary + (try writeRecords(records.filter { $0.soup == soup }.map(\.record), writer: writer,
-                                                                  target: target, ownWrites: ownWrites, skip: skip, in: transaction))
+        do {
+            while true {
+                try await checkAccepting()
+                let records = page.records
+                let batchNewest = DownloadedRecordWriter.latestModification(of: records.map(\.record), field: target.modificationDateFieldName)
+                newest = max(newest, batchNewest)
+                let reachedEnd: Bool = if case .none = page.next { true } else { false }
+                // The next pages are asked for while this one is written, so the server's paging and
+                // the JSON parsing overlap the store's work. Only reads: a failure surfaces after
+                // this page has committed, and a failed write cancels them (drained below).
+                let following = reachedEnd ? nil : lookahead.next(after: page)
+                let pageSummary = try store.write { transaction in
+                    var pageSummary = SyncDownSummary()
+                    for soup in Set(records.map(\.soup)).sorted() {
+                        var writer = DownloadedRecordWriter(
+                            soupName: soup, idFieldName: target.idFieldName, modificationDateFieldName: target.modificationDateFieldName,
+                            syncId: state.id)
+                        writer.ownWrites = ownWrites[soup] ?? [:]
+                        pageSummary = pageSummary + (try writeRecords(records.filter { $0.soup == soup }.map(\.record), writer: writer,
+                                                                      target: target, ownWrites: ownWrites, skip: skip, in: transaction))
+                    }
+                    if sorted || reachedEnd { state.maxTimeStamp = newest }
+                    if !reachedEnd, state.totalSize > 0, committed + records.count < state.totalSize {
+                        state.progress = (committed + records.count) * 100 / state.totalSize
+                    }
+                    try syncs.save(state, in: transaction)
+                    return pageSummary
                 }
-                if sorted || reachedEnd { state.maxTimeStamp = newest }
-                if !reachedEnd, state.totalSize > 0, committed + records.count < state.totalSize {
-                    state.progress = (committed + records.count) * 100 / state.totalSize
+                summary = summary + pageSummary
+                committed += records.count
+                guard let following else { break }
+                report(state)
+                do {
+                    page = try await PageLookahead.value(of: following)
+                } catch let error as SyncRemoteError where resumable && restarts < Self.maximumQueryRestarts && Self.lostCursor(error) {
+                    // The server no longer has the query's cursor (expired, over its limit, or the
+                    // answer to its last page was lost and retried): ask again from the newest record
+                    // stored, which the marks saved with each page make a resume, not a new start.
+                    await lookahead.cancelAndDrain()
+                    restarts += 1
+                    skip = .atBoundary(state.maxTimeStamp)
+                    page = try await fetch.first(state: state, since: state.maxTimeStamp)
                 }
-                try syncs.save(state, in: transaction)
-                return pageSummary
             }
-            summary = summary + pageSummary
-            committed += records.count
-            guard let following else { break }
-            report(state)
-            do {
-                page = try await PageLookahead.value(of: following)
-            } catch let error as SyncRemoteError where resumable && restarts < Self.maximumQueryRestarts && Self.lostCursor(error) {
-                // The server no longer has the query's cursor (expired, over its limit, or the
-                // answer to its last page was lost and retried): ask again from the newest record
-                // stored, which the marks saved with each page make a resume, not a new start.
-                lookahead.cancelAll()
-                restarts += 1
-                skip = .atBoundary(state.maxTimeStamp)
-                page = try await fetch.first(state: state, since: state.maxTimeStamp)
-            }
+        } catch {
+            // No request of this run outlives it: the sync lock and the store are let go after.
+            await lookahead.cancelAndDrain()
+            throw error
         }
+        await lookahead.cancelAndDrain()
         return state
     }
 

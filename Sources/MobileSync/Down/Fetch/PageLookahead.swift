@@ -60,6 +60,13 @@ struct PageLookahead {
         ahead.removeAll()
     }
 
+    /// Cancels the pages in flight and waits for their requests to end.
+    mutating func cancelAndDrain() async {
+        let tasks = [current].compactMap { $0 } + ahead.map(\.task)
+        cancelAll()
+        for task in tasks { _ = try? await task.value }
+    }
+
     /// A page's answer, the request cancelled if the sync's own task is.
     static func value(of task: Task<SyncDownPage, any Error>) async throws -> SyncDownPage {
         try await withTaskCancellationHandler { try await task.value } onCancel: { task.cancel() }
