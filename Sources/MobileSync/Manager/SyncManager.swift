@@ -30,7 +30,7 @@ public actor SyncManager {
     public static let defaultBulkLoadMinimum = 10_000
     /// How many pages of a sync down's query are asked for at once, each on a connection of its
     /// own, in pages of 2,000 shared among them (`PageLookahead`). 1, the SDK's way, asks for each
-    /// page once the one before it has come; a lossy link fills only with several.
+    /// page once the one before it has come (measured the better choice on every emulated link).
     public let pagesInFlight: Int
     public private(set) var state: State = .acceptingSyncs
     private var active: Set<Int64> = []

@@ -1,6 +1,7 @@
-/// The pages of a query asked for before they are needed, several at once. On a lossy link one TCP
-/// connection cannot fill the link (every lost packet halves its window), and requests in a row
-/// wait a round trip each; pages in flight together, on connections of their own, do neither.
+/// The pages of a query asked for before they are needed: the next one while the current one is
+/// written, or several at once on connections of their own. Several were meant to fill a lossy
+/// link that one TCP connection could not; measured (`make bench-field`) they were slower and
+/// larger on every emulated link, so forceterm asks for one.
 ///
 /// A query's `nextRecordsUrl` names the offset of its next record (`…/query/01g…-2000`), so the
 /// pages after it can be named ahead by the size of the page just received. A page is only ever
