@@ -6,12 +6,12 @@ BUILD_FLAGS ?=
 SYSTEM_PACKAGES := libncursesw5-dev libsqlite3-dev libcurl4-openssl-dev sqlite3 tmux
 # localorg links zlib (gzip in both directions); its HTTPS test checks TLS with curl as an independent client.
 SYSTEM_PACKAGES += zlib1g-dev curl
-# SwiftPM asks pkg-config where libcurl lives (the CCurl system-library target).
-SYSTEM_PACKAGES += pkg-config
 # The install test renders the generated man page with groff, as man does.
 SYSTEM_PACKAGES += groff-base
 # `make bench-tui` compares the bytes a keystroke writes with less paging the same list.
 SYSTEM_PACKAGES += less
+# forceterm's own SQLite (SQLite3 Multiple Ciphers, for encrypted stores) is compiled from source.
+SYSTEM_PACKAGES += gcc libc6-dev
 # `make test` builds its Python test environment with venv, which Debian packages separately.
 SYSTEM_PACKAGES += python3 python3-venv
 # `make screenshots` renders with DejaVu Sans Mono, and WenQuanYi Micro Hei for CJK and Hangul.
@@ -32,8 +32,11 @@ SCREENSHOT_STAMP := $(VENV)/.installed-screenshot-requirements
 
 all: build
 
+## deps: the Debian packages, and forceterm's own SQLite (SQLite3 Multiple Ciphers, fetched from
+## PyPI by version and hash and compiled once into .build-sqlite3mc; every binary links it).
 deps:
 	@scripts/install-system-deps.sh $(SYSTEM_PACKAGES)
+	@scripts/build-sqlite3mc.sh .build-sqlite3mc
 
 build: deps
 	$(SWIFT) build $(BUILD_FLAGS)

@@ -6,6 +6,19 @@ import PackageDescription
 // -> ContactsApp (the app's state, no terminal) -> TerminalUI (over CNcursesw) -> ForcetermServices
 // (what the commands do) -> the forceterm executable (only its commands). localorg sits beside them
 // and shares ForceJSON and SalesforceTime.
+// forceterm's own SQLite (SQLite3 Multiple Ciphers: stores encrypted in SQLCipher 4's format), built
+// by `make` into .build-sqlite3mc/lib (scripts/build-sqlite3mc.sh). Its folder comes first on the
+// link path, so GRDB's `-lsqlite3` finds it rather than the system's, and in the RUNPATH: the build
+// folder for builds here, ../lib/forceterm beside the binary for `make install`, the tarball and
+// the .deb. A binary linked without it still runs, and refuses to open an encrypted store.
+let privateSQLite = Context.packageDirectory + "/.build-sqlite3mc/lib"
+// No target of this package asks pkg-config for its flags: SwiftPM would put the -L/usr/lib/… it
+// prints ahead of this -L, and GRDB's `-lsqlite3` would find the system's library first.
+let privateSQLiteLinking: [LinkerSetting] = [
+    .unsafeFlags(["-L" + privateSQLite, "-Xlinker", "-rpath", "-Xlinker", privateSQLite,
+                  "-Xlinker", "-rpath", "-Xlinker", "$ORIGIN/../lib/forceterm"]),
+]
+
 let strictConcurrency: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny"),
 ]
@@ -69,18 +82,17 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ],
-            swiftSettings: strictConcurrency),
+            swiftSettings: strictConcurrency,
+            linkerSettings: privateSQLiteLinking),
         // libcurl (Debian: libcurl4-openssl-dev) with a shim for its variadic calls.
         .systemLibrary(
             name: "CCurl",
             path: "Sources/CCurl",
-            pkgConfig: "libcurl",
             providers: [.apt(["libcurl4-openssl-dev"])]),
         // zlib (Debian: zlib1g-dev), for gzip-compressed request bodies.
         .systemLibrary(
             name: "CZlib",
             path: "Sources/CZlib",
-            pkgConfig: "zlib",
             providers: [.apt(["zlib1g-dev"])]),
         .target(
             name: "ForceAPI",
@@ -92,7 +104,7 @@ let package = Package(
             name: "MobileSync",
             dependencies: ["SmartStore", "ForceJSON", "SalesforceTime"],
             swiftSettings: strictConcurrency),
-        .systemLibrary(name: "CNcursesw", pkgConfig: "ncursesw"),
+        .systemLibrary(name: "CNcursesw"),
         .target(
             name: "ContactsApp",
             dependencies: ["SmartStore", "ForceJSON", "MobileSync", "SalesforceIds", "CSVTable"],
@@ -145,7 +157,8 @@ let package = Package(
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ],
-            swiftSettings: strictConcurrency),
+            swiftSettings: strictConcurrency,
+            linkerSettings: privateSQLiteLinking),
         .executableTarget(
             name: "localorg",
             dependencies: [

@@ -25,12 +25,14 @@ public final class SmartStore: Sendable {
     /// Opened read-only, because the file or its directory is not writable by this user: reads
     /// work, every write throws `SmartStoreError.readOnly`.
     public let isReadOnly: Bool
+    /// Encrypted at rest (SQLCipher 4's format); false for an unencrypted file opened as it was found.
+    public let isEncrypted: Bool
     let pool: DatabasePool
     let catalog = SoupCatalog()
 
-    /// Opens the store at `path`, creating it unless `mustExist` is set. Resumes any alterSoup that a
-    /// killed process left half done.
-    public init(path: String, mustExist: Bool = false) throws {
+    /// Opens the store at `path`, creating it unless `mustExist` is set, encrypted or not as
+    /// `encryption` says. Resumes any alterSoup that a killed process left half done.
+    public init(path: String, mustExist: Bool = false, encryption: StoreEncryption = .plain) throws {
         self.path = path
         let fileManager = FileManager.default
         let directory = (path as NSString).deletingLastPathComponent
@@ -46,12 +48,23 @@ public final class SmartStore: Sendable {
                 try fileManager.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
             }
         }
+        let key = try encryption.keyForOpening(path: path, writable: !isReadOnly)
+        isEncrypted = key != nil
         var configuration = Configuration()
         configuration.busyMode = .timeout(Self.busyTimeout)
         configuration.foreignKeysEnabled = false
         configuration.label = "SmartStore"
         let isNew = !mustExist && !fileManager.fileExists(atPath: path)
         configuration.prepareDatabase { db in
+            if let key {
+                try StoreCipher.apply(key, to: db)
+                // The first read of an encrypted file is where a wrong key shows.
+                do {
+                    _ = try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master")
+                } catch let error as DatabaseError where error.resultCode == .SQLITE_NOTADB {
+                    throw SmartStoreError.wrongKey(path: path)
+                }
+            }
             // Only an empty file takes a page size; an existing store keeps the one it has.
             if isNew { try db.execute(sql: "PRAGMA page_size = \(Self.pageSize)") }
             db.add(collation: TextCollation.collation)

@@ -18,6 +18,16 @@ public enum SmartStoreError: Error, Equatable, Sendable, CustomStringConvertible
     case lockFile(path: String, reason: String)
     /// A write to a store opened read-only (its file or directory is not writable).
     case readOnly(path: String)
+    /// An encrypted store opened without its key.
+    case encrypted(path: String)
+    /// An encrypted store that the key given does not open.
+    case wrongKey(path: String)
+    /// A binary linked with an SQLite that cannot encrypt (the system's).
+    case noEncryption
+    /// An unencrypted store another process holds, so it cannot be encrypted now.
+    case storeInUse(path: String)
+    /// A store key file that cannot be read or written.
+    case keyFile(path: String, reason: String)
 
     public var description: String {
         switch self {
@@ -55,6 +65,16 @@ public enum SmartStoreError: Error, Equatable, Sendable, CustomStringConvertible
             "cannot use the lock file \(path): \(reason); check that its directory is writable"
         case let .readOnly(path):
             "the store \(path) is read-only for you (the file or its directory is not writable): it can be read, not changed; make both writable (chmod u+w) to save changes"
+        case let .encrypted(path):
+            "the store \(path) is encrypted and no key was given for it: unlock forceterm first (forceterm unlock, or FORCETERM_PASSCODE in scripts)"
+        case let .wrongKey(path):
+            "the store \(path) does not open with the key given: it was encrypted with another key (another sign-in, or another demo's key file)"
+        case .noEncryption:
+            "this program is linked with an SQLite that cannot encrypt (the system's libsqlite3): build it with make, which builds forceterm's own SQLite into .build-sqlite3mc"
+        case let .keyFile(path, reason):
+            "cannot use the key file \(path): \(reason)"
+        case let .storeInUse(path):
+            "the store \(path) is open in another program (an older forceterm?) and cannot be encrypted meanwhile: close it and try again; nothing was changed"
         }
     }
 }

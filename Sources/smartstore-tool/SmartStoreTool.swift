@@ -10,7 +10,7 @@ struct SmartStoreTool: ParsableCommand {
         abstract: "Developer tools for forceterm's SmartStore: demo data, load tests and benchmarks.",
         // The Makefile's VERSION, as forceterm's (a test checks all three).
         version: "smartstore-tool 0.22.0",
-        subcommands: [Seed.self, Load.self, Bench.self, BenchCase.self])
+        subcommands: [Seed.self, Load.self, Encrypt.self, Bench.self, BenchCase.self])
 }
 
 /// Options shared by the commands that open a store with the app's soups.
@@ -21,8 +21,15 @@ struct StoreOptions: ParsableArguments {
     @Option(help: "The directory holding userstore.json.")
     var config: String = "config"
 
+    @Option(help: "A file holding the store's key (64 hexadecimal digits): the store is encrypted with it, an unencrypted one first in place.")
+    var keyFile: String?
+
+    var encryption: StoreEncryption {
+        get throws { try keyFile.map { .encrypted(try StoreKey(contentsOfFile: $0)) } ?? .plain }
+    }
+
     func open() throws -> SmartStore {
-        let smartStore = try SmartStore(path: store)
+        let smartStore = try SmartStore(path: store, encryption: try encryption)
         let configURL = URL(fileURLWithPath: config).appendingPathComponent("userstore.json")
         try smartStore.setup(from: StoreConfig(contentsOf: configURL))
         return smartStore

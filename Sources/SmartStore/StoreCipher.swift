@@ -1,0 +1,52 @@
+import Foundation
+import GRDB
+
+/// SQLCipher 4's format, as SQLite3 Multiple Ciphers writes it: AES-256 pages with an HMAC-SHA512
+/// each, the key given raw. Pages are SmartStore's 16 KB rather than SQLCipher's default 4 KB, so an
+/// SQLCipher tool opens a store with `PRAGMA key = "x'…'"` and `PRAGMA cipher_page_size = 16384`.
+enum StoreCipher {
+    /// Must run on each connection before anything reads the file.
+    static func apply(_ key: StoreKey, to db: Database) throws {
+        try requireEncryptingSQLite(db)
+        try db.execute(sql: "PRAGMA cipher = 'sqlcipher'")
+        try db.execute(sql: "PRAGMA legacy = 4")
+        try db.execute(sql: "PRAGMA legacy_page_size = \(SmartStore.pageSize)")
+        try db.execute(sql: "PRAGMA key = \"\(key.rawKeyLiteral)\"")
+    }
+
+    /// The `file:` URI parameters that make a new database file (VACUUM INTO's target) encrypted the same way.
+    static func uriParameters(_ key: StoreKey) -> String {
+        "cipher=sqlcipher&legacy=4&legacy_page_size=\(SmartStore.pageSize)&key=x%27\(key.hex)%27"
+    }
+
+    /// A binary linked with the system's SQLite would take `PRAGMA key` silently and write plain
+    /// pages; SQLite3 Multiple Ciphers answers `PRAGMA cipher` with its scheme, SQLite with nothing.
+    static func requireEncryptingSQLite(_ db: Database) throws {
+        guard (try? String.fetchOne(db, sql: "PRAGMA cipher")) != nil else { throw SmartStoreError.noEncryption }
+    }
+
+    /// What the first bytes of a store file say.
+    enum FileFormat: Equatable {
+        case absent
+        /// Zero bytes: SQLite writes the header with the first transaction.
+        case empty
+        /// Starts with SQLite's header.
+        case plain
+        /// Anything else: encrypted pages start with a random salt.
+        case encrypted
+        /// Not readable by this user; SQLite says why when it is opened.
+        case unreadable
+    }
+
+    static let plainHeader = Array("SQLite format 3\0".utf8)
+
+    static func format(of path: String) -> FileFormat {
+        guard let handle = FileHandle(forReadingAtPath: path) else {
+            return FileManager.default.fileExists(atPath: path) ? .unreadable : .absent
+        }
+        defer { try? handle.close() }
+        let head = (try? handle.read(upToCount: plainHeader.count)) ?? Data()
+        if head.isEmpty { return .empty }
+        return Array(head) == plainHeader ? .plain : .encrypted
+    }
+}
