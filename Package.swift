@@ -8,15 +8,15 @@ import PackageDescription
 // and shares ForceJSON and SalesforceTime.
 // forceterm's own SQLite (SQLite3 Multiple Ciphers: stores encrypted in SQLCipher 4's format), built
 // by `make` into .build-sqlite3mc/lib (scripts/build-sqlite3mc.sh). Its folder comes first on the
-// link path, so GRDB's `-lsqlite3` finds it rather than the system's, and in the RUNPATH: the build
-// folder for builds here, ../lib/forceterm beside the binary for `make install`, the tarball and
-// the .deb. A binary linked without it still runs, and refuses to open an encrypted store.
+// link path, so GRDB's `-lsqlite3` finds it rather than the system's, and in the RUNPATH:
+// ../lib/forceterm beside the binary first (`make install`, the tarball and the .deb ship it
+// there), then the build folder for builds here. A binary linked without it still runs, and refuses to open an encrypted store.
 let privateSQLite = Context.packageDirectory + "/.build-sqlite3mc/lib"
 // No target of this package asks pkg-config for its flags: SwiftPM would put the -L/usr/lib/… it
 // prints ahead of this -L, and GRDB's `-lsqlite3` would find the system's library first.
 let privateSQLiteLinking: [LinkerSetting] = [
-    .unsafeFlags(["-L" + privateSQLite, "-Xlinker", "-rpath", "-Xlinker", privateSQLite,
-                  "-Xlinker", "-rpath", "-Xlinker", "$ORIGIN/../lib/forceterm"]),
+    .unsafeFlags(["-L" + privateSQLite, "-Xlinker", "-rpath", "-Xlinker", "$ORIGIN/../lib/forceterm",
+                  "-Xlinker", "-rpath", "-Xlinker", privateSQLite]),
 ]
 
 let strictConcurrency: [SwiftSetting] = [

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Packs forceterm for a laptop without a Swift toolchain: release binaries with the Swift runtime
 # linked in (--static-swift-stdlib), their man pages and shell completions, as a tarball and a .deb
-# that depends only on the Debian libraries the binaries link (libcurl, ncurses, sqlite, zlib).
+# that depends only on the Debian libraries the binaries link (libcurl, ncurses, zlib); SQLite is
+# forceterm's own (SQLite3 Multiple Ciphers, for encrypted stores), shipped in usr/lib/forceterm.
 #   scripts/dist.sh BIN_DIR VERSION OUT_DIR    BIN_DIR holds the static release build and generate-manual
 # `make dist` builds into .build-dist and calls it.
 set -euo pipefail
@@ -28,7 +29,7 @@ done
 
 # The same files make install puts under a prefix, under /usr in the package.
 scripts/install.sh "$bin_dir" "$staging/$name/usr" >/dev/null
-strip --strip-unneeded "$staging/$name/usr/bin/"* 2>/dev/null || true
+strip --strip-unneeded "$staging/$name/usr/bin/"* "$staging/$name/usr/lib/forceterm/"* 2>/dev/null || true
 
 # The Debian packages that provide the libraries the binaries name themselves (NEEDED), found
 # where ldd resolves them; their own dependencies come with those packages.

@@ -7,7 +7,7 @@ set -euo pipefail
 
 binaries=(forceterm localorg smartstore-tool)
 files=(
-  bin/forceterm bin/localorg bin/smartstore-tool
+  bin/forceterm bin/localorg bin/smartstore-tool lib/forceterm/libforceterm-sqlite3.so.0
   share/man/man1/forceterm.1 share/man/man1/localorg.1
   share/bash-completion/completions/forceterm share/zsh/site-functions/_forceterm
   share/fish/vendor_completions.d/forceterm.fish
@@ -20,6 +20,7 @@ if [[ "${1:-}" == "--uninstall" ]]; then
   for file in "${files[@]}"; do
     if [[ -e "$prefix/$file" ]]; then rm -f "$prefix/$file" && echo "removed $prefix/$file"; fi
   done
+  rmdir "$prefix/lib/forceterm" 2>/dev/null || true
   exit 0
 fi
 
@@ -29,11 +30,15 @@ for binary in "${binaries[@]}" generate-manual; do
   [[ -x "$bin_dir/$binary" ]] || { echo "install.sh: $bin_dir/$binary is missing; build first (make install does)" >&2; exit 1; }
 done
 
-install -d "$prefix/bin" "$prefix/share/man/man1" "$prefix/share/bash-completion/completions" \
+install -d "$prefix/bin" "$prefix/lib/forceterm" "$prefix/share/man/man1" "$prefix/share/bash-completion/completions" \
   "$prefix/share/zsh/site-functions" "$prefix/share/fish/vendor_completions.d"
 for binary in "${binaries[@]}"; do
   install -m 0755 "$bin_dir/$binary" "$prefix/bin/$binary"
 done
+# forceterm's own SQLite (encrypted stores), found by the binaries at $ORIGIN/../lib/forceterm.
+sqlite=$(ldd "$bin_dir/forceterm" | awk '$1 == "libforceterm-sqlite3.so.0" { print $3 }')
+[[ -f "$sqlite" ]] || { echo "install.sh: $bin_dir/forceterm does not link libforceterm-sqlite3.so.0; build with make" >&2; exit 1; }
+install -m 0644 "$sqlite" "$prefix/lib/forceterm/libforceterm-sqlite3.so.0"
 
 # Completions and man pages come from the commands themselves (swift-argument-parser), so they
 # never disagree with --help.

@@ -32,8 +32,10 @@ enum StoreCipher {
         case empty
         /// Starts with SQLite's header.
         case plain
-        /// Anything else: encrypted pages start with a random salt.
+        /// Whole pages that start with anything else: an encrypted file starts with a random salt.
         case encrypted
+        /// Neither (a text file, say): opened as it is, SQLite says it is not a database.
+        case other
         /// Not readable by this user; SQLite says why when it is opened.
         case unreadable
     }
@@ -47,6 +49,10 @@ enum StoreCipher {
         defer { try? handle.close() }
         let head = (try? handle.read(upToCount: plainHeader.count)) ?? Data()
         if head.isEmpty { return .empty }
-        return Array(head) == plainHeader ? .plain : .encrypted
+        if Array(head) == plainHeader { return .plain }
+        let size = (try? handle.seekToEnd()) ?? 0
+        let looksLikeText = head.allSatisfy { (0x20...0x7E).contains($0) || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }
+        // Pages are 512 bytes to 64 KB, so an SQLite file of any kind is a whole number of 512-byte blocks.
+        return size % 512 == 0 && !looksLikeText ? .encrypted : .other
     }
 }

@@ -120,6 +120,8 @@ extension StoreEncryption {
     /// and allowed to write it; nil to open it unencrypted.
     func keyForOpening(path: String, writable: Bool) throws -> StoreKey? {
         let format = StoreCipher.format(of: path)
+        // Not a database at all: opened as it is, so SQLite's own refusal names the problem.
+        if format == .other { return nil }
         switch self {
         case .plain:
             if format == .encrypted { throw SmartStoreError.encrypted(path: path) }

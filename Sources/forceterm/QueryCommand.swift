@@ -51,7 +51,7 @@ struct QueryCommand: ParsableCommand {
 
     func run() throws {
         try CommandFailure.reporting {
-            let store = try SmartStore(path: try globalOptions.location(storeOptions).path, mustExist: true)
+            let store = try StoreKeys.open(try globalOptions.location(storeOptions).path, mustExist: true)
             let result = try SmartSqlPage.fetch(smartSql, store: store, page: page, pageSize: pageSize)
             let (columns, summary) = (result.columns, result.summary)
             if json {

@@ -40,7 +40,7 @@ struct StatusCommand: ParsableCommand {
                 }
                 throw ConfigError(RecordCatalog.noStore(at: path))
             }
-            let store = try SmartStore(path: path, mustExist: true)
+            let store = try StoreKeys.open(path, mustExist: true)
             let soups = try store.soupNames().filter { !LocalChanges.bookkeepingSoups.contains($0) }.sorted()
             let changes = try soups.map { try SoupChanges.count(soup: $0, in: store) }
             let syncs = try store.hasSoup(SyncState.soupName) ? try SyncsSoup(store: store).all() : []

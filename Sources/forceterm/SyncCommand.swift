@@ -49,7 +49,7 @@ struct SyncCommand: ParsableCommand {
             let configuration = try SyncConfiguration.load(directory: configOptions.directory, global: globalOptions.global)
             let session = try SignedInSession.load(cacert: cacert, verbose: verbose)
             let storePath = try globalOptions.explicitPath(storeOptions) ?? session.storePath
-            let store = try SmartStore(path: storePath)
+            let store = try StoreKeys.open(storePath)
             try StoreOrigin.claim(store, at: storePath, for: session)
             try store.setup(from: configuration.store)
             let manager = try SyncManager(store: store, remote: TestCrashPoint.wrapping(ForceClientRemote(client: session.client)),

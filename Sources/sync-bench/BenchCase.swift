@@ -41,6 +41,8 @@ struct BenchCase: AsyncParsableCommand {
     @Flag(help: "The sync up sends updates only (n records synced down once, then edited), no creates.") var updatesOnly = false
     @Flag(help: "Before the timed sync up, an untimed one of an earlier edit of the same records, with no sync down after it: their dates are unknown.")
     var datesUnknown = false
+    @Flag(help: "The store is encrypted (SQLCipher 4's format; a key file beside it, made on first use), as the demo's is.")
+    var encrypted = false
 
     static let downSyncName = "benchSyncDown"
 
@@ -92,7 +94,7 @@ struct BenchCase: AsyncParsableCommand {
             page = try await session.client.queryMore(next)
             pages.append(page.records.compactMap(\.objectValue))
         }
-        let store = try definitions.openStore(try requiredStore())
+        let store = try definitions.openStore(try requiredStore(), encrypted: encrypted)
         let target = definitions.downTarget
         let start = ContinuousClock.now
         let bulkLoad = n >= SyncManager.defaultBulkLoadMinimum
@@ -110,7 +112,7 @@ struct BenchCase: AsyncParsableCommand {
     }
 
     private func downSync(_ definitions: BenchDefinitions, _ session: BenchSession, name: String, expected: Int?) async throws -> JSONObject {
-        let store = try definitions.openStore(try requiredStore())
+        let store = try definitions.openStore(try requiredStore(), encrypted: encrypted)
         if listIndex { try store.ensureTextSortIndex(soup: BenchDefinitions.soup, path: "LastName") }
         let manager = try SyncManager(store: store, remote: ForceClientRemote(client: session.client), pagesInFlight: pagesInFlight)
         session.requests.reset()
@@ -125,7 +127,7 @@ struct BenchCase: AsyncParsableCommand {
     }
 
     private func downResync(_ definitions: BenchDefinitions, _ session: BenchSession) async throws -> JSONObject {
-        let store = try definitions.openStore(try requiredStore())
+        let store = try definitions.openStore(try requiredStore(), encrypted: encrypted)
         let manager = try SyncManager(store: store, remote: ForceClientRemote(client: session.client))
         session.requests.reset()
         let start = ContinuousClock.now
@@ -143,7 +145,7 @@ struct BenchCase: AsyncParsableCommand {
     /// new ones, then times the sync up alone and checks every change arrived. `--updates-only`:
     /// `n` updates; `--dates-unknown`: an earlier edit of them was synced up with no sync down since.
     private func up(_ definitions: BenchDefinitions, _ session: BenchSession) async throws -> JSONObject {
-        let store = try definitions.openStore(try requiredStore())
+        let store = try definitions.openStore(try requiredStore(), encrypted: encrypted)
         let manager = try SyncManager(store: store, remote: ForceClientRemote(client: session.client), requestConcurrency: requestConcurrency)
         let updates = updatesOnly ? n : n / 2
         let creates = n - updates

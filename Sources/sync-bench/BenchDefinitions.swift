@@ -43,9 +43,12 @@ struct BenchDefinitions: Sendable {
         return target
     }
 
-    /// A store file with the repo's soups.
-    func openStore(_ path: String) throws -> SmartStore {
-        let store = try SmartStore(path: path)
+    /// A store file with the repo's soups; an encrypted one has its key in `<path>.key`, so the
+    /// cases that reopen a store find it.
+    func openStore(_ path: String, encrypted: Bool = false) throws -> SmartStore {
+        let keyFile = path + ".key"
+        if encrypted, !FileManager.default.fileExists(atPath: keyFile) { try StoreKey.random().write(toFile: keyFile) }
+        let store = try SmartStore(path: path, encryption: encrypted ? .encrypted(try StoreKey(contentsOfFile: keyFile)) : .plain)
         _ = try store.setup(from: storeConfig)
         return store
     }

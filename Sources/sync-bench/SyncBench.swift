@@ -97,6 +97,13 @@ struct BenchRun: AsyncParsableCommand {
                 "--store", "\(directory)/down-\(size)-ahead.sqlite", "--pages-in-flight", "3",
             ])
             table.add(name: "sync down, 3 pages of 600 in flight", n: size, result: ahead, baseline: floor)
+            // The same first sync into an encrypted store (SQLCipher 4's format), against the unencrypted one above.
+            let encrypted = try runCase([
+                "down-sync", "--url", server.url, "--ca", server.caFile, "--config", config, "--n", "\(size)",
+                "--store", "\(directory)/down-\(size)-encrypted.sqlite", "--encrypted",
+            ])
+            table.add(name: "sync down, encrypted store vs unencrypted", n: size, result: encrypted, baseline: sync,
+                      goal: .withinBaseline(1.15))
             let changed = max(1, Int(Double(size) * changedShare))
             try await changeOnServer(server, count: changed)
             let resync = try runCase(arguments("down-resync", n: changed))
@@ -121,13 +128,17 @@ struct BenchRun: AsyncParsableCommand {
             return try runCase(["up", "--url", server.url, "--ca", server.caFile, "--config", config, "--n", "\(n)",
                                 "--store", "\(directory)/up-\(caseNumber).sqlite"] + extra)
         }
+        var collection: JSONObject = [:]
         for size in upSizes.sorted() {
             let floor = Double((size + 199) / 200) * rtt
-            table.add(name: "sync up, collection target (default)", n: size, result: try up(size, []),
+            collection = try up(size, [])
+            table.add(name: "sync up, collection target (default)", n: size, result: collection,
                       floorSeconds: floor, goal: .withinFloor(1.5))
         }
         if let size = upSizes.max() {
             let floor = Double((size + 199) / 200) * rtt
+            table.add(name: "sync up, encrypted store vs unencrypted", n: size, result: try up(size, ["--encrypted"]),
+                      baseline: collection, goal: .withinBaseline(1.15))
             // A realistic second day: every record was synced once, and the user changed them.
             table.add(name: "sync up, updates of synced records", n: size, result: try up(size, ["--updates-only"]),
                       floorSeconds: floor, goal: .withinFloor(1.5))

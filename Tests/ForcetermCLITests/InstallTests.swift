@@ -51,6 +51,13 @@ struct InstallTests {
         for binary in ["forceterm", "localorg", "smartstore-tool"] {
             #expect(fileManager.isExecutableFile(atPath: prefix.appendingPathComponent("bin/\(binary)").path), "bin/\(binary)")
         }
+        // forceterm's own SQLite comes along, and the installed binaries load that copy.
+        let sqlite = prefix.appendingPathComponent("lib/forceterm/libforceterm-sqlite3.so.0").path
+        #expect(fileManager.fileExists(atPath: sqlite))
+        let linked = try Self.run("ldd", [prefix.appendingPathComponent("bin/forceterm").path])
+        let loaded = linked.standardOutput.split(separator: "\n").first { $0.contains("libforceterm-sqlite3.so.0 =>") } ?? ""
+        #expect(loaded.contains(prefix.path) && loaded.contains("/lib/forceterm/"), "\(linked.standardOutput)")
+        #expect(!linked.standardOutput.contains("libsqlite3.so.0"), "the system's SQLite is not linked: \(linked.standardOutput)")
         let version = try Self.run(prefix.appendingPathComponent("bin/forceterm").path, ["--version"])
         #expect(version.standardOutput == "forceterm \(try Self.makefileVersion())\n", "the installed binary runs: \(version)")
 
@@ -79,7 +86,7 @@ struct InstallTests {
 
         let removed = try Self.run("bash", [script, "--uninstall", prefix.path])
         #expect(removed.exitCode == 0, "\(removed)")
-        for path in [bash, zsh, fish, page, prefix.appendingPathComponent("bin/forceterm").path] {
+        for path in [bash, zsh, fish, page, sqlite, prefix.appendingPathComponent("bin/forceterm").path] {
             #expect(!fileManager.fileExists(atPath: path), "\(path) removed")
         }
         let noBuild = try Self.run("bash", [script, prefix.path + "/nowhere", prefix.path])

@@ -69,7 +69,8 @@ public enum DemoLauncher {
     /// with none, the TUI's first sync runs at once; with some, they wait for `s`.
     public static func queuedChanges(session: SignedInSession, configDirectory: String?) throws -> Int {
         let configuration = try SyncConfiguration.load(directory: configDirectory)
-        try SmartStore(path: session.storePath).setup(from: configuration.store)
+        try StoreKeys.createKeyFile(forStore: session.storePath)
+        try StoreKeys.open(session.storePath).setup(from: configuration.store)
         return try LocalChanges.count(storePath: session.storePath).total
     }
 

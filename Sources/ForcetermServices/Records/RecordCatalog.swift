@@ -26,19 +26,19 @@ public struct RecordCatalog {
     public init(storePath path: String, global: Bool = false, configDirectory: String?, whenMissing: MissingStore = .refuse) throws {
         let configuration = try SyncConfiguration.load(directory: configDirectory, global: global)
         if FileManager.default.fileExists(atPath: path) {
-            store = try SmartStore(path: path, mustExist: true)
+            store = try StoreKeys.open(path, mustExist: true)
             scratch = nil
         } else {
             switch whenMissing {
             case .refuse:
                 throw ConfigError(Self.noStore(at: path))
             case .create:
-                store = try SmartStore(path: path)
+                store = try StoreKeys.open(path)
                 try store.setup(from: configuration.store)
                 scratch = nil
             case .scratch:
                 let directory = try ScratchDirectory()
-                store = try SmartStore(path: directory.path + "/store.sqlite")
+                store = try StoreKeys.open(directory.path + "/store.sqlite")
                 try store.setup(from: configuration.store)
                 scratch = directory
             }

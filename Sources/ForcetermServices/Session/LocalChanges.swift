@@ -20,7 +20,7 @@ public struct LocalChanges {
     /// Counts them in the store at `storePath`; a store that does not exist has none.
     public static func count(storePath: String) throws -> LocalChanges {
         guard FileManager.default.fileExists(atPath: storePath) else { return LocalChanges() }
-        let store = try SmartStore(path: storePath, mustExist: true)
+        let store = try StoreKeys.open(storePath, mustExist: true)
         var changes = LocalChanges()
         for soup in try store.soupNames() {
             changes.perSoup.append((soup, try store.count(flagged(LocalField.local, soup: soup, in: store))))

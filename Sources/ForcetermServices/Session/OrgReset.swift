@@ -40,7 +40,7 @@ public struct OrgReset {
     /// are none. The store itself is not changed.
     public static func setAside(storePath: String, previous: OAuthCredentials, directory: String, now: Date = Date()) throws -> (path: String, count: Int)? {
         guard FileManager.default.fileExists(atPath: storePath) else { return nil }
-        let store = try SmartStore(path: storePath, mustExist: true)
+        let store = try StoreKeys.open(storePath, mustExist: true)
         var changes: [JSONValue] = []
         for soup in try store.soupNames().sorted() where !LocalChanges.bookkeepingSoups.contains(soup) {
             let records = try store.query(LocalChanges.flagged(LocalField.local, soup: soup, in: store, pageSize: Int(Int32.max)))

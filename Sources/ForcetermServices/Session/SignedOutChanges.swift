@@ -30,7 +30,7 @@ public struct SignedOutChanges {
     public static func move(from source: String, to target: String, storeConfig: StoreConfig) throws -> Outcome {
         var outcome = Outcome()
         guard source != target, FileManager.default.fileExists(atPath: source) else { return outcome }
-        let from = try SmartStore(path: source, mustExist: true)
+        let from = try StoreKeys.open(source, mustExist: true)
         func scan() throws -> (created: [(soup: String, records: [JSONObject])], left: Int) {
             var created: [(soup: String, records: [JSONObject])] = []
             var left = 0
@@ -55,7 +55,7 @@ public struct SignedOutChanges {
         defer { withExtendedLifetime(lock) {} }
         let (created, left) = try scan()
         outcome.left = left
-        let to = try SmartStore(path: target)
+        let to = try StoreKeys.open(target)
         try to.setup(from: storeConfig)
         try to.write { transaction in
             for (soup, records) in created {

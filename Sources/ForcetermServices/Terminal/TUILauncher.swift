@@ -15,7 +15,7 @@ public enum TUILauncher {
                     helpNotes: HelpOverlay.Notes? = nil, syncOnOpen: Bool = false) throws {
         let config = try SyncConfiguration.load(directory: configDirectory)
         let fields = try SyncedFields(usersyncsJSON: config.syncsJSON)
-        let store = try SmartStore(path: location.path)
+        let store = try StoreKeys.open(location.path)
         try store.setup(from: config.store)
         // A read-only store is shown, not synced: a sync would only fail on its first write.
         let (sync, notices) = store.isReadOnly ? (nil, [])
