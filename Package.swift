@@ -89,6 +89,8 @@ let package = Package(
             name: "CCurl",
             path: "Sources/CCurl",
             providers: [.apt(["libcurl4-openssl-dev"])]),
+        // The kernel's key retention service (keyctl), for a store key kept unlocked per login session.
+        .systemLibrary(name: "CKeyring", path: "Sources/CKeyring"),
         // zlib (Debian: zlib1g-dev), for gzip-compressed request bodies.
         .systemLibrary(
             name: "CZlib",
@@ -118,8 +120,11 @@ let package = Package(
         .target(
             name: "ForcetermServices",
             dependencies: [
-                "SmartStore", "TerminalUI", "ContactsApp", "ForceJSON", "ForceAPI", "MobileSync",
+                "SmartStore", "TerminalUI", "ContactsApp", "ForceJSON", "ForceAPI", "MobileSync", "CKeyring",
                 .product(name: "TOMLKit", package: "TOMLKit"),
+                // The store key wrapped by the user's passcode: AES-GCM, and PBKDF2 as SQLCipher derives keys.
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
             ],
             swiftSettings: strictConcurrency),
         // The executable is its commands: ArgumentParser types over ForcetermServices.

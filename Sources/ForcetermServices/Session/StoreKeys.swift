@@ -1,23 +1,58 @@
+import ContactsApp
 import Foundation
 import SmartStore
 
-/// Which key opens one of forceterm's stores. A store with a key file beside it (`<store>.key`,
-/// 0600) is encrypted with that key: the demo's store is, with a key of its own, so the demo runs
-/// on the same encrypted files as everyone's without asking anything. A store without one is
-/// opened unencrypted, as before.
+/// Which key opens one of forceterm's stores, in this order:
+/// - a key file beside the store (`<store>.key`, 0600): the demo's store has a key of its own, so
+///   the demo runs on the same encrypted files as everyone's without asking anything;
+/// - a key wrapped by the user's passcode (`<store>.passcode-key`): taken from the session keyring
+///   while unlocked, else unwrapped with the passcode (`FORCETERM_PASSCODE`, or asked) and kept
+///   unlocked there;
+/// - neither: the store is not encrypted (until `forceterm passcode` sets a passcode).
 public enum StoreKeys {
     public static func keyFile(forStore path: String) -> String { path + ".key" }
 
     /// How the store at `path` is opened.
-    public static func encryption(forStore path: String) throws -> StoreEncryption {
+    public static func encryption(forStore path: String, passcode: Passcode = Passcode(), keyring: SessionKeyring = SessionKeyring()) throws -> StoreEncryption {
         let file = keyFile(forStore: path)
-        guard FileManager.default.fileExists(atPath: file) else { return .plain }
-        return .encrypted(try StoreKey(contentsOfFile: file))
+        if FileManager.default.fileExists(atPath: file) { return .encrypted(try StoreKey(contentsOfFile: file)) }
+        if let wrapped = try WrappedStoreKey.read(forStore: path) {
+            return .encrypted(try unlock(store: path, wrapped: wrapped, passcode: passcode, keyring: keyring))
+        }
+        return .plain
     }
 
-    /// Opens the store at `path` with its key; an unencrypted store that has a key file is encrypted first.
+    /// Opens the store at `path` with its key; an unencrypted store that has a key is encrypted first.
     public static func open(_ path: String, mustExist: Bool = false) throws -> SmartStore {
         try SmartStore(path: path, mustExist: mustExist, encryption: try encryption(forStore: path))
+    }
+
+    /// The key of a passcode-protected store: the unlocked one in the keyring, else unwrapped with
+    /// the passcode and kept unlocked.
+    public static func unlock(store path: String, wrapped: WrappedStoreKey, passcode: Passcode, keyring: SessionKeyring) throws -> StoreKey {
+        if let key = keyring.key(forStore: path) { return key }
+        guard let given = passcode.toUnlock(prompt: "Passcode for forceterm: ") else {
+            throw ConfigError("your store \(path) is locked: run forceterm unlock in this login first, or give the passcode in \(Passcode.variable) (scripts)")
+        }
+        return try unwrap(wrapped, passcode: given, store: path, keyring: keyring)
+    }
+
+    /// Unwraps with `passcode`; a wrong one is counted (in the file) and said.
+    static func unwrap(_ wrapped: WrappedStoreKey, passcode: String, store path: String, keyring: SessionKeyring) throws -> StoreKey {
+        var wrapped = wrapped
+        guard let key = try wrapped.open(passcode: passcode) else {
+            wrapped.failedAttempts += 1
+            try? wrapped.write(forStore: path)
+            let times = wrapped.failedAttempts == 1 ? "" : " (\(wrapped.failedAttempts) wrong in a row)"
+            throw ConfigError("wrong passcode for \(path)\(times); nothing was opened. Forgotten? Signing in again starts a fresh store "
+                              + "(forceterm logout --force, then forceterm login), and changes not yet sent from this one are lost")
+        }
+        if wrapped.failedAttempts > 0 {
+            wrapped.failedAttempts = 0
+            try? wrapped.write(forStore: path)
+        }
+        try? keyring.remember(key, forStore: path)
+        return key
     }
 
     /// Gives the store at `path` a new random key file unless it has one; the store, new or from

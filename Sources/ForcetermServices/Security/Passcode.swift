@@ -1,0 +1,46 @@
+import ContactsApp
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Where a passcode comes from: `FORCETERM_PASSCODE` for scripts and tests (as borg and restic take
+/// theirs), else typed at a prompt with echo off when standard input is a terminal.
+public struct Passcode: Sendable {
+    public static let variable = "FORCETERM_PASSCODE"
+    /// The fewest characters a new passcode may have when the org's policy names no length.
+    public static let defaultMinimumLength = 4
+
+    let environment: [String: String]
+
+    public init(environment: [String: String] = ProcessInfo.processInfo.environment) { self.environment = environment }
+
+    /// The passcode given in the environment, if any.
+    public var fromEnvironment: String? { environment[Self.variable].flatMap { $0.isEmpty ? nil : $0 } }
+
+    public static var canAsk: Bool { isatty(STDIN_FILENO) == 1 }
+
+    /// The passcode to unlock a store: the environment's, or asked; nil when neither can be had.
+    public func toUnlock(prompt: String) -> String? {
+        if let given = fromEnvironment { return given }
+        guard Self.canAsk else { return nil }
+        return PasswordInput.readLine(prompt: prompt)
+    }
+
+    /// A new passcode: asked twice on a terminal, read once from a pipe; refused when too short.
+    public static func new(minimumLength: Int = defaultMinimumLength) throws -> String {
+        guard let first = PasswordInput.readLine(prompt: "New passcode (at least \(minimumLength) characters): ") else {
+            throw ConfigError("no new passcode given: type it at the prompt, or give it on standard input")
+        }
+        guard first.count >= minimumLength else {
+            throw ConfigError("a passcode needs at least \(minimumLength) characters; nothing was changed")
+        }
+        if canAsk {
+            guard PasswordInput.readLine(prompt: "The same passcode again: ") == first else {
+                throw ConfigError("the two passcodes differ; nothing was changed")
+            }
+        }
+        return first
+    }
+}

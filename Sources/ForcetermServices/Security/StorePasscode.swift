@@ -1,0 +1,62 @@
+import ContactsApp
+import Foundation
+import SmartStore
+
+/// `forceterm passcode`, `unlock` and `lock`: the passcode that protects a store's key, and the
+/// key kept unlocked in the session keyring. Each returns the line to print.
+public enum StorePasscode {
+    /// Sets the store's first passcode, which encrypts the store (and everything it holds already),
+    /// or changes it: the same key sealed anew, so nothing is re-encrypted.
+    public static func set(store path: String, current: Passcode = Passcode(), keyring: SessionKeyring = SessionKeyring(),
+                           newPasscode: () throws -> String) throws -> String {
+        if FileManager.default.fileExists(atPath: StoreKeys.keyFile(forStore: path)) {
+            throw ConfigError("\(path) has a key file of its own (\(StoreKeys.keyFile(forStore: path)), as the demo's store has): it takes no passcode")
+        }
+        if let wrapped = try WrappedStoreKey.read(forStore: path) {
+            guard let given = current.fromEnvironment ?? PasswordInput.readLine(prompt: "Current passcode: ") else {
+                throw ConfigError("changing the passcode needs the current one: type it at the prompt, give it on standard input, or in \(Passcode.variable)")
+            }
+            let key = try StoreKeys.unwrap(wrapped, passcode: given, store: path, keyring: keyring)
+            try WrappedStoreKey.seal(key, passcode: try newPasscode()).write(forStore: path)
+            return "Passcode changed. The store keeps its key, so nothing was re-encrypted; it stays unlocked in this login for \(keyring.timeout / 60) minutes."
+        }
+        let passcode = try newPasscode()
+        let key = StoreKey.random()
+        // The sealed key is on disk before any page is encrypted with it.
+        try WrappedStoreKey.seal(key, passcode: passcode).write(forStore: path)
+        try? keyring.remember(key, forStore: path)
+        guard FileManager.default.fileExists(atPath: path) else {
+            return "Passcode set. Your store \(path) is written encrypted from its first sync."
+        }
+        do {
+            _ = try SmartStore(path: path, mustExist: true, encryption: .encrypted(key))
+        } catch {
+            // Not encrypted after all (another forceterm holds it): as if nothing happened.
+            try? FileManager.default.removeItem(atPath: WrappedStoreKey.file(forStore: path))
+            keyring.forget(store: path)
+            throw error
+        }
+        return "Passcode set. Your store \(path) is now encrypted; it stays unlocked in this login for \(keyring.timeout / 60) minutes (forceterm lock locks it now)."
+    }
+
+    /// Asks for the passcode now, so that the next commands and terminals of this login need not.
+    public static func unlock(store path: String, passcode: Passcode = Passcode(), keyring: SessionKeyring = SessionKeyring()) throws -> String {
+        guard let wrapped = try WrappedStoreKey.read(forStore: path) else {
+            throw ConfigError("the store \(path) has no passcode, so there is nothing to unlock (forceterm passcode sets one and encrypts it)")
+        }
+        if keyring.key(forStore: path) != nil {
+            return "Already unlocked in this login; unlocked for another \(keyring.timeout / 60) minutes from now."
+        }
+        // Asked here even from a pipe: unlocking is what this command is for.
+        guard let given = passcode.fromEnvironment ?? PasswordInput.readLine(prompt: "Passcode for forceterm: ") else {
+            throw ConfigError("no passcode given: type it at the prompt, give it on standard input, or in \(Passcode.variable)")
+        }
+        _ = try StoreKeys.unwrap(wrapped, passcode: given, store: path, keyring: keyring)
+        return "Unlocked for \(keyring.timeout / 60) minutes without use, in every terminal of this login (forceterm lock locks it now)."
+    }
+
+    /// Forgets the unlocked key at once: the next command asks for the passcode again.
+    public static func lock(store path: String, keyring: SessionKeyring = SessionKeyring()) -> String {
+        keyring.forget(store: path) ? "Locked: forceterm asks for the passcode again." : "Not unlocked in this login; nothing to lock."
+    }
+}
