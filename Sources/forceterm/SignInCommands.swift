@@ -155,8 +155,12 @@ struct LoginCommand: ParsableCommand {
                         stranded = "\(previous.username)'s \(pending.summary) stay unsynced in \(path) until they sign in again."
                     }
                 }
-                try store.save(credentials)
+                // The passcode first, so the tokens reach the disk sealed when the store has one.
+                let userStore = store.storePath(for: credentials)
+                let protected = try StorePasscode.protectAtSignIn(store: userStore)
+                try store.save(try StoreKeys.sealingTokens(credentials, store: userStore))
                 StandardStreams.write("Signed in as \(identity.username) (org \(identity.organizationId)) at \(token.instanceURL).\n")
+                if !protected.isEmpty { StandardStreams.write(protected + "\n") }
                 if let stranded { StandardStreams.write(stranded + "\n") }
                 Self.adoptSignedOutChanges(into: store.storePath(for: credentials), storeConfig: storeConfig)
             }
@@ -221,19 +225,34 @@ struct LogoutCommand: ParsableCommand {
                 return
             }
             let storePath = storeOptions.storePath ?? credentialStore.storePath(for: credentials)
-            let pending = try LocalChanges.count(storePath: storePath)
+            // A locked store (a forgotten passcode) cannot say what it holds, nor open the sealed
+            // session to revoke it; --force signs out anyway.
+            var pending = ForcetermServices.LocalChanges()
+            var session: OAuthCredentials? = credentials
+            do {
+                pending = try LocalChanges.count(storePath: storePath)
+                let key = try StoreKeys.passcodeKey(forStore: credentialStore.storePath(for: credentials))
+                session = try key.map { try SealedTokens.open(credentials, with: $0) } ?? credentials
+            } catch let locked as StoreLocked where force {
+                StandardStreams.writeError("forceterm: \(locked) (signing out anyway: --force)\n")
+                session = nil
+            }
             if pending.total > 0 && !force {
                 throw ConfigError("refusing to sign out: \(pending.summary) in \(storePath) are not synced yet; run forceterm sync first, or forceterm logout --force to sign out anyway (the changes stay in the store)")
             }
             let transport = CurlTransport(configuration: TransportConfiguration(caFile: credentials.caFile))
             let oauth = OAuthClient(loginURL: credentials.loginURL, clientId: credentials.clientId, transport: transport)
-            try AsyncCommand.run {
-                do throws(ForceAPIError) {
-                    // Revoking the refresh token ends its access tokens too.
-                    try await oauth.revoke(credentials.refreshToken ?? credentials.accessToken)
-                } catch {
-                    StandardStreams.writeError("forceterm: warning: could not revoke the session at the server (\(error)); removing the local credentials anyway\n")
+            if let session {
+                try AsyncCommand.run {
+                    do throws(ForceAPIError) {
+                        // Revoking the refresh token ends its access tokens too.
+                        try await oauth.revoke(session.refreshToken ?? session.accessToken)
+                    } catch {
+                        StandardStreams.writeError("forceterm: warning: could not revoke the session at the server (\(error)); removing the local credentials anyway\n")
+                    }
                 }
+            } else {
+                StandardStreams.writeError("forceterm: warning: the session was not revoked at the server (its tokens are sealed with the locked store's key); it ends when it expires or an admin revokes it\n")
             }
             try credentialStore.remove()
             var message = "Signed out \(credentials.username)."

@@ -1,4 +1,5 @@
 import ContactsApp
+import ForceAPI
 import Foundation
 import SmartStore
 
@@ -26,6 +27,7 @@ public enum StorePasscode {
         try WrappedStoreKey.seal(key, passcode: passcode).write(forStore: path)
         try? keyring.remember(key, forStore: path)
         guard FileManager.default.fileExists(atPath: path) else {
+            try sealSavedSession(ofStore: path, with: key)
             return "Passcode set. Your store \(path) is written encrypted from its first sync."
         }
         do {
@@ -36,7 +38,35 @@ public enum StorePasscode {
             keyring.forget(store: path)
             throw error
         }
+        try sealSavedSession(ofStore: path, with: key)
         return "Passcode set. Your store \(path) is now encrypted; it stays unlocked in this login for \(keyring.timeout / 60) minutes (forceterm lock locks it now)."
+    }
+
+    /// The signed-in session, when this store is its user's, saved again with its tokens sealed.
+    static func sealSavedSession(ofStore path: String, with key: StoreKey) throws {
+        let credentials = CredentialStore(directory: CredentialStore.defaultDirectory())
+        guard let saved = try? credentials.load(), credentials.storePath(for: saved) == path, !SealedTokens.areSealed(saved) else { return }
+        try credentials.save(try SealedTokens.seal(saved, with: key))
+    }
+
+    /// After signing in: a store that has no passcode yet gets one, from `FORCETERM_PASSCODE` or
+    /// chosen at the prompt, and is encrypted (with what it holds already). Without a terminal or
+    /// the variable, the store stays unencrypted and the line returned says how to change that.
+    public static func protectAtSignIn(store path: String, passcode: Passcode = Passcode(), keyring: SessionKeyring = SessionKeyring()) throws -> String {
+        if FileManager.default.fileExists(atPath: StoreKeys.keyFile(forStore: path)) || FileManager.default.fileExists(atPath: WrappedStoreKey.file(forStore: path)) {
+            return ""
+        }
+        if let given = passcode.fromEnvironment {
+            guard given.count >= Passcode.defaultMinimumLength else {
+                throw ConfigError("\(Passcode.variable) needs at least \(Passcode.defaultMinimumLength) characters to protect your store; signed in, but the store is not encrypted (forceterm passcode sets one)")
+            }
+            return try set(store: path, keyring: keyring) { given }
+        }
+        guard Passcode.canAsk else {
+            return "Your store on this machine is not encrypted: forceterm passcode sets a passcode and encrypts it (scripts give it in \(Passcode.variable))."
+        }
+        StandardStreams.writeError("forceterm keeps your contacts encrypted on this machine. Choose a passcode: forceterm asks for it after \(keyring.timeout / 60) minutes without use, and a forgotten one means signing in again and starting a fresh store.\n")
+        return try set(store: path, keyring: keyring) { try Passcode.new() }
     }
 
     /// Asks for the passcode now, so that the next commands and terminals of this login need not.

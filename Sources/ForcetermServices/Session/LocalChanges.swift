@@ -9,6 +9,8 @@ import SmartStore
 public struct LocalChanges {
     public var perSoup: [(soup: String, count: Int)] = []
 
+    public init(perSoup: [(soup: String, count: Int)] = []) { self.perSoup = perSoup }
+
     public var total: Int { perSoup.reduce(0) { $0 + $1.count } }
 
     /// "3 records with local changes (contacts: 2, accounts: 1)".

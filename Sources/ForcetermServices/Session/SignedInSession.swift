@@ -19,9 +19,14 @@ public struct SignedInSession: Sendable {
     /// The session saved in `credentialStore` (by default the user's own, from `forceterm login`).
     public static func load(cacert: String?, verbose: Bool,
                      credentialStore: CredentialStore = CredentialStore(directory: CredentialStore.defaultDirectory())) throws -> SignedInSession {
-        guard let credentials = try credentialStore.load() else {
+        guard let saved = try credentialStore.load() else {
             throw ConfigError("not signed in; run forceterm login first")
         }
+        let storePath = credentialStore.storePath(for: saved)
+        // A store with a passcode has the session's tokens sealed with its key: unlocked here, and
+        // refreshed tokens sealed again with the same key (the TUI may outlive the keyring's timeout).
+        let sealingKey = try StoreKeys.passcodeKey(forStore: storePath)
+        let credentials = try sealingKey.map { try SealedTokens.open(saved, with: $0) } ?? saved
         let caFile = try cacert.map(CACertOption.readablePath) ?? credentials.caFile
         // config.toml's [network] timeouts, when the file can be used (the TUI reports it when not).
         let settings = UserSettings.load(path: UserSettings.path()).settings
@@ -30,8 +35,9 @@ public struct SignedInSession: Sendable {
         configuration.workerCount = max(configuration.workerCount, SyncManager.defaultRequestConcurrency)
         let transport = CurlTransport(configuration: configuration)
         let saveRefreshed: @Sendable (OAuthCredentials) -> Void = { refreshed in
-            do throws(CredentialStoreError) {
-                try credentialStore.save(refreshed)
+            do {
+                // Never written unsealed once the store has a passcode.
+                try credentialStore.save(try sealingKey.map { try SealedTokens.seal(refreshed, with: $0) } ?? refreshed)
             } catch {
                 StandardStreams.writeError("forceterm: warning: could not save the refreshed session (\(error))\n")
             }
@@ -39,7 +45,7 @@ public struct SignedInSession: Sendable {
         let logLine: @Sendable (String) -> Void = { StandardStreams.writeError("forceterm: \($0)\n") }
         let client = ForceClient(credentials: credentials, transport: transport, onCredentialsRefreshed: saveRefreshed,
                                  requestLog: verbose ? logLine : nil)
-        return SignedInSession(client: client, storePath: credentialStore.storePath(for: credentials),
+        return SignedInSession(client: client, storePath: storePath,
                                organizationId: credentials.organizationId, loginURL: credentials.loginURL,
                                pagesInFlight: settings.pagesInFlight ?? UserSettings.defaultPagesInFlight)
     }

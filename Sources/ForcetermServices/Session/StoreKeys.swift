@@ -1,6 +1,15 @@
 import ContactsApp
+import ForceAPI
 import Foundation
 import SmartStore
+
+/// A passcode-protected store that is not unlocked in this login, with no passcode to be had.
+public struct StoreLocked: Error, Equatable, CustomStringConvertible {
+    public let path: String
+    public var description: String {
+        "your store \(path) is locked: run forceterm unlock in this login first, or give the passcode in \(Passcode.variable) (scripts)"
+    }
+}
 
 /// Which key opens one of forceterm's stores, in this order:
 /// - a key file beside the store (`<store>.key`, 0600): the demo's store has a key of its own, so
@@ -31,9 +40,7 @@ public enum StoreKeys {
     /// the passcode and kept unlocked.
     public static func unlock(store path: String, wrapped: WrappedStoreKey, passcode: Passcode, keyring: SessionKeyring) throws -> StoreKey {
         if let key = keyring.key(forStore: path) { return key }
-        guard let given = passcode.toUnlock(prompt: "Passcode for forceterm: ") else {
-            throw ConfigError("your store \(path) is locked: run forceterm unlock in this login first, or give the passcode in \(Passcode.variable) (scripts)")
-        }
+        guard let given = passcode.toUnlock(prompt: "Passcode for forceterm: ") else { throw StoreLocked(path: path) }
         return try unwrap(wrapped, passcode: given, store: path, keyring: keyring)
     }
 
@@ -53,6 +60,18 @@ public enum StoreKeys {
         }
         try? keyring.remember(key, forStore: path)
         return key
+    }
+
+    /// The key of a passcode-protected store (unlocking it if need be); nil for a store without a passcode.
+    public static func passcodeKey(forStore path: String, passcode: Passcode = Passcode(), keyring: SessionKeyring = SessionKeyring()) throws -> StoreKey? {
+        guard let wrapped = try WrappedStoreKey.read(forStore: path) else { return nil }
+        return try unlock(store: path, wrapped: wrapped, passcode: passcode, keyring: keyring)
+    }
+
+    /// Credentials as they are saved for the store at `path`: tokens sealed with its key once it has a passcode.
+    public static func sealingTokens(_ credentials: OAuthCredentials, store path: String) throws -> OAuthCredentials {
+        guard let key = try passcodeKey(forStore: path) else { return credentials }
+        return try SealedTokens.seal(credentials, with: key)
     }
 
     /// Gives the store at `path` a new random key file unless it has one; the store, new or from

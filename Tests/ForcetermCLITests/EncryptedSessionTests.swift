@@ -1,0 +1,90 @@
+import ForceJSON
+import Foundation
+import LocalOrgProcess
+import Testing
+
+/// Signing in with a passcode: the user's store is written encrypted from its first sync, the saved
+/// session's tokens are sealed with the store's key, and a locked store stops every command until
+/// the passcode comes, except `logout --force`.
+@Suite("A signed-in user's store and session, encrypted by the passcode", .serialized)
+struct EncryptedSessionTests {
+    typealias Home = SignInCommandTests.Home
+
+    static func run(_ home: Home, _ arguments: [String], passcode: String? = nil, input: String? = nil) throws -> CommandOutput {
+        var environment = home.environment
+        environment["FORCETERM_PASSCODE"] = passcode
+        return try ChildProcess.run(Forceterm.executable, arguments, environment: environment, input: input)
+    }
+
+    static func storeFile(_ home: Home) throws -> String {
+        let users = home.dataHome + "/forceterm/users"
+        let enumerator = FileManager.default.enumerator(atPath: users)
+        while let relative = enumerator?.nextObject() as? String {
+            if relative.hasSuffix("/store.sqlite") { return users + "/" + relative }
+        }
+        throw SignInFailure("no store under \(users)")
+    }
+
+    struct SignInFailure: Error, CustomStringConvertible {
+        let description: String
+        init(_ description: String) { self.description = description }
+    }
+
+    @Test func aPasscodeAtSignInEncryptsTheStoreAndSealsTheSession() throws {
+        let server = try LocalOrgProcess()
+        let home = try Home()
+        defer { server.remove(); home.remove() }
+        _ = try server.command(["seed", "--accounts", "3", "--contacts", "40"])
+        let login = try Self.run(home, ["login", "--username", "demo@localorg.test", "--password-stdin", "--login-url", server.url,
+                                        "--cacert", server.caFile], passcode: "field-rep-7", input: "localorg-demo\n")
+        #expect(login.exitCode == 0 && login.standardOutput.contains("Passcode set"), "\(login)")
+        let saved = try String(contentsOfFile: home.credentialsPath, encoding: .utf8)
+        let credentials = try JSONParser.parseObject(saved)
+        #expect(credentials["accessToken"]?.stringValue?.hasPrefix("forceterm-sealed:1:") == true, "\(saved)")
+        #expect(credentials["refreshToken"]?.stringValue?.hasPrefix("forceterm-sealed:1:") == true, "\(saved)")
+        #expect(credentials["username"]?.stringValue == "demo@localorg.test", "whose store it is stays readable")
+
+        // Unlocked by the sign-in: the sync needs no passcode in this login.
+        let sync = try Self.run(home, ["sync"])
+        #expect(sync.exitCode == 0, "\(sync)")
+        let store = try Self.storeFile(home)
+        let head = try FileHandle(forReadingFrom: URL(fileURLWithPath: store)).read(upToCount: 16) ?? Data()
+        #expect(head != Data("SQLite format 3\0".utf8), "the store is encrypted from its first sync")
+
+        #expect(try Self.run(home, ["lock"]).standardOutput.contains("Locked"))
+        let locked = try Self.run(home, ["sync"])
+        #expect(locked.exitCode == 1 && locked.standardError.contains("is locked"), "\(locked)")
+        let withPasscode = try Self.run(home, ["sync"], passcode: "field-rep-7")
+        #expect(withPasscode.exitCode == 0, "\(withPasscode)")
+        let list = try Self.run(home, ["list", "contacts"])
+        #expect(list.exitCode == 0 && list.standardOutput.split(separator: "\n").count == 41, "unlocked again by the passcode: \(list)")
+        let email = try #require(list.standardOutput.split(separator: "\t").first { $0.contains("@") })
+        #expect(try !Data(contentsOf: URL(fileURLWithPath: store)).contains(Data(email.utf8)), "\(email) is not readable in the file")
+
+        // A forgotten passcode: sign out anyway, the session cannot be revoked without its key.
+        _ = try Self.run(home, ["lock"])
+        let refused = try Self.run(home, ["logout"])
+        #expect(refused.exitCode == 1 && refused.standardError.contains("is locked"), "\(refused)")
+        let forced = try Self.run(home, ["logout", "--force"])
+        #expect(forced.exitCode == 0 && forced.standardError.contains("not revoked"), "\(forced)")
+        #expect(!FileManager.default.fileExists(atPath: home.credentialsPath))
+    }
+
+    @Test func withoutATerminalOrAPasscodeTheSignInSaysTheStoreIsNotEncrypted() throws {
+        let server = try LocalOrgProcess()
+        let home = try Home()
+        defer { server.remove(); home.remove() }
+        let login = try Self.run(home, ["login", "--username", "demo@localorg.test", "--password-stdin", "--login-url", server.url,
+                                        "--cacert", server.caFile], input: "localorg-demo\n")
+        #expect(login.exitCode == 0 && login.standardOutput.contains("not encrypted: forceterm passcode sets a passcode"), "\(login)")
+        #expect(try !String(contentsOfFile: home.credentialsPath, encoding: .utf8).contains("forceterm-sealed"))
+        #expect(try Self.run(home, ["sync"]).exitCode == 0)
+        // Set later: the store is encrypted in place and the saved session sealed.
+        let set = try Self.run(home, ["passcode"], input: "later-on\n")
+        #expect(set.exitCode == 0 && set.standardOutput.contains("now encrypted"), "\(set)")
+        #expect(try String(contentsOfFile: home.credentialsPath, encoding: .utf8).contains("forceterm-sealed:1:"))
+        let sync = try Self.run(home, ["sync"])
+        #expect(sync.exitCode == 0, "the sealed session still syncs: \(sync)")
+        _ = try Self.run(home, ["lock"])
+    }
+}
