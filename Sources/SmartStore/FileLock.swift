@@ -23,6 +23,19 @@ public final class FileLock: Sendable {
         throw SmartStoreError.lockFile(path: path, reason: String(cString: strerror(failure)))
     }
 
+    /// Takes the lock, waiting as long as another holder keeps it (the kernel drops a dead one's).
+    public static func acquire(path: String) throws -> FileLock {
+        let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else { throw SmartStoreError.lockFile(path: path, reason: String(cString: strerror(errno))) }
+        while flock(descriptor, LOCK_EX) != 0 {
+            if errno == EINTR { continue }
+            let failure = errno
+            close(descriptor)
+            throw SmartStoreError.lockFile(path: path, reason: String(cString: strerror(failure)))
+        }
+        return FileLock(path: path, descriptor: descriptor)
+    }
+
     private init(path: String, descriptor: Int32) {
         self.path = path
         self.descriptor = descriptor

@@ -48,6 +48,7 @@ public final class SmartStore: Sendable {
                 try fileManager.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
             }
         }
+        let looksEncrypted = StoreCipher.format(of: path) == .encrypted
         let key = try encryption.keyForOpening(path: path, writable: !isReadOnly)
         isEncrypted = key != nil
         var configuration = Configuration()
@@ -62,7 +63,8 @@ public final class SmartStore: Sendable {
                 do {
                     _ = try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master")
                 } catch let error as DatabaseError where error.resultCode == .SQLITE_NOTADB {
-                    throw SmartStoreError.wrongKey(path: path)
+                    if looksEncrypted { throw SmartStoreError.wrongKey(path: path) }
+                    throw SmartStoreError.notASmartStore(path: path, reason: "not an SQLite database, nor one encrypted with the key given")
                 }
             }
             // Only an empty file takes a page size; an existing store keeps the one it has.

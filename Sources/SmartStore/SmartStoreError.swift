@@ -66,7 +66,7 @@ public enum SmartStoreError: Error, Equatable, Sendable, CustomStringConvertible
         case let .readOnly(path):
             "the store \(path) is read-only for you (the file or its directory is not writable): it can be read, not changed; make both writable (chmod u+w) to save changes"
         case let .encrypted(path):
-            "the store \(path) is encrypted and no key was given for it: unlock forceterm first (forceterm unlock, or FORCETERM_PASSCODE in scripts)"
+            "the store \(path) is encrypted and no key was given for it: for your own store, forceterm unlock first (or FORCETERM_PASSCODE in scripts); a demo's store needs its key file, \(path).key"
         case let .wrongKey(path):
             "the store \(path) does not open with the key given: it was encrypted with another key (another sign-in, or another demo's key file)"
         case .noEncryption:

@@ -52,7 +52,13 @@ enum StoreCipher {
         if Array(head) == plainHeader { return .plain }
         let size = (try? handle.seekToEnd()) ?? 0
         let looksLikeText = head.allSatisfy { (0x20...0x7E).contains($0) || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }
+            || head.allSatisfy { $0 == 0 }
         // Pages are 512 bytes to 64 KB, so an SQLite file of any kind is a whole number of 512-byte blocks.
         return size % 512 == 0 && !looksLikeText ? .encrypted : .other
     }
+}
+
+extension SmartStore {
+    /// Whether the file at `path` looks like an encrypted store (not SQLite's plain header, whole pages).
+    public static func isEncryptedFile(atPath path: String) -> Bool { StoreCipher.format(of: path) == .encrypted }
 }

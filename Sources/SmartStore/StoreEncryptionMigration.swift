@@ -23,22 +23,31 @@ public enum StoreEncryptionMigration {
     public static func temporaryPath(forStore path: String) -> String { path + ".encrypting" }
 
     public static func encrypt(path: String, key: StoreKey, afterStep: (Step) -> Void = { _ in }) throws {
-        let lock = try waitForLock(path: path + ".encrypt-lock")
+        // Blocking: whoever holds it is encrypting this store now, however long that takes.
+        let lock = try FileLock.acquire(path: path + ".encrypt-lock")
         defer { withExtendedLifetime(lock) {} }
         // Another process may have finished it while this one waited.
         guard StoreCipher.format(of: path) == .plain else { return }
         let temporary = temporaryPath(forStore: path)
-        try? FileManager.default.removeItem(atPath: temporary)
+        let directory = (path as NSString).deletingLastPathComponent.isEmpty ? "." : (path as NSString).deletingLastPathComponent
+        removeCopy(temporary)
+        var replaced = false
+        // A copy that did not replace the store is never left behind.
+        defer { if !replaced { removeCopy(temporary) } }
 
         var configuration = Configuration()
         configuration.busyMode = .timeout(SmartStore.busyTimeout)
         configuration.label = "SmartStore encryption"
-        try translatingErrors(path: path) {
+        try translatingErrors(path: path, key: key) {
             let plain = try DatabaseQueue(path: path, configuration: configuration)
             try plain.writeWithoutTransaction { db in
+                guard try SoupSchema.hasMetaTables(db) else {
+                    throw SmartStoreError.notASmartStore(path: path, reason: "it has no soup_attrs table; it was left unencrypted")
+                }
                 // Only a connection alone with the file can leave WAL mode; the exclusive lock it
-                // then takes is kept until the original is replaced, so no one writes to it meanwhile.
-                try db.execute(sql: "PRAGMA locking_mode = EXCLUSIVE")
+                // then takes on the store (main, not the copy) is kept until the original is
+                // replaced, so no one writes to it meanwhile.
+                try db.execute(sql: "PRAGMA main.locking_mode = EXCLUSIVE")
                 let mode = try String.fetchOne(db, sql: "PRAGMA journal_mode = DELETE")
                 guard mode?.lowercased() == "delete" else { throw SmartStoreError.storeInUse(path: path) }
                 try db.execute(sql: "BEGIN EXCLUSIVE; COMMIT")
@@ -50,17 +59,30 @@ public enum StoreEncryptionMigration {
                 if stat(path, &original) == 0 { chmod(temporary, original.st_mode & 0o777) }
                 try syncToDisk(temporary)
                 try verify(temporary, key: key)
-                afterStep(.verified)
                 guard !FileManager.default.fileExists(atPath: path + "-wal") else {
-                    throw SmartStoreError.database(message: "cannot encrypt \(path): its write-ahead log is still there; nothing was changed")
+                    throw SmartStoreError.database(message: "cannot encrypt \(path): its write-ahead log is still there; it was left unencrypted")
                 }
                 try? FileManager.default.removeItem(atPath: path + "-shm")
+                // The unencrypted log's removal is on disk before the encrypted file takes the
+                // name, so the two can never be paired after a crash.
+                try syncToDisk(directory)
+                afterStep(.verified)
                 guard rename(temporary, path) == 0 else {
-                    throw SmartStoreError.database(message: "cannot replace \(path) with its encrypted copy: \(String(cString: strerror(errno))); nothing was changed")
+                    throw SmartStoreError.database(message: "cannot replace \(path) with its encrypted copy: \(String(cString: strerror(errno))); it was left unencrypted")
                 }
-                try syncToDisk((path as NSString).deletingLastPathComponent.isEmpty ? "." : (path as NSString).deletingLastPathComponent)
+                replaced = true
+                if (try? syncToDisk(directory)) == nil {
+                    throw SmartStoreError.database(message: "\(path) is encrypted, but its directory could not be written to disk; it is safe to use, and the next open checks it again")
+                }
                 afterStep(.replaced)
             }
+        }
+    }
+
+    /// The copy and the journal SQLite may have left beside it.
+    private static func removeCopy(_ temporary: String) {
+        for file in [temporary, temporary + "-journal", temporary + "-wal", temporary + "-shm"] {
+            try? FileManager.default.removeItem(atPath: file)
         }
     }
 
@@ -74,17 +96,6 @@ public enum StoreEncryptionMigration {
         }
         guard check == "ok" else {
             throw SmartStoreError.database(message: "the encrypted copy of the store does not read back (\(check ?? "no answer")); the original was left as it was")
-        }
-    }
-
-    private static func waitForLock(path: String) throws -> FileLock {
-        let deadline = Date().addingTimeInterval(SmartStore.busyTimeout)
-        while true {
-            if let lock = try FileLock.tryAcquire(path: path) { return lock }
-            guard Date() < deadline else {
-                throw SmartStoreError.lockFile(path: path, reason: "another process has been encrypting the store for \(Int(SmartStore.busyTimeout)) s")
-            }
-            Thread.sleep(forTimeInterval: 0.05)
         }
     }
 
@@ -104,13 +115,15 @@ public enum StoreEncryptionMigration {
         return "file:" + encoded
     }
 
-    private static func translatingErrors(path: String, _ body: () throws -> Void) throws {
+    private static func translatingErrors(path: String, key: StoreKey, _ body: () throws -> Void) throws {
         do {
             try body()
         } catch let error as DatabaseError where error.resultCode == .SQLITE_BUSY {
             throw SmartStoreError.storeInUse(path: path)
         } catch let error as DatabaseError {
-            throw SmartStoreError.database(message: "cannot encrypt \(path): \(error.message ?? error.description); the original was left as it was")
+            // SQLite's message may quote the copy's URI, which holds the key.
+            let message = (error.message ?? error.description).replacingOccurrences(of: key.hex, with: "…")
+            throw SmartStoreError.database(message: "cannot encrypt \(path): \(message); it was left unencrypted")
         }
     }
 }
@@ -120,11 +133,10 @@ extension StoreEncryption {
     /// and allowed to write it; nil to open it unencrypted.
     func keyForOpening(path: String, writable: Bool) throws -> StoreKey? {
         let format = StoreCipher.format(of: path)
-        // Not a database at all: opened as it is, so SQLite's own refusal names the problem.
-        if format == .other { return nil }
         switch self {
         case .plain:
             if format == .encrypted { throw SmartStoreError.encrypted(path: path) }
+            // Anything else (a text file) is opened as it is: SQLite's refusal names the problem.
             return nil
         case let .encrypted(key):
             guard format == .plain else { return key }
@@ -134,6 +146,8 @@ extension StoreEncryption {
         case let .asFound(key):
             if format == .plain { return nil }
             if format == .encrypted, key == nil { throw SmartStoreError.encrypted(path: path) }
+            // With a key, even a file that does not look encrypted is tried with it (a salt can
+            // happen to look like text); the open says which it was.
             return key
         }
     }

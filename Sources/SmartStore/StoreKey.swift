@@ -50,19 +50,31 @@ public struct StoreKey: Sendable, Equatable, CustomStringConvertible {
         self = key
     }
 
-    /// Writes the key as hexadecimal digits to a new file only its owner can read; an existing file
-    /// is never overwritten (it may be the only copy of another store's key).
+    /// Writes the key as hexadecimal digits to a new file only its owner can read, whole or not at
+    /// all (written beside it, synced, then linked into place); an existing file is never
+    /// overwritten: it may be the only copy of another store's key.
     public func write(toFile path: String) throws {
-        let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        let temporary = path + ".partial-\(getpid())"
+        unlink(temporary)
+        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else {
             throw SmartStoreError.keyFile(path: path, reason: String(cString: strerror(errno)))
         }
-        defer { close(descriptor) }
+        defer { unlink(temporary) }
         let text = Array((hex + "\n").utf8)
-        guard Glibc.write(descriptor, text, text.count) == text.count, fsync(descriptor) == 0 else {
-            let reason = String(cString: strerror(errno))
-            unlink(path)
+        let complete = Glibc.write(descriptor, text, text.count) == text.count && fsync(descriptor) == 0
+        let failure = errno
+        close(descriptor)
+        guard complete else { throw SmartStoreError.keyFile(path: path, reason: String(cString: strerror(failure))) }
+        guard link(temporary, path) == 0 else {
+            let reason = errno == EEXIST ? "a key file is there already" : String(cString: strerror(errno))
             throw SmartStoreError.keyFile(path: path, reason: reason)
+        }
+        let directory = (path as NSString).deletingLastPathComponent
+        let directoryDescriptor = open(directory.isEmpty ? "." : directory, O_RDONLY | O_CLOEXEC)
+        if directoryDescriptor >= 0 {
+            fsync(directoryDescriptor)
+            close(directoryDescriptor)
         }
     }
 

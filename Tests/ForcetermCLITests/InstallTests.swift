@@ -38,6 +38,15 @@ struct InstallTests {
         }
     }
 
+    @Test("every binary loads forceterm's own SQLite (the one that encrypts), never the system's")
+    func everyBinaryLinksForcetermsOwnSQLite() throws {
+        for binary in ["forceterm", "localorg", "smartstore-tool"] {
+            let linked = try Self.run("ldd", [Self.binDirectory.appendingPathComponent(binary).path])
+            #expect(linked.standardOutput.contains("libforceterm-sqlite3.so.0 => /"), "\(binary): \(linked.standardOutput)")
+            #expect(!linked.standardOutput.contains("libsqlite3.so.0"), "\(binary): \(linked.standardOutput)")
+        }
+    }
+
     @Test("the install script puts binaries, man pages and completions under the prefix; they work; uninstall removes them")
     func installAndUninstall() throws {
         let commands = try Self.subcommands()

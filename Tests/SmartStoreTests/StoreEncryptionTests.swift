@@ -28,13 +28,37 @@ struct StoreEncryptionTests {
         return (path, try store.query(.all("contacts", orderPath: "Id", pageSize: 500)))
     }
 
-    /// Whether any of the store's files on disk (database, write-ahead log) holds `text` as plain bytes.
+    /// Whether any file of the store on disk (database, write-ahead log, journal, a copy being
+    /// encrypted: every file in its directory named after it, key files aside) holds `text` as plain bytes.
     static func filesContain(_ text: String, store path: String) throws -> Bool {
         let needle = Data(text.utf8)
-        return try [path, path + "-wal"].contains { file in
-            guard FileManager.default.fileExists(atPath: file) else { return false }
-            return try Data(contentsOf: URL(fileURLWithPath: file)).range(of: needle) != nil
+        let directory = (path as NSString).deletingLastPathComponent
+        let name = (path as NSString).lastPathComponent
+        let files = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasPrefix(name) && !$0.hasSuffix(".key") }
+        #expect(files.contains(name))
+        return try files.contains { file in
+            try Data(contentsOf: URL(fileURLWithPath: directory + "/" + file)).range(of: needle) != nil
         }
+    }
+
+    @Test func theLinkedSQLiteIsTheOneThatEncrypts() throws {
+        let cipher = try DatabaseQueue().read { try String.fetchOne($0, sql: "PRAGMA cipher") }
+        #expect(cipher != nil, "the test binary is linked with the system's SQLite, not forceterm's own (make deps builds it)")
+    }
+
+    @Test func aTextFileIsNotAStoreWithOrWithoutAKey() throws {
+        let directory = try TemporaryStore()
+        let path = directory.directory.appendingPathComponent("notes.txt").path
+        try String(repeating: "not a database at all\n", count: 100).write(toFile: path, atomically: true, encoding: .utf8)
+        for encryption in [StoreEncryption.plain, .encrypted(StoreKey.random()), .asFound(StoreKey.random())] {
+            #expect(throws: SmartStoreError.self) { try SmartStore(path: path, mustExist: true, encryption: encryption) }
+            do {
+                _ = try SmartStore(path: path, mustExist: true, encryption: encryption)
+            } catch {
+                #expect("\(error)".contains("is not a forceterm store"), "\(encryption): \(error)")
+            }
+        }
+        #expect(try String(contentsOfFile: path, encoding: .utf8).hasPrefix("not a database"), "left as it was")
     }
 
     @Test func aNewStoreIsWrittenEncryptedDatabaseAndLogAlike() throws {
@@ -105,6 +129,8 @@ struct StoreEncryptionTests {
         }
         #expect(StoreCipher.format(of: temporary.path) == .plain)
         #expect(try temporary.store.count(.all("contacts")) == 5)
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: temporary.directory.path).filter { $0.contains("encrypting") }
+        #expect(leftovers.isEmpty, "no copy is left behind: \(leftovers)")
     }
 
     @Test(arguments: StoreEncryptionMigration.Step.allCases)

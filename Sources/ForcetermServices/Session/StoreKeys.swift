@@ -79,10 +79,18 @@ public enum StoreKeys {
     public static func createKeyFile(forStore path: String) throws {
         let file = keyFile(forStore: path)
         guard !FileManager.default.fileExists(atPath: file) else { return }
+        if SmartStore.isEncryptedFile(atPath: path) {
+            throw ConfigError("the store \(path) is encrypted but its key file \(file) is gone; without it the store cannot be read: remove the store to start a fresh one (forceterm --demo --reset does for the demo)")
+        }
         let directory = (path as NSString).deletingLastPathComponent
         if !directory.isEmpty {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         }
-        try StoreKey.random().write(toFile: file)
+        do {
+            try StoreKey.random().write(toFile: file)
+        } catch {
+            // Another process made it first: that one is the key.
+            guard (try? StoreKey(contentsOfFile: file)) != nil else { throw error }
+        }
     }
 }
