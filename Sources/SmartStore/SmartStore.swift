@@ -66,6 +66,7 @@ public final class SmartStore: Sendable {
                     if looksEncrypted { throw SmartStoreError.wrongKey(path: path) }
                     throw SmartStoreError.notASmartStore(path: path, reason: "not an SQLite database, nor one encrypted with the key given")
                 }
+                try StoreCipher.tune(db)
             }
             // Only an empty file takes a page size; an existing store keeps the one it has.
             if isNew { try db.execute(sql: "PRAGMA page_size = \(Self.pageSize)") }

@@ -31,15 +31,38 @@ public final class SoupBulkLoad: Sendable {
 
     /// Builds the deferred indexes and ends the load, in one transaction. Safe to call more than once.
     public func finish() throws {
-        try store.write(Self.rebuildIndexes)
+        let encrypted = store.isEncrypted
+        try store.write { try Self.rebuildIndexes($0, encrypted: encrypted) }
     }
 
+    /// The most page cache an encrypted store's index build may take, in KiB (512 MB).
+    static let encryptedBuildCacheLimit = 512 * 1024
+
     /// Recreates every deferred soup's missing indexes and deletes their status rows.
-    static func rebuildIndexes(_ transaction: StoreTransaction) throws {
+    static func rebuildIndexes(_ transaction: StoreTransaction, encrypted: Bool) throws {
         let db = transaction.db
         let details = try String.fetchAll(
             db, sql: "SELECT details FROM long_operations_status WHERE type = ?", arguments: [operationType])
         guard !details.isEmpty else { return }
+        // SQLite reads the whole table once per index. From the OS's cache that is a copy; from an
+        // encrypted file each read is decrypted and its HMAC checked again (measured: a first sync of
+        // 100k contacts 2.6x slower than unencrypted). With a page cache the size of the file, the
+        // table is decrypted once; the cache shrinks back after.
+        if encrypted {
+            let previous = try Int.fetchOne(db, sql: "PRAGMA cache_size") ?? -2000
+            let pages = try Int.fetchOne(db, sql: "PRAGMA page_count") ?? 0
+            let kibibytes = min(pages * SmartStore.pageSize / 1024 + 1024, encryptedBuildCacheLimit)
+            try db.execute(sql: "PRAGMA cache_size = -\(kibibytes)")
+            defer { try? db.execute(sql: "PRAGMA cache_size = \(previous)") }
+            try createIndexes(transaction, details: details)
+        } else {
+            try createIndexes(transaction, details: details)
+        }
+        try db.execute(sql: "DELETE FROM long_operations_status WHERE type = ?", arguments: [operationType])
+    }
+
+    private static func createIndexes(_ transaction: StoreTransaction, details: [String]) throws {
+        let db = transaction.db
         for text in details {
             guard let soup = try JSONParser.parseObject(text)["soupName"]?.stringValue else {
                 throw SmartStoreError.invalidDocument("unreadable bulk load details: \(text)")
@@ -48,7 +71,6 @@ public final class SoupBulkLoad: Sendable {
             let info = try transaction.soup(soup)
             try SoupSchema.createIndexes(db, table: info.tableName, specs: info.indexSpecs)
         }
-        try db.execute(sql: "DELETE FROM long_operations_status WHERE type = ?", arguments: [operationType])
     }
 }
 
@@ -84,7 +106,8 @@ extension SmartStore {
                              arguments: [SoupBulkLoad.operationType]) ?? 0
         }
         guard pending > 0, let lock = try FileLock.tryAcquire(path: SoupBulkLoad.lockPath(forStore: path)) else { return }
-        try write(SoupBulkLoad.rebuildIndexes)
+        let encrypted = isEncrypted
+        try write { try SoupBulkLoad.rebuildIndexes($0, encrypted: encrypted) }
         withExtendedLifetime(lock) {}
     }
 }

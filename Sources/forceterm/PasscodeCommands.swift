@@ -22,7 +22,7 @@ struct PasscodeCommand: ParsableCommand {
 
     func run() throws {
         try CommandFailure.reporting {
-            StandardStreams.write(try StorePasscode.set(store: storeOptions.location.path) { try Passcode.new() } + "\n")
+            StandardStreams.write(try StorePasscode.set(store: storeOptions.location.path) { try Passcode.new(minimumLength: $0) } + "\n")
         }
     }
 }

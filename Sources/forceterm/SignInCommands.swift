@@ -157,7 +157,7 @@ struct LoginCommand: ParsableCommand {
                 }
                 // The passcode first, so the tokens reach the disk sealed when the store has one.
                 let userStore = store.storePath(for: credentials)
-                let protected = try StorePasscode.protectAtSignIn(store: userStore)
+                let protected = try StorePasscode.protectAtSignIn(store: userStore, org: identity.mobilePolicy)
                 try store.save(try StoreKeys.sealingTokens(credentials, store: userStore))
                 StandardStreams.write("Signed in as \(identity.username) (org \(identity.organizationId)) at \(token.instanceURL).\n")
                 if !protected.isEmpty { StandardStreams.write(protected + "\n") }

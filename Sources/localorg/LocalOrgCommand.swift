@@ -81,6 +81,10 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Milliseconds added to every data API request, to show a slow network.") var latency = 0
     @Option(help: "Share (0 to 1) of data API requests refused with 503 before doing anything, to show retries.") var failRate = 0.0
     @Option(help: "Refuse the first N data API requests with 503, then answer normally (a deterministic fault for retry tests).") var failFirst = 0
+    @Option(help: ArgumentHelp("The connected app's mobile policy: passcodes of at least N characters (the identity's mobile_policy.pin_length).", valueName: "N"))
+    var pinLength: Int?
+    @Option(help: ArgumentHelp("The connected app's mobile policy: apps lock after this many idle minutes (mobile_policy.screen_lock).", valueName: "minutes"))
+    var screenLock: Int?
     @Flag(help: "Do not print a line per request.") var quiet = false
     @Option(help: "Serve this certificate chain (PEM) instead of the local CA's.") var tlsCert: String?
     @Option(help: "Private key (PEM) for --tls-cert.") var tlsKey: String?
@@ -93,6 +97,8 @@ struct Serve: AsyncParsableCommand {
         if !(0...1).contains(failRate) { throw ValidationError("--fail-rate is a share between 0 and 1.") }
         if latency < 0 { throw ValidationError("--latency cannot be negative.") }
         if failFirst < 0 { throw ValidationError("--fail-first cannot be negative.") }
+        if let pinLength, !(4...64).contains(pinLength) { throw ValidationError("--pin-length is between 4 and 64 characters, as a connected app's policy allows.") }
+        if let screenLock, screenLock < 1 { throw ValidationError("--screen-lock is a number of minutes, at least 1.") }
         if !(0...65_535).contains(port) { throw ValidationError("--port must be from 0 to 65535.") }
         if let parentPid, parentPid <= 1 { throw ValidationError("--parent-pid needs the id of the process that starts localorg.") }
         _ = try listenAddresses()
@@ -119,6 +125,7 @@ struct Serve: AsyncParsableCommand {
         settings.latencyMilliseconds = latency
         settings.failureRate = failRate
         settings.failFirstRequests = failFirst
+        settings.mobilePolicy = OrgSettings.MobilePolicy(pinLength: pinLength, screenLockMinutes: screenLock)
         settings.connectedApps = try directory.connectedApps()
         settings.briefcases = try directory.briefcases(schema: store.schema)
         let api = try LocalOrgAPI(store: store, settings: settings)

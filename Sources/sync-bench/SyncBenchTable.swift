@@ -13,8 +13,8 @@ struct SyncBenchTable {
         var text: String {
             switch self {
             case let .under(seconds): String(format: "< %.0f s", seconds)
-            case let .withinFloor(ratio): String(format: "≤ %.1fx floor", ratio)
-            case let .withinBaseline(ratio): String(format: "≤ %.1fx baseline", ratio)
+            case let .withinFloor(ratio): String(format: "≤ %gx floor", ratio)
+            case let .withinBaseline(ratio): String(format: "≤ %gx baseline", ratio)
             }
         }
 

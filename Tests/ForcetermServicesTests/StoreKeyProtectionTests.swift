@@ -1,3 +1,4 @@
+import ForceAPI
 import Foundation
 import SmartStore
 import Testing
@@ -36,5 +37,26 @@ struct StoreKeyProtectionTests {
         #expect(longer.forget(store: store))
         #expect(longer.key(forStore: store) == nil)
         #expect(!longer.forget(store: store))
+    }
+
+    @Test func theStricterOfTheOrgsPolicyAndConfigTomlWins() throws {
+        let none = LockPolicy(org: nil, userLockAfter: nil)
+        #expect(none.idleSeconds == 15 * 60 && !none.locksScreen && none.minimumPasscodeLength == 4)
+        let org = LockPolicy(org: MobilePolicy(pinLength: 6, screenLockMinutes: 10), userLockAfter: nil)
+        #expect(org.idleSeconds == 600 && org.locksScreen && org.minimumPasscodeLength == 6 && org.reason == "your org's policy")
+        #expect(org.idleDescription == "10 minutes")
+        let sooner = LockPolicy(org: MobilePolicy(screenLockMinutes: 10), userLockAfter: 90)
+        #expect(sooner.idleSeconds == 90 && sooner.reason == "config.toml's lock-after" && sooner.idleDescription == "90 seconds")
+        let later = LockPolicy(org: MobilePolicy(screenLockMinutes: 1), userLockAfter: 600)
+        #expect(later.idleSeconds == 60, "the user cannot loosen the org's policy")
+        #expect(LockPolicy(org: MobilePolicy(pinLength: 2), userLockAfter: nil).minimumPasscodeLength == 4)
+        #expect(LockPolicy(org: nil, userLockAfter: 3).locksScreen)
+    }
+
+    @Test func configTomlTakesLockAfterInSeconds() throws {
+        #expect(try UserSettings.parse("[security]\nlock-after = 300\n").lockAfter == 300)
+        #expect(throws: SettingsProblem.self) { try UserSettings.parse("[security]\nlock-after = 0\n") }
+        #expect(throws: SettingsProblem.self) { try UserSettings.parse("[security]\nlock-after = \"5m\"\n") }
+        #expect(throws: SettingsProblem.self) { try UserSettings.parse("[security]\nscreen-lock = 5\n") }
     }
 }

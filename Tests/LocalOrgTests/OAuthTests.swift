@@ -97,6 +97,19 @@ import Testing
         #expect(noToken.status == 403 && noToken.bodyText == "Bad_OAuth_Token")
     }
 
+    @Test func aConnectedAppsMobilePolicyComesWithTheIdentityAndOnlyThen() async throws {
+        let plain = try await TestOrg()
+        defer { plain.remove() }
+        let plainPath = try #require(JSONParser.parse(await plain.call("GET", "/services/oauth2/userinfo").body)["sub"]?.stringValue)
+        #expect(try JSONParser.parse(await plain.call("GET", String(plainPath.dropFirst(TestOrg.baseURL.count))).body)["mobile_policy"] == nil)
+
+        let org = try await TestOrg(mobilePolicy: OrgSettings.MobilePolicy(pinLength: 6, screenLockMinutes: 10))
+        defer { org.remove() }
+        let path = try #require(JSONParser.parse(await org.call("GET", "/services/oauth2/userinfo").body)["sub"]?.stringValue)
+        let identity = try JSONParser.parse(await org.call("GET", String(path.dropFirst(TestOrg.baseURL.count))).body)
+        #expect(identity["mobile_policy"] == ["pin_length": 6, "screen_lock": 10])
+    }
+
     @Test func passwordsAreHashedAndVerified() throws {
         let hash = try PasswordHasher.hash("s3cret é")
         #expect(hash.hasPrefix("pbkdf2-sha256$210000$"))

@@ -28,12 +28,15 @@ public struct UserIdentity: Sendable, Equatable {
     public var organizationId: String
     public var username: String
     public var displayName: String?
+    /// The connected app's passcode length and screen lock, when the org sets them.
+    public var mobilePolicy: MobilePolicy?
 
-    public init(userId: String, organizationId: String, username: String, displayName: String? = nil) {
+    public init(userId: String, organizationId: String, username: String, displayName: String? = nil, mobilePolicy: MobilePolicy? = nil) {
         self.userId = userId
         self.organizationId = organizationId
         self.username = username
         self.displayName = displayName
+        self.mobilePolicy = mobilePolicy
     }
 }
 
@@ -167,7 +170,8 @@ public struct OAuthClient: Sendable {
               let username = body["username"]?.stringValue ?? body["preferred_username"]?.stringValue else {
             throw .authentication(error: "invalid_response", description: "the identity answer lacks user_id, organization_id or username")
         }
-        return UserIdentity(userId: userId, organizationId: organizationId, username: username, displayName: body["display_name"]?.stringValue)
+        return UserIdentity(userId: userId, organizationId: organizationId, username: username, displayName: body["display_name"]?.stringValue,
+                            mobilePolicy: MobilePolicy(json: body["mobile_policy"]))
     }
 
     /// Sends one request to the login server. One whose TLS handshake never finished (a lossy,

@@ -15,6 +15,8 @@ public struct OAuthCredentials: Sendable, Equatable {
     public var username: String
     /// The CA file given at sign-in (`--cacert`), so later commands trust the same server.
     public var caFile: String?
+    /// The org's passcode policy at sign-in.
+    public var mobilePolicy: MobilePolicy?
 
     public init(loginURL: String, clientId: String, token: OAuthToken, identity: UserIdentity, caFile: String? = nil) {
         self.loginURL = loginURL
@@ -26,6 +28,7 @@ public struct OAuthCredentials: Sendable, Equatable {
         userId = identity.userId
         organizationId = identity.organizationId
         username = identity.username
+        mobilePolicy = identity.mobilePolicy
         self.caFile = caFile
     }
 
@@ -47,6 +50,7 @@ public struct OAuthCredentials: Sendable, Equatable {
         ]
         if let refreshToken { object["refreshToken"] = .string(refreshToken.revealed) }
         if let caFile { object["caFile"] = .string(caFile) }
+        if let mobilePolicy { object["mobilePolicy"] = mobilePolicy.json }
         return .object(object)
     }
 
@@ -65,6 +69,7 @@ public struct OAuthCredentials: Sendable, Equatable {
         self.organizationId = organizationId
         self.username = username
         caFile = json["caFile"]?.stringValue
+        mobilePolicy = MobilePolicy(json: json["mobilePolicy"])
     }
 }
 

@@ -22,6 +22,8 @@ import TOMLKit
 ///     connect-timeout = 15          # seconds for DNS, TCP and TLS together
 ///     stall-timeout = 20            # seconds a transfer may move no bytes
 ///     pages-in-flight = 1           # query pages a sync down asks for at once (1 to 8)
+///     [security]
+///     lock-after = 300              # seconds without a key before a passcode-protected TUI locks
 public struct UserSettings: Equatable {
     public var keys: [String: [Key]] = [:]
     public var styles: [StyleRole: CellStyle] = [:]
@@ -38,6 +40,9 @@ public struct UserSettings: Equatable {
     /// slower and larger on every emulated link (`make bench-field`: satellite first sync 144 s
     /// against 86–108 s, 1.34–1.37x the gzip floor against 1.29–1.32x); only a drop cost less.
     public static let defaultPagesInFlight = 1
+    /// Seconds without a key after which the TUI of a passcode-protected store locks its screen,
+    /// and its unlocked key is forgotten ([security] lock-after); the org's policy, when shorter, wins.
+    public var lockAfter: Int?
 
     public init() {}
 
@@ -89,9 +94,9 @@ public struct UserSettings: Equatable {
         }
         var settings = UserSettings()
         func line(_ key: String, in section: String) -> Int? { Self.line(of: key, in: section, text: text) }
-        for key in table.keys where !["keys", "colors", "list", "network"].contains(key) {
+        for key in table.keys where !["keys", "colors", "list", "network", "security"].contains(key) {
             throw SettingsProblem(line: Self.line(ofSection: key, text: text) ?? line(key, in: ""),
-                                  reason: "[\(key)] is not a section forceterm reads; it reads [keys], [colors], [list] and [network]")
+                                  reason: "[\(key)] is not a section forceterm reads; it reads [keys], [colors], [list], [network] and [security]")
         }
         if let keys = table["keys"] {
             guard let keys = keys.table else { throw SettingsProblem(line: line("keys", in: ""), reason: "keys must be a table: [keys]") }
@@ -183,6 +188,18 @@ public struct UserSettings: Equatable {
                     throw SettingsProblem(line: line(name, in: "network"), reason: "\(name) takes seconds from 1 to 600, e.g. \(name) = 30")
                 }
                 if name == "connect-timeout" { settings.connectTimeout = value } else { settings.stallTimeout = value }
+            }
+        }
+        if let security = table["security"] {
+            guard let security = security.table else { throw SettingsProblem(line: line("security", in: ""), reason: "security must be a table: [security]") }
+            for name in security.keys {
+                guard name == "lock-after" else {
+                    throw SettingsProblem(line: line(name, in: "security"), reason: "\(name) is not a security setting; [security] has lock-after")
+                }
+                guard let seconds = security[name]?.int, (1...86_400).contains(seconds) else {
+                    throw SettingsProblem(line: line(name, in: "security"), reason: "lock-after takes seconds from 1 to 86400, e.g. lock-after = 300")
+                }
+                settings.lockAfter = seconds
             }
         }
         return settings

@@ -33,9 +33,6 @@ public struct Passcode: Sendable {
         guard let first = PasswordInput.readLine(prompt: "New passcode (at least \(minimumLength) characters): ") else {
             throw ConfigError("no new passcode given: type it at the prompt, or give it on standard input")
         }
-        guard first.count >= minimumLength else {
-            throw ConfigError("a passcode needs at least \(minimumLength) characters; nothing was changed")
-        }
         if canAsk {
             guard PasswordInput.readLine(prompt: "The same passcode again: ") == first else {
                 throw ConfigError("the two passcodes differ; nothing was changed")

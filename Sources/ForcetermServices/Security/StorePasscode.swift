@@ -4,12 +4,17 @@ import Foundation
 import SmartStore
 
 /// `forceterm passcode`, `unlock` and `lock`: the passcode that protects a store's key, and the
-/// key kept unlocked in the session keyring. Each returns the line to print.
+/// key kept unlocked in the session keyring. Each returns the line to print. The store's
+/// `LockPolicy` (the org's and config.toml's) sets how long it stays unlocked and how long a
+/// passcode must be.
 public enum StorePasscode {
     /// Sets the store's first passcode, which encrypts the store (and everything it holds already),
-    /// or changes it: the same key sealed anew, so nothing is re-encrypted.
-    public static func set(store path: String, current: Passcode = Passcode(), keyring: SessionKeyring = SessionKeyring(),
-                           newPasscode: () throws -> String) throws -> String {
+    /// or changes it: the same key sealed anew, so nothing is re-encrypted. `newPasscode` is given
+    /// the length the policy asks for.
+    public static func set(store path: String, current: Passcode = Passcode(), keyring: SessionKeyring? = nil,
+                           newPasscode: (_ minimumLength: Int) throws -> String) throws -> String {
+        let policy = LockPolicy.forStore(path)
+        let keyring = keyring ?? SessionKeyring(timeout: policy.idleSeconds)
         if FileManager.default.fileExists(atPath: StoreKeys.keyFile(forStore: path)) {
             throw ConfigError("\(path) has a key file of its own (\(StoreKeys.keyFile(forStore: path)), as the demo's store has): it takes no passcode")
         }
@@ -18,10 +23,10 @@ public enum StorePasscode {
                 throw ConfigError("changing the passcode needs the current one: type it at the prompt, give it on standard input, or in \(Passcode.variable)")
             }
             let key = try StoreKeys.unwrap(wrapped, passcode: given, store: path, keyring: keyring)
-            try WrappedStoreKey.seal(key, passcode: try newPasscode()).write(forStore: path)
-            return "Passcode changed. The store keeps its key, so nothing was re-encrypted; it stays unlocked in this login for \(keyring.timeout / 60) minutes."
+            try WrappedStoreKey.seal(key, passcode: try checked(try newPasscode(policy.minimumPasscodeLength), policy)).write(forStore: path)
+            return "Passcode changed. The store keeps its key, so nothing was re-encrypted; it stays unlocked in this login for \(policy.idleDescription) without use."
         }
-        let passcode = try newPasscode()
+        let passcode = try checked(try newPasscode(policy.minimumPasscodeLength), policy)
         let key = StoreKey.random()
         // The sealed key is on disk before any page is encrypted with it.
         try WrappedStoreKey.seal(key, passcode: passcode).write(forStore: path)
@@ -39,7 +44,16 @@ public enum StorePasscode {
             throw error
         }
         try sealSavedSession(ofStore: path, with: key)
-        return "Passcode set. Your store \(path) is now encrypted; it stays unlocked in this login for \(keyring.timeout / 60) minutes (forceterm lock locks it now)."
+        return "Passcode set. Your store \(path) is now encrypted; it stays unlocked in this login for \(policy.idleDescription) without use (forceterm lock locks it now)."
+    }
+
+    /// A passcode of the length the policy asks for.
+    static func checked(_ passcode: String, _ policy: LockPolicy) throws -> String {
+        guard passcode.count >= policy.minimumPasscodeLength else {
+            let who = policy.minimumPasscodeLength > Passcode.defaultMinimumLength ? " (your org's policy)" : ""
+            throw ConfigError("a passcode needs at least \(policy.minimumPasscodeLength) characters\(who); nothing was changed")
+        }
+        return passcode
     }
 
     /// The signed-in session, when this store is its user's, saved again with its tokens sealed.
@@ -52,41 +66,46 @@ public enum StorePasscode {
     /// After signing in: a store that has no passcode yet gets one, from `FORCETERM_PASSCODE` or
     /// chosen at the prompt, and is encrypted (with what it holds already). Without a terminal or
     /// the variable, the store stays unencrypted and the line returned says how to change that.
-    public static func protectAtSignIn(store path: String, passcode: Passcode = Passcode(), keyring: SessionKeyring = SessionKeyring()) throws -> String {
+    /// `policy` is the org's, from the identity just read (not yet saved).
+    public static func protectAtSignIn(store path: String, org: MobilePolicy?, passcode: Passcode = Passcode()) throws -> String {
         if FileManager.default.fileExists(atPath: StoreKeys.keyFile(forStore: path)) || FileManager.default.fileExists(atPath: WrappedStoreKey.file(forStore: path)) {
             return ""
         }
+        let policy = LockPolicy(org: org, userLockAfter: UserSettings.load(path: UserSettings.path()).settings.lockAfter)
+        let keyring = SessionKeyring(timeout: policy.idleSeconds)
         if let given = passcode.fromEnvironment {
-            guard given.count >= Passcode.defaultMinimumLength else {
-                throw ConfigError("\(Passcode.variable) needs at least \(Passcode.defaultMinimumLength) characters to protect your store; signed in, but the store is not encrypted (forceterm passcode sets one)")
+            guard given.count >= policy.minimumPasscodeLength else {
+                throw ConfigError("\(Passcode.variable) has fewer than the \(policy.minimumPasscodeLength) characters a passcode needs here; nothing was saved")
             }
-            return try set(store: path, keyring: keyring) { given }
+            return try set(store: path, keyring: keyring) { _ in given }
         }
         guard Passcode.canAsk else {
             return "Your store on this machine is not encrypted: forceterm passcode sets a passcode and encrypts it (scripts give it in \(Passcode.variable))."
         }
-        StandardStreams.writeError("forceterm keeps your contacts encrypted on this machine. Choose a passcode: forceterm asks for it after \(keyring.timeout / 60) minutes without use, and a forgotten one means signing in again and starting a fresh store.\n")
-        return try set(store: path, keyring: keyring) { try Passcode.new() }
+        StandardStreams.writeError("forceterm keeps your contacts encrypted on this machine. Choose a passcode: forceterm asks for it after \(policy.idleDescription) without use, and a forgotten one means signing in again and starting a fresh store.\n")
+        return try set(store: path, keyring: keyring) { try Passcode.new(minimumLength: $0) }
     }
 
     /// Asks for the passcode now, so that the next commands and terminals of this login need not.
-    public static func unlock(store path: String, passcode: Passcode = Passcode(), keyring: SessionKeyring = SessionKeyring()) throws -> String {
+    public static func unlock(store path: String, passcode: Passcode = Passcode(), keyring: SessionKeyring? = nil) throws -> String {
+        let policy = LockPolicy.forStore(path)
+        let keyring = keyring ?? SessionKeyring(timeout: policy.idleSeconds)
         guard let wrapped = try WrappedStoreKey.read(forStore: path) else {
             throw ConfigError("the store \(path) has no passcode, so there is nothing to unlock (forceterm passcode sets one and encrypts it)")
         }
         if keyring.key(forStore: path) != nil {
-            return "Already unlocked in this login; unlocked for another \(keyring.timeout / 60) minutes from now."
+            return "Already unlocked in this login; unlocked for another \(policy.idleDescription) from now."
         }
         // Asked here even from a pipe: unlocking is what this command is for.
         guard let given = passcode.fromEnvironment ?? PasswordInput.readLine(prompt: "Passcode for forceterm: ") else {
             throw ConfigError("no passcode given: type it at the prompt, give it on standard input, or in \(Passcode.variable)")
         }
         _ = try StoreKeys.unwrap(wrapped, passcode: given, store: path, keyring: keyring)
-        return "Unlocked for \(keyring.timeout / 60) minutes without use, in every terminal of this login (forceterm lock locks it now)."
+        return "Unlocked for \(policy.idleDescription) without use, in every terminal of this login (forceterm lock locks it now)."
     }
 
     /// Forgets the unlocked key at once: the next command asks for the passcode again.
-    public static func lock(store path: String, keyring: SessionKeyring = SessionKeyring()) -> String {
-        keyring.forget(store: path) ? "Locked: forceterm asks for the passcode again." : "Not unlocked in this login; nothing to lock."
+    public static func lock(store path: String) -> String {
+        SessionKeyring().forget(store: path) ? "Locked: forceterm asks for the passcode again." : "Not unlocked in this login; nothing to lock."
     }
 }

@@ -22,11 +22,11 @@ public enum StoreKeys {
     public static func keyFile(forStore path: String) -> String { path + ".key" }
 
     /// How the store at `path` is opened.
-    public static func encryption(forStore path: String, passcode: Passcode = Passcode(), keyring: SessionKeyring = SessionKeyring()) throws -> StoreEncryption {
+    public static func encryption(forStore path: String, passcode: Passcode = Passcode(), keyring: SessionKeyring? = nil) throws -> StoreEncryption {
         let file = keyFile(forStore: path)
         if FileManager.default.fileExists(atPath: file) { return .encrypted(try StoreKey(contentsOfFile: file)) }
         if let wrapped = try WrappedStoreKey.read(forStore: path) {
-            return .encrypted(try unlock(store: path, wrapped: wrapped, passcode: passcode, keyring: keyring))
+            return .encrypted(try unlock(store: path, wrapped: wrapped, passcode: passcode, keyring: keyring ?? .forStore(path)))
         }
         return .plain
     }
@@ -63,9 +63,9 @@ public enum StoreKeys {
     }
 
     /// The key of a passcode-protected store (unlocking it if need be); nil for a store without a passcode.
-    public static func passcodeKey(forStore path: String, passcode: Passcode = Passcode(), keyring: SessionKeyring = SessionKeyring()) throws -> StoreKey? {
+    public static func passcodeKey(forStore path: String, passcode: Passcode = Passcode(), keyring: SessionKeyring? = nil) throws -> StoreKey? {
         guard let wrapped = try WrappedStoreKey.read(forStore: path) else { return nil }
-        return try unlock(store: path, wrapped: wrapped, passcode: passcode, keyring: keyring)
+        return try unlock(store: path, wrapped: wrapped, passcode: passcode, keyring: keyring ?? .forStore(path))
     }
 
     /// Credentials as they are saved for the store at `path`: tokens sealed with its key once it has a passcode.

@@ -50,11 +50,24 @@ public enum TUILauncher {
         // The keys were checked when the file was read.
         if let keymap = try? AppKeymap.table(rebinding: settings.keys) { app.keymap = keymap }
         app.helpNotes = helpNotes
+        app.screenLock = Self.screenLock(store: location.path)
         let exit = app.run()
         screen.restore()
         if case let .signal(number) = exit {
             // The shell's convention for "ended by a signal"; the store is already committed.
             throw TerminalEnded(signal: number)
+        }
+    }
+
+    /// The lock of a passcode-protected store whose org (or config.toml) asks for one: the passcode
+    /// typed on the lock screen is checked against the store's sealed key, wrong tries counted.
+    static func screenLock(store path: String) -> ScreenLock? {
+        let policy = LockPolicy.forStore(path)
+        guard policy.locksScreen, (try? WrappedStoreKey.read(forStore: path)) != nil else { return nil }
+        let keyring = SessionKeyring(timeout: policy.idleSeconds)
+        return ScreenLock(idleLimit: .seconds(policy.idleSeconds), reason: "\(policy.reason): \(policy.idleDescription) without a key") { typed in
+            guard let wrapped = try? WrappedStoreKey.read(forStore: path) else { return false }
+            return (try? StoreKeys.unwrap(wrapped, passcode: typed, store: path, keyring: keyring)) != nil
         }
     }
 

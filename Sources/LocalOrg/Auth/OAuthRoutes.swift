@@ -169,7 +169,7 @@ extension LocalOrgAPI {
                 "locale": text("LanguageLocaleKey"), "utcOffset": 0, "updated_at": lastModified, "is_app_installed": true,
             ])
         }
-        return .json([
+        var answer: JSONObject = [
             "id": .string(identity), "asserted_user": true, "user_id": .string(session.userId), "organization_id": .string(organizationId),
             "username": text("Username"), "nick_name": text("Alias"), "display_name": text("Name"), "email": text("Email"),
             "email_verified": true, "first_name": text("FirstName"), "last_name": text("LastName"), "timezone": text("TimeZoneSidKey"),
@@ -177,7 +177,9 @@ extension LocalOrgAPI {
             "mobile_phone": .null, "mobile_phone_verified": false, "is_lightning_login_user": false, "status": ["created_date": .null, "body": .null],
             "urls": urls, "active": true, "user_type": "STANDARD", "language": text("LanguageLocaleKey"), "locale": text("LanguageLocaleKey"),
             "utcOffset": 0, "last_modified_date": lastModified, "is_app_installed": true,
-        ])
+        ]
+        answer["mobile_policy"] = settings.mobilePolicy.json
+        return .json(.object(answer))
     }
 }
 

@@ -15,6 +15,12 @@ public struct TerminalApp {
     private let screen: any TerminalScreen
     /// Extra text for the `?` screen, above the keys (forceterm --demo's org details).
     public var helpNotes: HelpOverlay.Notes?
+    /// Locks the screen after a while without a key (a passcode-protected store); nil: never.
+    public var screenLock: ScreenLock?
+    private var lastKey = ContinuousClock.now
+    /// While locked: what the lock screen holds.
+    private var lockPrompt: LockPrompt?
+    public var isLocked: Bool { lockPrompt != nil }
     /// How often the loop wakes without a key, to show sync progress and retire toasts.
     public static let tickMilliseconds = 100
     private var toastTimer = ToastTimer()
@@ -54,7 +60,8 @@ public struct TerminalApp {
                 let wasSyncing = model.sync?.isRunning == true
                 let hadResult = model.sync.map { if case .finished = $0.current { return true } else { return false } } ?? false
                 let changed = model.tick()
-                needsDrawing = changed || wasSyncing || hadResult
+                let locked = lockIfIdle(now: .now)
+                needsDrawing = changed || wasSyncing || hadResult || locked
                 continue
             }
             switch event {
@@ -63,9 +70,32 @@ public struct TerminalApp {
             case .resized:
                 needsDrawing = true
             case let .key(key):
-                handle(key)
+                if lockPrompt != nil {
+                    unlockingKey(key)
+                } else {
+                    lastKey = .now
+                    handle(key)
+                }
                 needsDrawing = true
             }
+        }
+    }
+
+    /// Locks when the screen lock's idle time has passed since the last key; true when it just did.
+    public mutating func lockIfIdle(now: ContinuousClock.Instant) -> Bool {
+        guard let screenLock, lockPrompt == nil, now - lastKey >= screenLock.idleLimit else { return false }
+        lockPrompt = LockPrompt()
+        return true
+    }
+
+    /// A key on the lock screen: typing the passcode; Enter checks it.
+    private mutating func unlockingKey(_ key: Key) {
+        guard var prompt = lockPrompt, let screenLock else { return }
+        if prompt.handle(key, check: screenLock.check) {
+            lockPrompt = nil
+            lastKey = .now
+        } else {
+            lockPrompt = prompt
         }
     }
 
@@ -76,6 +106,11 @@ public struct TerminalApp {
     /// The model hears of the layout only when it changed (a resize, another record's detail), so
     /// drawing stays a pure function of the model.
     public mutating func draw() {
+        if let lockPrompt, let screenLock {
+            screen.present(LockScreen.render(lockPrompt, reason: screenLock.reason, syncing: model.sync?.isRunning == true,
+                                             size: screen.size, theme: theme))
+            return
+        }
         let layout = ScreenLayout(size: screen.size)
         if layout.list.height != fittedListHeight {
             model.setListHeight(layout.list.height)

@@ -1,0 +1,57 @@
+import ForceJSON
+import Foundation
+import Testing
+
+/// The TUI of a passcode-protected store locks after the idle time config.toml's `lock-after` (or
+/// the org's policy) sets: the records leave the screen, the sync started before goes on, and the
+/// passcode brings the list back.
+@Suite("forceterm's TUI locks its screen", .serialized)
+struct TUILockTests {
+    @Test func theScreenLocksWhenIdleAndThePasscodeUnlocksItWhileASyncGoesOn() throws {
+        // Each request waits 2.5 s at the server, so the sync started with s outlasts the idle time.
+        let user = try SyncCommandTests.SignedIn(serverArguments: ["--latency", "2500"], accounts: 1, contacts: 5)
+        defer { user.remove() }
+        let synced = try user.forceterm(["sync"])
+        #expect(synced.exitCode == 0, "\(synced)")
+        let set = try ChildProcess.run(Forceterm.executable, ["passcode", "--store", user.storePath], environment: user.environment,
+                                       input: "tui-pass-1\n")
+        #expect(set.exitCode == 0 && set.standardOutput.contains("now encrypted"), "\(set)")
+        let listed = try JSONParser.parse(try user.forceterm(["list", "contacts", "--json"]).standardOutput)
+        let someone = try #require(listed.arrayValue?.compactMap { $0["LastName"]?.stringValue }.max { $0.count < $1.count })
+        let config = user.root + "/config/forceterm"
+        try FileManager.default.createDirectory(atPath: config, withIntermediateDirectories: true)
+        try "[security]\nlock-after = 3\n".write(toFile: config + "/config.toml", atomically: true, encoding: .utf8)
+
+        let session = try TmuxSession(command: [Forceterm.executable.path, "--store", user.storePath], width: 100, height: 30,
+                                      environment: user.environment.compactMapValues { $0 })
+        defer { session.kill() }
+        try session.waitFor(String(someone))
+        try session.send("s")
+        let locked = try session.waitFor("forceterm is locked", timeout: 30)
+        #expect(!locked.contains(String(someone)) && !locked.contains("Contacts ("), "nothing of the store shows: \(locked)")
+        #expect(locked.contains("config.toml's lock-after: 3 seconds without a key"), "\(locked)")
+        #expect(locked.contains("The sync goes on in the background."), "\(locked)")
+
+        try session.send("nope", literal: true)
+        try session.send("Enter")
+        let wrong = try session.waitFor("Wrong passcode (1 in a row)")
+        #expect(!wrong.contains("nope"), "what is typed never shows")
+        try session.send("tui-pass-1", literal: true)
+        try session.send("Enter")
+        try session.waitFor(String(someone))
+        // Idle again, it locks again; the sync ends behind the lock screen.
+        try session.waitFor("forceterm is locked")
+        let deadline = Date().addingTimeInterval(90)
+        var screen = try session.screen()
+        while screen.contains("The sync goes on"), Date() < deadline {
+            Thread.sleep(forTimeInterval: 0.5)
+            screen = try session.screen()
+        }
+        #expect(screen.contains("forceterm is locked") && !screen.contains("The sync goes on"), "the sync ended while locked: \(screen)")
+        try session.send("tui-pass-1", literal: true)
+        try session.send("Enter")
+        try session.waitFor("last sync")
+        try session.send("q")
+        #expect(ProcessWatch.waitUntilGone(argument: user.storePath), "forceterm quits on q")
+    }
+}
