@@ -144,11 +144,12 @@ bench-localorg: deps
 
 ## bench-sync: the sync engine against a release localorg on loopback: sync down 10k/100k (beside the raw
 ## query and the store's own load of the same records), sync up 1k/10k at 50 ms latency (beside the round-trip floor),
-## incremental resync (beside a full one).
+## incremental resync (beside a full one), and sync down 100k / up 10k into an encrypted store (beside an unencrypted one).
 bench-sync: build-release
 	$(BIN_RELEASE)/sync-bench --config config
 
-## bench-tui: the real forceterm in a pseudo-terminal on 1k and 100k contacts: first paint, keystroke latency, bytes, RSS.
+## bench-tui: the real forceterm in a pseudo-terminal on 1k and 100k contacts: first paint, keystroke latency, bytes, RSS;
+## then 100k contacts in an encrypted store beside the unencrypted one.
 bench-tui: build-release
 	python3 scripts/tui-bench.py $(BIN_RELEASE)
 

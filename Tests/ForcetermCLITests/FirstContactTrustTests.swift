@@ -112,6 +112,13 @@ struct FirstContactTrustTests {
         let code = try #require(screen.components(separatedBy: "enter the code: ").last?.prefix { $0.isLetter || $0.isNumber })
         #expect(screen.contains("\(server.url)/setup/connect?user_code=\(code)"), "\(screen)")
         try server.command(["approve", String(code)])
+        // Then the passcode for the store, as at any terminal.
+        try session.waitFor("New passcode", timeout: 60)
+        try session.send("trust-pass-1", literal: true)
+        try session.send("Enter")
+        try session.waitFor("The same passcode again:")
+        try session.send("trust-pass-1", literal: true)
+        try session.send("Enter")
         try session.waitFor("Signed in as demo@localorg.test", timeout: 60)
         #expect(FileManager.default.fileExists(atPath: trustedFile(home, port: server.port)))
     }

@@ -56,7 +56,7 @@ struct SignInCommandTests {
         #expect(!output.standardOutput.contains("localorg-demo") && !output.standardError.contains("localorg-demo"))
     }
 
-    @Test("A password typed at a terminal gets a prompt and never shows on the screen")
+    @Test("A password typed at a terminal gets a prompt and never shows on the screen; so does the passcode chosen after it")
     func typedPasswordIsNotEchoed() throws {
         let server = try LocalOrgProcess()
         let home = try Home()
@@ -69,9 +69,20 @@ struct SignInCommandTests {
         try session.waitFor("Password for demo@localorg.test:")
         try session.send("localorg-demo", literal: true)
         try session.send("Enter")
+        // A terminal: the passcode that encrypts the store is chosen now, typed twice, never shown.
+        try session.waitFor("Choose a passcode", timeout: 60)
+        try session.waitFor("New passcode (at least 4 characters):")
+        try session.send("tmux-pass-9", literal: true)
+        try session.send("Enter")
+        try session.waitFor("The same passcode again:")
+        try session.send("tmux-pass-9", literal: true)
+        try session.send("Enter")
         let screen = try session.waitFor("Signed in as demo@localorg.test", timeout: 60)
-        #expect(!screen.contains("localorg-demo"), "\(screen)")
+        #expect(!screen.contains("localorg-demo") && !screen.contains("tmux-pass-9"), "\(screen)")
+        #expect(screen.contains("Passcode set"), "\(screen)")
         #expect(FileManager.default.fileExists(atPath: home.credentialsPath))
+        #expect(try String(contentsOfFile: home.credentialsPath, encoding: .utf8).contains("forceterm-sealed:1:"), "the session is sealed")
+        _ = try ChildProcess.run(Forceterm.executable, ["lock"], environment: home.environment)
     }
 
     @Test("A wrong password fails with exit 1 and a one-line reason; nothing is saved")

@@ -35,14 +35,16 @@ struct RunningServer {
         let task = Task { try await server.run(stopOnSignals: false) { port in continuation.yield(port) } }
         let port = await withTaskGroup(of: Int?.self) { group in
             group.addTask { for await port in ports { return port }; return nil }
-            group.addTask { try? await Task.sleep(for: .seconds(20)); return nil }
+            // Generous: the server's start runs on Swift's cooperative pool, which two other tests
+            // blocking in child processes or tmux (synchronous waits) can hold for tens of seconds.
+            group.addTask { try? await Task.sleep(for: .seconds(120)); return nil }
             let first = await group.next() ?? nil
             group.cancelAll()
             return first
         }
         guard let port else {
             task.cancel()
-            throw TestFailure("server did not start within 20 s")
+            throw TestFailure("server did not start within 120 s")
         }
         return RunningServer(task: task, port: port, org: org)
     }
