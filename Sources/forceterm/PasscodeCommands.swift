@@ -1,4 +1,5 @@
 import ArgumentParser
+import ContactsApp
 import ForcetermServices
 import Foundation
 
@@ -12,17 +13,36 @@ struct PasscodeCommand: ParsableCommand {
             that the passcode protects; a new passcode protects the same key, so nothing is \
             re-encrypted. The current passcode comes from FORCETERM_PASSCODE or the prompt; the new \
             one is typed twice at the prompt, or read from standard input once. A forgotten passcode \
-            cannot be recovered: signing in again starts a fresh store.
+            cannot be recovered: --forgotten sets the locked store aside and signs out, and the \
+            next sign-in starts a fresh store.
             """)
 
+    @Flag(help: ArgumentHelp("Forgotten: set the locked store aside (still encrypted) and sign out, so the next sign-in starts a fresh store. What it never sent is not sent.",
+                             discussion: "Asks for yes at a terminal; --yes answers for scripts."))
+    var forgotten = false
+    @Flag(help: "With --forgotten: do it without asking.") var yes = false
     @OptionGroup var storeOptions: StoreOptions
     @ParentCommand var root: Forceterm
 
-    func validate() throws { try root.refuseOptions(except: [.store], in: "passcode") }
+    func validate() throws {
+        try root.refuseOptions(except: [.store], in: "passcode")
+        if yes && !forgotten { throw ValidationError("--yes goes with --forgotten.") }
+    }
 
     func run() throws {
         try CommandFailure.reporting {
-            StandardStreams.write(try StorePasscode.set(store: storeOptions.location.path) { try Passcode.new(minimumLength: $0) } + "\n")
+            let path = storeOptions.location.path
+            if forgotten {
+                if !yes {
+                    let question = "Your store \(path) cannot be opened without its passcode. Setting it aside starts a fresh store at the next sign-in: changes it never sent are NOT sent. Set it aside and sign out (yes/no)? "
+                    guard Passcode.canAsk, TerminalQuestion.ask(question)?.lowercased() == "yes" else {
+                        throw ConfigError("nothing was changed (answer yes at a terminal, or give --yes)")
+                    }
+                }
+                StandardStreams.write(try StorePasscode.forget(store: path) + "\n")
+                return
+            }
+            StandardStreams.write(try StorePasscode.set(store: path) { try Passcode.new(minimumLength: $0) } + "\n")
         }
     }
 }

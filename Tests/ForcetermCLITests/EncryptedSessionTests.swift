@@ -61,13 +61,42 @@ struct EncryptedSessionTests {
         let email = try #require(list.standardOutput.split(separator: "\t").first { $0.contains("@") })
         #expect(try !Data(contentsOf: URL(fileURLWithPath: store)).contains(Data(email.utf8)), "\(email) is not readable in the file")
 
-        // A forgotten passcode: sign out anyway, the session cannot be revoked without its key.
+        // Locked, logout needs the passcode; --force signs out anyway, the session unrevoked.
         _ = try Self.run(home, ["lock"])
         let refused = try Self.run(home, ["logout"])
         #expect(refused.exitCode == 1 && refused.standardError.contains("is locked"), "\(refused)")
         let forced = try Self.run(home, ["logout", "--force"])
         #expect(forced.exitCode == 0 && forced.standardError.contains("not revoked"), "\(forced)")
         #expect(!FileManager.default.fileExists(atPath: home.credentialsPath))
+    }
+
+    @Test func aForgottenPasscodeSetsTheStoreAsideAndTheNextSignInStartsAFreshOne() throws {
+        let server = try LocalOrgProcess()
+        let home = try Home()
+        defer { server.remove(); home.remove() }
+        _ = try server.command(["seed", "--accounts", "2", "--contacts", "12"])
+        let signIn = ["login", "--username", "demo@localorg.test", "--password-stdin", "--login-url", server.url, "--cacert", server.caFile]
+        #expect(try Self.run(home, signIn, passcode: "first-one", input: "localorg-demo\n").exitCode == 0)
+        #expect(try Self.run(home, ["sync"]).exitCode == 0)
+        let store = try Self.storeFile(home)
+        _ = try Self.run(home, ["lock"])
+
+        let unasked = try Self.run(home, ["passcode", "--forgotten"])
+        #expect(unasked.exitCode == 1 && unasked.standardError.contains("nothing was changed"), "no terminal, no --yes: \(unasked)")
+        #expect(FileManager.default.fileExists(atPath: store))
+        let forgotten = try Self.run(home, ["passcode", "--forgotten", "--yes"])
+        #expect(forgotten.exitCode == 0 && forgotten.standardOutput.contains("You are signed out"), "\(forgotten)")
+        #expect(!FileManager.default.fileExists(atPath: store) && !FileManager.default.fileExists(atPath: home.credentialsPath))
+        let aside = try FileManager.default.contentsOfDirectory(atPath: home.dataHome + "/forceterm/set-aside")
+        #expect(aside.contains { $0.hasSuffix(".sqlite") } && aside.contains { $0.hasSuffix(".passcode-key") }, "\(aside)")
+
+        // A new passcode, a fresh store synced from the org.
+        #expect(try Self.run(home, signIn, passcode: "second-one", input: "localorg-demo\n").standardOutput.contains("Passcode set"))
+        #expect(try Self.run(home, ["sync"]).exitCode == 0)
+        _ = try Self.run(home, ["lock"])
+        let listed = try Self.run(home, ["list", "contacts"], passcode: "second-one")
+        #expect(listed.exitCode == 0 && listed.standardOutput.split(separator: "\n").count == 13, "\(listed)")
+        _ = try Self.run(home, ["lock"])
     }
 
     @Test func withoutATerminalOrAPasscodeTheSignInSaysTheStoreIsNotEncrypted() throws {

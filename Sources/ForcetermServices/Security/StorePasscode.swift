@@ -104,6 +104,33 @@ public enum StorePasscode {
         return "Unlocked for \(policy.idleDescription) without use, in every terminal of this login (forceterm lock locks it now)."
     }
 
+    /// A forgotten passcode: the locked store (with its sealed key, still encrypted, in case the
+    /// passcode comes back) is moved into `set-aside/`, the saved session, whose tokens only that
+    /// key opens, is removed, and the next sign-in starts a fresh store. What the old store held
+    /// and never sent is not sent: it cannot be read without the passcode.
+    public static func forget(store path: String, now: Date = Date()) throws -> String {
+        guard FileManager.default.fileExists(atPath: WrappedStoreKey.file(forStore: path)) else {
+            throw ConfigError("the store \(path) has no passcode to forget")
+        }
+        let aside = OrgReset.defaultDirectory()
+        try FileManager.default.createDirectory(atPath: aside, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        let stamp = ISO8601DateFormatter().string(from: now).replacingOccurrences(of: ":", with: "-")
+        let target = (aside as NSString).appendingPathComponent("forgotten-passcode-\(stamp).sqlite")
+        // The key last: a crash between the two leaves the store where it was, still locked.
+        for suffix in ["-wal", "-shm", ""] where FileManager.default.fileExists(atPath: path + suffix) {
+            try FileManager.default.moveItem(atPath: path + suffix, toPath: target + suffix)
+        }
+        try FileManager.default.moveItem(atPath: WrappedStoreKey.file(forStore: path), toPath: WrappedStoreKey.file(forStore: target))
+        SessionKeyring().forget(store: path)
+        let credentials = CredentialStore(directory: CredentialStore.defaultDirectory())
+        var signedOut = ""
+        if let saved = try? credentials.load(), credentials.storePath(for: saved) == path {
+            _ = try credentials.remove()
+            signedOut = " You are signed out: forceterm login starts a fresh store, synced from the org."
+        }
+        return "Set aside, still encrypted, in \(target) (its passcode opens it if you remember it: forceterm status --store \(target)); the changes it never sent are not sent.\(signedOut)"
+    }
+
     /// Forgets the unlocked key at once: the next command asks for the passcode again.
     public static func lock(store path: String) -> String {
         SessionKeyring().forget(store: path) ? "Locked: forceterm asks for the passcode again." : "Not unlocked in this login; nothing to lock."

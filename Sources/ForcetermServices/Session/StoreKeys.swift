@@ -51,8 +51,8 @@ public enum StoreKeys {
             wrapped.failedAttempts += 1
             try? wrapped.write(forStore: path)
             let times = wrapped.failedAttempts == 1 ? "" : " (\(wrapped.failedAttempts) wrong in a row)"
-            throw ConfigError("wrong passcode for \(path)\(times); nothing was opened. Forgotten? Signing in again starts a fresh store "
-                              + "(forceterm logout --force, then forceterm login), and changes not yet sent from this one are lost")
+            throw ConfigError("wrong passcode for \(path)\(times); nothing was opened. Forgotten? forceterm passcode --forgotten sets this store "
+                              + "aside and signs you out; signing in again starts a fresh store, and changes not yet sent from this one are lost")
         }
         if wrapped.failedAttempts > 0 {
             wrapped.failedAttempts = 0
