@@ -96,12 +96,20 @@ for _ in $(seq 1 100); do
 done
 [ -n "$url" ] || { cat /tmp/serve.log >&2; fail "localorg serve did not say where it serves within 10 s"; }
 echo "dist-check: localorg is serving $url"
-echo localorg-demo | forceterm login --login-url "$url" --cacert /root/org/ca.pem \
+echo localorg-demo | FORCETERM_PASSCODE=dist-check-1 forceterm login --login-url "$url" --cacert /root/org/ca.pem \
   --username demo@localorg.test --password-stdin || fail "forceterm login exited $?"
 forceterm sync || fail "the first forceterm sync exited $?"
 contacts=$(forceterm list contacts --format json | grep -c '"soup": "contacts"' || true)
 [ "$contacts" -eq 200 ] || fail "forceterm list contacts shows $contacts contacts after a sync of 200"
 echo "dist-check: the first sync brought all $contacts contacts"
+# The packaged SQLite (usr/lib/forceterm) encrypts: the store does not start with SQLite's header,
+# and a locked store is not read without its passcode.
+store=$(ls /root/.local/share/forceterm/users/*/*/store.sqlite)
+head -c 15 "$store" | grep -q "SQLite format" && fail "the store $store was written unencrypted"
+forceterm lock >/dev/null || fail "forceterm lock exited $?"
+forceterm list contacts >/dev/null 2>&1 && fail "a locked store was read without its passcode"
+FORCETERM_PASSCODE=dist-check-1 forceterm list contacts >/dev/null || fail "the passcode did not unlock the store"
+echo "dist-check: the store is encrypted by the packaged SQLite, and locked without the passcode"
 forceterm create contacts LastName=Dist-Check FirstName=Debian >/dev/null || fail "forceterm create contact exited $?"
 forceterm sync || fail "the sync up of a new contact exited $?"
 localorg info --data /root/org | grep -Eq "^Contact +201 live" \

@@ -38,7 +38,11 @@ libraries=$(for binary in "$staging/$name/usr/bin/"*; do
     ldd "$binary" | awk -v lib="$needed" '$1 == lib { print $3 }'
   done
 done | sort -u)
-depends=$(for library in $libraries; do dpkg -S "$(readlink -f "$library")" 2>/dev/null || dpkg -S "$library" 2>/dev/null; done \
+# The package's own library (forceterm's SQLite, in usr/lib/forceterm) belongs to no Debian package.
+depends=$(for library in $libraries; do
+  [[ "$(readlink -f "$library")" == "$staging"/* ]] && continue
+  dpkg -S "$(readlink -f "$library")" 2>/dev/null || dpkg -S "$library" 2>/dev/null || true
+done \
   | cut -d: -f1 | sort -u | grep -v '^libc6$' | paste -sd, | sed 's/,/, /g')
 mkdir -p "$staging/$name/DEBIAN"
 cat >"$staging/$name/DEBIAN/control" <<CONTROL
