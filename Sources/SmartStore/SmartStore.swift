@@ -48,8 +48,9 @@ public final class SmartStore: Sendable {
                 try fileManager.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
             }
         }
-        let looksEncrypted = StoreCipher.format(of: path) == .encrypted
-        let key = try encryption.keyForOpening(path: path, writable: !isReadOnly)
+        let format = StoreCipher.format(of: path)
+        let looksEncrypted = format == .encrypted
+        let key = try encryption.keyForOpening(path: path, format: format, writable: !isReadOnly)
         isEncrypted = key != nil
         var configuration = Configuration()
         configuration.busyMode = .timeout(Self.busyTimeout)

@@ -129,10 +129,9 @@ public enum StoreEncryptionMigration {
 }
 
 extension StoreEncryption {
-    /// The key to open the file at `path` with, after encrypting an unencrypted file when asked to
-    /// and allowed to write it; nil to open it unencrypted.
-    func keyForOpening(path: String, writable: Bool) throws -> StoreKey? {
-        let format = StoreCipher.format(of: path)
+    /// The key to open the file at `path` (whose first bytes say `format`) with, after encrypting an
+    /// unencrypted file when asked to and allowed to write it; nil to open it unencrypted.
+    func keyForOpening(path: String, format: StoreCipher.FileFormat, writable: Bool) throws -> StoreKey? {
         switch self {
         case .plain:
             if format == .encrypted { throw SmartStoreError.encrypted(path: path) }
