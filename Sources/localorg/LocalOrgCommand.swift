@@ -74,6 +74,9 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .customLong("hostname"), help: ArgumentHelp("A host name clients use to reach this machine, added to the certificate (e.g. trainer.local). Repeatable.", valueName: "name"))
     var hostNames: [String] = []
     @Flag(help: "Serve plain HTTP instead of HTTPS.") var http = false
+    @Flag(name: .customLong("no-http2"), help: ArgumentHelp(
+        "Speak HTTP/1.1 only over TLS.",
+        discussion: "By default HTTPS offers HTTP/2 as well (as Salesforce does): a client such as forceterm then sends its requests in flight together on one connection instead of one connection each.")) var noHTTP2 = false
     @Option(help: "Seconds an access token stays valid.") var tokenTTL: Int64 = 7200
     @Option(help: "API requests allowed per user per day before 403 REQUEST_LIMIT_EXCEEDED.") var apiLimit = 100_000
     @Option(help: "public: everyone sees every record. private: users see and change only records they own (admins see all).")
@@ -150,6 +153,7 @@ struct Serve: AsyncParsableCommand {
             }
         }
         var server = LocalOrgServer(api: api, listen: addresses.isEmpty ? [.loopback] : addresses, port: port, tls: tls)
+        server.offersHTTP2 = !noHTTP2
         if !quiet {
             // One line per request (never headers or query strings, so no tokens), for trainers to watch a sync.
             server.requestLog = { line in FileHandle.standardOutput.write(Data((line + "\n").utf8)) }

@@ -9,14 +9,14 @@ struct BenchSession: Sendable {
     let requests: RequestCounter
 
     /// Signs in with the password flow over HTTPS, trusting `caFile`. `workers` is the transport's
-    /// connection count: it bounds how many requests a sync can have in flight.
+    /// most connections: over HTTP/1.1 it bounds how many requests a sync can have in flight.
     static func signIn(url: String, caFile: String, username: String = "demo@localorg.test",
                        password: String = "localorg-demo", workers: Int = 8) async throws -> BenchSession {
         var configuration = TransportConfiguration(caFile: caFile)
         configuration.connectTimeout = 15
         configuration.stallTimeout = 60
         configuration.requestDeadline = 300
-        configuration.workerCount = workers
+        configuration.maxConnections = workers
         let transport = CurlTransport(configuration: configuration)
         let oauth = OAuthClient(loginURL: url, transport: transport)
         let token = try await oauth.signIn(username: username, password: Secret(password))

@@ -24,6 +24,38 @@ import Testing
         #expect(before.connectionsOpened >= 1, "\(before)")
     }
 
+    @Test func requestsInFlightTogetherShareOneHTTP2Connection() async throws {
+        let org = try await SignedInOrg()
+        defer { org.remove() }
+        let before = org.client.transferStatistics
+        let answers = try await Self.queriesAtOnce(16, client: org.client)
+        let after = org.client.transferStatistics
+        #expect(answers == 16)
+        #expect(after.requests - before.requests == 16)
+        // All sixteen are streams of the connection the sign-in opened: no handshake of their own.
+        #expect(after.connectionsOpened - before.connectionsOpened == 0, "\(after)")
+    }
+
+    @Test func anHTTP1ServerGetsAConnectionPerRequestInFlightUpToTheLimit() async throws {
+        let org = try await SignedInOrg(serverArguments: ["--no-http2"])
+        defer { org.remove() }
+        let before = org.client.transferStatistics
+        let answers = try await Self.queriesAtOnce(16, client: org.client)
+        let after = org.client.transferStatistics
+        #expect(answers == 16)
+        let opened = after.connectionsOpened - before.connectionsOpened
+        #expect(opened >= 1 && opened <= org.transport.configuration.maxConnections, "\(after)")
+    }
+
+    static func queriesAtOnce(_ count: Int, client: ForceClient) async throws -> Int {
+        try await withThrowingTaskGroup(of: Int.self) { group in
+            for _ in 0..<count {
+                group.addTask { try await client.query("SELECT COUNT() FROM Contact").totalSize >= 0 ? 1 : 0 }
+            }
+            return try await group.reduce(0, +)
+        }
+    }
+
     @Test func largeJSONBodiesTravelGzipped() async throws {
         let org = try await SignedInOrg()
         defer { org.remove() }

@@ -2,58 +2,54 @@ import CCurl
 import Foundation
 import Synchronization
 
-/// HTTP over libcurl easy handles. Each worker thread owns one handle and its kept-alive
-/// connections, and a request goes to the worker that finished last, so a sync's requests in a
-/// row ride the one connection already open (one TLS handshake per sync on a link where every
-/// round trip costs seconds); requests sent at once get workers, and connections, of their own.
-/// The handles share TLS sessions and DNS answers (not connections: libcurl does not support
-/// sharing those between threads), so a second connection resumes the first one's TLS session.
-/// curl's blocking `perform` runs on those threads, never on Swift's cooperative pool. HTTP/2 is
-/// used when the server offers it over TLS, responses are requested gzip- or deflate-compressed
-/// and JSON bodies of a kilobyte or more are sent gzip-compressed, TLS verification is on unless
-/// the configuration says otherwise, and the standard proxy variables (`https_proxy`, `no_proxy`,
-/// …) apply as libcurl reads them.
+/// HTTP over libcurl's multi interface, driven by one thread of its own (curl's blocking calls
+/// never run on Swift's cooperative pool). Requests sent at once travel together: over HTTP/2
+/// (Salesforce's, and localorg's) as streams of one connection, so a sync pays one TLS handshake
+/// and its requests' headers go compressed; over HTTP/1.1 on kept-alive connections, up to
+/// `maxConnections` to a host. Responses are requested gzip- or deflate-compressed and JSON
+/// bodies of a kilobyte or more are sent gzip-compressed, TLS verification is on unless the
+/// configuration says otherwise, and the standard proxy variables (`https_proxy`, `no_proxy`, …)
+/// apply as libcurl reads them.
 public final class CurlTransport: Sendable {
     public let configuration: TransportConfiguration
-    private let queue = TransferQueue()
+    private let multi: CurlMulti
+    private let queue: TransferQueue
     private let share: CurlShare
     private let counters = TransferCounters()
-    /// Left by each worker once it has cleaned up its handle.
-    private let workersFinished = DispatchGroup()
+    /// Left by the transport's thread once it has closed its connections and handles.
+    private let loopFinished = DispatchGroup()
     private let isShutDown = Atomic<Bool>(false)
-    /// How long `shutdown` waits for the workers to close their connections.
+    /// How long `shutdown` waits for the transfers in flight and the connections to close.
     static let shutdownWait: DispatchTimeInterval = .seconds(5)
 
     public init(configuration: TransportConfiguration = TransportConfiguration()) {
         CurlGlobal.ensureInitialized()
         self.configuration = configuration
         share = CurlShare()
-        for index in 0..<max(1, configuration.workerCount) {
-            let queue = self.queue
-            let configuration = self.configuration
-            let finished = workersFinished
-            let share = self.share
-            let counters = self.counters
-            finished.enter()
-            let thread = Thread {
-                CurlWorker(configuration: configuration, share: share, counters: counters).run(queue, worker: index)
-                finished.leave()
-            }
-            thread.name = "forceterm-curl-\(index)"
-            thread.start()
+        let multi = CurlMulti(maxConnections: configuration.maxConnections)
+        self.multi = multi
+        queue = TransferQueue(wake: { multi.wake() })
+        let loop = CurlMultiLoop(multi: multi, queue: queue, configuration: configuration, share: share, counters: counters)
+        let finished = loopFinished
+        finished.enter()
+        let thread = Thread {
+            loop.run()
+            finished.leave()
         }
+        thread.name = "forceterm-curl"
+        thread.start()
     }
 
     deinit { shutdown() }
 
-    /// Refuses new requests, lets the workers finish theirs and close their connections, and waits
-    /// for them (up to a few seconds). Call it before the process exits: a worker freeing its TLS
-    /// connections while OpenSSL's exit handlers free the same state crashed programs at exit
-    /// ("double free or corruption", a signal 11 in libcrypto). Later calls do nothing.
+    /// Refuses new requests, lets the ones in flight finish and the connections close, and waits
+    /// for that (up to a few seconds). Call it before the process exits: a connection freed while
+    /// OpenSSL's exit handlers free the same state crashed programs at exit ("double free or
+    /// corruption", a signal 11 in libcrypto). Later calls do nothing.
     public func shutdown() {
         guard !isShutDown.exchange(true, ordering: .acquiringAndReleasing) else { return }
         queue.close()
-        if workersFinished.wait(timeout: .now() + Self.shutdownWait) == .success { share.close() }
+        if loopFinished.wait(timeout: .now() + Self.shutdownWait) == .success { share.close() }
     }
 
     /// What this transport has done so far: connections opened (each a TCP and TLS handshake),
@@ -81,156 +77,7 @@ public final class CurlTransport: Sendable {
     }
 }
 
-/// What curl hands back during one transfer: body bytes and header lines.
-final class ResponseSink {
-    var body: [UInt8] = []
-    var headerLines: [String] = []
-    /// Set once curl has a connection ready and is about to write the request on it.
-    var requestStarting = false
-    let transfer: Transfer
-
-    init(transfer: Transfer) { self.transfer = transfer }
-}
-
-/// A worker thread's loop: one easy handle, reused for every transfer so its connections are kept alive.
-struct CurlWorker {
-    let configuration: TransportConfiguration
-    let share: CurlShare
-    let counters: TransferCounters
-
-    func run(_ queue: TransferQueue, worker: Int) {
-        guard let handle = curl_easy_init() else {
-            while let transfer = queue.pop(worker: worker) {
-                transfer.finish(.failure(TransportFailure(.transport(code: -1, detail: "libcurl could not create a handle"), requestMayHaveLeft: false)))
-            }
-            return
-        }
-        let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
-        defer {
-            // Detached from the share before the handle (and its connections) go.
-            forceterm_curl_set_pointer(handle, CURLOPT_SHARE, nil)
-            curl_easy_cleanup(handle)
-            errorBuffer.deallocate()
-        }
-        while let transfer = queue.pop(worker: worker) {
-            if transfer.isCancelled {
-                transfer.finish(.failure(TransportFailure(.cancelled, requestMayHaveLeft: false)))
-                continue
-            }
-            let result = perform(transfer, handle: handle, errorBuffer: errorBuffer)
-            queue.becomingIdle(worker: worker)
-            transfer.finish(result)
-        }
-    }
-
-    private func perform(_ transfer: Transfer, handle: UnsafeMutableRawPointer, errorBuffer: UnsafeMutablePointer<CChar>) -> Result<HTTPResponse, TransportFailure> {
-        let request = transfer.request
-        // Reset forgets the previous request's options but keeps the connection cache.
-        curl_easy_reset(handle)
-        errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
-        let sink = ResponseSink(transfer: transfer)
-        let context = Unmanaged.passUnretained(sink).toOpaque()
-        var headerList: UnsafeMutablePointer<curl_slist>?
-        defer { curl_slist_free_all(headerList) }
-        for header in request.headers {
-            headerList = curl_slist_append(headerList, "\(header.name): \(header.value)")
-        }
-        // No "Expect: 100-continue" round trip before bodies.
-        headerList = curl_slist_append(headerList, "Expect:")
-
-        Self.setConnection(handle, url: request.url, errorBuffer: errorBuffer, configuration: configuration,
-                           verifies: !configuration.allowsInsecureTLS)
-        if let shareHandle = share.handle { forceterm_curl_set_pointer(handle, CURLOPT_SHARE, shareHandle) }
-        forceterm_curl_set_list(handle, CURLOPT_HTTPHEADER, headerList)
-        forceterm_curl_set_string(handle, CURLOPT_USERAGENT, configuration.userAgent)
-        forceterm_curl_set_string(handle, CURLOPT_ACCEPT_ENCODING, "gzip, deflate")
-        forceterm_curl_set_long(handle, CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2TLS))
-        forceterm_curl_set_long(handle, CURLOPT_TCP_KEEPALIVE, 1)
-        forceterm_curl_set_long(handle, CURLOPT_FOLLOWLOCATION, 0)
-        forceterm_curl_set_long(handle, CURLOPT_LOW_SPEED_LIMIT, 1)
-        forceterm_curl_set_long(handle, CURLOPT_LOW_SPEED_TIME, max(1, Int(configuration.stallTimeout.rounded(.up))))
-        forceterm_curl_set_long(handle, CURLOPT_TIMEOUT_MS, Self.milliseconds(configuration.requestDeadline))
-
-        switch request.method {
-        case "GET":
-            forceterm_curl_set_long(handle, CURLOPT_HTTPGET, 1)
-        case "HEAD":
-            forceterm_curl_set_long(handle, CURLOPT_NOBODY, 1)
-        default:
-            forceterm_curl_set_string(handle, CURLOPT_CUSTOMREQUEST, request.method)
-        }
-        if var body = request.body, !body.isEmpty {
-            if configuration.compressesRequestBodies, body.count >= GzipBody.minimumBytes, Self.isJSON(request),
-               let compressed = GzipBody.compress(body) {
-                body = compressed
-                headerList = curl_slist_append(headerList, "Content-Encoding: gzip")
-            }
-            // COPYPOSTFIELDS copies the bytes, so they need not outlive this call; the size goes first.
-            forceterm_curl_set_offset(handle, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(body.count))
-            _ = body.withUnsafeBytes { bytes in
-                forceterm_curl_set_pointer(handle, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: bytes.baseAddress))
-            }
-        } else if ["POST", "PATCH", "PUT"].contains(request.method) {
-            forceterm_curl_set_offset(handle, CURLOPT_POSTFIELDSIZE_LARGE, 0)
-            forceterm_curl_set_string(handle, CURLOPT_COPYPOSTFIELDS, "")
-        }
-
-        forceterm_curl_set_data_callback(handle, CURLOPT_WRITEFUNCTION) { data, size, count, context in
-            guard let data, let context else { return 0 }
-            let sink = Unmanaged<ResponseSink>.fromOpaque(context).takeUnretainedValue()
-            let length = size * count
-            data.withMemoryRebound(to: UInt8.self, capacity: length) { sink.body.append(contentsOf: UnsafeBufferPointer(start: $0, count: length)) }
-            return length
-        }
-        forceterm_curl_set_pointer(handle, CURLOPT_WRITEDATA, context)
-        forceterm_curl_set_data_callback(handle, CURLOPT_HEADERFUNCTION) { data, size, count, context in
-            guard let data, let context else { return 0 }
-            let sink = Unmanaged<ResponseSink>.fromOpaque(context).takeUnretainedValue()
-            let length = size * count
-            let line = data.withMemoryRebound(to: UInt8.self, capacity: length) { String(decoding: UnsafeBufferPointer(start: $0, count: length), as: UTF8.self) }
-            sink.headerLines.append(line.trimmingCharacters(in: .whitespacesAndNewlines))
-            return length
-        }
-        forceterm_curl_set_pointer(handle, CURLOPT_HEADERDATA, context)
-        forceterm_curl_set_long(handle, CURLOPT_NOPROGRESS, 0)
-        forceterm_curl_set_progress_callback(handle) { context, _, _, _, _ in
-            guard let context else { return 0 }
-            // Non-zero aborts the transfer: this is how cancellation reaches a blocked perform.
-            return Unmanaged<ResponseSink>.fromOpaque(context).takeUnretainedValue().transfer.isCancelled ? 1 : 0
-        }
-        forceterm_curl_set_pointer(handle, CURLOPT_XFERINFODATA, context)
-        let knowsWhenRequestStarts = forceterm_curl_set_prereq_callback(handle, { context, _, _, _, _ in
-            guard let context else { return 0 }
-            Unmanaged<ResponseSink>.fromOpaque(context).takeUnretainedValue().requestStarting = true
-            return 0
-        }, context) == CURLE_OK
-
-        let code = curl_easy_perform(handle)
-        var connections = 0
-        var sent: curl_off_t = 0
-        var received: curl_off_t = 0
-        forceterm_curl_get_long(handle, CURLINFO_NUM_CONNECTS, &connections)
-        forceterm_curl_get_offset(handle, CURLINFO_SIZE_UPLOAD_T, &sent)
-        forceterm_curl_get_offset(handle, CURLINFO_SIZE_DOWNLOAD_T, &received)
-        counters.add(connections: connections, sent: Int(sent), received: Int(received))
-        guard code == CURLE_OK else {
-            // Nothing of the request was written unless curl called the pre-request callback (its
-            // documented point "before any request is actually made on the connection"). With an
-            // older libcurl that lacks it, any request may have left.
-            var pretransfer: curl_off_t = 0
-            forceterm_curl_get_offset(handle, CURLINFO_PRETRANSFER_TIME_T, &pretransfer)
-            let mayHaveLeft = knowsWhenRequestStarts ? sink.requestStarting : true
-            let error = Self.classify(code, handle: handle, message: String(cString: errorBuffer), url: request.url,
-                                      configuration: configuration,
-                                      requestStarted: knowsWhenRequestStarts ? sink.requestStarting : pretransfer > 0)
-            return .failure(TransportFailure(error, requestMayHaveLeft: mayHaveLeft))
-        }
-        var status = 0
-        forceterm_curl_get_long(handle, CURLINFO_RESPONSE_CODE, &status)
-        return .success(HTTPResponse(status: status, headers: Self.finalHeaders(sink.headerLines), body: sink.body,
-                                     transferred: (sent: Int(sent), received: Int(received))))
-    }
-
+extension CurlTransport {
     /// What every connection needs, for requests and for the trust check's bare handshakes alike:
     /// the URL, no signals, the error text, the connect timeout and how the certificate is checked.
     static func setConnection(_ handle: UnsafeMutableRawPointer, url: String, errorBuffer: UnsafeMutablePointer<CChar>,

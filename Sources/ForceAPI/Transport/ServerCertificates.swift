@@ -81,12 +81,12 @@ extension CurlTransport {
             curl_easy_cleanup(handle)
             errorBuffer.deallocate()
         }
-        CurlWorker.setConnection(handle, url: url, errorBuffer: errorBuffer, configuration: configuration, verifies: verify)
+        CurlTransport.setConnection(handle, url: url, errorBuffer: errorBuffer, configuration: configuration, verifies: verify)
         forceterm_curl_set_long(handle, CURLOPT_CONNECT_ONLY, 1)
         forceterm_curl_set_long(handle, CURLOPT_CERTINFO, verify ? 0 : 1)
         let code = curl_easy_perform(handle)
         guard code == CURLE_OK else {
-            throw CurlWorker.classify(code, handle: handle, message: String(cString: errorBuffer), url: url, configuration: configuration,
+            throw CurlTransport.classify(code, handle: handle, message: String(cString: errorBuffer), url: url, configuration: configuration,
                                       requestStarted: false)
         }
         var chain: [ServerCertificate] = []

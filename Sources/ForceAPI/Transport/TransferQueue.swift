@@ -1,7 +1,7 @@
 import Foundation
 import Synchronization
 
-/// One request on its way through a worker, with its cancellation flag and its caller's continuation.
+/// One request on its way through the transport, with its cancellation flag and its caller's continuation.
 final class Transfer: Sendable {
     let request: HTTPRequest
     let cancelled = Atomic<Bool>(false)
@@ -22,80 +22,44 @@ final class Transfer: Sendable {
     }
 }
 
-/// The transfers waiting for a worker, first in first out. A transfer pushed while workers wait
-/// goes to the one that became idle last: its connection is the warmest, so requests sent one
-/// after another keep to one connection instead of each worker opening its own.
+/// The transfers callers have handed in and the transport's thread has not taken yet, first in
+/// first out. Pushing one wakes that thread (it may be waiting on its sockets).
 final class TransferQueue: Sendable {
     private struct State: ~Copyable {
         var waiting: [Transfer] = []
-        /// Workers waiting for a transfer, the most recently idle last.
-        var idle: [Int] = []
-        /// Transfers handed to a waiting worker, by worker.
-        var handed: [Int: Transfer] = [:]
         var closed = false
     }
 
-    private let condition = NSCondition()
     private let state = Mutex(State())
+    private let wake: @Sendable () -> Void
 
-    /// Adds a transfer; false once the transport is gone.
+    init(wake: @escaping @Sendable () -> Void) { self.wake = wake }
+
+    /// Adds a transfer; false once the transport is shut down.
     func push(_ transfer: Transfer) -> Bool {
-        condition.lock()
-        defer { condition.unlock() }
-        let accepted = state.withLock { state -> Bool in
+        state.withLock { state -> Bool in
             guard !state.closed else { return false }
-            if let worker = state.idle.popLast() {
-                state.handed[worker] = transfer
-            } else {
-                state.waiting.append(transfer)
-            }
+            state.waiting.append(transfer)
+            // Under the lock: the thread frees what `wake` touches only after it saw the queue
+            // closed, which it cannot while this push holds the lock.
+            wake()
             return true
         }
-        condition.broadcast()
-        return accepted
     }
 
-    /// The next transfer for `worker`, waiting for one; nil when the queue is closed and empty.
-    func pop(worker: Int) -> Transfer? {
-        condition.lock()
-        defer { condition.unlock() }
-        var registered = false
-        while true {
-            let next = state.withLock { state -> (Transfer?, Bool) in
-                if let transfer = state.handed.removeValue(forKey: worker) { return (transfer, false) }
-                if !state.waiting.isEmpty {
-                    state.idle.removeAll { $0 == worker }
-                    return (state.waiting.removeFirst(), false)
-                }
-                if state.closed {
-                    state.idle.removeAll { $0 == worker }
-                    return (nil, true)
-                }
-                if !registered, !state.idle.contains(worker) { state.idle.append(worker) }
-                return (nil, false)
-            }
-            if let transfer = next.0 { return transfer }
-            if next.1 { return nil }
-            registered = true
-            condition.wait()
-        }
-    }
-
-    /// Puts `worker` at the head of the idle ones before it hands its answer back, so that the
-    /// caller's next request, which may be pushed before the worker asks for one, goes to it.
-    func becomingIdle(worker: Int) {
-        condition.lock()
+    /// Every transfer waiting, and whether the queue is closed (then none will follow).
+    func takeAll() -> (transfers: [Transfer], closed: Bool) {
         state.withLock { state in
-            if !state.closed, !state.idle.contains(worker) { state.idle.append(worker) }
+            defer { state.waiting.removeAll() }
+            return (state.waiting, state.closed)
         }
-        condition.unlock()
     }
 
     func close() {
-        condition.lock()
-        state.withLock { $0.closed = true }
-        condition.broadcast()
-        condition.unlock()
+        state.withLock { state in
+            state.closed = true
+            wake()
+        }
     }
 }
 

@@ -17,8 +17,9 @@ public struct TransportConfiguration: Sendable {
     /// Sends JSON request bodies of a kilobyte or more gzip-compressed (`Content-Encoding: gzip`,
     /// which Salesforce accepts), a fifth of the bytes for a sync up's batches.
     public var compressesRequestBodies = true
-    /// Threads, each with its own curl handle and so its own kept-alive connections.
-    public var workerCount = 4
+    /// Connections kept to one host at most. Over HTTP/2 every request in flight shares one; over
+    /// HTTP/1.1 each needs its own, and requests beyond this many wait for one to be free.
+    public var maxConnections = 4
     public var userAgent = "forceterm/0.1 (libcurl)"
 
     public init(caFile: String? = nil, allowsInsecureTLS: Bool = false) {

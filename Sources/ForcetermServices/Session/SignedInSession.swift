@@ -31,8 +31,8 @@ public struct SignedInSession: Sendable {
         // config.toml's [network] timeouts, when the file can be used (the TUI reports it when not).
         let settings = UserSettings.load(path: UserSettings.path()).settings
         var configuration = settings.applied(to: TransportConfiguration(caFile: caFile))
-        // One connection per composite request a sync up keeps in flight.
-        configuration.workerCount = max(configuration.workerCount, SyncManager.defaultRequestConcurrency)
+        // Over HTTP/1.1, one connection per composite request a sync up keeps in flight.
+        configuration.maxConnections = max(configuration.maxConnections, SyncManager.defaultRequestConcurrency)
         let transport = CurlTransport(configuration: configuration)
         let saveRefreshed: @Sendable (OAuthCredentials) -> Void = { refreshed in
             do {

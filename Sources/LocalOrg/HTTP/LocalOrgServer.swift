@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdCore
+import HummingbirdHTTP2
 import HummingbirdTLS
 import Logging
 import NIOCore
@@ -38,6 +39,10 @@ public struct LocalOrgServer: Sendable {
     /// The port for addresses given without one; 0 picks a free one.
     public let port: Int
     public let tls: TLSFiles?
+    /// Offers HTTP/2 over TLS (by ALPN, as Salesforce does) beside HTTP/1.1: a client sends all its
+    /// requests at once on one connection, each with its headers compressed, instead of opening a
+    /// connection (and a TLS handshake, a round trip or two) for each request in flight.
+    public var offersHTTP2 = true
     /// Log only critical problems (tests stop servers by cancelling, which the server logs as errors).
     public var quiet = false
     /// Called after each request with one line for a console (method, path without the query,
@@ -107,7 +112,13 @@ public struct LocalOrgServer: Sendable {
             // Closing a connection waits this long for the client's close_notify; a client idle on a
             // kept-alive connection never sends one, and stopping the server waited 5 s for each.
             configuration.shutdownTimeout = .milliseconds(250)
-            server = try .tls(.http1(), tlsConfiguration: configuration)
+            if offersHTTP2 {
+                // A stopping server waits at most this long for a client to end its streams.
+                let http2 = HTTP2UpgradeChannel.Configuration(idleTimeout: .seconds(300), gracefulCloseTimeout: .milliseconds(500))
+                server = try .http2Upgrade(tlsConfiguration: configuration, configuration: http2)
+            } else {
+                server = try .tls(.http1(), tlsConfiguration: configuration)
+            }
         } else {
             server = .http1()
         }
