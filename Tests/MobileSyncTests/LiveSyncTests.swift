@@ -354,6 +354,25 @@ struct LiveSyncTests {
         #expect(names == ["Bo", "Cy", "Di"])
     }
 
+    @Test("A sync down run before its ghost check asks the COUNT() alongside its pages: the check then asks nothing, and still finds what went")
+    func ghostCheckCountAskedAlongside() async throws {
+        let live = try await LiveSync()
+        defer { live.remove() }
+        var ids: [String] = []
+        for name in ["Ada", "Bo", "Cy"] { ids.append(try await live.createOnServer("Contact", ["LastName": .string(name)])) }
+        try await live.syncDown()
+        _ = try await live.manager.reSyncBeforeGhostCheck(name: "syncDownContacts")
+        let before = live.client.transferStatistics.requests
+        #expect(try await live.manager.cleanResyncGhosts(name: "syncDownContacts", justSynced: true) == 0)
+        #expect(live.client.transferStatistics.requests - before == 0, "the count came with the sync down")
+        try live.server.command(["delete", "Contact", ids[0]])
+        _ = try await live.createOnServer("Contact", ["LastName": "Di"])
+        _ = try await live.manager.reSyncBeforeGhostCheck(name: "syncDownContacts")
+        #expect(try await live.manager.cleanResyncGhosts(name: "syncDownContacts", justSynced: true) == 1)
+        let names = Set(try live.local.documents("contacts").compactMap { $0["LastName"]?.stringValue })
+        #expect(names == ["Bo", "Cy", "Di"])
+    }
+
     @Test("The mass-deletion guard stops a ghost cleaning that would empty the soup, unless forced")
     func massDeletionGuard() async throws {
         let live = try await LiveSync()

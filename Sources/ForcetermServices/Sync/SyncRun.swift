@@ -78,7 +78,7 @@ public struct SyncRun: Sendable {
             for entry in entries where entry.type == .syncDown {
                 var failure: (any Error)?
                 do {
-                    _ = try await manager.reSync(name: entry.name, progress: progress)
+                    _ = try await manager.reSyncBeforeGhostCheck(name: entry.name, progress: progress)
                 } catch {
                     failure = error
                 }

@@ -11,6 +11,10 @@ struct MetadataFetch: SyncDownFetch {
 
     func first(state: SyncState, since: Int64?) async throws -> SyncDownPage {
         let stored = try storedDescription(soup: state.soupName)
+        // The picklists of the record types the last description listed are asked alongside the
+        // describe, not after it: on a slow link a quiet run is then one round trip, not three.
+        let known = stored.map(Self.recordTypeIds) ?? []
+        async let early = picklistAnswers(for: known, stored: stored)
         var describe: JSONObject
         switch try await context.remote.resource("sobjects/\(sobjectType)/describe", query: [],
                                                 unlessTagged: stored.flatMap { $0[SObjectDescribeKeys.eTag]?.stringValue }) {
@@ -23,7 +27,16 @@ struct MetadataFetch: SyncDownFetch {
         describe[context.target.idFieldName] = .string(sobjectType)
         describe[SObjectDescribeKeys.picklistsByRecordType] = nil
         describe[SObjectDescribeKeys.picklistETags] = nil
-        if let picklists = try await picklistsByRecordType(describe: describe, stored: stored) {
+        let wanted = Self.recordTypeIds(describe)
+        var answers = try await early
+        let missing = wanted.filter { answers?[$0] == nil }
+        if answers != nil, !missing.isEmpty {
+            // A record type new since the last run.
+            let more = try await picklistAnswers(for: missing, stored: stored)
+            answers = more.map { more in answers?.merging(more) { first, _ in first } } ?? nil
+        }
+        if !wanted.isEmpty, let answers {
+            let picklists = Self.picklists(wanted, answers: answers, stored: stored)
             describe[SObjectDescribeKeys.picklistsByRecordType] = .object(picklists.values)
             if !picklists.tags.isEmpty { describe[SObjectDescribeKeys.picklistETags] = .object(picklists.tags) }
         }
@@ -42,40 +55,67 @@ struct MetadataFetch: SyncDownFetch {
         return record
     }
 
-    /// The picklist values each of the object's own record types offers (the describe lists every
-    /// value of every record type), with each answer's tag: one UI API request per record type the
-    /// user may pick, none for objects without record types. An org whose UI API does not serve
-    /// the object (a 4xx) leaves the form with the describe's values.
-    private func picklistsByRecordType(describe: JSONObject, stored: JSONObject?) async throws -> (values: JSONObject, tags: JSONObject)? {
-        let recordTypeIds = (describe["recordTypeInfos"]?.arrayValue ?? []).compactMap { info -> String? in
+    /// The object's own record types the user may pick: one UI API request each for their
+    /// picklist values (the describe lists every value of every record type); none for objects
+    /// without record types.
+    static func recordTypeIds(_ describe: JSONObject) -> [String] {
+        (describe["recordTypeInfos"]?.arrayValue ?? []).compactMap { info -> String? in
             guard info["available"]?.boolValue == true, info["master"]?.boolValue != true else { return nil }
             return info["recordTypeId"]?.stringValue
         }
-        guard !recordTypeIds.isEmpty else { return nil }
+    }
+
+    /// The UI API's answers for `ids`, all asked at once, each with the tag it had last time. Nil
+    /// when the org's UI API does not serve the object (a 4xx): the form keeps the describe's values.
+    private func picklistAnswers(for ids: [String], stored: JSONObject?) async throws -> [String: RemoteResource]? {
+        let storedValues = stored?[SObjectDescribeKeys.picklistsByRecordType]?.objectValue ?? [:]
+        let storedTags = stored?[SObjectDescribeKeys.picklistETags]?.objectValue ?? [:]
+        let remote = context.remote
+        let path = "ui-api/object-info/\(sobjectType)/picklist-values/"
+        return try await withThrowingTaskGroup(of: (String, RemoteResource?).self) { group in
+            for id in ids {
+                let known = storedValues[id] == nil ? nil : storedTags[id]?.stringValue
+                group.addTask {
+                    do throws(SyncRemoteError) {
+                        return (id, try await remote.resource(path + id, query: [], unlessTagged: known))
+                    } catch {
+                        if case let .server(status, _, _) = error, (400..<500).contains(status) { return (id, nil) }
+                        throw error
+                    }
+                }
+            }
+            var answers: [String: RemoteResource] = [:]
+            for try await (id, answer) in group {
+                guard let answer else {
+                    group.cancelAll()
+                    return nil
+                }
+                answers[id] = answer
+            }
+            return answers
+        }
+    }
+
+    /// The values each record type offers, and each answer's tag, in `ids`' order.
+    private static func picklists(_ ids: [String], answers: [String: RemoteResource], stored: JSONObject?) -> (values: JSONObject, tags: JSONObject) {
         let storedValues = stored?[SObjectDescribeKeys.picklistsByRecordType]?.objectValue ?? [:]
         let storedTags = stored?[SObjectDescribeKeys.picklistETags]?.objectValue ?? [:]
         var result: JSONObject = [:]
         var tags: JSONObject = [:]
-        for id in recordTypeIds {
-            let known = storedValues[id] == nil ? nil : storedTags[id]?.stringValue
-            let answer: RemoteResource
-            do {
-                answer = try await context.remote.resource("ui-api/object-info/\(sobjectType)/picklist-values/\(id)", query: [], unlessTagged: known)
-            } catch {
-                if case let .server(status, _, _) = error, (400..<500).contains(status) { return nil }
-                throw error
-            }
-            switch answer {
-            case .unchanged:
+        for id in ids {
+            switch answers[id] {
+            case .unchanged?:
                 result[id] = storedValues[id]
                 tags[id] = storedTags[id]
-            case let .object(object, etag):
+            case let .object(object, etag)?:
                 var fields: JSONObject = [:]
                 for (field, values) in object["picklistFieldValues"]?.objectValue ?? [:] {
                     fields[field] = .array((values["values"]?.arrayValue ?? []).compactMap { $0["value"] })
                 }
                 result[id] = .object(fields)
                 tags[id] = etag.map(JSONValue.string)
+            case nil:
+                break
             }
         }
         return (values: result, tags: tags)
