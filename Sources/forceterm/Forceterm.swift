@@ -1,6 +1,7 @@
 import ArgumentParser
 import ForcetermServices
 import Foundation
+import Synchronization
 
 /// The `forceterm` command: with no subcommand, the terminal UI; otherwise one of the subcommands.
 @main
@@ -102,7 +103,20 @@ struct StoreOptions: ParsableArguments {
         if storePath?.isEmpty == true { throw ValidationError("--store needs the path of a store file.") }
     }
 
-    var location: StoreLocation { StoreLocation(explicitPath: storePath) }
+    var location: StoreLocation {
+        if let storePath { UnencryptedStoreNotice.sayOnce(about: storePath) }
+        return StoreLocation(explicitPath: storePath)
+    }
+}
+
+/// Says once per run, on stderr, that a store named with `--store` is not encrypted.
+enum UnencryptedStoreNotice {
+    private static let said = Mutex<Set<String>>([])
+
+    static func sayOnce(about path: String) {
+        guard said.withLock({ $0.insert(path).inserted }), let note = StoreKeys.unencryptedNote(forExplicitStore: path) else { return }
+        StandardStreams.writeError("forceterm: \(note)\n")
+    }
 }
 
 /// `--global` for `sync`, `status` and `query` (and the root command, which refuses it): the store
@@ -122,7 +136,10 @@ struct GlobalStoreOptions: ParsableArguments {
     }
 
     /// `--store`, the global store, else the signed-in user's own.
-    func location(_ store: StoreOptions) throws -> StoreLocation { StoreLocation(explicitPath: try explicitPath(store)) }
+    func location(_ store: StoreOptions) throws -> StoreLocation {
+        if !global, let path = store.storePath { UnencryptedStoreNotice.sayOnce(about: path) }
+        return StoreLocation(explicitPath: try explicitPath(store))
+    }
 }
 
 /// The root command's options. The parser accepts them before a subcommand's name too

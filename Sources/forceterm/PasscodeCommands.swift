@@ -31,7 +31,7 @@ struct PasscodeCommand: ParsableCommand {
 
     func run() throws {
         try CommandFailure.reporting {
-            let path = storeOptions.location.path
+            let path = StoreLocation(explicitPath: storeOptions.storePath).path
             if forgotten {
                 if !yes {
                     let question = "Your store \(path) cannot be opened without its passcode. Setting it aside starts a fresh store at the next sign-in: changes it never sent are NOT sent. Set it aside and sign out (yes/no)? "
@@ -64,7 +64,7 @@ struct UnlockCommand: ParsableCommand {
     func validate() throws { try root.refuseOptions(except: [.store], in: "unlock") }
 
     func run() throws {
-        try CommandFailure.reporting { StandardStreams.write(try StorePasscode.unlock(store: storeOptions.location.path) + "\n") }
+        try CommandFailure.reporting { StandardStreams.write(try StorePasscode.unlock(store: StoreLocation(explicitPath: storeOptions.storePath).path) + "\n") }
     }
 }
 
@@ -80,6 +80,6 @@ struct LockCommand: ParsableCommand {
     func validate() throws { try root.refuseOptions(except: [.store], in: "lock") }
 
     func run() throws {
-        try CommandFailure.reporting { StandardStreams.write(StorePasscode.lock(store: storeOptions.location.path) + "\n") }
+        try CommandFailure.reporting { StandardStreams.write(StorePasscode.lock(store: StoreLocation(explicitPath: storeOptions.storePath).path) + "\n") }
     }
 }

@@ -116,4 +116,79 @@ struct EncryptedSessionTests {
         #expect(sync.exitCode == 0, "the sealed session still syncs: \(sync)")
         _ = try Self.run(home, ["lock"])
     }
+
+    @Test func aStoreWithUnsentChangesAConflictAndASyncCutShortIsEncryptedWithAllOfIt() throws {
+        let server = try LocalOrgProcess()
+        let home = try Home()
+        defer { server.remove(); home.remove() }
+        _ = try server.command(["seed", "--accounts", "3", "--contacts", "40"])
+        _ = try Self.run(home, ["login", "--username", "demo@localorg.test", "--password-stdin", "--login-url", server.url,
+                                "--cacert", server.caFile], input: "localorg-demo\n")
+        #expect(try Self.run(home, ["sync"]).exitCode == 0)
+        let store = try Self.storeFile(home)
+        #expect(try PasscodeTests.isPlain(store), "signed in by a script without a passcode")
+        let listed = try JSONParser.parse(try Self.run(home, ["list", "contacts", "--format", "json"]).standardOutput)
+        let ids = (listed.arrayValue ?? []).compactMap { $0["Id"]?.stringValue }
+        try #require(ids.count == 40)
+
+        // A conflict: the same field changed in the office and in the field.
+        usleep(1_100_000)  // whole-second modification times: the server edit must be newer
+        _ = try server.command(["edit", "Contact", ids[0], "Title=From the office"])
+        _ = try Self.run(home, ["update", ids[0], "Title=From the field"])
+        #expect(try Self.run(home, ["sync"]).exitCode == 3)
+        // Two changes whose sync was cut short once the server had taken them and before the answer was recorded.
+        _ = try Self.run(home, ["update", ids[1], "Title=Unsent one"])
+        _ = try Self.run(home, ["update", ids[2], "Title=Unsent two"])
+        var crashing = home.environment
+        crashing["FORCETERM_TEST_EXIT_AFTER_CALL"] = "1"
+        let cut = try ChildProcess.run(Forceterm.executable, ["sync"], environment: crashing)
+        #expect(cut.exitCode == 86, "\(cut)")
+
+        let set = try Self.run(home, ["passcode"], input: "kept-all-99\n")
+        #expect(set.exitCode == 0 && set.standardOutput.contains("now encrypted"), "\(set)")
+        #expect(try !PasscodeTests.isPlain(store))
+        for file in [store, store + "-wal"] where FileManager.default.fileExists(atPath: file) {
+            let bytes = try Data(contentsOf: URL(fileURLWithPath: file))
+            for text in ["Unsent one", "From the field", "From the office"] {
+                #expect(!bytes.contains(Data(text.utf8)), "\(text) readable in \(file)")
+            }
+        }
+        let status = try Self.run(home, ["status"])
+        #expect(status.standardOutput.contains("1 in conflict"), "\(status)")
+        // The sync picks up where it was cut: both changes on the server, the conflict still the user's to decide.
+        let sync = try Self.run(home, ["sync"])
+        #expect(sync.exitCode == 3, "\(sync)")
+        let onServer = try server.command(["query", "SELECT Id, Title FROM Contact WHERE Title LIKE 'Unsent%' ORDER BY Title"])
+        #expect(onServer.contains("Unsent one") && onServer.contains("Unsent two"), "\(onServer)")
+        let mine = try JSONParser.parse(try Self.run(home, ["list", "contacts", "--format", "json"]).standardOutput)
+        #expect(mine.arrayValue?.first { $0["Id"]?.stringValue == ids[0] }?["Title"] == "From the field", "the conflict keeps my value until decided")
+        _ = try Self.run(home, ["lock"])
+    }
+
+    @Test func aPasscodeShorterThanTheOrgsNewPolicyIsSaidAtUnlock() throws {
+        let server = try LocalOrgProcess()
+        let home = try Home()
+        defer { server.remove(); home.remove() }
+        let login = try Self.run(home, ["login", "--username", "demo@localorg.test", "--password-stdin", "--login-url", server.url,
+                                        "--cacert", server.caFile], passcode: "six-ch", input: "localorg-demo\n")
+        #expect(login.exitCode == 0 && login.standardOutput.contains("Passcode set"), "\(login)")
+        // The org raised its pin length since (a later sign-in saved the identity's new mobile_policy).
+        var saved = try JSONParser.parseObject(try String(contentsOfFile: home.credentialsPath, encoding: .utf8))
+        saved["mobilePolicy"] = .object(["pin_length": .int(8)])
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: home.credentialsPath))
+        try handle.truncate(atOffset: 0)
+        try handle.write(contentsOf: Data(JSONWriter.string(saved).utf8))
+        try handle.close()
+
+        _ = try Self.run(home, ["lock"])
+        let unlocked = try Self.run(home, ["unlock"], input: "six-ch\n")
+        #expect(unlocked.exitCode == 0, "\(unlocked)")
+        #expect(unlocked.standardOutput.contains("at least 8 characters and yours has 6: run forceterm passcode"), "\(unlocked)")
+        let longer = try Self.run(home, ["passcode"], input: "six-ch\neight-ch\n")
+        #expect(longer.exitCode == 0, "\(longer)")
+        _ = try Self.run(home, ["lock"])
+        let again = try Self.run(home, ["unlock"], input: "eight-ch\n")
+        #expect(again.exitCode == 0 && !again.standardOutput.contains("at least"), "\(again)")
+        _ = try Self.run(home, ["lock"])
+    }
 }

@@ -77,6 +77,20 @@ struct PasscodeTests {
         _ = try Forceterm.run(["lock", "--store", fixture.path])
     }
 
+    @Test func aPlainStoreNamedWithStoreIsUsedAsItIsAndSaysSo() throws {
+        let fixture = try Self.fixture()
+        let listed = try Self.list(fixture)
+        #expect(listed.exitCode == 0 && listed.standardOutput.contains("Müller"), "\(listed)")
+        #expect(listed.standardError.contains("\(fixture.path) is not encrypted"), "\(listed)")
+        #expect(try Self.isPlain(fixture.path))
+        let set = try ChildProcess.run(Forceterm.executable, ["passcode", "--store", fixture.path], input: "east-5150\n")
+        #expect(set.exitCode == 0 && !set.standardError.contains("not encrypted"), "\(set)")
+        let encrypted = try Self.list(fixture)
+        #expect(encrypted.exitCode == 0 && encrypted.standardOutput.contains("Müller"), "\(encrypted)")
+        #expect(!encrypted.standardError.contains("not encrypted"), "\(encrypted)")
+        _ = try Forceterm.run(["lock", "--store", fixture.path])
+    }
+
     @Test func theDemosKeyFileTakesNoPasscodeAndUnlockWithoutOneSaysSo() throws {
         let fixture = try Self.fixture()
         let unlock = try Forceterm.run(["unlock", "--store", fixture.path])

@@ -101,7 +101,11 @@ public enum StorePasscode {
             throw ConfigError("no passcode given: type it at the prompt, give it on standard input, or in \(Passcode.variable)")
         }
         _ = try StoreKeys.unwrap(wrapped, passcode: given, store: path, keyring: keyring)
-        return "Unlocked for \(policy.idleDescription) without use, in every terminal of this login (forceterm lock locks it now)."
+        let unlocked = "Unlocked for \(policy.idleDescription) without use, in every terminal of this login (forceterm lock locks it now)."
+        guard given.count < policy.minimumPasscodeLength else { return unlocked }
+        // The org raised its policy's pin length after this passcode was set.
+        return unlocked + "\nYour org now asks for passcodes of at least \(policy.minimumPasscodeLength) characters and yours has \(given.count): "
+            + "run forceterm passcode to set a longer one."
     }
 
     /// A forgotten passcode: the locked store (with its sealed key, still encrypted, in case the
