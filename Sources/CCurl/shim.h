@@ -44,24 +44,6 @@ static inline CURLcode forceterm_curl_set_prereq_callback(CURL *handle, forceter
 #else
     (void)handle; (void)value; (void)context;
     return CURLE_UNKNOWN_OPTION;
-/// Typed curl_multi_setopt for long values.
-static inline CURLMcode forceterm_curl_multi_set_long(CURLM *multi, CURLMoption option, long value) {
-    return curl_multi_setopt(multi, option, value);
-}
-/// The next transfer the multi handle has finished: its easy handle and result. 0 when none is left.
-static inline int forceterm_curl_multi_next_done(CURLM *multi, CURL **handle, CURLcode *result) {
-    int left = 0;
-    CURLMsg *message;
-    while ((message = curl_multi_info_read(multi, &left)) != NULL) {
-        if (message->msg == CURLMSG_DONE) {
-            *handle = message->easy_handle;
-            *result = message->data.result;
-            return 1;
-        }
-    }
-    return 0;
-}
-
 #endif
 }
 static inline CURLcode forceterm_curl_get_long(CURL *handle, CURLINFO info, long *value) {

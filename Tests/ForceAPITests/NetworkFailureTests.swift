@@ -195,6 +195,24 @@ extension NetworkFailureTests {
         return (ForceClient(credentials: credentials, transport: transport, requestLog: { log.append($0) }), transport)
     }
 
+    @Test("After a connection went dead under a request (a tunnel), the request is sent again on a new connection, not on the dead one HTTP/2 would keep")
+    func deadConnectionIsNotReused() async throws {
+        let org = try await SignedInOrg()
+        defer { org.remove() }
+        let relay = try DelayingRelay(targetPort: org.server.port, delay: 0)
+        let log = LineLog()
+        let (client, transport) = await Self.client(of: org, through: relay, stallTimeout: 1, log: log)
+        defer { transport.shutdown() }
+        _ = try await client.query("SELECT COUNT() FROM Contact")
+        let opened = transport.statistics.connectionsOpened
+        relay.silenceOpenConnections()
+        // Stalls on the dead connection, then goes again on a fresh one and is answered.
+        let page = try await client.query("SELECT Id FROM User")
+        #expect(!page.records.isEmpty)
+        #expect(transport.statistics.connectionsOpened == opened + 1, "\(transport.statistics) \(log.lines)")
+        #expect(log.lines.contains { $0.contains("failed") && $0.contains("stalled") }, "\(log.lines)")
+    }
+
     @Test("A create whose TLS handshake never finished (its packets lost) is sent on a new connection and made once")
     func unsentCreateSentAgain() async throws {
         let org = try await SignedInOrg()

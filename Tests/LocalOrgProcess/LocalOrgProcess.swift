@@ -194,24 +194,31 @@ public final class ResettingListener: @unchecked Sendable {
 /// passing it on to `targetPort`: a link with a round trip of twice `delay` (a congested 3G or
 /// satellite link) as the client sees it, handshake included. It loses nothing; the project's
 /// link emulator (`scripts/field-link/`) drops real packets. The first `silentConnections`
-/// connections are accepted and never answered, as a handshake whose packets were lost looks.
+/// connections are accepted and never answered, as a handshake whose packets were lost looks;
+/// `silenceOpenConnections` makes the ones open go dead (a tunnel) while new ones still pass.
 public final class DelayingRelay: @unchecked Sendable {
     public let port: Int
     private let listener: SilentListener
     private let thread: Thread
     private let held = HeldConnections()
+    private let silence = RelaySilence()
+
+    /// From now on nothing crosses the connections open now, either way; later ones work.
+    public func silenceOpenConnections() { silence.silenceOpen() }
 
     public init(targetPort: Int, delay: Double, silentConnections: Int = 0) throws {
         listener = try SilentListener()
         port = listener.port
         let descriptor = listener.descriptor
         let held = self.held
+        let silence = self.silence
         thread = Thread {
             var accepted = 0
             while true {
                 let client = accept(descriptor, nil, nil)
                 if client < 0 { return }
                 accepted += 1
+                let number = silence.opened()
                 if accepted <= silentConnections {
                     held.add(client)
                     continue
@@ -225,15 +232,15 @@ public final class DelayingRelay: @unchecked Sendable {
                     $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(server, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
                 }
                 guard connected == 0 else { close(client); close(server); continue }
-                Self.pump(from: client, to: server, delay: delay)
-                Self.pump(from: server, to: client, delay: delay)
+                Self.pump(from: client, to: server, delay: delay) { silence.isSilenced(number) }
+                Self.pump(from: server, to: client, delay: delay) { silence.isSilenced(number) }
             }
         }
         thread.start()
     }
 
     /// Reads `source` and writes each chunk to `destination` once `delay` has passed since it arrived.
-    private static func pump(from source: Int32, to destination: Int32, delay: Double) {
+    private static func pump(from source: Int32, to destination: Int32, delay: Double, silenced: @escaping @Sendable () -> Bool) {
         let queue = DispatchQueue(label: "relay-\(source)-\(destination)")
         Thread {
             var buffer = [UInt8](repeating: 0, count: 65_536)
@@ -243,6 +250,7 @@ public final class DelayingRelay: @unchecked Sendable {
                     queue.asyncAfter(deadline: .now() + delay) { shutdown(destination, Int32(SHUT_WR)) }
                     return
                 }
+                if silenced() { continue }
                 let chunk = Array(buffer[0..<count])
                 queue.asyncAfter(deadline: .now() + delay) {
                     var sent = 0
@@ -260,6 +268,17 @@ public final class DelayingRelay: @unchecked Sendable {
         shutdown(listener.descriptor, Int32(SHUT_RDWR))
         held.closeAll()
     }
+}
+
+/// Which of a relay's connections have gone dead: those opened before the last `silenceOpen`.
+final class RelaySilence: @unchecked Sendable {
+    private let lock = NSLock()
+    private var count = 0
+    private var silencedThrough = 0
+
+    func opened() -> Int { lock.withLock { count += 1; return count } }
+    func silenceOpen() { lock.withLock { silencedThrough = count } }
+    func isSilenced(_ number: Int) -> Bool { lock.withLock { number <= silencedThrough } }
 }
 
 /// Connections a test relay keeps open without answering, closed when the relay goes.

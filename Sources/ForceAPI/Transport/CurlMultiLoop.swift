@@ -67,6 +67,10 @@ struct CurlMultiLoop: @unchecked Sendable {
     let counters: TransferCounters
     /// The longest the thread sleeps on its sockets: how soon a cancelled transfer is noticed.
     static let pollMilliseconds: Int32 = 100
+    static let idleMilliseconds: Int32 = 60_000
+    /// The codes of a transfer whose connection went silent or broke under it.
+    static let linkFailures: Set<UInt32> = Set([CURLE_OPERATION_TIMEDOUT, CURLE_RECV_ERROR, CURLE_SEND_ERROR, CURLE_HTTP2,
+                                                 CURLE_HTTP2_STREAM, CURLE_PARTIAL_FILE, CURLE_GOT_NOTHING].map(\.rawValue))
 
     func run() {
         guard let multiHandle = multi.handle else {
@@ -75,6 +79,11 @@ struct CurlMultiLoop: @unchecked Sendable {
         }
         var running: [UnsafeMutableRawPointer: RunningTransfer] = [:]
         var spare: [UnsafeMutableRawPointer] = []
+        // When a transfer last failed on the link (a stall, a broken connection). Over HTTP/2 a
+        // stalled stream is reset and its connection kept; a request sent again after a dropped
+        // link would wait on that dead connection for another stall. So no connection opened
+        // before the failure is reused after it: the next request opens a fresh one.
+        var lastLinkFailure: ContinuousClock.Instant?
         while true {
             let (incoming, closed) = queue.takeAll()
             for transfer in incoming {
@@ -82,6 +91,10 @@ struct CurlMultiLoop: @unchecked Sendable {
                     transfer.finish(.failure(TransportFailure(.cancelled, requestMayHaveLeft: false)))
                 } else if let handle = spare.popLast() ?? curl_easy_init() {
                     let started = start(transfer, handle: handle)
+                    if let lastLinkFailure {
+                        let since = ContinuousClock.now - lastLinkFailure
+                        forceterm_curl_set_long(handle, CURLOPT_MAXLIFETIME_CONN, max(1, Int(since.components.seconds)))
+                    }
                     running[handle] = started
                     curl_multi_add_handle(multiHandle, handle)
                 } else {
@@ -97,10 +110,12 @@ struct CurlMultiLoop: @unchecked Sendable {
                 guard let handle = doneHandle, let finished = running.removeValue(forKey: handle) else { continue }
                 curl_multi_remove_handle(multiHandle, handle)
                 let result = complete(finished, code: code)
+                if Self.linkFailures.contains(code.rawValue) { lastLinkFailure = .now }
                 spare.append(handle)
                 finished.transfer.finish(result)
             }
-            curl_multi_poll(multiHandle, nil, 0, Self.pollMilliseconds, nil)
+            // Idle, it sleeps until `wake` (a new transfer, or the close): no wakeups on a laptop's battery.
+            curl_multi_poll(multiHandle, nil, 0, running.isEmpty ? Self.idleMilliseconds : Self.pollMilliseconds, nil)
         }
         for handle in spare {
             // Detached from the share before the handle goes.
