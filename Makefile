@@ -157,7 +157,7 @@ bench-tui: build-release
 ## satellite: delay, loss and rate on real packets): first sync of 10k contacts, second day, 500 edits up, and a
 ## 30 s drop mid-sync, in bytes and seconds against their floors. Needs root; not part of `make bench` (~12 min).
 bench-field: build-release
-	python3 scripts/field-link/bench_field.py $(BIN_RELEASE) $(if $(PROFILES),--profiles $(PROFILES))
+	python3 scripts/field-link/bench_field.py $(BIN_RELEASE) $(if $(PROFILES),--profiles $(PROFILES)) $(if $(HTTP1),--http1)
 
 clean:
 	rm -rf .build

@@ -64,6 +64,12 @@ def test_a_lossy_high_latency_link_syncs_everything_over_few_connections(org, tm
         up = bench_field.timed_sync(laptop, "--up-only")
         assert up["summary"]["updated"] == 300
         assert up["summary"]["network"]["bodyBytesSent"] < len(str(edited)) / 2, up["summary"]["network"]
+        # Its 12 composite requests, in flight together, ride one HTTP/2 connection: one handshake.
+        assert up["summary"]["network"]["connectionsOpened"] <= 1, up["summary"]["network"]
+        # The laptop signed in with a passcode: across the link too, its store holds no readable email.
+        store = next(pathlib.Path(laptop.home, "data").rglob("store.sqlite"))
+        email = next(record["Email"] for record in laptop.records("contacts") if record.get("Email"))
+        assert email.encode() not in store.read_bytes()
     finally:
         server.close()
         link.close()

@@ -8,9 +8,10 @@ and a first sync during which the link drops for 30 s (and, if that sync gives u
 pressing sync again). It reports bytes on the wire (both directions, counted on the client's
 link device, so IP, TCP and TLS overhead included) against the floor of the same records' JSON
 gzip-compressed, and time against the floor of those bytes at the link's rate plus three round
-trips (TCP, TLS and one request).
+trips (TCP, TLS and one request). The laptops sign in with a passcode, so their stores are
+encrypted as every signed-in user's is; localorg offers HTTP/2 unless --http1.
 
-Usage: bench_field.py BIN_DIR [--profiles 4g,3g,satellite] [--contacts 10000] [--accounts 1000]
+Usage: bench_field.py BIN_DIR [--profiles 4g,3g,satellite] [--contacts 10000] [--accounts 1000] [--http1]
 Needs root (network namespaces) and /dev/net/tun. Python's standard library only.
 """
 import argparse
@@ -20,6 +21,7 @@ import json
 import os
 import shutil
 import signal
+import socket
 import ssl
 import subprocess
 import sys
@@ -32,6 +34,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 SERVER_ADDRESS = "10.99.0.2"
 PORT = 8443
 USER, PASSWORD = "demo@localorg.test", "localorg-demo"
+# The rep's passcode: the laptop's store is encrypted, as a signed-in user's always is.
+PASSCODE = "field-laptop-2026"
 TRAINER, TRAINER_PASSWORD = "trainer@localorg.test", "localorg-trainer"
 ROUND_TRIPS_FLOOR = 3
 DROP_SECONDS = 30
@@ -96,12 +100,14 @@ class Link:
 
 
 class Server:
-    def __init__(self, binaries, data):
+    def __init__(self, binaries, data, http1=False, namespace="ft-server", address=SERVER_ADDRESS, port=PORT):
         self.data = data
+        self.address, self.port = address, port
         self.log = open(os.path.join(data, "serve.log"), "w")
+        inside = ["ip", "netns", "exec", namespace] if namespace else []
         self.process = subprocess.Popen(
-            ["ip", "netns", "exec", "ft-server", os.path.join(binaries, "localorg"), "serve", "--data", data,
-             "--listen", f"{SERVER_ADDRESS}:{PORT}", "--quiet"], stdout=self.log, stderr=subprocess.STDOUT)
+            inside + [os.path.join(binaries, "localorg"), "serve", "--data", data,
+                      "--listen", f"{address}:{port}", "--quiet"] + (["--no-http2"] if http1 else []), stdout=self.log, stderr=subprocess.STDOUT)
         deadline = time.time() + 60
         while time.time() < deadline:
             with open(os.path.join(data, "serve.log")) as log:
@@ -114,7 +120,7 @@ class Server:
 
     @property
     def url(self):
-        return f"https://{SERVER_ADDRESS}:{PORT}"
+        return f"https://{self.address}:{self.port}"
 
     @property
     def ca(self):
@@ -129,20 +135,22 @@ class Server:
 class Laptop:
     """A forceterm user: their own data and config directories, signed in across the link."""
 
-    def __init__(self, binaries, home, server):
+    def __init__(self, binaries, home, server, namespace="ft-client"):
         self.binary = os.path.join(binaries, "forceterm")
+        self.namespace = namespace
         self.env = dict(os.environ, XDG_DATA_HOME=os.path.join(home, "data"), XDG_CONFIG_HOME=os.path.join(home, "config"),
-                        HOME=home, LANG="C.UTF-8")
+                        HOME=home, LANG="C.UTF-8", FORCETERM_PASSCODE=PASSCODE)
         os.makedirs(home, exist_ok=True)
         self.home = home
         run([self.binary, "login", "--login-url", server.url, "--cacert", server.ca, "--username", USER, "--password-stdin"],
-            namespace="ft-client", env=self.env, stdin=PASSWORD + "\n")
+            namespace=namespace, env=self.env, stdin=PASSWORD + "\n")
 
     def forceterm(self, *arguments, namespace="ft-client", check=True):
         return run([self.binary, *arguments], namespace=namespace, env=self.env, check=check)
 
     def sync_process(self, *arguments):
-        return subprocess.Popen(["ip", "netns", "exec", "ft-client", self.binary, "sync", "--json", *arguments],
+        inside = ["ip", "netns", "exec", self.namespace] if self.namespace else []
+        return subprocess.Popen(inside + [self.binary, "sync", "--json", *arguments],
                                 env=self.env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
     def records(self, soup):
@@ -198,12 +206,32 @@ def change_on_server(server, soup_type, count, field, value):
     return json.loads(output)
 
 
+def first_sync_without_link(binaries, template, work, http1):
+    """The same first sync on loopback, no link at all: what storing (and encrypting) the records
+    costs here, the part of each profile's time no link can take away."""
+    data = os.path.join(work, "org-no-link")
+    shutil.copytree(template, data)
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    server = Server(binaries, data, http1, namespace=None, address="127.0.0.1", port=port)
+    try:
+        laptop = Laptop(binaries, os.path.join(work, "laptop-no-link"), server, namespace=None)
+        start = time.monotonic()
+        _, errors = laptop.sync_process().communicate()
+        if len(laptop.records("contacts")) == 0:
+            raise SystemExit(f"bench-field: the sync without a link stored nothing: {errors}")
+        return time.monotonic() - start
+    finally:
+        server.close()
+
+
 def floor_seconds(floor_bytes, profile):
     round_trip, rate, _, _ = PROFILES[profile]
     return floor_bytes * 8 / rate_bits(rate) + ROUND_TRIPS_FLOOR * round_trip / 1000
 
 
-def run_profile(profile, binaries, template, work, contacts, accounts):
+def run_profile(profile, binaries, template, work, contacts, accounts, http1):
     round_trip, rate, loss, time_goal = PROFILES[profile]
     data = os.path.join(work, f"org-{profile}")
     shutil.copytree(template, data)
@@ -211,7 +239,7 @@ def run_profile(profile, binaries, template, work, contacts, accounts):
     results = []
     server = None
     try:
-        server = Server(binaries, data)
+        server = Server(binaries, data, http1)
         laptop = Laptop(binaries, os.path.join(work, f"laptop-{profile}"), server)
 
         first = timed_sync(laptop)
@@ -269,7 +297,7 @@ def run_profile(profile, binaries, template, work, contacts, accounts):
         link.close()
 
 
-def report(profile, results, first):
+def report(profile, results, first, no_link):
     round_trip, rate, loss, time_goal = PROFILES[profile]
     print(f"\n{profile}: {round_trip} ms round trip, {rate}, {loss:g} % loss")
     print(f"  {'case':<34} {'time s':>8} {'floor s':>8} {'ratio':>6}   {'wire KB':>8} {'floor KB':>8} {'ratio':>6}")
@@ -279,6 +307,8 @@ def report(profile, results, first):
         if "attempts" in measured:
             lost = measured["bytes"] - first["bytes"]
             extra = f"   {measured['attempts']} attempt(s); the drop cost {lost / 1024:.0f} KB and {measured['seconds'] - first['seconds'] - DROP_SECONDS:.1f} s beyond the outage"
+        if name == "first sync":
+            extra = f"   with no link {no_link:.1f} s: {measured['seconds'] / max(floor, no_link):.2f}x the larger floor"
         print(f"  {name:<34} {measured['seconds']:8.1f} {floor:8.1f} {measured['seconds'] / floor:6.2f}"
               f"   {measured['bytes'] / 1024:8.0f} {floor_bytes / 1024:8.0f} {measured['bytes'] / floor_bytes:6.2f}{extra}")
     sys.stdout.flush()
@@ -297,6 +327,7 @@ def main():
     parser.add_argument("--profiles", default="4g,3g,satellite")
     parser.add_argument("--contacts", type=int, default=10_000)
     parser.add_argument("--accounts", type=int, default=1_000)
+    parser.add_argument("--http1", action="store_true", help="localorg speaks HTTP/1.1 only (to compare with HTTP/2)")
     arguments = parser.parse_args()
     if os.geteuid() != 0:
         sys.exit("bench-field: network namespaces need root (run it as root, or with sudo)")
@@ -312,10 +343,14 @@ def main():
         run([os.path.join(arguments.binaries, "localorg"), "seed", "--demo", "--data", template, "--accounts", str(arguments.accounts),
              "--contacts", str(arguments.contacts)])
         print(f"bench-field: {arguments.contacts} contacts and {arguments.accounts} accounts; floors: the records' JSON gzip-compressed, "
-              f"and its time at the link's rate plus {ROUND_TRIPS_FLOOR} round trips")
+              f"and its time at the link's rate plus {ROUND_TRIPS_FLOOR} round trips; localorg speaks "
+              f"{'HTTP/1.1 only' if arguments.http1 else 'HTTP/2 (and HTTP/1.1)'}; the laptops' stores are encrypted")
+        no_link = first_sync_without_link(arguments.binaries, template, work, arguments.http1)
+        print(f"bench-field: the same first sync with no link (loopback) takes {no_link:.1f} s here")
         for profile in profiles:
-            results, first = run_profile(profile, arguments.binaries, template, work, arguments.contacts, arguments.accounts)
-            report(profile, results, first)
+            results, first = run_profile(profile, arguments.binaries, template, work, arguments.contacts, arguments.accounts,
+                                         arguments.http1)
+            report(profile, results, first, no_link)
     finally:
         subprocess.run([sys.executable, os.path.join(HERE, "linkemu.py"), "--down"], capture_output=True)
         shutil.rmtree(work, ignore_errors=True)
