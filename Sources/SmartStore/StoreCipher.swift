@@ -73,4 +73,6 @@ enum StoreCipher {
 extension SmartStore {
     /// Whether the file at `path` looks like an encrypted store (not SQLite's plain header, whole pages).
     public static func isEncryptedFile(atPath path: String) -> Bool { StoreCipher.format(of: path) == .encrypted }
+    /// Whether the file at `path` is an unencrypted SQLite database (SQLite's plain header).
+    public static func isUnencryptedFile(atPath path: String) -> Bool { StoreCipher.format(of: path) == .plain }
 }

@@ -213,6 +213,35 @@ extension NetworkFailureTests {
         #expect(log.lines.contains { $0.contains("failed") && $0.contains("stalled") }, "\(log.lines)")
     }
 
+    @Test("Requests waiting for a connection that never comes up end at once when cancelled, not when the connect timeout frees them")
+    func waitingRequestsAreCancelledAtOnce() async throws {
+        let org = try await SignedInOrg()
+        defer { org.remove() }
+        let relay = try DelayingRelay(targetPort: org.server.port, delay: 0, silentConnections: 10)
+        var configuration = SignedInOrg.configuration(caFile: org.server.caFile)
+        configuration.connectTimeout = 30
+        let transport = CurlTransport(configuration: configuration)
+        defer { transport.shutdown() }
+        let url = "https://127.0.0.1:\(relay.port)/services/data"
+        // The first request holds the connection attempt (its handshake never answered); the
+        // next two wait inside curl for that connection, to multiplex on it.
+        let connecting = Task { await transport.attempt(HTTPRequest(method: "GET", url: url)) }
+        try await Task.sleep(for: .milliseconds(300))
+        let waiting = (0..<2).map { _ in Task { await transport.attempt(HTTPRequest(method: "GET", url: url)) } }
+        try await Task.sleep(for: .milliseconds(500))
+        let cancelled = ContinuousClock.now
+        for task in waiting { task.cancel() }
+        for task in waiting {
+            let result = await task.value
+            guard case let .failure(failure) = result else { Issue.record("expected a cancellation, got \(result)"); continue }
+            #expect(failure.error == .cancelled && !failure.requestMayHaveLeft, "\(failure)")
+        }
+        // Long before the 30 s connect timeout would have let curl look at them.
+        #expect(ContinuousClock.now - cancelled < .seconds(10))
+        connecting.cancel()
+        _ = await connecting.value
+    }
+
     @Test("A create whose TLS handshake never finished (its packets lost) is sent on a new connection and made once")
     func unsentCreateSentAgain() async throws {
         let org = try await SignedInOrg()

@@ -7,6 +7,13 @@ struct CommandOutput: CustomStringConvertible {
     let standardError: String
 
     var description: String { "exit \(exitCode)\n--- stdout\n\(standardOutput)--- stderr\n\(standardError)" }
+
+    /// Standard error without forceterm's notes (such as the one that a store named with --store
+    /// is not encrypted, which every run on an unencrypted fixture prints).
+    var messages: String {
+        standardError.split(separator: "\n", omittingEmptySubsequences: false)
+            .filter { !$0.hasPrefix("forceterm: note: ") }.joined(separator: "\n")
+    }
 }
 
 /// Runs the real `forceterm` executable, as a user's shell would.

@@ -7,8 +7,8 @@ struct QueryErrorTests {
     private func expectFailure(_ output: CommandOutput, mentioning fragments: [String], sourceLocation: SourceLocation = #_sourceLocation) {
         #expect(output.exitCode == 1, "\(output)", sourceLocation: sourceLocation)
         #expect(output.standardOutput.isEmpty, "\(output)", sourceLocation: sourceLocation)
-        #expect(output.standardError.hasPrefix("forceterm: "), "\(output)", sourceLocation: sourceLocation)
-        #expect(output.standardError.filter { $0 == "\n" }.count == 1, "one line: \(output)", sourceLocation: sourceLocation)
+        #expect(output.messages.hasPrefix("forceterm: "), "\(output)", sourceLocation: sourceLocation)
+        #expect(output.messages.filter { $0 == "\n" }.count == 1, "one line: \(output)", sourceLocation: sourceLocation)
         for fragment in fragments {
             #expect(output.standardError.contains(fragment), "expected \"\(fragment)\" in: \(output)", sourceLocation: sourceLocation)
         }

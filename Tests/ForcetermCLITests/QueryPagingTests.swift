@@ -16,7 +16,7 @@ struct QueryPagingTests {
         #expect(lines.count == 12)
         #expect(lines.dropFirst(2).first == "Contact001")
         #expect(lines.last == "Contact010")
-        #expect(output.standardError == "rows 1–10 of 25 (page 1 of 3); use --page 2 for more\n")
+        #expect(output.messages == "rows 1–10 of 25 (page 1 of 3); use --page 2 for more\n")
     }
 
     @Test("A middle page and the last page")
@@ -26,12 +26,12 @@ struct QueryPagingTests {
         let middle = try fixture.query(Self.query, "--page-size", "10", "--page", "2")
         #expect(middle.exitCode == 0, "\(middle)")
         #expect(middle.standardOutput.split(separator: "\n").dropFirst(2).first == "Contact011")
-        #expect(middle.standardError == "rows 11–20 of 25 (page 2 of 3); use --page 3 for more\n")
+        #expect(middle.messages == "rows 11–20 of 25 (page 2 of 3); use --page 3 for more\n")
 
         let last = try fixture.query(Self.query, "--page-size", "10", "--page", "3")
         #expect(last.exitCode == 0, "\(last)")
         #expect(Array(last.standardOutput.split(separator: "\n").dropFirst(2)) == ["Contact021", "Contact022", "Contact023", "Contact024", "Contact025"])
-        #expect(last.standardError == "rows 21–25 of 25 (page 3 of 3)\n")
+        #expect(last.messages == "rows 21–25 of 25 (page 3 of 3)\n")
     }
 
     @Test("A page past the end prints only the header and says how many pages there are")
@@ -41,7 +41,7 @@ struct QueryPagingTests {
         let output = try fixture.query(Self.query, "--page-size", "10", "--page", "4")
         #expect(output.exitCode == 0, "\(output)")
         #expect(output.standardOutput == "LastName\n--------\n")
-        #expect(output.standardError == "page 4 is past the end: 25 rows make 3 pages of 10\n")
+        #expect(output.messages == "page 4 is past the end: 25 rows make 3 pages of 10\n")
     }
 
     @Test("The default page holds 100 rows")
@@ -51,7 +51,7 @@ struct QueryPagingTests {
         let output = try fixture.query(Self.query)
         #expect(output.exitCode == 0, "\(output)")
         #expect(output.standardOutput.split(separator: "\n").count == 102)
-        #expect(output.standardError == "rows 1–100 of 130 (page 1 of 2); use --page 2 for more\n")
+        #expect(output.messages == "rows 1–100 of 130 (page 1 of 2); use --page 2 for more\n")
     }
 
     @Test("Exactly one full page is all the rows, not a first page of one")
@@ -59,7 +59,7 @@ struct QueryPagingTests {
         let fixture = try StoreFixture()
         try fixture.add(contacts: SampleRecords.numberedContacts(10))
         let output = try fixture.query(Self.query, "--page-size", "10")
-        #expect(output.standardError == "10 rows\n")
+        #expect(output.messages == "10 rows\n")
     }
 }
 
@@ -72,7 +72,7 @@ struct QueryJSONTests {
         let output = try fixture.query(
             "SELECT {contacts:LastName}, {contacts:Email}, {contacts:_soup} FROM {contacts} ORDER BY {contacts:Id}", "--json")
         #expect(output.exitCode == 0, "\(output)")
-        #expect(output.standardError.isEmpty, "JSON output has no footer: \(output.standardError)")
+        #expect(output.messages.isEmpty, "JSON output has no footer: \(output.standardError)")
         #expect(output.standardOutput.hasPrefix("{\n  \"columns\": ["), "pretty-printed")
         let root = try JSONParser.parse(output.standardOutput)
         #expect(root["columns"] == ["LastName", "Email", "soup"])

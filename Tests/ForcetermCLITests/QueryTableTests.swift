@@ -23,7 +23,7 @@ struct QueryTableTests {
         #expect(output.standardOutput == expected)
         // Byte for byte too: the combining accent is kept as it was stored, not normalised.
         #expect(Array(output.standardOutput.utf8) == Array(expected.utf8))
-        #expect(output.standardError == "4 rows\n")
+        #expect(output.messages == "4 rows\n")
     }
 
     @Test("Numbers are right-aligned; aliases and expressions keep their names")
@@ -50,7 +50,7 @@ struct QueryTableTests {
         let output = try fixture.query("SELECT {accounts:Name}, {accounts:Website} FROM {accounts}")
         #expect(output.exitCode == 0, "\(output)")
         #expect(output.standardOutput == "Name  Website\n----  ------------\nAcme  acme.example\n")
-        #expect(output.standardError == "1 row\n")
+        #expect(output.messages == "1 row\n")
     }
 
     @Test("A whole document shows as compact JSON, cut to 60 columns with an ellipsis")
@@ -90,7 +90,7 @@ struct QueryTableTests {
         let output = try fixture.query("SELECT {contacts:LastName} FROM {contacts}")
         #expect(output.exitCode == 0, "\(output)")
         #expect(output.standardOutput == "LastName\n--------\n")
-        #expect(output.standardError == "0 rows\n")
+        #expect(output.messages == "0 rows\n")
     }
 
     @Test("Full-text search through {soup}_fts MATCH finds accented names either way they were typed")

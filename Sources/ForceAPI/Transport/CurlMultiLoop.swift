@@ -38,6 +38,9 @@ final class RunningTransfer {
     let transfer: Transfer
     let handle: UnsafeMutableRawPointer
     let sink: ResponseSink
+    let startedAt = ContinuousClock.now
+    /// `https://host:port`: transfers to one server wait for the same connection.
+    let origin: String
     let errorBuffer: UnsafeMutablePointer<CChar>
     var headerList: UnsafeMutablePointer<curl_slist>?
     var knowsWhenRequestStarts = false
@@ -46,6 +49,8 @@ final class RunningTransfer {
         self.transfer = transfer
         self.handle = handle
         sink = ResponseSink(transfer: transfer)
+        let url = URLComponents(string: transfer.request.url)
+        origin = "\(url?.scheme ?? "")://\(url?.host ?? ""):\(url?.port.map(String.init) ?? "")"
         errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
         errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
     }
@@ -84,22 +89,42 @@ struct CurlMultiLoop: @unchecked Sendable {
         // link would wait on that dead connection for another stall. So no connection opened
         // before the failure is reused after it: the next request opens a fresh one.
         var lastLinkFailure: ContinuousClock.Instant?
+
+        /// Takes a transfer out of the multi handle and hands it its result.
+        func end(_ handle: UnsafeMutableRawPointer, with result: Result<HTTPResponse, TransportFailure>) {
+            guard let ended = running.removeValue(forKey: handle) else { return }
+            curl_multi_remove_handle(multiHandle, handle)
+            spare.append(handle)
+            ended.transfer.finish(result)
+        }
+
         while true {
             let (incoming, closed) = queue.takeAll()
             for transfer in incoming {
                 if transfer.isCancelled {
                     transfer.finish(.failure(TransportFailure(.cancelled, requestMayHaveLeft: false)))
-                } else if let handle = spare.popLast() ?? curl_easy_init() {
-                    let started = start(transfer, handle: handle)
-                    if let lastLinkFailure {
-                        let since = ContinuousClock.now - lastLinkFailure
-                        forceterm_curl_set_long(handle, CURLOPT_MAXLIFETIME_CONN, max(1, Int(since.components.seconds)))
-                    }
-                    running[handle] = started
-                    curl_multi_add_handle(multiHandle, handle)
-                } else {
-                    transfer.finish(.failure(TransportFailure(.transport(code: -1, detail: "libcurl could not create a handle"), requestMayHaveLeft: false)))
+                    continue
                 }
+                guard let handle = spare.popLast() ?? curl_easy_init() else {
+                    transfer.finish(.failure(TransportFailure(.transport(code: -1, detail: "libcurl could not create a handle"), requestMayHaveLeft: false)))
+                    continue
+                }
+                let started = start(transfer, handle: handle)
+                if let lastLinkFailure {
+                    let since = ContinuousClock.now - lastLinkFailure
+                    forceterm_curl_set_long(handle, CURLOPT_MAXLIFETIME_CONN, max(1, Int(since.components.seconds)))
+                    // Curl reuses a connection still carrying streams whatever its age: while one
+                    // from before the failure runs, a new transfer opens a connection of its own.
+                    if running.values.contains(where: { $0.startedAt < lastLinkFailure }) {
+                        forceterm_curl_set_long(handle, CURLOPT_FRESH_CONNECT, 1)
+                    }
+                }
+                guard curl_multi_add_handle(multiHandle, handle) == CURLM_OK else {
+                    spare.append(handle)
+                    transfer.finish(.failure(TransportFailure(.transport(code: -1, detail: "libcurl could not start the transfer"), requestMayHaveLeft: false)))
+                    continue
+                }
+                running[handle] = started
             }
             if closed && running.isEmpty { break }
             var stillRunning: Int32 = 0
@@ -107,15 +132,31 @@ struct CurlMultiLoop: @unchecked Sendable {
             var doneHandle: UnsafeMutableRawPointer?
             var code = CURLE_OK
             while forceterm_curl_multi_next_done(multiHandle, &doneHandle, &code) == 1 {
-                guard let handle = doneHandle, let finished = running.removeValue(forKey: handle) else { continue }
-                curl_multi_remove_handle(multiHandle, handle)
+                guard let handle = doneHandle, let finished = running[handle] else { continue }
                 let result = complete(finished, code: code)
                 if Self.linkFailures.contains(code.rawValue) { lastLinkFailure = .now }
-                spare.append(handle)
-                finished.transfer.finish(result)
+                end(handle, with: result)
+                // No connection to the server came up: the transfers waiting for one fail with it
+                // now (nothing of them left), rather than each waiting out the connect timeout in turn.
+                if case let .failure(failure) = result, Self.neverConnected(failure) {
+                    for (other, waiting) in running where !waiting.sink.requestStarting && waiting.origin == finished.origin {
+                        end(other, with: .failure(TransportFailure(failure.error, requestMayHaveLeft: false)))
+                    }
+                }
+            }
+            // Curl neither cancels nor times out a transfer still waiting for a connection.
+            let now = ContinuousClock.now
+            let overdue = Duration.milliseconds(CurlTransport.milliseconds(configuration.requestDeadline) + 1000)
+            for (handle, waiting) in running {
+                if waiting.transfer.isCancelled {
+                    end(handle, with: .failure(TransportFailure(.cancelled, requestMayHaveLeft: waiting.sink.requestStarting)))
+                } else if now - waiting.startedAt > overdue {
+                    end(handle, with: .failure(TransportFailure(.timeout(.deadline, seconds: configuration.requestDeadline),
+                                                                requestMayHaveLeft: waiting.sink.requestStarting)))
+                }
             }
             // Idle, it sleeps until `wake` (a new transfer, or the close): no wakeups on a laptop's battery.
-            curl_multi_poll(multiHandle, nil, 0, running.isEmpty ? Self.idleMilliseconds : Self.pollMilliseconds, nil)
+            curl_multi_poll(multiHandle, nil, 0, running.isEmpty && !closed ? Self.idleMilliseconds : Self.pollMilliseconds, nil)
         }
         for handle in spare {
             // Detached from the share before the handle goes.
@@ -123,6 +164,16 @@ struct CurlMultiLoop: @unchecked Sendable {
             curl_easy_cleanup(handle)
         }
         curl_multi_cleanup(multiHandle)
+    }
+
+    /// A failure before any connection to the server was up: unknown host, refused, no answer to
+    /// the connection attempt or a TLS handshake that never finished.
+    static func neverConnected(_ failure: TransportFailure) -> Bool {
+        guard !failure.requestMayHaveLeft else { return false }
+        switch failure.error {
+        case .offline, .timeout(.noAnswer, _): return true
+        default: return false
+        }
     }
 
     private func failEverything(detail: String) {

@@ -31,15 +31,15 @@ public enum StoreKeys {
         return .plain
     }
 
-    /// What to tell a user who named an unencrypted store file with `--store` (an SDK store copied
+    /// What to tell a user who named an unencrypted SQLite file with `--store` (an SDK store copied
     /// off a device, a test fixture): it is used as it is, neither refused nor encrypted behind
-    /// their back. Nil when the store is encrypted or has a key that will encrypt it.
+    /// their back. Nil for any other file (encrypted, absent, not SQLite) and for one with a key
+    /// that will encrypt it.
     public static func unencryptedNote(forExplicitStore path: String) -> String? {
         guard !FileManager.default.fileExists(atPath: keyFile(forStore: path)),
               !FileManager.default.fileExists(atPath: WrappedStoreKey.file(forStore: path)),
-              !SmartStore.isEncryptedFile(atPath: path) else { return nil }
-        let what = FileManager.default.fileExists(atPath: path) ? "is not encrypted" : "will be created unencrypted"
-        return "note: \(path) \(what): a store named with --store is used as it is (the stores forceterm keeps for you are encrypted)"
+              SmartStore.isUnencryptedFile(atPath: path) else { return nil }
+        return "note: \(path) is not encrypted: a store named with --store is used as it is (the stores forceterm keeps for you are encrypted)"
     }
 
     /// Opens the store at `path` with its key; an unencrypted store that has a key is encrypted first.
