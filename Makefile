@@ -155,7 +155,8 @@ bench-tui: build-release
 
 ## bench-field: forceterm and localorg in two network namespaces over an emulated mobile link (4G, bad 3G,
 ## satellite: delay, loss and rate on real packets): first sync of 10k contacts, second day, 500 edits up, and a
-## 30 s drop mid-sync, in bytes and seconds against their floors. Needs root; not part of `make bench` (~12 min).
+## 30 s drop mid-sync, in bytes and seconds against their floors (PROFILES=3g for one, HTTP1=1 for localorg
+## without HTTP/2). Needs root; not part of `make bench` (~15 min).
 bench-field: build-release
 	python3 scripts/field-link/bench_field.py $(BIN_RELEASE) $(if $(PROFILES),--profiles $(PROFILES)) $(if $(HTTP1),--http1)
 

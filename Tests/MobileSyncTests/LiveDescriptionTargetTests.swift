@@ -45,6 +45,33 @@ struct LiveDescriptionTargetTests {
         #expect(try await live.manager.cleanResyncGhosts(name: "accountMetadata") == 0)
     }
 
+    @Test("metadata: a record type gone since the last run (its picklists asked alongside the describe answer 404) leaves the others' values stored")
+    func metadataAfterARecordTypeWent() async throws {
+        let live = try await LiveSync()
+        defer { live.remove() }
+        let target = try SyncDownTarget(json: ["type": "metadata", "sobjectType": "Account"])
+        _ = try await live.manager.syncDown(target, options: SyncOptions(mergeMode: .leaveIfChanged), soupName: "accounts", name: "accountMetadata")
+        var stored = try #require(try live.local.document("accounts", id: "Account"))
+        // As the last run saw the org: a third record type, deleted since, and a describe that has changed.
+        let retired = "012000000000099AAA"
+        stored["recordTypeInfos"] = .array((stored["recordTypeInfos"]?.arrayValue ?? [])
+            + [["available": true, "master": false, "recordTypeId": .string(retired), "developerName": "Retired"]])
+        var values = stored[SObjectDescribeKeys.picklistsByRecordType]?.objectValue ?? [:]
+        values[retired] = ["Type": ["Old"]]
+        stored[SObjectDescribeKeys.picklistsByRecordType] = .object(values)
+        var tags = stored[SObjectDescribeKeys.picklistETags]?.objectValue ?? [:]
+        tags[retired] = "\"retired\""
+        stored[SObjectDescribeKeys.picklistETags] = .object(tags)
+        stored[SObjectDescribeKeys.eTag] = nil
+        try live.saveLocally(stored, in: "accounts")
+
+        let again = try await live.manager.reSync(name: "accountMetadata")
+        #expect(again.status == .done, "\(again.error)")
+        let kept = try #require(try live.local.document("accounts", id: "Account"))
+        let byRecordType = kept[SObjectDescribeKeys.picklistsByRecordType]?.objectValue ?? [:]
+        #expect(byRecordType.count == 2 && byRecordType[retired] == nil, "Customer and Partner still: \(byRecordType.keys)")
+    }
+
     @Test("layout: a UI API record layout stored with Id object-formFactor-layoutType-mode-recordTypeId, sections of the org's fields")
     func layout() async throws {
         let live = try await LiveSync()

@@ -99,6 +99,7 @@ public actor SyncManager {
     /// Runs a stored sync again; incremental for sync downs (from the high-water mark).
     public func reSync(id: Int64, progress: ProgressCallback? = nil) async throws -> SyncState {
         try checkAcceptingSyncs()
+        if !active.contains(id) { countsAsked.removeValue(forKey: id)?.cancel() }
         return try await run(id, progress: progress)
     }
 
@@ -114,13 +115,17 @@ public actor SyncManager {
     public func reSyncBeforeGhostCheck(name: String, progress: ProgressCallback? = nil) async throws -> SyncState {
         guard let sync = try syncs.state(name: name) else { throw MobileSyncError.unknownSync(name) }
         try checkAcceptingSyncs()
+        guard !active.contains(sync.id) else { throw MobileSyncError.syncRunning("runSync \(sync.id)") }
         countsAsked.removeValue(forKey: sync.id)?.cancel()
         if case let .down(target) = sync.target, let countSoql = target.remoteCountSoql {
             let remote = self.remote
             countsAsked[sync.id] = Task { try? await remote.query(countSoql, batchSize: nil).totalSize }
         }
         do {
-            return try await run(sync.id, progress: progress)
+            let state = try await run(sync.id, progress: progress)
+            // Stopped midway: the check that follows must not trust a count for a store not filled.
+            if state.status != .done { countsAsked.removeValue(forKey: sync.id)?.cancel() }
+            return state
         } catch {
             countsAsked.removeValue(forKey: sync.id)?.cancel()
             throw error
@@ -225,8 +230,13 @@ public actor SyncManager {
     ///
     /// `justSynced`: the sync down completed just before (as `forceterm sync` runs them), so the
     /// store holds every record the server returns; then equal counts on both sides mean no
-    /// ghost, and one `COUNT()` replaces fetching every id.
+    /// ghost, and one `COUNT()` replaces fetching every id. (With `reSyncBeforeGhostCheck` the
+    /// count is from the sync's start: a record deleted on the server while it ran is caught by
+    /// the next check.)
     public func cleanResyncGhosts(id: Int64, force: Bool = false, justSynced: Bool = false) async throws -> Int {
+        // Taken by this check whatever happens, so no later one uses it.
+        let asked = countsAsked.removeValue(forKey: id)
+        defer { asked?.cancel() }
         try checkAcceptingSyncs()
         guard let sync = try syncs.state(id: id) else { throw MobileSyncError.unknownSync(String(id)) }
         guard case let .down(target) = sync.target else {
@@ -257,7 +267,7 @@ public actor SyncManager {
             // with one, a record can leave the set and another join it unedited (a parent's field
             // changed), the counts stay equal and the ghost would stay. A failed count: compare ids.
             var serverCount: Int?
-            if let asked = countsAsked.removeValue(forKey: id) {
+            if justSynced, let asked {
                 serverCount = await asked.value
             } else if justSynced, let countSoql = target.remoteCountSoql {
                 serverCount = try? await remote.query(countSoql, batchSize: nil).totalSize

@@ -28,12 +28,21 @@ struct MetadataFetch: SyncDownFetch {
         describe[SObjectDescribeKeys.picklistsByRecordType] = nil
         describe[SObjectDescribeKeys.picklistETags] = nil
         let wanted = Self.recordTypeIds(describe)
-        var answers = try await early
-        let missing = wanted.filter { answers?[$0] == nil }
-        if answers != nil, !missing.isEmpty {
+        var outcomes = await early
+        let missing = wanted.filter { outcomes[$0] == nil }
+        if !missing.isEmpty {
             // A record type new since the last run.
-            let more = try await picklistAnswers(for: missing, stored: stored)
-            answers = more.map { more in answers?.merging(more) { first, _ in first } } ?? nil
+            outcomes.merge(await picklistAnswers(for: missing, stored: stored)) { first, _ in first }
+        }
+        // Only the record types the describe lists now count: one deleted since may answer 404.
+        var answers: [String: RemoteResource]? = [:]
+        for id in wanted {
+            switch outcomes[id] {
+            case let .answered(answer)?: answers?[id] = answer
+            case let .failed(error)?: throw error
+            case .notServed?, nil: answers = nil
+            }
+            if answers == nil { break }
         }
         if !wanted.isEmpty, let answers {
             let picklists = Self.picklists(wanted, answers: answers, stored: stored)
@@ -65,34 +74,35 @@ struct MetadataFetch: SyncDownFetch {
         }
     }
 
-    /// The UI API's answers for `ids`, all asked at once, each with the tag it had last time. Nil
-    /// when the org's UI API does not serve the object (a 4xx): the form keeps the describe's values.
-    private func picklistAnswers(for ids: [String], stored: JSONObject?) async throws -> [String: RemoteResource]? {
+    /// What the UI API said about one record type's picklist values.
+    enum PicklistOutcome: Sendable {
+        case answered(RemoteResource)
+        /// A 4xx: the org's UI API does not serve it; the form keeps the describe's values.
+        case notServed
+        case failed(SyncRemoteError)
+    }
+
+    /// The UI API's answers for `ids`, all asked at once, each with the tag it had last time.
+    private func picklistAnswers(for ids: [String], stored: JSONObject?) async -> [String: PicklistOutcome] {
         let storedValues = stored?[SObjectDescribeKeys.picklistsByRecordType]?.objectValue ?? [:]
         let storedTags = stored?[SObjectDescribeKeys.picklistETags]?.objectValue ?? [:]
         let remote = context.remote
         let path = "ui-api/object-info/\(sobjectType)/picklist-values/"
-        return try await withThrowingTaskGroup(of: (String, RemoteResource?).self) { group in
+        return await withTaskGroup(of: (String, PicklistOutcome).self) { group in
             for id in ids {
                 let known = storedValues[id] == nil ? nil : storedTags[id]?.stringValue
                 group.addTask {
                     do throws(SyncRemoteError) {
-                        return (id, try await remote.resource(path + id, query: [], unlessTagged: known))
+                        return (id, .answered(try await remote.resource(path + id, query: [], unlessTagged: known)))
                     } catch {
-                        if case let .server(status, _, _) = error, (400..<500).contains(status) { return (id, nil) }
-                        throw error
+                        if case let .server(status, _, _) = error, (400..<500).contains(status) { return (id, .notServed) }
+                        return (id, .failed(error))
                     }
                 }
             }
-            var answers: [String: RemoteResource] = [:]
-            for try await (id, answer) in group {
-                guard let answer else {
-                    group.cancelAll()
-                    return nil
-                }
-                answers[id] = answer
-            }
-            return answers
+            var outcomes: [String: PicklistOutcome] = [:]
+            for await (id, outcome) in group { outcomes[id] = outcome }
+            return outcomes
         }
     }
 
