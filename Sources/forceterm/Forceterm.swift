@@ -45,7 +45,8 @@ struct Forceterm: ParsableCommand {
             if demoOptions.demo {
                 try DemoLauncher.run(demo: demoOptions.request, configDirectory: configOptions.directory, tui: tuiOptions.preferences)
             } else {
-                try TUILauncher.run(store: storeOptions.location, configDirectory: configOptions.directory, options: tuiOptions.preferences)
+                // No note that a --store file is unencrypted here: the screen would wipe it at once.
+                try TUILauncher.run(store: StoreLocation(explicitPath: storeOptions.storePath), configDirectory: configOptions.directory, options: tuiOptions.preferences)
             }
         }
     }
