@@ -8,15 +8,15 @@ struct BenchSession: Sendable {
     let client: ForceClient
     let requests: RequestCounter
 
-    /// Signs in with the password flow over HTTPS, trusting `caFile`. `workers` is the transport's
-    /// most connections: over HTTP/1.1 it bounds how many requests a sync can have in flight.
+    /// Signs in with the password flow over HTTPS, trusting `caFile`. `maxConnections` is the
+    /// transport's: over HTTP/1.1 it bounds how many requests a sync can have in flight.
     static func signIn(url: String, caFile: String, username: String = "demo@localorg.test",
-                       password: String = "localorg-demo", workers: Int = 8) async throws -> BenchSession {
+                       password: String = "localorg-demo", maxConnections: Int = 8) async throws -> BenchSession {
         var configuration = TransportConfiguration(caFile: caFile)
         configuration.connectTimeout = 15
         configuration.stallTimeout = 60
         configuration.requestDeadline = 300
-        configuration.maxConnections = workers
+        configuration.maxConnections = maxConnections
         let transport = CurlTransport(configuration: configuration)
         let oauth = OAuthClient(loginURL: url, transport: transport)
         let token = try await oauth.signIn(username: username, password: Secret(password))

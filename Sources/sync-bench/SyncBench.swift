@@ -216,7 +216,7 @@ struct BenchRun: AsyncParsableCommand {
 
     /// The median time of a one-record query: the round trip the sync-up floor is made of.
     private func roundTrip(_ server: LocalOrgProcess) async throws -> Double {
-        let session = try await BenchSession.signIn(url: server.url, caFile: server.caFile, workers: 1)
+        let session = try await BenchSession.signIn(url: server.url, caFile: server.caFile, maxConnections: 1)
         var times: [Double] = []
         for _ in 0..<9 {
             let start = ContinuousClock.now

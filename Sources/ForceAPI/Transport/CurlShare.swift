@@ -1,11 +1,12 @@
 import CCurl
 import Foundation
 
-/// A curl share handle: the TLS sessions and DNS answers the workers' handles have in common,
-/// with the locks curl asks for around each kind of shared data.
+/// A curl share handle: the TLS sessions and DNS answers the transport's easy handles have in
+/// common (the multi handle holds the connections), with the locks curl asks for around each
+/// kind of shared data.
 final class CurlShare: @unchecked Sendable {
     // Unchecked: `handle` is touched only under curl's own calls to `lock`/`unlock`, and closed
-    // once every worker that used it has finished.
+    // once the transport's thread, the only one to use it, has finished.
     let handle: UnsafeMutableRawPointer?
     private let locks: [NSLock]
 
