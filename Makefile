@@ -10,8 +10,9 @@ SYSTEM_PACKAGES += zlib1g-dev curl
 SYSTEM_PACKAGES += groff-base
 # `make bench-tui` compares the bytes a keystroke writes with less paging the same list.
 SYSTEM_PACKAGES += less
-# forceterm's own SQLite (SQLite3 Multiple Ciphers, for encrypted stores) is compiled from source.
-SYSTEM_PACKAGES += gcc libc6-dev
+# forceterm's own SQLite (SQLite3 Multiple Ciphers, for encrypted stores) is compiled from source,
+# its page HMAC with OpenSSL's SHA-512 (libcrypto, which libcurl loads anyway).
+SYSTEM_PACKAGES += gcc libc6-dev libssl-dev
 # `make test` builds its Python test environment with venv, which Debian packages separately.
 SYSTEM_PACKAGES += python3 python3-venv
 # `make screenshots` renders with DejaVu Sans Mono, and WenQuanYi Micro Hei for CJK and Hangul.

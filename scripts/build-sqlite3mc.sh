@@ -14,7 +14,9 @@ version=3.54.0.0
 sha256=60a021cd9f6c8f3e2aa6cb54e197cb344379d5eb9a688b7647a136fc24956db4
 out="${1:?usage: build-sqlite3mc.sh OUT_DIR}"
 lib="$out/lib/libforceterm-sqlite3.so.0"
-stamp="$out/lib/.built-$version"
+# forceterm's own addition: the page HMAC computed with OpenSSL's SHA-512 (see that file).
+hmac_source="$(dirname "$0")/sqlite3mc-openssl-hmac.c"
+stamp="$out/lib/.built-$version-$(sha256sum "$hmac_source" | cut -c1-16)"
 [[ -f "$stamp" && -f "$lib" ]] && exit 0
 
 mkdir -p "$out/lib" "$out/src"
@@ -49,6 +51,17 @@ tar -xzf "$sdist" -C "$out/src" "$source_file"
 grep -q '#define SQLITE3MC_VERSION_STRING' "$out/src/$source_file" || {
   echo "build-sqlite3mc: $source_file is not the SQLite3 Multiple Ciphers amalgamation" >&2; exit 1; }
 
+# The amalgamation's sqlcipher_hmac becomes sqlcipher_hmac_portable, and ours (after it) takes its name.
+unit="$out/src/forceterm-sqlite3.c"
+sed 's/^void sqlcipher_hmac(int algorithm, unsigned char\* key, int nkey,/void sqlcipher_hmac_portable(int algorithm, unsigned char* key, int nkey,/' \
+  "$out/src/$source_file" > "$unit.part"
+if [[ "$(grep -c '^void sqlcipher_hmac_portable(' "$unit.part")" != 1 ]]; then
+  echo "build-sqlite3mc: sqlcipher_hmac's definition is not where this script expects it in $source_file" >&2
+  exit 1
+fi
+cat "$hmac_source" >> "$unit.part"
+mv "$unit.part" "$unit"
+
 # Debian's libsqlite3 options where forceterm or GRDB could notice them (FTS5, 250,000 variables,
 # secure delete), the SQLCipher scheme by default, and temporary tables and indexes always in memory
 # so that nothing of a store is ever written to disk unencrypted.
@@ -59,7 +72,7 @@ echo "Building SQLite3 Multiple Ciphers (about a minute)" >&2
   -DSQLITE_ENABLE_COLUMN_METADATA -DSQLITE_ENABLE_DBSTAT_VTAB -DSQLITE_ENABLE_MATH_FUNCTIONS \
   -DSQLITE_ENABLE_UNLOCK_NOTIFY -DSQLITE_MAX_VARIABLE_NUMBER=250000 -DSQLITE_USE_URI=1 -DHAVE_USLEEP=1 \
   -DCODEC_TYPE=CODEC_TYPE_SQLCIPHER \
-  "$out/src/$source_file" -lpthread -ldl -lm
+  "$unit" -lcrypto -lpthread -ldl -lm
 mv "$lib.part" "$lib"
 ln -sf libforceterm-sqlite3.so.0 "$out/lib/libsqlite3.so"
 rm -f "$out/lib"/.built-*

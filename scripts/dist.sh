@@ -33,7 +33,8 @@ strip --strip-unneeded "$staging/$name/usr/bin/"* "$staging/$name/usr/lib/forcet
 
 # The Debian packages that provide the libraries the binaries name themselves (NEEDED), found
 # where ldd resolves them; their own dependencies come with those packages.
-libraries=$(for binary in "$staging/$name/usr/bin/"*; do
+# The package's own SQLite names libcrypto itself, so it is read too.
+libraries=$(for binary in "$staging/$name/usr/bin/"* "$staging/$name/usr/lib/forceterm/"*.so*; do
   for needed in $(readelf -d "$binary" | awk '/NEEDED/ { gsub(/[][]/, "", $5); print $5 }'); do
     ldd "$binary" | awk -v lib="$needed" '$1 == lib { print $3 }'
   done
