@@ -1,5 +1,6 @@
 import ForceJSON
 import Foundation
+import LocalOrgProcess
 import Testing
 
 /// The TUI of a passcode-protected store locks after the idle time config.toml's `lock-after` (or
@@ -53,5 +54,55 @@ struct TUILockTests {
         try session.waitFor("last sync")
         try session.send("q")
         #expect(ProcessWatch.waitUntilGone(argument: user.storePath), "forceterm quits on q")
+    }
+
+    @Test func forcetermLockInAnotherTerminalLocksAnOpenTUIAndItsSyncNeverPromptsOnTheTerminal() throws {
+        let server = try LocalOrgProcess()
+        let root = NSTemporaryDirectory() + "forceterm-tui-lock-" + UUID().uuidString
+        defer {
+            server.remove()
+            try? FileManager.default.removeItem(atPath: root)
+        }
+        try server.command(["seed", "--accounts", "1", "--contacts", "5"])
+        let environment: [String: String?] = ["XDG_DATA_HOME": root + "/data", "XDG_CONFIG_HOME": root + "/config"]
+        func forceterm(_ arguments: [String], passcode: String? = nil) throws -> CommandOutput {
+            var environment = environment
+            if let passcode { environment["FORCETERM_PASSCODE"] = passcode }
+            return try ChildProcess.run(Forceterm.executable, arguments, environment: environment)
+        }
+        // The user's own store, its passcode chosen at sign-in (so the session's tokens are sealed too).
+        let login = try ChildProcess.run(Forceterm.executable, ["login", "--username", "demo@localorg.test", "--password-stdin",
+                                                                "--login-url", server.url, "--cacert", server.caFile],
+                                         environment: environment.merging(["FORCETERM_PASSCODE": "tui-pass-2"]) { $1 },
+                                         input: "localorg-demo\n")
+        #expect(login.exitCode == 0 && login.standardOutput.contains("Passcode set"), "\(login)")
+        #expect(try forceterm(["sync"]).exitCode == 0)
+        let listed = try JSONParser.parse(try forceterm(["list", "contacts", "--json"]).standardOutput)
+        let someone = try #require(listed.arrayValue?.compactMap { $0["LastName"]?.stringValue }.max { $0.count < $1.count })
+
+        // No idle lock configured: only the login's lock applies.
+        let session = try TmuxSession(command: [Forceterm.executable.path], width: 100, height: 30,
+                                      environment: environment.compactMapValues { $0 })
+        defer { session.kill() }
+        try session.waitFor(String(someone))
+        #expect(try forceterm(["lock"]).exitCode == 0)
+        let locked = try session.waitFor("forceterm is locked", timeout: 10)
+        #expect(locked.contains("locked by forceterm lock") && !locked.contains(String(someone)), "\(locked)")
+        try session.send("tui-pass-2", literal: true)
+        try session.send("Enter")
+        try session.waitFor(String(someone))
+        // Unlocked on the lock screen, the login is unlocked again: s syncs without asking anything,
+        // and another terminal of the login uses the key too.
+        try session.send("s")
+        let synced = try session.waitFor("Sync complete", timeout: 60)
+        #expect(!synced.contains("Passcode for forceterm"), "\(synced)")
+        let status = try forceterm(["status"])
+        #expect(status.exitCode == 0, "\(status)")
+        // Locked again, s while the lock screen has not come up yet (or after): never a prompt on the TUI's terminal.
+        #expect(try forceterm(["lock"]).exitCode == 0)
+        try session.send("s")
+        let after = try session.waitFor("forceterm is locked", timeout: 10)
+        #expect(!after.contains("Passcode for forceterm"), "\(after)")
+        try session.send("C-c")
     }
 }

@@ -1,3 +1,4 @@
+import ContactsApp
 import ForceAPI
 import Foundation
 import SmartStore
@@ -37,6 +38,45 @@ struct StoreKeyProtectionTests {
         #expect(longer.forget(store: store))
         #expect(longer.key(forStore: store) == nil)
         #expect(!longer.forget(store: store))
+    }
+
+    @Test func askingWhetherAStoreIsUnlockedIsNotUse() throws {
+        let store = "/nonexistent/forceterm-keyring-test-\(UUID().uuidString)/store.sqlite"
+        let keyring = SessionKeyring(timeout: 2)
+        #expect(!keyring.isUnlocked(store: store))
+        try keyring.remember(StoreKey.random(), forStore: store)
+        #expect(keyring.isUnlocked(store: store))
+        // Asked every half second (as the TUI does, each second): the timeout runs on regardless.
+        for _ in 0..<6 {
+            Thread.sleep(forTimeInterval: 0.5)
+            _ = keyring.isUnlocked(store: store)
+        }
+        #expect(!keyring.isUnlocked(store: store), "expired: asking is not use")
+        try keyring.remember(StoreKey.random(), forStore: store)
+        #expect(keyring.forget(store: store))
+        #expect(!keyring.isUnlocked(store: store), "forceterm lock")
+    }
+
+    @Test func aFirstPasscodeAtSignInMeetsTheOrgsPinLength() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("forceterm-pin-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let store = directory + "/store.sqlite"
+        let keyring = SessionKeyring(timeout: 60)
+        defer { keyring.forget(store: store) }
+        // At sign-in the session is not saved yet: the identity's policy is given, not read from disk.
+        let org = LockPolicy(org: MobilePolicy(pinLength: 8), userLockAfter: nil)
+        var asked: Int?
+        #expect(throws: ConfigError.self) {
+            try StorePasscode.set(store: store, keyring: keyring, policy: org) { minimum in
+                asked = minimum
+                return "six-ch"
+            }
+        }
+        #expect(asked == 8, "the prompt names the org's length")
+        #expect(!FileManager.default.fileExists(atPath: WrappedStoreKey.file(forStore: store)), "nothing saved")
+        let set = try StorePasscode.set(store: store, keyring: keyring, policy: org) { _ in "eight-ch" }
+        #expect(set.hasPrefix("Passcode set"))
     }
 
     @Test func theStricterOfTheOrgsPolicyAndConfigTomlWins() throws {

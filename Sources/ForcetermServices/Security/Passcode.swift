@@ -13,8 +13,17 @@ public struct Passcode: Sendable {
     public static let defaultMinimumLength = 4
 
     let environment: [String: String]
+    /// False where a prompt on the terminal would break what owns it (the TUI, which has a lock
+    /// screen of its own): only the environment's passcode is taken.
+    let mayAsk: Bool
 
-    public init(environment: [String: String] = ProcessInfo.processInfo.environment) { self.environment = environment }
+    public init(environment: [String: String] = ProcessInfo.processInfo.environment, mayAsk: Bool = true) {
+        self.environment = environment
+        self.mayAsk = mayAsk
+    }
+
+    /// The environment's passcode or none: never a prompt.
+    public static var withoutAsking: Passcode { Passcode(mayAsk: false) }
 
     /// The passcode given in the environment, if any.
     public var fromEnvironment: String? { environment[Self.variable].flatMap { $0.isEmpty ? nil : $0 } }
@@ -24,7 +33,7 @@ public struct Passcode: Sendable {
     /// The passcode to unlock a store: the environment's, or asked; nil when neither can be had.
     public func toUnlock(prompt: String) -> String? {
         if let given = fromEnvironment { return given }
-        guard Self.canAsk else { return nil }
+        guard mayAsk, Self.canAsk else { return nil }
         return PasswordInput.readLine(prompt: prompt)
     }
 

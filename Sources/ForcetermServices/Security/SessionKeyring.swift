@@ -31,6 +31,11 @@ public struct SessionKeyring: Sendable {
         return StoreKey(bytes: bytes)
     }
 
+    /// Whether the store at `path` is unlocked, without counting as use (its timeout runs on).
+    public func isUnlocked(store path: String) -> Bool {
+        forceterm_keyctl_search(forceterm_session_keyring(), Self.description(forStore: path)) >= 0
+    }
+
     /// Keeps `key` unlocked for the store at `path`.
     public func remember(_ key: StoreKey, forStore path: String) throws {
         let serial = key.bytes.withUnsafeBytes { payload in

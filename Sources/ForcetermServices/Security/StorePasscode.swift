@@ -11,9 +11,10 @@ public enum StorePasscode {
     /// Sets the store's first passcode, which encrypts the store (and everything it holds already),
     /// or changes it: the same key sealed anew, so nothing is re-encrypted. `newPasscode` is given
     /// the length the policy asks for.
-    public static func set(store path: String, current: Passcode = Passcode(), keyring: SessionKeyring? = nil,
+    /// `policy` is the saved session's unless given (at sign-in, before the session is saved).
+    public static func set(store path: String, current: Passcode = Passcode(), keyring: SessionKeyring? = nil, policy: LockPolicy? = nil,
                            newPasscode: (_ minimumLength: Int) throws -> String) throws -> String {
-        let policy = LockPolicy.forStore(path)
+        let policy = policy ?? LockPolicy.forStore(path)
         let keyring = keyring ?? SessionKeyring(timeout: policy.idleSeconds)
         if FileManager.default.fileExists(atPath: StoreKeys.keyFile(forStore: path)) {
             throw ConfigError("\(path) has a key file of its own (\(StoreKeys.keyFile(forStore: path)), as the demo's store has): it takes no passcode")
@@ -77,13 +78,13 @@ public enum StorePasscode {
             guard given.count >= policy.minimumPasscodeLength else {
                 throw ConfigError("\(Passcode.variable) has fewer than the \(policy.minimumPasscodeLength) characters a passcode needs here; nothing was saved")
             }
-            return try set(store: path, keyring: keyring) { _ in given }
+            return try set(store: path, keyring: keyring, policy: policy) { _ in given }
         }
         guard Passcode.canAsk else {
             return "Your store on this machine is not encrypted: forceterm passcode sets a passcode and encrypts it (scripts give it in \(Passcode.variable))."
         }
         StandardStreams.writeError("forceterm keeps your contacts encrypted on this machine. Choose a passcode: forceterm asks for it after \(policy.idleDescription) without use, and a forgotten one means signing in again and starting a fresh store.\n")
-        return try set(store: path, keyring: keyring) { try Passcode.new(minimumLength: $0) }
+        return try set(store: path, keyring: keyring, policy: policy) { try Passcode.new(minimumLength: $0) }
     }
 
     /// Asks for the passcode now, so that the next commands and terminals of this login need not.
@@ -103,8 +104,9 @@ public enum StorePasscode {
         _ = try StoreKeys.unwrap(wrapped, passcode: given, store: path, keyring: keyring)
         let unlocked = "Unlocked for \(policy.idleDescription) without use, in every terminal of this login (forceterm lock locks it now)."
         guard given.count < policy.minimumPasscodeLength else { return unlocked }
-        // The org raised its policy's pin length after this passcode was set.
-        return unlocked + "\nYour org now asks for passcodes of at least \(policy.minimumPasscodeLength) characters and yours has \(given.count): "
+        // The org raised its policy's pin length after this passcode was set (or a forceterm before
+        // 0.23 did not hold it to the org's length at sign-in).
+        return unlocked + "\nYour org asks for passcodes of at least \(policy.minimumPasscodeLength) characters and yours has \(given.count): "
             + "run forceterm passcode to set a longer one."
     }
 

@@ -17,15 +17,17 @@ public struct SignedInSession: Sendable {
     public var pagesInFlight = UserSettings.defaultPagesInFlight
 
     /// The session saved in `credentialStore` (by default the user's own, from `forceterm login`).
+    /// `passcode` unlocks a locked store's sealed tokens (the TUI gives one that never asks).
     public static func load(cacert: String?, verbose: Bool,
-                     credentialStore: CredentialStore = CredentialStore(directory: CredentialStore.defaultDirectory())) throws -> SignedInSession {
+                     credentialStore: CredentialStore = CredentialStore(directory: CredentialStore.defaultDirectory()),
+                     passcode: Passcode = Passcode()) throws -> SignedInSession {
         guard let saved = try credentialStore.load() else {
             throw ConfigError("not signed in; run forceterm login first")
         }
         let storePath = credentialStore.storePath(for: saved)
         // A store with a passcode has the session's tokens sealed with its key: unlocked here, and
         // refreshed tokens sealed again with the same key (the TUI may outlive the keyring's timeout).
-        let sealingKey = try StoreKeys.passcodeKey(forStore: storePath)
+        let sealingKey = try StoreKeys.passcodeKey(forStore: storePath, passcode: passcode)
         let credentials = try sealingKey.map { try SealedTokens.open(saved, with: $0) } ?? saved
         let caFile = try cacert.map(CACertOption.readablePath) ?? credentials.caFile
         // config.toml's [network] timeouts, when the file can be used (the TUI reports it when not).

@@ -9,6 +9,8 @@ public struct StoreLocked: Error, Equatable, CustomStringConvertible {
     public var description: String {
         "your store \(path) is locked: run forceterm unlock in this login first, or give the passcode in \(Passcode.variable) (scripts)"
     }
+    /// For the TUI, which unlocks on its own lock screen.
+    public var short: String { "the store is locked in this login (forceterm lock, or its timeout): unlock it to sync" }
 }
 
 /// Which key opens one of forceterm's stores, in this order:

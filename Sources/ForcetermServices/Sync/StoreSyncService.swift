@@ -29,7 +29,9 @@ public struct StoreSyncService: SyncService {
     public var sessionState: SessionState {
         switch sessions {
         case .fixed: .signedIn
-        case .signedInUser: (try? SignedInSession.load(cacert: nil, verbose: false)) == nil ? .signedOut : .signedIn
+        case .signedInUser:
+            // Saved credentials are a session even while the store (and so their seal) is locked.
+            (try? CredentialStore(directory: CredentialStore.defaultDirectory()).load()) == nil ? .signedOut : .signedIn
         }
     }
 
@@ -40,7 +42,10 @@ public struct StoreSyncService: SyncService {
             session = fixed
         case .signedInUser:
             do {
-                session = try SignedInSession.load(cacert: nil, verbose: false)
+                // Never a prompt: the terminal is the TUI's; a locked store is unlocked on its lock screen.
+                session = try SignedInSession.load(cacert: nil, verbose: false, passcode: .withoutAsking)
+            } catch let locked as StoreLocked {
+                throw SyncFailure(reason: "\(locked.short); your changes stay queued")
             } catch {
                 throw SyncFailure(reason: "\(error); your changes stay queued", session: .signedOut)
             }
@@ -65,6 +70,6 @@ public struct StoreSyncService: SyncService {
         }
         return SyncSummary(recordsWithErrors: report.recordErrors, conflicts: report.conflicts, apiUsage: usage,
                            failedSyncs: report.failedSyncs.map(\.name), sent: report.created + report.updated + report.deleted,
-                           receivedChanges: report.down.changedOnServer)
+                           receivedChanges: report.changedOnServer)
     }
 }

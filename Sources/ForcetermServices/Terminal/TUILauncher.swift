@@ -53,19 +53,26 @@ public enum TUILauncher {
         app.screenLock = Self.screenLock(store: location.path)
         let exit = app.run()
         screen.restore()
+        if let farewell = app.model.farewell { StandardStreams.writeError("forceterm: \(farewell)\n") }
         if case let .signal(number) = exit {
             // The shell's convention for "ended by a signal"; the store is already committed.
             throw TerminalEnded(signal: number)
         }
     }
 
-    /// The lock of a passcode-protected store whose org (or config.toml) asks for one: the passcode
-    /// typed on the lock screen is checked against the store's sealed key, wrong tries counted.
+    /// The lock of a passcode-protected store: when the login's keyring loses its key (`forceterm
+    /// lock`, the timeout) and, when the org (or config.toml) asks, after the idle time. The
+    /// passcode typed on the lock screen is checked against the store's sealed key, wrong tries
+    /// counted, and unlocks the login again.
     static func screenLock(store path: String) -> ScreenLock? {
         let policy = LockPolicy.forStore(path)
-        guard policy.locksScreen, (try? WrappedStoreKey.read(forStore: path)) != nil else { return nil }
+        guard (try? WrappedStoreKey.read(forStore: path)) != nil else { return nil }
         let keyring = SessionKeyring(timeout: policy.idleSeconds)
-        return ScreenLock(idleLimit: .seconds(policy.idleSeconds), reason: "\(policy.reason): \(policy.idleDescription) without a key") { typed in
+        return ScreenLock(idleLimit: policy.locksScreen ? .seconds(policy.idleSeconds) : nil,
+                          reason: "\(policy.reason): \(policy.idleDescription) without a key",
+                          loginTimeout: .seconds(policy.idleSeconds),
+                          isUnlockedInLogin: { keyring.isUnlocked(store: path) },
+                          keepUnlockedInLogin: { _ = keyring.key(forStore: path) }) { typed in
             guard let wrapped = try? WrappedStoreKey.read(forStore: path) else { return false }
             return (try? StoreKeys.unwrap(wrapped, passcode: typed, store: path, keyring: keyring)) != nil
         }

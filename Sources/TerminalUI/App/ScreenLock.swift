@@ -1,19 +1,47 @@
 import ContactsApp
 
-/// The screen lock of a passcode-protected store (the org's `mobile_policy.screen_lock`, or
-/// config.toml's `lock-after`): after `idleLimit` without a key the records leave the screen and the
-/// passcode is asked; a sync running meanwhile goes on. `check` says whether a passcode is the
-/// store's (slow on purpose: a key derivation).
+/// The screen lock of a passcode-protected store. It locks when the store's key is no longer
+/// unlocked in this login (`forceterm lock` in another terminal, or the keyring's timeout), and,
+/// when the org's `mobile_policy.screen_lock` or config.toml's `lock-after` asks, after `idleLimit`
+/// without a key. Locked, the records leave the screen and the passcode is asked; a sync running
+/// meanwhile goes on. `check` says whether a passcode is the store's (slow on purpose: a key
+/// derivation) and unlocks the login again when it is.
 public struct ScreenLock {
-    public var idleLimit: Duration
-    /// Why it locks, for the lock screen ("your org's policy: 10 minutes").
+    /// Nil: no idle lock (only the login's lock applies).
+    public var idleLimit: Duration?
+    /// Why it locks after `idleLimit`, for the lock screen ("your org's policy: 10 minutes").
     public var reason: String
     public var check: (String) -> Bool
+    /// Whether the store's key is still unlocked in this login (read without counting as use).
+    public var isUnlockedInLogin: () -> Bool
+    /// Counts as use: restarts the login's unlock timeout, as any forceterm command does.
+    public var keepUnlockedInLogin: () -> Void
+    /// How long the login's unlock lasts without use.
+    public var loginTimeout: Duration
 
-    public init(idleLimit: Duration, reason: String, check: @escaping (String) -> Bool) {
+    public init(idleLimit: Duration?, reason: String, loginTimeout: Duration = .seconds(15 * 60),
+                isUnlockedInLogin: @escaping () -> Bool = { true }, keepUnlockedInLogin: @escaping () -> Void = {},
+                check: @escaping (String) -> Bool) {
         self.idleLimit = idleLimit
         self.reason = reason
+        self.loginTimeout = loginTimeout
+        self.isUnlockedInLogin = isUnlockedInLogin
+        self.keepUnlockedInLogin = keepUnlockedInLogin
         self.check = check
+    }
+
+    /// How often keys count as use of the login's unlock: each is a system call, and well within
+    /// the timeout so that a user at work never outlives it.
+    var keepAliveInterval: Duration { min(.seconds(10), loginTimeout / 3) }
+
+    /// The lock screen's reason when the login's key went. It cannot have timed out while the user
+    /// was at work (keys keep it), so a key gone sooner is another terminal's `forceterm lock`.
+    func reasonForLoginLock(idle: Duration) -> String {
+        guard idle >= loginTimeout - keepAliveInterval else { return "locked by forceterm lock" }
+        if idleLimit != nil { return reason }
+        let seconds = loginTimeout.components.seconds
+        let timeout = seconds % 60 == 0 ? "\(seconds / 60) minute\(seconds == 60 ? "" : "s")" : "\(seconds) seconds"
+        return "\(timeout) without use in this login"
     }
 }
 
@@ -21,6 +49,8 @@ public struct ScreenLock {
 struct LockPrompt: Equatable {
     var typed = ""
     var wrongTries = 0
+    /// Why it locked, when not the idle limit.
+    var reason: String?
 
     /// Handles one key; true when `check` accepted the passcode.
     mutating func handle(_ key: Key, check: (String) -> Bool) -> Bool {

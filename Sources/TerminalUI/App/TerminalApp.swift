@@ -16,8 +16,17 @@ public struct TerminalApp {
     /// Extra text for the `?` screen, above the keys (forceterm --demo's org details).
     public var helpNotes: HelpOverlay.Notes?
     /// Locks the screen after a while without a key (a passcode-protected store); nil: never.
-    public var screenLock: ScreenLock?
+    public var screenLock: ScreenLock? {
+        didSet { keyringHeldKey = screenLock?.isUnlockedInLogin() ?? false }
+    }
     private var lastKey = ContinuousClock.now
+    /// When the login's keyring was last asked whether the store is still unlocked, and last told
+    /// the store is in use.
+    private var lastLoginCheck = ContinuousClock.now
+    private var lastKeptUnlocked = ContinuousClock.now
+    /// Whether the keyring was seen holding the key since the last unlock: where it cannot hold
+    /// one (some containers forbid keyctl), its absence says nothing.
+    private var keyringHeldKey = false
     /// While locked: what the lock screen holds.
     private var lockPrompt: LockPrompt?
     public var isLocked: Bool { lockPrompt != nil }
@@ -60,7 +69,7 @@ public struct TerminalApp {
                 let wasSyncing = model.sync?.isRunning == true
                 let hadResult = model.sync.map { if case .finished = $0.current { return true } else { return false } } ?? false
                 let changed = model.tick()
-                let locked = lockIfIdle(now: .now)
+                let locked = lockIfIdle(now: .now) || lockIfLockedInLogin(now: .now)
                 needsDrawing = changed || wasSyncing || hadResult || locked
                 continue
             }
@@ -74,6 +83,7 @@ public struct TerminalApp {
                     unlockingKey(key)
                 } else {
                     lastKey = .now
+                    keepUnlocked(now: lastKey)
                     handle(key)
                 }
                 needsDrawing = true
@@ -83,9 +93,31 @@ public struct TerminalApp {
 
     /// Locks when the screen lock's idle time has passed since the last key; true when it just did.
     public mutating func lockIfIdle(now: ContinuousClock.Instant) -> Bool {
-        guard let screenLock, lockPrompt == nil, now - lastKey >= screenLock.idleLimit else { return false }
+        guard let screenLock, lockPrompt == nil, let idleLimit = screenLock.idleLimit, now - lastKey >= idleLimit else { return false }
         lockPrompt = LockPrompt()
         return true
+    }
+
+    /// Locks when the store's key left this login's keyring (asked once a second); true when it just did.
+    public mutating func lockIfLockedInLogin(now: ContinuousClock.Instant) -> Bool {
+        guard let screenLock, lockPrompt == nil, now - lastLoginCheck >= .seconds(1) else { return false }
+        lastLoginCheck = now
+        guard !screenLock.isUnlockedInLogin() else {
+            keyringHeldKey = true
+            return false
+        }
+        guard keyringHeldKey else { return false }
+        keyringHeldKey = false
+        lockPrompt = LockPrompt(reason: screenLock.reasonForLoginLock(idle: now - lastKey))
+        return true
+    }
+
+    /// Keys count as use of the store, so the login's unlock does not time out under a user at
+    /// work in the TUI.
+    private mutating func keepUnlocked(now: ContinuousClock.Instant) {
+        guard let screenLock, now - lastKeptUnlocked >= screenLock.keepAliveInterval else { return }
+        lastKeptUnlocked = now
+        screenLock.keepUnlockedInLogin()
     }
 
     /// A key on the lock screen: typing the passcode; Enter checks it.
@@ -94,6 +126,7 @@ public struct TerminalApp {
         if prompt.handle(key, check: screenLock.check) {
             lockPrompt = nil
             lastKey = .now
+            lastKeptUnlocked = lastKey
         } else {
             lockPrompt = prompt
         }
@@ -107,7 +140,7 @@ public struct TerminalApp {
     /// drawing stays a pure function of the model.
     public mutating func draw() {
         if let lockPrompt, let screenLock {
-            screen.present(LockScreen.render(lockPrompt, reason: screenLock.reason, syncing: model.sync?.isRunning == true,
+            screen.present(LockScreen.render(lockPrompt, reason: lockPrompt.reason ?? screenLock.reason, syncing: model.sync?.isRunning == true,
                                              size: screen.size, theme: theme))
             return
         }
@@ -121,6 +154,10 @@ public struct TerminalApp {
         if fittedDetail == nil || fittedDetail?.viewport != viewport || fittedDetail?.entryId != entryId {
             model.fitDetail(viewport, record: entryId)
             fittedDetail = (viewport, entryId)
+        }
+        if model.mode == .help {
+            let limit = ContactsScreen.helpScrollLimit(model, size: screen.size, theme: theme, helpNotes: helpNotes)
+            if limit != model.helpScrollLimit { model.fitHelp(scrollLimit: limit) }
         }
         screen.present(ContactsScreen.render(model, size: screen.size, theme: theme, helpNotes: helpNotes))
     }
