@@ -29,7 +29,7 @@ public struct Messages: Sendable {
     public var nothingChanged: String { "Nothing changed" }
     public func savedOutsideSearch(_ search: String) -> String {
         let shown = search.count > 16 ? String(search.prefix(15)) + "…" : search
-        return "Saved locally; not shown under /\(shown) (\(key(.back)) clears it); \(key(.sync)) syncs it"
+        return "Saved; shown though /\(shown) no longer matches it; \(key(.sync)) syncs it"
     }
     public func notSaved(problems: Int) -> String {
         "Not saved: \(problems == 1 ? "a field needs" : "some fields need") attention"

@@ -19,6 +19,9 @@ public struct RecordListViewModel: Sendable {
     private var order: ListOrder?
     /// The current search's matches, `nil` when the whole list shows.
     private var matches: SearchMatches?
+    /// A record shown although the search or filter no longer lets it through: the one just
+    /// saved, so the list does not slide another record under the cursor. Until they change.
+    public private(set) var keptInView: Int64?
 
     public init(repository: RecordRepository) {
         self.repository = repository
@@ -76,8 +79,10 @@ public struct RecordListViewModel: Sendable {
         try loadWindow()
     }
 
-    /// Selects the record with `entryId` if it is in the list (after creating it, say).
-    public mutating func select(entryId: Int64) throws {
+    /// Selects the record with `entryId` if it is in the list (after creating it, say). With
+    /// `keepingInView`, a narrowed list keeps showing it even when it no longer matches.
+    public mutating func select(entryId: Int64, keepingInView: Bool = false) throws {
+        if keepingInView, !search.isEmpty || filter != .all { keptInView = entryId }
         order = nil
         try match()
         if let position = try position(of: entryId) {
@@ -116,6 +121,7 @@ public struct RecordListViewModel: Sendable {
     /// shows, else on the first row.
     private mutating func narrow(_ change: (inout RecordListViewModel) -> Void) throws {
         let keep = selected?.entryId
+        keptInView = nil
         change(&self)
         try match()
         if let keep, let position = try position(of: keep) {
@@ -127,14 +133,27 @@ public struct RecordListViewModel: Sendable {
         try loadWindow()
     }
 
-    /// The ids the search and the filter let through, in id order; nil when neither narrows.
+    /// The ids the search and the filter let through (and the one kept in view); nil when
+    /// neither narrows.
     private func matchingIds() throws -> [Int64]? {
+        guard var ids = try narrowedIds() else { return nil }
+        if let keptInView, !ids.contains(keptInView) { ids.append(keptInView) }
+        return ids
+    }
+
+    private func narrowedIds() throws -> [Int64]? {
         let searched = try repository.entryIds(matching: search)
         guard filter != .all else { return searched }
         let filtered = try repository.entryIds(in: filter)
         guard let searched else { return filtered }
         let kept = Set(filtered)
         return searched.filter(kept.contains)
+    }
+
+    /// Whether the record with `entryId` shows only because it is kept in view.
+    public func showsOnlyAsKept(_ entryId: Int64) throws -> Bool {
+        guard keptInView == entryId, let ids = try narrowedIds() else { return false }
+        return !ids.contains(entryId)
     }
 
     /// Counts the list for the current search and filter and, when they narrow it, places the

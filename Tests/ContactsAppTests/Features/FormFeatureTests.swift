@@ -174,13 +174,43 @@ extension FormFeatureTests {
         model.perform(.save)
         #expect(model.list.search == "wolf" && model.list.totalCount == 2, "the search is still on")
         #expect(model.selected?.entryId == edited && model.selected?.string("Title") == "Chief")
-        // A new contact the search does not match is saved, and the toast says where it went.
+        // A new contact the search does not match is saved, selected and shown, and the toast says so.
         model.perform(.newRecord)
         type("Dee", into: &model)
         model.perform(.nextField)
         type("Zed", into: &model)
         model.perform(.save)
+        #expect(model.list.totalCount == 3 && model.selected?.string("LastName") == "Zed")
+        #expect(model.toast?.message == "Saved; shown though /wolf no longer matches it; s syncs it")
+        // Changing the search lets it go.
+        model.perform(.startSearch)
+        type("e", into: &model)
+        model.perform(.keepSearch)
+        #expect(model.list.search == "wolfe" && model.list.totalCount == 1)
+    }
+
+    @Test("An edit that makes the record miss the search keeps it selected: the next record never slides under the cursor")
+    func editedOutOfTheSearchStaysSelected() throws {
+        let fixture = try StoreFixture()
+        try fixture.addSyncedContact(first: "Søren", last: "Rossi")
+        try fixture.addSyncedContact(first: "Søren", last: "Silva")
+        try fixture.addSyncedContact(first: "Ana", last: "Zapata")
+        var model = try model(fixture)
+        model.perform(.startSearch)
+        type("sor", into: &model)
+        model.perform(.keepSearch)
         #expect(model.list.totalCount == 2)
-        #expect(model.toast?.message == "Saved locally; not shown under /wolf (Esc clears it); s syncs it")
+        let rossi = try #require(model.selected)
+        #expect(rossi.string("LastName") == "Rossi")
+        model.perform(.editRecord)
+        for _ in 0..<5 { model.perform(.deleteBackward) }
+        type("Sven", into: &model)
+        model.perform(.save)
+        #expect(model.selected?.entryId == rossi.entryId && model.selected?.string("FirstName") == "Sven", "still the record just edited")
+        #expect(model.list.totalCount == 2, "Silva and the kept Sven Rossi")
+        #expect(model.toast?.message == "Saved; shown though /sor no longer matches it; s syncs it")
+        model.perform(.moveDown)
+        model.perform(.moveUp)
+        #expect(model.selected?.entryId == rossi.entryId, "kept while moving about")
     }
 }

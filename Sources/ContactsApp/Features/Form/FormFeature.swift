@@ -142,10 +142,11 @@ extension AppModel {
         }
         overlay = nil
         try refreshAll()
-        // The search stays as it was: the saved record is selected when it is among the matches.
+        // The search stays as it was, and the saved record stays selected and in view even when
+        // it no longer matches (another record sliding under the cursor would be edited next).
         if current.kind == tab.kind {
-            try updateList { try $0.select(entryId: saved.entryId) }
-            if list.selected?.entryId != saved.entryId, !list.search.isEmpty { toast = Toast(messages.savedOutsideSearch(list.search)) }
+            try updateList { try $0.select(entryId: saved.entryId, keepingInView: true) }
+            if !list.search.isEmpty, try list.showsOnlyAsKept(saved.entryId) { toast = Toast(messages.savedOutsideSearch(list.search)) }
         }
         return true
     }
