@@ -45,6 +45,10 @@ public struct AppModel: Sendable {
     /// How many records of the shown list each filter keeps (local changes, errors, conflicts).
     public internal(set) var filterCounts: [RecordFilter: Int] = [:]
     public internal(set) var shouldQuit = false
+    /// How far the `?` screen's keys scroll at the screen's size (told by the screen).
+    public internal(set) var helpScrollLimit = 80
+    /// Said on the terminal once the TUI has closed: how the sync the user quit during ended.
+    public internal(set) var farewell: String?
     /// Set by `--offline`: sync says so at once and keeps every change queued.
     public let offline: Bool
     /// The store could only be opened for reading (its file or directory is not writable): the

@@ -41,13 +41,18 @@ extension AppModel {
         }
         try? refreshAll()
         readDescriptions()
-        // "A sync is running, quit anyway?" is no longer a question once it has ended.
-        if case let .question(question) = overlay, question.subject == .quit { overlay = nil }
         switch result {
         case let .success(summary): toast = messages.syncFinished(summary)
         case let .failure(failure) where failure.connection == .offline:
             toast = Toast(messages.syncOffline(queued: localChangeCount), isError: true)
         case let .failure(failure): toast = Toast(messages.syncFailed(failure.reason), isError: true)
+        }
+        // "A sync is running, quit anyway?" has its answer once the sync has ended: the user asked
+        // to quit, so it quits, and the sync's outcome is said on the terminal after.
+        if case let .question(question) = overlay, question.subject == .quit {
+            overlay = nil
+            shouldQuit = true
+            farewell = toast?.message
         }
         return true
     }
