@@ -87,6 +87,22 @@ struct ScreenSnapshotTests {
         #expect(try fixture.press([.escape]).text.contains("Contacts (7)") && fixture.app.model.mode == .browsing)
     }
 
+    @Test("Help scrolls to its last key and no further: j past the end does nothing, one k comes back, G and g jump")
+    func helpStopsAtItsEnd() throws {
+        let fixture = try ScreenFixture(size: Self.small)
+        let first = try fixture.press(text: "?").text
+        #expect(first.contains("j/↓ more keys"), "\(first)")
+        let end = try fixture.press([.character("G")]).text
+        #expect(end.contains("decide later") && !end.contains("j/↓ more keys"), "G shows the last keys: \(end)")
+        let limit = fixture.app.model.helpScroll
+        #expect(limit > 0 && limit == fixture.app.model.helpScrollLimit)
+        #expect(try fixture.press(Array(repeating: .character("j"), count: 30)).text == end, "nothing past the end")
+        #expect(fixture.app.model.helpScroll == limit)
+        _ = try fixture.press([.character("k")])
+        #expect(fixture.app.model.helpScroll == limit - 1, "one k is one row back")
+        #expect(try fixture.press([.character("g")]).text == first, "g: the top")
+    }
+
     @Test("At 80x24, notes too tall to stay put scroll away with the keys, so the keys get the whole box")
     func helpNotesScrollAtSmallSizes() throws {
         let fixture = try ScreenFixture(size: Self.small)

@@ -35,6 +35,16 @@ public struct ScreenLayout: Sendable, Equatable {
 public enum ContactsScreen {
     /// `helpNotes` go above the keys on the `?` screen (forceterm --demo's org details); the keys are
     /// the model's keymap.
+    /// How far the `?` screen scrolls at `size` (0 when every key fits).
+    public static func helpScrollLimit(_ model: AppModel, size: Size, theme: Theme, helpNotes: HelpOverlay.Notes? = nil) -> Int {
+        HelpOverlay.scrollLimit(within: Rect(x: 0, y: 1, width: size.width, height: size.height - 2), sections: helpSections(model, theme: theme),
+                                notes: helpNotes)
+    }
+
+    static func helpSections(_ model: AppModel, theme: Theme) -> [HelpOverlay.Section] {
+        AppKeymap.helpSections(ascii: theme.lines == .ascii, tabs: model.tabs.map(\.title), keymap: model.keymap)
+    }
+
     public static func render(_ model: AppModel, size: Size, theme: Theme, helpNotes: HelpOverlay.Notes? = nil) -> Canvas {
         var canvas = Canvas(size: size)
         guard size.width >= 20, size.height >= 6 else {
@@ -71,8 +81,8 @@ public enum ContactsScreen {
             drawConflictDialog(model, in: &canvas, within: body, theme: theme)
         case .help:
             HelpOverlay.draw(
-                in: &canvas, within: body, sections: AppKeymap.helpSections(ascii: theme.lines == .ascii, tabs: model.tabs.map(\.title), keymap: model.keymap),
-                footer: "Row markers: + created  ~ updated  - deleted  ! sync error  \(theme.lines == .ascii ? "#" : "≠") conflict",
+                in: &canvas, within: body, sections: helpSections(model, theme: theme),
+                footer: "Rows: + created  ~ updated  - deleted  ! error  \(theme.lines == .ascii ? "#" : "≠") conflict",
                 notes: helpNotes, scroll: model.helpScroll, theme: theme)
         default:
             break

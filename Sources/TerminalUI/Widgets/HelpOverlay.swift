@@ -20,45 +20,94 @@ public enum HelpOverlay {
         }
     }
 
+    /// Where the keys go: the box's inside (below fixed notes), columns and rows.
+    struct Geometry {
+        var box: Rect
+        var inner: Rect
+        /// Notes drawn above the keys, or nil when they scroll with them (`scrollingNotes`).
+        var fixedNotes: Notes?
+        var scrollingNotes: Notes?
+        var keyWidth: Int
+        var columnCount: Int
+        var columnWidth: Int
+        var rowsPerColumn: Int
+        var helpWidth: Int
+
+        init(area: Rect, notes: Notes?) {
+            box = area.inset(by: area.width >= 90 ? 2 : 0)
+            var inner = box.inset(by: 1)
+            // Notes that would leave the keys less than half the box scroll with them instead.
+            let half = inner.height / 2
+            let scrollingNotes = notes.flatMap { $0.lines.count + 2 > half ? $0 : nil }
+            self.scrollingNotes = scrollingNotes
+            fixedNotes = scrollingNotes == nil ? notes : nil
+            if let fixedNotes {
+                let shown = max(min(fixedNotes.lines.count, inner.maxY - 2 - inner.y), 0)
+                let y = inner.y + 1 + shown
+                inner = Rect(x: inner.x, y: y + 1, width: inner.width, height: max(inner.maxY - y - 1, 0))
+            }
+            self.inner = inner
+            keyWidth = min(18, inner.width / 3)
+            // Two columns of sections when there is room, else one; scrolling notes are as wide as
+            // their caller laid them out, so they take the one column.
+            columnCount = inner.width >= 96 && scrollingNotes == nil ? 2 : 1
+            columnWidth = inner.width / columnCount
+            rowsPerColumn = max(inner.height - 1, 0)
+            helpWidth = max(columnWidth - keyWidth - 3, 1)
+        }
+
+        /// The sections placed whole in columns, when they fit unscrolled.
+        func wholeSections(_ sections: [Section]) -> [[Row]]? {
+            guard scrollingNotes == nil else { return nil }
+            return placeWholeSections(sections, columns: columnCount, rows: rowsPerColumn, helpWidth: helpWidth)
+        }
+
+        /// Every row, notes first when they scroll, for a screen that scrolls.
+        func flowingRows(_ sections: [Section]) -> [Row] {
+            let noteRows = scrollingNotes.map { [Row.title($0.title)] + $0.lines.map(Row.text) + [Row.blank] } ?? []
+            return noteRows + Array(sections.map { HelpOverlay.rows(of: $0, helpWidth: helpWidth) }.joined())
+        }
+    }
+
+    /// How far the keys scroll on a screen this size: 0 when they fit, else until the last row shows.
+    public static func scrollLimit(within area: Rect, sections: [Section], notes: Notes? = nil) -> Int {
+        let geometry = Geometry(area: area, notes: notes)
+        if geometry.wholeSections(sections) != nil { return 0 }
+        var rows = geometry.flowingRows(sections)
+        while case .blank? = rows.last { rows.removeLast() }
+        return max(rows.count - geometry.rowsPerColumn * geometry.columnCount, 0)
+    }
+
     public static func draw(in canvas: inout Canvas, within area: Rect, sections: [Section], footer: String, notes: Notes? = nil,
                             scroll: Int = 0, theme: Theme) {
-        let box = area.inset(by: area.width >= 90 ? 2 : 0)
-        Box.draw(in: &canvas, box, theme: theme, title: "Keys (? or Esc closes)")
-        var inner = box.inset(by: 1)
-        // Notes that would leave the keys less than half the box scroll with them instead.
-        let scrollingNotes = notes.flatMap { $0.lines.count + 2 > inner.height / 2 ? $0 : nil }
-        if let notes, scrollingNotes == nil {
-            var y = inner.y
-            canvas.draw(notes.title, x: inner.x + 1, y: y, style: theme.style(.title), maxWidth: inner.width - 2)
+        let geometry = Geometry(area: area, notes: notes)
+        Box.draw(in: &canvas, geometry.box, theme: theme, title: "Keys (? or Esc closes)")
+        let inner = geometry.inner
+        if let notes = geometry.fixedNotes {
+            let top = geometry.box.inset(by: 1)
+            var y = top.y
+            canvas.draw(notes.title, x: top.x + 1, y: y, style: theme.style(.title), maxWidth: top.width - 2)
             y += 1
-            for line in notes.lines where y < inner.maxY - 1 {
-                canvas.draw(line.truncated(toWidth: inner.width - 2, ellipsis: theme.lines.ellipsis), x: inner.x + 1, y: y)
+            for line in notes.lines where y < top.maxY - 1 {
+                canvas.draw(line.truncated(toWidth: top.width - 2, ellipsis: theme.lines.ellipsis), x: top.x + 1, y: y)
                 y += 1
             }
-            inner = Rect(x: inner.x, y: y + 1, width: inner.width, height: max(inner.maxY - y - 1, 0))
         }
-        let keyWidth = min(18, inner.width / 3)
-        // Two columns of sections when there is room, else one; scrolling notes are as wide as
-        // their caller laid them out, so they take the one column.
-        let columnCount = inner.width >= 96 && scrollingNotes == nil ? 2 : 1
-        let columnWidth = inner.width / columnCount
-        let rowsPerColumn = max(inner.height - 1, 0)
-        let helpWidth = max(columnWidth - keyWidth - 3, 1)
         var hidden = false
-        if scroll == 0, scrollingNotes == nil,
-           let placed = placeWholeSections(sections, columns: columnCount, rows: rowsPerColumn, helpWidth: helpWidth) {
+        if scroll == 0, let placed = geometry.wholeSections(sections) {
             for (column, sectionRows) in placed.enumerated() {
-                drawRows(sectionRows, in: &canvas, x: inner.x + 1 + column * columnWidth, y: inner.y, keyWidth: keyWidth, width: columnWidth, theme: theme)
+                drawRows(sectionRows, in: &canvas, x: inner.x + 1 + column * geometry.columnWidth, y: inner.y, keyWidth: geometry.keyWidth,
+                         width: geometry.columnWidth, theme: theme)
             }
         } else {
             // Too many keys for the screen: the rows flow from column to column and scroll.
-            let noteRows = scrollingNotes.map { [Row.title($0.title)] + $0.lines.map(Row.text) + [Row.blank] } ?? []
-            var rows = noteRows + Array(sections.map { Self.rows(of: $0, helpWidth: helpWidth) }.joined())
+            var rows = geometry.flowingRows(sections)
             rows.removeFirst(min(scroll, max(rows.count - 1, 0)))
-            for column in 0..<columnCount {
-                let slice = Array(rows.prefix(rowsPerColumn))
+            for column in 0..<geometry.columnCount {
+                let slice = Array(rows.prefix(geometry.rowsPerColumn))
                 rows.removeFirst(slice.count)
-                drawRows(slice, in: &canvas, x: inner.x + 1 + column * columnWidth, y: inner.y, keyWidth: keyWidth, width: columnWidth, theme: theme)
+                drawRows(slice, in: &canvas, x: inner.x + 1 + column * geometry.columnWidth, y: inner.y, keyWidth: geometry.keyWidth,
+                         width: geometry.columnWidth, theme: theme)
             }
             hidden = rows.contains { if case .blank = $0 { false } else { true } }
         }
