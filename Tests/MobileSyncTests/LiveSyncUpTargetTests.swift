@@ -72,3 +72,24 @@ struct LiveSyncUpTargetTests {
         #expect(try stored(blanked)[LocalField.lastError] == nil, "\(mode)")
     }
 }
+
+extension LiveSyncUpTargetTests {
+    @Test("An update refused because another user changed another field is merged, sent again, and counted as received from the server")
+    func aMergedUpdateCountsTheServersChanges() async throws {
+        let live = try await LiveSync()
+        defer { live.remove() }
+        let id = try await live.createOnServer("Contact", ["LastName": "Noether", "Title": "Original", "Department": "Algebra"])
+        try await live.syncDown()
+        try await LiveSync.nextSecond()
+        try live.server.command(["edit", "Contact", id, "Department=Physics"])
+        try live.saveLocally(Records.edited(try #require(try live.local.document("contacts", id: id)), ["Title": "Mine"]), in: "contacts")
+        _ = try await live.manager.reSync(name: "syncUpContacts")
+        let syncId = try #require(try await live.manager.getSyncStatus(name: "syncUpContacts")?.id)
+        let summary = try #require(await live.manager.lastSyncUpSummary[syncId])
+        #expect(summary.mergedFromServer == 1 && summary.conflicts == 0, "\(summary)")
+        let local = try #require(try live.local.document("contacts", id: id))
+        #expect(local["Department"] == "Physics" && local["Title"] == "Mine" && !local.isDirty)
+        let server = try #require(try await live.serverRecords("SELECT Title, Department FROM Contact").first)
+        #expect(server["Title"] == "Mine" && server["Department"] == "Physics")
+    }
+}

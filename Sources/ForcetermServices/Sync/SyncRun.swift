@@ -154,6 +154,7 @@ public struct SyncRun: Sendable {
             total.removedLocally += later.removedLocally
             total.conflicts += later.conflicts
             total.recreated += later.recreated
+            total.mergedFromServer += later.mergedFromServer
         }
         return total
     }
@@ -188,6 +189,11 @@ public struct SyncRunReport: Sendable {
     public var down = SyncDownSummary()
     public var syncDowns: [(name: String, summary: SyncDownSummary)] = []
     public var received: Int { down.received }
+    /// Records whose refused update (the server's copy was newer) took the server's other changes
+    /// in the sync up: received, though no sync down brought them.
+    public var mergedFromServer = 0
+    /// What the user hears as "new or changed on the server".
+    public var changedOnServer: Int { down.changedOnServer + mergedFromServer }
     public var ghostsRemoved = 0
     /// Records that now carry a `__last_error__` / a `__conflict__`, across the synced soups.
     public var recordErrors = 0
@@ -203,6 +209,9 @@ public struct SyncRunReport: Sendable {
     public var sessionExpired = false
 
     public init() {}
+
+    /// Whether anything moved either way (or a conflict was found): the summary says something.
+    public var exchangedAnything: Bool { sent > 0 || received > 0 || ghostsRemoved > 0 || conflicted > 0 || mergedFromServer > 0 }
 
     /// Ends the run on `error`: its message, what it says about the connection, and the records
     /// left with errors or conflicts.
@@ -238,6 +247,7 @@ public struct SyncRunReport: Sendable {
         deleted += summary.deleted
         refused += summary.errors
         conflicted += summary.conflicts
+        mergedFromServer += summary.mergedFromServer
     }
 
     /// A sync down's tallies; a description of an sObject (metadata, layout) is listed with its
@@ -262,6 +272,7 @@ public struct SyncRunReport: Sendable {
             "sent": .int(Int64(sent)), "created": .int(Int64(created)), "updated": .int(Int64(updated)),
             "deleted": .int(Int64(deleted)), "ghostsRemoved": .int(Int64(ghostsRemoved)),
             "errors": .int(Int64(recordErrors)), "conflicts": .int(Int64(conflicts)),
+            "mergedFromServer": .int(Int64(mergedFromServer)),
         ]
         for (key, value) in down.json { object[key] = value }  // received, stored, unchanged, keptLocalChanges
         var downs: JSONObject = [:]
@@ -276,6 +287,7 @@ public struct SyncRunReport: Sendable {
         var outcomes = "\(created) created, \(updated) updated, \(deleted) deleted"
         if refused > 0 { outcomes += ", \(refused) refused" }
         if conflicted > 0 { outcomes += ", \(conflicted) in conflict" }
+        if mergedFromServer > 0 { outcomes += ", \(mergedFromServer) merged with changes made on the server" }
         var lines = ["Sent \(sent) change\(sent == 1 ? "" : "s") (\(outcomes)); received \(received) record\(received == 1 ? "" : "s") (\(down.stored) stored\(down.heldAlready > 0 ? ", \(down.heldAlready) of them held already, such as your own changes coming back" : ""), \(down.unchanged) unchanged, \(down.keptLocalChanges) kept for local changes); removed \(ghostsRemoved) deleted on the server."]
         if recordErrors > 0 || conflicts > 0 {
             lines.append("\(recordErrors) record\(recordErrors == 1 ? "" : "s") with errors, \(conflicts) conflict\(conflicts == 1 ? "" : "s"); see forceterm status.")

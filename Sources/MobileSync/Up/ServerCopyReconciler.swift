@@ -130,7 +130,11 @@ struct ServerCopyReconciler {
                     continue
                 }
                 record = merged.record
-                if !merged.conflictingFields.isEmpty { summary.conflicts += 1 }
+                if !merged.conflictingFields.isEmpty {
+                    summary.conflicts += 1
+                } else if lost[entryId] == nil {
+                    summary.mergedFromServer += 1  // another user's changes, not our own lost write
+                }
             }
             changed.append(record)
         }

@@ -12,6 +12,9 @@ public struct SyncUpSummary: Sendable, Equatable {
     public var conflicts = 0
     /// Updates of records deleted on the server, turned into creates (OVERWRITE).
     public var recreated = 0
+    /// Records merged with a newer server copy without a conflict: other fields' changes made on
+    /// the server came in with the sync up.
+    public var mergedFromServer = 0
 
     public init() {}
 }
@@ -192,6 +195,7 @@ public struct SyncUpRecorder: Sendable {
             if !merged.conflictingFields.isEmpty {
                 summary.conflicts += 1
             } else if merged.hasLocalChanges {
+                summary.mergedFromServer += 1
                 // Only other fields changed on the server (or our own earlier write, whose answer
                 // was lost): the merge took them, and the changes go again with the new date.
                 sendAgain = true
