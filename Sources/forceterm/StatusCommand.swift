@@ -43,7 +43,7 @@ struct StatusCommand: ParsableCommand {
             let store = try StoreKeys.open(path, mustExist: true)
             let soups = try store.soupNames().filter { !LocalChanges.bookkeepingSoups.contains($0) }.sorted()
             let changes = try soups.map { try SoupChanges.count(soup: $0, in: store) }
-            let syncs = try store.hasSoup(SyncState.soupName) ? try SyncsSoup(store: store).all() : []
+            let syncs = try store.hasSoup(SyncState.soupName) ? try Self.syncs(in: store) : []
             if json {
                 let object: JSONObject = ["soups": .array(changes.map { .object($0.json) }), "syncs": .array(syncs.map { .object(Self.json($0)) })]
                 StandardStreams.write(JSONWriter.string(.object(object), pretty: true) + "\n")
@@ -51,6 +51,14 @@ struct StatusCommand: ParsableCommand {
                 StandardStreams.write(Self.text(changes, syncs))
             }
         }
+    }
+
+    /// The named syncs. One left RUNNING by a process that is gone (quit or killed mid-sync) shows
+    /// STOPPED, as the next sync (and the SDK's SyncManager) marks it; one running elsewhere stays
+    /// RUNNING. A store that cannot be written is shown as it is.
+    static func syncs(in store: SmartStore) throws -> [SyncState] {
+        if let recovered = try? SyncManager.recoverAfterCrash(store: store) { return try recovered.all() }
+        return try SyncsSoup(store: store).all()
     }
 
     static func json(_ sync: SyncState) -> JSONObject {

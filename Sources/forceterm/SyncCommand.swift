@@ -71,7 +71,9 @@ struct SyncCommand: ParsableCommand {
                     "bodyBytesSent": .int(Int64(network.bytesSent)), "bodyBytesReceived": .int(Int64(network.bytesReceived)),
                 ])
                 StandardStreams.write(JSONWriter.string(.object(summary), pretty: true) + "\n")
-            } else {
+            } else if report.failure == nil || report.exchangedAnything {
+                // A run stopped before anything moved (another sync holds the store, no network)
+                // is said by its failure alone, not by a summary of zeros that reads as success.
                 StandardStreams.write(report.text)
             }
             if verbose {

@@ -128,6 +128,10 @@ public struct LocalOrgAPI: Sendable {
             }
         } catch let error as APIError {
             return .error(error)
+        } catch is CancellationError {
+            // The client hung up before the answer (a quit mid-sync): not the server's failure.
+            FileHandle.standardError.write(Data("localorg: \(request.method) \(request.path): the client went away before the answer\n".utf8))
+            return .error(APIError(status: 499, errorCode: "CLIENT_CLOSED_REQUEST", message: "The client closed the connection before the answer."))
         } catch {
             // Salesforce's answer carries an ErrorId; the same id goes to stderr with the cause
             // (which never contains a token), so the operator can find what happened.
