@@ -61,7 +61,7 @@ public struct StoreSyncService: SyncService {
         let report = try await plan.run(manager: manager, store: store) { state in
             let phase = state.type == .syncUp ? "Sync up" : "Sync down"
             progress(SyncProgress(step: state.name.flatMap(order.firstIndex) ?? 0, of: order.count,
-                                  phase: "\(phase) \(state.name ?? state.soupName)", percent: state.progress))
+                                  phase: "\(phase) \(state.soupName)", percent: state.progress))
         }
         let usage = await session.client.lastAPIUsage.map { APIUsageLevel(used: $0.used, limit: $0.limit) }
         if let failure = report.failure {

@@ -28,14 +28,18 @@ public enum StatusLine {
         canvas.fill(Rect(x: 0, y: y, width: width, height: 1), style: style)
         let rightText = right.truncated(toWidth: max(width / 3, 0), ellipsis: theme.lines.ellipsis)
         let rightWidth = rightText.displayWidth
+        let leftWidth = max(width - rightWidth - 3, 0)
         var progressText = ""
         if let progress {
             let barWidth = 10
             let filled = Int((progress.fraction * Double(barWidth)).rounded())
             let bar = String(repeating: theme.lines.progressFull, count: filled) + String(repeating: theme.lines.progressEmpty, count: barWidth - filled)
-            progressText = "\(progress.label) [\(bar)] \(Int((progress.fraction * 100).rounded()))%  "
+            let percent = "\(Int((progress.fraction * 100).rounded()))%  "
+            // The longest progress that leaves the facts room for their shortest wordings.
+            let shortestFacts = fit(facts, width: 0).displayWidth
+            let wordings = ["\(progress.label) [\(bar)] " + percent, "[\(bar)] " + percent, percent]
+            progressText = wordings.first { $0.displayWidth + shortestFacts <= leftWidth } ?? percent
         }
-        let leftWidth = max(width - rightWidth - 3, 0)
         let leftText = progressText + fit(facts, width: max(leftWidth - progressText.displayWidth, 0))
         canvas.draw(" " + leftText.truncated(toWidth: leftWidth, ellipsis: theme.lines.ellipsis), x: 0, y: y, style: style)
         canvas.draw(rightText, x: width - rightWidth - 1, y: y, style: style)

@@ -109,7 +109,9 @@ extension AppModel {
             let time = SyncText.time(last, timeZone: timeZone)
             // "2025-03-04 10:00:00" → "03-04 10:00" → "03-04".
             let monthDay = String(time.dropFirst(5).prefix(5))
-            facts.append(StatusFact("last sync \(time)", ["synced \(monthDay) \(time.dropFirst(11).prefix(5))", "synced \(monthDay)"]))
+            // While a sync runs its progress shows, so the last one can give way entirely.
+            let shortest = sync?.isRunning == true ? ["synced \(monthDay)", ""] : ["synced \(monthDay)"]
+            facts.append(StatusFact("last sync \(time)", ["synced \(monthDay) \(time.dropFirst(11).prefix(5))"] + shortest))
         } else {
             facts.append(StatusFact("never synced"))
         }
