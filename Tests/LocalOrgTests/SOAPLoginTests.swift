@@ -1,4 +1,6 @@
 import ForceJSON
+import Foundation
+import LocalOrgProcess
 import Testing
 @testable import LocalOrg
 
@@ -44,5 +46,44 @@ import Testing
     @Test func xmlTextIsUnescaped() {
         #expect(LocalOrgAPI.xmlElementText("<a:password>p&amp;ss&lt;&#233;&#x41;</a:password>", named: "password") == "p&ss<éA")
         #expect(LocalOrgAPI.xmlElementText("<usernameX>x</usernameX><username/>", named: "username") == nil)
+    }
+}
+
+extension SOAPLoginTests {
+    /// The local names of the elements inside `<userInfo>`.
+    static func userInfoElements(_ xml: String) -> Set<String> {
+        guard let start = xml.range(of: "<userInfo>"), let end = xml.range(of: "</userInfo>") else { return [] }
+        var names = Set<String>()
+        for piece in xml[start.upperBound..<end.lowerBound].split(separator: "<") where !piece.hasPrefix("/") {
+            let name = piece.prefix { $0.isLetter || $0.isNumber }
+            if !name.isEmpty { names.insert(String(name)) }
+        }
+        return names
+    }
+
+    @Test("The Postman collection's own SOAP login (values in CDATA) signs in, and userInfo has every element of Salesforce's recorded answer",
+          .enabled(if: RealSalesforce.isAvailable, "needs ../shared/real-salesforce"))
+    func postmansSOAPLoginAsPublished() async throws {
+        let collection = try JSONParser.parse(try Data(contentsOf: PostmanReplayTests.collection))
+        var found: JSONValue?
+        func walk(_ items: [JSONValue]) {
+            for item in items {
+                if let children = item["item"]?.arrayValue { walk(children) } else if item["name"]?.stringValue == "SOAP Login" { found = item }
+            }
+        }
+        walk(collection["item"]?.arrayValue ?? [])
+        let item = try #require(found, "the collection has its SOAP Login request")
+        let body = try #require(item["request"]?["body"]?["raw"]?.stringValue)
+        #expect(body.contains("<![CDATA["))
+        let recorded = try #require(item["response"]?.arrayValue?.first?["body"]?.stringValue)
+        let org = try await TestOrg()
+        defer { org.remove() }
+        let filled = body.replacingOccurrences(of: "{{username}}", with: "demo@localorg.test")
+            .replacingOccurrences(of: "{{password}}", with: "localorg-demo").replacingOccurrences(of: "{{secretToken}}", with: "")
+        let response = await login(org, filled, version: "53.0")
+        #expect(response.status == 200, "\(response.bodyText)")
+        let missing = Self.userInfoElements(recorded).subtracting(Self.userInfoElements(response.bodyText))
+        #expect(Self.userInfoElements(recorded).count > 20 && missing.isEmpty, "missing from userInfo: \(missing.sorted())")
+        #expect(LocalOrgAPI.xmlElementText("<p><![CDATA[a<b]]>&amp;<![CDATA[]]>c</p>", named: "p") == "a<b&c")
     }
 }

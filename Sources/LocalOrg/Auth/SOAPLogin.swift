@@ -27,6 +27,7 @@ extension LocalOrgAPI {
               let organization = schema.object(named: "Organization"),
               let organizationRecord = try await store.record(organization, id: organizationId) else { throw APIError.resourceNotFound }
         func text(_ record: StoredRecord, _ field: String) -> String { String.fromDatabaseValue(record.values[field] ?? .null) ?? "" }
+        func orDefault(_ value: String, _ fallback: String) -> String { value.isEmpty ? fallback : value }
         let versionText = "\(version).0"
         let organization15 = String(organizationId.prefix(15))
         let body = """
@@ -37,9 +38,20 @@ extension LocalOrgAPI {
             <sandbox>\(Bool.fromDatabaseValue(organizationRecord.values["IsSandbox"] ?? .null) == true)</sandbox>\
             <serverUrl>\(xmlEscaped("\(request.baseURL)/services/Soap/u/\(versionText)/\(organization15)"))</serverUrl>\
             <sessionId>\(xmlEscaped(access.token))</sessionId><userId>\(userId)</userId><userInfo>\
-            <organizationId>\(organizationId)</organizationId><organizationName>\(xmlEscaped(text(organizationRecord, "Name")))</organizationName>\
+            <accessibilityMode>false</accessibilityMode><chatterExternal>false</chatterExternal><currencySymbol>$</currencySymbol>\
+            <orgAttachmentFileSizeLimit>26214400</orgAttachmentFileSizeLimit><orgDefaultCurrencyIsoCode>USD</orgDefaultCurrencyIsoCode>\
+            <orgDefaultCurrencyLocale>\(xmlEscaped(orDefault(text(organizationRecord, "DefaultLocaleSidKey"), "en_US")))</orgDefaultCurrencyLocale>\
+            <orgDisallowHtmlAttachments>false</orgDisallowHtmlAttachments><orgHasPersonAccounts>false</orgHasPersonAccounts>\
+            <organizationId>\(organizationId)</organizationId><organizationMultiCurrency>false</organizationMultiCurrency>\
+            <organizationName>\(xmlEscaped(text(organizationRecord, "Name")))</organizationName>\
+            <profileId>\(Self.standardUserProfileId)</profileId><roleId xsi:nil="true"/>\
+            <sessionSecondsValid>\(tokens.accessTokenLifetime)</sessionSecondsValid><userDefaultCurrencyIsoCode xsi:nil="true"/>\
             <userEmail>\(xmlEscaped(text(user, "Email")))</userEmail><userFullName>\(xmlEscaped(text(user, "Name")))</userFullName>\
-            <userId>\(userId)</userId><userName>\(xmlEscaped(text(user, "Username")))</userName>\
+            <userId>\(userId)</userId><userLanguage>\(xmlEscaped(orDefault(text(user, "LanguageLocaleKey"), "en_US")))</userLanguage>\
+            <userLocale>\(xmlEscaped(orDefault(text(user, "LanguageLocaleKey"), "en_US")))</userLocale>\
+            <userName>\(xmlEscaped(text(user, "Username")))</userName>\
+            <userTimeZone>\(xmlEscaped(orDefault(text(user, "TimeZoneSidKey"), "GMT")))</userTimeZone>\
+            <userType>Standard</userType><userUiSkin>Theme3</userUiSkin>\
             </userInfo></result></loginResponse></soapenv:Body></soapenv:Envelope>
             """
         return APIResponse(status: 200, headers: [("Content-Type", "text/xml;charset=UTF-8")], body: Array(body.utf8))
@@ -58,7 +70,11 @@ extension LocalOrgAPI {
         return APIResponse(status: status, headers: [("Content-Type", "text/xml;charset=UTF-8")], body: Array(body.utf8))
     }
 
-    /// The text of the first element with this local name (any namespace prefix), entities decoded.
+    /// The profile every localorg user answers with (Salesforce's ids for a Standard User profile look alike).
+    static let standardUserProfileId = "00eLo000000StdUAAS"
+
+    /// The text of the first element with this local name (any namespace prefix): entities decoded,
+    /// CDATA sections taken as they are (Salesforce's own Postman collection sends its login so).
     static func xmlElementText(_ xml: String, named name: String) -> String? {
         var searchStart = xml.startIndex
         while let open = xml.range(of: "<", range: searchStart..<xml.endIndex) {
@@ -66,12 +82,31 @@ extension LocalOrgAPI {
             let tag = xml[open.upperBound..<close.lowerBound]
             let tagName = tag.split(separator: " ").first.map { $0.split(separator: ":").last.map(String.init) ?? "" } ?? ""
             if tagName == name, !tag.hasPrefix("/"), !tag.hasSuffix("/") {
-                guard let end = xml.range(of: "</", range: close.upperBound..<xml.endIndex) else { return nil }
-                return xmlUnescaped(String(xml[close.upperBound..<end.lowerBound]))
+                return elementContent(xml[close.upperBound...])
             }
             searchStart = close.upperBound
         }
         return nil
+    }
+
+    /// Text up to the element's end tag: character data unescaped, CDATA sections verbatim.
+    static func elementContent(_ rest: Substring) -> String? {
+        var text = ""
+        var rest = rest
+        while true {
+            guard let markup = rest.firstIndex(of: "<") else { return nil }
+            text += xmlUnescaped(String(rest[..<markup]))
+            rest = rest[markup...]
+            if rest.hasPrefix("<![CDATA[") {
+                guard let end = rest.range(of: "]]>") else { return nil }
+                text += rest[rest.index(rest.startIndex, offsetBy: 9)..<end.lowerBound]
+                rest = rest[end.upperBound...]
+            } else if rest.hasPrefix("</") {
+                return text
+            } else {
+                return nil  // a child element: not text
+            }
+        }
     }
 
     static func xmlUnescaped(_ text: String) -> String {
