@@ -13,10 +13,23 @@ enum CommandFailure {
         } catch let ended as TerminalEnded {
             throw ExitCode(128 + ended.signal)
         } catch {
-            let message = "\(error)".split(whereSeparator: \.isNewline).joined(separator: " ")
-            StandardStreams.writeError("forceterm: \(message)\n")
+            StandardStreams.writeError("forceterm: \(Self.message(of: error))\n")
             throw ExitCode.failure
         }
+    }
+
+    /// The error in one line, except a list of problems ("  - " items, as a config file with
+    /// several mistakes gives), which keeps an item per line.
+    static func message(of error: any Error) -> String {
+        var message = ""
+        for line in "\(error)".split(whereSeparator: \.isNewline) {
+            if line.hasPrefix("  - ") {
+                message += "\n" + line
+            } else {
+                message += (message.isEmpty || message.hasSuffix("\n") ? "" : " ") + line
+            }
+        }
+        return message
     }
 
     /// Runs a check of the command line from `validate()`: the services' usage errors become

@@ -196,4 +196,24 @@ struct SDKConfigTests {
         #expect(output.standardError.contains("\(scratch.path)/usersyncs.json does not match \(scratch.path)/userstore.json"), "\(output)")
         #expect(output.standardError.contains(#"sync "accountsDown" uses the soup "Account", which userstore.json does not define"#), "\(output)")
     }
+
+    @Test("Several mistakes in usersyncs.json: one 'invalid syncs config', then a line per problem")
+    func severalMistakesOneLineEach() throws {
+        let syncs = """
+            {"syncs": [
+              {"syncName": "a", "syncType": "syncDown", "soupName": "people", "target": {"type": "soqlx", "query": "SELECT Id FROM Contact"}},
+              {"syncName": "b", "syncType": "syncDown", "soupName": "people",
+               "target": {"type": "soql", "query": "SELECT Id, LastName, LastModifiedDate FROM Contact"}, "options": {"mergeMode": "OVERWRIT"}}
+            ]}
+            """
+        let scratch = try OptionPositionTests.Scratch(["userstore.json": OptionPositionTests.peopleStore, "usersyncs.json": syncs])
+        defer { scratch.remove() }
+        let output = try Forceterm.run(["sync", "--config", scratch.path], environment: scratch.environment)
+        #expect(output.exitCode == 1, "\(output)")
+        let lines = output.standardError.split(separator: "\n")
+        #expect(output.standardError.components(separatedBy: "invalid syncs config").count == 2, "said once: \(output)")
+        #expect(lines.count == 3 && lines[1].hasPrefix("  - sync \"a\"") && lines[2].hasPrefix("  - sync \"b\""), "\(output)")
+        #expect(lines[2].contains("OVERWRITE or LEAVE_IF_CHANGED"), "\(output)")
+    }
 }
+

@@ -66,6 +66,8 @@ public struct SyncsConfig: Sendable, Equatable {
                     soupName: try JSONFields.requiredString(sync["soupName"], key: "soupName", in: "sync \"\(name)\"")))
             } catch let MobileSyncError.unsupportedTarget(reason) {
                 unsupported.append(Unsupported(name: name, type: type, reason: "not supported by forceterm yet: \(reason)"))
+            } catch let MobileSyncError.invalidConfig(message) {
+                problems.append("sync \"\(name)\": \(message)")  // the file's error says "invalid syncs config" once
             } catch {
                 problems.append("sync \"\(name)\": \(error)")
             }
