@@ -147,7 +147,13 @@ struct SDKConfigTests {
 
         let noFile = try Forceterm.run(["sync", "--global", "--config", RealSalesforce.mobileSyncConfig("templates-MobileSyncExplorerSwift").path],
                                        environment: env)
-        #expect(noFile.exitCode == 1 && noFile.standardError.contains("has no globalsyncs.json"), "\(noFile)")
+        #expect(noFile.exitCode == 1 && noFile.standardError.contains("has neither globalstore.json nor globalsyncs.json"), "\(noFile)")
+        // The SmartStore test app's globalstore.json alone: its soups, no syncs (as a userstore.json alone).
+        let soupsOnly = try Forceterm.run(["sync", "--global", "--config", RealSalesforce.mobileSyncConfig("ios-SmartStoreTestApp").path],
+                                          environment: env)
+        #expect(soupsOnly.exitCode == 0, "\(soupsOnly)")
+        let soups = try Forceterm.run(["status", "--global", "--json"], environment: env)
+        #expect(try JSONParser.parse(soups.standardOutput)["soups"]?.arrayValue?.contains { $0["soup"] == "globalSoup1" } == true, "\(soups)")
         let builtIn = try Forceterm.run(["sync", "--global"], environment: env)
         #expect(builtIn.exitCode == 1 && builtIn.standardError.contains("no global syncs are built in"), "\(builtIn)")
         for arguments in [["--global"], ["--global", "--offline"], ["logout", "--global"], ["--global", "logout"], ["login", "--global"],

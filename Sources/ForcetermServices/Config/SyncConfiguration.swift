@@ -50,16 +50,17 @@ public struct SyncConfiguration {
         }
         let storeFile = try file(storeName)
         let syncsFile = try file(syncsName)
-        if global, syncsFile == nil {
-            throw ConfigError(directory.map { "\($0) has no globalsyncs.json; give --config the directory with the SDK's globalstore.json and globalsyncs.json" }
-                ?? "no global syncs are built in; give --config the directory with the SDK's globalstore.json and globalsyncs.json")
+        // A globalstore.json alone (the SmartStore test app's) registers its soups, as a
+        // userstore.json alone does; with neither file there is nothing global to use.
+        if global, directory == nil {
+            throw ConfigError("no global syncs are built in; give --config the directory with the SDK's globalstore.json and globalsyncs.json")
         }
         if let directory, storeFile == nil, syncsFile == nil {
             throw ConfigError("\(directory) has neither \(storeName) nor \(syncsName); give --config the directory that holds them")
         }
         let storeText = storeFile ?? (DefaultConfig.userstoreJSON, "the built-in userstore.json")
         let syncsText = syncsFile ?? (directory == nil ? (DefaultConfig.usersyncsJSON, "the built-in usersyncs.json")
-                                                       : (#"{"syncs": []}"#, "no usersyncs.json"))
+                                                       : (#"{"syncs": []}"#, "no \(syncsName)"))
         let store: StoreConfig
         do {
             store = try StoreConfig(json: storeText.text)
