@@ -16,7 +16,7 @@ out="${1:?usage: build-sqlite3mc.sh OUT_DIR}"
 lib="$out/lib/libforceterm-sqlite3.so.0"
 # forceterm's own addition: the page HMAC computed with OpenSSL's SHA-512 (see that file).
 hmac_source="$(dirname "$0")/sqlite3mc-openssl-hmac.c"
-stamp="$out/lib/.built-$version-$(sha256sum "$hmac_source" | cut -c1-16)"
+stamp="$out/lib/.built-$version-$(cat "$0" "$hmac_source" | sha256sum | cut -c1-16)"
 [[ -f "$stamp" && -f "$lib" ]] && exit 0
 
 mkdir -p "$out/lib" "$out/src"

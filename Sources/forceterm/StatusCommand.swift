@@ -54,11 +54,18 @@ struct StatusCommand: ParsableCommand {
     }
 
     /// The named syncs. One left RUNNING by a process that is gone (quit or killed mid-sync) shows
-    /// STOPPED, as the next sync (and the SDK's SyncManager) marks it; one running elsewhere stays
-    /// RUNNING. A store that cannot be written is shown as it is.
+    /// STOPPED, as the next sync (and the SDK's SyncManager) will mark it; one running elsewhere
+    /// stays RUNNING. Nothing is written: whether a sync runs is asked of the sync lock, taken and
+    /// let go at once (a sync that starts meanwhile waits for it, as for another sync).
     static func syncs(in store: SmartStore) throws -> [SyncState] {
-        if let recovered = try? SyncManager.recoverAfterCrash(store: store) { return try recovered.all() }
-        return try SyncsSoup(store: store).all()
+        var syncs = try SyncsSoup(store: store).all()
+        guard syncs.contains(where: { $0.status == .running }) else { return syncs }
+        let nobodySyncs = withExtendedLifetime(try? SyncLock.tryAcquire(storePath: store.path)) { $0 != nil }
+        guard nobodySyncs else { return syncs }
+        for index in syncs.indices where syncs[index].status == .running {
+            syncs[index].transition(to: .stopped, now: syncs[index].endTime)
+        }
+        return syncs
     }
 
     static func json(_ sync: SyncState) -> JSONObject {

@@ -52,7 +52,10 @@ struct SyncCommand: ParsableCommand {
             let store = try StoreKeys.open(storePath)
             try StoreOrigin.claim(store, at: storePath, for: session)
             try store.setup(from: configuration.store)
+            // The sync lock is waited for a moment: forceterm status takes it for an instant to
+            // see whether a sync runs, and must never make one fail.
             let manager = try SyncManager(store: store, remote: TestCrashPoint.wrapping(ForceClientRemote(client: session.client)),
+                                          lockTimeout: SyncManager.briefLockWait,
                                           pagesInFlight: session.pagesInFlight)
             for notice in try SyncsSoup(store: store).apply(configuration.syncs).compactMap(\.notice) {
                 StandardStreams.writeError("forceterm: \(notice)\n")
@@ -71,7 +74,7 @@ struct SyncCommand: ParsableCommand {
                     "bodyBytesSent": .int(Int64(network.bytesSent)), "bodyBytesReceived": .int(Int64(network.bytesReceived)),
                 ])
                 StandardStreams.write(JSONWriter.string(.object(summary), pretty: true) + "\n")
-            } else if report.failure == nil || report.exchangedAnything {
+            } else if report.failure == nil || report.exchangedAnything || report.recordErrors > 0 || report.conflicts > 0 {
                 // A run stopped before anything moved (another sync holds the store, no network)
                 // is said by its failure alone, not by a summary of zeros that reads as success.
                 StandardStreams.write(report.text)

@@ -20,7 +20,8 @@ public struct RecordListViewModel: Sendable {
     /// The current search's matches, `nil` when the whole list shows.
     private var matches: SearchMatches?
     /// A record shown although the search or filter no longer lets it through: the one just
-    /// saved, so the list does not slide another record under the cursor. Until they change.
+    /// saved, so the list does not slide another record under the cursor. Until the search or
+    /// filter changes, or the list is read again after a sync.
     public private(set) var keptInView: Int64?
 
     public init(repository: RecordRepository) {
@@ -39,6 +40,8 @@ public struct RecordListViewModel: Sendable {
     /// selection on the same record when it is still in the list.
     public mutating func refresh() throws {
         let keep = selected?.entryId
+        // After a sync or another process's writes the list is what the store says again.
+        keptInView = nil
         order = nil
         try match()
         if let keep, let position = try position(of: keep) {

@@ -8,7 +8,9 @@ import Foundation
 public struct LockPolicy: Sendable, Equatable {
     /// Seconds without use before the key is forgotten and the TUI locks.
     public var idleSeconds: Int
-    /// Whether the TUI locks its screen at all: only when the org or the user asks for it.
+    /// Whether the TUI locks its screen after `idleSeconds` without a key: only when the org or the
+    /// user asks for it. (It always locks when the login's keyring forgets the key, which happens
+    /// after `idleSeconds` without any forceterm using it.)
     public var locksScreen: Bool
     public var minimumPasscodeLength: Int
     /// Who set `idleSeconds`, for the lock screen.

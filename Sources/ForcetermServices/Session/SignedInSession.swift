@@ -17,17 +17,19 @@ public struct SignedInSession: Sendable {
     public var pagesInFlight = UserSettings.defaultPagesInFlight
 
     /// The session saved in `credentialStore` (by default the user's own, from `forceterm login`).
-    /// `passcode` unlocks a locked store's sealed tokens (the TUI gives one that never asks).
+    /// `passcode` unlocks a locked store's sealed tokens (the TUI gives one that never asks);
+    /// `knownKey`, a store's key already in hand, is used when that store is the session's.
     public static func load(cacert: String?, verbose: Bool,
                      credentialStore: CredentialStore = CredentialStore(directory: CredentialStore.defaultDirectory()),
-                     passcode: Passcode = Passcode()) throws -> SignedInSession {
+                     passcode: Passcode = Passcode(), knownKey: (path: String, key: StoreKey)? = nil) throws -> SignedInSession {
         guard let saved = try credentialStore.load() else {
             throw ConfigError("not signed in; run forceterm login first")
         }
         let storePath = credentialStore.storePath(for: saved)
         // A store with a passcode has the session's tokens sealed with its key: unlocked here, and
         // refreshed tokens sealed again with the same key (the TUI may outlive the keyring's timeout).
-        let sealingKey = try StoreKeys.passcodeKey(forStore: storePath, passcode: passcode)
+        let known = knownKey.flatMap { ($0.path as NSString).standardizingPath == (storePath as NSString).standardizingPath ? $0.key : nil }
+        let sealingKey = try known ?? StoreKeys.passcodeKey(forStore: storePath, passcode: passcode)
         let credentials = try sealingKey.map { try SealedTokens.open(saved, with: $0) } ?? saved
         let caFile = try cacert.map(CACertOption.readablePath) ?? credentials.caFile
         // config.toml's [network] timeouts, when the file can be used (the TUI reports it when not).

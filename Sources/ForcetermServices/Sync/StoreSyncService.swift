@@ -25,6 +25,9 @@ public struct StoreSyncService: SyncService {
     public let sessions: SessionSource
     /// The file's syncs forceterm cannot run, reported failed on each `s`.
     public var unsupported: [SyncsConfig.Unsupported] = []
+    /// The key the TUI opened `store` with: it unseals the session's tokens when `store` is the
+    /// signed-in user's, so the sync needs neither the keyring (which some containers forbid) nor a prompt.
+    public var storeKey: StoreKey?
 
     public var sessionState: SessionState {
         switch sessions {
@@ -43,7 +46,8 @@ public struct StoreSyncService: SyncService {
         case .signedInUser:
             do {
                 // Never a prompt: the terminal is the TUI's; a locked store is unlocked on its lock screen.
-                session = try SignedInSession.load(cacert: nil, verbose: false, passcode: .withoutAsking)
+                session = try SignedInSession.load(cacert: nil, verbose: false, passcode: .withoutAsking,
+                                                   knownKey: storeKey.map { (store.path, $0) })
             } catch let locked as StoreLocked {
                 throw SyncFailure(reason: "\(locked.short); your changes stay queued")
             } catch {
@@ -55,7 +59,8 @@ public struct StoreSyncService: SyncService {
         } catch let mismatch as StoreOrigin.Mismatch {
             throw SyncFailure(reason: mismatch.short)
         }
-        let manager = try SyncManager(store: store, remote: ForceClientRemote(client: session.client), pagesInFlight: session.pagesInFlight)
+        let manager = try SyncManager(store: store, remote: ForceClientRemote(client: session.client), lockTimeout: SyncManager.briefLockWait,
+                                      pagesInFlight: session.pagesInFlight)
         let plan = SyncRun(entries: entries, up: true, down: true, forceDelete: false, unsupported: unsupported)
         let order = plan.order
         let report = try await plan.run(manager: manager, store: store) { state in

@@ -15,11 +15,13 @@ public enum TUILauncher {
                     helpNotes: HelpOverlay.Notes? = nil, syncOnOpen: Bool = false) throws {
         let config = try SyncConfiguration.load(directory: configDirectory)
         let fields = try SyncedFields(usersyncsJSON: config.syncsJSON)
-        let store = try StoreKeys.open(location.path)
+        let encryption = try StoreKeys.encryption(forStore: location.path)
+        let store = try SmartStore(path: location.path, encryption: encryption)
         try store.setup(from: config.store)
         // A read-only store is shown, not synced: a sync would only fail on its first write.
+        let storeKey: StoreKey? = if case let .encrypted(key) = encryption { key } else { nil }
         let (sync, notices) = store.isReadOnly ? (nil, [])
-            : try syncController(store: store, config: config, options: options, session: session)
+            : try syncController(store: store, config: config, options: options, session: session, storeKey: storeKey)
         let kinds = RecordKind.tabs(for: config.syncs, soups: Set(try store.soupNames()))
         let descriptions = ObjectDescriptions(store: store, soupBySObject: ObjectDescriptions.soups(in: config.syncs))
         var model = try AppModel(store: store, syncedFields: fields, kinds: kinds, sync: sync, offline: options.offline,
@@ -87,12 +89,15 @@ public enum TUILauncher {
     /// The `s` key's sync (of the store opened, as `forceterm sync` does with `--store`), with the
     /// demo's session or whoever is signed in when `s` is pressed; nil with `--offline`. With it,
     /// what changed in the named syncs' definitions since they were last applied.
+    /// `storeKey` is the key the TUI opened its store with: its sync uses it for the session's
+    /// sealed tokens when the store is the signed-in user's, instead of asking the keyring.
     public static func syncController(store: SmartStore, config: SyncConfiguration, options: TUIPreferences,
-                               session: SignedInSession?) throws -> (SyncController?, notices: [String]) {
+                               session: SignedInSession?, storeKey: StoreKey? = nil) throws -> (SyncController?, notices: [String]) {
         guard !options.offline else { return (nil, []) }
         let notices = try SyncsSoup(store: store).apply(config.syncs).compactMap(\.notice)
-        let service = StoreSyncService(store: store, entries: config.syncs.entries, sessions: session.map { .fixed($0) } ?? .signedInUser,
+        var service = StoreSyncService(store: store, entries: config.syncs.entries, sessions: session.map { .fixed($0) } ?? .signedInUser,
                                        unsupported: config.syncs.unsupported)
+        service.storeKey = storeKey
         return (SyncController(service: service), notices)
     }
 }

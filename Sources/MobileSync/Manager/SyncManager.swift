@@ -60,6 +60,10 @@ public actor SyncManager {
         syncs = try Self.recoverAfterCrash(store: store)
     }
 
+    /// How long forceterm's commands wait for the sync lock: long enough for a process that only
+    /// looks (`forceterm status`) to let it go, short enough that a real sync elsewhere is said at once.
+    public static let briefLockWait: Duration = .milliseconds(500)
+
     /// Opens `syncs_soup` and, when no other process holds the sync lock, marks syncs left RUNNING
     /// as STOPPED. Returns the ids it stopped (none while another process is syncing).
     @discardableResult

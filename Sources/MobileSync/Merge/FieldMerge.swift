@@ -26,6 +26,9 @@ public struct FieldMerge: Sendable {
         public var conflictingFields: [String]
         /// Whether local changes remain to be sent (conflicting fields count).
         public var hasLocalChanges: Bool
+        /// Whether another user's change to a synced field came in (not only a new modification
+        /// date, a field this laptop does not send, or our own write whose answer was lost).
+        public var tookServerValues = false
     }
 
     /// Merges `server` into `local` (a record with a server id, not deleted here). `own` holds
@@ -49,6 +52,7 @@ public struct FieldMerge: Sendable {
         let prior = RecordConflict(local[LocalField.conflict]).flatMap { $0.fields == nil ? nil : $0 }
         var conflicts: [String] = []
         var conflictBases: JSONObject = [:]
+        var took = false
         for (key, serverValue) in server where !DownloadedRecordWriter.isEngineOwned(key) && key != idFieldName {
             if key == modificationDateFieldName || key == "attributes" || updatableFields.map({ !$0.contains(key) }) == true {
                 record[key] = serverValue
@@ -59,6 +63,7 @@ public struct FieldMerge: Sendable {
             let baseValue: JSONValue? = recorded == nil ? nil : (base[key] ?? mine)
             let changedHere = recorded == nil ? !FieldValues.same(mine, serverValue) : base[key].map { !FieldValues.same(mine, $0) } ?? false
             if !changedHere {
+                if !FieldValues.same(mine, serverValue), !(own[key].map { FieldValues.same($0, serverValue) } ?? false) { took = true }
                 record[key] = serverValue
                 base.removeValue(forKey: key)
             } else if FieldValues.same(mine, serverValue) {
@@ -82,7 +87,7 @@ public struct FieldMerge: Sendable {
                                                          detectedAt: prior?.detectedAt ?? now).json
         }
         record.setBase(base)
-        return Outcome(record: record, conflictingFields: conflicts, hasLocalChanges: !base.isEmpty)
+        return Outcome(record: record, conflictingFields: conflicts, hasLocalChanges: !base.isEmpty, tookServerValues: took)
     }
 
     /// A record deleted here meets a newer server copy. If the server changed a field it tracks,

@@ -132,8 +132,8 @@ struct ServerCopyReconciler {
                 record = merged.record
                 if !merged.conflictingFields.isEmpty {
                     summary.conflicts += 1
-                } else if lost[entryId] == nil {
-                    summary.mergedFromServer += 1  // another user's changes, not our own lost write
+                } else if merged.tookServerValues {
+                    summary.mergedFromServer += 1
                 }
             }
             changed.append(record)

@@ -192,10 +192,10 @@ public struct SyncUpRecorder: Sendable {
         case (.update, .preconditionFailed) where serverValues != nil:
             let merged = fieldMerge.merge(local: record, server: serverValues ?? [:], now: now)
             record = merged.record
+            if merged.conflictingFields.isEmpty, merged.tookServerValues { summary.mergedFromServer += 1 }
             if !merged.conflictingFields.isEmpty {
                 summary.conflicts += 1
             } else if merged.hasLocalChanges {
-                summary.mergedFromServer += 1
                 // Only other fields changed on the server (or our own earlier write, whose answer
                 // was lost): the merge took them, and the changes go again with the new date.
                 sendAgain = true

@@ -35,9 +35,10 @@ public struct ScreenLock {
     var keepAliveInterval: Duration { min(.seconds(10), loginTimeout / 3) }
 
     /// The lock screen's reason when the login's key went. It cannot have timed out while the user
-    /// was at work (keys keep it), so a key gone sooner is another terminal's `forceterm lock`.
+    /// was at work (keys keep it, and the kernel counts timeouts in whole seconds), so a key gone
+    /// sooner is another terminal's `forceterm lock`.
     func reasonForLoginLock(idle: Duration) -> String {
-        guard idle >= loginTimeout - keepAliveInterval else { return "locked by forceterm lock" }
+        guard idle >= loginTimeout - keepAliveInterval - .seconds(1) else { return "locked by forceterm lock" }
         if idleLimit != nil { return reason }
         let seconds = loginTimeout.components.seconds
         let timeout = seconds % 60 == 0 ? "\(seconds / 60) minute\(seconds == 60 ? "" : "s")" : "\(seconds) seconds"

@@ -127,6 +127,8 @@ public struct TerminalApp {
             lockPrompt = nil
             lastKey = .now
             lastKeptUnlocked = lastKey
+            // Learnt again: a keyring that could not take the key back must not lock at once.
+            keyringHeldKey = screenLock.isUnlockedInLogin()
         } else {
             lockPrompt = prompt
         }

@@ -212,5 +212,8 @@ extension FormFeatureTests {
         model.perform(.moveDown)
         model.perform(.moveUp)
         #expect(model.selected?.entryId == rossi.entryId, "kept while moving about")
+        // Read again (after a sync, another process's writes), the list is what the search matches.
+        try model.refreshAll()
+        #expect(model.list.totalCount == 1 && model.list.keptInView == nil)
     }
 }
