@@ -14,9 +14,10 @@ version=3.54.0.0
 sha256=60a021cd9f6c8f3e2aa6cb54e197cb344379d5eb9a688b7647a136fc24956db4
 out="${1:?usage: build-sqlite3mc.sh OUT_DIR}"
 lib="$out/lib/libforceterm-sqlite3.so.0"
-# forceterm's own addition: the page HMAC computed with OpenSSL's SHA-512 (see that file).
-hmac_source="$(dirname "$0")/sqlite3mc-openssl-hmac.c"
-stamp="$out/lib/.built-$version-$(cat "$0" "$hmac_source" | sha256sum | cut -c1-16)"
+# forceterm's own additions (each file says why): the page HMAC computed with OpenSSL's SHA-512,
+# and checkpoints that copy encrypted pages as they are.
+additions=("$(dirname "$0")/sqlite3mc-openssl-hmac.c" "$(dirname "$0")/sqlite3mc-checkpoint-copy.c")
+stamp="$out/lib/.built-$version-$(cat "$0" "${additions[@]}" | sha256sum | cut -c1-16)"
 [[ -f "$stamp" && -f "$lib" ]] && exit 0
 
 mkdir -p "$out/lib" "$out/src"
@@ -51,15 +52,29 @@ tar -xzf "$sdist" -C "$out/src" "$source_file"
 grep -q '#define SQLITE3MC_VERSION_STRING' "$out/src/$source_file" || {
   echo "build-sqlite3mc: $source_file is not the SQLite3 Multiple Ciphers amalgamation" >&2; exit 1; }
 
-# The amalgamation's sqlcipher_hmac becomes sqlcipher_hmac_portable, and ours (after it) takes its name.
+# The amalgamation's functions that the additions replace are renamed (each definition line must
+# be found exactly once), with a declaration of the original name left for the callers before it;
+# the additions, appended, take the names.
 unit="$out/src/forceterm-sqlite3.c"
-sed 's/^void sqlcipher_hmac(int algorithm, unsigned char\* key, int nkey,/void sqlcipher_hmac_portable(int algorithm, unsigned char* key, int nkey,/' \
-  "$out/src/$source_file" > "$unit.part"
-if [[ "$(grep -c '^void sqlcipher_hmac_portable(' "$unit.part")" != 1 ]]; then
-  echo "build-sqlite3mc: sqlcipher_hmac's definition is not where this script expects it in $source_file" >&2
-  exit 1
-fi
-cat "$hmac_source" >> "$unit.part"
+cp "$out/src/$source_file" "$unit.part"
+rename() {  # rename DEFINITION_LINE NEW_NAME DECLARATION
+  local line="$1" new_name="$2" declaration="$3"
+  if [[ "$(grep -cxF "$line" "$unit.part")" != 1 ]]; then
+    echo "build-sqlite3mc: '$line' is not where this script expects it in $source_file" >&2
+    exit 1
+  fi
+  local head="${line%%(*}"
+  local name="${head##* }"
+  LINE="$line" NEW="$declaration"$'\n'"${line/$name(/$new_name(}" perl -0pi -e 's/^\Q$ENV{LINE}\E$/$ENV{NEW}/m' "$unit.part"
+}
+rename 'void sqlcipher_hmac(int algorithm, unsigned char* key, int nkey, unsigned char* in, int in_sz, unsigned char* in2, int in2_sz, unsigned char* out)' \
+  sqlcipher_hmac_portable ''
+rename 'static int mcIoFileControl(sqlite3_file* pFile, int op, void* pArg)' mcIoFileControlOriginal ''
+rename 'static int mcReadWal(sqlite3_file* pFile, const void* buffer, int count, sqlite3_int64 offset)' mcReadWalOriginal \
+  'static int mcReadWal(sqlite3_file*, const void*, int, sqlite3_int64);'
+rename 'static int mcWriteMainDb(sqlite3_file* pFile, const void* buffer, int count, sqlite3_int64 offset)' mcWriteMainDbOriginal \
+  'static int mcWriteMainDb(sqlite3_file*, const void*, int, sqlite3_int64);'
+cat "${additions[@]}" >> "$unit.part"
 mv "$unit.part" "$unit"
 
 # Debian's libsqlite3 options where forceterm or GRDB could notice them (FTS5, 250,000 variables,
