@@ -47,8 +47,14 @@ public struct SoupChanges: Sendable {
             let id = record["Id"]?.stringValue
             if record[LocalField.conflict] != nil, record[LocalField.conflict] != .null {
                 changes.conflicts += 1
-                let server = record[LocalField.conflict]?["server"]
-                let detail = server == nil || server == .null ? "deleted on the server" : "changed on the server"
+                let conflict = SyncConflict(record: record, soupName: soup)
+                var detail: String
+                switch conflict?.kind {
+                case let .fields(fields)?: detail = "changed on the server too (" + fields.map(\.name).joined(separator: ", ") + ")"
+                case .deletedHere?: detail = "deleted here, changed on the server"
+                default: detail = "deleted on the server"
+                }
+                detail += "; forceterm resolve \(id ?? String(entryId)) shows both sides"
                 changes.problems.append(Problem(entryId: entryId, id: id, kind: "conflict", detail: detail))
             }
             if let error = record[LocalField.lastError], error != .null {
