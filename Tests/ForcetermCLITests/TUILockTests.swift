@@ -86,7 +86,7 @@ struct TUILockTests {
         defer { session.kill() }
         try session.waitFor(String(someone))
         #expect(try forceterm(["lock"]).exitCode == 0)
-        let locked = try session.waitFor("forceterm is locked", timeout: 10)
+        let locked = try session.waitFor("forceterm is locked", timeout: 30)
         #expect(locked.contains("locked by forceterm lock") && !locked.contains(String(someone)), "\(locked)")
         try session.send("tui-pass-2", literal: true)
         try session.send("Enter")
@@ -100,8 +100,10 @@ struct TUILockTests {
         #expect(status.exitCode == 0, "\(status)")
         // Locked again, s while the lock screen has not come up yet (or after): never a prompt on the TUI's terminal.
         #expect(try forceterm(["lock"]).exitCode == 0)
+        let elsewhere = try forceterm(["status"])
+        #expect(elsewhere.exitCode == 1 && elsewhere.standardError.contains("is locked"), "the login's key is gone: \(elsewhere)")
         try session.send("s")
-        let after = try session.waitFor("forceterm is locked", timeout: 10)
+        let after = try session.waitFor("forceterm is locked", timeout: 30)
         #expect(!after.contains("Passcode for forceterm"), "\(after)")
         try session.send("C-c")
     }

@@ -15,6 +15,13 @@ struct RequestLogTests {
         #expect(outcomes("/services/data/v60.0/composite/batch", #"{"hasErrors":true,"results":[{"statusCode":204},{"statusCode":404}]}"#) == "204×1 404×1")
         #expect(outcomes("/services/data/v60.0/composite/tree/Account", #"{"hasErrors":false,"results":[{"referenceId":"a","id":"001"}]}"#) == "201×1")
         #expect(outcomes("/services/data/v60.0/composite/tree/Account", #"{"hasErrors":true,"results":[{"referenceId":"a","errors":[{"statusCode":"REQUIRED_FIELD_MISSING"}]}]}"#) == "REQUIRED_FIELD_MISSING×1")
+        // A collections retrieve (POST with ids) answers the records, null for an id not found: read, not refused.
+        let retrieved = outcomes("/services/data/v60.0/composite/sobjects/Contact",
+                                 #"[{"attributes":{"type":"Contact"},"Id":"003A"},{"attributes":{"type":"Contact"},"Id":"003B"},null]"#)
+        #expect(retrieved == "ok×2 absent×1")
+        let entry = RequestLogEntry(time: Date(), username: "t01@class.test", method: "POST", path: "/services/data/v60.0/composite/sobjects/Contact",
+                                    status: 200, inner: retrieved, milliseconds: 5)
+        #expect(entry.tally == (done: 3, conflicts: 0, errors: 0), "the trainer's page counts no error for records read")
     }
 
     @Test("Other answers, refused envelopes and bodies that are not JSON have none")

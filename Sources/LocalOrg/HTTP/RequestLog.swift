@@ -77,7 +77,7 @@ public struct RequestLogEntry: Sendable, Equatable {
             let outcome = String(pieces[0])
             if outcome == "412" || outcome == "PRECONDITION_FAILED" {
                 tally.conflicts += count
-            } else if outcome == "ok" || Int(outcome).map({ $0 < 400 }) == true {
+            } else if outcome == "ok" || outcome == "absent" || Int(outcome).map({ $0 < 400 }) == true {
                 tally.done += count
             } else {
                 tally.errors += count
@@ -104,7 +104,10 @@ public struct RequestLogEntry: Sendable, Equatable {
             }
         } else if let results = document.arrayValue {
             outcomes = results.map { result in
-                result["success"]?.boolValue == true ? "ok" : (result["errors"]?.arrayValue?.first?["statusCode"]?.stringValue ?? "error")
+                // A collections retrieve answers records (or null for an id not found), not results.
+                if result.objectValue?["attributes"] != nil { return "ok" }
+                if result == .null { return "absent" }
+                return result["success"]?.boolValue == true ? "ok" : (result["errors"]?.arrayValue?.first?["statusCode"]?.stringValue ?? "error")
             }
         }
         guard !outcomes.isEmpty else { return nil }
