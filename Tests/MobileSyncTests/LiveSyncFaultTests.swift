@@ -3,6 +3,7 @@ import ForceJSON
 import ForcetermServices
 import Foundation
 import LocalOrgProcess
+import Synchronization
 import Testing
 @testable import MobileSync
 
@@ -188,5 +189,39 @@ struct LiveSyncFaultTests {
         let queued = rows.compactMap { $0["LastName"]?.stringValue }.filter { $0.hasPrefix("Queued") }
         #expect(rows.count == 33 && queued.count == 30 && Set(queued).count == 30, "\(mode)")
         #expect(rows.filter { $0["Title"] == "Edited" }.count == 3, "\(mode)")
+    }
+}
+
+/// The most requests a remote had in flight at once.
+final class InFlightGauge: Sendable {
+    private let counts = Mutex<(now: Int, most: Int)>((0, 0))
+    var most: Int { counts.withLock { $0.most } }
+    func wrapping(_ remote: any SyncRemote) -> SteppedRemote {
+        SteppedRemote(remote: remote, beforeCall: { (_) async throws(SyncRemoteError) in
+            self.counts.withLock { $0.now += 1; $0.most = max($0.most, $0.now) }
+        }, afterAnswer: { (_) async throws(SyncRemoteError) in
+            self.counts.withLock { $0.now -= 1 }
+        })
+    }
+}
+
+extension LiveSyncFaultTests {
+    @Test("Twenty creates whose answer was lost are looked up several at a time, each adopted once")
+    func lostCreatesAreLookedUpTogether() async throws {
+        let live = try await LiveSync(serverArguments: ["--latency", "100"])
+        defer { live.remove() }
+        for index in 0..<20 {
+            try live.saveLocally(Records.created(nil, type: "Contact", fields: ["LastName": .string("Lost \(index)")]), in: "contacts")
+        }
+        let losing = DroppingRemote.wrapping(ForceClientRemote(client: live.client), dice: DroppingRemote.Dice(seed: 1), dropBefore: 0, dropAfter: 1)
+        await #expect(throws: SyncRemoteError.self) { _ = try await SyncManager(store: live.local.store, remote: losing).reSync(name: "syncUpContacts") }
+        #expect(try await live.serverRecords("SELECT Id FROM Contact WHERE LastName LIKE 'Lost %'").count == 20)
+        let gauge = InFlightGauge()
+        let manager = try SyncManager(store: live.local.store, remote: gauge.wrapping(ForceClientRemote(client: live.client)))
+        #expect(try await manager.reSync(name: "syncUpContacts").status == .done)
+        #expect(gauge.most > 1, "the lookups went one at a time")
+        let stored = try live.local.documents("contacts").filter { $0["LastName"]?.stringValue?.hasPrefix("Lost ") == true }
+        #expect(stored.count == 20 && stored.allSatisfy { !$0.isDirty && $0["Id"]?.stringValue?.hasPrefix("003") == true })
+        #expect(try await live.serverRecords("SELECT Id FROM Contact WHERE LastName LIKE 'Lost %'").count == 20, "none created twice")
     }
 }
