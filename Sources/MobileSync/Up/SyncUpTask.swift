@@ -127,7 +127,7 @@ struct SyncUpTask: Sendable {
                 }
             }
             summary.removedLocally += plan.removeLocally.count
-            var progress = RunProgress(state: state, summary: summary, done: plan.removeLocally.count)
+            var progress = RunProgress(state: state, summary: summary, done: plan.removeLocally.count, resending: pass == 1)
             defer { summary = progress.summary }
             for run in Self.runs(requests) {
                 try await send(run, planner: planner, target: target, recorder: recorder, progress: &progress)
@@ -145,6 +145,8 @@ struct SyncUpTask: Sendable {
         var summary: SyncUpSummary
         var done: Int
         var again: Set<Int64> = []
+        /// The second pass sends records the first already counted as sent: "sent" counts records.
+        var resending = false
     }
 
     /// Sends a run of requests that may overlap, keeping up to `requestConcurrency` in flight: a
@@ -208,7 +210,7 @@ struct SyncUpTask: Sendable {
                         progress: inout RunProgress, alsoInTransaction: (StoreTransaction) throws -> Void) throws {
         var summary = progress.summary
         var state = progress.state
-        summary.sent += request.writes.count
+        if !progress.resending { summary.sent += request.writes.count }
         let done = progress.done + request.writes.count
         let again = try store.write { transaction in
             let answers = answer.outcomes.enumerated().map { index, outcome in
