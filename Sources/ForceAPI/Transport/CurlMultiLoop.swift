@@ -211,6 +211,7 @@ struct CurlMultiLoop: @unchecked Sendable {
         // say whether it multiplexes (HTTP/2) rather than open a connection each.
         forceterm_curl_set_long(handle, CURLOPT_PIPEWAIT, 1)
         forceterm_curl_set_long(handle, CURLOPT_TCP_KEEPALIVE, 1)
+        if getenv("FORCETERM_CURL_VERBOSE") != nil { forceterm_curl_set_long(handle, CURLOPT_VERBOSE, 1) }
         forceterm_curl_set_long(handle, CURLOPT_FOLLOWLOCATION, 0)
         forceterm_curl_set_long(handle, CURLOPT_LOW_SPEED_LIMIT, 1)
         forceterm_curl_set_long(handle, CURLOPT_LOW_SPEED_TIME, max(1, Int(configuration.stallTimeout.rounded(.up))))
