@@ -101,7 +101,7 @@ sh "$server_change" >/dev/null 2>"$scratch/server-change.err" \
 keys s
 deadline=$((SECONDS + 60))
 # The contacts' sync down starting (its request delayed by --demo-latency): the same bar every time.
-until screen | tail -n 1 | grep -qE 'Sync down syncDownContacts [0-9]+/[0-9]+'; do
+until screen | tail -n 1 | grep -qE 'Sync down contacts [0-9]+/[0-9]+'; do
     ((SECONDS < deadline)) || { echo "screenshots: no sync progress on the status line" >&2; screen >&2; exit 1; }
     sleep 0.05
 done
