@@ -26,7 +26,7 @@ enum CommandFailure {
             if line.hasPrefix("  - ") {
                 message += "\n" + line
             } else {
-                message += (message.isEmpty || message.hasSuffix("\n") ? "" : " ") + line
+                message += (message.isEmpty ? "" : " ") + line
             }
         }
         return message

@@ -74,7 +74,7 @@ struct SyncCommand: ParsableCommand {
                     "bodyBytesSent": .int(Int64(network.bytesSent)), "bodyBytesReceived": .int(Int64(network.bytesReceived)),
                 ])
                 StandardStreams.write(JSONWriter.string(.object(summary), pretty: true) + "\n")
-            } else if report.failure == nil || report.exchangedAnything || report.recordErrors > 0 || report.conflicts > 0 {
+            } else if report.failure == nil || report.hasNews {
                 // A run stopped before anything moved (another sync holds the store, no network)
                 // is said by its failure alone, not by a summary of zeros that reads as success.
                 StandardStreams.write(report.text)

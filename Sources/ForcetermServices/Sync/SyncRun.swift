@@ -210,8 +210,11 @@ public struct SyncRunReport: Sendable {
 
     public init() {}
 
-    /// Whether anything moved either way (or a conflict was found): the summary says something.
-    public var exchangedAnything: Bool { sent > 0 || received > 0 || ghostsRemoved > 0 || conflicted > 0 || mergedFromServer > 0 }
+    /// Whether the summary says something: anything moved either way, or records are left with
+    /// errors or conflicts.
+    public var hasNews: Bool {
+        sent > 0 || received > 0 || ghostsRemoved > 0 || conflicted > 0 || mergedFromServer > 0 || recordErrors > 0 || conflicts > 0
+    }
 
     /// Ends the run on `error`: its message, what it says about the connection, and the records
     /// left with errors or conflicts.

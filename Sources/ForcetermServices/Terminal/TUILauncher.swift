@@ -72,7 +72,7 @@ public enum TUILauncher {
         let keyring = SessionKeyring(timeout: policy.idleSeconds)
         return ScreenLock(idleLimit: policy.locksScreen ? .seconds(policy.idleSeconds) : nil,
                           reason: "\(policy.reason): \(policy.idleDescription) without a key",
-                          loginTimeout: .seconds(policy.idleSeconds),
+                          loginTimeout: .seconds(policy.idleSeconds), loginTimeoutDescription: policy.idleDescription,
                           isUnlockedInLogin: { keyring.isUnlocked(store: path) },
                           keepUnlockedInLogin: { _ = keyring.key(forStore: path) }) { typed in
             guard let wrapped = try? WrappedStoreKey.read(forStore: path) else { return false }

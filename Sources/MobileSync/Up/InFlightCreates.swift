@@ -33,20 +33,18 @@ struct InFlightCreates: Sendable {
         }
         // Several lookups in flight (one connection carries them all over HTTP/2): one after
         // another, 50 lost creates cost 20 s on a 300 ms link. Each answer is adopted as it comes.
-        let idFieldName = idFieldName
-        let remote = remote
+        let (remote, idFieldName, queries) = (remote, idFieldName, lookups.map(\.query))
+        let lookUp: @Sendable (Int) async throws -> (Int, [String]) = { index in
+            (index, try await remote.query(queries[index], batchSize: nil).records.compactMap { $0[idFieldName]?.stringValue })
+        }
         try await withThrowingTaskGroup(of: (Int, [String]).self) { group in
-            var next = 0
-            while next < min(lookups.count, Self.lookupsInFlight) {
-                let index = next, query = lookups[index].query
-                group.addTask { (index, try await remote.query(query, batchSize: nil).records.compactMap { $0[idFieldName]?.stringValue }) }
-                next += 1
-            }
+            for index in 0..<min(lookups.count, Self.lookupsInFlight) { group.addTask { try await lookUp(index) } }
+            var next = min(lookups.count, Self.lookupsInFlight)
             while let (index, matches) = try await group.next() {
                 try adopt(matches, entryId: lookups[index].entryId, fields: lookups[index].fields, serverIds: serverIds)
                 if next < lookups.count {
-                    let added = next, query = lookups[added].query
-                    group.addTask { (added, try await remote.query(query, batchSize: nil).records.compactMap { $0[idFieldName]?.stringValue }) }
+                    let added = next
+                    group.addTask { try await lookUp(added) }
                     next += 1
                 }
             }

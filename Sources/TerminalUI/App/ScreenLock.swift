@@ -16,15 +16,17 @@ public struct ScreenLock {
     public var isUnlockedInLogin: () -> Bool
     /// Counts as use: restarts the login's unlock timeout, as any forceterm command does.
     public var keepUnlockedInLogin: () -> Void
-    /// How long the login's unlock lasts without use.
+    /// How long the login's unlock lasts without use, and that said in words ("15 minutes").
     public var loginTimeout: Duration
+    public var loginTimeoutDescription: String
 
-    public init(idleLimit: Duration?, reason: String, loginTimeout: Duration = .seconds(15 * 60),
+    public init(idleLimit: Duration?, reason: String, loginTimeout: Duration = .seconds(15 * 60), loginTimeoutDescription: String = "15 minutes",
                 isUnlockedInLogin: @escaping () -> Bool = { true }, keepUnlockedInLogin: @escaping () -> Void = {},
                 check: @escaping (String) -> Bool) {
         self.idleLimit = idleLimit
         self.reason = reason
         self.loginTimeout = loginTimeout
+        self.loginTimeoutDescription = loginTimeoutDescription
         self.isUnlockedInLogin = isUnlockedInLogin
         self.keepUnlockedInLogin = keepUnlockedInLogin
         self.check = check
@@ -40,9 +42,7 @@ public struct ScreenLock {
     func reasonForLoginLock(idle: Duration) -> String {
         guard idle >= loginTimeout - keepAliveInterval - .seconds(1) else { return "locked by forceterm lock" }
         if idleLimit != nil { return reason }
-        let seconds = loginTimeout.components.seconds
-        let timeout = seconds % 60 == 0 ? "\(seconds / 60) minute\(seconds == 60 ? "" : "s")" : "\(seconds) seconds"
-        return "\(timeout) without use in this login"
+        return "\(loginTimeoutDescription) without use in this login"
     }
 }
 

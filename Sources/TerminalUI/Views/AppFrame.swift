@@ -37,9 +37,11 @@ public enum ContactsScreen {
     /// the model's keymap.
     /// How far the `?` screen scrolls at `size` (0 when every key fits).
     public static func helpScrollLimit(_ model: AppModel, size: Size, theme: Theme, helpNotes: HelpOverlay.Notes? = nil) -> Int {
-        HelpOverlay.scrollLimit(within: Rect(x: 0, y: 1, width: size.width, height: size.height - 2), sections: helpSections(model, theme: theme),
-                                notes: helpNotes)
+        HelpOverlay.scrollLimit(within: body(size), sections: helpSections(model, theme: theme), notes: helpNotes)
     }
+
+    /// Between the tab bar and the status line: where dialogs and the help are drawn.
+    static func body(_ size: Size) -> Rect { Rect(x: 0, y: 1, width: size.width, height: size.height - 2) }
 
     static func helpSections(_ model: AppModel, theme: Theme) -> [HelpOverlay.Section] {
         AppKeymap.helpSections(ascii: theme.lines == .ascii, tabs: model.tabs.map(\.title), keymap: model.keymap)
@@ -56,7 +58,7 @@ public enum ContactsScreen {
             in: &canvas, y: 0, width: size.width, tabs: model.tabs.map(\.title),
             active: model.tabs.firstIndex(of: model.tab) ?? 0, right: "? help", theme: theme)
 
-        let body = Rect(x: 0, y: 1, width: size.width, height: size.height - 2)
+        let body = Self.body(size)
         switch model.tab {
         case .syncs:
             SyncsView.draw(model, in: &canvas, body: Rect(x: 0, y: 1, width: size.width, height: size.height - 3), theme: theme)
