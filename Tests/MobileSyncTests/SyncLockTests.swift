@@ -4,13 +4,14 @@ import Testing
 
 /// Another process holding a store's sync lock: a shell that opens the lock file, locks it with
 /// util-linux `flock` (the same flock(2) lock as `SyncLock`) and becomes `sleep`, so the lock
-/// lives exactly as long as this one process. It gives up by itself after 30 s.
+/// lives exactly as long as this one process. It gives up by itself after 10 minutes: a test
+/// task can wait tens of seconds for a thread when the whole suite runs on two cores.
 final class LockHolder {
     let process = Process()
 
     init(storePath: String) throws {
         process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = ["-c", "exec 9>>\"$0\"; flock 9; echo locked; exec sleep 30 >/dev/null", SyncLock.path(forStore: storePath)]
+        process.arguments = ["-c", "exec 9>>\"$0\"; flock 9; echo locked; exec sleep 600 >/dev/null", SyncLock.path(forStore: storePath)]
         let output = Pipe()
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice

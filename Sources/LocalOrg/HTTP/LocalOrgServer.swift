@@ -197,7 +197,9 @@ public struct LocalOrgServer: Sendable {
                 if finishedRequired { group.cancelAll() }
             }
         }
-        await api.events.flush()
+        // A stop by cancellation must still keep the last lines: the write runs outside this task.
+        let events = api.events
+        await Task { await events.flush() }.value
     }
 
     static func response(from apiResponse: APIResponse) -> Response {
