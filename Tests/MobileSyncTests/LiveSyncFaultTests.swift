@@ -225,3 +225,39 @@ extension LiveSyncFaultTests {
         #expect(try await live.serverRecords("SELECT Id FROM Contact WHERE LastName LIKE 'Lost %'").count == 20, "none created twice")
     }
 }
+
+extension LiveSyncFaultTests {
+    @Test("An edit saved while a sync up reads server copies, of a record our last write left at an unknown date, waits and meets the server's change as a conflict")
+    func anEditDuringTheServerCopyReadWaitsForItsPrecondition() async throws {
+        let live = try await LiveSync()
+        defer { live.remove() }
+        let read = try await live.createOnServer("Contact", ["LastName": "Read", "Title": "Original"])
+        let late = try await live.createOnServer("Contact", ["LastName": "Late", "Title": "Original"])
+        try await live.syncDown()
+        // Our own updates leave both at an unknown date (no sync down after them).
+        for id in [read, late] {
+            try live.saveLocally(Records.edited(try #require(try live.local.document("contacts", id: id)), ["Title": "First"]), in: "contacts")
+        }
+        try await live.syncUp()
+        try await LiveSync.nextSecond()
+        try live.server.command(["edit", "Contact", late, "Title=Server"])
+        // "Read" changed again: the next sync up reads its server copy first (call 1), and "Late"
+        // is changed here while that read is on its way.
+        try live.saveLocally(Records.edited(try #require(try live.local.document("contacts", id: read)), ["Department": "Mine"]), in: "contacts")
+        let store = live.local.store
+        let stepped = SteppedRemote(remote: ForceClientRemote(client: live.client), beforeCall: { (call) async throws(SyncRemoteError) in
+            guard call == 1, let record = try? store.query(.exact("contacts", path: "Id", matchKey: .string(late))).first?.objectValue,
+                  let edited = LocalEdit.updated(record, fields: ["Title": "Mine"]), let entryId = record.soupEntryId else { return }
+            _ = try? store.update(edited, id: entryId, in: "contacts")
+        }, afterAnswer: { _ in })
+        #expect(try await SyncManager(store: store, remote: stepped).reSync(name: "syncUpContacts").status == .done)
+        #expect(try await live.serverRecords("SELECT Title FROM Contact WHERE Id = '\(late)'").first?["Title"] == "Server",
+                "sent without a precondition over another user's change")
+        #expect(try await live.serverRecords("SELECT Department FROM Contact WHERE Id = '\(read)'").first?["Department"] == "Mine")
+        #expect(try live.local.document("contacts", id: late)?.isDirty == true)
+        _ = try await live.manager.reSync(name: "syncUpContacts")
+        let conflicted = try #require(try live.local.document("contacts", id: late))
+        #expect(conflicted.hasConflict && conflicted["Title"] == "Mine")
+        #expect(conflicted[LocalField.conflict]?["server"]?["Title"] == "Server")
+    }
+}

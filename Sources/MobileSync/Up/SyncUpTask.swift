@@ -107,6 +107,15 @@ struct SyncUpTask: Sendable {
                     records[index][target.modificationDateFieldName] = date
                 }
             }
+            if options.mergeMode == .leaveIfChanged {
+                // Changed here after the server copies were read, at a date our own last write made
+                // unknown: sent now it would go without a precondition and could overwrite another
+                // user's change. It waits for the next run, which reads its server copy first.
+                records.removeAll { record in
+                    !record.isLocallyCreated && !record.overwritesServer && !record.hasConflict
+                        && (record[target.modificationDateFieldName]?.isNull ?? true)
+                }
+            }
             var plan = try planner.plan(records, serverIds: serverIds)
             if pass == 1 {
                 plan = SyncUpPlan(writes: plan.writes.filter { again.contains($0.entryId) })
