@@ -184,12 +184,19 @@ struct HTTPSOrg {
         return try await send("POST", path, body: form, contentType: "application/x-www-form-urlencoded", authorized: false)
     }
 
-    private static func run(_ arguments: [String], errors: String) async throws -> Int32 {
+    /// Runs curl to its end without holding a thread; its standard output goes to `output`.
+    static func run(_ arguments: [String], errors: String, output: String? = nil) async throws -> Int32 {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: curl)
         process.arguments = arguments
         process.standardInput = FileHandle.nullDevice
-        process.standardOutput = FileHandle.nullDevice
+        if let output {
+            _ = FileManager.default.createFile(atPath: output, contents: nil)
+            process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: output))
+        } else {
+            process.standardOutput = FileHandle.nullDevice
+        }
+        if !FileManager.default.fileExists(atPath: errors) { _ = FileManager.default.createFile(atPath: errors, contents: nil) }
         process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errors))
         return try await withCheckedThrowingContinuation { continuation in
             process.terminationHandler = { finished in continuation.resume(returning: finished.terminationStatus) }

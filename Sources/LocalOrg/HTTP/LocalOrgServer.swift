@@ -114,7 +114,9 @@ public struct LocalOrgServer: Sendable {
             configuration.shutdownTimeout = .milliseconds(250)
             if offersHTTP2 {
                 // A stopping server waits at most this long for a client to end its streams.
-                let http2 = HTTP2UpgradeChannel.Configuration(idleTimeout: .seconds(300), gracefulCloseTimeout: .milliseconds(500))
+                let http2 = HTTP2UpgradeChannel.Configuration(
+                    idleTimeout: .seconds(300), gracefulCloseTimeout: .milliseconds(500),
+                    streamConfiguration: .init(additionalChannelHandlers: [EndStreamOnLastFrame.Installer()]))
                 server = try .http2Upgrade(tlsConfiguration: configuration, configuration: http2)
             } else {
                 server = try .tls(.http1(), tlsConfiguration: configuration)

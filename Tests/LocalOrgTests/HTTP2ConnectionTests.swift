@@ -1,0 +1,31 @@
+import Foundation
+import Testing
+@testable import LocalOrg
+
+/// What a client sees of localorg's HTTP/2 connections over many requests.
+@Suite("localorg's HTTP/2 connections")
+struct HTTP2ConnectionTests {
+    /// libcurl resets a stream whose Content-Length body it has read before the stream's end
+    /// arrives; when the end came as a frame of its own, 200 such resets in 30 s made
+    /// swift-nio-http2 close the connection (GOAWAY ENHANCE_YOUR_CALM) and fail the requests in
+    /// flight.
+    @Test("A thousand requests on one HTTP/2 connection from curl all get their answer", .enabled(if: HTTPSOrg.curlIsInstalled))
+    func manyRequestsOnOneConnection() async throws {
+        try await HTTPSOrg.with { org in
+            let directory = org.server.org.directory
+            let requests = 1000
+            let urls = (0..<requests).map { _ in "url = \"\(org.baseURL)/services/data/v59.0/limits\"\noutput = \"/dev/null\"\n" }
+            try urls.joined().write(toFile: directory + "/urls", atomically: true, encoding: .utf8)
+            let status = try await HTTPSOrg.run(
+                ["--silent", "--show-error", "--no-progress-meter", "--max-time", "120", "--http2", "--parallel", "--parallel-max", "8",
+                 "--cacert", org.caFile, "-H", "Authorization: Bearer \(org.accessToken)",
+                 "--write-out", "%{http_version} %{response_code}\\n", "--config", directory + "/urls"],
+                errors: directory + "/curl-errors", output: directory + "/curl-output")
+            let errors = (try? String(contentsOfFile: directory + "/curl-errors", encoding: .utf8)) ?? ""
+            let answers = try String(contentsOfFile: directory + "/curl-output", encoding: .utf8).split(separator: "\n")
+            #expect(status == 0, "curl exit \(status): \(errors.prefix(500))")
+            #expect(answers.count == requests && answers.allSatisfy { $0 == "2 200" },
+                    "\(answers.filter { $0 != "2 200" }.count) of \(answers.count) without an HTTP/2 200: \(errors.prefix(500))")
+        }
+    }
+}
