@@ -41,7 +41,7 @@ public enum StoreKeys {
         guard !FileManager.default.fileExists(atPath: keyFile(forStore: path)),
               !FileManager.default.fileExists(atPath: WrappedStoreKey.file(forStore: path)),
               SmartStore.isUnencryptedFile(atPath: path) else { return nil }
-        return "note: \(path) is not encrypted: a store named with --store is used as it is (the stores forceterm keeps for you are encrypted)"
+        return "note: \(path) is not encrypted (a store named with --store is used as it is); forceterm passcode --store \(path) encrypts it"
     }
 
     /// Opens the store at `path` with its key; an unencrypted store that has a key is encrypted first.
