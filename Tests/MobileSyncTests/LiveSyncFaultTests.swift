@@ -224,6 +224,34 @@ extension LiveSyncFaultTests {
         #expect(stored.count == 20 && stored.allSatisfy { !$0.isDirty && $0["Id"]?.stringValue?.hasPrefix("003") == true })
         #expect(try await live.serverRecords("SELECT Id FROM Contact WHERE LastName LIKE 'Lost %'").count == 20, "none created twice")
     }
+
+    @Test("A stop asked while lost creates are looked up: no new lookup leaves, those answered are adopted, the rerun adopts the rest")
+    func lostCreateLookupsHonourAStop() async throws {
+        let live = try await LiveSync(serverArguments: ["--latency", "100"])
+        defer { live.remove() }
+        for index in 0..<20 {
+            try live.saveLocally(Records.created(nil, type: "Contact", fields: ["LastName": .string("Lost \(index)")]), in: "contacts")
+        }
+        let losing = DroppingRemote.wrapping(ForceClientRemote(client: live.client), dice: DroppingRemote.Dice(seed: 1), dropBefore: 0, dropAfter: 1)
+        await #expect(throws: SyncRemoteError.self) { _ = try await SyncManager(store: live.local.store, remote: losing).reSync(name: "syncUpContacts") }
+        let stopper = LiveSyncDownSummaryTests.Stopper()
+        let calls = Mutex(0)
+        let stepped = SteppedRemote(remote: ForceClientRemote(client: live.client), beforeCall: { (call) async throws(SyncRemoteError) in
+            calls.withLock { $0 = max($0, call) }
+            if call == 2 { await stopper.stop() }
+        }, afterAnswer: { _ in })
+        let manager = try SyncManager(store: live.local.store, remote: stepped)
+        stopper.manager.withLock { $0 = manager }
+        let status = try await manager.reSync(name: "syncUpContacts").status
+        #expect(status == .stopped)
+        #expect(calls.withLock { $0 } <= SyncManager.defaultRequestConcurrency * 2, "lookups went on after the stop")
+        let adopted = try live.local.documents("contacts").filter { $0["Id"]?.stringValue?.hasPrefix("003") == true }
+        #expect(adopted.count < 20 && adopted.allSatisfy { !$0.isDirty }, "\(adopted.count) adopted")
+        #expect(try await SyncManager(store: live.local.store, remote: ForceClientRemote(client: live.client)).reSync(name: "syncUpContacts").status == .done)
+        let stored = try live.local.documents("contacts")
+        #expect(stored.count == 20 && stored.allSatisfy { !$0.isDirty && $0["Id"]?.stringValue?.hasPrefix("003") == true })
+        #expect(try await live.serverRecords("SELECT Id FROM Contact WHERE LastName LIKE 'Lost %'").count == 20, "none created twice")
+    }
 }
 
 extension LiveSyncFaultTests {

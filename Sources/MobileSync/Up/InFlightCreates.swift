@@ -14,6 +14,8 @@ struct InFlightCreates: Sendable {
     let idFieldName: String
     /// The sync down whose set a record created here joins (the soup's only sync down), if any.
     let owningSyncDownId: Int64?
+    /// Refuses once the sync is asked to stop: no new lookup leaves.
+    let checkAccepting: @Sendable () async throws -> Void
 
     /// `sentFields` gives the values a journaled record was sent with (given the `local_` → server
     /// id map), or nil to leave it alone.
@@ -34,20 +36,10 @@ struct InFlightCreates: Sendable {
         // Several lookups in flight (one connection carries them all over HTTP/2): one after
         // another, 50 lost creates cost 20 s on a 300 ms link. Each answer is adopted as it comes.
         let (remote, idFieldName, queries) = (remote, idFieldName, lookups.map(\.query))
-        let lookUp: @Sendable (Int) async throws -> (Int, [String]) = { index in
-            (index, try await remote.query(queries[index], batchSize: nil).records.compactMap { $0[idFieldName]?.stringValue })
-        }
-        try await withThrowingTaskGroup(of: (Int, [String]).self) { group in
-            for index in 0..<min(lookups.count, Self.lookupsInFlight) { group.addTask { try await lookUp(index) } }
-            var next = min(lookups.count, Self.lookupsInFlight)
-            while let (index, matches) = try await group.next() {
-                try adopt(matches, entryId: lookups[index].entryId, fields: lookups[index].fields, serverIds: serverIds)
-                if next < lookups.count {
-                    let added = next
-                    group.addTask { try await lookUp(added) }
-                    next += 1
-                }
-            }
+        try await RequestWindow(width: Self.lookupsInFlight, checkAccepting: checkAccepting).run(lookups.count) { index in
+            try await remote.query(queries[index], batchSize: nil).records.compactMap { $0[idFieldName]?.stringValue }
+        } handle: { index, matches in
+            try adopt(matches, entryId: lookups[index].entryId, fields: lookups[index].fields, serverIds: serverIds)
         }
     }
 

@@ -38,7 +38,6 @@ struct ServerCopyReconciler {
             }
             return (ids, writes, records)
         }
-        var dates: [Int64: JSONValue] = [:]
         // Only records the server has under this id; created and conflicted ones wait as they are.
         var byType: [String: [(entryId: Int64, id: String)]] = [:]
         for record in records where !record.isLocallyCreated && !record.hasConflict {
@@ -51,42 +50,17 @@ struct ServerCopyReconciler {
             (byType[type] ?? []).chunked(into: Self.idsPerRetrieve).map { (type: type, records: Array($0)) }
         }
         // Up to `requestConcurrency` reads in flight; each answer is merged in a commit of its own
-        // as it arrives. No new read leaves after a failure, and the first failure ends the sync
-        // (the journal stays for the next run).
-        var failure: (any Error)?
-        var next = 0
-        await withTaskGroup(of: Result<[Int64: JSONObject?], any Error>.self) { group in
-            func launch() async {
-                guard failure == nil, next < reads.count else { return }
-                let read = reads[next]
-                next += 1
-                do { try await task.checkAccepting() } catch {
-                    failure = error
-                    return
-                }
-                group.addTask { [remote = task.remote] in
-                    do {
-                        let copies = try await remote.retrieve(sobjectType: read.type, ids: read.records.map(\.id), fields: fields)
-                        return .success(Dictionary(zip(read.records.map(\.entryId), copies).map { ($0, $1) }, uniquingKeysWith: { first, _ in first }))
-                    } catch {
-                        return .failure(error)
-                    }
-                }
-            }
-            for _ in 0..<max(task.requestConcurrency, 1) { await launch() }
-            while let result = await group.next() {
-                do {
-                    let serverCopies = try result.get()
-                    try task.store.write { transaction in
-                        try apply(serverCopies, lost: lost, now: transaction.now, summary: &summary, dates: &dates, in: transaction)
-                    }
-                } catch {
-                    failure = failure ?? error
-                }
-                await launch()
+        // as it arrives. The first failure ends the sync (the journal stays for the next run).
+        var dates: [Int64: JSONValue] = [:]
+        try await RequestWindow(width: task.requestConcurrency, checkAccepting: task.checkAccepting).run(reads.count) { [remote = task.remote] index in
+            let read = reads[index]
+            let copies = try await remote.retrieve(sobjectType: read.type, ids: read.records.map(\.id), fields: fields)
+            return Dictionary(zip(read.records.map(\.entryId), copies).map { ($0, $1) }, uniquingKeysWith: { first, _ in first })
+        } handle: { _, serverCopies in
+            try task.store.write { transaction in
+                try apply(serverCopies, lost: lost, now: transaction.now, summary: &summary, dates: &dates, in: transaction)
             }
         }
-        if let failure { throw failure }
         if !journalIds.isEmpty { try task.store.write { try journal.remove(journalIds, in: $0) } }
         return dates
     }

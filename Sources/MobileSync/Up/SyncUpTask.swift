@@ -81,7 +81,7 @@ struct SyncUpTask: Sendable {
         let recorder = SyncUpRecorder(soupName: soup, target: target, mergeMode: options.mergeMode, updateFields: planner.updateFields,
                                       owningSyncDownId: try InFlightCreates.owningSyncDownId(soup: soup, syncs: syncs))
         try await InFlightCreates(store: store, remote: remote, soup: soup, idFieldName: target.idFieldName,
-                                  owningSyncDownId: recorder.owningSyncDownId).recover { record, serverIds -> JSONObject? in
+                                  owningSyncDownId: recorder.owningSyncDownId, checkAccepting: checkAccepting).recover { record, serverIds -> JSONObject? in
             // A create with an external id is an upsert: sending it again is safe.
             if let field = target.externalIdFieldName, let value = record[field]?.stringValue, !value.isEmpty, !LocalField.isLocalId(value) {
                 return nil
