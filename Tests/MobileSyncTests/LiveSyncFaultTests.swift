@@ -206,15 +206,21 @@ final class InFlightGauge: Sendable {
 }
 
 extension LiveSyncFaultTests {
-    @Test("Twenty creates whose answer was lost are looked up several at a time, each adopted once")
-    func lostCreatesAreLookedUpTogether() async throws {
+    /// An org at 100 ms and a store of twenty contacts whose creates reached it with their answers lost.
+    static func twentyLostCreates() async throws -> LiveSync {
         let live = try await LiveSync(serverArguments: ["--latency", "100"])
-        defer { live.remove() }
         for index in 0..<20 {
             try live.saveLocally(Records.created(nil, type: "Contact", fields: ["LastName": .string("Lost \(index)")]), in: "contacts")
         }
         let losing = DroppingRemote.wrapping(ForceClientRemote(client: live.client), dice: DroppingRemote.Dice(seed: 1), dropBefore: 0, dropAfter: 1)
         await #expect(throws: SyncRemoteError.self) { _ = try await SyncManager(store: live.local.store, remote: losing).reSync(name: "syncUpContacts") }
+        return live
+    }
+
+    @Test("Twenty creates whose answer was lost are looked up several at a time, each adopted once")
+    func lostCreatesAreLookedUpTogether() async throws {
+        let live = try await Self.twentyLostCreates()
+        defer { live.remove() }
         #expect(try await live.serverRecords("SELECT Id FROM Contact WHERE LastName LIKE 'Lost %'").count == 20)
         let gauge = InFlightGauge()
         let manager = try SyncManager(store: live.local.store, remote: gauge.wrapping(ForceClientRemote(client: live.client)))
@@ -227,13 +233,8 @@ extension LiveSyncFaultTests {
 
     @Test("A stop asked while lost creates are looked up: no new lookup leaves, those answered are adopted, the rerun adopts the rest")
     func lostCreateLookupsHonourAStop() async throws {
-        let live = try await LiveSync(serverArguments: ["--latency", "100"])
+        let live = try await Self.twentyLostCreates()
         defer { live.remove() }
-        for index in 0..<20 {
-            try live.saveLocally(Records.created(nil, type: "Contact", fields: ["LastName": .string("Lost \(index)")]), in: "contacts")
-        }
-        let losing = DroppingRemote.wrapping(ForceClientRemote(client: live.client), dice: DroppingRemote.Dice(seed: 1), dropBefore: 0, dropAfter: 1)
-        await #expect(throws: SyncRemoteError.self) { _ = try await SyncManager(store: live.local.store, remote: losing).reSync(name: "syncUpContacts") }
         let stopper = LiveSyncDownSummaryTests.Stopper()
         let calls = Mutex(0)
         let stepped = SteppedRemote(remote: ForceClientRemote(client: live.client), beforeCall: { (call) async throws(SyncRemoteError) in
