@@ -50,8 +50,10 @@ let package = Package(
         // Hummingbird's own lifecycle: the trainer page's live feed ends when the server stops.
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
-        // localorg: a frame handler on HTTP/2 streams (END_STREAM on a response's last frame).
+        // localorg: a frame handler on HTTP/2 streams (END_STREAM on a response's last frame),
+        // placed before the HTTP/2 codec Hummingbird uses.
         .package(url: "https://github.com/apple/swift-nio-http2", from: "1.46.0"),
+        .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
         .package(url: "https://github.com/apple/swift-certificates", from: "1.21.1"),
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
         .package(url: "https://github.com/apple/swift-asn1", from: "1.7.4"),
@@ -160,6 +162,7 @@ let package = Package(
                 .product(name: "CompressNIO", package: "compress-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOHTTP2", package: "swift-nio-http2"),
+                .product(name: "NIOHTTPTypesHTTP2", package: "swift-nio-extras"),
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
                 .product(name: "Crypto", package: "swift-crypto"),

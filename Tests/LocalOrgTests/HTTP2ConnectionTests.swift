@@ -29,3 +29,24 @@ struct HTTP2ConnectionTests {
         }
     }
 }
+
+extension HTTP2ConnectionTests {
+    /// The same server speaks HTTP/1.1 to a client that asks for it over TLS (Python's urllib,
+    /// requests, simple-salesforce); the HTTP/2-only frame handler must leave those connections alone.
+    @Test("HTTP/1.1 over TLS gets its answers from the HTTP/2 server, and the server stays up", .enabled(if: HTTPSOrg.curlIsInstalled))
+    func http1ClientsOverTLS() async throws {
+        try await HTTPSOrg.with { org in
+            let directory = org.server.org.directory
+            for round in 0..<2 {
+                let status = try await HTTPSOrg.run(
+                    ["--silent", "--show-error", "--max-time", "60", "--http1.1", "--cacert", org.caFile,
+                     "-H", "Authorization: Bearer \(org.accessToken)", "--write-out", "%{http_version} %{response_code}",
+                     "-o", "/dev/null", org.baseURL + "/services/data/v59.0/limits"],
+                    errors: directory + "/errors-\(round)", output: directory + "/output-\(round)")
+                let errors = (try? String(contentsOfFile: directory + "/errors-\(round)", encoding: .utf8)) ?? ""
+                #expect(status == 0, "round \(round): curl exit \(status): \(errors)")
+                #expect(try String(contentsOfFile: directory + "/output-\(round)", encoding: .utf8) == "1.1 200", "round \(round)")
+            }
+        }
+    }
+}

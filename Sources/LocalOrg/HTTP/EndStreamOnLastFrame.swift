@@ -1,5 +1,6 @@
 import NIOCore
 import NIOHTTP2
+import NIOHTTPTypesHTTP2
 
 /// Ends an HTTP/2 response on its last frame rather than on a frame of its own.
 ///
@@ -71,15 +72,16 @@ final class EndStreamOnLastFrame: ChannelOutboundHandler, RemovableChannelHandle
     }
 
     /// Put among a stream's HTTP handlers (after the codec; Hummingbird puts them on HTTP/1
-    /// connections too), it places the frame handler before the codec on HTTP/2 streams only, and
-    /// otherwise does nothing.
+    /// connections too), it places the frame handler just before NIO's HTTP/2 codec where there is
+    /// one, and otherwise does nothing. (Asking an HTTP/1 socket for an HTTP/2 channel option
+    /// would stop the process: NIO treats an unknown option as a programming error.)
     final class Installer: ChannelInboundHandler, RemovableChannelHandler {
         /// Never read: everything passes through.
         typealias InboundIn = Never
 
         func handlerAdded(context: ChannelHandlerContext) {
-            guard (try? context.channel.syncOptions?.getOption(HTTP2StreamChannelOptions.streamID)) != nil else { return }
-            try? context.pipeline.syncOperations.addHandler(EndStreamOnLastFrame(), position: .first)
+            guard let codec = try? context.pipeline.syncOperations.handler(type: HTTP2FramePayloadToHTTPServerCodec.self) else { return }
+            try? context.pipeline.syncOperations.addHandler(EndStreamOnLastFrame(), position: .before(codec))
         }
     }
 }
