@@ -47,6 +47,7 @@ struct SyncCommand: ParsableCommand {
         try CommandFailure.reporting {
             // A bad config is reported first: it is the user's to fix whether or not they are signed in.
             let configuration = try SyncConfiguration.load(directory: configOptions.directory, global: globalOptions.global)
+            for note in configuration.syncs.notes { StandardStreams.writeError("forceterm: note: \(note)\n") }
             let session = try SignedInSession.load(cacert: cacert, verbose: verbose)
             let storePath = try globalOptions.explicitPath(storeOptions) ?? session.storePath
             let store = try StoreKeys.open(storePath)

@@ -31,6 +31,10 @@ public struct SyncsConfig: Sendable, Equatable {
 
     public var entries: [Entry]
     public var unsupported: [Unsupported] = []
+    /// Keys that look like a misspelling of one the SDK reads (`createFieldList` for
+    /// `createFieldlist`): ignored, as the SDK ignores them, so the sync runs without what they
+    /// meant; said, because nothing else would show it. One line each.
+    public var notes: [String] = []
 
     public init(entries: [Entry]) { self.entries = entries }
 
@@ -46,6 +50,7 @@ public struct SyncsConfig: Sendable, Equatable {
         var entries: [Entry] = []
         var unsupported: [Unsupported] = []
         var problems: [String] = []
+        var notes: [String] = []
         for (index, sync) in syncs.enumerated() {
             guard let name = sync["syncName"]?.stringValue, !name.isEmpty else {
                 problems.append("sync #\(index + 1) needs a \"syncName\"")
@@ -55,6 +60,7 @@ public struct SyncsConfig: Sendable, Equatable {
                 problems.append("sync \"\(name)\" needs \"syncType\": \"syncDown\" or \"syncUp\"")
                 continue
             }
+            notes += MisspelledKeys.notes(in: sync, sync: name)
             guard !entries.contains(where: { $0.name == name }) else {
                 problems.append("the sync name \"\(name)\" appears twice; names must be unique")
                 continue
@@ -77,6 +83,7 @@ public struct SyncsConfig: Sendable, Equatable {
         }
         self.entries = entries
         self.unsupported = unsupported
+        self.notes = notes
     }
 
     /// Reads a config file; errors name the file.
