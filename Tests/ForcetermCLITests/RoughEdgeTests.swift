@@ -32,6 +32,22 @@ struct RoughEdgeTests {
         #expect(!output.standardError.contains("permissions"))
     }
 
+    @Test("A usersyncs.json key misspelled in case (createFieldList) is noted on stderr before anything else")
+    func misspelledSyncKey() throws {
+        let directory = NSTemporaryDirectory() + "forceterm-keys-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let syncs = try String(contentsOf: Forceterm.packageRoot.appendingPathComponent("config/usersyncs.json"), encoding: .utf8)
+        #expect(syncs.contains(#""createFieldlist""#))
+        try syncs.replacingOccurrences(of: #""createFieldlist""#, with: #""createFieldList""#)
+            .write(toFile: directory + "/usersyncs.json", atomically: true, encoding: .utf8)
+        try FileManager.default.copyItem(atPath: Forceterm.packageRoot.appendingPathComponent("config/userstore.json").path,
+                                         toPath: directory + "/userstore.json")
+        let output = try Forceterm.run(["sync", "--config", directory, "--store", directory + "/store.sqlite"],
+                                       environment: ["XDG_DATA_HOME": directory + "/data", "XDG_CONFIG_HOME": directory + "/config"])
+        #expect(output.standardError.contains(#"forceterm: note: sync "syncUpContacts": "target.createFieldList" is not a key the SDK reads, so it is ignored; did you mean "createFieldlist"?"#), "\(output)")
+    }
+
     @Test("An http:// login URL pointed at localorg's HTTPS port says to use https://")
     func plainHTTPToATLSPort() throws {
         let server = try LocalOrgProcess()
