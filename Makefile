@@ -93,7 +93,7 @@ test: deps test-swift test-python
 test-swift:
 	$(SWIFT) build --build-tests $(BUILD_FLAGS)
 	$(SWIFT) build --product generate-manual $(BUILD_FLAGS)
-	FORCETERM_BIN_DIR=$(CURDIR)/$(BIN_DEBUG) scripts/test-swift.sh $(BIN_DEBUG)/forcetermPackageTests.xctest
+	FORCETERM_BIN_DIR=$(CURDIR)/$(BIN_DEBUG) scripts/test-swift.sh "$$($(SWIFT) build --show-bin-path $(BUILD_FLAGS))/forcetermPackageTests.xctest"
 
 ## test-python: an independent client (simple-salesforce) drives the real localorg binary over HTTPS,
 ## an independent SQLCipher 4 (PyPI's sqlcipher3-wheels) reads an encrypted store with its key and nothing reads it without,

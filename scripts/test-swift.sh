@@ -12,7 +12,9 @@ bundle=$1
 shift
 cli='ForcetermCLITests\.'
 cli_log=$(mktemp "${TMPDIR:-/tmp}/forceterm-cli-tests.XXXXXX")
-trap 'kill "$cli_pid" 2>/dev/null; rm -f "$cli_log"' EXIT
+cli_pid=
+# Interrupted: stop the other process and show what it had printed.
+trap 'if [ -n "$cli_pid" ]; then kill "$cli_pid" 2>/dev/null; cat "$cli_log"; fi; rm -f "$cli_log"' EXIT
 
 NO_COLOR=1 "$bundle" --testing-library swift-testing --filter "$cli" "$@" >"$cli_log" 2>&1 &
 cli_pid=$!
@@ -20,6 +22,7 @@ NO_COLOR=1 "$bundle" --testing-library swift-testing --skip "$cli" "$@"
 others=$?
 wait "$cli_pid"
 cli_status=$?
+cli_pid=
 
 echo
 echo "=== The command-line tests, which ran alongside the tests above ==="

@@ -256,6 +256,20 @@ extension LiveSyncFaultTests {
 }
 
 extension LiveSyncFaultTests {
+    @Test("Records that wait for no server copy are sent at once: one marked updated without an Id is created, one without a type is refused by name")
+    func recordsTheReadLeavesAloneAreNotHeldBack() async throws {
+        let live = try await LiveSync()
+        defer { live.remove() }
+        // As another app may write them: changed here (not created), with no date and no Id.
+        let flags: JSONObject = [LocalField.local: true, LocalField.locallyUpdated: true, LocalField.locallyCreated: false, LocalField.locallyDeleted: false]
+        try live.saveLocally(flags.merging(["attributes": ["type": "Contact"], "LastName": "Idless"]) { $1 }, in: "contacts")
+        try live.saveLocally(flags.merging(["Id": "003000000000009AAA", "LastName": "Typeless"]) { $1 }, in: "contacts")
+        _ = try await live.manager.reSync(name: "syncUpContacts")
+        #expect(try await live.serverRecords("SELECT Id FROM Contact WHERE LastName = 'Idless'").count == 1)
+        let typeless = try #require(try live.local.documents("contacts").first { $0["LastName"] == "Typeless" })
+        #expect(typeless[LocalField.lastError]?.stringValue?.contains("NO_SOBJECT_TYPE") == true, "\(typeless)")
+    }
+
     @Test("An edit saved while a sync up reads server copies, of a record our last write left at an unknown date, waits and meets the server's change as a conflict")
     func anEditDuringTheServerCopyReadWaitsForItsPrecondition() async throws {
         let live = try await LiveSync()

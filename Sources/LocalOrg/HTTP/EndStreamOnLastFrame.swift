@@ -46,10 +46,21 @@ final class EndStreamOnLastFrame: ChannelOutboundHandler, RemovableChannelHandle
         }
     }
 
+    /// A close of the output (or of all) sends the held frame first; Hummingbird closes the input
+    /// alone when a request is cancelled, which concerns nothing held.
     func close(context: ChannelHandlerContext, mode: CloseMode, promise: EventLoopPromise<Void>?) {
-        holding = false
-        writeHeld(context: context)
+        if mode != .input {
+            holding = false
+            writeHeld(context: context)
+            context.flush()
+        }
         context.close(mode: mode, promise: promise)
+    }
+
+    /// The stream went away (reset, connection lost) with a frame held: its write fails.
+    func handlerRemoved(context: ChannelHandlerContext) {
+        held?.promise?.fail(ChannelError.ioOnClosedChannel)
+        held = nil
     }
 
     private func writeHeld(context: ChannelHandlerContext) {

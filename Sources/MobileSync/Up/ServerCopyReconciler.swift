@@ -18,9 +18,10 @@ struct ServerCopyReconciler {
     /// Ids per retrieve call (the sObject Collections limit).
     static let idsPerRetrieve = 2000
 
-    /// Returns the modification dates read for records the merge did not otherwise change: they
-    /// are the preconditions of this run's writes, kept in memory rather than written to every
-    /// record (10k rewrites cost more than the reads; a run that dies reads them again).
+    /// Returns the modification dates read, by entry id, for every record read (null when the
+    /// server has none or no copy): the preconditions of this run's writes for records the merge
+    /// did not otherwise change, kept in memory rather than written to every record (10k rewrites
+    /// cost more than the reads; a run that dies reads them again).
     func run(summary: inout SyncUpSummary) async throws -> [Int64: JSONValue] {
         let soup = recorder.soupName
         let target = recorder.target
@@ -40,9 +41,8 @@ struct ServerCopyReconciler {
         }
         // Only records the server has under this id; created and conflicted ones wait as they are.
         var byType: [String: [(entryId: Int64, id: String)]] = [:]
-        for record in records where !record.isLocallyCreated && !record.hasConflict {
-            guard let entryId = record.soupEntryId, let id = record[target.idFieldName]?.stringValue, !LocalField.isLocalId(id),
-                  let type = record["attributes"]?["type"]?.stringValue else { continue }
+        for record in records {
+            guard let entryId = record.soupEntryId, let (type, id) = Self.serverAddress(of: record, target: target) else { continue }
             byType[type, default: []].append((entryId, id))
         }
         let fields = SyncDownTask.withSyncFieldsForUp(planner.updateFields ?? [], target)
@@ -65,6 +65,21 @@ struct ServerCopyReconciler {
         return dates
     }
 
+    /// The type and id under which the server has `record`; nil for a record created here or in
+    /// conflict (not read: they wait as they are), or without a type.
+    static func serverAddress(of record: JSONObject, target: SyncUpTarget) -> (type: String, id: String)? {
+        guard !record.isLocallyCreated, !record.hasConflict, let id = record[target.idFieldName]?.stringValue, !LocalField.isLocalId(id),
+              let type = record["attributes"]?["type"]?.stringValue, !type.isEmpty else { return nil }
+        return (type, id)
+    }
+
+    /// Whether a run of this reconciler reads `record` under LEAVE_IF_CHANGED: changed here at a
+    /// date unknown, and on the server under its id.
+    static func readsServerCopy(of record: JSONObject, target: SyncUpTarget) -> Bool {
+        record.isDirty && !record.overwritesServer && (record[target.modificationDateFieldName]?.isNull ?? true)
+            && serverAddress(of: record, target: target) != nil
+    }
+
     /// Merges each record with its server copy (`nil`: the server has no such record), reading it
     /// again in this transaction.
     private func apply(_ serverCopies: [Int64: JSONObject?], lost: [Int64: WriteJournal.Entry], now: Int64,
@@ -75,6 +90,8 @@ struct ServerCopyReconciler {
         var changed: [JSONObject] = []
         for var record in try transaction.retrieve(serverCopies.keys.sorted(), from: soup) {
             guard let entryId = record.soupEntryId, !record.isLocallyCreated, !record.hasConflict else { continue }
+            // Every record read is known to this run, whatever the merge does (a null date too).
+            dates[entryId] = (serverCopies[entryId] ?? nil)?[target.modificationDateFieldName] ?? .null
             let own = lost[entryId]?.fields ?? [:]
             switch (serverCopies[entryId] ?? nil, record.isLocallyDeleted) {
             case (nil, true):

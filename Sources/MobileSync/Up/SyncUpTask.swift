@@ -112,8 +112,8 @@ struct SyncUpTask: Sendable {
                 // unknown: sent now it would go without a precondition and could overwrite another
                 // user's change. It waits for the next run, which reads its server copy first.
                 records.removeAll { record in
-                    !record.isLocallyCreated && !record.overwritesServer && !record.hasConflict
-                        && (record[target.modificationDateFieldName]?.isNull ?? true)
+                    record.soupEntryId.map { freshDates[$0] == nil } ?? false
+                        && ServerCopyReconciler.readsServerCopy(of: record, target: target)
                 }
             }
             var plan = try planner.plan(records, serverIds: serverIds)
