@@ -35,7 +35,7 @@ struct ServerCopyReconciler {
                 let unknownDate = "json_extract({\(soup):_soup}, '$.\(target.modificationDateFieldName)') IS NULL AND "
                     + "coalesce(json_extract({\(soup):_soup}, '$.\(LocalField.locallyCreated)'), 0) NOT IN (1, 'true', '1')"
                 records += try SyncUpTask.dirtyRecords(soup: soup, alsoMatching: unknownDate, in: transaction)
-                    .filter { $0.soupEntryId.map { writes[$0] == nil } ?? false && !$0.overwritesServer }
+                    .filter { $0.soupEntryId.map { writes[$0] == nil } ?? false && Self.readsServerCopy(of: $0, target: target) }
             }
             return (ids, writes, records)
         }
