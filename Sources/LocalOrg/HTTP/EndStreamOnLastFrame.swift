@@ -17,7 +17,7 @@ final class EndStreamOnLastFrame: ChannelOutboundHandler, RemovableChannelHandle
     typealias OutboundIn = HTTP2Frame.FramePayload
     typealias OutboundOut = HTTP2Frame.FramePayload
 
-    private var holding = false
+    /// The response's last frame so far, while it may turn out to be the last of all.
     private var held: (payload: HTTP2Frame.FramePayload, promise: EventLoopPromise<Void>?)?
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
@@ -25,10 +25,8 @@ final class EndStreamOnLastFrame: ChannelOutboundHandler, RemovableChannelHandle
         switch payload {
         case let .headers(headers) where !headers.endStream && headers.headers.contains(name: "content-length"):
             writeHeld(context: context)
-            holding = true
             held = (payload, promise)
-        case let .data(frame) where holding && frame.endStream && frame.data.readableBytes == 0:
-            holding = false
+        case let .data(frame) where frame.endStream && frame.data.readableBytes == 0:
             guard let (last, lastPromise) = held else {
                 context.write(data, promise: promise)
                 return
@@ -36,11 +34,10 @@ final class EndStreamOnLastFrame: ChannelOutboundHandler, RemovableChannelHandle
             held = nil
             if let lastPromise, let promise { lastPromise.futureResult.cascade(to: promise) }
             context.write(wrapOutboundOut(Self.ending(last)), promise: lastPromise ?? promise)
-        case let .data(frame) where holding && !frame.endStream:
+        case let .data(frame) where held != nil && !frame.endStream:
             writeHeld(context: context)
             held = (payload, promise)
         default:
-            holding = false
             writeHeld(context: context)
             context.write(data, promise: promise)
         }
@@ -50,7 +47,6 @@ final class EndStreamOnLastFrame: ChannelOutboundHandler, RemovableChannelHandle
     /// alone when a request is cancelled, which concerns nothing held.
     func close(context: ChannelHandlerContext, mode: CloseMode, promise: EventLoopPromise<Void>?) {
         if mode != .input {
-            holding = false
             writeHeld(context: context)
             context.flush()
         }
