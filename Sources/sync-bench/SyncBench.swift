@@ -65,15 +65,11 @@ struct BenchRun: AsyncParsableCommand {
             let org = try seedOrg(directory: directory, name: "down-\(size)", contacts: size)
             let server = try LocalOrgProcess(dataDirectory: org)
             defer { server.stop() }
-            let store = "\(directory)/down-\(size).sqlite"
-            func arguments(_ kind: String, n: Int) -> [String] {
-                [kind, "--url", server.url, "--ca", server.caFile, "--config", config, "--n", "\(n)", "--store", store]
+            func arguments(_ kind: String, n: Int, store: String = "down-\(size)") -> [String] {
+                [kind, "--url", server.url, "--ca", server.caFile, "--config", config, "--n", "\(n)", "--store", "\(directory)/\(store).sqlite"]
             }
             let raw = try runCase(arguments("down-raw", n: size))
-            let load = try runCase([
-                "down-store-load", "--url", server.url, "--ca", server.caFile, "--config", config, "--n", "\(size)",
-                "--store", "\(directory)/down-\(size)-load.sqlite",
-            ])
+            let load = try runCase(arguments("down-store-load", n: size, store: "down-\(size)-load"))
             let sync = try runCase(arguments("down-sync", n: size))
             table.add(name: "raw paged SOQL query (baseline)", n: size, result: raw)
             table.add(name: "store load, no network (baseline)", n: size, result: load)
@@ -86,16 +82,10 @@ struct BenchRun: AsyncParsableCommand {
                       goal: size >= 100_000 ? .withinBaseline(1.5) : nil)
             guard size == downSizes.max() else { continue }
             // A first sync run from the TUI: its list index (under the smartstore_text collation) exists.
-            let listed = try runCase([
-                "down-sync", "--url", server.url, "--ca", server.caFile, "--config", config, "--n", "\(size)",
-                "--store", "\(directory)/down-\(size)-listed.sqlite", "--list-index",
-            ])
+            let listed = try runCase(arguments("down-sync", n: size, store: "down-\(size)-listed") + ["--list-index"])
             table.add(name: "sync down, TUI list index present", n: size, result: listed, baseline: raw)
             // config.toml's pages-in-flight = 3: three pages of 600 at once (tried for lossy links).
-            let ahead = try runCase([
-                "down-sync", "--url", server.url, "--ca", server.caFile, "--config", config, "--n", "\(size)",
-                "--store", "\(directory)/down-\(size)-ahead.sqlite", "--pages-in-flight", "3",
-            ])
+            let ahead = try runCase(arguments("down-sync", n: size, store: "down-\(size)-ahead") + ["--pages-in-flight", "3"])
             table.add(name: "sync down, 3 pages of 600 in flight", n: size, result: ahead, baseline: floor)
             // The same first sync into an encrypted store (SQLCipher 4's format) against an
             // unencrypted one: three of each, taken in turn, compared by their medians. One run of
@@ -104,10 +94,8 @@ struct BenchRun: AsyncParsableCommand {
             var encryptedRuns: [JSONObject] = []
             for round in 1...3 {
                 for encrypted in [false, true] {
-                    let path = "\(directory)/down-\(size)-\(encrypted ? "encrypted" : "plain")-\(round).sqlite"
-                    let result = try runCase([
-                        "down-sync", "--url", server.url, "--ca", server.caFile, "--config", config, "--n", "\(size)", "--store", path,
-                    ] + (encrypted ? ["--encrypted"] : []))
+                    let store = "down-\(size)-\(encrypted ? "encrypted" : "plain")-\(round)"
+                    let result = try runCase(arguments("down-sync", n: size, store: store) + (encrypted ? ["--encrypted"] : []))
                     if encrypted { encryptedRuns.append(result) } else { plainRuns.append(result) }
                 }
             }
