@@ -50,6 +50,14 @@ enum Records {
         return record
     }
 
+    /// Edits the stored contact with server id `id` as the app would, from inside a remote's hook
+    /// (a hook cannot fail the call; a contact not found is left alone).
+    static func editStored(_ store: SmartStore, contact id: String, _ changes: JSONObject) {
+        guard let record = try? store.query(.exact("contacts", path: "Id", matchKey: .string(id))).first?.objectValue,
+              let edited = LocalEdit.updated(record, fields: changes), let entryId = record.soupEntryId else { return }
+        _ = try? store.update(edited, id: entryId, in: "contacts")
+    }
+
     /// A local edit as the app records it (`LocalEdit`: flags and the base of each changed field).
     static func edited(_ record: JSONObject, _ changes: JSONObject = [:], delete: Bool = false) -> JSONObject {
         let edited = LocalEdit.updated(record, fields: changes) ?? record

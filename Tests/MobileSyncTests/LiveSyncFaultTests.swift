@@ -289,9 +289,7 @@ extension LiveSyncFaultTests {
         try live.saveLocally(Records.edited(try #require(try live.local.document("contacts", id: read)), ["Department": "Mine"]), in: "contacts")
         let store = live.local.store
         let stepped = SteppedRemote(remote: ForceClientRemote(client: live.client), beforeCall: { (call) async throws(SyncRemoteError) in
-            guard call == 1, let record = try? store.query(.exact("contacts", path: "Id", matchKey: .string(late))).first?.objectValue,
-                  let edited = LocalEdit.updated(record, fields: ["Title": "Mine"]), let entryId = record.soupEntryId else { return }
-            _ = try? store.update(edited, id: entryId, in: "contacts")
+            if call == 1 { Records.editStored(store, contact: late, ["Title": "Mine"]) }
         }, afterAnswer: { _ in })
         #expect(try await SyncManager(store: store, remote: stepped).reSync(name: "syncUpContacts").status == .done)
         #expect(try await live.serverRecords("SELECT Title FROM Contact WHERE Id = '\(late)'").first?["Title"] == "Server",

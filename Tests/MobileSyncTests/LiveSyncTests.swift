@@ -290,9 +290,7 @@ struct LiveSyncTests {
         let store = live.local.store
         // The edit lands after the server has applied "First" and before the answer is recorded.
         let remote = SteppedRemote(remote: ForceClientRemote(client: live.client), afterCall: { _ in
-            guard let record = try? store.query(.exact("contacts", path: "Id", matchKey: .string(id))).first?.objectValue,
-                  let edited = LocalEdit.updated(record, fields: ["Title": "Second"]), let entryId = record.soupEntryId else { return }
-            _ = try? store.update(edited, id: entryId, in: "contacts")
+            Records.editStored(store, contact: id, ["Title": "Second"])
         })
         let manager = try SyncManager(store: store, remote: remote)
         for name in LiveSync.syncOrder { _ = try await manager.reSync(name: name) }
