@@ -38,7 +38,8 @@ public struct RecordCatalog {
                 scratch = nil
             case .scratch:
                 let directory = try ScratchDirectory()
-                store = try StoreKeys.open(directory.path + "/store.sqlite")
+                // Encrypted with a key that dies with this process: nothing the dry run holds is readable after it.
+                store = try SmartStore(path: directory.path + "/store.sqlite", encryption: .encrypted(.random()))
                 try store.setup(from: configuration.store)
                 scratch = directory
             }

@@ -19,6 +19,10 @@ public enum StorePasscode {
         if FileManager.default.fileExists(atPath: StoreKeys.keyFile(forStore: path)) {
             throw ConfigError("\(path) has a key file of its own (\(StoreKeys.keyFile(forStore: path)), as the demo's store has): it takes no passcode")
         }
+        if let shared = try SharedStoreKey.read(forStore: path) {
+            throw ConfigError("\(path) is encrypted with the key of your store \(shared.store) and opens with its passcode: "
+                              + "forceterm passcode (without --store) changes that passcode, for both")
+        }
         if let wrapped = try WrappedStoreKey.read(forStore: path) {
             guard let given = current.fromEnvironment ?? PasswordInput.readLine(prompt: "Current passcode: ") else {
                 throw ConfigError("changing the passcode needs the current one: type it at the prompt, give it on standard input, or in \(Passcode.variable)")
@@ -69,9 +73,7 @@ public enum StorePasscode {
     /// the variable, the store stays unencrypted and the line returned says how to change that.
     /// `policy` is the org's, from the identity just read (not yet saved).
     public static func protectAtSignIn(store path: String, org: MobilePolicy?, passcode: Passcode = Passcode()) throws -> String {
-        if FileManager.default.fileExists(atPath: StoreKeys.keyFile(forStore: path)) || FileManager.default.fileExists(atPath: WrappedStoreKey.file(forStore: path)) {
-            return ""
-        }
+        if StoreKeys.hasKey(path) { return "" }
         let policy = LockPolicy(org: org, userLockAfter: UserSettings.load(path: UserSettings.path()).settings.lockAfter)
         let keyring = SessionKeyring(timeout: policy.idleSeconds)
         if let given = passcode.fromEnvironment {
@@ -88,7 +90,9 @@ public enum StorePasscode {
     }
 
     /// Asks for the passcode now, so that the next commands and terminals of this login need not.
-    public static func unlock(store path: String, passcode: Passcode = Passcode(), keyring: SessionKeyring? = nil) throws -> String {
+    /// A store sharing another's key unlocks that one.
+    public static func unlock(store: String, passcode: Passcode = Passcode(), keyring: SessionKeyring? = nil) throws -> String {
+        let path = StoreKeys.keyOwner(ofStore: store)
         let policy = LockPolicy.forStore(path)
         let keyring = keyring ?? SessionKeyring(timeout: policy.idleSeconds)
         guard let wrapped = try WrappedStoreKey.read(forStore: path) else {
@@ -115,6 +119,10 @@ public enum StorePasscode {
     /// key opens, is removed, and the next sign-in starts a fresh store. What the old store held
     /// and never sent is not sent: it cannot be read without the passcode.
     public static func forget(store path: String, now: Date = Date()) throws -> String {
+        if let shared = try SharedStoreKey.read(forStore: path) {
+            throw ConfigError("\(path) has no passcode of its own: it opens with that of your store \(shared.store) "
+                              + "(forceterm passcode --forgotten, without --store, sets that one aside)")
+        }
         guard FileManager.default.fileExists(atPath: WrappedStoreKey.file(forStore: path)) else {
             throw ConfigError("the store \(path) has no passcode to forget")
         }
@@ -137,8 +145,9 @@ public enum StorePasscode {
         return "Set aside, still encrypted, in \(target) (its passcode opens it if you remember it: forceterm status --store \(target)); the changes it never sent are not sent.\(signedOut)"
     }
 
-    /// Forgets the unlocked key at once: the next command asks for the passcode again.
+    /// Forgets the unlocked key at once (a shared key: for every store sharing it): the next command
+    /// asks for the passcode again.
     public static func lock(store path: String) -> String {
-        SessionKeyring().forget(store: path) ? "Locked: forceterm asks for the passcode again." : "Not unlocked in this login; nothing to lock."
+        SessionKeyring().forget(store: StoreKeys.keyOwner(ofStore: path)) ? "Locked: forceterm asks for the passcode again." : "Not unlocked in this login; nothing to lock."
     }
 }

@@ -61,26 +61,10 @@ public struct WrappedStoreKey: Codable, Sendable, Equatable {
         }
     }
 
-    /// Replaces the file whole: written beside it owner-only, synced, then renamed over it.
+    /// Replaces the file whole, owner-only.
     public func write(forStore path: String) throws {
-        let file = Self.file(forStore: path)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        let data = try encoder.encode(self) + Data("\n".utf8)
-        let directory = (file as NSString).deletingLastPathComponent
-        if !directory.isEmpty {
-            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        }
-        let temporary = file + ".partial-\(getpid())"
-        let descriptor = Glibc.open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else { throw ConfigError("cannot write \(file): \(String(cString: strerror(errno)))") }
-        let written = data.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress, $0.count) }
-        let synced = fsync(descriptor) == 0
-        close(descriptor)
-        guard written == data.count, synced, rename(temporary, file) == 0 else {
-            let reason = String(cString: strerror(errno))
-            unlink(temporary)
-            throw ConfigError("cannot write \(file): \(reason)")
-        }
+        try OwnerOnlyFile.replace(Self.file(forStore: path), with: try encoder.encode(self) + Data("\n".utf8))
     }
 }

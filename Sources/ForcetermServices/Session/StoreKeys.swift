@@ -19,6 +19,8 @@ public struct StoreLocked: Error, Equatable, CustomStringConvertible {
 /// - a key wrapped by the user's passcode (`<store>.passcode-key`): taken from the session keyring
 ///   while unlocked, else unwrapped with the passcode (`FORCETERM_PASSCODE`, or asked) and kept
 ///   unlocked there;
+/// - the key of another store (`<store>.key-of`, `SharedStoreKey`): a store made while the
+///   signed-in user's store has a passcode uses that store's key, unlocked as that store is;
 /// - neither: the store is not encrypted (until `forceterm passcode` sets a passcode).
 public enum StoreKeys {
     public static func keyFile(forStore path: String) -> String { path + ".key" }
@@ -30,7 +32,48 @@ public enum StoreKeys {
         if let wrapped = try WrappedStoreKey.read(forStore: path) {
             return .encrypted(try unlock(store: path, wrapped: wrapped, passcode: passcode, keyring: keyring ?? .forStore(path)))
         }
+        if let shared = try SharedStoreKey.read(forStore: path) {
+            return .encrypted(try key(of: shared, forStore: path, passcode: passcode, keyring: keyring))
+        }
         return .plain
+    }
+
+    /// Whether the store at `path` has a key of any kind (or will, once created).
+    static func hasKey(_ path: String) -> Bool {
+        [keyFile(forStore: path), WrappedStoreKey.file(forStore: path), SharedStoreKey.file(forStore: path)]
+            .contains { FileManager.default.fileExists(atPath: $0) }
+    }
+
+    /// The store whose passcode opens the store at `path`: itself, or the store whose key it shares.
+    public static func keyOwner(ofStore path: String) -> String {
+        ((try? SharedStoreKey.read(forStore: path)) ?? nil)?.store ?? path
+    }
+
+    /// The key a store shares with its owner: the owner's, unlocked as the owner is, when it is still
+    /// the key the store was encrypted with.
+    static func key(of shared: SharedStoreKey, forStore path: String, passcode: Passcode, keyring: SessionKeyring?) throws -> StoreKey {
+        guard let wrapped = try WrappedStoreKey.read(forStore: shared.store) else {
+            throw ConfigError("\(path) is encrypted with the key of your store \(shared.store), whose passcode-protected key is gone "
+                              + "(set aside after a forgotten passcode?); it cannot be opened without it")
+        }
+        let key = try unlock(store: shared.store, wrapped: wrapped, passcode: passcode, keyring: keyring ?? .forStore(shared.store))
+        guard shared.matches(key) else {
+            throw ConfigError("\(path) was encrypted with a key that \(shared.store) no longer has (that store was started afresh since: "
+                              + "a forgotten passcode, or signing in again); it cannot be opened")
+        }
+        return key
+    }
+
+    /// A store about to be created with no key of its own (`--store`, the global store) takes the
+    /// signed-in user's key when their store has a passcode, so it is encrypted from its first page
+    /// and opens with the same passcode. Without such a passcode it is created unencrypted, as the
+    /// user's own store is.
+    static func shareUserKey(withNewStore path: String, environment: [String: String] = ProcessInfo.processInfo.environment) throws {
+        guard !FileManager.default.fileExists(atPath: path), !hasKey(path),
+              let owner = StoreLocation.signedInStorePath(environment: environment), owner != path,
+              let wrapped = try WrappedStoreKey.read(forStore: owner) else { return }
+        let key = try unlock(store: owner, wrapped: wrapped, passcode: Passcode(), keyring: .forStore(owner))
+        try SharedStoreKey(store: owner, key: key).write(forStore: path)
     }
 
     /// What to tell a user who named an unencrypted SQLite file with `--store` (an SDK store copied
@@ -38,15 +81,15 @@ public enum StoreKeys {
     /// their back. Nil for any other file (encrypted, absent, not SQLite) and for one with a key
     /// that will encrypt it.
     public static func unencryptedNote(forExplicitStore path: String) -> String? {
-        guard !FileManager.default.fileExists(atPath: keyFile(forStore: path)),
-              !FileManager.default.fileExists(atPath: WrappedStoreKey.file(forStore: path)),
-              SmartStore.isUnencryptedFile(atPath: path) else { return nil }
+        guard !hasKey(path), SmartStore.isUnencryptedFile(atPath: path) else { return nil }
         return "note: \(path) is not encrypted (a store named with --store is used as it is); forceterm passcode --store \(path) encrypts it"
     }
 
-    /// Opens the store at `path` with its key; an unencrypted store that has a key is encrypted first.
+    /// Opens the store at `path` with its key; an unencrypted store that has a key is encrypted
+    /// first, and a new one takes the signed-in user's key when it has none of its own.
     public static func open(_ path: String, mustExist: Bool = false) throws -> SmartStore {
-        try SmartStore(path: path, mustExist: mustExist, encryption: try encryption(forStore: path))
+        if !mustExist { try shareUserKey(withNewStore: path) }
+        return try SmartStore(path: path, mustExist: mustExist, encryption: try encryption(forStore: path))
     }
 
     /// The key of a passcode-protected store: the unlocked one in the keyring, else unwrapped with

@@ -66,7 +66,9 @@ public enum TUILauncher {
     /// lock`, the timeout) and, when the org (or config.toml) asks, after the idle time. The
     /// passcode typed on the lock screen is checked against the store's sealed key, wrong tries
     /// counted, and unlocks the login again.
-    static func screenLock(store path: String) -> ScreenLock? {
+    static func screenLock(store: String) -> ScreenLock? {
+        // A store sharing the user's key locks and unlocks with the user's store.
+        let path = StoreKeys.keyOwner(ofStore: store)
         let policy = LockPolicy.forStore(path)
         guard (try? WrappedStoreKey.read(forStore: path)) != nil else { return nil }
         let keyring = SessionKeyring(timeout: policy.idleSeconds)
