@@ -80,6 +80,6 @@ struct LockCommand: ParsableCommand {
     func validate() throws { try root.refuseOptions(except: [.store], in: "lock") }
 
     func run() throws {
-        try CommandFailure.reporting { StandardStreams.write(StorePasscode.lock(store: StoreLocation(explicitPath: storeOptions.storePath).path) + "\n") }
+        try CommandFailure.reporting { StandardStreams.write(try StorePasscode.lock(store: StoreLocation(explicitPath: storeOptions.storePath).path) + "\n") }
     }
 }

@@ -61,4 +61,21 @@ struct SharedKeyStoreTests {
         #expect(orphan.exitCode == 1 && orphan.standardError.contains("no longer has"), "\(orphan)")
         _ = try Self.run(home, ["lock"], nil, nil)
     }
+
+    @Test func aNewStoreWhileTheUsersIsLockedSaysWhichPasscodeItNeedsAndLeavesNothing() throws {
+        let server = try LocalOrgProcess()
+        let home = try Home()
+        defer { server.remove(); home.remove() }
+        try Self.signIn(server, home, passcode: "field-rep-7")
+        _ = try Self.run(home, ["lock"], nil, nil)
+        let fresh = home.root + "/scratch.sqlite"
+        let refused = try Self.run(home, ["create", "contacts", "LastName=Nakamura", "--store", fresh], nil, nil)
+        #expect(refused.exitCode == 1 && refused.standardError.contains("is to be encrypted with the key of your store")
+                && refused.standardError.contains("forceterm unlock"), "\(refused)")
+        #expect(!FileManager.default.fileExists(atPath: fresh) && !FileManager.default.fileExists(atPath: fresh + ".key-of"))
+        let created = try Self.run(home, ["create", "contacts", "LastName=Nakamura", "--store", fresh], "field-rep-7", nil)
+        #expect(created.exitCode == 0, "\(created)")
+        #expect(try !PasscodeTests.isPlain(fresh) && !Data(contentsOf: URL(fileURLWithPath: fresh)).contains(Data("Nakamura".utf8)))
+        _ = try Self.run(home, ["lock"], nil, nil)
+    }
 }

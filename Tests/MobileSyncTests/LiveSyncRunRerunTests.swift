@@ -7,21 +7,25 @@ import Testing
 @testable import MobileSync
 
 /// A remote whose `lostAnswer`-th write request reaches the server and is applied, but whose
-/// answer never comes back (a stall on a lossy link), once.
+/// answer never comes back (a stall on a lossy link), once; or, with `arrives` false, whose
+/// connection is refused so that the request never leaves.
 final class LostAnswerRemote: ForwardingRemote {
     let remote: any SyncRemote
     let lostAnswer: Int
-    private let sends = Mutex(0)
+    let arrives: Bool
+    let sends = Mutex(0)
 
-    init(remote: any SyncRemote, lostAnswer: Int) {
+    init(remote: any SyncRemote, lostAnswer: Int, arrives: Bool = true) {
         self.remote = remote
         self.lostAnswer = lostAnswer
+        self.arrives = arrives
     }
 
     func send(_ writes: [RecordWrite], route: WriteRoute) async throws(SyncRemoteError) -> [RecordOutcome] {
         let number = sends.withLock { $0 += 1; return $0 }
+        if number == lostAnswer && !arrives { throw .offline("127.0.0.1: connection refused") }
         let outcomes = try await remote.send(writes, route: route)
-        if number == lostAnswer { throw .offline("the transfer stalled, after 20 s") }
+        if number == lostAnswer { throw .offline("the transfer stalled, after 20 s", requestMayHaveArrived: true) }
         return outcomes
     }
 }
@@ -51,17 +55,44 @@ struct LiveSyncRunRerunTests {
         #expect(rows.filter { $0["Title"] == "Edited" }.count == 60)
     }
 
-    @Test("An answer lost before any came is not tried again in the same run: the failure is reported at once")
-    func firstAnswerLostNotRerun() async throws {
+    @Test("The first answer lost: the same run checks the server's copies, sends the rest, and creates nothing twice")
+    func firstAnswerLostRerun() async throws {
+        let live = try await LiveSync()
+        defer { live.remove() }
+        try live.server.command(["seed", "--contacts", "5"])
+        try await live.syncDown()
+        for index in 0..<3 { try live.saveLocally(Records.created(nil, type: "Contact", fields: ["LastName": .string("Queued \(index)")]), in: "contacts") }
+        for record in try live.local.documents("contacts") where record["Id"]?.stringValue != nil {
+            try live.saveLocally(Records.edited(record, ["Title": "Edited"]), in: "contacts")
+        }
+        let remote = LostAnswerRemote(remote: ForceClientRemote(client: live.client), lostAnswer: 1)
+        let manager = try SyncManager(store: live.local.store, remote: remote)
+        let config = try SyncsConfig(contentsOf: SyncStore.packageRoot.appendingPathComponent("config/usersyncs.json"))
+        let report = try await SyncRun(entries: config.entries, up: true, down: false, forceDelete: false)
+            .run(manager: manager, store: live.local.store) { _ in }
+        #expect(report.failure == nil, "\(String(describing: report.failure))")
+        #expect(remote.sends.withLock { $0 } > 1, "run again after the lost answer")
+        #expect(try live.local.documents("contacts").allSatisfy { !$0.isDirty })
+        let rows = try await live.client.query("SELECT LastName, Title FROM Contact").records
+        let queued = rows.compactMap { $0["LastName"]?.stringValue }.filter { $0.hasPrefix("Queued") }
+        #expect(rows.count == 8 && queued.count == 3 && Set(queued).count == 3, "\(rows)")
+        #expect(rows.filter { $0["Title"] == "Edited" }.count == 5)
+    }
+
+    @Test("A first connection refused is not tried again in the same run: the failure is reported at once")
+    func firstConnectionRefusedNotRerun() async throws {
         let live = try await LiveSync()
         defer { live.remove() }
         try live.server.command(["seed", "--contacts", "5"])
         try await live.syncDown()
         for record in try live.local.documents("contacts") { try live.saveLocally(Records.edited(record, ["Title": "Edited"]), in: "contacts") }
-        let manager = try SyncManager(store: live.local.store, remote: LostAnswerRemote(remote: ForceClientRemote(client: live.client), lostAnswer: 1))
+        let remote = LostAnswerRemote(remote: ForceClientRemote(client: live.client), lostAnswer: 1, arrives: false)
+        let manager = try SyncManager(store: live.local.store, remote: remote)
         let config = try SyncsConfig(contentsOf: SyncStore.packageRoot.appendingPathComponent("config/usersyncs.json"))
         let report = try await SyncRun(entries: config.entries, up: true, down: false, forceDelete: false)
             .run(manager: manager, store: live.local.store) { _ in }
         #expect(report.failure?.contains("syncUpContacts stopped") == true, "\(String(describing: report.failure))")
+        #expect(remote.sends.withLock { $0 } == 1, "no second try on a link that refused the first")
+        #expect(try live.local.documents("contacts").allSatisfy(\.isDirty), "nothing reached the server: every change still queued")
     }
 }

@@ -20,8 +20,8 @@ public enum StorePasscode {
             throw ConfigError("\(path) has a key file of its own (\(StoreKeys.keyFile(forStore: path)), as the demo's store has): it takes no passcode")
         }
         if let shared = try SharedStoreKey.read(forStore: path) {
-            throw ConfigError("\(path) is encrypted with the key of your store \(shared.store) and opens with its passcode: "
-                              + "forceterm passcode (without --store) changes that passcode, for both")
+            throw ConfigError("\(path) is encrypted with the key of the store \(shared.store) and opens with its passcode: "
+                              + "forceterm passcode --store \(shared.store) changes that passcode, for both")
         }
         if let wrapped = try WrappedStoreKey.read(forStore: path) {
             guard let given = current.fromEnvironment ?? PasswordInput.readLine(prompt: "Current passcode: ") else {
@@ -92,9 +92,20 @@ public enum StorePasscode {
     /// Asks for the passcode now, so that the next commands and terminals of this login need not.
     /// A store sharing another's key unlocks that one.
     public static func unlock(store: String, passcode: Passcode = Passcode(), keyring: SessionKeyring? = nil) throws -> String {
-        let path = StoreKeys.keyOwner(ofStore: store)
+        let path = try StoreKeys.keyOwner(ofStore: store)
         let policy = LockPolicy.forStore(path)
         let keyring = keyring ?? SessionKeyring(timeout: policy.idleSeconds)
+        let shared = try SharedStoreKey.read(forStore: store)
+        if let shared, try WrappedStoreKey.read(forStore: path) == nil {
+            _ = try StoreKeys.key(of: shared, forStore: store, passcode: passcode, keyring: keyring)  // says why it cannot be opened
+        }
+        let said = try unlockOwnKey(store: path, passcode: passcode, keyring: keyring, policy: policy)
+        // The same checks as opening the store: the key it shares is still its key.
+        if let shared { _ = try StoreKeys.key(of: shared, forStore: store, passcode: passcode, keyring: keyring) }
+        return said
+    }
+
+    private static func unlockOwnKey(store path: String, passcode: Passcode, keyring: SessionKeyring, policy: LockPolicy) throws -> String {
         guard let wrapped = try WrappedStoreKey.read(forStore: path) else {
             throw ConfigError("the store \(path) has no passcode, so there is nothing to unlock (forceterm passcode sets one and encrypts it)")
         }
@@ -120,8 +131,8 @@ public enum StorePasscode {
     /// and never sent is not sent: it cannot be read without the passcode.
     public static func forget(store path: String, now: Date = Date()) throws -> String {
         if let shared = try SharedStoreKey.read(forStore: path) {
-            throw ConfigError("\(path) has no passcode of its own: it opens with that of your store \(shared.store) "
-                              + "(forceterm passcode --forgotten, without --store, sets that one aside)")
+            throw ConfigError("\(path) has no passcode of its own: it opens with that of the store \(shared.store) "
+                              + "(forceterm passcode --forgotten --store \(shared.store) sets that one aside, and this one cannot be opened after)")
         }
         guard FileManager.default.fileExists(atPath: WrappedStoreKey.file(forStore: path)) else {
             throw ConfigError("the store \(path) has no passcode to forget")
@@ -142,12 +153,12 @@ public enum StorePasscode {
             _ = try credentials.remove()
             signedOut = " You are signed out: forceterm login starts a fresh store, synced from the org."
         }
-        return "Set aside, still encrypted, in \(target) (its passcode opens it if you remember it: forceterm status --store \(target)); the changes it never sent are not sent.\(signedOut)"
+        return "Set aside, still encrypted, in \(target) (its passcode opens it if you remember it: forceterm status --store \(target)); the changes it never sent are not sent; stores made with --store that shared its key cannot be opened now either.\(signedOut)"
     }
 
     /// Forgets the unlocked key at once (a shared key: for every store sharing it): the next command
     /// asks for the passcode again.
-    public static func lock(store path: String) -> String {
-        SessionKeyring().forget(store: StoreKeys.keyOwner(ofStore: path)) ? "Locked: forceterm asks for the passcode again." : "Not unlocked in this login; nothing to lock."
+    public static func lock(store path: String) throws -> String {
+        try SessionKeyring().forget(store: StoreKeys.keyOwner(ofStore: path)) ? "Locked: forceterm asks for the passcode again." : "Not unlocked in this login; nothing to lock."
     }
 }

@@ -45,22 +45,25 @@ public enum StoreKeys {
     }
 
     /// The store whose passcode opens the store at `path`: itself, or the store whose key it shares.
-    public static func keyOwner(ofStore path: String) -> String {
-        ((try? SharedStoreKey.read(forStore: path)) ?? nil)?.store ?? path
+    public static func keyOwner(ofStore path: String) throws -> String {
+        try SharedStoreKey.read(forStore: path)?.store ?? path
     }
 
     /// The key a store shares with its owner: the owner's, unlocked as the owner is, when it is still
     /// the key the store was encrypted with.
     static func key(of shared: SharedStoreKey, forStore path: String, passcode: Passcode, keyring: SessionKeyring?) throws -> StoreKey {
-        guard let wrapped = try WrappedStoreKey.read(forStore: shared.store) else {
-            throw ConfigError("\(path) is encrypted with the key of your store \(shared.store), whose passcode-protected key is gone "
-                              + "(set aside after a forgotten passcode?); it cannot be opened without it")
+        let replaced = "\(path) is encrypted with the key of the store \(shared.store), which that store no longer has (it was set aside "
+            + "after a forgotten passcode, with the key sealed beside it in set-aside/); it cannot be opened with the key there now"
+        guard let wrapped = try WrappedStoreKey.read(forStore: shared.store) else { throw ConfigError(replaced) }
+        let key: StoreKey
+        do {
+            key = try unlock(store: shared.store, wrapped: wrapped, passcode: passcode, keyring: keyring ?? .forStore(shared.store))
+        } catch is StoreLocked {
+            throw ConfigError("\(path) is encrypted with the key of the store \(shared.store), which is locked in this login: run "
+                              + "forceterm unlock --store \(shared.store) first, or give its passcode in \(Passcode.variable) (scripts)")
+                
         }
-        let key = try unlock(store: shared.store, wrapped: wrapped, passcode: passcode, keyring: keyring ?? .forStore(shared.store))
-        guard shared.matches(key) else {
-            throw ConfigError("\(path) was encrypted with a key that \(shared.store) no longer has (that store was started afresh since: "
-                              + "a forgotten passcode, or signing in again); it cannot be opened")
-        }
+        guard shared.matches(key) else { throw ConfigError(replaced) }
         return key
     }
 
@@ -68,12 +71,33 @@ public enum StoreKeys {
     /// signed-in user's key when their store has a passcode, so it is encrypted from its first page
     /// and opens with the same passcode. Without such a passcode it is created unencrypted, as the
     /// user's own store is.
-    static func shareUserKey(withNewStore path: String, environment: [String: String] = ProcessInfo.processInfo.environment) throws {
+    /// The global store is left out: it is every user's of this account, not one user's.
+    public static func shareUserKey(withNewStore path: String, environment: [String: String] = ProcessInfo.processInfo.environment) throws {
+        let standardized = (path as NSString).standardizingPath
         guard !FileManager.default.fileExists(atPath: path), !hasKey(path),
-              let owner = StoreLocation.signedInStorePath(environment: environment), owner != path,
+              standardized != (StoreLocation.global(environment: environment).path as NSString).standardizingPath,
+              let owner = StoreLocation.signedInStorePath(environment: environment),
+              (owner as NSString).standardizingPath != standardized,
               let wrapped = try WrappedStoreKey.read(forStore: owner) else { return }
-        let key = try unlock(store: owner, wrapped: wrapped, passcode: Passcode(), keyring: .forStore(owner))
+        let key: StoreKey
+        do {
+            key = try unlock(store: owner, wrapped: wrapped, passcode: Passcode(), keyring: .forStore(owner))
+        } catch is StoreLocked {
+            throw ConfigError("the new store \(path) is to be encrypted with the key of your store \(owner), which is locked in this login: "
+                              + "run forceterm unlock first, or give the passcode in \(Passcode.variable) (scripts)")
+        }
         try SharedStoreKey(store: owner, key: key).write(forStore: path)
+    }
+
+    /// Opens (creating) a new store as `open` does; a `.key-of` written for it goes again if the store could not be made.
+    static func create(_ path: String) throws -> SmartStore {
+        try shareUserKey(withNewStore: path)
+        do {
+            return try SmartStore(path: path, encryption: try encryption(forStore: path))
+        } catch {
+            if !FileManager.default.fileExists(atPath: path) { try? FileManager.default.removeItem(atPath: SharedStoreKey.file(forStore: path)) }
+            throw error
+        }
     }
 
     /// What to tell a user who named an unencrypted SQLite file with `--store` (an SDK store copied
@@ -88,7 +112,7 @@ public enum StoreKeys {
     /// Opens the store at `path` with its key; an unencrypted store that has a key is encrypted
     /// first, and a new one takes the signed-in user's key when it has none of its own.
     public static func open(_ path: String, mustExist: Bool = false) throws -> SmartStore {
-        if !mustExist { try shareUserKey(withNewStore: path) }
+        if !mustExist && !FileManager.default.fileExists(atPath: path) { return try create(path) }
         return try SmartStore(path: path, mustExist: mustExist, encryption: try encryption(forStore: path))
     }
 

@@ -225,9 +225,10 @@ public struct ForceClientRemote: SyncRemote {
         case let .offline(reason, host):
             return .offline("\(host): \(reason.rawValue)")
         case let .connectionLost(detail):
-            return .offline("the connection broke: \(detail)")
+            return .offline("the connection broke: \(detail)", requestMayHaveArrived: true)
         case let .timeout(kind, seconds):
-            return .offline("\(kind.rawValue), after \(Int(seconds.rounded())) s")
+            // A handshake that never finished sent nothing; a stall or a deadline came after the request left.
+            return .offline("\(kind.rawValue), after \(Int(seconds.rounded())) s", requestMayHaveArrived: kind != .noAnswer)
         case .transport:
             return .offline("\(error)")
         case let .tls(detail):

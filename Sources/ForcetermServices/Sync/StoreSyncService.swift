@@ -47,7 +47,7 @@ public struct StoreSyncService: SyncService {
             do {
                 // Never a prompt: the terminal is the TUI's; a locked store is unlocked on its lock screen.
                 session = try SignedInSession.load(cacert: nil, verbose: false, passcode: .withoutAsking,
-                                                   knownKey: storeKey.map { (store.path, $0) })
+                                                   knownKey: storeKey.map { ((try? StoreKeys.keyOwner(ofStore: store.path)) ?? store.path, $0) })
             } catch let locked as StoreLocked {
                 throw SyncFailure(reason: "\(locked.short); your changes stay queued")
             } catch {

@@ -58,10 +58,13 @@ public struct SyncRun: Sendable {
                         summaries.append(summary)
                         lastStart = state.startTime
                     }
-                    // The link carried answers and then lost one (a stall on a lossy link): run it
-                    // once more now. The engine journals what it sends, so the rerun checks the
-                    // server's copies of those records before anything is sent again.
-                    guard let failure, summaries.count == 1, summaries[0].sent > 0, Self.isLinkFailure(failure) else { break }
+                    // The link lost an answer (a stall on a lossy link) after carrying others, or
+                    // after the first request had left: run it once more now. The engine journals
+                    // what it sends, so the rerun checks the server's copies of those records
+                    // before anything is sent again. A link that refused the first connection is
+                    // plainly down: said at once.
+                    guard let failure, summaries.count == 1, Self.isLinkFailure(failure),
+                          summaries[0].sent > 0 || Self.requestMayHaveArrived(failure) else { break }
                 } while true
                 report.add(Self.combined(summaries))
                 if let failure {
@@ -157,6 +160,14 @@ public struct SyncRun: Sendable {
             total.mergedFromServer += later.mergedFromServer
         }
         return total
+    }
+
+    /// Whether a link failure came after a request left, so the server may have applied it.
+    static func requestMayHaveArrived(_ error: any Error) -> Bool {
+        switch error {
+        case let SyncRemoteError.offline(_, arrived), let MobileSyncError.remote(.offline(_, arrived)): arrived
+        default: false
+        }
     }
 
     /// Whether `error` is the network's (no answer, a stall, a broken connection), not the org's.

@@ -15,6 +15,7 @@ public enum TUILauncher {
                     helpNotes: HelpOverlay.Notes? = nil, syncOnOpen: Bool = false) throws {
         let config = try SyncConfiguration.load(directory: configDirectory)
         let fields = try SyncedFields(usersyncsJSON: config.syncsJSON)
+        try StoreKeys.shareUserKey(withNewStore: location.path)
         let encryption = try StoreKeys.encryption(forStore: location.path)
         let store = try SmartStore(path: location.path, encryption: encryption)
         try store.setup(from: config.store)
@@ -68,7 +69,7 @@ public enum TUILauncher {
     /// counted, and unlocks the login again.
     static func screenLock(store: String) -> ScreenLock? {
         // A store sharing the user's key locks and unlocks with the user's store.
-        let path = StoreKeys.keyOwner(ofStore: store)
+        guard let path = try? StoreKeys.keyOwner(ofStore: store) else { return nil }
         let policy = LockPolicy.forStore(path)
         guard (try? WrappedStoreKey.read(forStore: path)) != nil else { return nil }
         let keyring = SessionKeyring(timeout: policy.idleSeconds)

@@ -131,7 +131,9 @@ public struct RecordError: Sendable, Equatable, Error {
 /// A failure of a whole remote call; the engine acts on its kind.
 public enum SyncRemoteError: Error, Sendable, Equatable, CustomStringConvertible {
     /// No connection, timeout, reset: try again later. Fails the sync; done records stay done.
-    case offline(String)
+    /// `requestMayHaveArrived`: the request left on a connection that then stalled or broke, so
+    /// the server may have applied it (unlike a refused connection or an unknown host).
+    case offline(String, requestMayHaveArrived: Bool = false)
     /// The server was reached but its certificate is not trusted (or TLS failed): retrying will not
     /// help. Fails the sync; done records stay done.
     case untrusted(String)
@@ -148,7 +150,7 @@ public enum SyncRemoteError: Error, Sendable, Equatable, CustomStringConvertible
 
     public var description: String {
         switch self {
-        case let .offline(detail): "cannot reach Salesforce (\(detail)); check the network and sync again"
+        case let .offline(detail, _): "cannot reach Salesforce (\(detail)); check the network and sync again"
         case let .untrusted(detail):
             "no trusted connection to Salesforce (\(detail)); if the server's certificate changed (a localorg set up again), forceterm login shows its new fingerprint to check; else check the system clock, a proxy that intercepts TLS, or pass the server's CA with --cacert"
         case .cancelled: "the sync was cancelled; local changes stay queued"
