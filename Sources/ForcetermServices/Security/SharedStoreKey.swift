@@ -3,12 +3,12 @@ import Crypto
 import Foundation
 import SmartStore
 
-/// A store encrypted with another store's key: a store made with `--store` (or the global store)
+/// A store encrypted with another store's key: a store made with `--store`
 /// while the signed-in user's store has a passcode takes that store's key, as the SDK encrypts all
 /// of an app's stores with one key. So one passcode, one `forceterm unlock`, one `lock` and one
 /// timeout cover them all, and a passcode change reaches them at once. The file beside the store
 /// (`<store>.key-of`, 0600) names the store whose key it is and holds a check value of that key,
-/// never the key: the key store replaced (a forgotten passcode, a fresh sign-in) is told apart from
+/// never the key: a store whose key was replaced (set aside after a forgotten passcode) is told apart from
 /// a wrong passcode.
 public struct SharedStoreKey: Codable, Sendable, Equatable {
     /// The store whose passcode-protected key this store uses.

@@ -67,7 +67,7 @@ public enum StoreKeys {
         return key
     }
 
-    /// A store about to be created with no key of its own (`--store`, the global store) takes the
+    /// A store about to be created with no key of its own (`--store`) takes the
     /// signed-in user's key when their store has a passcode, so it is encrypted from its first page
     /// and opens with the same passcode. Without such a passcode it is created unencrypted, as the
     /// user's own store is.
