@@ -32,19 +32,10 @@ public struct SharedStoreKey: Codable, Sendable, Equatable {
     }
 
     public static func read(forStore path: String) throws -> SharedStoreKey? {
-        let file = file(forStore: path)
-        guard let data = FileManager.default.contents(atPath: file) else { return nil }
-        do {
-            return try JSONDecoder().decode(SharedStoreKey.self, from: data)
-        } catch {
-            throw ConfigError("\(file) is damaged (\(error.localizedDescription)); it names the store whose key opens \(path), which cannot be opened without it")
-        }
+        try OwnerOnlyFile.readJSON(SharedStoreKey.self, from: file(forStore: path),
+                                   damaged: "it names the store whose key opens \(path), which cannot be opened without it")
     }
 
     /// Replaces the file whole, owner-only.
-    public func write(forStore path: String) throws {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        try OwnerOnlyFile.replace(Self.file(forStore: path), with: try encoder.encode(self) + Data("\n".utf8))
-    }
+    public func write(forStore path: String) throws { try OwnerOnlyFile.writeJSON(self, to: Self.file(forStore: path)) }
 }

@@ -52,19 +52,10 @@ public struct WrappedStoreKey: Codable, Sendable, Equatable {
     // MARK: The file
 
     public static func read(forStore path: String) throws -> WrappedStoreKey? {
-        let file = file(forStore: path)
-        guard let data = FileManager.default.contents(atPath: file) else { return nil }
-        do {
-            return try JSONDecoder().decode(WrappedStoreKey.self, from: data)
-        } catch {
-            throw ConfigError("\(file) is damaged (\(error.localizedDescription)); the store cannot be unlocked without it: sign in again to start a fresh store")
-        }
+        try OwnerOnlyFile.readJSON(WrappedStoreKey.self, from: file(forStore: path),
+                                   damaged: "the store cannot be unlocked without it: sign in again to start a fresh store")
     }
 
     /// Replaces the file whole, owner-only.
-    public func write(forStore path: String) throws {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        try OwnerOnlyFile.replace(Self.file(forStore: path), with: try encoder.encode(self) + Data("\n".utf8))
-    }
+    public func write(forStore path: String) throws { try OwnerOnlyFile.writeJSON(self, to: Self.file(forStore: path)) }
 }
