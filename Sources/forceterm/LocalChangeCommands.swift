@@ -91,7 +91,8 @@ struct UpdateCommand: ParsableCommand {
 
     func run() throws {
         try CommandFailure.reporting {
-            let catalog = try RecordCatalog(storePath: storeOptions.location.path, configDirectory: configOptions.directory)
+            let path = storeOptions.location.path
+            let catalog = try RecordCatalog(storePath: path, configDirectory: configOptions.directory)
             guard let (kind, record) = try catalog.record(id: id) else {
                 throw ConfigError("no record with the id \(id) in the store; forceterm list shows the ids")
             }
@@ -111,7 +112,8 @@ struct UpdateCommand: ParsableCommand {
             if saved.document == record.document {
                 StandardStreams.writeError("Nothing changed: \(name) already has those values\n")
             } else {
-                StandardStreams.writeError("Updated \(kind.singular) \(kind.displayName(of: saved)) locally; forceterm sync sends it\n")
+                StandardStreams.writeError("Updated \(kind.singular) \(kind.displayName(of: saved)) locally; "
+                                           + RecordCatalog.whereChangesGo(storePath: path, count: 1) + "\n")
             }
         }
     }
@@ -145,7 +147,8 @@ struct DeleteCommand: ParsableCommand {
 
     func run() throws {
         try CommandFailure.reporting {
-            let catalog = try RecordCatalog(storePath: storeOptions.location.path, configDirectory: configOptions.directory)
+            let path = storeOptions.location.path
+            let catalog = try RecordCatalog(storePath: path, configDirectory: configOptions.directory)
             var found: [(RecordKind, LocalRecord)] = []
             for id in ids {
                 guard let match = try catalog.record(id: id) else {
@@ -161,7 +164,7 @@ struct DeleteCommand: ParsableCommand {
             }
             for (kind, record) in found {
                 let already = record.isLocallyDeleted ? " (it already was)" : ""
-                StandardStreams.writeError("Marked \(kind.singular) \(kind.displayName(of: record)) deleted\(already); forceterm sync deletes it in Salesforce\n")
+                StandardStreams.writeError("Marked \(kind.singular) \(kind.displayName(of: record)) deleted\(already); \(RecordCatalog.syncCommand(storePath: path)) deletes it in Salesforce\n")
             }
         }
     }

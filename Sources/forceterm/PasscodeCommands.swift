@@ -12,7 +12,10 @@ struct PasscodeCommand: ParsableCommand {
             The first passcode encrypts the store in place (SQLCipher 4's format) with a random key \
             that the passcode protects; a new passcode protects the same key, so nothing is \
             re-encrypted. The current passcode comes from FORCETERM_PASSCODE or the prompt; the new \
-            one is typed twice at the prompt, or read from standard input once. A forgotten passcode \
+            one is typed twice at the prompt, or read from standard input once (from a pipe \
+            without FORCETERM_PASSCODE: the current passcode on the first line, the new one on the \
+            second). A store made with --store while yours had a passcode shares your key and your \
+            passcode; it takes none of its own. A forgotten passcode \
             cannot be recovered: --forgotten sets the locked store aside and signs out, and the \
             next sign-in starts a fresh store.
             """)

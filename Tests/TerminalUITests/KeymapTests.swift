@@ -9,6 +9,13 @@ struct KeymapTests {
         #expect(AppKeymap.table.conflicts.isEmpty)
     }
 
+    @Test("Ctrl-C does something wherever the keys are: it cancels what is open, or quits")
+    func controlCEverywhere() {
+        for mode in AppMode.allCases {
+            #expect(AppKeymap.table.action(for: .control("c"), in: mode) != nil, "Ctrl-C does nothing in \(mode)")
+        }
+    }
+
     @Test("Every binding dispatches to its action, and the help screen lists it")
     func dispatchMatchesHelp() {
         let helpText = AppKeymap.helpSections(ascii: false).flatMap { $0.lines.map { "\($0.keys) \($0.help)" } }

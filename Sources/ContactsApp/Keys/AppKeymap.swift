@@ -44,11 +44,11 @@ public enum AppKeymap {
         Binding([.character("o")], .showSoups, in: [.inspecting], help: "list the soups"),
         Binding([.character("i")], .showIndices, in: [.inspecting], help: "list every soup's indices"),
         Binding([.enter], .runQuery, in: [.typingQuery], help: "run the query"),
-        Binding([.escape], .stopEditingQuery, in: [.typingQuery], help: "stop typing; keep the results"),
+        Binding([.escape, .control("c")], .stopEditingQuery, in: [.typingQuery], help: "stop typing; keep the results"),
         Binding([.backspace], .deleteBackward, in: [.typingQuery], help: "delete before the cursor"),
         // Search box.
         Binding([.enter], .keepSearch, in: [.searching], help: "keep the filter"),
-        Binding([.escape], .clearSearch, in: [.searching], help: "clear the filter"),
+        Binding([.escape, .control("c")], .clearSearch, in: [.searching], help: "clear the filter"),
         Binding([.backspace], .deleteBackward, in: [.searching], help: "delete a character"),
         Binding([.up], .moveUp, in: [.searching], help: "move up"),
         Binding([.down], .moveDown, in: [.searching], help: "move down"),
@@ -60,7 +60,7 @@ public enum AppKeymap {
         Binding([.enter], .openLookup, in: [.editing], help: "pick a value; toggle a checkbox"),
         // The pickers (Enter on a lookup, a picklist or the record type).
         Binding([.enter], .keepSearch, in: [.pickingLookup], help: "pick the highlighted entry"),
-        Binding([.escape], .clearSearch, in: [.pickingLookup], help: "back to the form, unchanged"),
+        Binding([.escape, .control("c")], .clearSearch, in: [.pickingLookup], help: "back to the form, unchanged"),
         Binding([.control("u")], .clearLine, in: [.pickingLookup], help: "none (clear the field)"),
         Binding([.backspace], .deleteBackward, in: [.pickingLookup], help: "delete a character"),
         Binding([.up], .moveUp, in: [.pickingLookup], help: "move up"),
@@ -75,9 +75,9 @@ public enum AppKeymap {
         // Questions.
         Binding([.character("y"), .character("Y")], .confirmYes, in: confirming, help: "yes"),
         Binding([.character("n"), .character("N"), .escape], .confirmNo, in: confirming, help: "no"),
-        // Ctrl-C at a question: a second one at "quit anyway?" quits; at a delete or revert, no.
-        Binding([.control("c")], .interrupt, in: [.confirmingDelete, .confirmingRevert, .confirmingQuit], help: "no; at \"quit anyway?\", quit"),
-        Binding([.escape, .character("q")], .back, in: [.help], help: "close this help"),
+        // Ctrl-C at a question: a second one at "quit anyway?" quits; at the others, no.
+        Binding([.control("c")], .interrupt, in: [.confirmingDelete, .confirmingDiscard, .confirmingRevert, .confirmingQuit], help: "no; at \"quit anyway?\", quit"),
+        Binding([.escape, .character("q"), .control("c")], .back, in: [.help], help: "close this help"),
         // The conflict dialog (c).
         Binding([.character("m")], .resolve(.keepMine), in: [.resolvingConflict], help: "keep mine for the field marked ▸ (or all)"),
         Binding([.character("t")], .resolve(.takeServer), in: [.resolvingConflict], help: "take the server's for it (or all)"),
@@ -85,7 +85,7 @@ public enum AppKeymap {
         Binding([.character("T")], .resolveAll(.takeServer), in: [.resolvingConflict], help: "take the server's for every one"),
         Binding([.down, .character("j")], .moveDown, in: [.resolvingConflict], help: "mark the next field both changed"),
         Binding([.up, .character("k")], .moveUp, in: [.resolvingConflict], help: "mark the previous one"),
-        Binding([.escape, .character("q")], .confirmNo, in: [.resolvingConflict], help: "decide later"),
+        Binding([.escape, .character("q"), .control("c")], .confirmNo, in: [.resolvingConflict], help: "decide later"),
     ])
 
     /// The commands a user may bind other keys to in config.toml's [keys], by name.

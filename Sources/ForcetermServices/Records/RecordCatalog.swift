@@ -64,7 +64,12 @@ public struct RecordCatalog {
         if StoreLocation.isSignedOutStore(path, environment: environment) {
             return "nobody is signed in: forceterm login moves \(them) into your own store, then forceterm sync sends \(them)"
         }
-        return "forceterm sync sends \(them)"
+        return "\(syncCommand(storePath: path, environment: environment)) sends \(them)"
+    }
+
+    /// The command that syncs the store at `path`: `--store` named unless it is the signed-in user's own.
+    public static func syncCommand(storePath path: String, environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+        "forceterm sync" + StoreKeys.storeOption(for: path, environment: environment)
     }
 
     /// The kind a user names: its soup (`contacts`) or its plural (`accounts`), any case.

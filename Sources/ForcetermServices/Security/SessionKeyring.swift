@@ -16,9 +16,10 @@ public struct SessionKeyring: Sendable {
     /// 15 minutes, when the org's policy says nothing.
     public static let defaultTimeout = 15 * 60
 
-    /// The key's name in the keyring: one per store file.
+    /// The key's name in the keyring: one per store file, however it is named (relative, `./`,
+    /// through a symbolic link), so that `lock` finds what `unlock` kept.
     static func description(forStore path: String) -> String {
-        "forceterm:store:" + ((path as NSString).standardizingPath)
+        "forceterm:store:" + URL(fileURLWithPath: path).standardizedFileURL.resolvingSymlinksInPath().path
     }
 
     /// The unlocked key of the store at `path`, its timeout restarted; nil when locked.

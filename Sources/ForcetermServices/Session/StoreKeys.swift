@@ -6,8 +6,16 @@ import SmartStore
 /// A passcode-protected store that is not unlocked in this login, with no passcode to be had.
 public struct StoreLocked: Error, Equatable, CustomStringConvertible {
     public let path: String
+    /// ` --store PATH` when the store is not the signed-in user's own, for the commands said.
+    let storeOption: String
+
+    public init(path: String, environment: [String: String] = ProcessInfo.processInfo.environment) {
+        self.path = path
+        storeOption = StoreKeys.storeOption(for: path, environment: environment)
+    }
+
     public var description: String {
-        "your store \(path) is locked: run forceterm unlock in this login first, or give the passcode in \(Passcode.variable) (scripts)"
+        "the store \(path) is locked: run forceterm unlock\(storeOption) in this login first, or give the passcode in \(Passcode.variable) (scripts)"
     }
     /// For the TUI, which unlocks on its own lock screen.
     public var short: String { "the store is locked in this login (forceterm lock, or its timeout): unlock it to sync" }
@@ -24,6 +32,13 @@ public struct StoreLocked: Error, Equatable, CustomStringConvertible {
 /// - neither: the store is not encrypted (until `forceterm passcode` sets a passcode).
 public enum StoreKeys {
     public static func keyFile(forStore path: String) -> String { path + ".key" }
+
+    /// What commands about the store at `path` need: nothing for the signed-in user's own store
+    /// (their default), else ` --store PATH`.
+    static func storeOption(for path: String, environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+        let own = StoreLocation.signedInStorePath(environment: environment).map { ($0 as NSString).standardizingPath }
+        return own == (path as NSString).standardizingPath ? "" : " --store \(path)"
+    }
 
     /// How the store at `path` is opened.
     public static func encryption(forStore path: String, passcode: Passcode = Passcode(), keyring: SessionKeyring? = nil) throws -> StoreEncryption {
@@ -131,7 +146,7 @@ public enum StoreKeys {
             wrapped.failedAttempts += 1
             try? wrapped.write(forStore: path)
             let times = wrapped.failedAttempts == 1 ? "" : " (\(wrapped.failedAttempts) wrong in a row)"
-            throw ConfigError("wrong passcode for \(path)\(times); nothing was opened. Forgotten? forceterm passcode --forgotten sets this store "
+            throw ConfigError("wrong passcode for \(path)\(times); nothing was opened. Forgotten? forceterm passcode --forgotten\(storeOption(for: path)) sets this store "
                               + "aside and signs you out; signing in again starts a fresh store, and changes not yet sent from this one are lost")
         }
         if wrapped.failedAttempts > 0 {
