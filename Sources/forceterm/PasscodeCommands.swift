@@ -14,8 +14,9 @@ struct PasscodeCommand: ParsableCommand {
             re-encrypted. The current passcode comes from FORCETERM_PASSCODE or the prompt; the new \
             one is typed twice at the prompt, or read from standard input once (from a pipe \
             without FORCETERM_PASSCODE: the current passcode on the first line, the new one on the \
-            second). A store made with --store while yours had a passcode shares your key and your \
-            passcode; it takes none of its own. A forgotten passcode \
+            second). While your own store has a passcode, another store named with --store (made \
+            then, or encrypted by this command) shares your store's key and passcode rather than \
+            taking one of its own. A forgotten passcode \
             cannot be recovered: --forgotten sets the locked store aside and signs out, and the \
             next sign-in starts a fresh store.
             """)

@@ -78,4 +78,29 @@ struct SharedKeyStoreTests {
         #expect(try !PasscodeTests.isPlain(fresh) && !Data(contentsOf: URL(fileURLWithPath: fresh)).contains(Data("Nakamura".utf8)))
         _ = try Self.run(home, ["lock"], nil, nil)
     }
+
+    @Test func encryptingAPlainStoreWhileTheUsersHasAPasscodeSharesItsKey() throws {
+        let server = try LocalOrgProcess()
+        let home = try Home()
+        defer { server.remove(); home.remove() }
+        let plain = home.root + "/from-before.sqlite"
+        // Made while nobody was signed in: unencrypted.
+        #expect(try Self.run(home, ["create", "contacts", "LastName=Okonkwo", "--store", plain], nil, nil).exitCode == 0)
+        #expect(try PasscodeTests.isPlain(plain))
+        try Self.signIn(server, home, passcode: "field-rep-7")
+        let noted = try Self.run(home, ["list", "contacts", "--store", plain], nil, nil)
+        #expect(noted.standardError.contains("is not encrypted") && noted.standardError.contains("forceterm passcode --store"), "\(noted)")
+
+        let shared = try Self.run(home, ["passcode", "--store", plain], nil, nil)
+        #expect(shared.exitCode == 0 && shared.standardOutput.contains("now encrypted with the key of your store"), "no new passcode asked: \(shared)")
+        #expect(try !PasscodeTests.isPlain(plain) && FileManager.default.fileExists(atPath: plain + ".key-of"))
+        #expect(!FileManager.default.fileExists(atPath: plain + ".passcode-key"))
+        let listed = try Self.run(home, ["list", "contacts", "--store", plain], nil, nil)
+        #expect(listed.exitCode == 0 && listed.standardOutput.contains("Okonkwo") && !listed.standardError.contains("not encrypted"), "\(listed)")
+        _ = try Self.run(home, ["lock"], nil, nil)
+        let locked = try Self.run(home, ["list", "contacts", "--store", plain], nil, nil)
+        #expect(locked.exitCode == 1 && locked.standardError.contains("is locked"), "\(locked)")
+        #expect(try Self.run(home, ["list", "contacts", "--store", plain], "field-rep-7", nil).exitCode == 0)
+        _ = try Self.run(home, ["lock"], nil, nil)
+    }
 }

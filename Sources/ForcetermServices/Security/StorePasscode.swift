@@ -10,7 +10,8 @@ import SmartStore
 public enum StorePasscode {
     /// Sets the store's first passcode, which encrypts the store (and everything it holds already),
     /// or changes it: the same key sealed anew, so nothing is re-encrypted. `newPasscode` is given
-    /// the length the policy asks for.
+    /// the length the policy asks for. A store other than the user's own, while theirs has a
+    /// passcode, takes the user's key instead (`share`).
     /// `policy` is the saved session's unless given (at sign-in, before the session is saved).
     public static func set(store path: String, current: Passcode = Passcode(), keyring: SessionKeyring? = nil, policy: LockPolicy? = nil,
                            newPasscode: (_ minimumLength: Int) throws -> String) throws -> String {
@@ -31,6 +32,9 @@ public enum StorePasscode {
             try WrappedStoreKey.seal(key, passcode: try checked(try newPasscode(policy.minimumPasscodeLength), policy)).write(forStore: path)
             return "Passcode changed. The store keeps its key, so nothing was re-encrypted; it stays unlocked in this login for \(policy.idleDescription) without use."
         }
+        if let (owner, key) = try StoreKeys.userKeyToShare(with: path) {
+            return try share(key, of: owner, withStore: path)
+        }
         let passcode = try checked(try newPasscode(policy.minimumPasscodeLength), policy)
         let key = StoreKey.random()
         // The sealed key is on disk before any page is encrypted with it.
@@ -50,6 +54,24 @@ public enum StorePasscode {
         }
         try sealSavedSession(ofStore: path, with: key)
         return "Passcode set. Your store \(path) is now encrypted; it stays unlocked in this login for \(policy.idleDescription) without use (forceterm lock locks it now)."
+    }
+
+    /// A store other than the user's own, while theirs has a passcode: encrypted (in place, when it
+    /// exists) with the user's key rather than given a passcode of its own, so one passcode opens both.
+    static func share(_ key: StoreKey, of owner: String, withStore path: String) throws -> String {
+        // The reference is on disk before any page is encrypted with the key.
+        try SharedStoreKey(store: owner, key: key).write(forStore: path)
+        guard FileManager.default.fileExists(atPath: path) else {
+            return "\(path) will be written encrypted with the key of your store \(owner), and opens with its passcode."
+        }
+        do {
+            _ = try SmartStore(path: path, mustExist: true, encryption: .encrypted(key))
+        } catch {
+            try? FileManager.default.removeItem(atPath: SharedStoreKey.file(forStore: path))
+            throw error
+        }
+        return "\(path) is now encrypted with the key of your store \(owner): it opens with your passcode, and forceterm lock and "
+            + "unlock cover both (forceterm passcode changes the passcode of both)."
     }
 
     /// A passcode of the length the policy asks for.

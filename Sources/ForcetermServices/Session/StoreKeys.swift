@@ -88,20 +88,25 @@ public enum StoreKeys {
     /// user's own store is.
     /// The global store is left out: it is every user's of this account, not one user's.
     public static func shareUserKey(withNewStore path: String, environment: [String: String] = ProcessInfo.processInfo.environment) throws {
+        guard !FileManager.default.fileExists(atPath: path), let (owner, key) = try userKeyToShare(with: path, environment: environment) else { return }
+        try SharedStoreKey(store: owner, key: key).write(forStore: path)
+    }
+
+    /// The signed-in user's store and its key, unlocked, when the store at `path` has no key of its
+    /// own, is neither that store nor the global one, and the user's store has a passcode.
+    static func userKeyToShare(with path: String, environment: [String: String] = ProcessInfo.processInfo.environment) throws -> (owner: String, key: StoreKey)? {
         let standardized = (path as NSString).standardizingPath
-        guard !FileManager.default.fileExists(atPath: path), !hasKey(path),
+        guard !hasKey(path),
               standardized != (StoreLocation.global(environment: environment).path as NSString).standardizingPath,
               let owner = StoreLocation.signedInStorePath(environment: environment),
               (owner as NSString).standardizingPath != standardized,
-              let wrapped = try WrappedStoreKey.read(forStore: owner) else { return }
-        let key: StoreKey
+              let wrapped = try WrappedStoreKey.read(forStore: owner) else { return nil }
         do {
-            key = try unlock(store: owner, wrapped: wrapped, passcode: Passcode(), keyring: .forStore(owner))
+            return (owner, try unlock(store: owner, wrapped: wrapped, passcode: Passcode(), keyring: .forStore(owner)))
         } catch is StoreLocked {
-            throw ConfigError("the new store \(path) is to be encrypted with the key of your store \(owner), which is locked in this login: "
+            throw ConfigError("\(path) is to be encrypted with the key of your store \(owner), which is locked in this login: "
                               + "run forceterm unlock first, or give the passcode in \(Passcode.variable) (scripts)")
         }
-        try SharedStoreKey(store: owner, key: key).write(forStore: path)
     }
 
     /// Opens (creating) a new store as `open` does; a `.key-of` written for it goes again if the store could not be made.
