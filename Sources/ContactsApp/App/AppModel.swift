@@ -57,6 +57,9 @@ public struct AppModel: Sendable {
     public let sync: SyncController?
     /// Times on screen (last sync, a sync's runs) are shown in this zone.
     public let timeZone: TimeZone
+    /// The terminal's locale is not UTF-8, so names are drawn in ASCII: said on the status line for
+    /// as long as the TUI runs (a toast would give way to the first sync's).
+    public var notUTF8 = false
     /// The wall clock, read only to pace refreshes for other processes' writes; tests set their own.
     public var clock: AppClock = .system
     /// The keys in use; the messages name keys from it.

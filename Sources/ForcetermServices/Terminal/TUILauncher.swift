@@ -45,7 +45,10 @@ public enum TUILauncher {
         let screen = try NcursesScreen(wantColors: wantColors)
         // Said on screen (before any other notice: without it names look wrong) and on stderr after.
         let localeNote = screen.unicode ? nil : Self.notUTF8Note(environment: environment)
-        if let localeNote { model.announce(localeNote, isError: true) }
+        if let localeNote {
+            model.announce(localeNote, isError: true)
+            model.notUTF8 = true
+        }
         defer { if let localeNote { StandardStreams.writeError("forceterm: \(localeNote)\n") } }
         if syncOnOpen { model.perform(.sync) }
         var app = TerminalApp(model: model, screen: screen,

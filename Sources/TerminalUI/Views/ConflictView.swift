@@ -13,6 +13,11 @@ extension ContactsScreen {
         var question = gone
             ? "\(name) was deleted on the server after you changed it here. Keep mine creates it again; take the server's removes it here."
             : "\(name) changed here and on the server (\(differing == 1 ? "1 field differs" : "\(differing) fields differ")). Which version wins?"
+        // One field both sides changed: named, with both values, as the several-field question does.
+        if !gone, comparison?.conflictingFields.count == 1, let row = comparison?.rows.first(where: \.conflicting) {
+            let label = model.fieldNames(for: model.list.kind).contains(row.field) ? model.label(of: row.field, in: model.list.kind) : row.field
+            question = "\(name): \(label) changed here and on the server: mine \"\(row.local)\", the server's \"\(row.server)\". Which wins?"
+        }
         var choices = "m = keep mine   t = take the server's   Esc = later"
         if let field = model.highlightedConflictField {
             let label = model.fieldNames(for: model.list.kind).contains(field) ? model.label(of: field, in: model.list.kind) : field

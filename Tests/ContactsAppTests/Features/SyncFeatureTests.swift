@@ -132,6 +132,30 @@ final class StepSync: SyncService {
 }
 
 extension SyncFeatureTests {
+    @Test("Beside a conflict (the server's change, kept beside mine) the toast says nothing else is new")
+    func nothingElseNewBesideAConflict() {
+        #expect(SyncSummary(recordsWithErrors: 0, conflicts: 1).exchangedBriefly == "sent 0, nothing else new")
+        #expect(SyncSummary(recordsWithErrors: 0, conflicts: 0).exchangedBriefly == "sent 0, nothing new")
+        #expect(SyncSummary(recordsWithErrors: 0, conflicts: 2, sent: 1).exchanged == "sent 1 change; nothing else new on the server")
+    }
+
+    @Test("A locale that is not UTF-8 stays said on the status line, whatever toast comes after")
+    func notUTF8StaysOnTheStatusLine() async throws {
+        let fixture = try StoreFixture()
+        let service = SessionSync()
+        service.state.withLock { $0 = .signedIn }
+        let controller = SyncController(service: service)
+        var model = try model(fixture, sync: controller)
+        #expect(model.statusParts.first != "not UTF-8: export LANG=C.UTF-8")
+        model.notUTF8 = true
+        model.perform(.sync)
+        await controller.waitUntilFinished()
+        model.tick()
+        #expect(model.toast?.message.hasPrefix("Sync complete!") == true)
+        #expect(model.statusParts.first == "not UTF-8: export LANG=C.UTF-8", "\(model.statusParts)")
+        #expect(model.statusFacts.first?.wordings.last == "LANG=C.UTF-8?", "kept, in short, on a narrow terminal")
+    }
+
     @Test("While a sync runs the status line says so, and a quit asked during it happens when it ends, its outcome kept to say")
     func quitQuestionEndsWithTheSync() async throws {
         let fixture = try StoreFixture()

@@ -59,15 +59,19 @@ public struct SyncSummary: Sendable, Equatable {
 
     /// "sent 2 changes; 30 records new or changed on the server" — what the toast says happened.
     public var exchanged: String {
-        let received = receivedChanges == 0 ? "nothing new on the server"
+        let received = receivedChanges == 0 ? "\(nothingNew) on the server"
             : "\(receivedChanges) record\(receivedChanges == 1 ? "" : "s") new or changed on the server"
         return "sent \(sent) change\(sent == 1 ? "" : "s"); " + received
     }
 
     /// The same in a few words, after what needs the user: "sent 2, got 30".
     public var exchangedBriefly: String {
-        "sent \(sent), \(receivedChanges == 0 ? "nothing new" : "got \(receivedChanges)")"
+        "sent \(sent), \(receivedChanges == 0 ? nothingNew : "got \(receivedChanges)")"
     }
+
+    /// A conflict is the server's change to a record, kept beside the user's rather than stored:
+    /// "nothing new" beside it would contradict it.
+    private var nothingNew: String { conflicts > 0 ? "nothing else new" : "nothing new" }
 }
 
 /// Whether the org answered the last request: unknown until a sync has talked to it.

@@ -116,6 +116,7 @@ extension AppModel {
             facts.append(StatusFact("never synced"))
         }
         if let usage = sync?.apiUsage { facts.append(StatusFact("API \(usage.used)/\(usage.limit)", [""])) }
+        if notUTF8 { facts.insert(StatusFact("not UTF-8: export LANG=C.UTF-8", ["LANG=C.UTF-8?"]), at: 0) }
         return facts
     }
 
