@@ -94,7 +94,7 @@ struct UpdateCommand: ParsableCommand {
             let path = storeOptions.location.path
             let catalog = try RecordCatalog(storePath: path, configDirectory: configOptions.directory)
             guard let (kind, record) = try catalog.record(id: id) else {
-                throw ConfigError("no record with the id \(id) in the store; forceterm list shows the ids")
+                throw ConfigError("no record with the id \(id) in the store; \(RecordCatalog.command("list", storePath: path)) shows the ids")
             }
             try catalog.checkSyncedUp(kind)
             let name = kind.displayName(of: record)
@@ -152,7 +152,7 @@ struct DeleteCommand: ParsableCommand {
             var found: [(RecordKind, LocalRecord)] = []
             for id in ids {
                 guard let match = try catalog.record(id: id) else {
-                    throw ConfigError("no record with the id \(id) in the store; nothing was deleted (forceterm list shows the ids)")
+                    throw ConfigError("no record with the id \(id) in the store; nothing was deleted (\(RecordCatalog.command("list", storePath: path)) shows the ids)")
                 }
                 try catalog.checkSyncedUp(match.0)
                 found.append(match)
@@ -164,7 +164,10 @@ struct DeleteCommand: ParsableCommand {
             }
             for (kind, record) in found {
                 let already = record.isLocallyDeleted ? " (it already was)" : ""
-                StandardStreams.writeError("Marked \(kind.singular) \(kind.displayName(of: record)) deleted\(already); \(RecordCatalog.syncCommand(storePath: path)) deletes it in Salesforce\n")
+                let sync = RecordCatalog.syncCommand(storePath: path)
+                let outcome = record.isLocallyCreated ? "it was created here and never sent, so \(sync) just removes it from this store"
+                    : "\(sync) deletes it in Salesforce"
+                StandardStreams.writeError("Marked \(kind.singular) \(kind.displayName(of: record)) deleted\(already); \(outcome)\n")
             }
         }
     }

@@ -37,6 +37,7 @@ struct PasscodeCommand: ParsableCommand {
         try CommandFailure.reporting {
             let path = StoreLocation(explicitPath: storeOptions.storePath).path
             if forgotten {
+                try StorePasscode.checkForgettable(store: path)
                 if !yes {
                     let question = "Your store \(path) cannot be opened without its passcode. Setting it aside starts a fresh store at the next sign-in: changes it never sent are NOT sent. Set it aside and sign out (yes/no)? "
                     guard Passcode.canAsk, TerminalQuestion.ask(question)?.lowercased() == "yes" else {

@@ -99,10 +99,11 @@ struct ShowCommand: ParsableCommand {
 
     func run() throws {
         try CommandFailure.reporting {
-            let catalog = try RecordCatalog(storePath: try globalOptions.location(storeOptions).path, global: globalOptions.global,
-                                            configDirectory: configOptions.directory)
+            let path = try globalOptions.location(storeOptions).path
+            let catalog = try RecordCatalog(storePath: path, global: globalOptions.global, configDirectory: configOptions.directory)
             guard let (kind, record) = try catalog.record(id: id) else {
-                throw ConfigError("no record with the id \(id) in the store; forceterm list shows the ids")
+                let list = globalOptions.global ? "forceterm list --global" : RecordCatalog.command("list", storePath: path)
+                throw ConfigError("no record with the id \(id) in the store; \(list) shows the ids")
             }
             if json {
                 StandardStreams.write(JSONWriter.string(RecordExporter.json(record, kind: kind), pretty: true) + "\n")

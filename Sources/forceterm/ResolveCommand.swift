@@ -45,9 +45,10 @@ struct ResolveCommand: ParsableCommand {
 
     func run() throws {
         try CommandFailure.reporting {
-            let catalog = try RecordCatalog(storePath: storeOptions.location.path, configDirectory: configOptions.directory)
+            let path = storeOptions.location.path
+            let catalog = try RecordCatalog(storePath: path, configDirectory: configOptions.directory)
             guard let (kind, record) = try catalog.record(id: id) else {
-                throw ConfigError("no record with the id \(id) in the store; forceterm status lists the conflicts")
+                throw ConfigError("no record with the id \(id) in the store; \(RecordCatalog.command("status", storePath: path)) lists the conflicts")
             }
             let resolver = ConflictResolver(store: catalog.store, soupName: kind.soupName)
             let name = kind.displayName(of: record)
@@ -63,7 +64,7 @@ struct ResolveCommand: ParsableCommand {
             let left = try resolver.conflict(entryId: record.entryId)?.fields.map(\.name) ?? []
             let side = keepMine ? "kept yours" : "took the server's"
             let settled = named.isEmpty ? "" : " for " + named.joined(separator: ", ")
-            let rest = left.isEmpty ? "; forceterm sync sends the outcome" : "; still in conflict: " + left.joined(separator: ", ")
+            let rest = left.isEmpty ? "; \(RecordCatalog.syncCommand(storePath: path)) sends the outcome" : "; still in conflict: " + left.joined(separator: ", ")
             StandardStreams.writeError("\(name): \(side)\(settled)\(rest)\n")
         }
     }

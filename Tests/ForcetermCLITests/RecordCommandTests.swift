@@ -68,7 +68,7 @@ struct RecordCommandTests {
         let entry = try #require(json["entryId"]?.int64Value)
         #expect(try Forceterm.run(["show", String(entry), "--store", store.path]).standardOutput.contains("太郎 山田"))
         let missing = try Forceterm.run(["show", "003NOPE", "--store", store.path])
-        #expect(missing.exitCode == 1 && missing.standardError.contains("forceterm list shows the ids"))
+        #expect(missing.exitCode == 1 && missing.standardError.contains("forceterm list --store \(store.path) shows the ids"))
     }
 
     @Test("addresses: mutt's format (a first line, then address, name and account), offline; --no-header for aerc; exit 1 when none")

@@ -55,7 +55,8 @@ struct UserSettingsTests {
         usleep(300_000)
         #expect(!(try tui.session.screen().contains("Keys (? or Esc closes)")), "? is no longer help")
         try tui.session.send("h")
-        let help = try tui.session.waitFor("Keys (")
+        // The box's last rows, not its title: tmux may show the screen half drawn.
+        let help = try tui.session.waitFor("this help")
         #expect(help.contains("F Ctrl-F") && help.contains("only changed / errors / conflicts"), "the user's keys on the help screen: \(help)")
         #expect(help.contains("h                  this help") || help.range(of: #"h\s+this help"#, options: .regularExpression) != nil, "\(help)")
         try tui.session.send("Escape")

@@ -69,7 +69,13 @@ public struct RecordCatalog {
 
     /// The command that syncs the store at `path`: `--store` named unless it is the signed-in user's own.
     public static func syncCommand(storePath path: String, environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
-        "forceterm sync" + StoreKeys.storeOption(for: path, environment: environment)
+        command("sync", storePath: path, environment: environment)
+    }
+
+    /// `forceterm <name>` for the store at `path`, as a hint says it: `--store` named unless it is
+    /// the signed-in user's own.
+    public static func command(_ name: String, storePath path: String, environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+        "forceterm \(name)" + StoreKeys.storeOption(for: path, environment: environment)
     }
 
     /// The kind a user names: its soup (`contacts`) or its plural (`accounts`), any case.

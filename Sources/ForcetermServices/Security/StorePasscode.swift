@@ -129,7 +129,8 @@ public enum StorePasscode {
 
     private static func unlockOwnKey(store path: String, passcode: Passcode, keyring: SessionKeyring, policy: LockPolicy) throws -> String {
         guard let wrapped = try WrappedStoreKey.read(forStore: path) else {
-            throw ConfigError("the store \(path) has no passcode, so there is nothing to unlock (forceterm passcode sets one and encrypts it)")
+            guard FileManager.default.fileExists(atPath: path) else { throw ConfigError("there is no store at \(path); nothing to unlock") }
+            throw ConfigError("the store \(path) has no passcode, so there is nothing to unlock (forceterm passcode\(StoreKeys.storeOption(for: path)) sets one and encrypts it)")
         }
         if keyring.key(forStore: path) != nil {
             return "Already unlocked in this login; unlocked for another \(policy.idleDescription) from now."
@@ -147,18 +148,27 @@ public enum StorePasscode {
             + "run forceterm passcode to set a longer one."
     }
 
+    /// Refuses, before anything is asked, a store whose passcode cannot be forgotten: none, or another store's.
+    public static func checkForgettable(store path: String) throws {
+        guard FileManager.default.fileExists(atPath: path) || FileManager.default.fileExists(atPath: WrappedStoreKey.file(forStore: path)) else {
+            throw ConfigError("there is no store at \(path); nothing to forget")
+        }
+        if let shared = try SharedStoreKey.read(forStore: path) {
+            let owner = StoreKeys.storeOption(for: shared.store)
+            throw ConfigError("\(path) has no passcode of its own: it opens with that of your store \(shared.store) "
+                              + "(forceterm passcode --forgotten\(owner) sets that one aside, and this one cannot be opened after)")
+        }
+        guard FileManager.default.fileExists(atPath: WrappedStoreKey.file(forStore: path)) else {
+            throw ConfigError("the store \(path) has no passcode to forget")
+        }
+    }
+
     /// A forgotten passcode: the locked store (with its sealed key, still encrypted, in case the
     /// passcode comes back) is moved into `set-aside/`, the saved session, whose tokens only that
     /// key opens, is removed, and the next sign-in starts a fresh store. What the old store held
     /// and never sent is not sent: it cannot be read without the passcode.
     public static func forget(store path: String, now: Date = Date()) throws -> String {
-        if let shared = try SharedStoreKey.read(forStore: path) {
-            throw ConfigError("\(path) has no passcode of its own: it opens with that of the store \(shared.store) "
-                              + "(forceterm passcode --forgotten --store \(shared.store) sets that one aside, and this one cannot be opened after)")
-        }
-        guard FileManager.default.fileExists(atPath: WrappedStoreKey.file(forStore: path)) else {
-            throw ConfigError("the store \(path) has no passcode to forget")
-        }
+        try checkForgettable(store: path)
         let aside = OrgReset.defaultDirectory()
         try FileManager.default.createDirectory(atPath: aside, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         let stamp = ISO8601DateFormatter().string(from: now).replacingOccurrences(of: ":", with: "-")

@@ -75,7 +75,7 @@ public enum StoreKeys {
             key = try unlock(store: shared.store, wrapped: wrapped, passcode: passcode, keyring: keyring ?? .forStore(shared.store))
         } catch is StoreLocked {
             throw ConfigError("\(path) is encrypted with the key of the store \(shared.store), which is locked in this login: run "
-                              + "forceterm unlock --store \(shared.store) first, or give its passcode in \(Passcode.variable) (scripts)")
+                              + "forceterm unlock\(storeOption(for: shared.store)) first, or give its passcode in \(Passcode.variable) (scripts)")
                 
         }
         guard shared.matches(key) else { throw ConfigError(replaced) }

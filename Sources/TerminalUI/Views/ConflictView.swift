@@ -23,7 +23,10 @@ extension ContactsScreen {
             let label = model.fieldNames(for: model.list.kind).contains(field) ? model.label(of: field, in: model.list.kind) : field
             let count = comparison?.conflictingFields.count ?? 0
             let row = comparison?.rows.first { $0.field == field }
-            question = "\(name): \(count) fields changed on both sides. \(label) (marked \(marker), ↑/↓ picks another): "
+            // The marker is on the detail's row, which a narrow screen shows only with the detail open.
+            let detailShown = canvas.size.width >= ScreenLayout.sideBySideMinimumWidth || model.detail.isOpen
+            let marked = detailShown ? "marked \(marker), " : ""
+            question = "\(name): \(count) fields changed on both sides. \(label) (\(marked)↑/↓ picks another): "
                 + "mine \"\(row?.local ?? "")\", the server's \"\(row?.server ?? "")\". Which wins?"
             choices = "m = mine   t = the server's   M / T = for all \(count)   Esc = later"
         }

@@ -70,7 +70,7 @@ extension ContactsScreen {
         // What needs a look, and the key that shows it, when anything does.
         let issues = [(RecordFilter.pending, "changed"), (.errors, "error"), (.conflicts, "conflict")].compactMap { filter, word -> String? in
             let count = model.filterCounts[filter] ?? 0
-            return count > 0 ? "\(count) \(word)" : nil
+            return count > 0 ? "\(count) \(word)\(count > 1 && word != "changed" ? "s" : "")" : nil
         }
         if !issues.isEmpty || list.filter != .all, model.mode != .searching, list.search.isEmpty {
             let hint = list.filter == .all ? "f: " + issues.joined(separator: ", ") : "f: next filter"

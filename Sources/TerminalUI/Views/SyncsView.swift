@@ -41,7 +41,7 @@ enum SyncsView {
             .field(label: "Soup", value: state.soupName),
             .field(label: "Direction", value: state.type == .syncDown ? "sync down (server to store)" : "sync up (store to server)"),
             .field(label: "Status", value: "\(state.status.rawValue), \(state.progress)%"),
-            .field(label: "Total", value: state.totalSize >= 0 ? "\(state.totalSize) records" : "not known yet"),
+            .field(label: "Total", value: state.totalSize >= 0 ? "\(state.totalSize) record\(state.totalSize == 1 ? "" : "s")" : "not known yet"),
             .field(label: "Started", value: SyncText.time(state.startTime, timeZone: model.timeZone)),
             .field(label: "Ended", value: SyncText.time(state.endTime, timeZone: model.timeZone)),
         ]
