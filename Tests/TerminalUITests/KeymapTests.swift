@@ -1,3 +1,4 @@
+import Foundation
 import ContactsApp
 import Testing
 @testable import TerminalUI
@@ -7,6 +8,18 @@ struct KeymapTests {
     @Test("No key is bound twice in one context")
     func noConflicts() {
         #expect(AppKeymap.table.conflicts.isEmpty)
+    }
+
+    @Test("Help notes too wide for the screen go on below, under their value, instead of being cut")
+    func helpNotesWrap() {
+        let path = "/tmp/trial/data/forceterm/demo/localorg/requests.log"
+        let notes = HelpOverlay.Notes(title: "Demo org", lines: ["Requests  tail -f \(path)", "short line"])
+        let fitted = notes.lines(fittedTo: 40)
+        #expect(fitted.allSatisfy { $0.displayWidth <= 40 }, "\(fitted)")
+        #expect(fitted.first?.hasPrefix("Requests  tail -f") == true && fitted.dropFirst().first?.hasPrefix("          ") == true, "\(fitted)")
+        #expect(fitted.map { $0.trimmingCharacters(in: .whitespaces) }.joined().contains(path.dropFirst(10)), "nothing cut: \(fitted)")
+        #expect(fitted.last == "short line")
+        #expect(notes.lines(fittedTo: 120) == notes.lines, "lines that fit are as given")
     }
 
     @Test("Ctrl-C does something wherever the keys are: it cancels what is open, or quits")

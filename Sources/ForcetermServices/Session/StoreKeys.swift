@@ -140,7 +140,9 @@ public enum StoreKeys {
     /// the passcode and kept unlocked.
     public static func unlock(store path: String, wrapped: WrappedStoreKey, passcode: Passcode, keyring: SessionKeyring) throws -> StoreKey {
         if let key = keyring.key(forStore: path) { return key }
-        guard let given = passcode.toUnlock(prompt: "Passcode for forceterm: ") else { throw StoreLocked(path: path) }
+        // Which store, unless it is the user's own.
+        let prompt = storeOption(for: path).isEmpty ? "Passcode for forceterm: " : "Passcode for forceterm (\(path)): "
+        guard let given = passcode.toUnlock(prompt: prompt) else { throw StoreLocked(path: path) }
         return try unwrap(wrapped, passcode: given, store: path, keyring: keyring)
     }
 

@@ -20,7 +20,7 @@ public enum HelpOverlay {
         }
     }
 
-    /// Where the keys go: the box's inside (below fixed notes), columns and rows.
+    /// Where the keys go: the box's inside (below fixed notes, wrapped to its width), columns and rows.
     struct Geometry {
         var box: Rect
         var inner: Rect
@@ -36,6 +36,7 @@ public enum HelpOverlay {
         init(area: Rect, notes: Notes?) {
             box = area.inset(by: area.width >= 90 ? 2 : 0)
             var inner = box.inset(by: 1)
+            let notes = notes.map { Notes(title: $0.title, lines: $0.lines(fittedTo: inner.width - 2)) }
             // Notes that would leave the keys less than half the box scroll with them instead.
             let half = inner.height / 2
             let scrollingNotes = notes.flatMap { $0.lines.count + 2 > half ? $0 : nil }
@@ -164,6 +165,22 @@ public enum HelpOverlay {
             case .blank:
                 break
             }
+        }
+    }
+}
+
+extension HelpOverlay.Notes {
+    /// The lines as they fit `width`: one too long goes on below, under its value (after the
+    /// label's run of spaces, as in `Requests  tail -f …`), rather than being cut.
+    func lines(fittedTo width: Int) -> [String] {
+        lines.flatMap { line -> [String] in
+            guard line.displayWidth > width, width >= 20 else { return [line] }
+            guard let gap = line.range(of: "  +", options: .regularExpression), line[..<gap.upperBound].displayWidth <= width / 2 else {
+                return line.wrapped(toWidth: width)
+            }
+            let indent = line[..<gap.upperBound].displayWidth
+            let value = String(line[gap.upperBound...]).wrapped(toWidth: width - indent)
+            return [String(line[..<gap.upperBound]) + (value.first ?? "")] + value.dropFirst().map { String(repeating: " ", count: indent) + $0 }
         }
     }
 }
