@@ -75,6 +75,16 @@ struct ExchangeCommandTests {
         #expect(after.filter { $0["__locally_deleted__"] == true }.count == 2)
         let editDeleted = try Forceterm.run(["update", "003000000000003", "Title=x", "--store", store.path])
         #expect(editDeleted.exitCode == 1 && editDeleted.standardError.contains("marked deleted"), "\(editDeleted)")
+
+        // status counts each record once, as the sync up sends it: created and edited since is one
+        // create, created and deleted one delete; so the three add up to what is pending.
+        let fresh = try Forceterm.run(["create", "contacts", "LastName=Ng", "--store", store.path]).standardOutput
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(try Forceterm.run(["update", fresh, "Title=Buyer", "--store", store.path]).exitCode == 0)
+        let status = try Forceterm.run(["status", "--store", store.path]).standardOutput
+        let line = try #require(status.split(separator: "\n").first { $0.hasPrefix("contacts:") }.map(String.init), "\(status)")
+        let numbers = line.split(whereSeparator: { !$0.isNumber }).compactMap { Int($0) }
+        #expect(numbers.count >= 4 && numbers[0] == numbers[1] + numbers[2] + numbers[3], "\(line)")
     }
 
     // MARK: import

@@ -30,14 +30,19 @@ public struct SoupChanges: Sendable {
 
     public static func count(soup: String, in store: SmartStore) throws -> SoupChanges {
         var changes = SoupChanges(soup: soup)
-        func flagged(_ field: String) throws -> Int {
-            let rows = try store.query(.smart("SELECT count(*) FROM {\(soup)} WHERE json_extract({\(soup):_soup}, '$.\(field)') IN (1, 'true')"))
+        func isSet(_ field: String) -> String { "json_extract({\(soup):_soup}, '$.\(field)') IN (1, 'true')" }
+        /// Records with `field` set and none of `unless`.
+        func flagged(_ field: String, unless: [String] = []) throws -> Int {
+            let conditions = [isSet(field)] + unless.map { "NOT coalesce(\(isSet($0)), 0)" }
+            let rows = try store.query(.smart("SELECT count(*) FROM {\(soup)} WHERE " + conditions.joined(separator: " AND ")))
             return Int(rows.first?.arrayValue?.first?.int64Value ?? 0)
         }
         changes.pending = try flagged(LocalField.local)
-        changes.created = try flagged(LocalField.locallyCreated)
-        changes.updated = try flagged(LocalField.locallyUpdated)
+        // As the sync up sends them, so that the three add up: a delete wins, then a create (a
+        // record created here and edited since is one create).
         changes.deleted = try flagged(LocalField.locallyDeleted)
+        changes.created = try flagged(LocalField.locallyCreated, unless: [LocalField.locallyDeleted])
+        changes.updated = try flagged(LocalField.locallyUpdated, unless: [LocalField.locallyDeleted, LocalField.locallyCreated])
         let sql = """
             SELECT {\(soup):_soup} FROM {\(soup)} WHERE json_extract({\(soup):_soup}, '$.\(LocalField.lastError)') IS NOT NULL
             OR json_extract({\(soup):_soup}, '$.\(LocalField.conflict)') IS NOT NULL ORDER BY {\(soup):_soupEntryId}
