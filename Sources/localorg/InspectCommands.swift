@@ -20,9 +20,9 @@ struct Show: AsyncParsableCommand {
         do {
             found = try await inspector.record(id: id)
         } catch let error as APIError {
-            throw ValidationError("\(error.errorCode): \(error.message)")
+            throw OrgRefusal(error)
         }
-        guard let found else { throw ValidationError("no record has the id \(id) in this org") }
+        guard let found else { throw OrgRefusal("no record has the id \(id) in this org") }
         if json {
             var object: JSONObject = [:]
             for field in found.fields { object[field.name] = field.value }
@@ -62,7 +62,7 @@ struct Query: AsyncParsableCommand {
         do {
             result = try await inspector.query(soql, includeDeleted: includeDeleted)
         } catch let error as APIError {
-            throw ValidationError("\(error.errorCode): \(error.message)")
+            throw OrgRefusal(error)
         }
         if json {
             print(JSONWriter.string(.array(result.records), pretty: true))

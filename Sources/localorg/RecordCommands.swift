@@ -58,8 +58,11 @@ struct Delete: AsyncParsableCommand {
     }
 }
 
-extension ValidationError {
-    /// A Salesforce-style error as a one-line command-line failure: `CODE: message`.
+/// The org refused what a command asked (a value too long, no such record or user): said in one
+/// line, `CODE: message`, with exit status 1 and no usage text, which is for mistyped commands.
+struct OrgRefusal: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
     init(_ error: APIError) { self.init("\(error.errorCode): \(error.message)") }
 }
 
@@ -71,7 +74,7 @@ struct RecordEditor {
 
     func run<T>(_ body: (LocalOrg.RecordEditor) async throws -> T) async throws -> T {
         do { return try await body(editor) } catch let error as APIError {
-            throw ValidationError(error)
+            throw OrgRefusal(error)
         }
     }
 }
@@ -88,9 +91,9 @@ struct Approve: AsyncParsableCommand {
 
     func run() async throws {
         let store = try data.openStore()
-        guard let userId = try store.userId(username: username) else { throw ValidationError("No user \(username).") }
+        guard let userId = try store.userId(username: username) else { throw OrgRefusal("No user \(username).") }
         guard try await DeviceAuthorization(store: store).decide(userCode: code, userId: userId, approve: !deny) else {
-            throw ValidationError("No pending sign-in with code \(code) (unknown, expired or already decided).")
+            throw OrgRefusal("No pending sign-in with code \(code) (unknown, expired or already decided).")
         }
         print(deny ? "Denied \(code)." : "Approved \(code) as \(username).")
     }
