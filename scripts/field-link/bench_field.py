@@ -4,8 +4,9 @@ mobile link (linkemu.py: delay, loss and rate on real IP packets), nothing leavi
 
 For each link profile it runs, as a field rep would: the first sync of a large org, a
 second-day sync (1 % of contacts and accounts changed on each side), a sync up of 500 edits,
-and a first sync during which the link drops for 30 s (and, if that sync gives up, the rep
-pressing sync again). It reports bytes on the wire (both directions, counted on the client's
+a sync up of 500 edits and 50 creates during which the link drops for 30 s (checked on the
+server: each create made once, nothing left pending), and a first sync during which the link
+drops for 30 s (after either drop, if the sync gives up, the rep presses sync again). It reports bytes on the wire (both directions, counted on the client's
 link device, so IP, TCP and TLS overhead included) against the floor of the same records' JSON
 gzip-compressed, and time against the floor of those bytes at the link's rate plus three round
 trips (TCP, TLS and one request). The laptops sign in with a passcode, so their stores are
@@ -167,6 +168,17 @@ class Laptop:
         self.forceterm("import", path, "--into", soup, namespace=None)
         return [{"Id": record["Id"], field: value} for record in records]
 
+    def create(self, soup, names):
+        """New records, created locally by importing a CSV without ids."""
+        path = os.path.join(self.home, f"new-{soup}.csv")
+        with open(path, "w", newline="") as file:
+            writer = csv.writer(file)
+            writer.writerow(["LastName"])
+            for name in names:
+                writer.writerow([name])
+        self.forceterm("import", path, "--into", soup, namespace=None)
+        return [{"LastName": name} for name in names]
+
 
 def timed_sync(laptop, *arguments):
     before, start = wire_bytes(), time.monotonic()
@@ -178,15 +190,46 @@ def timed_sync(laptop, *arguments):
     return {"seconds": seconds, "bytes": wire_bytes() - before, "summary": json.loads(output)}
 
 
-def server_edit(arguments):
-    """Run inside ft-server: changes `count` records of `type` as the trainer, over REST."""
-    context = ssl.create_default_context(cafile=arguments.ca)
+def sync_through_drop(laptop, link, drop_when, *arguments):
+    """A sync during which the link goes down for DROP_SECONDS once `drop_when(bytes so far)`;
+    pressed again once the link is back if it gave up, as the toast says."""
+    before, start = wire_bytes(), time.monotonic()
+    process = laptop.sync_process(*arguments)
+    while process.poll() is None and not drop_when(wire_bytes() - before):
+        time.sleep(0.02)
+    link.drop()
+    time.sleep(DROP_SECONDS)
+    link.restore()
+    _, errors = process.communicate()
+    attempts = 1
+    if process.returncode != 0:
+        attempts += 1
+        retry = laptop.sync_process(*arguments)
+        _, errors = retry.communicate()
+        if retry.returncode != 0:
+            raise SystemExit(f"bench-field: the sync after the drop failed twice: {errors}")
+    return {"seconds": time.monotonic() - start, "bytes": wire_bytes() - before, "attempts": attempts}
+
+
+def server_session(url, ca):
+    context = ssl.create_default_context(cafile=ca)
     form = urllib.parse.urlencode({"grant_type": "password", "client_id": "forceterm", "username": TRAINER,
                                    "password": TRAINER_PASSWORD}).encode()
-    token = json.load(urllib.request.urlopen(urllib.request.Request(arguments.url + "/services/oauth2/token", data=form),
-                                             context=context))["access_token"]
-    headers = {"Authorization": f"Bearer {token}", "Content-Type": "application/json"}
-    base = arguments.url + "/services/data/v62.0"
+    token = json.load(urllib.request.urlopen(urllib.request.Request(url + "/services/oauth2/token", data=form), context=context))["access_token"]
+    return context, {"Authorization": f"Bearer {token}", "Content-Type": "application/json"}, url + "/services/data/v62.0"
+
+
+def server_count(arguments):
+    """Run inside ft-server: the totalSize of a SOQL query."""
+    context, headers, base = server_session(arguments.url, arguments.ca)
+    answer = json.load(urllib.request.urlopen(urllib.request.Request(
+        base + "/query?" + urllib.parse.urlencode({"q": arguments.soql}), headers=headers), context=context))
+    print(answer["totalSize"])
+
+
+def server_edit(arguments):
+    """Run inside ft-server: changes `count` records of `type` as the trainer, over REST."""
+    context, headers, base = server_session(arguments.url, arguments.ca)
     soql = f"SELECT Id FROM {arguments.type} ORDER BY Id LIMIT {arguments.count}"
     ids = [row["Id"] for row in json.load(urllib.request.urlopen(urllib.request.Request(
         base + "/query?" + urllib.parse.urlencode({"q": soql}), headers=headers), context=context))["records"]]
@@ -198,6 +241,12 @@ def server_edit(arguments):
                                context=context).read()
         changed += ids[start:start + 200]
     print(json.dumps(changed))
+
+
+def count_on_server(server, soql):
+    """How many records a SOQL query finds on the server (asked from inside ft-server)."""
+    return int(run([sys.executable, os.path.abspath(__file__), "server-count", "--url", server.url, "--ca", server.ca, "--soql", soql],
+                   namespace="ft-server").stdout)
 
 
 def change_on_server(server, soup_type, count, field, value):
@@ -267,28 +316,26 @@ def run_profile(profile, binaries, template, work, contacts, accounts, http1):
         up = timed_sync(laptop, "--up-only")
         results.append(("sync up of 500 edits", up, gzip_size(edits)))
 
+        # The link drops for 30 s as a sync up of 500 more edits and 50 creates starts: its first
+        # answers are lost. The same run tries once more (the server's copies read first), or the rep
+        # syncs again; either way each change reaches the server once.
+        more = laptop.edit("contacts", laptop.records("contacts")[500:1000], "Title", "Called after the fair")
+        more += laptop.create("contacts", [f"Field lead {profile} {n}" for n in range(50)])
+        dropped_up = sync_through_drop(laptop, link, lambda sent: sent > 16384, "--up-only")
+        dropped_up["baseline"] = up
+        created = count_on_server(server, f"SELECT Id FROM Contact WHERE LastName LIKE 'Field lead {profile} %'")
+        if created != 50 or any(r.get("__local__") for r in laptop.records("contacts")):
+            raise SystemExit(f"bench-field: after the drop in the sync up the server has {created} of the 50 new contacts, "
+                             f"and {sum(1 for r in laptop.records('contacts') if r.get('__local__'))} changes are still pending")
+        results.append((f"sync up of 550, link down {DROP_SECONDS} s", dropped_up, gzip_size(more)))
+
         # The link drops for 30 s halfway through a first sync.
         fresh = Laptop(binaries, os.path.join(work, f"laptop-{profile}-drop"), server)
-        before, start = wire_bytes(), time.monotonic()
-        process = fresh.sync_process()
-        while process.poll() is None and wire_bytes() - before < first["bytes"] / 2:
-            time.sleep(0.05)
-        link.drop()
-        time.sleep(DROP_SECONDS)
-        link.restore()
-        _, errors = process.communicate()
-        attempts = 1
-        if process.returncode != 0:
-            # The rep presses sync again once the link is back, as the toast says.
-            attempts += 1
-            retry = fresh.sync_process()
-            _, errors = retry.communicate()
-            if retry.returncode != 0:
-                raise SystemExit(f"bench-field: the sync after the drop failed twice: {errors}")
-        dropped = {"seconds": time.monotonic() - start, "bytes": wire_bytes() - before, "attempts": attempts}
+        dropped = sync_through_drop(fresh, link, lambda sent: sent >= first["bytes"] / 2)
         stored = len(fresh.records("contacts")) + len(fresh.records("accounts"))
-        if stored != contacts + accounts:
-            raise SystemExit(f"bench-field: after the drop the laptop has {stored} records, expected {contacts + accounts}")
+        expected = count_on_server(server, "SELECT Id FROM Contact") + count_on_server(server, "SELECT Id FROM Account")
+        if stored != expected:
+            raise SystemExit(f"bench-field: after the drop the laptop has {stored} records, the server {expected}")
         results.append((f"first sync, link down {DROP_SECONDS} s midway", dropped, first_floor))
         return results, first
     finally:
@@ -305,8 +352,9 @@ def report(profile, results, first, no_link):
         floor = floor_seconds(floor_bytes, profile)
         extra = ""
         if "attempts" in measured:
-            lost = measured["bytes"] - first["bytes"]
-            extra = f"   {measured['attempts']} attempt(s); the drop cost {lost / 1024:.0f} KB and {measured['seconds'] - first['seconds'] - DROP_SECONDS:.1f} s beyond the outage"
+            base = measured.get("baseline", first)
+            lost = measured["bytes"] - base["bytes"]
+            extra = f"   {measured['attempts']} attempt(s); the drop cost {lost / 1024:.0f} KB and {measured['seconds'] - base['seconds'] - DROP_SECONDS:.1f} s beyond the outage"
         if name == "first sync":
             extra = f"   with no link {no_link:.1f} s: {measured['seconds'] / max(floor, no_link):.2f}x the larger floor"
         print(f"  {name:<34} {measured['seconds']:8.1f} {floor:8.1f} {measured['seconds'] / floor:6.2f}"
@@ -315,6 +363,12 @@ def report(profile, results, first, no_link):
 
 
 def main():
+    if len(sys.argv) > 1 and sys.argv[1] == "server-count":
+        parser = argparse.ArgumentParser()
+        for option in ("--url", "--ca", "--soql"):
+            parser.add_argument(option, required=True)
+        server_count(parser.parse_args(sys.argv[2:]))
+        return
     if len(sys.argv) > 1 and sys.argv[1] == "server-edit":
         parser = argparse.ArgumentParser()
         for option in ("--url", "--ca", "--type", "--field", "--value"):
