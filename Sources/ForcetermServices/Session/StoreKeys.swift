@@ -76,7 +76,6 @@ public enum StoreKeys {
         } catch is StoreLocked {
             throw ConfigError("\(path) is encrypted with the key of the store \(shared.store), which is locked in this login: run "
                               + "forceterm unlock\(storeOption(for: shared.store)) first, or give its passcode in \(Passcode.variable) (scripts)")
-                
         }
         guard shared.matches(key) else { throw ConfigError(replaced) }
         return key
@@ -87,7 +86,7 @@ public enum StoreKeys {
     /// and opens with the same passcode. Without such a passcode it is created unencrypted, as the
     /// user's own store is.
     /// The global store is left out: it is every user's of this account, not one user's.
-    public static func shareUserKey(withNewStore path: String, environment: [String: String] = ProcessInfo.processInfo.environment) throws {
+    static func shareUserKey(withNewStore path: String, environment: [String: String] = ProcessInfo.processInfo.environment) throws {
         guard !FileManager.default.fileExists(atPath: path), let (owner, key) = try userKeyToShare(with: path, environment: environment) else { return }
         try SharedStoreKey(store: owner, key: key).write(forStore: path)
     }
@@ -109,17 +108,6 @@ public enum StoreKeys {
         }
     }
 
-    /// Opens (creating) a new store as `open` does; a `.key-of` written for it goes again if the store could not be made.
-    static func create(_ path: String) throws -> SmartStore {
-        try shareUserKey(withNewStore: path)
-        do {
-            return try SmartStore(path: path, encryption: try encryption(forStore: path))
-        } catch {
-            if !FileManager.default.fileExists(atPath: path) { try? FileManager.default.removeItem(atPath: SharedStoreKey.file(forStore: path)) }
-            throw error
-        }
-    }
-
     /// What to tell a user who named an unencrypted SQLite file with `--store` (an SDK store copied
     /// off a device, a test fixture): it is used as it is, neither refused nor encrypted behind
     /// their back. Nil for any other file (encrypted, absent, not SQLite) and for one with a key
@@ -132,8 +120,23 @@ public enum StoreKeys {
     /// Opens the store at `path` with its key; an unencrypted store that has a key is encrypted
     /// first, and a new one takes the signed-in user's key when it has none of its own.
     public static func open(_ path: String, mustExist: Bool = false) throws -> SmartStore {
-        if !mustExist && !FileManager.default.fileExists(atPath: path) { return try create(path) }
-        return try SmartStore(path: path, mustExist: mustExist, encryption: try encryption(forStore: path))
+        try openWithKey(path, mustExist: mustExist).store
+    }
+
+    /// `open`, with the key that opened the store (nil: unencrypted), which the TUI's sync seals
+    /// the session with. A `.key-of` written for a new store goes again if it could not be made.
+    public static func openWithKey(_ path: String, mustExist: Bool = false) throws -> (store: SmartStore, key: StoreKey?) {
+        let creating = !mustExist && !FileManager.default.fileExists(atPath: path)
+        if creating { try shareUserKey(withNewStore: path) }
+        do {
+            let encryption = try encryption(forStore: path)
+            let store = try SmartStore(path: path, mustExist: mustExist, encryption: encryption)
+            if case let .encrypted(key) = encryption { return (store, key) }
+            return (store, nil)
+        } catch {
+            if creating, !FileManager.default.fileExists(atPath: path) { try? FileManager.default.removeItem(atPath: SharedStoreKey.file(forStore: path)) }
+            throw error
+        }
     }
 
     /// The key of a passcode-protected store: the unlocked one in the keyring, else unwrapped with

@@ -15,12 +15,9 @@ public enum TUILauncher {
                     helpNotes: HelpOverlay.Notes? = nil, syncOnOpen: Bool = false) throws {
         let config = try SyncConfiguration.load(directory: configDirectory)
         let fields = try SyncedFields(usersyncsJSON: config.syncsJSON)
-        try StoreKeys.shareUserKey(withNewStore: location.path)
-        let encryption = try StoreKeys.encryption(forStore: location.path)
-        let store = try SmartStore(path: location.path, encryption: encryption)
+        let (store, storeKey) = try StoreKeys.openWithKey(location.path)
         try store.setup(from: config.store)
         // A read-only store is shown, not synced: a sync would only fail on its first write.
-        let storeKey: StoreKey? = if case let .encrypted(key) = encryption { key } else { nil }
         let (sync, notices) = store.isReadOnly ? (nil, [])
             : try syncController(store: store, config: config, options: options, session: session, storeKey: storeKey)
         let kinds = RecordKind.tabs(for: config.syncs, soups: Set(try store.soupNames()))
