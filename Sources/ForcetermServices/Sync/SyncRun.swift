@@ -78,42 +78,46 @@ public struct SyncRun: Sendable {
             }
         }
         if down {
-            for entry in entries where entry.type == .syncDown {
-                var failure: (any Error)?
-                do {
-                    _ = try await manager.reSyncBeforeGhostCheck(name: entry.name, progress: progress)
-                } catch {
-                    failure = error
+            // The sync downs fill different soups and need nothing of one another: run side by
+            // side, their round trips overlap (a quiet sync on a 3 s satellite link waited out
+            // four in a row). What each did is then taken in the file's order.
+            let outcomes = await withTaskGroup(of: (Int, DownOutcome).self) { group in
+                for (position, entry) in entries.enumerated() where entry.type == .syncDown {
+                    group.addTask { (position, await Self.runDown(entry, manager: manager, forceDelete: forceDelete, progress: progress)) }
                 }
-                // What the committed pages hold, also when the sync stopped midway.
-                if let id = try await manager.getSyncStatus(name: entry.name)?.id, let summary = await manager.lastSyncDownSummary[id] {
+                var outcomes: [(Int, DownOutcome)] = []
+                for await outcome in group { outcomes.append(outcome) }
+                return outcomes.sorted { $0.0 < $1.0 }.map(\.1)
+            }
+            var stop: (message: String, error: any Error)?
+            for outcome in outcomes {
+                let entry = outcome.entry
+                if let summary = outcome.summary {
                     var describes = false
                     if case let .down(target) = entry.target { describes = target.kind.describesAnObject }
                     report.add(summary, of: entry.name, countsRecords: !describes)
                 }
-                if let failure {
+                report.ghostsRemoved += outcome.ghostsRemoved
+                if let failure = outcome.failure {
                     if Self.failsAlone(failure) {
                         report.failedSyncs.append((entry.name, "\(failure)"))
-                        continue
+                    } else if stop == nil {
+                        stop = (Self.failureMessage(entry.name, failure), failure)
                     }
-                    try report.stop(Self.failureMessage(entry.name, failure), after: failure, entries: entries, store: store)
-                    return report
                 }
-                do {
-                    report.ghostsRemoved += try await manager.cleanResyncGhosts(name: entry.name, force: forceDelete, justSynced: true)
-                } catch let error as MobileSyncError {
-                    guard case .massDeletion = error else {
-                        try report.stop(Self.failureMessage(entry.name, error), after: error, entries: entries, store: store)
-                        return report
-                    }
+                if let guarded = outcome.massDeletion {
                     // The sync itself is done; its state carries the guard's message for `status`.
                     let syncs = try SyncsSoup(store: store)
                     if var state = try syncs.state(name: entry.name) {
-                        state.error = "\(error)"
+                        state.error = "\(guarded)"
                         try syncs.save(state)
                     }
-                    report.failure = "\(entry.name): \(error)"
+                    report.failure = report.failure ?? "\(entry.name): \(guarded)"
                 }
+            }
+            if let stop {
+                try report.stop(stop.message, after: stop.error, entries: entries, store: store)
+                return report
             }
         }
         try report.countOpenIssues(entries: entries, store: store)
@@ -121,6 +125,39 @@ public struct SyncRun: Sendable {
             try SyncRunLog.recordCompleted(at: Int64(Date().timeIntervalSince1970 * 1000), in: store)
         }
         return report
+    }
+
+    /// What one sync down and its ghost check did.
+    struct DownOutcome: Sendable {
+        let entry: SyncsConfig.Entry
+        /// What its committed pages hold, also when it stopped midway.
+        var summary: SyncDownSummary?
+        var failure: (any Error)?
+        var ghostsRemoved = 0
+        /// The mass-deletion guard kept its ghosts: the sync itself is done.
+        var massDeletion: MobileSyncError?
+    }
+
+    private static func runDown(_ entry: SyncsConfig.Entry, manager: SyncManager, forceDelete: Bool,
+                                progress: @escaping SyncManager.ProgressCallback) async -> DownOutcome {
+        var outcome = DownOutcome(entry: entry)
+        do {
+            _ = try await manager.reSyncBeforeGhostCheck(name: entry.name, progress: progress)
+        } catch {
+            outcome.failure = error
+        }
+        if let id = try? await manager.getSyncStatus(name: entry.name)?.id {
+            outcome.summary = await manager.lastSyncDownSummary[id]
+        }
+        guard outcome.failure == nil else { return outcome }
+        do {
+            outcome.ghostsRemoved = try await manager.cleanResyncGhosts(name: entry.name, force: forceDelete, justSynced: true)
+        } catch let error as MobileSyncError {
+            if case .massDeletion = error { outcome.massDeletion = error } else { outcome.failure = error }
+        } catch {
+            outcome.failure = error
+        }
+        return outcome
     }
 
     /// `forceterm sync`'s progress lines on stderr.

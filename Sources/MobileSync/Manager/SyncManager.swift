@@ -2,8 +2,9 @@ import Foundation
 import ForceJSON
 import SmartStore
 
-/// The syncs of one store: create, run, re-run, stop and restart them, clean ghosts. One sync runs
-/// at a time per store, in this process (the actor) and across processes (`SyncLock`).
+/// The syncs of one store: create, run, re-run, stop and restart them, clean ghosts. Different
+/// syncs of one manager may run side by side (`forceterm sync` runs its sync downs so), each sync
+/// once at a time; across processes and managers one holds the store's syncs at a time (`SyncLock`).
 public actor SyncManager {
     public enum State: String, Sendable {
         case acceptingSyncs = "ACCEPTING_SYNCS", stopRequested = "STOP_REQUESTED", stopped = "STOPPED"
@@ -43,6 +44,9 @@ public actor SyncManager {
     /// The server's `COUNT()` for a sync down's ghost check, asked while the sync down runs (one
     /// round trip fewer on a slow link), by sync id; taken by `cleanResyncGhosts(justSynced:)`.
     private var countsAsked: [Int64: Task<Int?, Never>] = [:]
+    /// The store's `SyncLock` while any sync or ghost check of this manager runs, shared by them.
+    private var heldLock: SyncLock?
+    private var lockHolders = 0
 
     /// Sets up `syncs_soup` and, when no other process is syncing this store, marks syncs left
     /// RUNNING by a crash as STOPPED (the next reSync resumes them incrementally).
@@ -177,8 +181,8 @@ public actor SyncManager {
         // A run that fails before it starts has no tallies.
         lastSyncDownSummary[id] = nil
         lastSyncUpSummary[id] = nil
-        let lock = try await SyncLock.acquire(storePath: store.path, timeout: lockTimeout)
-        defer { withExtendedLifetime(lock) {} }
+        try await holdStoreLock()
+        defer { releaseStoreLock() }
         // Read again under the lock: another process may have run it meanwhile.
         sync = try syncs.state(id: id) ?? sync
         sync.prepareForResync()
@@ -221,6 +225,28 @@ public actor SyncManager {
         return sync
     }
 
+    /// Takes the store's sync lock, or joins this manager's hold on it, polling until `lockTimeout`
+    /// while another process or manager has it.
+    private func holdStoreLock() async throws {
+        let clock = ContinuousClock()
+        let deadline = clock.now.advanced(by: lockTimeout)
+        // Checked again after each wait: a sync of this manager may have taken it meanwhile.
+        while heldLock == nil {
+            if let lock = try SyncLock.tryAcquire(storePath: store.path) {
+                heldLock = lock
+                break
+            }
+            guard clock.now < deadline else { throw MobileSyncError.syncLocked(storePath: store.path) }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        lockHolders += 1
+    }
+
+    private func releaseStoreLock() {
+        lockHolders -= 1
+        if lockHolders == 0 { heldLock = nil }
+    }
+
     private func finish(_ id: Int64) {
         active.remove(id)
         if active.isEmpty, state == .stopRequested { state = .stopped }
@@ -249,8 +275,8 @@ public actor SyncManager {
         guard !active.contains(id) else { throw MobileSyncError.syncRunning("cleanResyncGhosts \(id)") }
         active.insert(id)
         defer { finish(id) }
-        let lock = try await SyncLock.acquire(storePath: store.path, timeout: lockTimeout)
-        defer { withExtendedLifetime(lock) {} }
+        try await holdStoreLock()
+        defer { releaseStoreLock() }
         let check: @Sendable () async throws -> Void = { [weak self] in try await self?.checkStillAccepting() }
         let task = SyncDownTask(store: store, syncs: syncs, remote: remote, checkAccepting: check, report: { _ in })
         if case let .parentChildren(spec) = target.kind {
