@@ -3,6 +3,7 @@ import ForceAPI
 import Foundation
 import MobileSync
 import SmartStore
+import Synchronization
 
 /// What the TUI's `s` key runs: the same named syncs as `forceterm sync` (every sync up, then
 /// every sync down with its ghost cleaning), reporting progress to the status line instead of
@@ -62,11 +63,10 @@ public struct StoreSyncService: SyncService {
         let manager = try SyncManager(store: store, remote: ForceClientRemote(client: session.client), lockTimeout: SyncManager.briefLockWait,
                                       pagesInFlight: session.pagesInFlight)
         let plan = SyncRun(entries: entries, up: true, down: true, forceDelete: false, unsupported: unsupported)
-        let order = plan.order
+        let bar = Mutex(SyncRunProgress(order: plan.order))
         let report = try await plan.run(manager: manager, store: store) { state in
             let phase = state.type == .syncUp ? "Sync up" : "Sync down"
-            progress(SyncProgress(step: state.name.flatMap(order.firstIndex) ?? 0, of: order.count,
-                                  phase: "\(phase) \(state.soupName)", percent: state.progress))
+            progress(bar.withLock { $0.update(name: state.name ?? "", phase: "\(phase) \(state.soupName)", percent: state.progress) })
         }
         let usage = await session.client.lastAPIUsage.map { APIUsageLevel(used: $0.used, limit: $0.limit) }
         if let failure = report.failure {

@@ -21,15 +21,19 @@ struct SyncFeatureTests: DrivesAppModel {
         #expect(try fixture.store.count(.exact("contacts", path: "__local__", matchKey: true)) == 1)
     }
 
-    @Test("One progress bar for the whole run: each sync is its share, and it never falls back between syncs")
+    @Test("One progress bar for the whole run: each sync is its share, and it never falls back, also when syncs report interleaved")
     func progressAcrossSyncs() {
-        let steps = [(0, 0), (0, 100), (1, 0), (1, 50), (2, 0), (3, 0), (3, 100)].map { step, percent in
-            SyncProgress(step: step, of: 4, phase: "Sync", percent: percent)
-        }
-        #expect(steps.map(\.fraction) == [0, 0.25, 0.25, 0.375, 0.5, 0.75, 1])
-        #expect(steps[3].phase == "Sync 2/4")
+        var run = SyncRunProgress(order: ["up", "downA", "downB", "downC"])
+        let reports = [("up", 0), ("up", 100), ("downA", 0), ("downB", 50), ("downA", 50), ("downC", 100), ("downB", 40), ("downA", 100),
+                       ("downB", 100)]
+        let steps = reports.map { run.update(name: $0.0, phase: "Sync", percent: $0.1) }
+        #expect(steps.map(\.fraction) == [0, 0.25, 0.25, 0.375, 0.5, 0.75, 0.75, 0.875, 1])
+        #expect(steps[3].phase == "Sync 3/4", "the reporting sync's place in the run")
         #expect(zip(steps, steps.dropFirst()).allSatisfy { $0.fraction <= $1.fraction })
-        #expect(SyncProgress(step: 7, of: 0, phase: "Sync", percent: 250).fraction == 1, "out-of-range input stays on the bar")
+        var odd = SyncRunProgress(order: [])
+        #expect(odd.update(name: "x", phase: "Sync", percent: 250).fraction == 0, "an unknown sync moves nothing")
+        var one = SyncRunProgress(order: ["x"])
+        #expect(one.update(name: "x", phase: "Sync", percent: 250).fraction == 1, "out-of-range input stays on the bar")
     }
 
     @Test("A sync runs in the background: progress while it runs, then a toast and a refreshed list")

@@ -11,13 +11,25 @@ public struct SyncProgress: Sendable, Equatable {
         self.phase = phase
         self.fraction = min(max(fraction, 0), 1)
     }
+}
 
-    /// Step `index` (from 0) of a run of `count` syncs, `percent` through it: one bar for the
-    /// whole run, each sync its share, so the bar never falls back to 0 % between syncs.
-    public init(step index: Int, of count: Int, phase: String, percent: Int) {
-        let count = max(count, 1)
-        let index = min(max(index, 0), count - 1)
-        self.init(phase: "\(phase) \(index + 1)/\(count)", fraction: (Double(index) + Double(min(max(percent, 0), 100)) / 100) / Double(count))
+/// One progress bar for a whole run of syncs, from their reports: each sync its share of the bar,
+/// at the percent it last reported. Reports come interleaved when syncs run side by side (the
+/// sync downs do), so the bar is their sum: it never falls back between syncs or reports.
+public struct SyncRunProgress: Sendable {
+    /// The run's syncs, in the order they are listed.
+    public let order: [String]
+    private var percents: [String: Int] = [:]
+
+    public init(order: [String]) { self.order = order }
+
+    /// Notes that sync `name` is `percent` through; `phase` is what it does ("Sync down contacts").
+    public mutating func update(name: String, phase: String, percent: Int) -> SyncProgress {
+        let count = max(order.count, 1)
+        if order.contains(name) { percents[name] = max(percents[name] ?? 0, min(max(percent, 0), 100)) }
+        let done = order.reduce(0) { $0 + (percents[$1] ?? 0) }
+        let position = (order.firstIndex(of: name) ?? 0) + 1
+        return SyncProgress(phase: "\(phase) \(min(position, count))/\(count)", fraction: Double(done) / 100 / Double(count))
     }
 }
 
