@@ -15,6 +15,8 @@ public struct SignedInSession: Sendable {
     public var loginURL: String = ""
     /// Query pages a sync down asks for at once (config.toml's [network] pages-in-flight).
     public var pagesInFlight = UserSettings.defaultPagesInFlight
+    /// Connections to the org at most over HTTP/1.1 (over HTTP/2 one carries every request).
+    static let connectionsOverHTTP1 = 8
 
     /// The session saved in `credentialStore` (by default the user's own, from `forceterm login`).
     /// `passcode` unlocks a locked store's sealed tokens (the TUI gives one that never asks);
@@ -35,8 +37,9 @@ public struct SignedInSession: Sendable {
         // config.toml's [network] timeouts, when the file can be used (the TUI reports it when not).
         let settings = UserSettings.load(path: UserSettings.path()).settings
         var configuration = settings.applied(to: TransportConfiguration(caFile: caFile))
-        // Over HTTP/1.1, one connection per composite request a sync up keeps in flight.
-        configuration.maxConnections = max(configuration.maxConnections, SyncManager.defaultRequestConcurrency)
+        // Over HTTP/1.1 each request in flight needs a connection of its own: up to 8 (each one
+        // a handshake on a slow link); a sync up's further requests wait for one to be free.
+        configuration.maxConnections = max(configuration.maxConnections, Self.connectionsOverHTTP1)
         let transport = CurlTransport(configuration: configuration)
         let saveRefreshed: @Sendable (OAuthCredentials) -> Void = { refreshed in
             do {

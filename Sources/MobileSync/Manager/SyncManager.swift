@@ -19,12 +19,14 @@ public actor SyncManager {
     let lockTimeout: Duration
     public var massDeletionGuard: MassDeletionGuard
     /// How many requests of one action (composite or collection) a sync up may have in flight at
-    /// once: LEAVE_IF_CHANGED sends its updates and deletes 25 to a composite request, so 8 at once
-    /// make 200 records a round trip, as one sObject-collections request carries; creates go 200
-    /// to a collection request, 8 at once. 1 sends them one at a time.
+    /// once: LEAVE_IF_CHANGED sends its updates and deletes 25 to a composite request, so 20 at
+    /// once make 500 records a round trip; creates go 200 to a collection request, 20 at once.
+    /// Over HTTP/2 they are streams of one connection. Below the 25 long-running requests an org
+    /// allows at once. 1 sends them one at a time.
     public var requestConcurrency: Int
-    /// The default of `requestConcurrency`; a transport should keep at least this many connections.
-    public static let defaultRequestConcurrency = 8
+    /// The default of `requestConcurrency` (it was 8: a sync up of 500 edits took three round
+    /// trips instead of one, 1.0 s instead of 0.4 s at 300 ms).
+    public static let defaultRequestConcurrency = 20
     /// A sync down into empty soups that expects at least this many records builds their indexes
     /// once at the end (`SoupBulkLoad`) rather than record by record: about 4 s of 10 for 100k contacts.
     public var bulkLoadMinimum: Int
