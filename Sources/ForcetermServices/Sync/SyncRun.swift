@@ -5,9 +5,11 @@ import Foundation
 import MobileSync
 import SmartStore
 
-/// One `forceterm sync`: which named syncs run, in which order, and what to tell the user.
-/// A failure of the whole exchange (offline, session, limits) ends the run at once, except that
-/// a sync up whose link lost an answer after others came is run once more first. A failure of
+/// One `forceterm sync`: which named syncs run, in which order, and what to tell the user. The
+/// sync ups run one after another (a later one may refer to records an earlier one creates), then
+/// the sync downs side by side. A failure of the whole exchange (offline, session, limits) ends
+/// the run once the syncs running have ended, except that a sync up whose link lost an answer is
+/// run once more first. A failure of
 /// one sync's own definition (a field or object the org lacks, a soup the store lacks) fails that
 /// sync alone and the others run. A tripped mass-deletion guard only skips that sync's ghost
 /// cleaning and is reported as a failure.
