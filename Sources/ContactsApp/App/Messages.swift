@@ -34,6 +34,10 @@ public struct Messages: Sendable {
     public func notSaved(problems: Int) -> String {
         "Not saved: \(problems == 1 ? "a field needs" : "some fields need") attention"
     }
+    public func changedWhileEditing(_ label: String, now value: String) -> String {
+        let change = value.isEmpty ? "emptied \(label)" : "changed \(label) to “\(value.count > 24 ? String(value.prefix(23)) + "…" : value)”"
+        return "Not saved: a sync \(change); \(key(.save, in: .editing)) keeps yours"
+    }
     public func undeleteBeforeEditing(_ kind: RecordKind) -> String {
         "Undelete this \(kind.singular) (\(key(.undeleteRecord))) before editing it"
     }

@@ -5,13 +5,14 @@ public struct FormField: Sendable, Equatable {
     public let name: String
     public let rule: FieldRule
     public internal(set) var input: TextInput
-    public let original: String
+    /// The value it had when the form opened, or when `RecordForm.rebase` last read the record.
+    public private(set) var original: String
     /// For a lookup (AccountId): the records it points at. Its value is their id, picked from a
     /// list rather than typed.
     public let lookup: RecordKind?
     /// The stored value, saved back as it was when the field is left unchanged (a number or a
     /// date keeps its exact form).
-    let originalJSON: JSONValue?
+    private(set) var originalJSON: JSONValue?
 
     init(name: String, rule: FieldRule, value: String, lookup: RecordKind? = nil, originalJSON: JSONValue? = nil) {
         self.name = name
@@ -28,6 +29,19 @@ public struct FormField: Sendable, Equatable {
     /// The cursor, in characters from the start of `value`.
     public var cursor: Int { input.cursor }
     public var isChanged: Bool { value != original }
+
+    /// Starts from `json`, the value stored now; what was typed stays when `keepingInput`.
+    mutating func rebase(onto json: JSONValue?, keepingInput: Bool) {
+        original = Self.text(json, rule: rule)
+        originalJSON = json
+        if !keepingInput { input = TextInput(original) }
+    }
+
+    /// A stored value as the form shows it.
+    static func text(_ json: JSONValue?, rule: FieldRule) -> String {
+        let text = LocalRecord.text(json)
+        return rule.format == .checkbox && text.isEmpty ? "false" : text
+    }
 }
 
 /// The edit pane: fields from usersyncs.json, the focused field and its cursor, and the problems
@@ -85,9 +99,7 @@ public struct RecordForm: Sendable, Equatable {
                 rule = FieldRule.rule(for: name, of: kind)
             }
             let json = record?.document[name] ?? preset[name]
-            var text = LocalRecord.text(json)
-            if rule.format == .checkbox && text.isEmpty { text = "false" }
-            return FormField(name: name, rule: rule, value: text, lookup: lookups[name], originalJSON: json)
+            return FormField(name: name, rule: rule, value: FormField.text(json, rule: rule), lookup: lookups[name], originalJSON: json)
         }
     }
 
@@ -208,14 +220,33 @@ public struct RecordForm: Sendable, Equatable {
         return problems.isEmpty
     }
 
+    /// Takes the record as stored now, which a sync may have changed while the form was open:
+    /// fields left alone show the stored values; a field changed here that the sync changed too
+    /// keeps what was typed, now measured against the stored value. Returns those fields, so the
+    /// user can be told before their value replaces one they have not seen.
+    public mutating func rebase(onto record: LocalRecord) -> [FormField] {
+        var clashes: [FormField] = []
+        for index in fields.indices {
+            let stored = record.document[fields[index].name]
+            guard FormField.text(stored, rule: fields[index].rule) != fields[index].original else { continue }
+            let typed = fields[index].isChanged
+            fields[index].rebase(onto: stored, keepingInput: typed)
+            if typed && fields[index].isChanged { clashes.append(fields[index]) }
+        }
+        return clashes
+    }
+
     /// The values to save, trimmed and typed for their fields (numbers, checkboxes); an emptied
-    /// field is saved as null (cleared), an unchanged one as it was stored, and a field the user
-    /// may not set is left out.
+    /// field is saved as null (cleared), and a field the user may not set is left out. Editing,
+    /// only the fields changed here: the others may have changed in a sync since the form opened.
+    /// Creating, every field, an unchanged one as it was given.
     public var values: JSONObject {
         var values: JSONObject = [:]
         if case let .create(preset) = purpose { for (key, value) in preset { values[key] = value } }
+        let editing: Bool = if case .edit = purpose { true } else { false }
         for field in fields {
             if !field.isChanged {
+                if editing { continue }
                 if let original = field.originalJSON {
                     values[field.name] = original
                 } else if field.rule.editable {

@@ -38,6 +38,43 @@ struct FormFeatureTests: DrivesAppModel {
         #expect(try fixture.store.count(.all("contacts")) == 0)
     }
 
+    @Test("A sync while the form is open: fields left alone keep the sync's values; a field changed on both sides is said before it is saved over")
+    func syncWhileEditing() throws {
+        let fixture = try StoreFixture()
+        let synced = try fixture.addSyncedContact(first: "Ana", last: "García", title: "Analista")
+        let entryId = try #require(synced[SmartStore.soupEntryId]?.int64Value)
+        var model = try model(fixture)
+        model.perform(.editRecord)
+        type("x", into: &model)  // FirstName
+        // The sync in the background brings another user's changes to the record.
+        func syncBrings(_ fields: JSONObject) throws {
+            var document = try fixture.document(entryId)
+            for (key, value) in fields { document[key] = value }
+            _ = try fixture.store.update(document, id: entryId, in: "contacts")
+        }
+        try syncBrings(["Title": "Jefa de ventas", "Department": "Ventas"])
+        model.perform(.save)
+        #expect(model.mode == .browsing)
+        var stored = try fixture.document(entryId)
+        #expect(stored["FirstName"]?.stringValue == "Anax")
+        #expect(stored["Title"]?.stringValue == "Jefa de ventas" && stored["Department"]?.stringValue == "Ventas",
+                "the values the form showed when it opened are not saved back over the sync's")
+
+        model.perform(.editRecord)
+        model.perform(.nextField)
+        type("z", into: &model)  // LastName: "Garcíaz"
+        try syncBrings(["LastName": "Gómez", "Title": "Directora"])
+        model.perform(.save)
+        #expect(model.mode == .editing, "not saved over a value the user has not seen")
+        #expect(model.toast == Toast("Not saved: a sync changed Last name to “Gómez”; Ctrl-S keeps yours", isError: true))
+        #expect(model.form?.fields.first { $0.name == "Title" }?.value == "Directora", "the form shows what the sync brought")
+        #expect(try fixture.document(entryId)["LastName"]?.stringValue == "Gómez")
+        model.perform(.save)
+        #expect(model.mode == .browsing)
+        stored = try fixture.document(entryId)
+        #expect(stored["LastName"]?.stringValue == "Garcíaz" && stored["Title"]?.stringValue == "Directora")
+    }
+
     @Test("Esc on a changed form asks first; n goes back to the form, y discards")
     func unsavedChangesPrompt() throws {
         let fixture = try StoreFixture()

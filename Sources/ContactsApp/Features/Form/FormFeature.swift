@@ -129,8 +129,14 @@ extension AppModel {
             toast = Toast(messages.notSaved(problems: session.form.problems.count), isError: true)
             return false
         }
+        let repository = RecordRepository(store: store, kind: session.form.kind)
+        if case let .edit(entryId) = session.form.purpose, let stored = try repository.record(entryId: entryId),
+           let clash = session.form.rebase(onto: stored).first {
+            // A sync changed a field the user changed too: said, and saved on the next save.
+            toast = Toast(messages.changedWhileEditing(clash.rule.label, now: LocalRecord.text(stored.document[clash.name])), isError: true)
+            return false
+        }
         let current = session.form
-        let repository = RecordRepository(store: store, kind: current.kind)
         let saved: LocalRecord
         switch current.purpose {
         case .create:
