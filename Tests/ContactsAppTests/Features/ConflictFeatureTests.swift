@@ -136,4 +136,36 @@ extension ConflictTests {
         #expect(stored["Title"] == "Theirs" && stored["Department"] == "Mine dept" && stored["__local__"] == true)
         #expect(model.toast?.message == "Took the server's for Title; s sends your other changes")
     }
+
+    @Test("In the list of conflicts, keeping mine for one field and taking the server's for the last says what stays, and does not follow the list to the next conflict")
+    func fieldByFieldInConflictList() throws {
+        let fixture = try StoreFixture()
+        let conflict: JSONValue = .object([
+            "server": .object(serverCopy().merging(["Department": "Their dept"]) { _, new in new }),
+            "fields": ["Title", "Department"], "base": ["Title": "Base", "Department": "Base dept"], "detectedAt": 1_741_082_400_000,
+        ])
+        let saved = try fixture.addSyncedContact(
+            first: "Ömer", last: "Okafor", title: "Mine",
+            extra: ["__local__": true, "__locally_updated__": true, "Department": "Mine dept",
+                    "__base__": ["Title": "Base", "Department": "Base dept"],
+                    "LastModifiedDate": "2025-03-01T09:00:00.000+0000", "__conflict__": conflict])
+        var other = serverCopy()
+        other["LastName"] = "Zed"
+        try fixture.addSyncedContact(first: "Zoe", last: "Zed", title: "Mine too",
+                                     extra: ["__local__": true, "__locally_updated__": true, "LastModifiedDate": "2025-03-01T09:00:00.000+0000",
+                                             "__conflict__": .object(["server": .object(other), "detectedAt": 1_741_082_400_000])])
+        var model = try model(fixture)
+        while model.list.filter != .conflicts { model.perform(.nextFilter) }
+        #expect(model.selected?.string("LastName") == "Okafor")
+        model.perform(.resolveConflict)
+        #expect(model.conflictComparison?.conflictingFields == ["Title", "Department"])
+        model.perform(.resolve(.keepMine))  // Title
+        #expect(model.toast?.message == "Kept yours for Title; 1 left to decide")
+        model.perform(.resolve(.takeServer))  // Department, the last
+        let stored = try fixture.document(try #require(saved["_soupEntryId"]?.int64Value))
+        #expect(stored["Title"] == "Mine" && stored["Department"] == "Their dept" && stored["__local__"] == true)
+        #expect(model.toast?.message == "Took the server's for Department; s sends your other changes")
+        #expect(model.overlay == nil, "the dialog closes rather than open on the next conflict")
+        #expect(model.selected?.string("LastName") == "Zed")
+    }
 }

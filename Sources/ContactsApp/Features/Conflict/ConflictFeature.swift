@@ -65,14 +65,17 @@ extension AppModel {
         try ConflictResolver(store: store, soupName: list.kind.soupName).resolve(entryId: record.entryId, fields: fields, choice: choice)
         try refreshAll()
         let labels = fields.map { $0.map { self.label(of: $0, in: list.kind) }.joined(separator: ", ") }
-        if selected?.hasConflict == true {
-            let left = conflictComparison?.conflictingFields.count ?? 0
-            overlay = .conflict(ConflictDialog(fieldIndex: min(conflictFieldIndex, max(left - 1, 0))))
+        // The record as stored now: a list of conflicts only has moved on to the next one.
+        let after = try RecordRepository(store: store, kind: list.kind).record(entryId: record.entryId)
+        if let after, after.hasConflict {
+            let left = ConflictComparison(record: after, fields: fieldNames(for: list.kind))?.conflictingFields.count ?? 0
+            // The dialog stays on this record while it is the one selected.
+            overlay = selected?.entryId == record.entryId ? .conflict(ConflictDialog(fieldIndex: min(conflictFieldIndex, max(left - 1, 0)))) : nil
             toast = Toast(messages.resolvedSome(choice, fields: labels, left: left))
             return
         }
         overlay = nil
-        if choice == .takeServer, labels == nil, !settling.isEmpty, selected?.entryId == record.entryId, selected?.hasLocalChanges == true {
+        if choice == .takeServer, labels == nil, !settling.isEmpty, after?.hasLocalChanges == true {
             // The server's values won where both changed; the rest of mine stays queued.
             toast = Toast(messages.tookServersKeepingOthers(settling.map { label(of: $0, in: list.kind) }.joined(separator: ", ")))
             return
