@@ -4,6 +4,7 @@
 
 #include <curl/curl.h>
 #include <string.h>
+#include <sys/socket.h>
 
 /// Receives body or header bytes; returns how many it consumed (fewer aborts the transfer).
 typedef size_t (*forceterm_curl_data_callback)(char *data, size_t size, size_t count, void *context);
@@ -45,6 +46,20 @@ static inline CURLcode forceterm_curl_set_prereq_callback(CURL *handle, forceter
     (void)handle; (void)value; (void)context;
     return CURLE_UNKNOWN_OPTION;
 #endif
+}
+/// Sets SO_LINGER to zero on each socket libcurl opens: closing it resets the connection and drops
+/// whatever of a request the kernel still holds, instead of delivering it once a dead link comes
+/// back. A request given up on (a stall) must not reach the server after the client has looked
+/// for its effect and sent it again.
+static inline int forceterm_curl_reset_on_close(void *context, curl_socket_t socket, curlsocktype purpose) {
+    (void)context;
+    (void)purpose;
+    struct linger linger = { .l_onoff = 1, .l_linger = 0 };
+    setsockopt(socket, SOL_SOCKET, SO_LINGER, &linger, sizeof linger);
+    return CURL_SOCKOPT_OK;
+}
+static inline CURLcode forceterm_curl_set_reset_on_close(CURL *handle) {
+    return curl_easy_setopt(handle, CURLOPT_SOCKOPTFUNCTION, forceterm_curl_reset_on_close);
 }
 static inline CURLcode forceterm_curl_get_long(CURL *handle, CURLINFO info, long *value) {
     return curl_easy_getinfo(handle, info, value);

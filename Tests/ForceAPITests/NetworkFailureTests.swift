@@ -54,6 +54,51 @@ struct NetworkFailureTests {
         guard case .connectionLost = error else { Issue.record("expected a lost connection, got \(String(describing: error))"); return }
     }
 
+    @Test("A request given up on after a stall is dropped with its connection, not delivered whole once the server reads again")
+    func stalledRequestNeverArrivesLater() async throws {
+        // A server whose window takes a kilobyte or two: most of the request waits in the client's
+        // kernel, as on a link that went dead, while the client has handed it all over and waits.
+        let listener = try SilentListener(receiveBuffer: 1024)
+        var configuration = TransportConfiguration()
+        configuration.stallTimeout = 1
+        configuration.requestDeadline = 30
+        let transport = CurlTransport(configuration: configuration)
+        let body = [UInt8](repeating: 0x61, count: 8192)
+        let error = await forceError {
+            try await transport.send(HTTPRequest(method: "POST", url: "http://127.0.0.1:\(listener.port)/services/data/v60.0/sobjects/Contact",
+                                                 headers: [HTTPHeader("Content-Type", "application/octet-stream")], body: body))
+        }
+        guard case .timeout(.stalled, _) = error else { Issue.record("expected a stall, got \(String(describing: error))"); return }
+        // The server wakes up: a connection closed gracefully would now deliver the rest of the
+        // request (the kernel sends what it holds, then the end), and a server would act on it.
+        let received = listener.readFirstConnection(timeout: 5)
+        #expect(received >= 0 && received < body.count, "\(received) of \(body.count) bytes arrived after the client gave up")
+    }
+
+    @Test("localorg stops within seconds of SIGTERM though a client that vanished mid-handshake holds a connection")
+    func serverStopsDespiteAbandonedHandshake() throws {
+        let server = try LocalOrgProcess()
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(descriptor) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(server.port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        #expect(connected == 0)
+        // The first bytes of a TLS ClientHello, and then nothing: a laptop gone from the network.
+        let start: [UInt8] = [0x16, 0x03, 0x01, 0x00, 0xC8]
+        #expect(write(descriptor, start, start.count) == start.count)
+        usleep(300_000)
+        let stopping = Date()
+        server.stop()
+        #expect(Date().timeIntervalSince(stopping) < 15, "stopped by the deadline, not by stop()'s SIGKILL after 20 s")
+        let output = (try? String(contentsOfFile: server.dataDirectory + "/serve-output.txt", encoding: .utf8)) ?? ""
+        #expect(output.contains("stopped anyway"), "\(output)")
+    }
+
     @Test("A host name that does not resolve is offline (host not found)")
     func unknownHost() async throws {
         var configuration = TransportConfiguration()

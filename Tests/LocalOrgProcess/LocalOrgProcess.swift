@@ -138,9 +138,14 @@ public final class SilentListener: @unchecked Sendable {
     public let port: Int
     let descriptor: Int32
 
-    public init() throws {
+    /// `receiveBuffer`: the bytes each connection's kernel buffer takes at most before the client
+    /// must wait (a link that carries almost nothing), when given.
+    public init(receiveBuffer: Int32? = nil) throws {
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard descriptor >= 0 else { throw LocalOrgProcessError("socket failed") }
+        if var receiveBuffer {
+            setsockopt(descriptor, SOL_SOCKET, SO_RCVBUF, &receiveBuffer, socklen_t(MemoryLayout<Int32>.size))
+        }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = 0
@@ -155,6 +160,24 @@ public final class SilentListener: @unchecked Sendable {
         }
         port = Int(UInt16(bigEndian: address.sin_port))
         self.descriptor = descriptor
+    }
+
+    /// Accepts the first connection waiting and reads it until its end, a reset or `timeout`
+    /// seconds without a byte: the bytes that arrived, whether sent before or after the client
+    /// let the connection go.
+    public func readFirstConnection(timeout: Int) -> Int {
+        let connection = accept(descriptor, nil, nil)
+        guard connection >= 0 else { return -1 }
+        defer { close(connection) }
+        var limit = timeval(tv_sec: timeout, tv_usec: 0)
+        setsockopt(connection, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
+        var buffer = [UInt8](repeating: 0, count: 1 << 16)
+        var total = 0
+        while true {
+            let count = read(connection, &buffer, buffer.count)
+            guard count > 0 else { return total }
+            total += count
+        }
     }
 
     deinit { close(descriptor) }

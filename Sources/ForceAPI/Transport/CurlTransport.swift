@@ -86,6 +86,8 @@ extension CurlTransport {
         forceterm_curl_set_long(handle, CURLOPT_NOSIGNAL, 1)
         forceterm_curl_set_pointer(handle, CURLOPT_ERRORBUFFER, errorBuffer)
         forceterm_curl_set_long(handle, CURLOPT_CONNECTTIMEOUT_MS, milliseconds(configuration.connectTimeout))
+        // A connection closed after a stall takes the unsent rest of its request with it.
+        forceterm_curl_set_reset_on_close(handle)
         forceterm_curl_set_long(handle, CURLOPT_SSL_VERIFYPEER, verifies ? 1 : 0)
         forceterm_curl_set_long(handle, CURLOPT_SSL_VERIFYHOST, verifies ? 2 : 0)
         if let caFile = configuration.caFile { forceterm_curl_set_string(handle, CURLOPT_CAINFO, caFile) }
