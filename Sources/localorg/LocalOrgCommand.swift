@@ -169,6 +169,8 @@ struct Serve: AsyncParsableCommand {
         let administratorFile = (try? String(contentsOfFile: directory.administratorPasswordPath, encoding: .utf8))?
             .split(separator: "\n").first.map(String.init)
         if let parentPid { ParentWatch.stopWhenOrphaned(parent: parentPid) }
+        let stopDeadline = StopDeadline.arm()
+        defer { withExtendedLifetime(stopDeadline) {} }
         // The trainer's localorg edit|delete|snapshot restore, run in another terminal, show in this log too.
         let commandLines = quiet ? nil : Task {
             var last = (try? await store.lastEventSequence()) ?? 0
@@ -331,5 +333,32 @@ enum ParentWatch {
             while getppid() == parent { Thread.sleep(forTimeInterval: pollInterval) }
             kill(getpid(), SIGTERM)
         }
+    }
+}
+
+/// Ends `serve` a few seconds after SIGTERM or SIGINT even if connections are left: the graceful
+/// stop waits for each to close, and one whose client vanished mid-handshake (a laptop that left
+/// the room's network, a link that went dead) never does, so Ctrl-C did not stop the server.
+/// Every write is committed as it is made, so nothing is lost by not waiting longer.
+final class StopDeadline {
+    static let grace: Double = 5
+    private let sources: [any DispatchSourceSignal]
+
+    private init(sources: [any DispatchSourceSignal]) { self.sources = sources }
+
+    static func arm() -> StopDeadline {
+        let queue = DispatchQueue(label: "localorg.stop-deadline")
+        let sources = [SIGTERM, SIGINT].map { signalNumber in
+            let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: queue)
+            source.setEventHandler {
+                queue.asyncAfter(deadline: .now() + grace) {
+                    FileHandle.standardError.write(Data("localorg: connections still open \(Int(grace)) s after the stop (clients gone from the network); stopped anyway.\n".utf8))
+                    _exit(0)
+                }
+            }
+            source.resume()
+            return source
+        }
+        return StopDeadline(sources: sources)
     }
 }

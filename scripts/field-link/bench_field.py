@@ -129,8 +129,14 @@ class Server:
 
     def close(self):
         self.process.terminate()
-        self.process.wait(timeout=20)
-        self.log.close()
+        try:
+            self.process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+            raise SystemExit("bench-field: localorg did not stop within 20 s of SIGTERM")
+        finally:
+            self.log.close()
 
 
 class Laptop:
