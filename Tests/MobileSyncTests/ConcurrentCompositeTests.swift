@@ -225,4 +225,6 @@ extension ForwardingRemote {
     func resource(_ path: String, query: [(String, String)]) async throws(SyncRemoteError) -> JSONObject {
         try await remote.resource(path, query: query)
     }
+
+    var signedInUserId: String? { get async { await remote.signedInUserId } }
 }

@@ -217,6 +217,23 @@ extension LiveSyncFaultTests {
         return live
     }
 
+    @Test("A create that never left is not taken for another user's record with the same values: it is sent again")
+    func lostCreateNotAdoptedFromAnotherUser() async throws {
+        let live = try await LiveSync()
+        defer { live.remove() }
+        try live.saveLocally(Records.created(nil, type: "Contact", fields: ["LastName": "Triplet", "FirstName": "Tom"]), in: "contacts")
+        let refused = DroppingRemote.wrapping(ForceClientRemote(client: live.client), dice: DroppingRemote.Dice(seed: 1), dropBefore: 1, dropAfter: 0)
+        await #expect(throws: SyncRemoteError.self) { _ = try await SyncManager(store: live.local.store, remote: refused).reSync(name: "syncUpContacts") }
+        // Meanwhile, in the training room, the trainer types the same exercise contact.
+        let trainer = try await LiveSync.signIn(to: live.server, username: "trainer@localorg.test", password: "localorg-trainer")
+        let theirs = try await trainer.create("Contact", fields: ["LastName": "Triplet", "FirstName": "Tom"])
+        #expect(try await live.manager.reSync(name: "syncUpContacts").status == .done)
+        let mine = try #require(try live.local.documents("contacts").first { $0["LastName"] == "Triplet" })
+        let myId = try #require(mine["Id"]?.stringValue)
+        #expect(myId != theirs && myId.hasPrefix("003") && !mine.isDirty)
+        #expect(try await live.serverRecords("SELECT Id FROM Contact WHERE LastName = 'Triplet'").count == 2)
+    }
+
     @Test("Twenty creates whose answer was lost are looked up several at a time, each adopted once")
     func lostCreatesAreLookedUpTogether() async throws {
         let live = try await Self.twentyLostCreates()

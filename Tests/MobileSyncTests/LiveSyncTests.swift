@@ -26,16 +26,16 @@ final class LiveSync {
         try SyncsSoup(store: local.store).apply(SyncsConfig(contentsOf: SyncStore.packageRoot.appendingPathComponent("config/usersyncs.json")))
     }
 
-    /// A REST client signed in to `server` as the demo user, over HTTPS with its CA.
-    static func signIn(to server: LocalOrgProcess, retryPolicy: RetryPolicy = .never,
-                       onRefresh: (@Sendable (OAuthCredentials) -> Void)? = nil) async throws -> ForceClient {
+    /// A REST client signed in to `server` as the demo user (or `username`), over HTTPS with its CA.
+    static func signIn(to server: LocalOrgProcess, retryPolicy: RetryPolicy = .never, username: String = "demo@localorg.test",
+                       password: String = "localorg-demo", onRefresh: (@Sendable (OAuthCredentials) -> Void)? = nil) async throws -> ForceClient {
         var configuration = TransportConfiguration(caFile: server.caFile)
         configuration.connectTimeout = 15
         configuration.stallTimeout = 30
         configuration.requestDeadline = 60
         let transport = CurlTransport(configuration: configuration)
         let oauth = OAuthClient(loginURL: server.url, transport: transport)
-        let token = try await oauth.signIn(username: "demo@localorg.test", password: Secret("localorg-demo"))
+        let token = try await oauth.signIn(username: username, password: Secret(password))
         let identity = try await oauth.identity(of: token)
         return ForceClient(credentials: OAuthCredentials(loginURL: server.url, clientId: OAuthClient.defaultClientId, token: token,
                                                          identity: identity, caFile: server.caFile),

@@ -14,6 +14,13 @@ public struct ForceClientRemote: SyncRemote {
         self.client = client
     }
 
+    public var signedInUserId: String? {
+        get async {
+            let id = await client.credentials.userId
+            return id.isEmpty ? nil : id
+        }
+    }
+
     // MARK: Reads
 
     public func query(_ soql: String, batchSize: Int?) async throws(SyncRemoteError) -> RemoteQueryPage {

@@ -81,6 +81,8 @@ public struct SteppedRemote: SyncRemote {
         try await step { () async throws(SyncRemoteError) in try await remote.resource(path, query: query, unlessTagged: etag) }
     }
 
+    public var signedInUserId: String? { get async { await remote.signedInUserId } }
+
     public func send(_ writes: [RecordWrite], route: WriteRoute) async throws(SyncRemoteError) -> [RecordOutcome] {
         try await step { () async throws(SyncRemoteError) in try await remote.send(writes, route: route) }
     }

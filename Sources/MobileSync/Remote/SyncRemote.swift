@@ -28,6 +28,9 @@ public protocol SyncRemote: Sendable {
     /// `.single` carries one write; `.composite` up to 25 (allOrNone false, preconditions as
     /// subrequest headers); `.collection` up to 200 writes of one kind (and one type for upserts).
     func send(_ writes: [RecordWrite], route: WriteRoute) async throws(SyncRemoteError) -> [RecordOutcome]
+    /// The signed-in user's id, when known: a lost create is looked for among the records this
+    /// user created, not another user's with the same values.
+    var signedInUserId: String? { get async }
 }
 
 /// A resource fetched on condition: its object and tag, or word that the tag asked about is still current.
@@ -41,6 +44,8 @@ extension SyncRemote {
     public func resource(_ path: String, query: [(String, String)], unlessTagged etag: String?) async throws(SyncRemoteError) -> RemoteResource {
         .object(try await resource(path, query: query), etag: nil)
     }
+
+    public var signedInUserId: String? { get async { nil } }
 }
 
 /// One page of a SOQL query.

@@ -27,11 +27,13 @@ struct InFlightCreates: Sendable {
         }.filter { $0[LocalField.createInFlight] != nil }
         guard !records.isEmpty else { return }
         let serverIds = try store.read { try LocalIdMap.all(in: $0) }
+        let createdBy = await remote.signedInUserId
         var lookups: [(entryId: Int64, query: String, fields: JSONObject)] = []
         for record in records {
             guard let entryId = record.soupEntryId, let type = record["attributes"]?["type"]?.stringValue,
                   let sentAt = record[LocalField.createInFlight]?["sentAt"]?.int64Value, let fields = sentFields(record, serverIds) else { continue }
-            lookups.append((entryId, CreateRecovery.query(sobjectType: type, fields: fields, sentAt: sentAt, idField: idFieldName), fields))
+            lookups.append((entryId, CreateRecovery.query(sobjectType: type, fields: fields, sentAt: sentAt, idField: idFieldName,
+                                                                   createdBy: createdBy), fields))
         }
         // Several lookups in flight (one connection carries them all over HTTP/2): one after
         // another, 50 lost creates cost 20 s on a 300 ms link. Each answer is adopted as it comes.
@@ -88,14 +90,17 @@ public enum CreateRecovery {
     /// Allowed clock skew between this machine and the server when comparing creation times.
     public static let skewMillis: Int64 = 5 * 60 * 1000
 
-    /// `select Id from T where CreatedDate >= <sent - skew> and F1 = 'v1' and F2 = null … limit 3`.
-    /// Only scalar values take part; text is escaped as SOQL wants.
-    public static func query(sobjectType: String, fields: JSONObject, sentAt: Int64, idField: String = "Id") -> String {
+    /// `select Id from T where CreatedDate >= <sent - skew> [and CreatedById = 'U'] and F1 = 'v1'
+    /// and F2 = null … limit 3`. Only scalar values take part; text is escaped as SOQL wants.
+    /// `createdBy`: the signed-in user, so that a record another user made with the same values
+    /// (a training room typing the same exercise) is never taken for ours.
+    public static func query(sobjectType: String, fields: JSONObject, sentAt: Int64, idField: String = "Id", createdBy: String? = nil) -> String {
         var predicates = ["CreatedDate >= \(SalesforceTimestamp.format(sentAt - skewMillis))"]
+        if let createdBy { predicates.append("CreatedById = '\(Self.escaped(createdBy))'") }
         for (name, value) in fields {
             switch value {
             case .null: predicates.append("\(name) = null")
-            case let .string(text): predicates.append("\(name) = '\(text.replacingAll("\\", with: "\\\\").replacingAll("'", with: "\\'"))'")
+            case let .string(text): predicates.append("\(name) = '\(escaped(text))'")
             case let .bool(flag): predicates.append("\(name) = \(flag)")
             case let .int(number): predicates.append("\(name) = \(number)")
             case let .double(number): predicates.append("\(name) = \(number)")
@@ -103,6 +108,10 @@ public enum CreateRecovery {
             }
         }
         return "select \(idField) from \(sobjectType) where \(predicates.joined(separator: " and ")) order by CreatedDate limit 3"
+    }
+
+    static func escaped(_ text: String) -> String {
+        text.replacingAll("\\", with: "\\\\").replacingAll("'", with: "\\'")
     }
 }
 
