@@ -62,10 +62,12 @@ struct SyncCommand: ParsableCommand {
                 StandardStreams.writeError("forceterm: \(notice)\n")
             }
             TestCrashPoint.arm(store)
-            let plan = SyncRun(entries: configuration.syncs.entries, up: !downOnly, down: !upOnly, forceDelete: forceDelete,
+            var plan = SyncRun(entries: configuration.syncs.entries, up: !downOnly, down: !upOnly, forceDelete: forceDelete,
                                unsupported: configuration.syncs.unsupported)
+            plan.onRerun = { StandardStreams.writeError("\($0)\n") }
             let json = self.json
-            let report = try AsyncCommand.run { try await plan.run(manager: manager, store: store) }
+            let run = plan
+            let report = try AsyncCommand.run { try await run.run(manager: manager, store: store) }
             let network = session.client.transferStatistics
             session.client.shutdown()
             if json {

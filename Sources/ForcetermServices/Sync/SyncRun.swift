@@ -20,6 +20,8 @@ public struct SyncRun: Sendable {
     public let forceDelete: Bool
     /// Named syncs of the file whose targets forceterm does not implement: each reported failed.
     public var unsupported: [SyncsConfig.Unsupported] = []
+    /// Hears why a sync up runs a second time (`forceterm sync` says it on stderr).
+    public var onRerun: @Sendable (String) -> Void = { _ in }
 
     public init(entries: [SyncsConfig.Entry], up: Bool, down: Bool, forceDelete: Bool, unsupported: [SyncsConfig.Unsupported] = []) {
         self.entries = entries
@@ -67,6 +69,7 @@ public struct SyncRun: Sendable {
                     // plainly down: said at once.
                     guard let failure, summaries.count == 1, Self.isLinkFailure(failure),
                           summaries[0].sent > 0 || Self.requestMayHaveArrived(failure) else { break }
+                    onRerun("\(entry.name): the link lost an answer; running it once more, first checking what reached the server")
                 } while true
                 report.add(Self.combined(summaries))
                 if let failure {
@@ -228,13 +231,15 @@ public struct SyncRun: Sendable {
 
 /// What a `forceterm sync` did, and what is left for the user.
 public struct SyncRunReport: Sendable {
-    public var sent = 0
     public var created = 0
     public var updated = 0
     public var deleted = 0
     /// Of the changes sent, those the org refused and those that met a change made there.
     public var refused = 0
     public var conflicted = 0
+    /// The changes whose outcome is known, all of the above: what "Sent N" counts, so it adds up.
+    /// A change whose answer was lost is counted by the run that learns what became of it.
+    public var sent: Int { created + updated + deleted + refused + conflicted }
     /// What the sync downs received and committed, all together and each.
     public var down = SyncDownSummary()
     public var syncDowns: [(name: String, summary: SyncDownSummary)] = []
@@ -294,7 +299,6 @@ public struct SyncRunReport: Sendable {
     }
 
     public mutating func add(_ summary: SyncUpSummary) {
-        sent += summary.sent
         created += summary.created
         updated += summary.updated
         deleted += summary.deleted

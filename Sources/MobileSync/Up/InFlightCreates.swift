@@ -18,14 +18,15 @@ struct InFlightCreates: Sendable {
     let checkAccepting: @Sendable () async throws -> Void
 
     /// `sentFields` gives the values a journaled record was sent with (given the `local_` → server
-    /// id map), or nil to leave it alone.
-    func recover(sentFields: (JSONObject, [String: String]) -> JSONObject?) async throws {
+    /// id map), or nil to leave it alone. Returns how many were found made on the server.
+    @discardableResult
+    func recover(sentFields: (JSONObject, [String: String]) -> JSONObject?) async throws -> Int {
         // Only the journaled ones: parsing every dirty record here cost a twentieth of a sync up.
         let records = try store.read { transaction in
             try SyncUpTask.dirtyRecords(soup: soup, alsoMatching: "json_extract({\(soup):_soup}, '$.\(LocalField.createInFlight)') IS NOT NULL",
                                         in: transaction)
         }.filter { $0[LocalField.createInFlight] != nil }
-        guard !records.isEmpty else { return }
+        guard !records.isEmpty else { return 0 }
         let serverIds = try store.read { try LocalIdMap.all(in: $0) }
         let createdBy = await remote.signedInUserId
         var lookups: [(entryId: Int64, query: String, fields: JSONObject)] = []
@@ -38,20 +39,22 @@ struct InFlightCreates: Sendable {
         // Several lookups in flight (one connection carries them all over HTTP/2): one after
         // another, 50 lost creates cost 20 s on a 300 ms link. Each answer is adopted as it comes.
         let (remote, idFieldName, queries) = (remote, idFieldName, lookups.map(\.query))
+        var adopted = 0
         try await RequestWindow(width: Self.lookupsInFlight, checkAccepting: checkAccepting).run(lookups.count) { index in
             try await remote.query(queries[index], batchSize: nil).records.compactMap { $0[idFieldName]?.stringValue }
         } handle: { index, matches in
-            try adopt(matches, entryId: lookups[index].entryId, fields: lookups[index].fields, serverIds: serverIds)
+            if try adopt(matches, entryId: lookups[index].entryId, fields: lookups[index].fields, serverIds: serverIds) { adopted += 1 }
         }
+        return adopted
     }
 
     /// Lookups of lost creates asked at once.
     static let lookupsInFlight = 8
 
-    /// One lost create's lookup answered: adopted, sent again, or left to the user.
-    private func adopt(_ matches: [String], entryId: Int64, fields: JSONObject, serverIds: [String: String]) throws {
+    /// One lost create's lookup answered: adopted (true), sent again, or left to the user.
+    private func adopt(_ matches: [String], entryId: Int64, fields: JSONObject, serverIds: [String: String]) throws -> Bool {
         try store.write { transaction in
-            guard var current = try transaction.retrieve([entryId], from: soup).first, current[LocalField.createInFlight] != nil else { return }
+            guard var current = try transaction.retrieve([entryId], from: soup).first, current[LocalField.createInFlight] != nil else { return false }
             switch matches.count {
             case 0:
                 current.removeValue(forKey: LocalField.createInFlight)
@@ -73,6 +76,7 @@ struct InFlightCreates: Sendable {
                     message: "a create of this record may have reached the server before a crash, and \(matches.count) matching records exist (\(matches.joined(separator: ", "))); delete the extra ones on the server, then clear this record's error").json])))
             }
             _ = try transaction.update(current, id: entryId, in: soup)
+            return matches.count == 1
         }
     }
 

@@ -80,7 +80,8 @@ struct SyncUpTask: Sendable {
         let planner = SyncUpPlanner(target: target, options: options, soupName: soup)
         let recorder = SyncUpRecorder(soupName: soup, target: target, mergeMode: options.mergeMode, updateFields: planner.updateFields,
                                       owningSyncDownId: try InFlightCreates.owningSyncDownId(soup: soup, syncs: syncs))
-        try await InFlightCreates(store: store, remote: remote, soup: soup, idFieldName: target.idFieldName,
+        // Creates found made on the server count as created: this run learnt what became of them.
+        summary.created += try await InFlightCreates(store: store, remote: remote, soup: soup, idFieldName: target.idFieldName,
                                   owningSyncDownId: recorder.owningSyncDownId, checkAccepting: checkAccepting).recover { record, serverIds -> JSONObject? in
             // A create with an external id is an upsert: sending it again is safe.
             if let field = target.externalIdFieldName, let value = record[field]?.stringValue, !value.isEmpty, !LocalField.isLocalId(value) {
