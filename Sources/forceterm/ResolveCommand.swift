@@ -64,7 +64,10 @@ struct ResolveCommand: ParsableCommand {
             let left = try resolver.conflict(entryId: record.entryId)?.fields.map(\.name) ?? []
             let side = keepMine ? "kept yours" : "took the server's"
             let settled = named.isEmpty ? "" : " for " + named.joined(separator: ", ")
-            let rest = left.isEmpty ? "; \(RecordCatalog.syncCommand(storePath: path)) sends the outcome" : "; still in conflict: " + left.joined(separator: ", ")
+            // Taking the server's for every changed field leaves nothing of mine to send.
+            let pending = try catalog.record(id: id)?.1.hasLocalChanges ?? false
+            let rest = !left.isEmpty ? "; still in conflict: " + left.joined(separator: ", ")
+                : pending ? "; \(RecordCatalog.syncCommand(storePath: path)) sends the outcome" : "; nothing is left to send"
             StandardStreams.writeError("\(name): \(side)\(settled)\(rest)\n")
         }
     }

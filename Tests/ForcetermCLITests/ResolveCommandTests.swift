@@ -35,5 +35,14 @@ extension SyncCommandTests {
         #expect(onServer.contains("From me") && onServer.contains("Theirs") && !onServer.contains("Mine"), "\(onServer)")
         let both = try user.forceterm(["resolve", id, "--keep-mine", "--take-server"])
         #expect(both.exitCode == 2, "\(both)")
+
+        // Taking the server's for all I changed leaves nothing to send, and says so.
+        let other = try #require(try user.documents("contacts").compactMap { $0["Id"]?.stringValue }.first { $0 != id })
+        usleep(1_100_000)
+        try user.server.command(["edit", "Contact", other, "Title=Theirs again"])
+        try user.editLocally("contacts", where: "Id", is: other, ["Title": "Mine again"])
+        #expect(try user.forceterm(["sync"]).exitCode == 3)
+        let theirs = try user.forceterm(["resolve", other, "--take-server"])
+        #expect(theirs.exitCode == 0 && theirs.standardError.contains("took the server's; nothing is left to send"), "\(theirs)")
     }
 }

@@ -36,9 +36,7 @@ extension ContactsScreen {
     /// Both versions of a conflicted record, differing fields highlighted, and how to settle it.
     static func conflictLines(_ comparison: ConflictComparison, record: LocalRecord, model: AppModel, ascii: Bool) -> [DetailLine] {
         let kind = model.list.kind
-        let what = comparison.deletedOnServer ? "changed here, deleted on the server"
-            : comparison.deletedHere ? "deleted here, changed on the server"
-            : "both sides changed " + comparison.conflictingFields.map { field in
+        let what = comparison.deletion ?? "both sides changed " + comparison.conflictingFields.map { field in
                 model.fieldNames(for: kind).contains(field) ? model.label(of: field, in: kind) : field
             }.joined(separator: ", ")
         var lines: [DetailLine] = [

@@ -56,7 +56,7 @@ extension ContactsScreen {
             lines += fieldLines(record, model: model)
         }
         lines.append(.blank)
-        lines.append(.field(label: "Local state", value: record.state.summary))
+        lines.append(.field(label: "Local state", value: model.conflictComparison?.deletion ?? record.state.summary))
         if kind.role == .account {
             lines.append(.blank)
             if model.contacts == nil {

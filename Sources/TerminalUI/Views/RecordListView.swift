@@ -55,6 +55,7 @@ extension ContactsScreen {
         let list = model.list
         let header = layout.header
         canvas.fill(header)
+        var titleWidth = 0
         if model.mode == .searching || !list.search.isEmpty {
             let prompt = "/ "
             let end = canvas.draw(prompt + list.search, x: header.x + 1, y: header.y, style: theme.style(model.mode == .searching ? .fieldFocused : .normal), maxWidth: header.width - 14)
@@ -64,8 +65,9 @@ extension ContactsScreen {
         } else {
             let title = list.filter.title(list.kind.plural)
             let order = list.repository.sort == .name ? "" : " by \(list.repository.sort.label(for: list.kind))"
-            canvas.draw("\(title.prefix(1).uppercased() + title.dropFirst()) (\(list.totalCount))\(order)", x: header.x + 1, y: header.y,
-                        style: theme.style(.title), maxWidth: header.width - 2)
+            let text = "\(title.prefix(1).uppercased() + title.dropFirst()) (\(list.totalCount))\(order)"
+            canvas.draw(text, x: header.x + 1, y: header.y, style: theme.style(.title), maxWidth: header.width - 2)
+            titleWidth = text.displayWidth
         }
         // What needs a look, and the key that shows it, when anything does.
         let issues = [(RecordFilter.pending, "changed"), (.errors, "error"), (.conflicts, "conflict")].compactMap { filter, word -> String? in
@@ -73,8 +75,10 @@ extension ContactsScreen {
             return count > 0 ? "\(count) \(word)\(count > 1 && word != "changed" ? "s" : "")" : nil
         }
         if !issues.isEmpty || list.filter != .all, model.mode != .searching, list.search.isEmpty {
-            let hint = list.filter == .all ? "f: " + issues.joined(separator: ", ") : "f: next filter"
-            if hint.displayWidth + 20 < header.width {
+            let key = model.messages.key(.nextFilter)
+            let hint = list.filter == .all ? "\(key): " + issues.joined(separator: ", ") : "\(key): next filter"
+            // Only beside the title, never over it.
+            if titleWidth + hint.displayWidth + 4 <= header.width {
                 canvas.draw(hint, x: header.maxX - hint.displayWidth - 1, y: header.y, style: theme.style(.hint))
             }
         }

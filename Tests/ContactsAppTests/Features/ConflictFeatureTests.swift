@@ -52,6 +52,7 @@ struct ConflictTests {
         let record = try LocalRecord(document: addConflict(fixture, server: nil))
         let comparison = try #require(ConflictComparison(record: record, fields: ["Title"]))
         #expect(comparison.deletedOnServer)
+        #expect(comparison.deletion == "changed here, deleted on the server", "the detail's Local state says the same as its header")
         #expect(comparison.rows.first { $0.field == "Title" }?.server == "")
     }
 

@@ -22,6 +22,10 @@ public struct ConflictComparison: Sendable, Equatable {
     public let deletedOnServer: Bool
     /// The record was deleted here and changed on the server.
     public let deletedHere: Bool
+    /// A deletion on one side, in words; nil when both sides changed fields.
+    public var deletion: String? {
+        deletedOnServer ? "changed here, deleted on the server" : deletedHere ? "deleted here, changed on the server" : nil
+    }
 
     /// `nil` when `record` has no conflict. `fields` come first, in order; any other field either
     /// side has follows, so nothing the server sent is hidden.
