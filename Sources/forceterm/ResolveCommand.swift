@@ -65,7 +65,8 @@ struct ResolveCommand: ParsableCommand {
             let side = keepMine ? "kept yours" : "took the server's"
             let settled = named.isEmpty ? "" : " for " + named.joined(separator: ", ")
             // Taking the server's for every changed field leaves nothing of mine to send.
-            let pending = try catalog.record(id: id)?.1.hasLocalChanges ?? false
+            // By entry id: keeping mine over a deletion on the server makes it a create, without its Id.
+            let pending = try RecordRepository(store: catalog.store, kind: kind).record(entryId: record.entryId)?.hasLocalChanges ?? false
             let rest = !left.isEmpty ? "; still in conflict: " + left.joined(separator: ", ")
                 : pending ? "; \(RecordCatalog.syncCommand(storePath: path)) sends the outcome" : "; nothing is left to send"
             StandardStreams.writeError("\(name): \(side)\(settled)\(rest)\n")

@@ -197,7 +197,9 @@ public struct RecordImporter: Sendable {
                 issuedIds.insert(localId)
                 plan.actions.append(newAccount)
             }
-            var shown = values
+            // An update's values are the fields it changes: the name comes from the record with them.
+            var shown = existing?.document ?? [:]
+            for (field, value) in values { shown[field] = value }
             shown[SmartStore.soupEntryId] = .int(0)
             let name = (try? LocalRecord(document: shown)).map(kind.displayName) ?? ""
             if let existing {

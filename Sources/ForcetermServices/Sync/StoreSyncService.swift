@@ -66,7 +66,8 @@ public struct StoreSyncService: SyncService {
         let bar = Mutex(SyncRunProgress(order: plan.order))
         let report = try await plan.run(manager: manager, store: store) { state in
             let phase = state.type == .syncUp ? "Sync up" : "Sync down"
-            progress(bar.withLock { $0.update(name: state.name ?? "", phase: "\(phase) \(state.soupName)", percent: state.progress) })
+            // Under the lock: two sync downs' reports reach the bar in the order it took them.
+            bar.withLock { progress($0.update(name: state.name ?? "", phase: "\(phase) \(state.soupName)", percent: state.progress)) }
         }
         let usage = await session.client.lastAPIUsage.map { APIUsageLevel(used: $0.used, limit: $0.limit) }
         if let failure = report.failure {

@@ -83,7 +83,7 @@ public struct SyncRun: Sendable {
             }
         }
         if down {
-            // The sync downs fill different soups and need nothing of one another: run side by
+            // The sync downs write their own records and need nothing of one another: run side by
             // side, their round trips overlap (a quiet sync on a 3 s satellite link waited out
             // four in a row). What each did is then taken in the file's order.
             let outcomes = await withTaskGroup(of: (Int, DownOutcome).self) { group in

@@ -21,8 +21,8 @@ public actor SyncManager {
     /// How many requests of one action (composite or collection) a sync up may have in flight at
     /// once: LEAVE_IF_CHANGED sends its updates and deletes 25 to a composite request, so 20 at
     /// once make 500 records a round trip; creates go 200 to a collection request, 20 at once.
-    /// Over HTTP/2 they are streams of one connection. Below the 25 long-running requests an org
-    /// allows at once. 1 sends them one at a time.
+    /// Over HTTP/2 they are streams of one connection. These are short requests: an org's limit on
+    /// concurrent requests counts only those running 20 s or more. 1 sends them one at a time.
     public var requestConcurrency: Int
     /// The default of `requestConcurrency` (it was 8: a sync up of 500 edits took three round
     /// trips instead of one, 1.0 s instead of 0.4 s at 300 ms).

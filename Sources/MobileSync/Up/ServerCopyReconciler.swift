@@ -123,7 +123,7 @@ struct ServerCopyReconciler {
                 record = merged.record
                 if !merged.conflictingFields.isEmpty {
                     summary.conflicts += 1
-                } else if lost[entryId] != nil, !merged.record.isDirty {
+                } else if let write = lost[entryId], !write.isDelete, !merged.record.isDirty {
                     summary.updated += 1  // our write whose answer was lost had arrived
                 } else if merged.tookServerValues {
                     summary.mergedFromServer += 1

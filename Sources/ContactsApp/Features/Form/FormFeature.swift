@@ -125,15 +125,16 @@ extension AppModel {
     /// Saves the form locally when its rules pass; returns true when it was saved (and closed).
     private mutating func save(_ session: inout FormSession) throws -> Bool {
         let wasDirty = session.form.isDirty
-        guard session.form.validate() else {
-            toast = Toast(messages.notSaved(problems: session.form.problems.count), isError: true)
-            return false
-        }
         let repository = RecordRepository(store: store, kind: session.form.kind)
+        // First the record as stored now (a sync may have changed it), then the rules against it.
         if case let .edit(entryId) = session.form.purpose, let stored = try repository.record(entryId: entryId),
            let clash = session.form.rebase(onto: stored).first {
             // A sync changed a field the user changed too: said, and saved on the next save.
             toast = Toast(messages.changedWhileEditing(clash.rule.label, now: LocalRecord.text(stored.document[clash.name])), isError: true)
+            return false
+        }
+        guard session.form.validate() else {
+            toast = Toast(messages.notSaved(problems: session.form.problems.count), isError: true)
             return false
         }
         let current = session.form
