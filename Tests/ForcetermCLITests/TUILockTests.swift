@@ -9,8 +9,9 @@ import Testing
 @Suite("forceterm's TUI locks its screen", .serialized)
 struct TUILockTests {
     @Test func theScreenLocksWhenIdleAndThePasscodeUnlocksItWhileASyncGoesOn() throws {
-        // Each request waits 2.5 s at the server, so the sync started with s outlasts the idle time.
-        let user = try SyncCommandTests.SignedIn(serverArguments: ["--latency", "2500"], accounts: 1, contacts: 5)
+        // Each request waits 6 s at the server, so the sync started with s outlasts the idle time
+        // (its sync downs ask at once: a few round trips in all).
+        let user = try SyncCommandTests.SignedIn(serverArguments: ["--latency", "6000"], accounts: 1, contacts: 5)
         defer { user.remove() }
         let synced = try user.forceterm(["sync"])
         #expect(synced.exitCode == 0, "\(synced)")
