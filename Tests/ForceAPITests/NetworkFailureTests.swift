@@ -13,6 +13,10 @@ struct NetworkFailureTests {
         let org = try await SignedInOrg(retryPolicy: policy)
         defer { org.remove() }
         org.server.stop()
+        // Held, so that no server another suite starts meanwhile takes the port (a silent one
+        // there made the client wait for handshakes instead of being refused).
+        let closed = try #require(ClosedPort(port: org.server.port), "the stopped server's port was taken at once")
+        defer { withExtendedLifetime(closed) {} }
         let started = Date()
         let error = await forceError { try await org.client.query("SELECT Id FROM Contact") }
         let elapsed = Date().timeIntervalSince(started)

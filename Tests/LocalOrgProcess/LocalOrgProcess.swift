@@ -132,6 +132,34 @@ public struct LocalOrgProcessError: Error, CustomStringConvertible {
     public init(_ description: String) { self.description = description }
 }
 
+/// A TCP port on 127.0.0.1 bound and not listening: a connection to it is refused at once, and no
+/// other process's server (tests run in parallel) can take it meanwhile.
+public final class ClosedPort: @unchecked Sendable {
+    private let descriptor: Int32
+
+    /// Nil when the port is taken already.
+    public init?(port: Int) {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard descriptor >= 0 else { return nil }
+        var reuse: Int32 = 1
+        setsockopt(descriptor, SOL_SOCKET, SO_REUSEADDR, &reuse, socklen_t(MemoryLayout<Int32>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard bound == 0 else {
+            close(descriptor)
+            return nil
+        }
+        self.descriptor = descriptor
+    }
+
+    deinit { close(descriptor) }
+}
+
 /// A TCP listener on 127.0.0.1 that completes connections (through the kernel's backlog) but
 /// never reads or answers: a server that hangs.
 public final class SilentListener: @unchecked Sendable {
