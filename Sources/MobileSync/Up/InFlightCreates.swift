@@ -100,11 +100,11 @@ public enum CreateRecovery {
     /// (a training room typing the same exercise) is never taken for ours.
     public static func query(sobjectType: String, fields: JSONObject, sentAt: Int64, idField: String = "Id", createdBy: String? = nil) -> String {
         var predicates = ["CreatedDate >= \(SalesforceTimestamp.format(sentAt - skewMillis))"]
-        if let createdBy { predicates.append("CreatedById = '\(Self.escaped(createdBy))'") }
+        if let createdBy { predicates.append("CreatedById = \(SoqlString.literal(createdBy))") }
         for (name, value) in fields {
             switch value {
             case .null: predicates.append("\(name) = null")
-            case let .string(text): predicates.append("\(name) = '\(escaped(text))'")
+            case let .string(text): predicates.append("\(name) = \(SoqlString.literal(text))")
             case let .bool(flag): predicates.append("\(name) = \(flag)")
             case let .int(number): predicates.append("\(name) = \(number)")
             case let .double(number): predicates.append("\(name) = \(number)")
@@ -112,10 +112,6 @@ public enum CreateRecovery {
             }
         }
         return "select \(idField) from \(sobjectType) where \(predicates.joined(separator: " and ")) order by CreatedDate limit 3"
-    }
-
-    static func escaped(_ text: String) -> String {
-        text.replacingAll("\\", with: "\\\\").replacingAll("'", with: "\\'")
     }
 }
 

@@ -96,7 +96,7 @@ struct FetchContext: Sendable {
 
     /// `'a','b'` with quotes and backslashes escaped as SOQL wants.
     static func quotedList(_ ids: [String]) -> String {
-        ids.map { "'" + $0.replacingAll("\\", with: "\\\\").replacingAll("'", with: "\\'") + "'" }.joined(separator: ",")
+        ids.map(SoqlString.literal).joined(separator: ",")
     }
 }
 
