@@ -54,13 +54,19 @@ wait_gone() {
     done
 }
 # Captures the pane with its colours and renders it as screenshots/NAME.png.
+# The screen as it is now (fast); render turns it into a PNG (slow: a toast may expire meanwhile).
+capture() {
+    tmux -L "$socket" display-message -p -t 0 '#{pane_width} #{pane_height}' >"$scratch/$1.size"
+    tmux -L "$socket" capture-pane -p -e -t 0 >"$scratch/$1.ansi"
+}
+render() {
+    # shellcheck disable=SC2046
+    "$python" scripts/screenshots/ansi_to_png.py "$scratch/$1.ansi" "$out/$1.png" $(cat "$scratch/$1.size")
+    echo "screenshots: $out/$1.png"
+}
 shot() {
-    local name=$1 size
-    size=$(tmux -L "$socket" display-message -p -t 0 '#{pane_width} #{pane_height}')
-    tmux -L "$socket" capture-pane -p -e -t 0 >"$scratch/$name.ansi"
-    # shellcheck disable=SC2086
-    "$python" scripts/screenshots/ansi_to_png.py "$scratch/$name.ansi" "$out/$name.png" $size
-    echo "screenshots: $out/$name.png"
+    capture "$1"
+    render "$1"
 }
 
 wait_for "Contacts (500)" 600
@@ -100,14 +106,18 @@ sh "$server_change" >/dev/null 2>"$scratch/server-change.err" \
     || { echo "screenshots: $server_change failed:" >&2; cat "$scratch/server-change.err" >&2; exit 1; }
 keys s
 deadline=$((SECONDS + 60))
-# The contacts' sync down starting (its request delayed by --demo-latency): the same bar every time.
-until screen | tail -n 1 | grep -qE 'Sync down contacts [0-9]+/[0-9]+'; do
+# The sync downs running (their requests delayed by --demo-latency; side by side, any of them may
+# be the one the bar names last).
+until screen | tail -n 1 | grep -qE 'Sync down [a-z_]+ [0-9]+/[0-9]+'; do
     ((SECONDS < deadline)) || { echo "screenshots: no sync progress on the status line" >&2; screen >&2; exit 1; }
     sleep 0.05
 done
-shot sync
+# Rendered after the conflict's toast is taken: the sync downs side by side end soon after the bar,
+# and the toast could expire while this one was being drawn.
+capture sync
 wait_for "conflict (c)"
 shot conflict
+render sync
 # c on the conflict: keep mine or take the server's.
 keys c
 wait_for "Which"
