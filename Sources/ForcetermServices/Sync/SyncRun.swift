@@ -6,8 +6,8 @@ import MobileSync
 import SmartStore
 
 /// One `forceterm sync`: which named syncs run, in which order, and what to tell the user. The
-/// sync ups run one after another (a later one may refer to records an earlier one creates), then
-/// the sync downs side by side. A failure of the whole exchange (offline, session, limits) ends
+/// sync ups run side by side where their order cannot matter (`SyncUpWaves`: a later one may refer
+/// to records an earlier one creates), then the sync downs side by side. A failure of the whole exchange (offline, session, limits) ends
 /// the run once the syncs running have ended, except that a sync up whose link lost an answer is
 /// run once more first. A failure of
 /// one sync's own definition (a field or object the org lacks, a soup the store lacks) fails that
@@ -44,40 +44,28 @@ public struct SyncRun: Sendable {
             report.failedSyncs.append((sync.name, sync.reason))
         }
         if up {
-            for entry in entries where entry.type == .syncUp {
-                var failure: (any Error)?
-                var summaries: [SyncUpSummary] = []
-                var lastStart: Int64?
-                repeat {
-                    failure = nil
-                    do {
-                        _ = try await manager.reSync(name: entry.name, progress: progress)
-                    } catch {
-                        failure = error
+            // Side by side where the order cannot matter (SyncUpWaves), else one after another.
+            for wave in try SyncUpWaves.plan(entries.filter { $0.type == .syncUp }, store: store) {
+                let outcomes = await withTaskGroup(of: (Int, UpOutcome).self) { group in
+                    for (position, entry) in wave.enumerated() {
+                        group.addTask { (position, await runUp(entry, manager: manager, progress: progress)) }
                     }
-                    // What the recorded answers say, also when the sync stopped midway; a rerun
-                    // refused before it started (a stop) left the first run's tallies there.
-                    if let state = try await manager.getSyncStatus(name: entry.name), state.startTime != lastStart,
-                       let summary = await manager.lastSyncUpSummary[state.id] {
-                        summaries.append(summary)
-                        lastStart = state.startTime
-                    }
-                    // The link lost an answer (a stall on a lossy link) after carrying others, or
-                    // after the first request had left: run it once more now. The engine journals
-                    // what it sends, so the rerun checks the server's copies of those records
-                    // before anything is sent again. A link that refused the first connection is
-                    // plainly down: said at once.
-                    guard let failure, summaries.count == 1, Self.isLinkFailure(failure),
-                          summaries[0].sent > 0 || Self.requestMayHaveArrived(failure) else { break }
-                    onRerun("\(entry.name): the link lost an answer; running it once more, first checking what reached the server")
-                } while true
-                report.add(Self.combined(summaries))
-                if let failure {
+                    var outcomes: [(Int, UpOutcome)] = []
+                    for await outcome in group { outcomes.append(outcome) }
+                    return outcomes.sorted { $0.0 < $1.0 }.map(\.1)
+                }
+                var stop: (message: String, error: any Error)?
+                for outcome in outcomes {
+                    report.add(outcome.summary)
+                    guard let failure = outcome.failure else { continue }
                     if Self.failsAlone(failure) {
-                        report.failedSyncs.append((entry.name, "\(failure)"))
-                        continue
+                        report.failedSyncs.append((outcome.entry.name, "\(failure)"))
+                    } else if stop == nil {
+                        stop = (Self.failureMessage(outcome.entry.name, failure), failure)
                     }
-                    try report.stop(Self.failureMessage(entry.name, failure), after: failure, entries: entries, store: store)
+                }
+                if let stop {
+                    try report.stop(stop.message, after: stop.error, entries: entries, store: store)
                     return report
                 }
             }
@@ -130,6 +118,47 @@ public struct SyncRun: Sendable {
             try SyncRunLog.recordCompleted(at: Int64(Date().timeIntervalSince1970 * 1000), in: store)
         }
         return report
+    }
+
+    /// What one sync up did over its runs.
+    struct UpOutcome: Sendable {
+        let entry: SyncsConfig.Entry
+        var summary = SyncUpSummary()
+        var failure: (any Error)?
+    }
+
+    /// One sync up, run once more when the link lost an answer after carrying others, or after
+    /// its first request had left. The engine journals what it sends, so the rerun checks the
+    /// server's copies of those records before anything is sent again. A link that refused the
+    /// first connection is plainly down: said at once.
+    private func runUp(_ entry: SyncsConfig.Entry, manager: SyncManager,
+                       progress: @escaping SyncManager.ProgressCallback) async -> UpOutcome {
+        var failure: (any Error)?
+        var summaries: [SyncUpSummary] = []
+        var lastStart: Int64?
+        repeat {
+            failure = nil
+            do {
+                _ = try await manager.reSync(name: entry.name, progress: progress)
+            } catch {
+                failure = error
+            }
+            // What the recorded answers say, also when the sync stopped midway; a rerun
+            // refused before it started (a stop) left the first run's tallies there.
+            do {
+                if let state = try await manager.getSyncStatus(name: entry.name), state.startTime != lastStart,
+                   let summary = await manager.lastSyncUpSummary[state.id] {
+                    summaries.append(summary)
+                    lastStart = state.startTime
+                }
+            } catch {
+                failure = failure ?? error
+            }
+            guard let failure, summaries.count == 1, Self.isLinkFailure(failure),
+                  summaries[0].sent > 0 || Self.requestMayHaveArrived(failure) else { break }
+            onRerun("\(entry.name): the link lost an answer; running it once more, first checking what reached the server")
+        } while true
+        return UpOutcome(entry: entry, summary: Self.combined(summaries), failure: failure)
     }
 
     /// What one sync down and its ghost check did.
