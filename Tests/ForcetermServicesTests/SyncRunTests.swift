@@ -75,4 +75,24 @@ struct SyncRunTests {
         #expect(SyncRun.isLinkFailure(SyncRemoteError.offline("the transfer stalled, after 20 s")))
         #expect(!SyncRun.isLinkFailure(SyncRemoteError.server(status: 503, errorCode: "SERVER_UNAVAILABLE", message: "busy")))
     }
+
+    @Test("The summary says what was received in the user's terms, its zero parts left out")
+    func receivedText() {
+        var report = SyncRunReport()
+        #expect(report.text == "Sent 0 changes (0 created, 0 updated, 0 deleted); received 0 records; removed 0 deleted on the server.\n")
+        var down = SyncDownSummary()
+        down.stored = 12
+        down.heldAlready = 2
+        down.unchanged = 3
+        down.keptLocalChanges = 1
+        report.add(down, of: "syncDownContacts")
+        report.updated = 2
+        #expect(report.text == "Sent 2 changes (0 created, 2 updated, 0 deleted); received 16 records (10 new or changed on the server, "
+            + "5 you had already, 1 kept as changed here); removed 0 deleted on the server.\n")
+        var quiet = SyncRunReport()
+        var unchanged = SyncDownSummary()
+        unchanged.unchanged = 1
+        quiet.add(unchanged, of: "syncDownContacts")
+        #expect(quiet.text.contains("received 1 record (0 new or changed on the server, 1 you had already);"))
+    }
 }
