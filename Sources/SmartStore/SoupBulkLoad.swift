@@ -1,5 +1,6 @@
 import ForceJSON
 import GRDB
+import Synchronization
 
 /// A large load into empty soups, with their value indexes built once at the end instead of grown
 /// entry by entry. Inserting 100k contacts in random key order into a dozen b-trees whose leaves
@@ -11,7 +12,8 @@ import GRDB
 /// sort indexes a list may be paging with. Each deferred soup has a `long_operations_status` row
 /// written with the drop, and `<store>.bulk-load` is locked until `finish` has rebuilt the
 /// indexes and deleted the rows. A store opened while no process holds that lock (its loader was
-/// killed) rebuilds them before anything else.
+/// killed) rebuilds them before anything else. Loads of one process share that lock, each into
+/// soups of its own (a first sync's sync downs, side by side), and each `finish` rebuilds its own.
 public final class SoupBulkLoad: Sendable {
     static let operationType = "bulkLoad"
     static let status = "INDEXES_DEFERRED"
@@ -19,31 +21,68 @@ public final class SoupBulkLoad: Sendable {
     /// The soups whose indexes are deferred (the empty ones among those asked for).
     public let soups: [String]
     private let store: SmartStore
-    private let lock: FileLock
+    private let lockPath: String
 
     static func lockPath(forStore path: String) -> String { path + ".bulk-load" }
 
-    fileprivate init(store: SmartStore, soups: [String], lock: FileLock) {
-        self.store = store
-        self.soups = soups
-        self.lock = lock
+    /// This process's holds on bulk-load locks: the lock and how many loads share it, by path.
+    private static let held = Mutex<[String: (lock: FileLock, loads: Int)]>([:])
+
+    /// Joins this process's hold on the lock at `path`, or takes it; false when another process has it.
+    static func join(_ path: String) throws -> Bool {
+        try held.withLock { held in
+            if let hold = held[path] {
+                held[path] = (hold.lock, hold.loads + 1)
+                return true
+            }
+            guard let lock = try FileLock.tryAcquire(path: path) else { return false }
+            held[path] = (lock, 1)
+            return true
+        }
     }
 
-    /// Builds the deferred indexes and ends the load, in one transaction. Safe to call more than once.
+    /// Leaves the hold; the last load to leave releases the lock.
+    static func leave(_ path: String) {
+        held.withLock { held in
+            guard let hold = held[path] else { return }
+            held[path] = hold.loads > 1 ? (hold.lock, hold.loads - 1) : nil
+        }
+    }
+
+    fileprivate init(store: SmartStore, soups: [String], lockPath: String) {
+        self.store = store
+        self.soups = soups
+        self.lockPath = lockPath
+    }
+
+    deinit { Self.leave(lockPath) }
+
+    /// Builds this load's deferred indexes and ends it, in one transaction. Safe to call more than once.
     public func finish() throws {
-        let encrypted = store.isEncrypted
-        try store.write { try Self.rebuildIndexes($0, encrypted: encrypted) }
+        let encrypted = store.isEncrypted, soups = Set(soups)
+        try store.write { try Self.rebuildIndexes($0, encrypted: encrypted, soups: soups) }
     }
 
     /// The most page cache an encrypted store's index build may take, in KiB (512 MB).
     static let encryptedBuildCacheLimit = 512 * 1024
 
-    /// Recreates every deferred soup's missing indexes and deletes their status rows.
-    static func rebuildIndexes(_ transaction: StoreTransaction, encrypted: Bool) throws {
+    /// The deferred soups' status rows: id and soup.
+    static func deferred(_ db: Database) throws -> [(id: Int64, soup: String)] {
+        try Row.fetchAll(db, sql: "SELECT id, details FROM long_operations_status WHERE type = ?", arguments: [operationType]).map { row in
+            let text: String = row["details"]
+            guard let soup = try JSONParser.parseObject(text)["soupName"]?.stringValue else {
+                throw SmartStoreError.invalidDocument("unreadable bulk load details: \(text)")
+            }
+            return (row["id"], soup)
+        }
+    }
+
+    /// Recreates the missing indexes of the deferred soups (of `soups` only, when given) and
+    /// deletes their status rows.
+    static func rebuildIndexes(_ transaction: StoreTransaction, encrypted: Bool, soups: Set<String>? = nil) throws {
         let db = transaction.db
-        let details = try String.fetchAll(
-            db, sql: "SELECT details FROM long_operations_status WHERE type = ?", arguments: [operationType])
-        guard !details.isEmpty else { return }
+        let rows = try deferred(db).filter { soups?.contains($0.soup) ?? true }
+        guard !rows.isEmpty else { return }
         // SQLite reads the whole table once per index. From the OS's cache that is a copy; from an
         // encrypted file each read is decrypted and its HMAC checked again (measured: a first sync of
         // 100k contacts 2.6x slower than unencrypted). With a page cache the size of the file, the
@@ -54,22 +93,20 @@ public final class SoupBulkLoad: Sendable {
             let kibibytes = min(pages * SmartStore.pageSize / 1024 + 1024, encryptedBuildCacheLimit)
             try db.execute(sql: "PRAGMA cache_size = -\(kibibytes)")
             defer { try? db.execute(sql: "PRAGMA cache_size = \(previous)") }
-            try createIndexes(transaction, details: details)
+            try createIndexes(transaction, soups: rows.map(\.soup))
         } else {
-            try createIndexes(transaction, details: details)
+            try createIndexes(transaction, soups: rows.map(\.soup))
         }
-        try db.execute(sql: "DELETE FROM long_operations_status WHERE type = ?", arguments: [operationType])
+        for row in rows {
+            try db.execute(sql: "DELETE FROM long_operations_status WHERE id = ?", arguments: [row.id])
+        }
     }
 
-    private static func createIndexes(_ transaction: StoreTransaction, details: [String]) throws {
-        let db = transaction.db
-        for text in details {
-            guard let soup = try JSONParser.parseObject(text)["soupName"]?.stringValue else {
-                throw SmartStoreError.invalidDocument("unreadable bulk load details: \(text)")
-            }
+    private static func createIndexes(_ transaction: StoreTransaction, soups: [String]) throws {
+        for soup in soups {
             guard try transaction.hasSoup(soup) else { continue }  // dropped since
             let info = try transaction.soup(soup)
-            try SoupSchema.createIndexes(db, table: info.tableName, specs: info.indexSpecs)
+            try SoupSchema.createIndexes(transaction.db, table: info.tableName, specs: info.indexSpecs)
         }
     }
 }
@@ -79,23 +116,35 @@ extension SmartStore {
     /// paths. `nil` when none of them is empty, or when another bulk load of this store is running
     /// (the load then simply goes the usual way). Call `finish` when the load ends, failed or not.
     public func beginBulkLoad(soups: [String], keeping: Set<String>) throws -> SoupBulkLoad? {
-        guard let lock = try FileLock.tryAcquire(path: SoupBulkLoad.lockPath(forStore: path)) else { return nil }
-        let deferred: [String] = try write { transaction in
-            var deferred: [String] = []
-            for soup in soups where !deferred.contains(soup) {
-                let info = try transaction.soup(soup)
-                guard try transaction.count(.all(soup)) == 0 else { continue }
-                for (position, spec) in info.indexSpecs.enumerated() where !keeping.contains(spec.path) {
-                    try transaction.db.execute(sql: "DROP INDEX IF EXISTS \(info.tableName)_\(position)_idx")
+        let lockPath = SoupBulkLoad.lockPath(forStore: path)
+        guard try SoupBulkLoad.join(lockPath) else { return nil }
+        let deferred: [String]
+        do {
+            deferred = try write { transaction in
+                // A soup another load of this process is filling is left to that load.
+                let loading = Set(try SoupBulkLoad.deferred(transaction.db).map(\.soup))
+                var deferred: [String] = []
+                for soup in soups where !deferred.contains(soup) && !loading.contains(soup) {
+                    let info = try transaction.soup(soup)
+                    guard try transaction.count(.all(soup)) == 0 else { continue }
+                    for (position, spec) in info.indexSpecs.enumerated() where !keeping.contains(spec.path) {
+                        try transaction.db.execute(sql: "DROP INDEX IF EXISTS \(info.tableName)_\(position)_idx")
+                    }
+                    _ = try SoupSchema.insertLongOperation(transaction.db, type: SoupBulkLoad.operationType,
+                                                           details: ["soupName": .string(soup)], status: SoupBulkLoad.status)
+                    deferred.append(soup)
                 }
-                _ = try SoupSchema.insertLongOperation(transaction.db, type: SoupBulkLoad.operationType,
-                                                       details: ["soupName": .string(soup)], status: SoupBulkLoad.status)
-                deferred.append(soup)
+                return deferred
             }
-            return deferred
+        } catch {
+            SoupBulkLoad.leave(lockPath)
+            throw error
         }
-        guard !deferred.isEmpty else { return nil }
-        return SoupBulkLoad(store: self, soups: deferred, lock: lock)
+        guard !deferred.isEmpty else {
+            SoupBulkLoad.leave(lockPath)
+            return nil
+        }
+        return SoupBulkLoad(store: self, soups: deferred, lockPath: lockPath)
     }
 
     /// Rebuilds the indexes of a bulk load whose process died before finishing it. Left alone while

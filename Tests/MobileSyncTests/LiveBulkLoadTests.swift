@@ -98,4 +98,38 @@ struct LiveBulkLoadTests {
         #expect(try live.local.documents("contacts").count == 700)
         #expect(try Self.indexNames(live.local) == complete)
     }
+
+    @Test("Two empty soups filled side by side (a first sync's sync downs) each defer their indexes and get them back")
+    func twoSoupsSideBySide() async throws {
+        let live = try await LiveSync()
+        defer { live.remove() }
+        _ = try live.server.command(["seed", "--accounts", "450", "--contacts", "700"])
+        let store = live.local.store
+        let tables = try ["accounts", "contacts"].map { try store.soupInfo($0).tableName }
+        let indexes = { (table: String) throws -> [String] in
+            try DatabaseQueue(path: store.path).read {
+                try String.fetchAll($0, sql: "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL ORDER BY name",
+                                   arguments: [table])
+            }
+        }
+        let complete = try tables.map(indexes)
+        let mostDeferred = Mutex(0)
+        let watch: SyncManager.ProgressCallback = { _ in
+            let rows = try? DatabaseQueue(path: store.path).read {
+                try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM long_operations_status WHERE type = 'bulkLoad'")
+            }
+            mostDeferred.withLock { $0 = max($0, (rows ?? 0) ?? 0) }
+        }
+        let remote = SlowReadsRemote(remote: ForceClientRemote(client: live.client), delay: .milliseconds(100))
+        let manager = try SyncManager(store: store, remote: remote, bulkLoadMinimum: 1)
+        let options = SyncOptions(mergeMode: .leaveIfChanged)
+        async let accounts = manager.syncDown(.soql("SELECT Id, Name, Phone, LastModifiedDate FROM Account", maxBatchSize: 200),
+                                              options: options, soupName: "accounts", progress: watch)
+        async let contacts = manager.syncDown(Self.target, options: options, soupName: "contacts", progress: watch)
+        let states = try await [accounts, contacts]
+        #expect(states.allSatisfy { $0.status == .done })
+        #expect(mostDeferred.withLock { $0 } == 2, "both soups' indexes deferred at once")
+        #expect(try tables.map(indexes) == complete)
+        #expect(try live.local.documents("accounts").count == 450 && live.local.documents("contacts").count == 700)
+    }
 }

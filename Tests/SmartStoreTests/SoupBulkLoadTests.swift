@@ -95,13 +95,42 @@ struct SoupBulkLoadTests {
         try load.finish()
     }
 
-    @Test func oneBulkLoadAtATimePerStoreEvenFromAnotherHandle() throws {
+    @Test func anotherProcessLoadingKeepsThisOneOut() throws {
         let temporary = try makeStore()
-        let first = try #require(try temporary.store.beginBulkLoad(soups: ["people"], keeping: ["Id"]))
-        let other = try temporary.reopen()
-        #expect(try other.beginBulkLoad(soups: ["others"], keeping: ["Id"]) == nil)
-        try first.finish()
-        withExtendedLifetime(first) {}
+        // Another process's hold: the same lock through an open file of its own.
+        var other = try FileLock.tryAcquire(path: SoupBulkLoad.lockPath(forStore: temporary.store.path))
+        #expect(other != nil)
+        #expect(try temporary.store.beginBulkLoad(soups: ["people"], keeping: ["Id"]) == nil)
+        #expect(try pendingLoads(temporary).isEmpty)
+        other = nil  // that process ends
+        withExtendedLifetime(other) {}
+        let load = try #require(try temporary.store.beginBulkLoad(soups: ["people"], keeping: ["Id"]))
+        try load.finish()
+    }
+
+    @Test func loadsOfOneProcessIntoSoupsOfTheirOwnEachRebuildTheirOwn() throws {
+        let temporary = try makeStore()
+        let lockPath = SoupBulkLoad.lockPath(forStore: temporary.store.path)
+        let people = try indexNames(temporary, table: "TABLE_1"), others = try indexNames(temporary, table: "TABLE_2")
+        var first = try temporary.store.beginBulkLoad(soups: ["people"], keeping: ["Id"])
+        // A second load, from another handle of this process (a first sync's other sync down).
+        var second = try temporary.reopen().beginBulkLoad(soups: ["others", "people"], keeping: ["Id"])
+        #expect(second?.soups == ["others"], "people is the first load's to fill")
+        #expect(try indexNames(temporary, table: "TABLE_2").count < others.count)
+
+        try first?.finish()
+        #expect(try indexNames(temporary, table: "TABLE_1") == people)
+        #expect(try indexNames(temporary, table: "TABLE_2").count < others.count, "the second load's soup waits for its own finish")
+        #expect(try pendingLoads(temporary) == [#"{"soupName":"others"}"#])
+        first = nil
+        #expect(try FileLock.tryAcquire(path: lockPath) == nil, "the lock is held while a load of this process lives")
+
+        try second?.finish()
+        #expect(try indexNames(temporary, table: "TABLE_2") == others)
+        #expect(try pendingLoads(temporary).isEmpty)
+        second = nil
+        withExtendedLifetime((first, second)) {}
+        #expect(try FileLock.tryAcquire(path: lockPath) != nil, "the last load to go released it")
     }
 
     @Test func aDeadLoadersIndexesAreRebuiltByTheNextOpenAndALiveOnesAreNot() throws {
