@@ -48,7 +48,7 @@ struct StatusCommand: ParsableCommand {
                 let object: JSONObject = ["soups": .array(changes.map { .object($0.json) }), "syncs": .array(syncs.map { .object(Self.json($0)) })]
                 StandardStreams.write(JSONWriter.string(.object(object), pretty: true) + "\n")
             } else {
-                StandardStreams.write(Self.text(changes, syncs))
+                StandardStreams.write(Self.text(changes, syncs, global: globalOptions.global))
             }
         }
     }
@@ -78,7 +78,7 @@ struct StatusCommand: ParsableCommand {
         ]
     }
 
-    static func text(_ changes: [SoupChanges], _ syncs: [SyncState]) -> String {
+    static func text(_ changes: [SoupChanges], _ syncs: [SyncState], global: Bool = false) -> String {
         var lines: [String] = []
         for soup in changes {
             lines.append("\(soup.soup): \(soup.pending) pending (\(soup.created) created, \(soup.updated) updated, \(soup.deleted) deleted), \(soup.errors) with errors, \(soup.conflicts) in conflict")
@@ -90,8 +90,9 @@ struct StatusCommand: ParsableCommand {
             let error = sync.error.isEmpty ? "" : ": \(sync.error.oneLine)"
             lines.append("sync \(sync.name ?? String(sync.id)) (\(sync.type.rawValue) \(sync.soupName)): \(sync.status.rawValue), last run \(lastRun)\(mark)\(error)")
         }
-        if changes.isEmpty { lines.insert("No soups in this store yet: forceterm sync registers those of userstore.json.", at: 0) }
-        if syncs.isEmpty { lines.append("No named syncs in this store: forceterm sync adds those of usersyncs.json, if it has any.") }
+        let files = global ? ("globalstore.json", "globalsyncs.json", "sync --global") : ("userstore.json", "usersyncs.json", "sync")
+        if changes.isEmpty { lines.insert("No soups in this store yet: forceterm \(files.2) registers those of \(files.0).", at: 0) }
+        if syncs.isEmpty { lines.append("No named syncs in this store: forceterm \(files.2) adds those of \(files.1), if it has any.") }
         return lines.joined(separator: "\n") + "\n"
     }
 }

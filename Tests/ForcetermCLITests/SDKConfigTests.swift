@@ -163,6 +163,21 @@ struct SDKConfigTests {
         }
     }
 
+    @Test("A global store with soups and no syncs: status names the global files; list of a soup with no object points to query", .enabled(if: RealSalesforce.isAvailable, "needs ../shared/real-salesforce"))
+    func globalSoupsWithoutSyncs() throws {
+        let user = try SyncCommandTests.SignedIn(accounts: 1, contacts: 1)
+        defer { user.remove() }
+        let config = RealSalesforce.mobileSyncConfig("ios-SmartStoreTestApp").path
+        let env = user.environment
+        #expect(try Forceterm.run(["sync", "--global", "--config", config], environment: env).exitCode == 0)
+        let status = try Forceterm.run(["status", "--global"], environment: env)
+        #expect(status.standardOutput.contains("No named syncs in this store: forceterm sync --global adds those of globalsyncs.json"), "\(status)")
+        let list = try Forceterm.run(["list", "globalSoup1", "--global", "--config", config], environment: env)
+        #expect(list.exitCode == 1, "\(list)")
+        #expect(list.standardError.contains("globalSoup1 is a soup of this store, but no sync of the config says which Salesforce object it holds")
+            && list.standardError.contains("forceterm query --store"), "\(list)")
+    }
+
     @Test("A sync on a field the org lacks fails alone: the others are DONE, the summary and exit code 3 name it")
     func oneBadSyncFailsAlone() throws {
         let user = try SyncCommandTests.SignedIn(accounts: 2, contacts: 5)

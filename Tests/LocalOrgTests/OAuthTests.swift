@@ -129,6 +129,35 @@ import Testing
         #expect(try JSONParser.parse(refused.body) == [["message": "TotalRequests Limit exceeded.", "errorCode": "REQUEST_LIMIT_EXCEEDED"]])
     }
 
+    @Test func introspectionSaysWhetherAnAppsTokenIsActiveAndNothingMore() async throws {
+        let org = try await TestOrg(connectedApps: ["training-app": "s3cret"])
+        defer { org.remove() }
+        let login = try JSONParser.parse(await form(org, "grant_type=password&client_id=forceterm&username=demo%40localorg.test&password=localorg-demo").body)
+        let access = try #require(login["access_token"]?.stringValue), refresh = try #require(login["refresh_token"]?.stringValue)
+        let encoded = { (token: String) in token.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "" }
+        let introspect = { (body: String) async throws -> JSONValue in
+            try JSONParser.parse(await self.form(org, body, path: "/services/oauth2/introspect").body)
+        }
+        let active = try await introspect("token=\(encoded(access))&token_type_hint=access_token&client_id=forceterm")
+        #expect(active["active"] == true && active["token_type"] == "access_token" && active["client_id"] == "forceterm")
+        #expect(active["username"] == "demo@localorg.test" && active["scope"] == "api refresh_token")
+        #expect(active["sub"]?.stringValue?.hasPrefix("https://localhost:8443/id/00D") == true)
+        let issued = try #require(active["iat"]?.int64Value), expires = try #require(active["exp"]?.int64Value)
+        #expect(active["nbf"]?.int64Value == issued && expires > issued)
+        // A refresh token, found without the hint; it has no expiry.
+        let refreshAnswer = try await introspect("token=\(encoded(refresh))&client_id=forceterm")
+        #expect(refreshAnswer["active"] == true && refreshAnswer["token_type"] == "refresh_token" && refreshAnswer["exp"] == nil)
+        // Another app's token, a bogus one and a revoked one: inactive, and nothing else said.
+        let otherApp = try await introspect("token=\(encoded(access))&client_id=training-app&client_secret=s3cret")
+        #expect(otherApp == ["active": false])
+        #expect(try await introspect("token=00D!bogus.bogus&client_id=forceterm") == ["active": false])
+        _ = await form(org, "token=\(encoded(access))", path: "/services/oauth2/revoke")
+        #expect(try await introspect("token=\(encoded(access))&client_id=forceterm") == ["active": false])
+        // The asking app must be one of the org's, with its secret.
+        #expect(try await introspect("token=\(encoded(refresh))&client_id=training-app&client_secret=wrong")["error"] == "invalid_client")
+        #expect(try await introspect("token=\(encoded(refresh))&client_id=nobody")["error"] == "invalid_client_id")
+    }
+
     @Test func configuredConnectedAppsNeedTheirSecret() async throws {
         let org = try await TestOrg(connectedApps: ["training-app": "s3cret"])
         defer { org.remove() }

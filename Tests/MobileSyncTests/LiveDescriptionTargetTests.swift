@@ -1,4 +1,5 @@
 import ForceJSON
+import ForcetermServices
 import Foundation
 import LocalOrgProcess
 import Testing
@@ -107,6 +108,22 @@ struct LiveDescriptionTargetTests {
             Issue.record("ran: \(state.status)")
         } catch {
             #expect("\(error)".contains("INVALID_TYPE"), "\(error)")
+        }
+    }
+
+    @Test("metadata and mru of an object the org lacks fail with the object named, not only the org's 404 text")
+    func unknownObjectNamed() async throws {
+        let live = try await LiveSync()
+        defer { live.remove() }
+        for json: JSONValue in [["type": "metadata", "sobjectType": "Lead"], ["type": "mru", "sobjectType": "Lead", "fieldlist": ["Id"]]] {
+            let target = try SyncDownTarget(json: json)
+            do {
+                let state = try await live.manager.syncDown(target, options: SyncOptions(), soupName: "accounts")
+                Issue.record("ran: \(state.status)")
+            } catch {
+                #expect("\(error)".contains("NOT_FOUND") && "\(error)".contains("(is Lead an object of this org?)"), "\(error)")
+                #expect(SyncRun.failsAlone(error), "the other syncs still run")
+            }
         }
     }
 }

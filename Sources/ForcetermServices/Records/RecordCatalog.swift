@@ -82,6 +82,11 @@ public struct RecordCatalog {
     public func kind(named name: String) throws -> RecordKind {
         let wanted = name.lowercased()
         if let kind = kinds.first(where: { $0.soupName.lowercased() == wanted || $0.plural.lowercased() == wanted }) { return kind }
+        if let soup = try store.soupNames().first(where: { $0.lowercased() == wanted }) {
+            throw UsageError("\(soup) is a soup of this store, but no sync of the config says which Salesforce object it holds, "
+                + "so there are no records to show; read it with Smart SQL: "
+                + "\(Self.command("query", storePath: store.path)) \"SELECT {\(soup):_soup} FROM {\(soup)}\"")
+        }
         let names = kinds.map(\.soupName).joined(separator: ", ")
         throw UsageError("no records called \(name) here; the config's record soups are: \(names.isEmpty ? "none" : names)")
     }

@@ -37,6 +37,9 @@ extension LocalOrgAPI {
             let token = oauthParameters(request)["token"] ?? ""
             guard !token.isEmpty, try await tokens.revoke(token) else { return .oauthError("invalid_token", "invalid token") }
             return .empty(200)
+        case "introspect":
+            guard request.method == "POST" else { return .oauthError("invalid_request", "must use HTTP POST", status: 405) }
+            return try await introspect(oauthParameters(request), request: request)
         case "userinfo":
             guard let session = try? await authenticate(request) else {
                 return APIResponse(status: 403, headers: [("Content-Type", "text/plain;charset=UTF-8")], body: Array("Bad_OAuth_Token".utf8))
@@ -47,16 +50,45 @@ extension LocalOrgAPI {
         }
     }
 
+    /// The refusal of a client that is not one of the org's apps, or not with its secret; nil when
+    /// it is. The built-in app is a public client; configured apps must present their secret.
+    func clientRefusal(_ parameters: [String: String]) -> APIResponse? {
+        let clientId = parameters["client_id"] ?? ""
+        guard clientId != Self.builtInClientId else { return nil }
+        guard let secret = settings.connectedApps[clientId] else { return .oauthError("invalid_client_id", "client identifier invalid") }
+        guard constantTimeEqual(Array((parameters["client_secret"] ?? "").utf8), Array(secret.utf8)) else {
+            return .oauthError("invalid_client", "invalid client credentials")
+        }
+        return nil
+    }
+
+    /// Token introspection (RFC 7662, as Salesforce serves it): whether a token of the asking app
+    /// is active, whose it is and until when; `{"active": false}` for anything else, whatever the
+    /// reason (unknown, revoked, expired, another app's), so the answer tells a prober nothing.
+    func introspect(_ parameters: [String: String], request: APIRequest) async throws -> APIResponse {
+        if let refusal = clientRefusal(parameters) { return refusal }
+        let token = parameters["token"] ?? "", clientId = parameters["client_id"] ?? ""
+        let kinds: [TokenService.Kind] = parameters["token_type_hint"] == "refresh_token" ? [.refresh, .access] : [.access, .refresh]
+        for kind in kinds {
+            guard let found = try await tokens.lookUp(token, kind: kind), found.clientId == clientId else { continue }
+            if let expiresAt = found.expiresAt, expiresAt <= OrgStore.now() { break }
+            var body: JSONObject = [
+                "active": true, "scope": "api refresh_token", "client_id": .string(clientId),
+                "username": .string(try await tokens.username(of: found.userId)),
+                "sub": .string(await identityURL(request, userId: found.userId)),
+                "token_type": .string(kind == .access ? "access_token" : "refresh_token"),
+                "iat": .int(found.issuedAt), "nbf": .int(found.issuedAt),
+            ]
+            if let expiresAt = found.expiresAt { body["exp"] = .int(expiresAt) }
+            return .json(.object(body))
+        }
+        return .json(["active": false])
+    }
+
     func token(_ request: APIRequest) async throws -> APIResponse {
         let parameters = oauthParameters(request)
         let clientId = parameters["client_id"] ?? ""
-        // The built-in app is a public client; configured apps must present their secret.
-        if clientId != Self.builtInClientId {
-            guard let secret = settings.connectedApps[clientId] else { return .oauthError("invalid_client_id", "client identifier invalid") }
-            guard constantTimeEqual(Array((parameters["client_secret"] ?? "").utf8), Array(secret.utf8)) else {
-                return .oauthError("invalid_client", "invalid client credentials")
-            }
-        }
+        if let refusal = clientRefusal(parameters) { return refusal }
         if parameters["response_type"] == "device_code" {
             let started = try await DeviceAuthorization(store: store).start(clientId: clientId, scope: parameters["scope"] ?? "api refresh_token")
             return .json([

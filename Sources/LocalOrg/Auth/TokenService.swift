@@ -87,17 +87,26 @@ public struct TokenService: Sendable {
     }
 
     /// The row behind a token when the token is genuine, of the wanted kind, and not revoked.
-    func lookUp(_ token: String, kind: Kind) async throws -> (selector: String, userId: String, clientId: String, expiresAt: Int64?)? {
+    func lookUp(_ token: String, kind: Kind) async throws -> (selector: String, userId: String, clientId: String, issuedAt: Int64, expiresAt: Int64?)? {
         guard let bang = token.firstIndex(of: "!"), let dot = token.lastIndex(of: "."), bang < dot else { return nil }
         let selector = String(token[token.index(after: bang)..<dot])
         let verifier = String(token[token.index(after: dot)...])
         let presentedHash = Array(SHA256.hash(data: Array(verifier.utf8)))
         let row = try await store.pool.read { db in
-            try Row.fetchOne(db, sql: "SELECT verifierHash, userId, clientId, expiresAt FROM localorg_token WHERE selector = ? AND kind = ? AND revoked = 0",
-                             arguments: [selector, kind.rawValue]).map { row -> (Data, String, String, Int64?) in (row[0], row[1], row[2], row[3]) }
+            try Row.fetchOne(db, sql: """
+                SELECT verifierHash, userId, clientId, issuedAt, expiresAt FROM localorg_token WHERE selector = ? AND kind = ? AND revoked = 0
+                """, arguments: [selector, kind.rawValue]).map { row -> (Data, String, String, Int64, Int64?) in (row[0], row[1], row[2], row[3], row[4]) }
         }
         guard let row, constantTimeEqual(Array(row.0), presentedHash) else { return nil }
-        return (selector, row.1, row.2, row.3)
+        return (selector, row.1, row.2, row.3, row.4)
+    }
+
+    /// A user's username, empty for an unknown user.
+    func username(of userId: String) async throws -> String {
+        let userTable = quoted(store.schema.object(named: "User")?.tableName ?? "User")
+        return try await store.pool.read { db in
+            try String.fetchOne(db, sql: "SELECT COALESCE(Username, '') FROM \(userTable) WHERE Id = ?", arguments: [userId]) ?? ""
+        }
     }
 
     /// The session of a valid, unexpired access token.

@@ -16,8 +16,14 @@ struct MetadataFetch: SyncDownFetch {
         let known = stored.map(Self.recordTypeIds) ?? []
         async let early = picklistAnswers(for: known, stored: stored)
         var describe: JSONObject
-        switch try await context.remote.resource("sobjects/\(sobjectType)/describe", query: [],
-                                                unlessTagged: stored.flatMap { $0[SObjectDescribeKeys.eTag]?.stringValue }) {
+        let path = "sobjects/\(sobjectType)/describe"
+        let answer: RemoteResource
+        do {
+            answer = try await context.remote.resource(path, query: [], unlessTagged: stored.flatMap { $0[SObjectDescribeKeys.eTag]?.stringValue })
+        } catch {
+            throw error.naming(sobjectType, resource: path)
+        }
+        switch answer {
         case .unchanged:
             describe = stored ?? [:]
         case let .object(answer, etag):
@@ -144,4 +150,13 @@ struct LayoutFetch: SyncDownFetch {
     }
 
     func remoteIds(localIds: [String]) async throws -> Set<String> { [] }
+}
+
+extension SyncRemoteError {
+    /// A 404 for one object's resource, said with the object's name: Salesforce's own message ("The
+    /// requested resource does not exist") does not say which object a sync asked for.
+    func naming(_ sobjectType: String, resource: String) -> SyncRemoteError {
+        guard case let .server(404, code, message) = self else { return self }
+        return .server(status: 404, errorCode: code, message: "\(message): \(resource) (is \(sobjectType) an object of this org?)")
+    }
 }

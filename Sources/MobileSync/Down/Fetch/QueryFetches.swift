@@ -51,7 +51,12 @@ struct MruFetch: SyncDownFetch {
     let fieldlist: [String]
 
     func first(state: SyncState, since: Int64?) async throws -> SyncDownPage {
-        let ids = try await context.remote.recentItemIds(sobjectType: sobjectType)
+        let ids: [String]
+        do {
+            ids = try await context.remote.recentItemIds(sobjectType: sobjectType)
+        } catch {
+            throw error.naming(sobjectType, resource: "sobjects/\(sobjectType)")
+        }
         guard !ids.isEmpty else { return .empty }
         let fields = context.withSyncFields(fieldlist).joined(separator: ", ")
         let page = try await context.remote.query(
