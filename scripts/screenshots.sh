@@ -108,7 +108,7 @@ keys s
 deadline=$((SECONDS + 60))
 # The sync downs running (their requests delayed by --demo-latency; side by side, any of them may
 # be the one the bar names last).
-until screen | tail -n 1 | grep -qE 'Sync down [a-z_]+ [0-9]+/[0-9]+'; do
+until screen | tail -n 1 | grep -qE 'Sync down [a-z_, +0-9]+ [0-9]+/[0-9]+'; do
     ((SECONDS < deadline)) || { echo "screenshots: no sync progress on the status line" >&2; screen >&2; exit 1; }
     sleep 0.05
 done

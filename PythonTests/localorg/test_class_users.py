@@ -30,6 +30,16 @@ def test_a_class_from_a_pattern_signs_in_with_the_passwords_file(org, tmp_path):
     listed = run_cli(org.data_dir, "user", "list")
     assert listed.returncode == 0 and "pattern12@class.test" in listed.stdout
 
+    # Latecomers added with the same file named: refused, the first class's handout kept whole.
+    handout = passwords.read_text()
+    late = run_cli(org.data_dir, "user", "add", "--pattern", "late{n}@class.test", "--count", "2", "--passwords-file", str(passwords))
+    assert late.returncode != 0 and "exists already" in late.stderr and "Nobody was added" in late.stderr, late.stderr
+    assert passwords.read_text() == handout
+    assert "late1@class.test" not in run_cli(org.data_dir, "user", "list").stdout
+    # A refusal of the org's (a taken username) is one line, without the usage text of a mistyped command.
+    taken = run_cli(org.data_dir, "user", "add", "--pattern", "pattern{n}@class.test", "--count", "12")
+    assert taken.returncode == 1 and "DUPLICATE_USERNAME" in taken.stderr and "Usage:" not in taken.stderr, taken.stderr
+
 
 def test_a_bad_csv_names_its_line_and_adds_nobody(org, tmp_path):
     good = tmp_path / "good.csv"

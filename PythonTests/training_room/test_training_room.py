@@ -101,11 +101,23 @@ def test_a_trainee_trusts_signs_in_with_the_device_flow_and_syncs_across_the_roo
         assert synced.returncode == 0, synced.stdout + synced.stderr
         listed = subprocess.run(in_namespace(laptop, forceterm, "list", "contacts", "--format", "json"), capture_output=True, text=True, env=home)
         assert listed.stdout.count('"soup": "contacts"') == 50
+        # The laptop's own link down: said as such, not as a server that refuses.
+        device = f"ftl{os.getpid()}"
+        ip("-n", laptop, "link", "set", device, "down")
+        try:
+            cut = subprocess.run(in_namespace(laptop, forceterm, "sync"), capture_output=True, text=True, env=home, timeout=120)
+        finally:
+            ip("-n", laptop, "link", "set", device, "up")
+        assert cut.returncode == 1 and "network unreachable: this machine has no route there" in cut.stderr, cut.stderr
         # The request log names the trainee and the time of each of their requests.
         server.terminate()
         lines = served.rest()
         assert any(re.search(r"Z trainee1@class.test GET /services/data/v\d+\.0/query/? 200 ", line) for line in lines), "".join(lines)
         assert any(re.search(r"Z trainee1@class.test POST /setup/connect 200 ", line) for line in lines)
+        server.wait(timeout=30)
+        # The trainer's machine answers, but nothing listens any more: a refusal, not "offline".
+        stopped = subprocess.run(in_namespace(laptop, forceterm, "sync"), capture_output=True, text=True, env=home, timeout=120)
+        assert stopped.returncode == 1 and "connection refused: is the server running, and on that port?" in stopped.stderr, stopped.stderr
     finally:
         if server.poll() is None:
             server.terminate()

@@ -55,7 +55,9 @@ public enum ForceAPIError: Error, Sendable, Equatable {
 
     public enum OfflineReason: String, Sendable {
         case hostNotFound = "host not found"
-        case connectionRefused = "connection refused"
+        case connectionRefused = "connection refused: is the server running, and on that port?"
+        case networkUnreachable = "network unreachable: this machine has no route there; is it connected?"
+        case hostUnreachable = "host unreachable: nothing answers at that address"
         case connectTimeout = "no answer to the connection attempt"
     }
 
@@ -75,6 +77,9 @@ public enum ForceAPIError: Error, Sendable, Equatable {
 extension ForceAPIError: CustomStringConvertible {
     public var description: String {
         switch self {
+        case let .offline(.connectionRefused, host):
+            // The network works: the machine answered that nothing takes the connection.
+            return "cannot connect to \(host) (\(OfflineReason.connectionRefused.rawValue)); try again once it is"
         case let .offline(reason, host):
             return "offline: cannot reach \(host) (\(reason.rawValue)); check the network and try again"
         case let .connectionLost(detail):

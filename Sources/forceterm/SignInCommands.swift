@@ -56,7 +56,9 @@ struct LoginCommand: ParsableCommand {
     /// Login URLs are https; plain http only to this machine (localorg --http).
     static func checkedLoginURL(_ text: String) throws -> String {
         guard let components = URLComponents(string: text), let scheme = components.scheme?.lowercased(), let host = components.host, !host.isEmpty else {
-            throw ValidationError("--login-url \(text) is not a URL; use e.g. https://login.salesforce.com")
+            // A host (and port) alone, as a trainer writes it on the board: say the URL it means.
+            let example = !text.contains("://") && !text.isEmpty && !text.contains(" ") ? "https://\(text)" : "https://login.salesforce.com"
+            throw ValidationError("--login-url \(text) is not a URL; use e.g. \(example)")
         }
         let loopback = ["localhost", "127.0.0.1", "::1", "[::1]"].contains(host.lowercased())
         guard scheme == "https" || (scheme == "http" && loopback) else {

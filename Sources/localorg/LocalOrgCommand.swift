@@ -30,7 +30,8 @@ struct DataOption: ParsableArguments {
         discussion: """
             demo@localorg.test / localorg-demo (an administrator) and trainer@localorg.test / localorg-trainer, \
             as forceterm --demo uses. Without it a new org has one administrator, admin@localorg.test, \
-            with a made-up password printed once and kept in DIR/admin-password (readable by you only).
+            with a made-up password printed once and kept in DIR/admin-password (readable by you only; \
+            the username on its first line, the password on its second).
             """))
     var demo = false
 
@@ -276,11 +277,11 @@ struct Seed: ParsableCommand {
         let owners: [OrgUserSummary]
         if eachUser {
             owners = users.filter { $0.isActive && !$0.isAdmin }
-            if owners.isEmpty { throw ValidationError("the org has no active user who is not an administrator; add the class first (localorg user add)") }
+            if owners.isEmpty { throw OrgRefusal("the org has no active user who is not an administrator; add the class first (localorg user add)") }
         } else {
             owners = try owner.map { name in
                 guard let user = users.first(where: { $0.username.lowercased() == name.lowercased() }) else {
-                    throw ValidationError("no user \(name) in this org; localorg user list shows them")
+                    throw OrgRefusal("no user \(name) in this org; localorg user list shows them")
                 }
                 return user
             }

@@ -32,7 +32,7 @@ struct SaveSnapshot: ParsableCommand {
     func run() throws {
         let directory = data.orgDirectory
         guard FileManager.default.fileExists(atPath: directory.databasePath) else {
-            throw ValidationError("there is no org in \(directory.path) yet; create one with localorg seed first")
+            throw OrgRefusal("there is no org in \(directory.path) yet; create one with localorg seed first")
         }
         let store = try data.openStore()
         let saved = try OrgSnapshots(orgDirectory: directory).save(name, from: store)

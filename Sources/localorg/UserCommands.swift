@@ -26,7 +26,7 @@ struct AddUser: ParsableCommand {
             --pattern with {n} and --count numbers the usernames (trainee{n}@class.test gives \
             trainee01@class.test … trainee12@class.test); --csv reads Username and optional \
             FirstName, LastName, Password and Admin columns. Users without a password get one made up \
-            (12 characters, no look-alikes), shown once, or written with --passwords-file to a file \
+            (12 letters and digits without look-alikes, in groups of four: 7HDe-yCej-LsQG), shown once, or written with --passwords-file to a file \
             only you can read, to hand out. All or nothing: a taken username or a bad row adds nobody.
 
             Examples:
@@ -59,13 +59,17 @@ struct AddUser: ParsableCommand {
             throw ValidationError("--count goes with --pattern.")
         }
         if username != nil && passwordsFile != nil { throw ValidationError("--passwords-file is for a class; one user's password is the one you typed.") }
+        if let passwordsFile, FileManager.default.fileExists(atPath: passwordsFile) {
+            // It may hold the passwords of a class added before: never written over.
+            throw ValidationError("\(passwordsFile) exists already (it may hold the passwords of users added before); name a new file, or move that one away first. Nobody was added.")
+        }
     }
 
     func run() throws {
         let users: [NewOrgUser]
         var madeUp = Set<String>()
         if let username {
-            guard let line = readLine(strippingNewline: true), !line.isEmpty else { throw ValidationError("No password on standard input.") }
+            guard let line = readLine(strippingNewline: true), !line.isEmpty else { throw OrgRefusal("No password on standard input.") }
             users = [NewOrgUser(username: username, password: line, firstName: firstName, lastName: lastName, isAdmin: admin)]
         } else if let pattern, let count {
             let width = String(count).count
@@ -84,13 +88,13 @@ struct AddUser: ParsableCommand {
         do {
             try store.addUsers(users)
         } catch let error as APIError {
-            throw ValidationError("\(error.errorCode): \(error.message); nobody was added")
+            throw OrgRefusal("\(error.errorCode): \(error.message); nobody was added")
         }
         let shown = users.filter { madeUp.contains($0.username) }
         if let passwordsFile, !shown.isEmpty {
             let text = "username,password\n" + shown.map { "\($0.username),\($0.password)\n" }.joined()
             guard FileManager.default.createFile(atPath: passwordsFile, contents: Data(text.utf8), attributes: [.posixPermissions: 0o600]) else {
-                throw ValidationError("added \(users.count) users but could not write \(passwordsFile); set their passwords again with localorg user passwd")
+                throw OrgRefusal("added \(users.count) users but could not write \(passwordsFile); set their passwords again with localorg user passwd")
             }
             print("Added \(users.count) user\(users.count == 1 ? "" : "s"); their passwords are in \(passwordsFile) (readable by you only): hand each trainee their line.")
         } else {
@@ -106,7 +110,7 @@ struct AddUser: ParsableCommand {
     /// The users of a CSV file; a row that cannot be used is named with its line, and nothing is added.
     static func readCSV(_ path: String, admin: Bool) throws -> ([NewOrgUser], Set<String>) {
         guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
-            throw ValidationError("cannot read \(path) as UTF-8 text")
+            throw OrgRefusal("cannot read \(path) as UTF-8 text")
         }
         let header: [String]
         let rows: [CSVTable.Row]
@@ -115,17 +119,17 @@ struct AddUser: ParsableCommand {
             header = table.header.map { $0.lowercased() }
             rows = table.rows
         } catch {
-            throw ValidationError("\(path), line \(error.line): \(error.message); nobody was added")
+            throw OrgRefusal("\(path), line \(error.line): \(error.message); nobody was added")
         }
         guard let usernameColumn = header.firstIndex(of: "username") else {
-            throw ValidationError("\(path), line 1: the header needs a Username column (and may have FirstName, LastName, Password, Admin); nobody was added")
+            throw OrgRefusal("\(path), line 1: the header needs a Username column (and may have FirstName, LastName, Password, Admin); nobody was added")
         }
         func column(_ name: String) -> Int? { header.firstIndex(of: name) }
         var users: [NewOrgUser] = []
         var madeUp = Set<String>()
         for row in rows {
             guard row.cells.count == header.count else {
-                throw ValidationError("\(path), line \(row.line): \(row.cells.count) fields where the header has \(header.count); nobody was added")
+                throw OrgRefusal("\(path), line \(row.line): \(row.cells.count) fields where the header has \(header.count); nobody was added")
             }
             func cell(_ index: Int?) -> String? {
                 guard let index else { return nil }
@@ -133,7 +137,7 @@ struct AddUser: ParsableCommand {
                 return value.isEmpty ? nil : value
             }
             guard let username = cell(usernameColumn), username.contains("@") else {
-                throw ValidationError("\(path), line \(row.line): the username must look like an email address (trainee1@class.test); nobody was added")
+                throw OrgRefusal("\(path), line \(row.line): the username must look like an email address (trainee1@class.test); nobody was added")
             }
             let password = cell(column("password"))
             let isAdmin = admin || ["true", "yes", "1", "x"].contains(cell(column("admin"))?.lowercased() ?? "")
@@ -141,7 +145,7 @@ struct AddUser: ParsableCommand {
                                     firstName: cell(column("firstname")), lastName: cell(column("lastname")), isAdmin: isAdmin))
             if password == nil { madeUp.insert(username) }
         }
-        guard !users.isEmpty else { throw ValidationError("\(path) has a header but no users") }
+        guard !users.isEmpty else { throw OrgRefusal("\(path) has a header but no users") }
         return (users, madeUp)
     }
 }
@@ -183,7 +187,7 @@ struct ChangePassword: ParsableCommand {
     func run() throws {
         let password: String
         if passwordStdin {
-            guard let line = readLine(strippingNewline: true), !line.isEmpty else { throw ValidationError("No password on standard input.") }
+            guard let line = readLine(strippingNewline: true), !line.isEmpty else { throw OrgRefusal("No password on standard input.") }
             password = line
         } else {
             password = OrgStore.generatedPassword()

@@ -51,7 +51,8 @@ struct SyncRunTests {
     @Test("The failure line names the sync and says local changes are kept")
     func failureMessage() {
         #expect(SyncRun.failureMessage("syncDownContacts", ForceClientRemote.remoteError(.offline(.connectionRefused, host: "10.99.0.2")))
-            == "syncDownContacts stopped: cannot reach Salesforce (10.99.0.2: connection refused); check the network and sync again. Local changes are kept in the store.",
+            == "syncDownContacts stopped: cannot reach Salesforce (10.99.0.2: connection refused: is the server running, and on that port?); "
+            + "check the network and sync again. Local changes are kept in the store.",
                 "what to do is said once")
         #expect(SyncRun.failureMessage("syncDownContacts", SyncRemoteError.server(status: 500, errorCode: "UNKNOWN_EXCEPTION", message: "boom"))
             .hasSuffix("Local changes are kept in the store; run forceterm sync again."))

@@ -52,6 +52,18 @@ struct ToastWidthTests {
         #expect(rows[0].hasPrefix("Sync failed, local changes kept:"), "\(rows)")
         #expect(rows[1].hasSuffix("never answered (limit 2 s)"), "\(rows)")
         #expect(canvas.line(20).trimmingCharacters(in: .whitespaces).isEmpty, "two rows at most")
+
+        // Over a list: the toast is one block, nothing of the rows under it shows beside it.
+        var list = Canvas(size: Size(width: 80, height: 24))
+        for row in 20...22 { list.draw("Bulk\(row) CutTest00\(row)        Tester number \(row)".padded(toWidth: 80), x: 0, y: row, style: .plain) }
+        ToastWidget.draw(in: &list, y: 22, width: 80, message: message, isError: true, theme: Theme(colors: false, ascii: false))
+        #expect(list.line(21).hasPrefix(" Sync failed, local changes kept:"), "the wide toast takes the whole row: \(list.line(21))")
+        #expect(!list.line(22).contains("Bulk22") && list.line(22).hasPrefix(" "), "the second line is as wide: \(list.line(22))")
+        #expect(list.line(20).hasPrefix("Bulk20"), "the row above the toast is left alone")
+        var short = Canvas(size: Size(width: 80, height: 24))
+        short.draw(String(repeating: "x", count: 80), x: 0, y: 22, style: .plain)
+        ToastWidget.draw(in: &short, y: 22, width: 80, message: "Saved locally", isError: false, theme: Theme(colors: false, ascii: false))
+        #expect(short.line(22) == String(repeating: "x", count: 64) + " Saved locally x", "a short toast stays at the right")
     }
 
     @Test("Lines break between words; a third line's worth is cut with an ellipsis; a short toast stays on one row")

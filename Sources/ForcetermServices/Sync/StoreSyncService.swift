@@ -67,7 +67,10 @@ public struct StoreSyncService: SyncService {
         let report = try await plan.run(manager: manager, store: store) { state in
             let phase = state.type == .syncUp ? "Sync up" : "Sync down"
             // Under the lock: two sync downs' reports reach the bar in the order it took them.
-            bar.withLock { progress($0.update(name: state.name ?? "", phase: "\(phase) \(state.soupName)", percent: state.progress)) }
+            bar.withLock {
+                progress($0.update(name: state.name ?? "", phase: phase, soup: state.soupName, percent: state.progress,
+                                   ended: state.status != .running))
+            }
         }
         let usage = await session.client.lastAPIUsage.map { APIUsageLevel(used: $0.used, limit: $0.limit) }
         if let failure = report.failure {

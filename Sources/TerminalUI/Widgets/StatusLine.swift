@@ -49,11 +49,22 @@ public enum StatusLine {
 /// A message just above the status line, right-aligned: one line, or two when it does not fit
 /// (a long name or an error's own words), cut only after the second.
 public enum ToastWidget {
+    /// A toast's left edge this close to the screen's is moved to it: no fragment of the list
+    /// shows beside the toast, to be read as part of it.
+    static let smallestMargin = 8
+
+    /// Draws the toast as one block at the right of row `y` (and the row above, when it wraps):
+    /// its lines as wide as the longest, so nothing of the list shows between them.
     public static func draw(in canvas: inout Canvas, y: Int, width: Int, message: String, isError: Bool, theme: Theme) {
         let lines = lines(of: message, width: max(width - 4, 1), ellipsis: theme.lines.ellipsis)
+        var blockWidth = min((lines.map(\.displayWidth).max() ?? 0) + 2, width)
+        var x = max(width - blockWidth - 1, 0)
+        if x < smallestMargin {
+            x = 0
+            blockWidth = width
+        }
         for (index, line) in lines.enumerated() {
-            let text = " " + line + " "
-            canvas.draw(text, x: max(width - text.displayWidth - 1, 0), y: y - (lines.count - 1) + index,
+            canvas.draw((" " + line).padded(toWidth: blockWidth), x: x, y: y - (lines.count - 1) + index,
                         style: theme.style(isError ? .toastError : .toast))
         }
     }

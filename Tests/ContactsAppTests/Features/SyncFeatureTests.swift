@@ -24,16 +24,28 @@ struct SyncFeatureTests: DrivesAppModel {
     @Test("One progress bar for the whole run: each sync is its share, and it never falls back, also when syncs report interleaved")
     func progressAcrossSyncs() {
         var run = SyncRunProgress(order: ["up", "downA", "downB", "downC"])
+        let soups = ["up": "contacts", "downA": "accounts", "downB": "contacts", "downC": "sobject_metadata"]
         let reports = [("up", 0), ("up", 100), ("downA", 0), ("downB", 50), ("downA", 50), ("downC", 100), ("downB", 40), ("downA", 100),
                        ("downB", 100)]
-        let steps = reports.map { run.update(name: $0.0, phase: "Sync", percent: $0.1) }
+        let steps = reports.map { report in
+            run.update(name: report.0, phase: report.0 == "up" ? "Sync up" : "Sync down", soup: soups[report.0] ?? "", percent: report.1,
+                       ended: report.1 == 100)
+        }
         #expect(steps.map(\.fraction) == [0, 0.25, 0.25, 0.375, 0.5, 0.75, 0.75, 0.875, 1])
-        #expect(steps[3].phase == "Sync 3/4", "the reporting sync's place in the run")
         #expect(zip(steps, steps.dropFirst()).allSatisfy { $0.fraction <= $1.fraction })
+        // The label names what runs now and counts what has ended: it never jumps back.
+        #expect(steps.map(\.phase) == ["Sync up contacts 0/4", "Sync up 1/4", "Sync down accounts 1/4", "Sync down accounts, contacts 1/4",
+                                        "Sync down accounts, contacts 1/4", "Sync down accounts, contacts 2/4", "Sync down accounts, contacts 2/4",
+                                        "Sync down contacts 3/4", "Sync down 4/4"])
+        var many = SyncRunProgress(order: ["a", "b", "c"])
+        _ = many.update(name: "a", phase: "Sync down", soup: "accounts", percent: 0)
+        _ = many.update(name: "b", phase: "Sync down", soup: "contacts", percent: 0)
+        #expect(many.update(name: "c", phase: "Sync down", soup: "sobject_metadata", percent: 0).phase == "Sync down accounts +2 0/3",
+                "a long list is said short, to fit the status line")
         var odd = SyncRunProgress(order: [])
-        #expect(odd.update(name: "x", phase: "Sync", percent: 250).fraction == 0, "an unknown sync moves nothing")
+        #expect(odd.update(name: "x", phase: "Sync", soup: "x", percent: 250).fraction == 0, "an unknown sync moves nothing")
         var one = SyncRunProgress(order: ["x"])
-        #expect(one.update(name: "x", phase: "Sync", percent: 250).fraction == 1, "out-of-range input stays on the bar")
+        #expect(one.update(name: "x", phase: "Sync", soup: "x", percent: 250).fraction == 1, "out-of-range input stays on the bar")
     }
 
     @Test("A sync runs in the background: progress while it runs, then a toast and a refreshed list")

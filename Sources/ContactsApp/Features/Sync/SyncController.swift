@@ -14,22 +14,41 @@ public struct SyncProgress: Sendable, Equatable {
 }
 
 /// One progress bar for a whole run of syncs, from their reports: each sync its share of the bar,
-/// at the percent it last reported. Reports come interleaved when syncs run side by side (the
-/// sync downs do), so the bar is their sum: it never falls back between syncs or reports.
+/// at the percent it last reported. Reports come interleaved when syncs run side by side, so the
+/// bar is their sum (it never falls back between syncs or reports), the label names the soups of
+/// the syncs running now, and the count is of the syncs that have ended.
 public struct SyncRunProgress: Sendable {
     /// The run's syncs, in the order they are listed.
     public let order: [String]
     private var percents: [String: Int] = [:]
+    /// The soup of each sync running now.
+    private var running: [String: String] = [:]
+    private var ended: Set<String> = []
+    /// Soup names longer together than this are said as the first and how many more.
+    static let longestNames = 24
 
     public init(order: [String]) { self.order = order }
 
-    /// Notes that sync `name` is `percent` through; `phase` is what it does ("Sync down contacts").
-    public mutating func update(name: String, phase: String, percent: Int) -> SyncProgress {
+    /// Notes that sync `name`, of `soup`, is `percent` through, or has `ended`; `phase` is what
+    /// it does ("Sync down").
+    public mutating func update(name: String, phase: String, soup: String, percent: Int, ended hasEnded: Bool = false) -> SyncProgress {
         let count = max(order.count, 1)
-        if order.contains(name) { percents[name] = max(percents[name] ?? 0, min(max(percent, 0), 100)) }
+        if order.contains(name) {
+            percents[name] = max(percents[name] ?? 0, min(max(percent, 0), 100))
+            if hasEnded {
+                ended.insert(name)
+                running[name] = nil
+            } else if !ended.contains(name) {
+                running[name] = soup
+            }
+        }
         let done = order.reduce(0) { $0 + (percents[$1] ?? 0) }
-        let position = (order.firstIndex(of: name) ?? 0) + 1
-        return SyncProgress(phase: "\(phase) \(min(position, count))/\(count)", fraction: Double(done) / 100 / Double(count))
+        var soups: [String] = []
+        for name in order { if let soup = running[name], !soups.contains(soup) { soups.append(soup) } }
+        var what = soups.joined(separator: ", ")
+        if soups.count > 1, what.count > Self.longestNames { what = "\(soups[0]) +\(soups.count - 1)" }
+        let label = [phase, what, "\(ended.count)/\(count)"].filter { !$0.isEmpty }.joined(separator: " ")
+        return SyncProgress(phase: label, fraction: Double(done) / 100 / Double(count))
     }
 }
 
