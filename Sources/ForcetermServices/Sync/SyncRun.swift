@@ -229,6 +229,7 @@ public struct SyncRun: Sendable {
             total.conflicts += later.conflicts
             total.recreated += later.recreated
             total.mergedFromServer += later.mergedFromServer
+            total.confirmedAfterLostAnswer += later.confirmedAfterLostAnswer
         }
         return total
     }

@@ -21,6 +21,8 @@ public struct SyncRunReport: Sendable {
     /// Records whose refused update (the server's copy was newer) took the server's other changes
     /// in the sync up: received, though no sync down brought them.
     public var mergedFromServer = 0
+    /// Of the created and updated: found done on the server after their answer was lost, not sent twice.
+    public var confirmedAfterLostAnswer = 0
     /// What the user hears as "new or changed on the server".
     public var changedOnServer: Int { down.changedOnServer + mergedFromServer }
     public var ghostsRemoved = 0
@@ -79,6 +81,7 @@ public struct SyncRunReport: Sendable {
         refused += summary.errors
         conflicted += summary.conflicts
         mergedFromServer += summary.mergedFromServer
+        confirmedAfterLostAnswer += summary.confirmedAfterLostAnswer
     }
 
     /// A sync down's tallies; a description of an sObject (metadata, layout) is listed with its
@@ -103,7 +106,7 @@ public struct SyncRunReport: Sendable {
             "sent": .int(Int64(sent)), "created": .int(Int64(created)), "updated": .int(Int64(updated)),
             "deleted": .int(Int64(deleted)), "ghostsRemoved": .int(Int64(ghostsRemoved)),
             "errors": .int(Int64(recordErrors)), "conflicts": .int(Int64(conflicts)),
-            "mergedFromServer": .int(Int64(mergedFromServer)),
+            "mergedFromServer": .int(Int64(mergedFromServer)), "confirmedAfterLostAnswer": .int(Int64(confirmedAfterLostAnswer)),
         ]
         for (key, value) in down.json { object[key] = value }  // received, stored, unchanged, keptLocalChanges
         var downs: JSONObject = [:]
@@ -127,6 +130,9 @@ public struct SyncRunReport: Sendable {
 
     public var text: String {
         var outcomes = "\(created) created, \(updated) updated, \(deleted) deleted"
+        if confirmedAfterLostAnswer > 0 {
+            outcomes += " (\(confirmedAfterLostAnswer) of those found done on the server after their answer was lost, not sent twice)"
+        }
         if refused > 0 { outcomes += ", \(refused) refused" }
         if conflicted > 0 { outcomes += ", \(conflicted) in conflict" }
         if mergedFromServer > 0 { outcomes += ", \(mergedFromServer) merged with changes made on the server" }

@@ -125,6 +125,7 @@ struct ServerCopyReconciler {
                     summary.conflicts += 1
                 } else if let write = lost[entryId], !write.isDelete, !merged.record.isDirty {
                     summary.updated += 1  // our write whose answer was lost had arrived
+                    summary.confirmedAfterLostAnswer += 1
                 } else if merged.tookServerValues {
                     summary.mergedFromServer += 1
                 }

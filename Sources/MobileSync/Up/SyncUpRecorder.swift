@@ -15,6 +15,9 @@ public struct SyncUpSummary: Sendable, Equatable {
     /// Records merged with a newer server copy without a conflict: other fields' changes made on
     /// the server came in with the sync up.
     public var mergedFromServer = 0
+    /// Of the created and updated: writes whose answer a dropped link lost, found done on the
+    /// server (a create by its values, an update by its server copy) and not sent again.
+    public var confirmedAfterLostAnswer = 0
 
     public init() {}
 }

@@ -81,7 +81,7 @@ struct SyncUpTask: Sendable {
         let recorder = SyncUpRecorder(soupName: soup, target: target, mergeMode: options.mergeMode, updateFields: planner.updateFields,
                                       owningSyncDownId: try InFlightCreates.owningSyncDownId(soup: soup, syncs: syncs))
         // Creates found made on the server count as created: this run learnt what became of them.
-        summary.created += try await InFlightCreates(store: store, remote: remote, soup: soup, idFieldName: target.idFieldName,
+        let adopted = try await InFlightCreates(store: store, remote: remote, soup: soup, idFieldName: target.idFieldName,
                                   owningSyncDownId: recorder.owningSyncDownId, checkAccepting: checkAccepting).recover { record, serverIds -> JSONObject? in
             // A create with an external id is an upsert: sending it again is safe.
             if let field = target.externalIdFieldName, let value = record[field]?.stringValue, !value.isEmpty, !LocalField.isLocalId(value) {
@@ -91,6 +91,8 @@ struct SyncUpTask: Sendable {
             return record[LocalField.createInFlight]?["fields"]?.objectValue
                 ?? (try? planner.project(record, planner.createFields ?? [], serverIds: serverIds))
         }
+        summary.created += adopted
+        summary.confirmedAfterLostAnswer += adopted
         let freshDates = try await ServerCopyReconciler(task: self, planner: planner, recorder: recorder).run(summary: &summary)
         // A second pass sends only what the first turned into new writes: refused updates merged
         // with the server's changes (sent again with the server's date), and (OVERWRITE) updates of
