@@ -52,6 +52,9 @@ struct OrgResetTests {
         #expect(changes.count == 2)
         #expect(changes.contains { $0["change"]?.stringValue == "created" && $0["record"]?["LastName"]?.stringValue == "Made In Class" })
         #expect(changes.contains { $0["change"]?.stringValue == "updated" && $0["record"]?["Title"]?.stringValue == "Edited In Class" })
+        let updated = try #require(changes.first { $0["change"]?.stringValue == "updated" })
+        #expect(updated["changedFields"] == ["Title"], "which field was changed here: \(updated)")
+        #expect(updated["serverValuesBefore"]?["Title"] != nil, "and what the old org had in it: \(updated)")
 
         // The old store is bound to the old org: syncing it by path sends nothing to the new one.
         let oldStore = try #require(document["store"]?.stringValue)

@@ -50,7 +50,17 @@ public struct OrgReset {
                     : record[LocalField.locallyCreated]?.boolValue == true ? "created" : "updated"
                 var fields: JSONObject = [:]
                 for (key, value) in record where !ConflictComparison.isBookkeeping(key) { fields[key] = value }
-                changes.append(.object(["soup": .string(soup), "change": .string(change), "record": .object(fields)]))
+                var entry: JSONObject = ["soup": .string(soup), "change": .string(change), "record": .object(fields)]
+                // What was changed here, against what the old org had then, and the server's side of
+                // a conflict: enough to make the same change again by hand in the new org.
+                if let base = record[LocalField.base]?.objectValue, !base.isEmpty {
+                    entry["changedFields"] = .array(base.keys.sorted().map(JSONValue.string))
+                    entry["serverValuesBefore"] = .object(base)
+                }
+                if let conflict = record[LocalField.conflict]?.objectValue {
+                    entry["inConflictWith"] = conflict["server"] ?? .null
+                }
+                changes.append(.object(entry))
             }
         }
         guard !changes.isEmpty else { return nil }
