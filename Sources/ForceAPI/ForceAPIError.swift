@@ -58,6 +58,9 @@ public enum ForceAPIError: Error, Sendable, Equatable {
         case connectionRefused = "connection refused: is the server running, and on that port?"
         case networkUnreachable = "network unreachable: this machine has no route there; is it connected?"
         case hostUnreachable = "host unreachable: nothing answers at that address"
+        /// curl could not connect for a reason of the system's other than these (a local firewall,
+        /// no address to send from).
+        case couldNotConnect = "could not connect"
         case connectTimeout = "no answer to the connection attempt"
     }
 

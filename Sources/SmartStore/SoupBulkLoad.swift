@@ -28,16 +28,23 @@ public final class SoupBulkLoad: Sendable {
     /// This process's holds on bulk-load locks: the lock and how many loads share it, by path.
     private static let held = Mutex<[String: (lock: FileLock, loads: Int)]>([:])
 
-    /// Joins this process's hold on the lock at `path`, or takes it; false when another process has it.
-    static func join(_ path: String) throws -> Bool {
+    enum Hold {
+        /// Another load of this process holds the lock: this one shares it.
+        case joined
+        /// The lock was free: no load is alive anywhere, so any deferred soup left is abandoned.
+        case took
+    }
+
+    /// Joins this process's hold on the lock at `path`, or takes it; nil when another process has it.
+    static func join(_ path: String) throws -> Hold? {
         try held.withLock { held in
             if let hold = held[path] {
                 held[path] = (hold.lock, hold.loads + 1)
-                return true
+                return .joined
             }
-            guard let lock = try FileLock.tryAcquire(path: path) else { return false }
+            guard let lock = try FileLock.tryAcquire(path: path) else { return nil }
             held[path] = (lock, 1)
-            return true
+            return .took
         }
     }
 
@@ -117,10 +124,13 @@ extension SmartStore {
     /// (the load then simply goes the usual way). Call `finish` when the load ends, failed or not.
     public func beginBulkLoad(soups: [String], keeping: Set<String>) throws -> SoupBulkLoad? {
         let lockPath = SoupBulkLoad.lockPath(forStore: path)
-        guard try SoupBulkLoad.join(lockPath) else { return nil }
-        let deferred: [String]
+        guard let hold = try SoupBulkLoad.join(lockPath) else { return nil }
+        let deferred: [String], encrypted = isEncrypted
         do {
             deferred = try write { transaction in
+                // Rows no live load owns (a load whose finish failed, a loader killed while this
+                // store stayed open) are rebuilt first: no soup is left without its indexes.
+                if hold == .took { try SoupBulkLoad.rebuildIndexes(transaction, encrypted: encrypted) }
                 // A soup another load of this process is filling is left to that load.
                 let loading = Set(try SoupBulkLoad.deferred(transaction.db).map(\.soup))
                 var deferred: [String] = []

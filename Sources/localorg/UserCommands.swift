@@ -59,10 +59,6 @@ struct AddUser: ParsableCommand {
             throw ValidationError("--count goes with --pattern.")
         }
         if username != nil && passwordsFile != nil { throw ValidationError("--passwords-file is for a class; one user's password is the one you typed.") }
-        if let passwordsFile, FileManager.default.fileExists(atPath: passwordsFile) {
-            // It may hold the passwords of a class added before: never written over.
-            throw ValidationError("\(passwordsFile) exists already (it may hold the passwords of users added before); name a new file, or move that one away first. Nobody was added.")
-        }
     }
 
     func run() throws {
@@ -84,16 +80,33 @@ struct AddUser: ParsableCommand {
         } else {
             users = []
         }
-        let store = try data.openStore()
+        // The passwords file is made before anyone is added, never over another: it may hold the
+        // passwords of a class added before. Exclusive creation also refuses a link put there.
+        var passwordsHandle: FileHandle?
+        if let passwordsFile {
+            let descriptor = open(passwordsFile, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+            guard descriptor >= 0 else {
+                let reason = errno == EEXIST ? "exists already (it may hold the passwords of users added before); name a new file, or move that one away first"
+                    : "cannot be made (\(String(cString: strerror(errno))))"
+                throw OrgRefusal("\(passwordsFile) \(reason). Nobody was added.")
+            }
+            passwordsHandle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
+        }
         do {
-            try store.addUsers(users)
-        } catch let error as APIError {
-            throw OrgRefusal("\(error.errorCode): \(error.message); nobody was added")
+            try data.openStore().addUsers(users)
+        } catch {
+            if let passwordsFile { unlink(passwordsFile) }
+            if let error = error as? APIError { throw OrgRefusal("\(error.errorCode): \(error.message); nobody was added") }
+            throw error
         }
         let shown = users.filter { madeUp.contains($0.username) }
-        if let passwordsFile, !shown.isEmpty {
+        if let passwordsFile, shown.isEmpty { unlink(passwordsFile) }  // every password was given: nothing to hand out
+        if let passwordsFile, let passwordsHandle, !shown.isEmpty {
             let text = "username,password\n" + shown.map { "\($0.username),\($0.password)\n" }.joined()
-            guard FileManager.default.createFile(atPath: passwordsFile, contents: Data(text.utf8), attributes: [.posixPermissions: 0o600]) else {
+            do {
+                try passwordsHandle.write(contentsOf: Data(text.utf8))
+                try passwordsHandle.close()
+            } catch {
                 throw OrgRefusal("added \(users.count) users but could not write \(passwordsFile); set their passwords again with localorg user passwd")
             }
             print("Added \(users.count) user\(users.count == 1 ? "" : "s"); their passwords are in \(passwordsFile) (readable by you only): hand each trainee their line.")

@@ -51,8 +51,8 @@ struct SyncRunTests {
     @Test("The failure line names the sync and says local changes are kept")
     func failureMessage() {
         #expect(SyncRun.failureMessage("syncDownContacts", ForceClientRemote.remoteError(.offline(.connectionRefused, host: "10.99.0.2")))
-            == "syncDownContacts stopped: cannot reach Salesforce (10.99.0.2: connection refused: is the server running, and on that port?); "
-            + "check the network and sync again. Local changes are kept in the store.",
+            == "syncDownContacts stopped: cannot connect to Salesforce (10.99.0.2: connection refused: is the server running, and on that port?); "
+            + "sync again once it is. Local changes are kept in the store.",
                 "what to do is said once")
         #expect(SyncRun.failureMessage("syncDownContacts", SyncRemoteError.server(status: 500, errorCode: "UNKNOWN_EXCEPTION", message: "boom"))
             .hasSuffix("Local changes are kept in the store; run forceterm sync again."))
@@ -77,7 +77,7 @@ struct SyncRunTests {
         #expect(!SyncRun.isLinkFailure(SyncRemoteError.server(status: 503, errorCode: "SERVER_UNAVAILABLE", message: "busy")))
     }
 
-    @Test("The summary says what was received in the user's terms, its zero parts left out")
+    @Test("The summary says what was received in the user's terms, its later parts left out when zero")
     func receivedText() {
         var report = SyncRunReport()
         #expect(report.text == "Sent 0 changes (0 created, 0 updated, 0 deleted); received 0 records; removed 0 deleted on the server.\n")

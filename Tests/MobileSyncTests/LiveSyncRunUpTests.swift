@@ -83,7 +83,8 @@ struct LiveSyncRunUpTests {
         #expect(names(try SyncUpWaves.plan(entries, store: fixture.store)) == [["syncUpAccounts", "syncUpContacts"]])
 
         // A new contact (its own id local_) and an edited account: still together.
-        let account = try fixture.store.create(Records.contact("001000000000001AAA", last: "Acme"), in: "accounts")
+        let account = try fixture.store.create(["attributes": ["type": "Account"], "Id": "001000000000001AAA", "Name": "Acme",
+                                                "LastModifiedDate": "2024-05-01T10:00:00.000+0000"], in: "accounts")
         let contact = try fixture.store.create(Records.created("local_2", fields: ["LastName": "New"]), in: "contacts")
         _ = try fixture.store.update(Records.edited(account, ["Name": "Acme Ltd"]), id: try #require(account.soupEntryId), in: "accounts")
         #expect(names(try SyncUpWaves.plan(entries, store: fixture.store)) == [["syncUpAccounts", "syncUpContacts"]])
@@ -93,8 +94,18 @@ struct LiveSyncRunUpTests {
         referring["AccountId"] = "local_1"
         _ = try fixture.store.update(referring, id: try #require(contact.soupEntryId), in: "contacts")
         #expect(names(try SyncUpWaves.plan(entries, store: fixture.store)) == [["syncUpAccounts"], ["syncUpContacts"]])
+        // …or to its account by an external id, which the accounts' sync up may be creating.
+        referring["AccountId"] = ["Ext__c": "ACME-1"]
+        _ = try fixture.store.update(referring, id: try #require(contact.soupEntryId), in: "contacts")
+        #expect(names(try SyncUpWaves.plan(entries, store: fixture.store)) == [["syncUpAccounts"], ["syncUpContacts"]])
         referring["AccountId"] = "001000000000001AAA"
         _ = try fixture.store.update(referring, id: try #require(contact.soupEntryId), in: "contacts")
+        #expect(names(try SyncUpWaves.plan(entries, store: fixture.store)) == [["syncUpAccounts", "syncUpContacts"]])
+
+        // A contact kept in the accounts soup too: the same sObject type on both sides, in file order.
+        let stray = try fixture.store.create(Records.edited(Records.contact("003000000000009AAA", last: "Stray"), ["Title": "Both"]), in: "accounts")
+        #expect(names(try SyncUpWaves.plan(entries, store: fixture.store)) == [["syncUpAccounts"], ["syncUpContacts"]])
+        try fixture.store.delete([try #require(stray.soupEntryId)], from: "accounts")
 
         // The account deleted here: its contacts may go with it on the server.
         _ = try fixture.store.update(LocalEdit.deleted(account), id: try #require(account.soupEntryId), in: "accounts")

@@ -153,6 +153,22 @@ struct SoupBulkLoadTests {
         #expect(try next.count(.exact("people", path: "Rank", matchKey: .int(0))) == 4)
     }
 
+    @Test func aLoadLeftUnfinishedWhileTheStoreStaysOpenIsRebuiltByTheNextLoad() throws {
+        let temporary = try makeStore()
+        let people = try indexNames(temporary, table: "TABLE_1")
+        // A load that ends without its finish (the finish failed), the store open all along (a TUI).
+        var abandoned = try temporary.store.beginBulkLoad(soups: ["people"], keeping: ["Id"])
+        abandoned = nil
+        withExtendedLifetime(abandoned) {}
+        #expect(try pendingLoads(temporary).count == 1)
+        // The next load, of another soup, finds no load alive: it rebuilds the one left first.
+        let next = try #require(try temporary.store.beginBulkLoad(soups: ["others"], keeping: ["Id"]))
+        #expect(try indexNames(temporary, table: "TABLE_1") == people)
+        #expect(try pendingLoads(temporary) == [#"{"soupName":"others"}"#])
+        try next.finish()
+        #expect(try pendingLoads(temporary).isEmpty)
+    }
+
     @Test func aSoupDroppedDuringTheLoadIsSkippedWhenRebuilding() throws {
         let temporary = try makeStore()
         let load = try #require(try temporary.store.beginBulkLoad(soups: ["people"], keeping: ["Id"]))

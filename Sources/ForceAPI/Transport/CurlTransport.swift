@@ -122,14 +122,16 @@ extension CurlTransport {
         case CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_RESOLVE_PROXY:
             return .offline(.hostNotFound, host: host)
         case CURLE_COULDNT_CONNECT:
-            // curl says "could not connect" for all of these; the system's own error tells them apart.
+            // curl says "could not connect" for all of these; the system's own error (of the last
+            // address tried) tells them apart.
             var osError = 0
             forceterm_curl_get_long(handle, CURLINFO_OS_ERRNO, &osError)
             switch Int32(truncatingIfNeeded: osError) {
+            case ECONNREFUSED: return .offline(.connectionRefused, host: host)
             case ENETUNREACH, ENETDOWN: return .offline(.networkUnreachable, host: host)
             case EHOSTUNREACH, EHOSTDOWN: return .offline(.hostUnreachable, host: host)
             case ETIMEDOUT: return .offline(.connectTimeout, host: host)
-            default: return .offline(.connectionRefused, host: host)
+            default: return .offline(.couldNotConnect, host: host)
             }
         case CURLE_OPERATION_TIMEDOUT:
             // Connected, but the TLS handshake never finished within the connect timeout (curl

@@ -60,8 +60,11 @@ public struct SyncRun: Sendable {
                     guard let failure = outcome.failure else { continue }
                     if Self.failsAlone(failure) {
                         report.failedSyncs.append((outcome.entry.name, "\(failure)"))
-                    } else if stop == nil {
-                        stop = (Self.failureMessage(outcome.entry.name, failure), failure)
+                    } else {
+                        // The first stop is said; what every one says of the connection counts
+                        // (one offline, another's session expired: the TUI shows both).
+                        report.noteConnection(after: failure)
+                        if stop == nil { stop = (Self.failureMessage(outcome.entry.name, failure), failure) }
                     }
                 }
                 if let stop {
@@ -94,8 +97,9 @@ public struct SyncRun: Sendable {
                 if let failure = outcome.failure {
                     if Self.failsAlone(failure) {
                         report.failedSyncs.append((entry.name, "\(failure)"))
-                    } else if stop == nil {
-                        stop = (Self.failureMessage(entry.name, failure), failure)
+                    } else {
+                        report.noteConnection(after: failure)
+                        if stop == nil { stop = (Self.failureMessage(entry.name, failure), failure) }
                     }
                 }
                 if let guarded = outcome.massDeletion {

@@ -68,7 +68,7 @@ public struct SyncRunReport: Sendable {
             default: stoppedBeforeAsking = true
             }
         case let error as ForceAPIError:
-            offline = error.isOffline
+            offline = offline || error.isOffline
         default:
             stoppedBeforeAsking = true
         }
@@ -119,7 +119,7 @@ public struct SyncRunReport: Sendable {
 
     /// What the sync downs brought, in the user's terms: what is news, what this store held
     /// already (the last second's records asked again, this run's own changes coming back), and
-    /// what waits behind a local change. Parts that are zero are left out.
+    /// what waits behind a local change. Its parts after the first are left out when zero.
     var receivedText: String {
         let news = down.changedOnServer, held = down.unchanged + down.heldAlready
         var parts = ["\(news) new or changed on the server"]
@@ -130,12 +130,12 @@ public struct SyncRunReport: Sendable {
 
     public var text: String {
         var outcomes = "\(created) created, \(updated) updated, \(deleted) deleted"
-        if confirmedAfterLostAnswer > 0 {
-            outcomes += " (\(confirmedAfterLostAnswer) of those found done on the server after their answer was lost, not sent twice)"
-        }
         if refused > 0 { outcomes += ", \(refused) refused" }
         if conflicted > 0 { outcomes += ", \(conflicted) in conflict" }
         if mergedFromServer > 0 { outcomes += ", \(mergedFromServer) merged with changes made on the server" }
+        if confirmedAfterLostAnswer > 0 {
+            outcomes += "; \(confirmedAfterLostAnswer) of the created and updated found done on the server after their answer was lost, not sent twice"
+        }
         var lines = ["Sent \(sent) change\(sent == 1 ? "" : "s") (\(outcomes)); \(receivedText); removed \(ghostsRemoved) deleted on the server."]
         if recordErrors > 0 || conflicts > 0 {
             lines.append("\(recordErrors) record\(recordErrors == 1 ? "" : "s") with errors, \(conflicts) conflict\(conflicts == 1 ? "" : "s"); see forceterm status.")

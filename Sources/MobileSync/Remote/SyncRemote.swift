@@ -155,6 +155,9 @@ public enum SyncRemoteError: Error, Sendable, Equatable, CustomStringConvertible
 
     public var description: String {
         switch self {
+        // A refusal comes from a machine the network reached: it is the server, not the network.
+        case let .offline(detail, _) where detail.contains("connection refused"):
+            "cannot connect to Salesforce (\(detail)); sync again once it is"
         case let .offline(detail, _): "cannot reach Salesforce (\(detail)); check the network and sync again"
         case let .untrusted(detail):
             "no trusted connection to Salesforce (\(detail)); if the server's certificate changed (a localorg set up again), forceterm login shows its new fingerprint to check; else check the system clock, a proxy that intercepts TLS, or pass the server's CA with --cacert"

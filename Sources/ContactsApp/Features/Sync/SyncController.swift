@@ -38,7 +38,9 @@ public struct SyncRunProgress: Sendable {
             if hasEnded {
                 ended.insert(name)
                 running[name] = nil
-            } else if !ended.contains(name) {
+            } else {
+                // Running again (a sync up rerun after a lost answer) is running, not ended.
+                ended.remove(name)
                 running[name] = soup
             }
         }
