@@ -174,7 +174,7 @@ struct SyncCommandTests {
         user.server.stop()
         let sync = try user.forceterm(["sync"])
         #expect(sync.exitCode == 1, "\(sync)")
-        #expect(sync.standardError.contains("cannot reach"), "\(sync)")
+        #expect(sync.standardError.contains("cannot connect to Salesforce") && sync.standardError.contains("is the server running"), "\(sync)")
         #expect(sync.standardError.contains("Local changes are kept"), "\(sync)")
         let (_, status) = try user.json(["status"])
         #expect(status["soups"]?.arrayValue?.first { $0["soup"] == "contacts" }?["pending"] == 1)
