@@ -64,6 +64,17 @@ struct DetailScrollTests {
         #expect(Array(rows.dropLast(2)) == Array(before.dropLast(2)), "every line still shown is whole")
     }
 
+    @Test("A toast waits under the help, which reaches its row, and clears the row it takes over the list")
+    func toastUnderHelpAndOverTheList() throws {
+        let fixture = try ScreenFixture(size: Size(width: 80, height: 24))
+        let toast = "Only a deleted contact can be undeleted"
+        let listed = try fixture.press([.character("u")])
+        let row = listed.line(22)
+        #expect(row.trimmingCharacters(in: .whitespaces) == toast, "nothing of the list beside it: \(row)")
+        let help = try fixture.press([.character("?")])
+        #expect(!help.text.contains(toast), "\(help.text)")
+    }
+
     @Test("In an account's detail, the contact j moves to is scrolled into view")
     func accountContactsFollowTheSelection() throws {
         let fixture = try ScreenFixture(size: Size(width: 80, height: 24))

@@ -63,7 +63,7 @@ struct ToastWidthTests {
         var short = Canvas(size: Size(width: 80, height: 24))
         short.draw(String(repeating: "x", count: 80), x: 0, y: 22, style: .plain)
         ToastWidget.draw(in: &short, y: 22, width: 80, message: "Saved locally", isError: false, theme: Theme(colors: false, ascii: false))
-        #expect(short.line(22) == String(repeating: "x", count: 64) + " Saved locally x", "a short toast stays at the right")
+        #expect(short.line(22) == String(repeating: " ", count: 64) + " Saved locally  ", "a short toast at the right of a cleared row")
     }
 
     @Test("Lines break between words; a third line's worth is cut with an ellipsis; a short toast stays on one row")

@@ -64,11 +64,18 @@ public struct StoreSyncService: SyncService {
                                       pagesInFlight: session.pagesInFlight)
         let plan = SyncRun(entries: entries, up: true, down: true, forceDelete: false, unsupported: unsupported)
         let bar = Mutex(SyncRunProgress(order: plan.order))
+        // An object's description (metadata, layout) is stored in a soup of its own whose name
+        // (sobject_metadata) means nothing to a user: the bar names only the record soups.
+        let descriptions = Set(entries.compactMap { entry -> String? in
+            guard case let .down(target) = entry.target, target.kind.describesAnObject else { return nil }
+            return entry.name
+        })
         let report = try await plan.run(manager: manager, store: store) { state in
             let phase = state.type == .syncUp ? "Sync up" : "Sync down"
+            let soup = descriptions.contains(state.name ?? "") ? "" : state.soupName
             // Under the lock: two sync downs' reports reach the bar in the order it took them.
             bar.withLock {
-                progress($0.update(name: state.name ?? "", phase: phase, soup: state.soupName, percent: state.progress,
+                progress($0.update(name: state.name ?? "", phase: phase, soup: soup, percent: state.progress,
                                    ended: state.status != .running))
             }
         }

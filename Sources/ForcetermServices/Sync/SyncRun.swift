@@ -256,6 +256,11 @@ public struct SyncRun: Sendable {
 
     /// One line: which sync stopped, why, and that nothing local was lost.
     public static func failureMessage(_ name: String, _ error: any Error) -> String {
+        if case MobileSyncError.syncLocked = error {
+            // Not this sync's failure, nor one its name or the store's path helps with.
+            return "another sync of this store is running (forceterm sync, or forceterm in another terminal); "
+                + "sync again once it ends. Local changes are kept in the store."
+        }
         let reason = "\(error)"
         // Said once: an offline error already ends in "check the network and sync again".
         return "\(name) stopped: \(reason). Local changes are kept in the store"

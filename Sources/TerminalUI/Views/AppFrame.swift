@@ -89,7 +89,9 @@ public enum ContactsScreen {
         default:
             break
         }
-        if let toast = model.toast {
+        // The help reaches the toast's row: the toast waits under it. (The conflict dialog's own
+        // answers are toasts, shown over it.)
+        if let toast = model.toast, model.mode != .help {
             ToastWidget.draw(in: &canvas, y: size.height - 2, width: size.width, message: toast.message, isError: toast.isError, theme: theme)
         }
         drawStatus(model, in: &canvas, theme: theme)

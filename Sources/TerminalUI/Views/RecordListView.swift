@@ -93,7 +93,9 @@ extension ContactsScreen {
             }
             return row(for: record, kind: list.kind, theme: theme, secondary: secondary)
         }
-        let empty = list.search.isEmpty ? "No \(list.kind.plural) yet: \(model.messages.key(.newRecord)) creates one" : "No results found"
+        let empty = !list.search.isEmpty ? "No results found"
+            : list.filter != .all ? model.messages.emptyFilter(list.filter.title(list.kind.plural))
+            : "No \(list.kind.plural) yet: \(model.messages.key(.newRecord)) creates one"
         ListWidget.draw(
             in: &canvas, layout.list, rows: rows, selectedRow: list.selectedIndex - list.topIndex,
             focused: !(layout.sideBySide && model.detailOpen), theme: theme, emptyMessage: empty)

@@ -54,9 +54,11 @@ public enum ToastWidget {
     static let smallestMargin = 8
 
     /// Draws the toast as one block at the right of row `y` (and the row above, when it wraps):
-    /// its lines as wide as the longest, so nothing of the list shows between them.
+    /// its lines as wide as the longest, on rows cleared first, so no fragment of the list shows
+    /// beside it to be read as part of it.
     public static func draw(in canvas: inout Canvas, y: Int, width: Int, message: String, isError: Bool, theme: Theme) {
         let lines = lines(of: message, width: max(width - 4, 1), ellipsis: theme.lines.ellipsis)
+        for row in (y - (lines.count - 1))...y { canvas.draw(String(repeating: " ", count: width), x: 0, y: row, style: theme.style(.normal)) }
         var blockWidth = min((lines.map(\.displayWidth).max() ?? 0) + 2, width)
         var x = max(width - blockWidth - 1, 0)
         if x < smallestMargin {

@@ -42,6 +42,10 @@ struct SyncFeatureTests: DrivesAppModel {
         _ = many.update(name: "b", phase: "Sync down", soup: "contacts", percent: 0)
         #expect(many.update(name: "c", phase: "Sync down", soup: "sobject_metadata", percent: 0).phase == "Sync down accounts +2 0/3",
                 "a long list is said short, to fit the status line")
+        var described = SyncRunProgress(order: ["down", "meta"])
+        _ = described.update(name: "down", phase: "Sync down", soup: "contacts", percent: 0)
+        #expect(described.update(name: "meta", phase: "Sync down", soup: "", percent: 0).phase == "Sync down contacts 0/2",
+                "an object's description is not named")
         var odd = SyncRunProgress(order: [])
         #expect(odd.update(name: "x", phase: "Sync", soup: "x", percent: 250).fraction == 0, "an unknown sync moves nothing")
         var one = SyncRunProgress(order: ["x"])

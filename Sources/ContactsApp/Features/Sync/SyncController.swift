@@ -29,8 +29,8 @@ public struct SyncRunProgress: Sendable {
 
     public init(order: [String]) { self.order = order }
 
-    /// Notes that sync `name`, of `soup`, is `percent` through, or has `ended`; `phase` is what
-    /// it does ("Sync down").
+    /// Notes that sync `name`, of `soup` (empty: not named, as an object's description), is
+    /// `percent` through, or has `ended`; `phase` is what it does ("Sync down").
     public mutating func update(name: String, phase: String, soup: String, percent: Int, ended hasEnded: Bool = false) -> SyncProgress {
         let count = max(order.count, 1)
         if order.contains(name) {
@@ -46,7 +46,7 @@ public struct SyncRunProgress: Sendable {
         }
         let done = order.reduce(0) { $0 + (percents[$1] ?? 0) }
         var soups: [String] = []
-        for name in order { if let soup = running[name], !soups.contains(soup) { soups.append(soup) } }
+        for name in order { if let soup = running[name], !soup.isEmpty, !soups.contains(soup) { soups.append(soup) } }
         var what = soups.joined(separator: ", ")
         if soups.count > 1, what.count > Self.longestNames { what = "\(soups[0]) +\(soups.count - 1)" }
         let label = [phase, what, "\(ended.count)/\(count)"].filter { !$0.isEmpty }.joined(separator: " ")
