@@ -86,6 +86,6 @@ public struct StoreSyncService: SyncService {
         }
         return SyncSummary(recordsWithErrors: report.recordErrors, conflicts: report.conflicts, apiUsage: usage,
                            failedSyncs: report.failedSyncs.map(\.name), sent: report.created + report.updated + report.deleted,
-                           receivedChanges: report.changedOnServer)
+                           receivedChanges: report.changedOnServer, removedOnServer: report.ghostsRemoved)
     }
 }

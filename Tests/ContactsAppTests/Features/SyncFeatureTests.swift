@@ -157,6 +157,10 @@ extension SyncFeatureTests {
         #expect(SyncSummary(recordsWithErrors: 0, conflicts: 1).exchangedBriefly == "sent 0, nothing else new")
         #expect(SyncSummary(recordsWithErrors: 0, conflicts: 0).exchangedBriefly == "sent 0, nothing new")
         #expect(SyncSummary(recordsWithErrors: 0, conflicts: 2, sent: 1).exchanged == "sent 1 change; nothing else new on the server")
+        // Records removed as deleted on the server are news too (a trial read "nothing else new" after 30 went).
+        #expect(SyncSummary(recordsWithErrors: 0, conflicts: 1, removedOnServer: 30).exchangedBriefly == "sent 0, got 0, 30 gone")
+        #expect(SyncSummary(recordsWithErrors: 0, conflicts: 0, sent: 2, removedOnServer: 30).exchanged
+            == "sent 2, got 0, 30 gone (deleted on the server)")
     }
 
     @Test("A locale that is not UTF-8 stays said on the status line, whatever toast comes after")

@@ -79,27 +79,34 @@ public struct SyncSummary: Sendable, Equatable {
     /// sync's own changes with only a new date; counting those would say something came when
     /// nothing did.
     public let receivedChanges: Int
+    /// Records removed here because the server no longer has them (deleted there, or gone with a
+    /// deleted parent): news too, though nothing was received.
+    public let removedOnServer: Int
 
     public init(recordsWithErrors: Int, conflicts: Int, apiUsage: APIUsageLevel? = nil, failedSyncs: [String] = [], sent: Int = 0,
-                receivedChanges: Int = 0) {
+                receivedChanges: Int = 0, removedOnServer: Int = 0) {
         self.recordsWithErrors = recordsWithErrors
         self.conflicts = conflicts
         self.apiUsage = apiUsage
         self.failedSyncs = failedSyncs
         self.sent = sent
         self.receivedChanges = receivedChanges
+        self.removedOnServer = removedOnServer
     }
 
     /// "sent 2 changes; 30 records new or changed on the server" — what the toast says happened.
     public var exchanged: String {
+        // Three counts do not fit a toast's line in full words: said briefly, removals named.
+        if removedOnServer > 0 { return exchangedBriefly + " (deleted on the server)" }
         let received = receivedChanges == 0 ? "\(nothingNew) on the server"
             : "\(receivedChanges) record\(receivedChanges == 1 ? "" : "s") new or changed on the server"
         return "sent \(sent) change\(sent == 1 ? "" : "s"); " + received
     }
 
-    /// The same in a few words, after what needs the user: "sent 2, got 30".
+    /// The same in a few words, after what needs the user: "sent 2, got 30", "sent 0, got 0, 30 gone".
     public var exchangedBriefly: String {
-        "sent \(sent), \(receivedChanges == 0 ? nothingNew : "got \(receivedChanges)")"
+        if removedOnServer > 0 { return "sent \(sent), got \(receivedChanges), \(removedOnServer) gone" }
+        return "sent \(sent), \(receivedChanges == 0 ? nothingNew : "got \(receivedChanges)")"
     }
 
     /// A conflict is the server's change to a record, kept beside the user's rather than stored:
