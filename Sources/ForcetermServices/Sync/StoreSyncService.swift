@@ -66,10 +66,7 @@ public struct StoreSyncService: SyncService {
         let bar = Mutex(SyncRunProgress(order: plan.order))
         // An object's description (metadata, layout) is stored in a soup of its own whose name
         // (sobject_metadata) means nothing to a user: the bar names only the record soups.
-        let descriptions = Set(entries.compactMap { entry -> String? in
-            guard case let .down(target) = entry.target, target.kind.describesAnObject else { return nil }
-            return entry.name
-        })
+        let descriptions = Set(entries.filter(\.describesAnObject).map(\.name))
         let report = try await plan.run(manager: manager, store: store) { state in
             let phase = state.type == .syncUp ? "Sync up" : "Sync down"
             let soup = descriptions.contains(state.name ?? "") ? "" : state.soupName

@@ -46,26 +46,11 @@ public struct SyncRun: Sendable {
         if up {
             // Side by side where the order cannot matter (SyncUpWaves), else one after another.
             for wave in try SyncUpWaves.plan(entries.filter { $0.type == .syncUp }, store: store) {
-                let outcomes = await withTaskGroup(of: (Int, UpOutcome).self) { group in
-                    for (position, entry) in wave.enumerated() {
-                        group.addTask { (position, await runUp(entry, manager: manager, progress: progress)) }
-                    }
-                    var outcomes: [(Int, UpOutcome)] = []
-                    for await outcome in group { outcomes.append(outcome) }
-                    return outcomes.sorted { $0.0 < $1.0 }.map(\.1)
-                }
-                var stop: (message: String, error: any Error)?
+                let outcomes = await Self.sideBySide(wave) { entry in await runUp(entry, manager: manager, progress: progress) }
+                var stop: Stop?
                 for outcome in outcomes {
                     report.add(outcome.summary)
-                    guard let failure = outcome.failure else { continue }
-                    if Self.failsAlone(failure) {
-                        report.failedSyncs.append((outcome.entry.name, "\(failure)"))
-                    } else {
-                        // The first stop is said; what every one says of the connection counts
-                        // (one offline, another's session expired: the TUI shows both).
-                        report.noteConnection(after: failure)
-                        if stop == nil { stop = (Self.failureMessage(outcome.entry.name, failure), failure) }
-                    }
+                    Self.sort(outcome.failure, of: outcome.entry.name, into: &report, stop: &stop)
                 }
                 if let stop {
                     try report.stop(stop.message, after: stop.error, entries: entries, store: store)
@@ -77,31 +62,16 @@ public struct SyncRun: Sendable {
             // The sync downs write their own records and need nothing of one another: run side by
             // side, their round trips overlap (a quiet sync on a 3 s satellite link waited out
             // four in a row). What each did is then taken in the file's order.
-            let outcomes = await withTaskGroup(of: (Int, DownOutcome).self) { group in
-                for (position, entry) in entries.enumerated() where entry.type == .syncDown {
-                    group.addTask { (position, await Self.runDown(entry, manager: manager, forceDelete: forceDelete, progress: progress)) }
-                }
-                var outcomes: [(Int, DownOutcome)] = []
-                for await outcome in group { outcomes.append(outcome) }
-                return outcomes.sorted { $0.0 < $1.0 }.map(\.1)
+            let downs = entries.filter { $0.type == .syncDown }
+            let outcomes = await Self.sideBySide(downs) { entry in
+                await Self.runDown(entry, manager: manager, forceDelete: forceDelete, progress: progress)
             }
-            var stop: (message: String, error: any Error)?
+            var stop: Stop?
             for outcome in outcomes {
                 let entry = outcome.entry
-                if let summary = outcome.summary {
-                    var describes = false
-                    if case let .down(target) = entry.target { describes = target.kind.describesAnObject }
-                    report.add(summary, of: entry.name, countsRecords: !describes)
-                }
+                if let summary = outcome.summary { report.add(summary, of: entry.name, countsRecords: !entry.describesAnObject) }
                 report.ghostsRemoved += outcome.ghostsRemoved
-                if let failure = outcome.failure {
-                    if Self.failsAlone(failure) {
-                        report.failedSyncs.append((entry.name, "\(failure)"))
-                    } else {
-                        report.noteConnection(after: failure)
-                        if stop == nil { stop = (Self.failureMessage(entry.name, failure), failure) }
-                    }
-                }
+                Self.sort(outcome.failure, of: entry.name, into: &report, stop: &stop)
                 if let guarded = outcome.massDeletion {
                     // The sync itself is done; its state carries the guard's message for `status`.
                     let syncs = try SyncsSoup(store: store)
@@ -122,6 +92,33 @@ public struct SyncRun: Sendable {
             try SyncRunLog.recordCompleted(at: Int64(Date().timeIntervalSince1970 * 1000), in: store)
         }
         return report
+    }
+
+    /// The first failure that stops the run: what to say, and why.
+    typealias Stop = (message: String, error: any Error)
+
+    /// Runs `body` for every entry at once; the outcomes in the entries' order.
+    private static func sideBySide<Outcome: Sendable>(_ entries: [SyncsConfig.Entry],
+                                                      _ body: @escaping @Sendable (SyncsConfig.Entry) async -> Outcome) async -> [Outcome] {
+        await withTaskGroup(of: (Int, Outcome).self) { group in
+            for (position, entry) in entries.enumerated() { group.addTask { (position, await body(entry)) } }
+            var outcomes: [(Int, Outcome)] = []
+            for await outcome in group { outcomes.append(outcome) }
+            return outcomes.sorted { $0.0 < $1.0 }.map(\.1)
+        }
+    }
+
+    /// A sync's failure, if any: its own (listed; the others run on) or the run's. The first of
+    /// the run's is said; what every one says of the connection counts (one offline, another's
+    /// session expired: the TUI shows both).
+    private static func sort(_ failure: (any Error)?, of name: String, into report: inout SyncRunReport, stop: inout Stop?) {
+        guard let failure else { return }
+        if failsAlone(failure) {
+            report.failedSyncs.append((name, "\(failure)"))
+        } else {
+            report.noteConnection(after: failure)
+            if stop == nil { stop = (failureMessage(name, failure), failure) }
+        }
     }
 
     /// What one sync up did over its runs.

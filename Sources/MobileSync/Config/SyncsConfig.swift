@@ -19,6 +19,12 @@ public struct SyncsConfig: Sendable, Equatable {
         }
 
         public var type: SyncType { target.type }
+
+        /// A sync down of an object's description (metadata, layout): its documents are not records.
+        public var describesAnObject: Bool {
+            if case let .down(target) = target { return target.kind.describesAnObject }
+            return false
+        }
     }
 
     /// A named sync whose target forceterm does not implement yet: left out of `entries`, so
