@@ -9,7 +9,8 @@ import Synchronization
 ///
 /// While the load runs, queries on the dropped indexes' paths scan the soup: slower, never wrong.
 /// The indexes on `keeping` paths (the ones the loader looks entries up by) stay, as do the text
-/// sort indexes a list may be paging with. Each deferred soup has a `long_operations_status` row
+/// sort indexes a list may be paging with. The full-text index grows as usual, but its segments are
+/// merged once at the end (`FullTextMerges`). Each deferred soup has a `long_operations_status` row
 /// written with the drop, and `<store>.bulk-load` is locked until `finish` has rebuilt the
 /// indexes and deleted the rows. A store opened while no process holds that lock (its loader was
 /// killed) rebuilds them before anything else. Loads of one process share that lock, each into
@@ -114,6 +115,7 @@ public final class SoupBulkLoad: Sendable {
             guard try transaction.hasSoup(soup) else { continue }  // dropped since
             let info = try transaction.soup(soup)
             try SoupSchema.createIndexes(transaction.db, table: info.tableName, specs: info.indexSpecs)
+            if info.hasFullTextSearch { try FullTextMerges.mergeAndResume(transaction.db, ftsTable: info.ftsTableName) }
         }
     }
 }
@@ -140,6 +142,9 @@ extension SmartStore {
                     for (position, spec) in info.indexSpecs.enumerated() where !keeping.contains(spec.path) {
                         try transaction.db.execute(sql: "DROP INDEX IF EXISTS \(info.tableName)_\(position)_idx")
                     }
+                    // Nothing reads by creation date during a load; a list sorted by last modified stays fast.
+                    try transaction.db.execute(sql: "DROP INDEX IF EXISTS \(info.tableName)_created_idx")
+                    if info.hasFullTextSearch { try FullTextMerges.hold(transaction.db, ftsTable: info.ftsTableName) }
                     _ = try SoupSchema.insertLongOperation(transaction.db, type: SoupBulkLoad.operationType,
                                                            details: ["soupName": .string(soup)], status: SoupBulkLoad.status)
                     deferred.append(soup)

@@ -47,8 +47,8 @@ struct SoupBulkLoadTests {
 
         let load = try #require(try temporary.store.beginBulkLoad(soups: ["people"], keeping: ["Id"]))
         #expect(load.soups == ["people"])
-        // The id index (the loader's lookups), the list's sort index and the stamps' stay.
-        #expect(try indexNames(temporary, table: "TABLE_1") == ["TABLE_1_0_idx", "TABLE_1_1_text_idx", "TABLE_1_created_idx", "TABLE_1_lastModified_idx"])
+        // The id index (the loader's lookups), the list's sort indexes (by name, by last modified) stay.
+        #expect(try indexNames(temporary, table: "TABLE_1") == ["TABLE_1_0_idx", "TABLE_1_1_text_idx", "TABLE_1_lastModified_idx"])
         #expect(try pendingLoads(temporary) == [#"{"soupName":"people"}"#])
 
         _ = try temporary.store.upsert(contentsOf: Self.people(0..<300), in: "people", externalIdPath: "Id")
@@ -68,6 +68,37 @@ struct SoupBulkLoadTests {
         // Each rebuilt index is used again.
         let plan = try temporary.raw { try Row.fetchAll($0, sql: "EXPLAIN QUERY PLAN SELECT id FROM TABLE_1 WHERE TABLE_1_2 = 5") }
         #expect(plan.map { $0["detail"] as String? ?? "" }.joined().contains("TABLE_1_2_idx"))
+    }
+
+    /// The full-text index's segments (FTS5 keeps each in rows whose ids start with its number).
+    func fullTextSegments(_ temporary: TemporaryStore) throws -> Int {
+        try temporary.raw { try Int.fetchOne($0, sql: "SELECT COUNT(DISTINCT id >> 37) FROM TABLE_1_fts_data WHERE id >> 37 > 0") ?? 0 }
+    }
+
+    func fullTextMergeSettings(_ temporary: TemporaryStore) throws -> [String: Int] {
+        try temporary.raw { db in
+            Dictionary(uniqueKeysWithValues: try Row.fetchAll(db, sql: "SELECT k, v FROM TABLE_1_fts_config WHERE k IN ('automerge', 'crisismerge')")
+                .map { ($0["k"] as String, $0["v"] as Int) })
+        }
+    }
+
+    @Test func fullTextSegmentsWaitForTheEndAndAreMergedIntoOne() throws {
+        let temporary = try makeStore()
+        let load = try #require(try temporary.store.beginBulkLoad(soups: ["people"], keeping: ["Id"]))
+        // One transaction per page of records, as a sync down commits them: FTS5 alone would
+        // merge every four segments.
+        for page in 0..<6 {
+            _ = try temporary.store.upsert(contentsOf: Self.people(page * 50..<(page + 1) * 50), in: "people", externalIdPath: "Id")
+        }
+        #expect(try fullTextSegments(temporary) == 6)
+        #expect(try fullTextMergeSettings(temporary) == ["automerge": 0, "crisismerge": FullTextMerges.heldSegmentLimit])
+        #expect(try temporary.store.count(.match("people", path: "LastName", matchKey: "Name919")) == 1)
+
+        try load.finish()
+        #expect(try fullTextSegments(temporary) == 1)
+        #expect(try fullTextMergeSettings(temporary) == ["automerge": 4, "crisismerge": 16])
+        #expect(try temporary.store.count(.match("people", path: "LastName", matchKey: "Name919")) == 1)
+        #expect(try temporary.store.count(.match("people", path: "LastName", matchKey: "Name*")) == 300)
     }
 
     @Test func onlyEmptySoupsAreDeferred() throws {
@@ -151,6 +182,8 @@ struct SoupBulkLoadTests {
         #expect(try indexNames(temporary, table: "TABLE_1") == before)
         #expect(try pendingLoads(temporary).isEmpty)
         #expect(try next.count(.exact("people", path: "Rank", matchKey: .int(0))) == 4)
+        // Its full-text merges resume too.
+        #expect(try fullTextMergeSettings(temporary) == ["automerge": 4, "crisismerge": 16])
     }
 
     @Test func aLoadLeftUnfinishedWhileTheStoreStaysOpenIsRebuiltByTheNextLoad() throws {
