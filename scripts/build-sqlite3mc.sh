@@ -15,8 +15,9 @@ sha256=60a021cd9f6c8f3e2aa6cb54e197cb344379d5eb9a688b7647a136fc24956db4
 out="${1:?usage: build-sqlite3mc.sh OUT_DIR}"
 lib="$out/lib/libforceterm-sqlite3.so.0"
 # forceterm's own additions (each file says why): the page HMAC computed with OpenSSL's SHA-512,
-# and checkpoints that copy encrypted pages as they are.
-additions=("$(dirname "$0")/sqlite3mc-openssl-hmac.c" "$(dirname "$0")/sqlite3mc-checkpoint-copy.c")
+# checkpoints that copy encrypted pages as they are, and a commit's pages encrypted on several cores.
+additions=("$(dirname "$0")/sqlite3mc-openssl-hmac.c" "$(dirname "$0")/sqlite3mc-checkpoint-copy.c"
+  "$(dirname "$0")/sqlite3mc-parallel-wal.c")
 stamp="$out/lib/.built-$version-$(cat "$0" "${additions[@]}" | sha256sum | cut -c1-16)"
 [[ -f "$stamp" && -f "$lib" ]] && exit 0
 
@@ -74,6 +75,8 @@ rename 'static int mcReadWal(sqlite3_file* pFile, const void* buffer, int count,
   'static int mcReadWal(sqlite3_file*, const void*, int, sqlite3_int64);'
 rename 'static int mcWriteMainDb(sqlite3_file* pFile, const void* buffer, int count, sqlite3_int64 offset)' mcWriteMainDbOriginal \
   'static int mcWriteMainDb(sqlite3_file*, const void*, int, sqlite3_int64);'
+rename 'SQLITE_PRIVATE int sqlite3WalFrames(' sqlite3WalFramesOriginal ''
+rename 'SQLITE_PRIVATE void* sqlite3mcPagerCodec(PgHdrMC* pPg)' sqlite3mcPagerCodecOriginal ''
 cat "${additions[@]}" >> "$unit.part"
 mv "$unit.part" "$unit"
 
