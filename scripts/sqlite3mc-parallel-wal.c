@@ -109,11 +109,31 @@ static int ftWantedHelpers(void)
   return wanted;
 }
 
+/* A child of fork() has none of the helpers, and the pool's lock may have been held by a thread
+ * that is not there: it starts afresh. */
+static void ftPoolLockForFork(void) { pthread_mutex_lock(&ftPoolMutex); }
+static void ftPoolUnlockAfterFork(void) { pthread_mutex_unlock(&ftPoolMutex); }
+static void ftPoolResetInChild(void)
+{
+  pthread_mutex_init(&ftPoolMutex, 0);
+  pthread_cond_init(&ftPoolWork, 0);
+  pthread_cond_init(&ftPoolIdle, 0);
+  ftPoolBatch = 0;
+  ftPoolWorking = 0;
+  ftPoolBusy = 0;
+  ftPoolHelpers = -1;
+}
+
 /* Called with ftPoolMutex held. Helpers take no signals: the application's threads handle them. */
 static void ftStartHelpers(void)
 {
   int wanted = ftWantedHelpers();
   sigset_t all, previous;
+  static int forkHandlersSet = 0;
+  if (!forkHandlersSet) {
+    pthread_atfork(ftPoolLockForFork, ftPoolUnlockAfterFork, ftPoolResetInChild);
+    forkHandlersSet = 1;
+  }
   ftPoolHelpers = 0;
   sigfillset(&all);
   pthread_sigmask(SIG_SETMASK, &all, &previous);
@@ -155,24 +175,29 @@ static int ftEncryptTogether(FtBatch *batch)
   return 1;
 }
 
-/* Fills in the batch for these pages when they may be encrypted ahead; 0 otherwise. */
-static int ftPrepareBatch(FtBatch *batch, Wal *pWal, int szPage, PgHdr *pList)
+/* The codec that encrypts this log's pages when sqlite3mcPagerCodec would, in SQLCipher's scheme; 0 otherwise. */
+static Codec *ftCodec(Wal *pWal, int szPage)
 {
   sqlite3_file *file = pWal->pDbFd;
-  sqlite3mc_file *mcFile;
   Codec *codec;
-  PgHdr *p;
-  int count = 0, i = 0;
-
   if (file == 0 || (file->pMethods != &mcIoMethodsGlobal1 && file->pMethods != &mcIoMethodsGlobal2 &&
                     file->pMethods != &mcIoMethodsGlobal3)) return 0;
-  mcFile = (sqlite3mc_file *)file;
-  codec = mcFile->codec;
-  /* The conditions under which sqlite3mcPagerCodec encrypts, with SQLCipher's scheme for writing. */
+  codec = ((sqlite3mc_file *)file)->codec;
   if (codec == 0 || codec->m_walLegacy != 0 || !sqlite3mcIsEncrypted(codec) || !sqlite3mcHasWriteCipher(codec)) return 0;
   if (codec->m_writeCipherType < 1 || codec->m_writeCipherType > CODEC_COUNT_MAX ||
       globalCodecDescriptorTable[codec->m_writeCipherType - 1].m_encryptPage != EncryptPageSQLCipherCipher) return 0;
   if (sqlite3mcGetPageSize(codec) != szPage) return 0;
+  return codec;
+}
+
+/* Fills in the batch for these pages when they may be encrypted ahead; 0 otherwise. */
+static int ftPrepareBatch(FtBatch *batch, Wal *pWal, int szPage, PgHdr *pList)
+{
+  Codec *codec = ftCodec(pWal, szPage);
+  PgHdr *p;
+  int count = 0, i = 0;
+
+  if (codec == 0) return 0;
   for (p = pList; p; p = p->pDirty) count++;
   if (count < FT_PARALLEL_MIN_PAGES) return 0;
 
@@ -224,7 +249,7 @@ static int ftWriteFrames(Wal *pWal, int szPage, PgHdr *pList, Pgno nTruncate, in
 SQLITE_PRIVATE int sqlite3WalFrames(Wal *pWal, int szPage, PgHdr *pList, Pgno nTruncate, int isCommit, int sync_flags)
 {
   int chunkPages = FT_PARALLEL_CHUNK_BYTES / szPage;
-  if (ftPrecomputed != 0 || chunkPages < FT_PARALLEL_MIN_PAGES) {
+  if (ftPrecomputed != 0 || chunkPages < FT_PARALLEL_MIN_PAGES || ftCodec(pWal, szPage) == 0) {
     return sqlite3WalFramesOriginal(pWal, szPage, pList, nTruncate, isCommit, sync_flags);
   }
   for (;;) {
