@@ -112,7 +112,9 @@ def test_the_trainer_watches_twelve_trainees_sync_live(tmp_path):
 
         # A trainee is refused at the page's door, in the browser and with their API token.
         sign_in(driver, url, first, passwords[first])
-        assert "for administrators" in driver.find_element(By.ID, "notice").text
+        # The click only starts the form's submission: wait for the answer's page.
+        notice = wait(driver, lambda d: d.find_elements(By.ID, "notice"), 30, "no refusal page after a trainee signed in")
+        assert "for administrators" in notice[0].text
         token = requests.post(f"{url}/services/oauth2/token", data={
             "grant_type": "password", "client_id": "forceterm", "username": trainees[1],
             "password": passwords[trainees[1]]}, verify=ca, timeout=30).json()["access_token"]
