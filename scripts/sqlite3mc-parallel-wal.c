@@ -190,15 +190,12 @@ static Codec *ftCodec(Wal *pWal, int szPage)
   return codec;
 }
 
-/* Fills in the batch for these pages when they may be encrypted ahead; 0 otherwise. */
-static int ftPrepareBatch(FtBatch *batch, Wal *pWal, int szPage, PgHdr *pList)
+/* Fills in the batch for the count pages of pList, encrypted by codec (ftCodec's); 0 when too few or out of memory. */
+static int ftPrepareBatch(FtBatch *batch, Codec *codec, int szPage, PgHdr *pList, int count)
 {
-  Codec *codec = ftCodec(pWal, szPage);
   PgHdr *p;
-  int count = 0, i = 0;
+  int i = 0;
 
-  if (codec == 0) return 0;
-  for (p = pList; p; p = p->pDirty) count++;
   if (count < FT_PARALLEL_MIN_PAGES) return 0;
 
   memset(batch, 0, sizeof(*batch));
@@ -227,12 +224,12 @@ static void ftFreeBatch(FtBatch *batch)
   sqlite3_free(batch->encrypted);
 }
 
-/* Writes the frames of pList with its pages encrypted together beforehand. */
-static int ftWriteFrames(Wal *pWal, int szPage, PgHdr *pList, Pgno nTruncate, int isCommit, int sync_flags)
+/* Writes the frames of pList (count pages) with its pages encrypted together beforehand. */
+static int ftWriteFrames(Codec *codec, Wal *pWal, int szPage, PgHdr *pList, int count, Pgno nTruncate, int isCommit, int sync_flags)
 {
   FtBatch batch;
   int rc;
-  if (!ftPrepareBatch(&batch, pWal, szPage, pList)) {
+  if (!ftPrepareBatch(&batch, codec, szPage, pList, count)) {
     return sqlite3WalFramesOriginal(pWal, szPage, pList, nTruncate, isCommit, sync_flags);
   }
   if (!ftEncryptTogether(&batch) || atomic_load(&batch.failed)) {
@@ -249,7 +246,8 @@ static int ftWriteFrames(Wal *pWal, int szPage, PgHdr *pList, Pgno nTruncate, in
 SQLITE_PRIVATE int sqlite3WalFrames(Wal *pWal, int szPage, PgHdr *pList, Pgno nTruncate, int isCommit, int sync_flags)
 {
   int chunkPages = FT_PARALLEL_CHUNK_BYTES / szPage;
-  if (ftPrecomputed != 0 || chunkPages < FT_PARALLEL_MIN_PAGES || ftCodec(pWal, szPage) == 0) {
+  Codec *codec = (ftPrecomputed == 0 && chunkPages >= FT_PARALLEL_MIN_PAGES) ? ftCodec(pWal, szPage) : 0;
+  if (codec == 0) {
     return sqlite3WalFramesOriginal(pWal, szPage, pList, nTruncate, isCommit, sync_flags);
   }
   for (;;) {
@@ -257,10 +255,10 @@ SQLITE_PRIVATE int sqlite3WalFrames(Wal *pWal, int szPage, PgHdr *pList, Pgno nT
     int n = 1, rc;
     while (n < chunkPages && last->pDirty != 0) { last = last->pDirty; n++; }
     rest = last->pDirty;
-    if (rest == 0) return ftWriteFrames(pWal, szPage, pList, nTruncate, isCommit, sync_flags);
+    if (rest == 0) return ftWriteFrames(codec, pWal, szPage, pList, n, nTruncate, isCommit, sync_flags);
     /* A part before the last: frames of the transaction, not yet its commit (as pagerStress writes them). */
     last->pDirty = 0;
-    rc = ftWriteFrames(pWal, szPage, pList, 0, 0, sync_flags);
+    rc = ftWriteFrames(codec, pWal, szPage, pList, n, 0, 0, sync_flags);
     last->pDirty = rest;
     if (rc != SQLITE_OK) return rc;
     pList = rest;
