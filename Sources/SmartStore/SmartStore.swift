@@ -29,6 +29,7 @@ public final class SmartStore: Sendable {
     public let isEncrypted: Bool
     let pool: DatabasePool
     let catalog = SoupCatalog()
+    let searchPageWarmup = SearchPageWarmup()
 
     /// Opens the store at `path`, creating it unless `mustExist` is set, encrypted or not as
     /// `encryption` says. Resumes any alterSoup that a killed process left half done.

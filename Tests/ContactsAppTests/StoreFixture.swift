@@ -9,10 +9,11 @@ final class StoreFixture {
     let directory: URL
     let store: SmartStore
 
-    init() throws {
+    /// With `key`, the store is encrypted with it.
+    init(key: StoreKey? = nil) throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("contactsapp-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        store = try SmartStore(path: directory.appendingPathComponent("store.sqlite").path)
+        store = try SmartStore(path: directory.appendingPathComponent("store.sqlite").path, encryption: key.map { .encrypted($0) } ?? .plain)
         try store.setup(from: StoreConfig(json: DefaultConfig.userstoreJSON))
     }
 

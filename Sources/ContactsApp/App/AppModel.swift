@@ -115,6 +115,7 @@ public struct AppModel: Sendable {
         try countLocalChanges()
         try countFilters()
         readDescriptions()
+        warmSearchPages()
     }
 
     /// The tabs, left to right.
@@ -253,6 +254,13 @@ public struct AppModel: Sendable {
         try loadSelectedAccountContacts()
         try countLocalChanges()
         try countFilters()
+        warmSearchPages()
+    }
+
+    /// An encrypted store's search pages, read ahead after each refresh (a commit empties the
+    /// readers' caches), so the first keystrokes of a search do not decrypt them.
+    private func warmSearchPages() {
+        store.warmFullTextPagesInBackground(soups: kinds.map(\.soupName))
     }
 
     mutating func countFilters() throws {
