@@ -41,6 +41,9 @@ extension AppModel {
         }
         try? refreshAll()
         readDescriptions()
+        // What the sync held (a first sync's page caches, the pages it parsed) is freed by now,
+        // and the TUI lives on.
+        SmartStore.returnFreedMemory()
         switch result {
         case let .success(summary): toast = messages.syncFinished(summary)
         case let .failure(failure) where failure.connection == .offline:
