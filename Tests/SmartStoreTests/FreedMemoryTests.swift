@@ -14,10 +14,10 @@ struct FreedMemoryTests {
         return kilobytes / 1024
     }
 
-    @Test(.enabled(if: FileManager.default.fileExists(atPath: "/proc/self/status")))
-    func freedPagesInsideTheHeapLeaveTheProcess() throws {
-        // 256 MB in page-cache-sized blocks, all freed but the last: the heap cannot shrink from
-        // its end, so the freed memory stays resident until it is given back.
+    /// Resident anonymous memory before and after giving back 256 MB freed in page-cache-sized
+    /// blocks, all but the last: the heap cannot shrink from its end, so the freed memory stays
+    /// resident until it is given back.
+    static func freeAndGiveBack() throws -> (before: Int, after: Int) {
         let blocks = (0..<16_384).map { _ -> UnsafeMutableRawPointer in
             let block = UnsafeMutableRawPointer.allocate(byteCount: 16_384, alignment: 16)
             block.initializeMemory(as: UInt8.self, repeating: 1, count: 16_384)
@@ -25,9 +25,20 @@ struct FreedMemoryTests {
         }
         defer { blocks.last?.deallocate() }
         for block in blocks.dropLast() { block.deallocate() }
-        let before = try Self.residentAnonymousMB()
+        let before = try residentAnonymousMB()
         SmartStore.returnFreedMemory()
-        let after = try Self.residentAnonymousMB()
-        #expect(before - after >= 128, "resident anonymous memory \(before) MB before, \(after) MB after")
+        return (before, try residentAnonymousMB())
+    }
+
+    @Test(.enabled(if: FileManager.default.fileExists(atPath: "/proc/self/status")))
+    func freedPagesInsideTheHeapLeaveTheProcess() throws {
+        // Other tests run in this process meanwhile, and a TUI test's sync gives memory back too:
+        // one of three tries must see the drop.
+        var tries: [(before: Int, after: Int)] = []
+        while tries.count < 3 {
+            tries.append(try Self.freeAndGiveBack())
+            if let last = tries.last, last.before - last.after >= 128 { break }
+        }
+        #expect(tries.contains { $0.before - $0.after >= 128 }, "resident anonymous memory before and after, in MB: \(tries)")
     }
 }
