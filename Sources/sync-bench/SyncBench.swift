@@ -150,7 +150,6 @@ struct BenchRun: AsyncParsableCommand {
 
     // MARK: Helpers
 
-    /// Runs one case in a child process and returns its JSON line.
     /// Runs of a case on an encrypted store and on an unencrypted one, for the side-by-side rows.
     static let encryptionRounds = 5
 
@@ -175,6 +174,7 @@ struct BenchRun: AsyncParsableCommand {
         return sorted.isEmpty ? [:] : sorted[sorted.count / 2]
     }
 
+    /// Runs one case in a child process and returns its JSON line.
     private func runCase(_ arguments: [String]) throws -> JSONObject {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0]).standardizedFileURL
