@@ -197,7 +197,7 @@ struct ImportCommand: ParsableCommand {
             } catch {
                 // A store this import made and then did not fill is not left behind.
                 if !existed, !dryRun {
-                    for suffix in ["", "-wal", "-shm", "-journal", ".key-of"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+                    for suffix in ["", "-wal", "-shm", "-journal", ".key-of", ".key"] { try? FileManager.default.removeItem(atPath: path + suffix) }
                 }
                 throw error
             }

@@ -7,11 +7,13 @@ import Foundation
 struct PasscodeCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "passcode",
-        abstract: "Set the passcode that encrypts your store on this machine, or change it.",
+        abstract: "Set the passcode that protects your store's key on this machine, or change it.",
         discussion: """
-            The first passcode encrypts the store in place (SQLCipher 4's format) with a random key \
-            that the passcode protects; a new passcode protects the same key, so nothing is \
-            re-encrypted. The current passcode comes from FORCETERM_PASSCODE or the prompt; the new \
+            Every store forceterm makes is encrypted (SQLCipher 4's format) with a random key, kept \
+            in a file beside it until a passcode is set. The first passcode seals that key and \
+            removes the key file (a store from elsewhere, not yet encrypted, is encrypted in place); \
+            a new passcode seals the same key, so nothing is re-encrypted. After three wrong \
+            passcodes in a row each try waits, 5 s and doubling up to 15 minutes. The current passcode comes from FORCETERM_PASSCODE or the prompt; the new \
             one is typed twice at the prompt, or read from standard input once (from a pipe \
             without FORCETERM_PASSCODE: the current passcode on the first line, the new one on the \
             second). While your own store has a passcode, another store named with --store (made \

@@ -74,7 +74,7 @@ struct CrashPointTests {
         let freshPath = user.root + "/fresh.sqlite"
         let fresh = try Forceterm.run(["sync", "--down-only", "--store", freshPath], environment: user.environment)
         #expect(fresh.exitCode == 0, "\(variable)=\(step): \(fresh)")
-        let freshStore = try SmartStore(path: freshPath, mustExist: true)
+        let freshStore = try SmartStore.asForcetermOpensIt(freshPath)
         let serverContacts = try freshStore.query(.all("contacts", orderPath: SmartStore.soupEntryId, pageSize: 100_000)).compactMap(\.objectValue)
         #expect(contents(serverContacts, ["Id", "LastName", "Title"]) == contents(contacts, ["Id", "LastName", "Title"]), "\(variable)=\(step)")
         let serverAccounts = try freshStore.query(.all("accounts", orderPath: SmartStore.soupEntryId, pageSize: 100_000)).compactMap(\.objectValue)

@@ -1,6 +1,7 @@
 import ForceJSON
 import Foundation
 import LocalOrgProcess
+import SmartStore
 import Testing
 
 /// Signing in with a passcode: the user's store is written encrypted from its first sync, the saved
@@ -99,62 +100,78 @@ struct EncryptedSessionTests {
         _ = try Self.run(home, ["lock"])
     }
 
-    @Test func withoutATerminalOrAPasscodeTheSignInSaysTheStoreIsNotEncrypted() throws {
+    @Test func withoutATerminalOrAPasscodeTheStoreIsEncryptedWithAKeyFileUntilAPasscodeSealsIt() throws {
         let server = try LocalOrgProcess()
         let home = try Home()
         defer { server.remove(); home.remove() }
+        _ = try server.command(["seed", "--accounts", "1", "--contacts", "5"])
         let login = try Self.run(home, ["login", "--username", "demo@localorg.test", "--password-stdin", "--login-url", server.url,
                                         "--cacert", server.caFile], input: "localorg-demo\n")
-        #expect(login.exitCode == 0 && login.standardOutput.contains("not encrypted: forceterm passcode sets a passcode"), "\(login)")
+        #expect(login.exitCode == 0 && login.standardOutput.contains("encrypted with a key kept beside it") && login.standardOutput.contains("forceterm passcode"), "\(login)")
         #expect(try !String(contentsOfFile: home.credentialsPath, encoding: .utf8).contains("forceterm-sealed"))
         #expect(try Self.run(home, ["sync"]).exitCode == 0)
-        // Set later: the store is encrypted in place and the saved session sealed.
+        let store = try Self.storeFile(home)
+        #expect(try !PasscodeTests.isPlain(store) && FileManager.default.fileExists(atPath: store + ".key"), "encrypted from its first page")
+        // Set later: the key file's key is sealed by the passcode, the key file goes, the saved session is sealed.
         let set = try Self.run(home, ["passcode"], input: "later-on\n")
-        #expect(set.exitCode == 0 && set.standardOutput.contains("now encrypted"), "\(set)")
+        #expect(set.exitCode == 0 && set.standardOutput.contains("now sealed by the passcode"), "\(set)")
+        #expect(!FileManager.default.fileExists(atPath: store + ".key"))
         #expect(try String(contentsOfFile: home.credentialsPath, encoding: .utf8).contains("forceterm-sealed:1:"))
         let sync = try Self.run(home, ["sync"])
         #expect(sync.exitCode == 0, "the sealed session still syncs: \(sync)")
         _ = try Self.run(home, ["lock"])
     }
 
-    @Test func aStoreWithUnsentChangesAConflictAndASyncCutShortIsEncryptedWithAllOfIt() throws {
+    /// Files of a store (and its log) that hold any of `texts` readable.
+    static func readable(_ texts: [String], in store: String) throws -> [String] {
+        try [store, store + "-wal"].filter { FileManager.default.fileExists(atPath: $0) }.flatMap { file in
+            let bytes = try Data(contentsOf: URL(fileURLWithPath: file))
+            return texts.filter { bytes.contains(Data($0.utf8)) }.map { "\($0) in \(file)" }
+        }
+    }
+
+    @Test func aStoreFromBeforeEncryptionWithUnsentChangesAConflictAndASyncCutShortIsEncryptedOnItsFirstOpen() throws {
         let server = try LocalOrgProcess()
         let home = try Home()
         defer { server.remove(); home.remove() }
         _ = try server.command(["seed", "--accounts", "3", "--contacts", "40"])
         _ = try Self.run(home, ["login", "--username", "demo@localorg.test", "--password-stdin", "--login-url", server.url,
                                 "--cacert", server.caFile], input: "localorg-demo\n")
-        #expect(try Self.run(home, ["sync"]).exitCode == 0)
-        let store = try Self.storeFile(home)
-        #expect(try PasscodeTests.isPlain(store), "signed in by a script without a passcode")
-        let listed = try JSONParser.parse(try Self.run(home, ["list", "contacts", "--format", "json"]).standardOutput)
+        // An older forceterm's store: unencrypted. Made and used here as a file from elsewhere
+        // (named with --store, which forceterm uses as it is), then put where the user's store lives.
+        let older = home.root + "/older.sqlite"
+        try SmartStore(path: older).setup(from: try StoreConfig(contentsOf: Forceterm.packageRoot.appendingPathComponent("config/userstore.json")))
+        #expect(try Self.run(home, ["sync", "--store", older]).exitCode == 0)
+        let listed = try JSONParser.parse(try Self.run(home, ["list", "contacts", "--format", "json", "--store", older]).standardOutput)
         let ids = (listed.arrayValue ?? []).compactMap { $0["Id"]?.stringValue }
         try #require(ids.count == 40)
-
         // A conflict: the same field changed in the office and in the field.
         usleep(1_100_000)  // whole-second modification times: the server edit must be newer
         _ = try server.command(["edit", "Contact", ids[0], "Title=From the office"])
-        _ = try Self.run(home, ["update", ids[0], "Title=From the field"])
-        #expect(try Self.run(home, ["sync"]).exitCode == 3)
+        _ = try Self.run(home, ["update", ids[0], "Title=From the field", "--store", older])
+        #expect(try Self.run(home, ["sync", "--store", older]).exitCode == 3)
         // Two changes whose sync was cut short once the server had taken them and before the answer was recorded.
-        _ = try Self.run(home, ["update", ids[1], "Title=Unsent one"])
-        _ = try Self.run(home, ["update", ids[2], "Title=Unsent two"])
+        _ = try Self.run(home, ["update", ids[1], "Title=Unsent one", "--store", older])
+        _ = try Self.run(home, ["update", ids[2], "Title=Unsent two", "--store", older])
         var crashing = home.environment
         crashing["FORCETERM_TEST_EXIT_AFTER_CALL"] = "1"
-        let cut = try ChildProcess.run(Forceterm.executable, ["sync"], environment: crashing)
+        let cut = try ChildProcess.run(Forceterm.executable, ["sync", "--store", older], environment: crashing)
         #expect(cut.exitCode == 86, "\(cut)")
-
-        let set = try Self.run(home, ["passcode"], input: "kept-all-99\n")
-        #expect(set.exitCode == 0 && set.standardOutput.contains("now encrypted"), "\(set)")
-        #expect(try !PasscodeTests.isPlain(store))
-        for file in [store, store + "-wal"] where FileManager.default.fileExists(atPath: file) {
-            let bytes = try Data(contentsOf: URL(fileURLWithPath: file))
-            for text in ["Unsent one", "From the field", "From the office"] {
-                #expect(!bytes.contains(Data(text.utf8)), "\(text) readable in \(file)")
-            }
+        #expect(try PasscodeTests.isPlain(older))
+        #expect(try !Self.readable(["Unsent one", "From the field"], in: older).isEmpty, "the older store shows them")
+        let store = try SignInCommandTests.userStorePath(home)
+        try FileManager.default.createDirectory(atPath: (store as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        for suffix in ["", "-wal"] where FileManager.default.fileExists(atPath: older + suffix) {
+            try FileManager.default.moveItem(atPath: older + suffix, toPath: store + suffix)
         }
+
+        // The first open (here status) encrypts it, says so, and reads it all.
         let status = try Self.run(home, ["status"])
-        #expect(status.standardOutput.contains("1 in conflict"), "\(status)")
+        #expect(status.exitCode == 0 && status.standardOutput.contains("1 in conflict"), "\(status)")
+        #expect(status.standardError.contains("was not encrypted; it is now") && status.standardError.contains("forceterm passcode protects"), "\(status)")
+        #expect(try !PasscodeTests.isPlain(store) && FileManager.default.fileExists(atPath: store + ".key"))
+        #expect(try Self.readable(["Unsent one", "From the field", "From the office"], in: store).isEmpty)
+        #expect(!(try Self.run(home, ["status"]).standardError.contains("not encrypted")), "said once")
         // The sync picks up where it was cut: both changes on the server, the conflict still the user's to decide.
         let sync = try Self.run(home, ["sync"])
         #expect(sync.exitCode == 3, "\(sync)")
@@ -162,6 +179,51 @@ struct EncryptedSessionTests {
         #expect(onServer.contains("Unsent one") && onServer.contains("Unsent two"), "\(onServer)")
         let mine = try JSONParser.parse(try Self.run(home, ["list", "contacts", "--format", "json"]).standardOutput)
         #expect(mine.arrayValue?.first { $0["Id"]?.stringValue == ids[0] }?["Title"] == "From the field", "the conflict keeps my value until decided")
+        // A passcode then seals its key.
+        let set = try Self.run(home, ["passcode"], input: "kept-all-99\n")
+        #expect(set.exitCode == 0 && set.standardOutput.contains("now sealed by the passcode"), "\(set)")
+        #expect(try Self.readable(["Unsent one", "From the field", "From the office"], in: store).isEmpty)
+        _ = try Self.run(home, ["lock"])
+    }
+
+    @Test func theWriteAheadLogOfASyncCutShortHoldsNothingReadable() throws {
+        let server = try LocalOrgProcess()
+        let home = try Home()
+        defer { server.remove(); home.remove() }
+        _ = try server.command(["seed", "--accounts", "2", "--contacts", "60"])
+        _ = try Self.run(home, ["login", "--username", "demo@localorg.test", "--password-stdin", "--login-url", server.url,
+                                "--cacert", server.caFile], passcode: "wal-check-1", input: "localorg-demo\n")
+        // The same sync cut short into an unencrypted store (the control: its log shows the names,
+        // so the check can fail) and into the user's: after the first commit that puts contacts in the log.
+        let names = try server.command(["query", "SELECT LastName FROM Contact"])
+        let seededName = try #require(names.split(separator: "\n").dropFirst().map { $0.trimmingCharacters(in: .whitespaces) }.first { $0.count >= 5 && $0 != "LastName" && $0.allSatisfy { $0.isASCII && $0.isLetter } })
+        var crashing = home.environment
+        var logs: [String: Data] = [:]
+        var tried: [String] = []
+        let store = try SignInCommandTests.userStorePath(home)
+        for commit in 1...40 {
+            let plain = home.root + "/plain-\(commit).sqlite"
+            try SmartStore(path: plain).setup(from: try StoreConfig(contentsOf: Forceterm.packageRoot.appendingPathComponent("config/userstore.json")))
+            crashing["FORCETERM_TEST_EXIT_AFTER_COMMIT"] = String(commit)
+            let run = try ChildProcess.run(Forceterm.executable, ["sync", "--store", plain], environment: crashing)
+            tried.append("\(commit): exit \(run.exitCode) \(run.standardError.suffix(300))")
+            guard run.exitCode == 86 else { break }
+            let log = try Data(contentsOf: URL(fileURLWithPath: plain + "-wal"))
+            guard log.contains(Data(seededName.utf8)) else { continue }
+            logs["control"] = log
+            let cut = try ChildProcess.run(Forceterm.executable, ["sync"], environment: crashing)
+            #expect(cut.exitCode == 86, "\(cut)")
+            logs[store] = try Data(contentsOf: URL(fileURLWithPath: store + "-wal"))
+            break
+        }
+        try #require(logs["control"] != nil && logs[store] != nil, "no commit put \(seededName) in the log: \(tried)")
+        #expect(try Self.run(home, ["sync"]).exitCode == 0)
+        let listed = try JSONParser.parse(try Self.run(home, ["list", "contacts", "--json"]).standardOutput)
+        let texts = (listed.arrayValue ?? []).flatMap { contact in ["LastName", "Email"].compactMap { contact[$0]?.stringValue } }.filter { $0.count >= 5 }
+        try #require(texts.count > 60)
+        func found(in log: Data?) -> [String] { texts.filter { log?.contains(Data($0.utf8)) == true } }
+        #expect((logs[store]?.count ?? 0) > 0 && found(in: logs[store]).isEmpty, "\(found(in: logs[store]).prefix(5))")
+        #expect(found(in: logs["control"]).count > 10, "the control's log shows them: \(seededName) \(texts.prefix(8)) \(logs["control"]?.count ?? 0)")
         _ = try Self.run(home, ["lock"])
     }
 

@@ -24,7 +24,7 @@ struct ExchangeCommandTests {
     }
 
     static func documents(_ path: String, _ soup: String = "contacts") throws -> [JSONObject] {
-        try SmartStore(path: path, mustExist: true).query(.all(soup, orderPath: SmartStore.soupEntryId, pageSize: 10_000)).compactMap(\.objectValue)
+        try SmartStore.asForcetermOpensIt(path).query(.all(soup, orderPath: SmartStore.soupEntryId, pageSize: 10_000)).compactMap(\.objectValue)
     }
 
     static func write(_ text: String, to path: String) throws {

@@ -1,5 +1,6 @@
 import Foundation
 import LocalOrgProcess
+import SmartStore
 import Testing
 
 /// A store made with `--store` while the signed-in user's store has a passcode is encrypted with
@@ -84,7 +85,8 @@ struct SharedKeyStoreTests {
         let home = try Home()
         defer { server.remove(); home.remove() }
         let plain = home.root + "/from-before.sqlite"
-        // Made while nobody was signed in: unencrypted.
+        // A store from elsewhere (an older forceterm's, a copy): unencrypted, and used as it is.
+        try SmartStore(path: plain).setup(from: try StoreConfig(contentsOf: Forceterm.packageRoot.appendingPathComponent("config/userstore.json")))
         #expect(try Self.run(home, ["create", "contacts", "LastName=Okonkwo", "--store", plain], nil, nil).exitCode == 0)
         #expect(try PasscodeTests.isPlain(plain))
         try Self.signIn(server, home, passcode: "field-rep-7")

@@ -184,18 +184,23 @@ struct SignInCommandTests {
         #expect(FileManager.default.fileExists(atPath: home.credentialsPath))
     }
 
-    /// The signed-in user's own store (`users/<org>/<user>/store.sqlite`), made with `contacts`.
-    func signedInUserStore(_ home: Home, contacts: [JSONObject]) throws -> String {
+    /// Where the signed-in user's own store is (`users/<org>/<user>/store.sqlite`), made or not.
+    static func userStorePath(_ home: Home) throws -> String {
         let saved = try String(contentsOfFile: home.credentialsPath, encoding: .utf8)
         func field(_ name: String) throws -> String {
             let range = try #require(saved.range(of: "\"\(name)\""))
             return String(saved[range.upperBound...].drop { $0 == ":" || $0 == " " || $0 == "\"" }.prefix { $0 != "\"" })
         }
-        let storePath = "\(home.dataHome)/forceterm/users/\(try field("organizationId"))/\(try field("userId"))/store.sqlite"
+        return "\(home.dataHome)/forceterm/users/\(try field("organizationId"))/\(try field("userId"))/store.sqlite"
+    }
+
+    /// The signed-in user's own store, made with `contacts` (unencrypted, as an older forceterm made it).
+    func signedInUserStore(_ home: Home, contacts: [JSONObject]) throws -> String {
+        let storePath = try Self.userStorePath(home)
         try FileManager.default.createDirectory(atPath: (storePath as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
         let fixture = try StoreFixture()
         try FileManager.default.copyItem(atPath: fixture.path, toPath: storePath)
-        _ = try SmartStore(path: storePath, mustExist: true).create(contacts, in: "contacts")
+        _ = try SmartStore.asForcetermOpensIt(storePath).create(contacts, in: "contacts")
         return storePath
     }
 
@@ -208,7 +213,7 @@ struct SignInCommandTests {
         // The signed-in user's own store, with two locally changed contacts and one clean account.
         let storePath = try signedInUserStore(home, contacts: [["LastName": "Local", "__local__": true], ["LastName": "Also", "__local__": true],
                                                                ["LastName": "Clean", "__local__": false]])
-        _ = try SmartStore(path: storePath, mustExist: true).create([["Name": "Clean account", "__local__": false]], in: "accounts")
+        _ = try SmartStore.asForcetermOpensIt(storePath).create([["Name": "Clean account", "__local__": false]], in: "accounts")
 
         let refused = try Forceterm.run(["logout"], environment: home.environment)
         #expect(refused.exitCode == 1, "\(refused)")

@@ -48,7 +48,7 @@ struct SignedOutChangesTests {
         }
 
         static func documents(_ soup: String, in path: String) throws -> [JSONObject] {
-            let store = try SmartStore(path: path, mustExist: true)
+            let store = try SmartStore.asForcetermOpensIt(path)
             return try store.query(.all(soup, orderPath: SmartStore.soupEntryId, pageSize: 10_000)).compactMap(\.objectValue)
         }
     }
@@ -139,7 +139,7 @@ struct SignedOutChangesTests {
         var copy = try #require(try NewUser.documents("contacts", in: user.signedOutStore).first { $0["LastName"] == "Once" })
         copy.removeValue(forKey: SmartStore.soupEntryId)
         copy.removeValue(forKey: SmartStore.soupLastModifiedDate)
-        _ = try SmartStore(path: userStore, mustExist: true).create(copy, in: "contacts")
+        _ = try SmartStore.asForcetermOpensIt(userStore).create(copy, in: "contacts")
 
         let login = try user.login()
         #expect(login.exitCode == 0 && login.standardOutput.contains("Moved 2 records"), "\(login)")

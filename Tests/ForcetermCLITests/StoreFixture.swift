@@ -21,11 +21,11 @@ final class StoreFixture {
     func absentPath(_ name: String) -> String { directory.appendingPathComponent(name).path }
 
     func add(contacts: [JSONObject]) throws {
-        _ = try SmartStore(path: path, mustExist: true).create(contacts, in: "contacts")
+        _ = try SmartStore.asForcetermOpensIt(path).create(contacts, in: "contacts")
     }
 
     func add(accounts: [JSONObject]) throws {
-        _ = try SmartStore(path: path, mustExist: true).create(accounts, in: "accounts")
+        _ = try SmartStore.asForcetermOpensIt(path).create(accounts, in: "accounts")
     }
 
     /// Runs `forceterm query <smartSql> --store <this store> extraArguments…`.
@@ -57,5 +57,15 @@ enum SampleRecords {
             let suffix = String(repeating: "0", count: max(0, 3 - String(number).count)) + String(number)
             return contact("First\(suffix)", "Contact\(suffix)", email: "c\(suffix)@example.com", id: "003NUM\(suffix)")
         }
+    }
+}
+
+extension SmartStore {
+    /// An existing store opened as forceterm opens one it made: with the key file beside it, when
+    /// it has one (every store forceterm creates without a passcode), else unencrypted (a fixture).
+    static func asForcetermOpensIt(_ path: String) throws -> SmartStore {
+        let keyFile = path + ".key"
+        guard FileManager.default.fileExists(atPath: keyFile) else { return try SmartStore(path: path, mustExist: true) }
+        return try SmartStore(path: path, mustExist: true, encryption: .encrypted(try StoreKey(contentsOfFile: keyFile)))
     }
 }

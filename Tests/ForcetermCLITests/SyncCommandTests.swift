@@ -49,7 +49,7 @@ struct SyncCommandTests {
         /// Marks a stored record as edited locally, as the app does (`LocalEdit`: the flags and the
         /// base of each changed field).
         func editLocally(_ soup: String, where field: String, is value: String, _ changes: JSONObject, delete: Bool = false) throws {
-            let store = try SmartStore(path: storePath, mustExist: true)
+            let store = try SmartStore.asForcetermOpensIt(storePath)
             let rows = try store.query(.exact(soup, path: field, matchKey: .string(value)))
             let current = try #require(rows.first?.objectValue)
             var record = LocalEdit.updated(current, fields: changes) ?? current
@@ -58,7 +58,7 @@ struct SyncCommandTests {
         }
 
         func createLocally(_ soup: String, type: String, _ fields: JSONObject) throws {
-            let store = try SmartStore(path: storePath, mustExist: true)
+            let store = try SmartStore.asForcetermOpensIt(storePath)
             var record: JSONObject = ["attributes": ["type": .string(type)]]
             for (key, value) in fields { record[key] = value }
             for (flag, value) in [("__local__", true), ("__locally_created__", true), ("__locally_updated__", false), ("__locally_deleted__", false)] {
@@ -74,7 +74,7 @@ struct SyncCommandTests {
         }
 
         func documents(_ soup: String) throws -> [JSONObject] {
-            let store = try SmartStore(path: storePath, mustExist: true)
+            let store = try SmartStore.asForcetermOpensIt(storePath)
             return try store.query(.all(soup, orderPath: SmartStore.soupEntryId, pageSize: 100_000)).compactMap(\.objectValue)
         }
     }

@@ -54,6 +54,6 @@ extension SyncCommandTests {
 extension SyncCommandTests.SignedIn {
     /// How many records a soup of the store holds, without reading them.
     func count(_ soup: String) throws -> Int {
-        try SmartStore(path: storePath, mustExist: true).count(.all(soup))
+        try SmartStore.asForcetermOpensIt(storePath).count(.all(soup))
     }
 }

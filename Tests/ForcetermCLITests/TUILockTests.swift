@@ -17,7 +17,7 @@ struct TUILockTests {
         #expect(synced.exitCode == 0, "\(synced)")
         let set = try ChildProcess.run(Forceterm.executable, ["passcode", "--store", user.storePath], environment: user.environment,
                                        input: "tui-pass-1\n")
-        #expect(set.exitCode == 0 && set.standardOutput.contains("now encrypted"), "\(set)")
+        #expect(set.exitCode == 0 && set.standardOutput.contains("Passcode set"), "\(set)")
         let listed = try JSONParser.parse(try user.forceterm(["list", "contacts", "--json"]).standardOutput)
         let someone = try #require(listed.arrayValue?.compactMap { $0["LastName"]?.stringValue }.max { $0.count < $1.count })
         let config = user.root + "/config/forceterm"
@@ -55,6 +55,44 @@ struct TUILockTests {
         try session.waitFor("last sync")
         try session.send("q")
         #expect(ProcessWatch.waitUntilGone(argument: user.storePath), "forceterm quits on q")
+    }
+
+    @Test func theOrgsPolicyFromLocalorgSetsThePasscodesLengthAndTheIdleTimeTheScreenLocksAfter() throws {
+        // The connected app's policy as localorg serves it in the identity's mobile_policy.
+        let server = try LocalOrgProcess(arguments: ["--pin-length", "8", "--screen-lock", "1"])
+        let root = NSTemporaryDirectory() + "forceterm-org-policy-" + UUID().uuidString
+        defer {
+            server.remove()
+            try? FileManager.default.removeItem(atPath: root)
+        }
+        try server.command(["seed", "--accounts", "1", "--contacts", "5"])
+        let environment: [String: String?] = ["XDG_DATA_HOME": root + "/data", "XDG_CONFIG_HOME": root + "/config"]
+        func login(passcode: String) throws -> CommandOutput {
+            try ChildProcess.run(Forceterm.executable, ["login", "--username", "demo@localorg.test", "--password-stdin",
+                                                        "--login-url", server.url, "--cacert", server.caFile],
+                                 environment: environment.merging(["FORCETERM_PASSCODE": passcode]) { $1 }, input: "localorg-demo\n")
+        }
+        let short = try login(passcode: "seven-7")
+        #expect(short.exitCode == 1 && short.standardError.contains("fewer than the 8 characters"), "\(short)")
+        #expect(!FileManager.default.fileExists(atPath: root + "/data/forceterm/credentials.json"), "nothing saved")
+        let long = try login(passcode: "eight-88")
+        #expect(long.exitCode == 0 && long.standardOutput.contains("Passcode set"), "\(long)")
+        #expect(try ChildProcess.run(Forceterm.executable, ["sync"], environment: environment).exitCode == 0)
+        let listed = try JSONParser.parse(try ChildProcess.run(Forceterm.executable, ["list", "contacts", "--json"], environment: environment).standardOutput)
+        let someone = try #require(listed.arrayValue?.compactMap { $0["LastName"]?.stringValue }.max { $0.count < $1.count })
+
+        // No config.toml: the org's screen_lock alone locks the TUI after a minute without a key.
+        let session = try TmuxSession(command: [Forceterm.executable.path], width: 100, height: 30, environment: environment.compactMapValues { $0 })
+        defer { session.kill() }
+        try session.waitFor(String(someone))
+        let locked = try session.waitFor("forceterm is locked", timeout: 90)
+        #expect(locked.contains("your org's policy: 1 minute without a key") && !locked.contains(String(someone)), "\(locked)")
+        try session.send("eight-88", literal: true)
+        try session.send("Enter")
+        try session.waitFor(String(someone))
+        try session.send("q")
+        _ = try session.waitUntilGone([String(someone)])
+        _ = try ChildProcess.run(Forceterm.executable, ["lock"], environment: environment)
     }
 
     @Test func forcetermLockInAnotherTerminalLocksAnOpenTUIAndItsSyncNeverPromptsOnTheTerminal() throws {

@@ -58,7 +58,7 @@ struct TUITmuxTests {
         #expect(ProcessWatch.waitUntilGone(argument: path), "forceterm quits on q")
         session.kill()
 
-        let store = try SmartStore(path: path, mustExist: true)
+        let store = try SmartStore.asForcetermOpensIt(path)
         let created = try #require(store.query(.exact("contacts", path: "LastName", matchKey: "Okafor")).first?.objectValue)
         #expect(created["FirstName"] == "Ngozi")
         #expect(created["Title"] == "Field Engineer")
@@ -76,7 +76,7 @@ struct TUITmuxTests {
     func copyToClipboard() throws {
         let (directory, path) = try Self.seededStore()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let store = try SmartStore(path: path, mustExist: true)
+        let store = try SmartStore.asForcetermOpensIt(path)
         let jose = try #require(try store.query(.exact("contacts", path: "Id", matchKey: "003A")).first?.objectValue)
         var withEmail = jose
         withEmail["Email"] = "jose.garcia@example.es"
@@ -176,7 +176,7 @@ struct TUITmuxTests {
         session.kill()
         #expect(ProcessWatch.waitUntilGone(argument: path), "forceterm exits when its terminal goes away")
 
-        let store = try SmartStore(path: path, mustExist: true)
+        let store = try SmartStore.asForcetermOpensIt(path)
         #expect(try store.count(.all("contacts")) == 3, "the unsaved form wrote nothing")
         #expect(try store.count(.exact("contacts", path: "__locally_deleted__", matchKey: true)) == 1)
         let integrity = try store.query(.smart("SELECT count(*) FROM {contacts}", pageSize: 1))

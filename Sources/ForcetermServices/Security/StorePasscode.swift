@@ -8,7 +8,7 @@ import SmartStore
 /// `LockPolicy` (the org's and config.toml's) sets how long it stays unlocked and how long a
 /// passcode must be.
 public enum StorePasscode {
-    /// Sets the store's first passcode, which encrypts the store (and everything it holds already),
+    /// Sets the store's first passcode, which seals the key of its key file (or encrypts a store not yet encrypted),
     /// or changes it: the same key sealed anew, so nothing is re-encrypted. `newPasscode` is given
     /// the length the policy asks for. A store other than the user's own, while theirs has a
     /// passcode, takes the user's key instead (`share`).
@@ -17,8 +17,9 @@ public enum StorePasscode {
                            newPasscode: (_ minimumLength: Int) throws -> String) throws -> String {
         let policy = policy ?? LockPolicy.forStore(path)
         let keyring = keyring ?? SessionKeyring(timeout: policy.idleSeconds)
-        if FileManager.default.fileExists(atPath: StoreKeys.keyFile(forStore: path)) {
-            throw ConfigError("\(path) has a key file of its own (\(StoreKeys.keyFile(forStore: path)), as the demo's store has): it takes no passcode")
+        let keyFile = StoreKeys.keyFile(forStore: path)
+        if StoreKeys.isDemoStore(path), FileManager.default.fileExists(atPath: keyFile) {
+            throw ConfigError("\(path) is the demo's store: its key file (\(keyFile)) is its key, so the demo runs without questions; it takes no passcode")
         }
         if let shared = try SharedStoreKey.read(forStore: path) {
             throw ConfigError("\(path) is encrypted with the key of the store \(shared.store) and opens with its passcode: "
@@ -36,10 +37,15 @@ public enum StorePasscode {
             return try share(key, of: owner, withStore: path)
         }
         let passcode = try checked(try newPasscode(policy.minimumPasscodeLength), policy)
+        if FileManager.default.fileExists(atPath: keyFile) {
+            return try protectKeyFile(ofStore: path, passcode: passcode, keyring: keyring, policy: policy)
+        }
         let key = StoreKey.random()
         // The sealed key is on disk before any page is encrypted with it.
         try WrappedStoreKey.seal(key, passcode: passcode).write(forStore: path)
+        TestCrashPoint.reached(.sealed)
         try? keyring.remember(key, forStore: path)
+        TestCrashPoint.reached(.remembered)
         guard FileManager.default.fileExists(atPath: path) else {
             try sealSavedSession(ofStore: path, with: key)
             return "Passcode set. Your store \(path) is written encrypted from its first sync."
@@ -52,8 +58,25 @@ public enum StorePasscode {
             keyring.forget(store: path)
             throw error
         }
+        TestCrashPoint.reached(.encrypted)
         try sealSavedSession(ofStore: path, with: key)
         return "Passcode set. Your store \(path) is now encrypted; it stays unlocked in this login for \(policy.idleDescription) without use (forceterm lock locks it now)."
+    }
+
+    /// A store already encrypted with a key file beside it: the passcode seals that key, and the
+    /// key file goes, so nothing is re-encrypted. Sealed first: a crash between the two leaves both,
+    /// and the next unlock removes the key file.
+    static func protectKeyFile(ofStore path: String, passcode: String, keyring: SessionKeyring, policy: LockPolicy) throws -> String {
+        let key = try StoreKey(contentsOfFile: StoreKeys.keyFile(forStore: path))
+        try WrappedStoreKey.seal(key, passcode: passcode).write(forStore: path)
+        TestCrashPoint.reached(.sealed)
+        try? keyring.remember(key, forStore: path)
+        TestCrashPoint.reached(.remembered)
+        try StoreKeys.removeKeyFileReplaced(by: key, store: path)
+        TestCrashPoint.reached(.keyFileRemoved)
+        try sealSavedSession(ofStore: path, with: key)
+        return "Passcode set. Your store \(path) keeps its key, now sealed by the passcode (the key file beside it is gone), so nothing was "
+            + "re-encrypted; it stays unlocked in this login for \(policy.idleDescription) without use (forceterm lock locks it now)."
     }
 
     /// A store other than the user's own, while theirs has a passcode: encrypted (in place, when it
@@ -95,7 +118,7 @@ public enum StorePasscode {
     /// the variable, the store stays unencrypted and the line returned says how to change that.
     /// `policy` is the org's, from the identity just read (not yet saved).
     public static func protectAtSignIn(store path: String, org: MobilePolicy?, passcode: Passcode = Passcode()) throws -> String {
-        if StoreKeys.hasKey(path) { return "" }
+        if StoreKeys.hasPasscode(path) || StoreKeys.isDemoStore(path) { return "" }
         let policy = LockPolicy(org: org, userLockAfter: UserSettings.load(path: UserSettings.path()).settings.lockAfter)
         let keyring = SessionKeyring(timeout: policy.idleSeconds)
         if let given = passcode.fromEnvironment {
@@ -105,7 +128,8 @@ public enum StorePasscode {
             return try set(store: path, keyring: keyring, policy: policy) { _ in given }
         }
         guard Passcode.canAsk else {
-            return "Your store on this machine is not encrypted: forceterm passcode sets a passcode and encrypts it (scripts give it in \(Passcode.variable))."
+            return "Your store on this machine is encrypted with a key kept beside it, which a lost laptop gives away too: forceterm passcode "
+                + "protects the key with a passcode (scripts give it in \(Passcode.variable))."
         }
         StandardStreams.writeError("forceterm keeps your contacts encrypted on this machine. Choose a passcode: forceterm asks for it after \(policy.idleDescription) without use, and a forgotten one means signing in again and starting a fresh store.\n")
         return try set(store: path, keyring: keyring, policy: policy) { try Passcode.new(minimumLength: $0) }

@@ -20,6 +20,9 @@ public struct WrappedStoreKey: Codable, Sendable, Equatable {
     public var sealed: String
     /// Wrong passcodes since the last right one.
     public var failedAttempts = 0
+    /// When the last wrong one was given (seconds since 1970): from `PasscodeTries.firstWait`
+    /// wrong ones in a row, the next try waits from then.
+    public var lastFailure: Double?
 
     public static func file(forStore path: String) -> String { path + ".passcode-key" }
 

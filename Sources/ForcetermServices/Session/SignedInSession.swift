@@ -33,6 +33,10 @@ public struct SignedInSession: Sendable {
         let known = knownKey.flatMap { ($0.path as NSString).standardizingPath == (storePath as NSString).standardizingPath ? $0.key : nil }
         let sealingKey = try known ?? StoreKeys.passcodeKey(forStore: storePath, passcode: passcode)
         let credentials = try sealingKey.map { try SealedTokens.open(saved, with: $0) } ?? saved
+        if let sealingKey, !SealedTokens.areSealed(saved) {
+            // Left unsealed by a `forceterm passcode` cut short before its last step: sealed now.
+            try? credentialStore.save(try SealedTokens.seal(saved, with: sealingKey))
+        }
         let caFile = try cacert.map(CACertOption.readablePath) ?? credentials.caFile
         // config.toml's [network] timeouts, when the file can be used (the TUI reports it when not).
         let settings = UserSettings.load(path: UserSettings.path()).settings

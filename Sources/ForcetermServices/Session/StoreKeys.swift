@@ -29,7 +29,10 @@ public struct StoreLocked: Error, Equatable, CustomStringConvertible {
 ///   unlocked there;
 /// - the key of another store (`<store>.key-of`, `SharedStoreKey`): a store made while the
 ///   signed-in user's store has a passcode uses that store's key, unlocked as that store is;
-/// - neither: the store is not encrypted (until `forceterm passcode` sets a passcode).
+/// - a store with none of these is not encrypted: only a SQLite file from elsewhere named with
+///   `--store` (an SDK store off a device, a fixture), used as it is. Every store forceterm makes,
+///   and every one of its own from before encryption (in its data directory), gets a key file when
+///   opened and is encrypted, until a passcode takes the key file's place.
 public enum StoreKeys {
     public static func keyFile(forStore path: String) -> String { path + ".key" }
 
@@ -42,11 +45,13 @@ public enum StoreKeys {
 
     /// How the store at `path` is opened.
     public static func encryption(forStore path: String, passcode: Passcode = Passcode(), keyring: SessionKeyring? = nil) throws -> StoreEncryption {
-        let file = keyFile(forStore: path)
-        if FileManager.default.fileExists(atPath: file) { return .encrypted(try StoreKey(contentsOfFile: file)) }
+        // The passcode first: a key file beside a sealed key is what an interrupted
+        // `forceterm passcode` left, and goes once the passcode opens the sealed one.
         if let wrapped = try WrappedStoreKey.read(forStore: path) {
             return .encrypted(try unlock(store: path, wrapped: wrapped, passcode: passcode, keyring: keyring ?? .forStore(path)))
         }
+        let file = keyFile(forStore: path)
+        if FileManager.default.fileExists(atPath: file) { return .encrypted(try StoreKey(contentsOfFile: file)) }
         if let shared = try SharedStoreKey.read(forStore: path) {
             return .encrypted(try key(of: shared, forStore: path, passcode: passcode, keyring: keyring))
         }
@@ -55,8 +60,27 @@ public enum StoreKeys {
 
     /// Whether the store at `path` has a key of any kind (or will, once created).
     static func hasKey(_ path: String) -> Bool {
-        [keyFile(forStore: path), WrappedStoreKey.file(forStore: path), SharedStoreKey.file(forStore: path)]
-            .contains { FileManager.default.fileExists(atPath: $0) }
+        FileManager.default.fileExists(atPath: keyFile(forStore: path)) || hasPasscode(path)
+    }
+
+    /// Whether the store at `path` opens with a passcode: its own, or that of the store whose key it shares.
+    public static func hasPasscode(_ path: String) -> Bool {
+        [WrappedStoreKey.file(forStore: path), SharedStoreKey.file(forStore: path)].contains { FileManager.default.fileExists(atPath: $0) }
+    }
+
+    /// Whether `path` is in forceterm's data directory: the users' stores, the signed-out and the
+    /// global store, the demo's. A store there is forceterm's own, encrypted when opened even if an
+    /// older forceterm wrote it unencrypted.
+    static func isInDataDirectory(_ path: String, environment: [String: String] = ProcessInfo.processInfo.environment) -> Bool {
+        let directory = (CredentialStore.defaultDirectory(environment: environment) as NSString).standardizingPath
+        let standardized = (path as NSString).standardizingPath
+        return standardized.hasPrefix(directory.hasSuffix("/") ? directory : directory + "/")
+    }
+
+    /// Whether the store at `path` belongs to the demo, whose key file is its key for good.
+    static func isDemoStore(_ path: String, environment: [String: String] = ProcessInfo.processInfo.environment) -> Bool {
+        let demo = (DemoDirectory(environment: environment).path as NSString).standardizingPath
+        return (path as NSString).standardizingPath.hasPrefix(demo + "/")
     }
 
     /// The store whose passcode opens the store at `path`: itself, or the store whose key it shares.
@@ -128,15 +152,29 @@ public enum StoreKeys {
     public static func openWithKey(_ path: String, mustExist: Bool = false) throws -> (store: SmartStore, key: StoreKey?) {
         let creating = !mustExist && !FileManager.default.fileExists(atPath: path)
         if creating { try shareUserKey(withNewStore: path) }
+        // A store from before encryption, in forceterm's own place, is encrypted now.
+        let migrating = !creating && !hasKey(path) && isInDataDirectory(path) && SmartStore.isUnencryptedFile(atPath: path)
+        let keyFileMade = (creating || migrating) && !hasKey(path)
         do {
+            if keyFileMade { try createKeyFile(forStore: path) }
             let encryption = try encryption(forStore: path)
             let store = try SmartStore(path: path, mustExist: mustExist, encryption: encryption)
+            if migrating { StandardStreams.writeError("forceterm: \(migrationNote(path))\n") }
             if case let .encrypted(key) = encryption { return (store, key) }
             return (store, nil)
         } catch {
-            if creating, !FileManager.default.fileExists(atPath: path) { try? FileManager.default.removeItem(atPath: SharedStoreKey.file(forStore: path)) }
+            if creating, !FileManager.default.fileExists(atPath: path) {
+                try? FileManager.default.removeItem(atPath: SharedStoreKey.file(forStore: path))
+                if keyFileMade { try? FileManager.default.removeItem(atPath: keyFile(forStore: path)) }
+            }
             throw error
         }
+    }
+
+    /// Said once, when a store an older forceterm left unencrypted is encrypted on opening.
+    static func migrationNote(_ path: String) -> String {
+        "your store \(path) was not encrypted; it is now (SQLCipher 4), with a key kept beside it in \(keyFile(forStore: path)), "
+            + "which a lost laptop gives away too: forceterm passcode\(storeOption(for: path)) protects the key with a passcode"
     }
 
     /// The key of a passcode-protected store: the unlocked one in the keyring, else unwrapped with
@@ -149,22 +187,45 @@ public enum StoreKeys {
         return try unwrap(wrapped, passcode: given, store: path, keyring: keyring)
     }
 
-    /// Unwraps with `passcode`; a wrong one is counted (in the file) and said.
-    static func unwrap(_ wrapped: WrappedStoreKey, passcode: String, store path: String, keyring: SessionKeyring) throws -> StoreKey {
-        var wrapped = wrapped
+    /// Unwraps with `passcode`; a wrong one is counted (in the file) and said, with what the next
+    /// try costs (`PasscodeTries`). A try during the wait is refused unchecked.
+    public static func unwrap(_ wrapped: WrappedStoreKey, passcode: String, store path: String, keyring: SessionKeyring, now: Date = Date()) throws -> StoreKey {
+        // The file as it is now: another process may have counted a wrong try since `wrapped` was read.
+        var wrapped = (try? WrappedStoreKey.read(forStore: path)).flatMap { $0 } ?? wrapped
+        let waiting = PasscodeTries.remainingWait(wrapped, now: now)
+        guard waiting == 0 else {
+            throw PasscodeRefused(store: path, failures: wrapped.failedAttempts, wait: waiting, tooSoon: true, storeOption: storeOption(for: path))
+        }
         guard let key = try wrapped.open(passcode: passcode) else {
             wrapped.failedAttempts += 1
+            wrapped.lastFailure = now.timeIntervalSince1970
             try? wrapped.write(forStore: path)
-            let times = wrapped.failedAttempts == 1 ? "" : " (\(wrapped.failedAttempts) wrong in a row)"
-            throw ConfigError("wrong passcode for \(path)\(times); nothing was opened. Forgotten? forceterm passcode --forgotten\(storeOption(for: path)) sets this store "
-                              + "aside and signs you out; signing in again starts a fresh store, and changes not yet sent from this one are lost")
+            throw PasscodeRefused(store: path, failures: wrapped.failedAttempts, wait: PasscodeTries.wait(afterFailures: wrapped.failedAttempts),
+                                  tooSoon: false, storeOption: storeOption(for: path))
         }
-        if wrapped.failedAttempts > 0 {
+        if wrapped.failedAttempts > 0 || wrapped.lastFailure != nil {
             wrapped.failedAttempts = 0
+            wrapped.lastFailure = nil
             try? wrapped.write(forStore: path)
         }
         try? keyring.remember(key, forStore: path)
+        try? removeKeyFileReplaced(by: key, store: path)
         return key
+    }
+
+    /// Removes the store's key file once a passcode protects the same key: the key file is
+    /// overwritten first, so the key is not left readable in its old blocks by an ordinary read.
+    /// A key file holding another key stays (it is not the store's key; nothing reads it).
+    static func removeKeyFileReplaced(by key: StoreKey, store path: String) throws {
+        let file = keyFile(forStore: path)
+        guard FileManager.default.fileExists(atPath: file), (try? StoreKey(contentsOfFile: file)) == key else { return }
+        if let handle = FileHandle(forWritingAtPath: file) {
+            let size = (try? FileManager.default.attributesOfItem(atPath: file)[.size] as? Int) ?? 0
+            try handle.write(contentsOf: Data(repeating: 0, count: max(size, 64)))
+            try handle.synchronize()
+            try handle.close()
+        }
+        try FileManager.default.removeItem(atPath: file)
     }
 
     /// The key of a passcode-protected store (unlocking it if need be); nil for a store without a passcode.

@@ -78,8 +78,15 @@ public enum TUILauncher {
                           loginTimeout: .seconds(policy.idleSeconds), loginTimeoutDescription: policy.idleDescription,
                           isUnlockedInLogin: { keyring.isUnlocked(store: path) },
                           keepUnlockedInLogin: { _ = keyring.key(forStore: path) }) { typed in
-            guard let wrapped = try? WrappedStoreKey.read(forStore: path) else { return false }
-            return (try? StoreKeys.unwrap(wrapped, passcode: typed, store: path, keyring: keyring)) != nil
+            do {
+                guard let wrapped = try WrappedStoreKey.read(forStore: path) else { return .refused("The store's sealed key is gone: quit (Ctrl-C).") }
+                _ = try StoreKeys.unwrap(wrapped, passcode: typed, store: path, keyring: keyring)
+                return .right
+            } catch let refused as PasscodeRefused {
+                return .refused(refused.short)
+            } catch {
+                return .refused("\(error)".oneLine)
+            }
         }
     }
 

@@ -5,13 +5,13 @@ import ContactsApp
 /// when the org's `mobile_policy.screen_lock` or config.toml's `lock-after` asks, after `idleLimit`
 /// without a key. Locked, the records leave the screen and the passcode is asked; a sync running
 /// meanwhile goes on. `check` says whether a passcode is the store's (slow on purpose: a key
-/// derivation) and unlocks the login again when it is.
+/// derivation), unlocking the login again when it is, and what to show when it is not.
 public struct ScreenLock {
     /// Nil: no idle lock (only the login's lock applies).
     public var idleLimit: Duration?
     /// Why it locks after `idleLimit`, for the lock screen ("your org's policy: 10 minutes").
     public var reason: String
-    public var check: (String) -> Bool
+    public var check: (String) -> PasscodeAnswer
     /// Whether the store's key is still unlocked in this login (read without counting as use).
     public var isUnlockedInLogin: () -> Bool
     /// Counts as use: restarts the login's unlock timeout, as any forceterm command does.
@@ -22,7 +22,7 @@ public struct ScreenLock {
 
     public init(idleLimit: Duration?, reason: String, loginTimeout: Duration = .seconds(15 * 60), loginTimeoutDescription: String = "15 minutes",
                 isUnlockedInLogin: @escaping () -> Bool = { true }, keepUnlockedInLogin: @escaping () -> Void = {},
-                check: @escaping (String) -> Bool) {
+                check: @escaping (String) -> PasscodeAnswer) {
         self.idleLimit = idleLimit
         self.reason = reason
         self.loginTimeout = loginTimeout
@@ -46,20 +46,28 @@ public struct ScreenLock {
     }
 }
 
-/// What the lock screen holds while locked: the passcode typed so far (never shown) and the wrong tries.
+/// What a passcode typed on the lock screen turned out to be.
+public enum PasscodeAnswer: Equatable, Sendable {
+    case right
+    /// Refused, with the line the lock screen shows ("Wrong passcode (2 in a row).").
+    case refused(String)
+}
+
+/// What the lock screen holds while locked: the passcode typed so far (never shown) and why the
+/// last one was refused.
 struct LockPrompt: Equatable {
     var typed = ""
-    var wrongTries = 0
+    var refusal: String?
     /// Why it locked, when not the idle limit.
     var reason: String?
 
     /// Handles one key; true when `check` accepted the passcode.
-    mutating func handle(_ key: Key, check: (String) -> Bool) -> Bool {
+    mutating func handle(_ key: Key, check: (String) -> PasscodeAnswer) -> Bool {
         switch key {
         case .enter:
             guard !typed.isEmpty else { return false }
-            if check(typed) { return true }
-            wrongTries += 1
+            guard case let .refused(why) = check(typed) else { return true }
+            refusal = why
             typed = ""
         case .backspace:
             if !typed.isEmpty { typed.removeLast() }
@@ -78,14 +86,14 @@ enum LockScreen {
         var canvas = Canvas(size: size)
         canvas.fill(Rect(x: 0, y: 0, width: size.width, height: size.height), style: theme.style(.normal))
         var lines = ["forceterm is locked (\(reason)).", "Type your passcode and press Enter."]
-        if prompt.wrongTries > 0 { lines.append("Wrong passcode (\(prompt.wrongTries) in a row).") }
+        if let refusal = prompt.refusal { lines.append(refusal) }
         if syncing { lines.append("The sync goes on in the background.") }
         let dots = String(repeating: theme.lines == .ascii ? "*" : "•", count: min(prompt.typed.count, 32))
         let width = min(max(lines.map(\.displayWidth).max() ?? 0, 24) + 6, max(size.width - 2, 10))
         let box = Rect(x: 0, y: 0, width: size.width, height: size.height).centered(width: width, height: lines.count + 5)
         Box.draw(in: &canvas, box, theme: theme, title: "Locked", style: theme.style(.dialog))
         for (index, line) in lines.enumerated() {
-            canvas.draw(line, x: box.x + 2, y: box.y + 1 + index, style: theme.style(prompt.wrongTries > 0 && index == 2 ? .toastError : .dialog),
+            canvas.draw(line, x: box.x + 2, y: box.y + 1 + index, style: theme.style(prompt.refusal != nil && index == 2 ? .toastError : .dialog),
                         maxWidth: box.width - 4)
         }
         let field = "Passcode: " + dots
