@@ -142,7 +142,7 @@ let package = Package(
         .executableTarget(
             name: "smartstore-tool",
             dependencies: [
-                "SmartStore", "ForceJSON",
+                "SmartStore", "ForceJSON", "ForcetermServices",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import GRDBSQLite
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -12,6 +13,8 @@ import Glibc
 public enum StoreEncryptionMigration {
     /// The moments after which a crash test ends the process.
     public enum Step: String, CaseIterable, Sendable {
+        /// The encrypted copy is half written: its file has pages, the copy goes on.
+        case copying
         /// The encrypted copy is written, not yet synced nor checked.
         case copied
         /// The copy is synced and reads back with the key.
@@ -22,7 +25,11 @@ public enum StoreEncryptionMigration {
 
     public static func temporaryPath(forStore path: String) -> String { path + ".encrypting" }
 
-    public static func encrypt(path: String, key: StoreKey, afterStep: (Step) -> Void = { _ in }) throws {
+    /// `afterStep`, for crash tests, is called after each step; with it, the copy is watched while
+    /// it is written so that `.copying` comes in the middle of it.
+    public static func encrypt(path: String, key: StoreKey, afterStep: ((Step) -> Void)? = nil) throws {
+        let watchCopy = afterStep != nil
+        let afterStep = afterStep ?? { _ in }
         // Blocking: whoever holds it is encrypting this store now, however long that takes.
         let lock = try FileLock.acquire(path: path + ".encrypt-lock")
         defer { withExtendedLifetime(lock) {} }
@@ -52,7 +59,9 @@ public enum StoreEncryptionMigration {
                 guard mode?.lowercased() == "delete" else { throw SmartStoreError.storeInUse(path: path) }
                 try db.execute(sql: "BEGIN EXCLUSIVE; COMMIT")
                 try StoreCipher.requireEncryptingSQLite(db)
-                try db.execute(sql: "VACUUM INTO ?", arguments: [fileURI(temporary) + "?" + StoreCipher.uriParameters(key)])
+                try CopyWatch.during(db, copy: temporary, enabled: watchCopy, then: { afterStep(.copying) }) {
+                    try db.execute(sql: "VACUUM INTO ?", arguments: [fileURI(temporary) + "?" + StoreCipher.uriParameters(key)])
+                }
                 afterStep(.copied)
                 // SQLite made the copy with the umask's permissions; it takes the original's (0600).
                 var original = stat()
@@ -125,6 +134,38 @@ public enum StoreEncryptionMigration {
             let message = (error.message ?? error.description).replacingOccurrences(of: key.hex, with: "…")
             throw SmartStoreError.database(message: "cannot encrypt \(path): \(message); it was left unencrypted")
         }
+    }
+}
+
+/// Calls `then` once while a copy is being written, when its file first holds a few pages: SQLite
+/// asks the progress handler every few thousand instructions of the VACUUM.
+private final class CopyWatch {
+    let copy: String
+    let then: () -> Void
+    var done = false
+
+    init(copy: String, then: @escaping () -> Void) {
+        self.copy = copy
+        self.then = then
+    }
+
+    static func during(_ db: Database, copy: String, enabled: Bool, then: @escaping () -> Void, _ body: () throws -> Void) throws {
+        guard enabled else { return try body() }
+        let watch = CopyWatch(copy: copy, then: then)
+        let context = Unmanaged.passUnretained(watch).toOpaque()
+        sqlite3_progress_handler(db.sqliteConnection, 1_000, { context in
+            guard let context else { return 0 }
+            let watch = Unmanaged<CopyWatch>.fromOpaque(context).takeUnretainedValue()
+            guard !watch.done else { return 0 }
+            var status = stat()
+            if stat(watch.copy, &status) == 0, status.st_size >= 64 * 1024 {
+                watch.done = true
+                watch.then()
+            }
+            return 0
+        }, context)
+        defer { sqlite3_progress_handler(db.sqliteConnection, 0, nil, nil) }
+        try withExtendedLifetime(watch) { try body() }
     }
 }
 

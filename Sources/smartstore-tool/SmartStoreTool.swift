@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import ForceJSON
+import ForcetermServices
 import SmartStore
 
 @main
@@ -21,11 +22,21 @@ struct StoreOptions: ParsableArguments {
     @Option(help: "The directory holding userstore.json.")
     var config: String = "config"
 
-    @Option(help: "A file holding the store's key (64 hexadecimal digits): the store is encrypted with it, an unencrypted one first in place.")
+    @Option(help: ArgumentHelp(
+        "A file holding the store's key (64 hexadecimal digits): the store is encrypted with it, an unencrypted one first in place.",
+        discussion: """
+            Without it, the store's key is found as forceterm finds it: the key file beside the store, or the key \
+            its passcode seals (unlocked in this login by forceterm unlock, or given in FORCETERM_PASSCODE, or \
+            asked at the terminal), or the key of the store it shares one with. A new store with none of them is \
+            written unencrypted, for the benchmarks.
+            """))
     var keyFile: String?
 
     var encryption: StoreEncryption {
-        get throws { try keyFile.map { .encrypted(try StoreKey(contentsOfFile: $0)) } ?? .plain }
+        get throws {
+            if let keyFile { return .encrypted(try StoreKey(contentsOfFile: keyFile)) }
+            return try StoreKeys.encryption(forStore: store)
+        }
     }
 
     func open() throws -> SmartStore {

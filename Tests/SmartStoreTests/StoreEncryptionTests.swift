@@ -136,7 +136,8 @@ struct StoreEncryptionTests {
     @Test(arguments: StoreEncryptionMigration.Step.allCases)
     func aMigrationKilledAfterAnyStepLosesNothingAndFinishesOnTheNextOpen(step: StoreEncryptionMigration.Step) throws {
         let temporary = try TemporaryStore()
-        let (path, before) = try Self.plainStore(in: temporary, contacts: 300)
+        // Enough contacts for a copy of several hundred KB, so that `.copying` comes mid-copy.
+        let (path, before) = try Self.plainStore(in: temporary, contacts: 2_000)
         let keyFile = temporary.directory.appendingPathComponent("store.key").path
         let key = StoreKey.random()
         try key.write(toFile: keyFile)
@@ -146,6 +147,12 @@ struct StoreEncryptionTests {
         #expect(seen.contains("PAUSED AFTER"), "the tool must reach the step: \(seen)")
         kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
+        if step == .copying {
+            let copy = StoreEncryptionMigration.temporaryPath(forStore: path)
+            let size = (try? FileManager.default.attributesOfItem(atPath: copy)[.size] as? Int) ?? 0
+            let original = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
+            #expect(size > 0 && size < original, "killed with the copy half written (\(size) of about \(original) bytes)")
+        }
 
         // Killed before the rename: the original is whole and still unencrypted; after it: encrypted.
         #expect(StoreCipher.format(of: path) == (step == .replaced ? .encrypted : .plain))
