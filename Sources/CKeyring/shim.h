@@ -19,6 +19,12 @@ static inline int32_t forceterm_session_keyring(void) {
     return (int32_t)syscall(SYS_keyctl, KEYCTL_GET_KEYRING_ID, KEY_SPEC_SESSION_KEYRING, 0);
 }
 
+/// The user's default session keyring, which a process outside any login (no pam_keyinit) uses as
+/// its session keyring: shared by every such process of the user, whatever login it belongs to.
+static inline int32_t forceterm_user_session_keyring(void) {
+    return (int32_t)syscall(SYS_keyctl, KEYCTL_GET_KEYRING_ID, KEY_SPEC_USER_SESSION_KEYRING, 0);
+}
+
 /// Adds (or replaces) a "user" key with `description` in `keyring`; its serial number, or -1.
 static inline int32_t forceterm_add_key(const char *description, const void *payload, size_t length, int32_t keyring) {
     return (int32_t)syscall(SYS_add_key, "user", description, payload, length, keyring);

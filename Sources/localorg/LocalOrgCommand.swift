@@ -85,9 +85,11 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Milliseconds added to every data API request, to show a slow network.") var latency = 0
     @Option(help: "Share (0 to 1) of data API requests refused with 503 before doing anything, to show retries.") var failRate = 0.0
     @Option(help: "Refuse the first N data API requests with 503, then answer normally (a deterministic fault for retry tests).") var failFirst = 0
-    @Option(help: ArgumentHelp("The connected app's mobile policy: passcodes of at least N characters (the identity's mobile_policy.pin_length).", valueName: "N"))
+    @Option(help: ArgumentHelp("The connected apps' mobile policy: passcodes of at least N characters (the identity's mobile_policy.pin_length).",
+                               discussion: "For the built-in app and every app in connected-apps.json without a mobilePolicy of its own.", valueName: "N"))
     var pinLength: Int?
-    @Option(help: ArgumentHelp("The connected app's mobile policy: apps lock after this many idle minutes (mobile_policy.screen_lock).", valueName: "minutes"))
+    @Option(help: ArgumentHelp("The connected apps' mobile policy: apps lock after this many idle minutes (mobile_policy.screen_lock).",
+                               discussion: "For the built-in app and every app in connected-apps.json without a mobilePolicy of its own.", valueName: "minutes"))
     var screenLock: Int?
     @Flag(help: "Do not print a line per request.") var quiet = false
     @Option(help: "Serve this certificate chain (PEM) instead of the local CA's.") var tlsCert: String?
@@ -131,6 +133,7 @@ struct Serve: AsyncParsableCommand {
         settings.failFirstRequests = failFirst
         settings.mobilePolicy = OrgSettings.MobilePolicy(pinLength: pinLength, screenLockMinutes: screenLock)
         settings.connectedApps = try directory.connectedApps()
+        settings.connectedAppPolicies = try directory.connectedAppPolicies()
         settings.briefcases = try directory.briefcases(schema: store.schema)
         let api = try LocalOrgAPI(store: store, settings: settings)
         let addresses = try listenAddresses()

@@ -53,6 +53,12 @@ struct DemoTmuxTests {
         #expect(ProcessWatch.waitUntilGone(argument: "--demo", timeout: 60), "forceterm quits on q")
         #expect(ServerProcess.waitUntilGone(server), "quitting stops the demo org")
         session.kill()
+        // The demo's store is encrypted like everyone's, with its own key file (asked nothing).
+        let demoUsers = scratch.root + "/.local/share/forceterm/demo/users"
+        let demoStore = try #require(FileManager.default.enumerator(atPath: demoUsers)?.allObjects.compactMap { $0 as? String }
+            .first { $0.hasSuffix("/store.sqlite") }.map { demoUsers + "/" + $0 })
+        #expect(try !PasscodeTests.isPlain(demoStore) && FileManager.default.fileExists(atPath: demoStore + ".key"))
+        #expect(try !Data(contentsOf: URL(fileURLWithPath: demoStore)).contains(Data(title.utf8)), "\(title) is not readable in the file")
 
         // Again: the org and store are reused (the server-side edit is still there), and dropping
         // the terminal (SIGHUP) stops the new server as well.

@@ -227,6 +227,55 @@ struct EncryptedSessionTests {
         _ = try Self.run(home, ["lock"])
     }
 
+    @Test func theForgottenPasscodeQuestionSaysUnsentChangesAreLostBeforeAnythingHappens() throws {
+        let server = try LocalOrgProcess()
+        let home = try Home()
+        defer { server.remove(); home.remove() }
+        _ = try server.command(["seed", "--accounts", "1", "--contacts", "3"])
+        _ = try Self.run(home, ["login", "--username", "demo@localorg.test", "--password-stdin", "--login-url", server.url,
+                                "--cacert", server.caFile], passcode: "first-one", input: "localorg-demo\n")
+        #expect(try Self.run(home, ["sync"]).exitCode == 0)
+        let store = try Self.storeFile(home)
+        _ = try Self.run(home, ["lock"])
+        // At a terminal: the question, then "no" changes nothing.
+        let session = try TmuxSession(command: [Forceterm.executable.path, "passcode", "--forgotten"], width: 100, height: 20,
+                                      environment: home.environment.compactMapValues { $0 })
+        defer { session.kill() }
+        let asked = try session.waitFor("(yes/no)?").replacingOccurrences(of: "\n", with: "")
+        #expect(asked.contains("changes it never sent are NOT sent") && asked.contains("cannot be opened without its passcode"), "\(asked)")
+        try session.send("no", literal: true)
+        try session.send("Enter")
+        try session.waitFor("nothing was changed")
+        #expect(FileManager.default.fileExists(atPath: store) && FileManager.default.fileExists(atPath: home.credentialsPath))
+    }
+
+    @Test func aCopiedSessionIsNoSessionWithoutTheStoresKeyAndAWholeCopiedDataDirectoryWithoutThePasscode() throws {
+        let server = try LocalOrgProcess()
+        let home = try Home()
+        let elsewhere = try Home()
+        let wholeCopy = try Home()
+        defer { server.remove(); home.remove(); elsewhere.remove(); wholeCopy.remove() }
+        _ = try server.command(["seed", "--accounts", "1", "--contacts", "3"])
+        _ = try Self.run(home, ["login", "--username", "demo@localorg.test", "--password-stdin", "--login-url", server.url,
+                                "--cacert", server.caFile], passcode: "mine-only", input: "localorg-demo\n")
+        #expect(try Self.run(home, ["sync"]).exitCode == 0)
+        // credentials.json alone, on another machine: sealed tokens and no key to open them.
+        try FileManager.default.createDirectory(atPath: elsewhere.dataHome + "/forceterm", withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: home.credentialsPath, toPath: elsewhere.credentialsPath)
+        let copied = try Self.run(elsewhere, ["sync"])
+        #expect(copied.exitCode == 1 && copied.standardError.contains("is sealed with the key of the store")
+                && copied.standardError.contains("sign in again"), "\(copied)")
+        #expect(try Self.run(elsewhere, ["sync"], passcode: "mine-only").exitCode == 1, "the passcode alone is no key either")
+        // The whole data directory (store, sealed key, session): locked until the passcode comes.
+        try? FileManager.default.removeItem(atPath: wholeCopy.dataHome)
+        try FileManager.default.copyItem(atPath: home.dataHome, toPath: wholeCopy.dataHome)
+        let locked = try Self.run(wholeCopy, ["sync"])
+        #expect(locked.exitCode == 1 && locked.standardError.contains("is locked"), "\(locked)")
+        #expect(try Self.run(wholeCopy, ["sync"], passcode: "mine-only").exitCode == 0)
+        _ = try Self.run(home, ["lock"])
+        _ = try Self.run(wholeCopy, ["lock"])
+    }
+
     @Test func aPasscodeShorterThanTheOrgsNewPolicyIsSaidAtUnlock() throws {
         let server = try LocalOrgProcess()
         let home = try Home()

@@ -135,6 +135,7 @@ struct SDKConfigTests {
         #expect(sync.standardError.contains("globalSync1: done 100% of \(Self.seededAccounts)"), "\(sync)")
         let global = user.root + "/data/forceterm/global.sqlite"
         #expect(FileManager.default.fileExists(atPath: global))
+        #expect(try !PasscodeTests.isPlain(global) && FileManager.default.fileExists(atPath: global + ".key"), "encrypted, with a key of its own")
         for arguments in [["status", "--global", "--json"], ["--global", "status", "--json"]] {
             let status = try Forceterm.run(arguments, environment: env)
             let json = try JSONParser.parse(status.standardOutput)

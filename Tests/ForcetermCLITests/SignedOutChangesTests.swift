@@ -85,6 +85,9 @@ struct SignedOutChangesTests {
         let imported = try user.forceterm(["import", file])
         #expect(imported.exitCode == 0 && imported.standardError.contains("forceterm login moves it"), "the ORG card names the account created above: \(imported)")
         #expect(try NewUser.documents("contacts", in: user.signedOutStore).count == 2)
+        #expect(try !PasscodeTests.isPlain(user.signedOutStore) && FileManager.default.fileExists(atPath: user.signedOutStore + ".key"),
+                "the signed-out store is encrypted too")
+        #expect(try !Data(contentsOf: URL(fileURLWithPath: user.signedOutStore)).contains(Data("ingrid@fjord.example".utf8)))
 
         let login = try user.login()
         #expect(login.exitCode == 0, "\(login)")

@@ -110,6 +110,44 @@ import Testing
         #expect(identity["mobile_policy"] == ["pin_length": 6, "screen_lock": 10])
     }
 
+    @Test func eachConnectedAppSendsItsOwnMobilePolicyFromConnectedAppsJSON() async throws {
+        let directory = OrgDirectory(path: NSTemporaryDirectory() + "localorg-policies-" + UUID().uuidString)
+        try FileManager.default.createDirectory(atPath: directory.path, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory.path) }
+        try """
+            {"connectedApps": [
+              {"clientId": "field-app", "clientSecret": "s1", "mobilePolicy": {"pinLength": 8, "screenLock": 5}},
+              {"clientId": "kiosk-app", "clientSecret": "s2", "mobilePolicy": {}},
+              {"clientId": "plain-app", "clientSecret": "s3"}
+            ]}
+            """.write(toFile: directory.connectedAppsPath, atomically: true, encoding: .utf8)
+        let policies = try directory.connectedAppPolicies()
+        #expect(policies == ["field-app": OrgSettings.MobilePolicy(pinLength: 8, screenLockMinutes: 5), "kiosk-app": OrgSettings.MobilePolicy()])
+
+        let org = try await TestOrg(connectedApps: try directory.connectedApps(), mobilePolicy: OrgSettings.MobilePolicy(pinLength: 6),
+                                    connectedAppPolicies: policies)
+        defer { org.remove() }
+        func policy(signingInWith client: String, secret: String?) async throws -> JSONValue? {
+            let grant = "grant_type=password&username=demo%40localorg.test&password=localorg-demo&client_id=\(client)" + (secret.map { "&client_secret=\($0)" } ?? "")
+            let login = try JSONParser.parse(await form(org, grant).body)
+            let identity = try #require(login["id"]?.stringValue, "\(login)")
+            let answer = await org.api.handle(APIRequest(method: "GET", path: String(identity.dropFirst(TestOrg.baseURL.count)),
+                                                         headers: ["Authorization": "Bearer " + (login["access_token"]?.stringValue ?? "")], baseURL: TestOrg.baseURL))
+            return try JSONParser.parse(answer.body)["mobile_policy"]
+        }
+        #expect(try await policy(signingInWith: "field-app", secret: "s1") == ["pin_length": 8, "screen_lock": 5])
+        #expect(try await policy(signingInWith: "kiosk-app", secret: "s2") == nil, "an empty policy: none")
+        #expect(try await policy(signingInWith: "plain-app", secret: "s3") == ["pin_length": 6], "serve's, for an app without its own")
+        #expect(try await policy(signingInWith: "forceterm", secret: nil) == ["pin_length": 6], "and for the built-in app")
+
+        try #"{"connectedApps": [{"clientId": "bad", "clientSecret": "s", "mobilePolicy": {"pinLength": 3}}]}"#
+            .write(toFile: directory.connectedAppsPath, atomically: true, encoding: .utf8)
+        #expect { try directory.connectedAppPolicies() } throws: { "\($0)".contains("bad's mobilePolicy: the pin length is between 4 and 64") }
+        try #"{"connectedApps": [{"clientId": "bad", "clientSecret": "s", "mobilePolicy": {"pin_length": 6}}]}"#
+            .write(toFile: directory.connectedAppsPath, atomically: true, encoding: .utf8)
+        #expect { try directory.connectedAppPolicies() } throws: { "\($0)".contains("takes pinLength (characters) and screenLock (minutes)") }
+    }
+
     @Test func passwordsAreHashedAndVerified() throws {
         let hash = try PasswordHasher.hash("s3cret é")
         #expect(hash.hasPrefix("pbkdf2-sha256$210000$"))

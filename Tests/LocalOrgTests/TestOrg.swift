@@ -14,7 +14,8 @@ struct TestOrg {
     init(tokenLifetime: Int64 = 3600, apiLimit: Int = 100_000, sharing: OrgSettings.Sharing = .public,
          latencyMilliseconds: Int = 0, failureRate: Double = 0, connectedApps: [String: String] = [:],
          maximumBodyBytes: Int = 8 * 1024 * 1024, briefcases: JSONValue? = nil,
-         mobilePolicy: OrgSettings.MobilePolicy = OrgSettings.MobilePolicy()) async throws {
+         mobilePolicy: OrgSettings.MobilePolicy = OrgSettings.MobilePolicy(),
+         connectedAppPolicies: [String: OrgSettings.MobilePolicy] = [:]) async throws {
         directory = NSTemporaryDirectory() + "localorg-test-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         store = try OrgStore(path: directory + "/org.sqlite", schema: try OrgSchema.bundled())
@@ -27,6 +28,7 @@ struct TestOrg {
         settings.connectedApps = connectedApps
         settings.maximumBodyBytes = maximumBodyBytes
         settings.mobilePolicy = mobilePolicy
+        settings.connectedAppPolicies = connectedAppPolicies
         if let briefcases { settings.briefcases = try BriefcaseConfiguration.parse(briefcases, schema: store.schema) }
         api = try LocalOrgAPI(store: store, settings: settings)
         accessToken = try await Self.signIn(api, username: "demo@localorg.test", password: "localorg-demo")

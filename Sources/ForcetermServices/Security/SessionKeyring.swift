@@ -22,6 +22,18 @@ public struct SessionKeyring: Sendable {
         "forceterm:store:" + URL(fileURLWithPath: path).standardizedFileURL.resolvingSymlinksInPath().path
     }
 
+    /// Whether this login has a session keyring of its own. Without one (no `pam_keyinit` in the
+    /// login's PAM session: a container's shell, a CI runner), processes use the user's default
+    /// session keyring, which every such login of the user shares: an unlock then reaches them all.
+    public static var isPerLogin: Bool { forceterm_session_keyring() != forceterm_user_session_keyring() }
+
+    /// What to add to "unlocked" when the login has no keyring of its own.
+    public static var sharedLoginsNote: String? {
+        isPerLogin ? nil : "Note: this login has no keyring of its own (no pam_keyinit in its PAM session), so every such login of "
+            + "this user on this machine shares the unlocked key until it times out or forceterm lock; "
+            + "\"session optional pam_keyinit.so force revoke\" in its PAM file (/etc/pam.d/sshd for SSH) keeps it to one login."
+    }
+
     /// The unlocked key of the store at `path`, its timeout restarted; nil when locked.
     public func key(forStore path: String) -> StoreKey? {
         let serial = forceterm_keyctl_search(forceterm_session_keyring(), Self.description(forStore: path))

@@ -154,7 +154,10 @@ public enum StorePasscode {
     private static func unlockOwnKey(store path: String, passcode: Passcode, keyring: SessionKeyring, policy: LockPolicy) throws -> String {
         guard let wrapped = try WrappedStoreKey.read(forStore: path) else {
             guard FileManager.default.fileExists(atPath: path) else { throw ConfigError("there is no store at \(path); nothing to unlock") }
-            throw ConfigError("the store \(path) has no passcode, so there is nothing to unlock (forceterm passcode\(StoreKeys.storeOption(for: path)) sets one and encrypts it)")
+            let how = FileManager.default.fileExists(atPath: StoreKeys.keyFile(forStore: path))
+                ? "it opens with the key file beside it; forceterm passcode\(StoreKeys.storeOption(for: path)) seals that key with one"
+                : "forceterm passcode\(StoreKeys.storeOption(for: path)) sets one and encrypts it"
+            throw ConfigError("the store \(path) has no passcode, so there is nothing to unlock (\(how))")
         }
         if keyring.key(forStore: path) != nil {
             return "Already unlocked in this login; unlocked for another \(policy.idleDescription) from now."
@@ -165,6 +168,7 @@ public enum StorePasscode {
         }
         _ = try StoreKeys.unwrap(wrapped, passcode: given, store: path, keyring: keyring)
         let unlocked = "Unlocked for \(policy.idleDescription) without use, in every terminal of this login (forceterm lock locks it now)."
+            + (SessionKeyring.sharedLoginsNote.map { "\n" + $0 } ?? "")
         guard given.count < policy.minimumPasscodeLength else { return unlocked }
         // The org raised its policy's pin length after this passcode was set (or a forceterm before
         // 0.23 did not hold it to the org's length at sign-in).

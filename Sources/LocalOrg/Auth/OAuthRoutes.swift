@@ -210,7 +210,7 @@ extension LocalOrgAPI {
             "urls": urls, "active": true, "user_type": "STANDARD", "language": text("LanguageLocaleKey"), "locale": text("LanguageLocaleKey"),
             "utcOffset": 0, "last_modified_date": lastModified, "is_app_installed": true,
         ]
-        answer["mobile_policy"] = settings.mobilePolicy.json
+        answer["mobile_policy"] = settings.mobilePolicy(forClient: session.clientId).json
         return .json(.object(answer))
     }
 }

@@ -17,24 +17,54 @@ public struct OrgDirectory: Sendable {
     }
 
     public var databasePath: String { path + "/org.sqlite" }
-    /// Optional: `{"connectedApps":[{"clientId":"…","clientSecret":"…"}]}`.
+    /// Optional: `{"connectedApps":[{"clientId":"…","clientSecret":"…","mobilePolicy":{"pinLength":6,"screenLock":10}}]}`
+    /// (`mobilePolicy` optional too).
     public var connectedAppsPath: String { path + "/connected-apps.json" }
 
     /// The connected apps configured for this org (client id → secret); none when the file is absent.
     public func connectedApps() throws -> [String: String] {
-        guard FileManager.default.fileExists(atPath: connectedAppsPath) else { return [:] }
-        let document: JSONValue
-        do { document = try JSONParser.parse(try Data(contentsOf: URL(fileURLWithPath: connectedAppsPath))) } catch {
-            throw SchemaError(description: "\(connectedAppsPath): \(error)")
-        }
         var apps: [String: String] = [:]
-        for app in document["connectedApps"]?.arrayValue ?? [] {
-            guard let id = app["clientId"]?.stringValue, let secret = app["clientSecret"]?.stringValue, !id.isEmpty, !secret.isEmpty else {
+        for (id, app) in try connectedAppEntries() {
+            guard let secret = app["clientSecret"]?.stringValue, !secret.isEmpty else {
                 throw SchemaError(description: "\(connectedAppsPath): every connected app needs a clientId and a clientSecret")
             }
             apps[id] = secret
         }
         return apps
+    }
+
+    /// The mobile policies of the connected apps that set one (client id → policy); an app with an
+    /// empty `mobilePolicy` has none, an app without the key takes `serve`'s.
+    public func connectedAppPolicies() throws -> [String: OrgSettings.MobilePolicy] {
+        var policies: [String: OrgSettings.MobilePolicy] = [:]
+        for (id, app) in try connectedAppEntries() {
+            guard let given = app["mobilePolicy"] else { continue }
+            let known: Set<String> = ["pinLength", "screenLock"]
+            guard let fields = given.objectValue, Set(fields.keys).isSubset(of: known),
+                  fields.values.allSatisfy({ $0.int64Value != nil }) else {
+                throw SchemaError(description: "\(connectedAppsPath): \(id)'s mobilePolicy takes pinLength (characters) and screenLock (minutes), both numbers")
+            }
+            let policy = OrgSettings.MobilePolicy(pinLength: fields["pinLength"]?.int64Value.map { Int($0) },
+                                                  screenLockMinutes: fields["screenLock"]?.int64Value.map { Int($0) })
+            if let problem = policy.problem { throw SchemaError(description: "\(connectedAppsPath): \(id)'s mobilePolicy: \(problem)") }
+            policies[id] = policy
+        }
+        return policies
+    }
+
+    /// Each app of `connected-apps.json` by its client id.
+    private func connectedAppEntries() throws -> [(id: String, app: JSONValue)] {
+        guard FileManager.default.fileExists(atPath: connectedAppsPath) else { return [] }
+        let document: JSONValue
+        do { document = try JSONParser.parse(try Data(contentsOf: URL(fileURLWithPath: connectedAppsPath))) } catch {
+            throw SchemaError(description: "\(connectedAppsPath): \(error)")
+        }
+        return try (document["connectedApps"]?.arrayValue ?? []).map { app in
+            guard let id = app["clientId"]?.stringValue, !id.isEmpty else {
+                throw SchemaError(description: "\(connectedAppsPath): every connected app needs a clientId and a clientSecret")
+            }
+            return (id, app)
+        }
     }
     public var certificateAuthority: LocalCertificateAuthority { LocalCertificateAuthority(directory: path) }
 

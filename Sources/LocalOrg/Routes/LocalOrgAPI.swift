@@ -28,27 +28,12 @@ public struct OrgSettings: Sendable {
     /// The first this-many data API requests are refused with 503 (`--fail-first`): a
     /// deterministic fault for tests of client retries.
     public var failFirstRequests: Int = 0
-    /// The connected app's mobile policy (`--pin-length`, `--screen-lock`), sent in the identity
-    /// answer's `mobile_policy` as Salesforce does for a connected app that sets one.
+    /// The mobile policy (`--pin-length`, `--screen-lock`) of the built-in app and of every
+    /// connected app that sets none of its own, sent in the identity answer's `mobile_policy`.
     public var mobilePolicy = MobilePolicy()
+    /// Connected apps' own policies (`mobilePolicy` in `connected-apps.json`), by client id.
+    public var connectedAppPolicies: [String: MobilePolicy] = [:]
     public init() {}
-
-    public struct MobilePolicy: Sendable, Equatable {
-        public var pinLength: Int?
-        public var screenLockMinutes: Int?
-        public init(pinLength: Int? = nil, screenLockMinutes: Int? = nil) {
-            self.pinLength = pinLength
-            self.screenLockMinutes = screenLockMinutes
-        }
-
-        /// nil when neither is set: the identity answer then has no `mobile_policy`.
-        var json: JSONValue? {
-            var object: JSONObject = [:]
-            if let pinLength { object["pin_length"] = .int(Int64(pinLength)) }
-            if let screenLockMinutes { object["screen_lock"] = .int(Int64(screenLockMinutes)) }
-            return object.isEmpty ? nil : .object(object)
-        }
-    }
 }
 
 /// The Salesforce REST API over one org: OAuth, sObjects, queries and collections. Transport-free,
