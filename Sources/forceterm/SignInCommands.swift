@@ -233,7 +233,7 @@ struct LogoutCommand: ParsableCommand {
             var session: OAuthCredentials? = credentials
             do {
                 pending = try LocalChanges.count(storePath: storePath)
-                let key = try StoreKeys.passcodeKey(forStore: credentialStore.storePath(for: credentials))
+                let key = try StoreKeys.sealingKey(forStore: credentialStore.storePath(for: credentials))
                 session = try key.map { try SealedTokens.open(credentials, with: $0) } ?? credentials
             } catch let locked as StoreLocked where force {
                 StandardStreams.writeError("forceterm: \(locked) (signing out anyway: --force)\n")

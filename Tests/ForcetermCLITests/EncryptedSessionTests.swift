@@ -17,6 +17,13 @@ struct EncryptedSessionTests {
         return try ChildProcess.run(Forceterm.executable, arguments, environment: environment, input: input)
     }
 
+    /// Signs the demo user in to `server` from `home`, with a passcode when given.
+    @discardableResult
+    static func signIn(_ server: LocalOrgProcess, _ home: Home, passcode: String? = nil) throws -> CommandOutput {
+        try run(home, ["login", "--username", "demo@localorg.test", "--password-stdin", "--login-url", server.url, "--cacert", server.caFile],
+                passcode: passcode, input: "localorg-demo\n")
+    }
+
     static func storeFile(_ home: Home) throws -> String {
         let users = home.dataHome + "/forceterm/users"
         let enumerator = FileManager.default.enumerator(atPath: users)
@@ -36,8 +43,7 @@ struct EncryptedSessionTests {
         let home = try Home()
         defer { server.remove(); home.remove() }
         _ = try server.command(["seed", "--accounts", "3", "--contacts", "40"])
-        let login = try Self.run(home, ["login", "--username", "demo@localorg.test", "--password-stdin", "--login-url", server.url,
-                                        "--cacert", server.caFile], passcode: "field-rep-7", input: "localorg-demo\n")
+        let login = try Self.signIn(server, home, passcode: "field-rep-7")
         #expect(login.exitCode == 0 && login.standardOutput.contains("Passcode set"), "\(login)")
         let saved = try String(contentsOfFile: home.credentialsPath, encoding: .utf8)
         let credentials = try JSONParser.parseObject(saved)
@@ -105,10 +111,10 @@ struct EncryptedSessionTests {
         let home = try Home()
         defer { server.remove(); home.remove() }
         _ = try server.command(["seed", "--accounts", "1", "--contacts", "5"])
-        let login = try Self.run(home, ["login", "--username", "demo@localorg.test", "--password-stdin", "--login-url", server.url,
-                                        "--cacert", server.caFile], input: "localorg-demo\n")
+        let login = try Self.signIn(server, home)
         #expect(login.exitCode == 0 && login.standardOutput.contains("encrypted with a key kept beside it") && login.standardOutput.contains("forceterm passcode"), "\(login)")
-        #expect(try !String(contentsOfFile: home.credentialsPath, encoding: .utf8).contains("forceterm-sealed"))
+        // The key file is made at sign-in, so the saved session is sealed with its key from the start.
+        #expect(try String(contentsOfFile: home.credentialsPath, encoding: .utf8).contains("forceterm-sealed:1:"))
         #expect(try Self.run(home, ["sync"]).exitCode == 0)
         let store = try Self.storeFile(home)
         #expect(try !PasscodeTests.isPlain(store) && FileManager.default.fileExists(atPath: store + ".key"), "encrypted from its first page")
@@ -117,7 +123,10 @@ struct EncryptedSessionTests {
         #expect(set.exitCode == 0 && set.standardOutput.contains("now sealed by the passcode"), "\(set)")
         #expect(!FileManager.default.fileExists(atPath: store + ".key"))
         #expect(try String(contentsOfFile: home.credentialsPath, encoding: .utf8).contains("forceterm-sealed:1:"))
-        let sync = try Self.run(home, ["sync"])
+        // A copy of credentials.json is no session without the key: the key file is gone, the passcode seals it.
+        _ = try Self.run(home, ["lock"])
+        #expect(try Self.run(home, ["sync"]).standardError.contains("is locked"))
+        let sync = try Self.run(home, ["sync"], passcode: "later-on")
         #expect(sync.exitCode == 0, "the sealed session still syncs: \(sync)")
         _ = try Self.run(home, ["lock"])
     }
@@ -135,8 +144,7 @@ struct EncryptedSessionTests {
         let home = try Home()
         defer { server.remove(); home.remove() }
         _ = try server.command(["seed", "--accounts", "3", "--contacts", "40"])
-        _ = try Self.run(home, ["login", "--username", "demo@localorg.test", "--password-stdin", "--login-url", server.url,
-                                "--cacert", server.caFile], input: "localorg-demo\n")
+        _ = try Self.signIn(server, home)
         // An older forceterm's store: unencrypted. Made and used here as a file from elsewhere
         // (named with --store, which forceterm uses as it is), then put where the user's store lives.
         let older = home.root + "/older.sqlite"
@@ -191,8 +199,7 @@ struct EncryptedSessionTests {
         let home = try Home()
         defer { server.remove(); home.remove() }
         _ = try server.command(["seed", "--accounts", "2", "--contacts", "60"])
-        _ = try Self.run(home, ["login", "--username", "demo@localorg.test", "--password-stdin", "--login-url", server.url,
-                                "--cacert", server.caFile], passcode: "wal-check-1", input: "localorg-demo\n")
+        _ = try Self.signIn(server, home, passcode: "wal-check-1")
         // The same sync cut short into an unencrypted store (the control: its log shows the names,
         // so the check can fail) and into the user's: after the first commit that puts contacts in the log.
         let names = try server.command(["query", "SELECT LastName FROM Contact"])
@@ -227,13 +234,33 @@ struct EncryptedSessionTests {
         _ = try Self.run(home, ["lock"])
     }
 
+    @Test func aPasswordPipedAtATerminalStillHasThePasscodeAskedOnTheTerminal() throws {
+        let server = try LocalOrgProcess()
+        let home = try Home()
+        defer { server.remove(); home.remove() }
+        let login = [Forceterm.executable.path, "login", "--username", "demo@localorg.test", "--password-stdin", "--login-url", server.url,
+                     "--cacert", server.caFile].joined(separator: " ")
+        let session = try TmuxSession(command: ["sh", "-c", "echo localorg-demo | \(login)"], width: 120, height: 20,
+                                      environment: home.environment.compactMapValues { $0 })
+        defer { session.kill() }
+        try session.waitFor("New passcode")
+        try session.send("tty-pass-1", literal: true)
+        try session.send("Enter")
+        try session.waitFor("The same passcode again")
+        try session.send("tty-pass-1", literal: true)
+        try session.send("Enter")
+        let done = try session.waitFor("Passcode set")
+        #expect(!done.contains("tty-pass-1"), "never echoed: \(done)")
+        #expect(FileManager.default.fileExists(atPath: try SignInCommandTests.userStorePath(home) + ".passcode-key"))
+        _ = try Self.run(home, ["lock"])
+    }
+
     @Test func theForgottenPasscodeQuestionSaysUnsentChangesAreLostBeforeAnythingHappens() throws {
         let server = try LocalOrgProcess()
         let home = try Home()
         defer { server.remove(); home.remove() }
         _ = try server.command(["seed", "--accounts", "1", "--contacts", "3"])
-        _ = try Self.run(home, ["login", "--username", "demo@localorg.test", "--password-stdin", "--login-url", server.url,
-                                "--cacert", server.caFile], passcode: "first-one", input: "localorg-demo\n")
+        _ = try Self.signIn(server, home, passcode: "first-one")
         #expect(try Self.run(home, ["sync"]).exitCode == 0)
         let store = try Self.storeFile(home)
         _ = try Self.run(home, ["lock"])
@@ -256,8 +283,7 @@ struct EncryptedSessionTests {
         let wholeCopy = try Home()
         defer { server.remove(); home.remove(); elsewhere.remove(); wholeCopy.remove() }
         _ = try server.command(["seed", "--accounts", "1", "--contacts", "3"])
-        _ = try Self.run(home, ["login", "--username", "demo@localorg.test", "--password-stdin", "--login-url", server.url,
-                                "--cacert", server.caFile], passcode: "mine-only", input: "localorg-demo\n")
+        _ = try Self.signIn(server, home, passcode: "mine-only")
         #expect(try Self.run(home, ["sync"]).exitCode == 0)
         // credentials.json alone, on another machine: sealed tokens and no key to open them.
         try FileManager.default.createDirectory(atPath: elsewhere.dataHome + "/forceterm", withIntermediateDirectories: true)
@@ -280,8 +306,7 @@ struct EncryptedSessionTests {
         let server = try LocalOrgProcess()
         let home = try Home()
         defer { server.remove(); home.remove() }
-        let login = try Self.run(home, ["login", "--username", "demo@localorg.test", "--password-stdin", "--login-url", server.url,
-                                        "--cacert", server.caFile], passcode: "six-ch", input: "localorg-demo\n")
+        let login = try Self.signIn(server, home, passcode: "six-ch")
         #expect(login.exitCode == 0 && login.standardOutput.contains("Passcode set"), "\(login)")
         // The org raised its pin length since (a later sign-in saved the identity's new mobile_policy).
         var saved = try JSONParser.parseObject(try String(contentsOfFile: home.credentialsPath, encoding: .utf8))

@@ -25,8 +25,7 @@ struct PasscodeCrashTests {
         let home = try Home()
         defer { server.remove(); home.remove() }
         _ = try server.command(["seed", "--accounts", "2", "--contacts", "12"])
-        _ = try Self.run(home, ["login", "--username", "demo@localorg.test", "--password-stdin", "--login-url", server.url,
-                                "--cacert", server.caFile], input: "localorg-demo\n")
+        _ = try EncryptedSessionTests.signIn(server, home)
         #expect(try Self.run(home, ["sync"]).exitCode == 0)
         let store = try SignInCommandTests.userStorePath(home)
         let listed = try JSONParser.parse(try Self.run(home, ["list", "contacts", "--json"]).standardOutput)
@@ -36,6 +35,11 @@ struct PasscodeCrashTests {
 
         let cut = try Self.run(home, ["passcode"], input: "chosen-99\n", crashAfter: step)
         #expect(cut.exitCode == 86, "\(cut)")
+        // The next command in the same login (unlocked by then, or given the passcode) removes a
+        // key file left beside the sealed key.
+        let next = try Self.run(home, ["status"], passcode: "chosen-99")
+        #expect(next.exitCode == 0, "\(next)")
+        #expect(!FileManager.default.fileExists(atPath: store + ".key"), "no key file left for as long as the login stays unlocked")
         _ = try Self.run(home, ["lock"])  // a new login: nothing unlocked
 
         // Whatever the step, the passcode just chosen opens the store, and the old key file does not.

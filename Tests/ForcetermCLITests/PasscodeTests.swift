@@ -1,5 +1,6 @@
 import Foundation
 import ForceJSON
+import SmartStore
 import Testing
 
 /// `forceterm passcode`, `unlock` and `lock` on a real store, with the kernel keyring of this login
@@ -138,6 +139,28 @@ struct PasscodeTests {
         let refused = try ChildProcess.run(Forceterm.executable, ["passcode", "--store", demoStore], environment: ["XDG_DATA_HOME": data], input: "whatever\n")
         #expect(refused.exitCode == 1 && refused.standardError.contains("the demo's store") && refused.standardError.contains("takes no passcode"), "\(refused)")
         #expect(FileManager.default.fileExists(atPath: demoStore + ".key") && !FileManager.default.fileExists(atPath: demoStore + ".passcode-key"))
+    }
+
+    @Test func anOlderStoreInTheDataDirectoryIsEncryptedOnItsFirstOpenOnceNothingElseHoldsIt() throws {
+        let fixture = try StoreFixture()
+        let data = fixture.absentPath("data")
+        let store = data + "/forceterm/store.sqlite"  // the signed-out store, as an older forceterm left it
+        try FileManager.default.createDirectory(atPath: data + "/forceterm", withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: fixture.path, toPath: store)
+        _ = try SmartStore(path: store, mustExist: true).create(SampleRecords.mixedScriptContacts, in: "contacts")
+        let environment: [String: String?] = ["XDG_DATA_HOME": data]
+        do {
+            // Held open by another program (an older forceterm's TUI): used as it is, and said.
+            let holder = try SmartStore(path: store, mustExist: true)
+            let held = try Forceterm.run(["list", "contacts"], environment: environment)
+            #expect(held.exitCode == 0 && held.standardOutput.contains("Müller") && held.standardError.contains("is not encrypted yet"), "\(held)")
+            #expect(try Self.isPlain(store), "left as it was")
+            withExtendedLifetime(holder) {}
+        }
+        let alone = try Forceterm.run(["list", "contacts"], environment: environment)
+        #expect(alone.exitCode == 0 && alone.standardOutput.contains("Müller") && alone.standardError.contains("was not encrypted; it is now"), "\(alone)")
+        #expect(try !Self.isPlain(store) && FileManager.default.fileExists(atPath: store + ".key"))
+        #expect(try !Data(contentsOf: URL(fileURLWithPath: store)).contains(Data("ana@example.com".utf8)))
     }
 
     @Test func aPasscodeSealsTheKeyOfAStoreEncryptedWithAKeyFileAndTheKeyFileGoes() throws {

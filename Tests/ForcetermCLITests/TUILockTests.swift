@@ -72,6 +72,10 @@ struct TUILockTests {
                                                         "--login-url", server.url, "--cacert", server.caFile],
                                  environment: environment.merging(["FORCETERM_PASSCODE": passcode]) { $1 }, input: "localorg-demo\n")
         }
+        let none = try ChildProcess.run(Forceterm.executable, ["login", "--username", "demo@localorg.test", "--password-stdin",
+                                                               "--login-url", server.url, "--cacert", server.caFile],
+                                        environment: environment, input: "localorg-demo\n")
+        #expect(none.exitCode == 1 && none.standardError.contains("your org's policy asks for a passcode"), "no terminal, no passcode: \(none)")
         let short = try login(passcode: "seven-7")
         #expect(short.exitCode == 1 && short.standardError.contains("fewer than the 8 characters"), "\(short)")
         #expect(!FileManager.default.fileExists(atPath: root + "/data/forceterm/credentials.json"), "nothing saved")

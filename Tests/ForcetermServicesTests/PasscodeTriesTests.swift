@@ -54,5 +54,9 @@ struct PasscodeTriesTests {
         let file = try #require(try WrappedStoreKey.read(forStore: store))
         #expect(file.failedAttempts == 0 && file.lastFailure == nil, "a right passcode starts the count again")
         #expect(refusal(attempt("wrong", at: 18))?.wait == 0, "and the wait")
+        _ = attempt("wrong", at: 19)
+        #expect(refusal(attempt("wrong", at: 20))?.wait == 5)
+        // The clock set back an hour: the wait is still at most 5 s, not an hour more.
+        #expect(refusal(attempt("right-one", at: 20 - 3_600))?.wait == 5)
     }
 }

@@ -30,6 +30,16 @@ public struct Passcode: Sendable {
 
     public static var canAsk: Bool { isatty(STDIN_FILENO) == 1 }
 
+    /// Whether someone at a terminal can be asked though standard input is a pipe (the password
+    /// given with `--password-stdin`): a controlling terminal, and standard error on it.
+    public static var canAskOnTerminal: Bool {
+        guard isatty(STDERR_FILENO) == 1 else { return false }
+        let descriptor = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC)
+        guard descriptor >= 0 else { return false }
+        close(descriptor)
+        return true
+    }
+
     /// The passcode to unlock a store: the environment's, or asked; nil when neither can be had.
     public func toUnlock(prompt: String) -> String? {
         if let given = fromEnvironment { return given }
@@ -38,12 +48,14 @@ public struct Passcode: Sendable {
     }
 
     /// A new passcode: asked twice on a terminal, read once from a pipe; refused when too short.
-    public static func new(minimumLength: Int = defaultMinimumLength) throws -> String {
-        guard let first = PasswordInput.readLine(prompt: "New passcode (at least \(minimumLength) characters): ") else {
+    /// `onTerminal`: asked twice on the controlling terminal, standard input being taken.
+    public static func new(minimumLength: Int = defaultMinimumLength, onTerminal: Bool = false) throws -> String {
+        let ask = onTerminal ? PasswordInput.readFromTerminal(prompt:) : PasswordInput.readLine(prompt:)
+        guard let first = ask("New passcode (at least \(minimumLength) characters): ") else {
             throw ConfigError("no new passcode given: type it at the prompt, or give it on standard input")
         }
-        if canAsk {
-            guard PasswordInput.readLine(prompt: "The same passcode again: ") == first else {
+        if canAsk || onTerminal {
+            guard ask("The same passcode again: ") == first else {
                 throw ConfigError("the two passcodes differ; nothing was changed")
             }
         }

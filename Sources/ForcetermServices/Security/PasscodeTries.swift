@@ -20,8 +20,9 @@ public enum PasscodeTries {
     /// The seconds still to wait before the sealed key takes another try; 0 when it may.
     static func remainingWait(_ wrapped: WrappedStoreKey, now: Date) -> Int {
         guard let last = wrapped.lastFailure else { return 0 }
-        let until = last + Double(wait(afterFailures: wrapped.failedAttempts))
-        return max(0, Int((until - now.timeIntervalSince1970).rounded(.up)))
+        let wait = wait(afterFailures: wrapped.failedAttempts)
+        // Never more than the wait itself: a clock set back since the last wrong try must not lengthen it.
+        return min(wait, max(0, Int((last + Double(wait) - now.timeIntervalSince1970).rounded(.up))))
     }
 
     /// "5 s", "2 min 40 s".

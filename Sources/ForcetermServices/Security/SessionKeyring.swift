@@ -34,6 +34,9 @@ public struct SessionKeyring: Sendable {
             + "\"session optional pam_keyinit.so force revoke\" in its PAM file (/etc/pam.d/sshd for SSH) keeps it to one login."
     }
 
+    /// `sharedLoginsNote` on a line of its own, or nothing.
+    public static var sharedLoginsSuffix: String { sharedLoginsNote.map { "\n" + $0 } ?? "" }
+
     /// The unlocked key of the store at `path`, its timeout restarted; nil when locked.
     public func key(forStore path: String) -> StoreKey? {
         let serial = forceterm_keyctl_search(forceterm_session_keyring(), Self.description(forStore: path))

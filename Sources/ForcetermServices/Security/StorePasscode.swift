@@ -30,7 +30,10 @@ public enum StorePasscode {
                 throw ConfigError("changing the passcode needs the current one: type it at the prompt, give it on standard input, or in \(Passcode.variable)")
             }
             let key = try StoreKeys.unwrap(wrapped, passcode: given, store: path, keyring: keyring)
-            try WrappedStoreKey.seal(key, passcode: try checked(try newPasscode(policy.minimumPasscodeLength), policy)).write(forStore: path)
+            let resealed = try WrappedStoreKey.seal(key, passcode: try checked(try newPasscode(policy.minimumPasscodeLength), policy))
+            // Under the tries' lock: a wrong try elsewhere meanwhile must not write the old sealed key back.
+            let lock = try FileLock.acquire(path: WrappedStoreKey.file(forStore: path) + ".lock")
+            try withExtendedLifetime(lock) { try resealed.write(forStore: path) }
             return "Passcode changed. The store keeps its key, so nothing was re-encrypted; it stays unlocked in this login for \(policy.idleDescription) without use."
         }
         if let (owner, key) = try StoreKeys.userKeyToShare(with: path) {
@@ -48,7 +51,7 @@ public enum StorePasscode {
         TestCrashPoint.reached(.remembered)
         guard FileManager.default.fileExists(atPath: path) else {
             try sealSavedSession(ofStore: path, with: key)
-            return "Passcode set. Your store \(path) is written encrypted from its first sync."
+            return "Passcode set. Your store \(path) is written encrypted from its first sync." + SessionKeyring.sharedLoginsSuffix
         }
         do {
             _ = try SmartStore(path: path, mustExist: true, encryption: .encrypted(key))
@@ -61,6 +64,7 @@ public enum StorePasscode {
         TestCrashPoint.reached(.encrypted)
         try sealSavedSession(ofStore: path, with: key)
         return "Passcode set. Your store \(path) is now encrypted; it stays unlocked in this login for \(policy.idleDescription) without use (forceterm lock locks it now)."
+            + SessionKeyring.sharedLoginsSuffix
     }
 
     /// A store already encrypted with a key file beside it: the passcode seals that key, and the
@@ -76,7 +80,7 @@ public enum StorePasscode {
         TestCrashPoint.reached(.keyFileRemoved)
         try sealSavedSession(ofStore: path, with: key)
         return "Passcode set. Your store \(path) keeps its key, now sealed by the passcode (the key file beside it is gone), so nothing was "
-            + "re-encrypted; it stays unlocked in this login for \(policy.idleDescription) without use (forceterm lock locks it now)."
+            + "re-encrypted; it stays unlocked in this login for \(policy.idleDescription) without use (forceterm lock locks it now)." + SessionKeyring.sharedLoginsSuffix
     }
 
     /// A store other than the user's own, while theirs has a passcode: encrypted (in place, when it
@@ -127,12 +131,20 @@ public enum StorePasscode {
             }
             return try set(store: path, keyring: keyring, policy: policy) { _ in given }
         }
-        guard Passcode.canAsk else {
+        let onTerminal = !Passcode.canAsk && Passcode.canAskOnTerminal
+        guard Passcode.canAsk || onTerminal else {
+            if let org, org.pinLength != nil || org.screenLockMinutes != nil {
+                throw ConfigError("your org's policy asks for a passcode (\(policy.minimumPasscodeLength) characters or more), and there is no terminal to "
+                                  + "choose one at: give it in \(Passcode.variable), or sign in at a terminal; nothing was saved")
+            }
+            try StoreKeys.createKeyFile(forStore: path)
             return "Your store on this machine is encrypted with a key kept beside it, which a lost laptop gives away too: forceterm passcode "
                 + "protects the key with a passcode (scripts give it in \(Passcode.variable))."
         }
-        StandardStreams.writeError("forceterm keeps your contacts encrypted on this machine. Choose a passcode: forceterm asks for it after \(policy.idleDescription) without use, and a forgotten one means signing in again and starting a fresh store.\n")
-        return try set(store: path, keyring: keyring, policy: policy) { try Passcode.new(minimumLength: $0) }
+        let intro = "forceterm keeps your contacts encrypted on this machine. Choose a passcode: forceterm asks for it after \(policy.idleDescription) "
+            + "without use, and a forgotten one means signing in again and starting a fresh store.\n"
+        StandardStreams.writeError(intro)
+        return try set(store: path, keyring: keyring, policy: policy) { try Passcode.new(minimumLength: $0, onTerminal: onTerminal) }
     }
 
     /// Asks for the passcode now, so that the next commands and terminals of this login need not.
@@ -159,8 +171,9 @@ public enum StorePasscode {
                 : "forceterm passcode\(StoreKeys.storeOption(for: path)) sets one and encrypts it"
             throw ConfigError("the store \(path) has no passcode, so there is nothing to unlock (\(how))")
         }
-        if keyring.key(forStore: path) != nil {
-            return "Already unlocked in this login; unlocked for another \(policy.idleDescription) from now."
+        if let key = keyring.key(forStore: path) {
+            try? StoreKeys.removeKeyFileReplaced(by: key, store: path)
+            return "Already unlocked in this login; unlocked for another \(policy.idleDescription) from now." + SessionKeyring.sharedLoginsSuffix
         }
         // Asked here even from a pipe: unlocking is what this command is for.
         guard let given = passcode.fromEnvironment ?? PasswordInput.readLine(prompt: "Passcode for forceterm: ") else {
@@ -168,7 +181,7 @@ public enum StorePasscode {
         }
         _ = try StoreKeys.unwrap(wrapped, passcode: given, store: path, keyring: keyring)
         let unlocked = "Unlocked for \(policy.idleDescription) without use, in every terminal of this login (forceterm lock locks it now)."
-            + (SessionKeyring.sharedLoginsNote.map { "\n" + $0 } ?? "")
+            + SessionKeyring.sharedLoginsSuffix
         guard given.count < policy.minimumPasscodeLength else { return unlocked }
         // The org raised its policy's pin length after this passcode was set (or a forceterm before
         // 0.23 did not hold it to the org's length at sign-in).

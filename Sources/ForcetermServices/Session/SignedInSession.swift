@@ -31,11 +31,12 @@ public struct SignedInSession: Sendable {
         // A store with a passcode has the session's tokens sealed with its key: unlocked here, and
         // refreshed tokens sealed again with the same key (the TUI may outlive the keyring's timeout).
         let known = knownKey.flatMap { ($0.path as NSString).standardizingPath == (storePath as NSString).standardizingPath ? $0.key : nil }
-        let sealingKey = try known ?? StoreKeys.passcodeKey(forStore: storePath, passcode: passcode)
+        let sealingKey = try known ?? StoreKeys.sealingKey(forStore: storePath, passcode: passcode)
         if sealingKey == nil, SealedTokens.areSealed(saved) {
-            // A credentials.json copied to another machine or account, without the store's sealed key.
-            throw ConfigError("the session in \(credentialStore.path) is sealed with the key of the store \(storePath), whose passcode-protected "
-                              + "key is not here (\(WrappedStoreKey.file(forStore: storePath))); it cannot be used without it: sign in again (forceterm login)")
+            // A credentials.json copied to another machine or account, without the store's key.
+            throw ConfigError("the session in \(credentialStore.path) is sealed with the key of the store \(storePath), which is not here "
+                              + "(neither \(WrappedStoreKey.file(forStore: storePath)) nor \(StoreKeys.keyFile(forStore: storePath))); "
+                              + "it cannot be used without it: sign in again (forceterm login)")
         }
         let credentials = try sealingKey.map { try SealedTokens.open(saved, with: $0) } ?? saved
         if let sealingKey, !SealedTokens.areSealed(saved) {

@@ -137,7 +137,8 @@ public enum StoreKeys {
     /// their back. Nil for any other file (encrypted, absent, not SQLite) and for one with a key
     /// that will encrypt it.
     public static func unencryptedNote(forExplicitStore path: String) -> String? {
-        guard !hasKey(path), SmartStore.isUnencryptedFile(atPath: path) else { return nil }
+        // One in forceterm's own directory is encrypted as it opens (and says so).
+        guard !hasKey(path), !isInDataDirectory(path), SmartStore.isUnencryptedFile(atPath: path) else { return nil }
         return "note: \(path) is not encrypted (a store named with --store is used as it is); forceterm passcode --store \(path) encrypts it"
     }
 
@@ -152,8 +153,9 @@ public enum StoreKeys {
     public static func openWithKey(_ path: String, mustExist: Bool = false) throws -> (store: SmartStore, key: StoreKey?) {
         let creating = !mustExist && !FileManager.default.fileExists(atPath: path)
         if creating { try shareUserKey(withNewStore: path) }
-        // A store from before encryption, in forceterm's own place, is encrypted now.
-        let migrating = !creating && !hasKey(path) && isInDataDirectory(path) && SmartStore.isUnencryptedFile(atPath: path)
+        // A store from before encryption, in forceterm's own place, is encrypted now (with the key
+        // file a sign-in or an earlier try made, or a new one).
+        let migrating = !creating && !hasPasscode(path) && isInDataDirectory(path) && SmartStore.isUnencryptedFile(atPath: path)
         let keyFileMade = (creating || migrating) && !hasKey(path)
         do {
             if keyFileMade { try createKeyFile(forStore: path) }
@@ -162,6 +164,12 @@ public enum StoreKeys {
             if migrating { StandardStreams.writeError("forceterm: \(migrationNote(path))\n") }
             if case let .encrypted(key) = encryption { return (store, key) }
             return (store, nil)
+        } catch SmartStoreError.storeInUse where !hasPasscode(path) && isInDataDirectory(path) && SmartStore.isUnencryptedFile(atPath: path) {
+            // An older forceterm still has it open: used as it is this time, and encrypted with the
+            // key file (kept: another forceterm may be encrypting with it) once opened alone.
+            StandardStreams.writeError("forceterm: note: your store \(path) is not encrypted yet: another program (an older forceterm?) has it open; "
+                                       + "it is encrypted the first time forceterm opens it with nothing else holding it\n")
+            return (try SmartStore(path: path, mustExist: mustExist, encryption: .plain), nil)
         } catch {
             if creating, !FileManager.default.fileExists(atPath: path) {
                 try? FileManager.default.removeItem(atPath: SharedStoreKey.file(forStore: path))
@@ -180,7 +188,10 @@ public enum StoreKeys {
     /// The key of a passcode-protected store: the unlocked one in the keyring, else unwrapped with
     /// the passcode and kept unlocked.
     public static func unlock(store path: String, wrapped: WrappedStoreKey, passcode: Passcode, keyring: SessionKeyring) throws -> StoreKey {
-        if let key = keyring.key(forStore: path) { return key }
+        if let key = keyring.key(forStore: path) {
+            try? removeKeyFileReplaced(by: key, store: path)
+            return key
+        }
         // Which store, unless it is the user's own.
         let prompt = storeOption(for: path).isEmpty ? "Passcode for forceterm: " : "Passcode for forceterm (\(path)): "
         guard let given = passcode.toUnlock(prompt: prompt) else { throw StoreLocked(path: path) }
@@ -190,6 +201,10 @@ public enum StoreKeys {
     /// Unwraps with `passcode`; a wrong one is counted (in the file) and said, with what the next
     /// try costs (`PasscodeTries`). A try during the wait is refused unchecked.
     public static func unwrap(_ wrapped: WrappedStoreKey, passcode: String, store path: String, keyring: SessionKeyring, now: Date = Date()) throws -> StoreKey {
+        // One try at a time per store, the count read and written under the lock: tries run side
+        // by side would each see the count before the others' and so skip their waits.
+        let lock = try FileLock.acquire(path: WrappedStoreKey.file(forStore: path) + ".lock")
+        defer { withExtendedLifetime(lock) {} }
         // The file as it is now: another process may have counted a wrong try since `wrapped` was read.
         var wrapped = (try? WrappedStoreKey.read(forStore: path)).flatMap { $0 } ?? wrapped
         let waiting = PasscodeTries.remainingWait(wrapped, now: now)
@@ -234,10 +249,19 @@ public enum StoreKeys {
         return try unlock(store: path, wrapped: wrapped, passcode: passcode, keyring: keyring ?? .forStore(path))
     }
 
-    /// Credentials as they are saved for the store at `path`: tokens sealed with its key once it has a passcode.
+    /// Credentials as they are saved for the store at `path`: tokens sealed with its key (the
+    /// passcode's, else the key file's), so that credentials.json alone is no session.
     public static func sealingTokens(_ credentials: OAuthCredentials, store path: String) throws -> OAuthCredentials {
-        guard let key = try passcodeKey(forStore: path) else { return credentials }
+        guard let key = try sealingKey(forStore: path) else { return credentials }
         return try SealedTokens.seal(credentials, with: key)
+    }
+
+    /// The key the session's tokens are sealed with for the store at `path`: the passcode's (unlocking
+    /// it if need be), else the key file's; nil when the store has neither.
+    public static func sealingKey(forStore path: String, passcode: Passcode = Passcode()) throws -> StoreKey? {
+        if let key = try passcodeKey(forStore: path, passcode: passcode) { return key }
+        let file = keyFile(forStore: path)
+        return FileManager.default.fileExists(atPath: file) ? try StoreKey(contentsOfFile: file) : nil
     }
 
     /// Gives the store at `path` a new random key file unless it has one; the store, new or from

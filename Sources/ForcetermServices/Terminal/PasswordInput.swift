@@ -32,4 +32,25 @@ public enum PasswordInput {
         }
         return Swift.readLine(strippingNewline: true)
     }
+
+    /// Typed on the controlling terminal (`/dev/tty`) with echo off, whatever standard input is:
+    /// `pass show sf | forceterm login --password-stdin` still asks its passcode of the person at
+    /// the terminal. Nil without a terminal.
+    public static func readFromTerminal(prompt: String) -> String? {
+        let descriptor = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC)
+        guard descriptor >= 0 else { return nil }
+        defer { close(descriptor) }
+        var settings = termios()
+        guard tcgetattr(descriptor, &settings) == 0 else { return nil }
+        var silent = settings
+        silent.c_lflag &= ~tcflag_t(ECHO)
+        silent.c_lflag |= tcflag_t(ECHONL)
+        _ = prompt.withCString { write(descriptor, $0, strlen($0)) }
+        tcsetattr(descriptor, TCSAFLUSH, &silent)
+        defer { tcsetattr(descriptor, TCSANOW, &settings) }
+        var line: [UInt8] = []
+        var byte: UInt8 = 0
+        while read(descriptor, &byte, 1) == 1, byte != UInt8(ascii: "\n") { line.append(byte) }
+        return String(decoding: line, as: UTF8.self)
+    }
 }
