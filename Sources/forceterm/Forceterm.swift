@@ -20,7 +20,7 @@ struct Forceterm: ParsableCommand {
             QueryCommand.self, ListCommand.self, ShowCommand.self, AddressesCommand.self,
             CreateCommand.self, UpdateCommand.self, DeleteCommand.self, ImportCommand.self, ExportCommand.self,
             LoginCommand.self, LogoutCommand.self, SyncCommand.self, StatusCommand.self,
-            ResolveCommand.self, PasscodeCommand.self, UnlockCommand.self, LockCommand.self,
+            ResolveCommand.self, PasscodeCommand.self, UnlockCommand.self, LockCommand.self, AsideCommand.self,
         ])
 
     @OptionGroup var storeOptions: StoreOptions

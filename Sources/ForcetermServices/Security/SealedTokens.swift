@@ -30,23 +30,39 @@ public enum SealedTokens {
         return opened
     }
 
-    private static func tokenKey(_ key: StoreKey) -> SymmetricKey {
-        HKDF<SHA256>.deriveKey(inputKeyMaterial: SymmetricKey(data: key.bytes), info: Data("forceterm credentials.json tokens".utf8), outputByteCount: 32)
-    }
+    private static let purpose = "forceterm credentials.json tokens"
 
     private static func seal(_ token: String, _ key: StoreKey) throws -> String {
-        guard let combined = try AES.GCM.seal(Data(token.utf8), using: tokenKey(key)).combined else {
-            throw CredentialSealingError("cannot seal the session tokens (AES-GCM gave no output)")
-        }
-        return prefix + combined.base64EncodedString()
+        prefix + (try SealedData.seal(Data(token.utf8), with: key, purpose: purpose))
     }
 
     private static func open(_ sealed: String, _ key: StoreKey) throws -> String {
-        guard sealed.hasPrefix(prefix), let data = Data(base64Encoded: String(sealed.dropFirst(prefix.count))),
-              let box = try? AES.GCM.SealedBox(combined: data), let token = try? AES.GCM.open(box, using: tokenKey(key)) else {
+        guard sealed.hasPrefix(prefix), let token = SealedData.open(String(sealed.dropFirst(prefix.count)), with: key, purpose: purpose) else {
             throw CredentialSealingError("the session in credentials.json does not open with this store's key; sign in again (forceterm login)")
         }
         return String(decoding: token, as: UTF8.self)
+    }
+}
+
+/// Bytes sealed under a key derived from a store's key for one purpose (HKDF-SHA256, then
+/// AES-256-GCM), so the store key itself never encrypts anything but the store, and what is sealed
+/// for one purpose never opens as another's. Base64 of AES-GCM's nonce, ciphertext and tag.
+enum SealedData {
+    static func seal(_ data: Data, with key: StoreKey, purpose: String) throws -> String {
+        guard let combined = try AES.GCM.seal(data, using: derived(key, purpose)).combined else {
+            throw CredentialSealingError("cannot seal \(purpose) (AES-GCM gave no output)")
+        }
+        return combined.base64EncodedString()
+    }
+
+    /// Nil when it does not open with this key (another key, or damaged).
+    static func open(_ sealed: String, with key: StoreKey, purpose: String) -> Data? {
+        guard let data = Data(base64Encoded: sealed), let box = try? AES.GCM.SealedBox(combined: data) else { return nil }
+        return try? AES.GCM.open(box, using: derived(key, purpose))
+    }
+
+    private static func derived(_ key: StoreKey, _ purpose: String) -> SymmetricKey {
+        HKDF<SHA256>.deriveKey(inputKeyMaterial: SymmetricKey(data: key.bytes), info: Data(purpose.utf8), outputByteCount: 32)
     }
 }
 

@@ -74,7 +74,9 @@ public struct OrgReset {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         let safeStamp = stamp.replacingOccurrences(of: ":", with: "")
         let path = (directory as NSString).appendingPathComponent("\(CredentialStore.safeSegment(previous.organizationId))-\(safeStamp).json")
-        try Data((JSONWriter.string(.object(document), pretty: true) + "\n").utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
+        // Sealed with the old store's key, as the records were in the store: forceterm aside reads it.
+        let text = JSONWriter.string(.object(try SetAsideChanges.sealed(document, count: changes.count, storePath: storePath)), pretty: true)
+        try Data((text + "\n").utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
         try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path)
         return (path, changes.count)
     }
