@@ -192,12 +192,16 @@ struct ImportCommand: ParsableCommand {
             let data = try input()
             let path = storeOptions.location.path
             let existed = FileManager.default.fileExists(atPath: path)
+            // Files beside a store not made yet (a key file made at sign-in, which seals the session) stay.
+            let before = Set([".key-of", ".key"].filter { FileManager.default.fileExists(atPath: path + $0) })
             do {
                 try importing(data, storePath: path)
             } catch {
                 // A store this import made and then did not fill is not left behind.
                 if !existed, !dryRun {
-                    for suffix in ["", "-wal", "-shm", "-journal", ".key-of", ".key"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+                    for suffix in ["", "-wal", "-shm", "-journal", ".key-of", ".key"] where !before.contains(suffix) {
+                        try? FileManager.default.removeItem(atPath: path + suffix)
+                    }
                 }
                 throw error
             }

@@ -131,6 +131,8 @@ struct LoginCommand: ParsableCommand {
                 }
                 let identity = try await oauth.identity(of: token)
                 let credentials = OAuthCredentials(loginURL: oauth.loginURL, clientId: oauth.clientId, token: token, identity: identity, caFile: trustedCAFile)
+                // An org that asks for a passcode nobody can give here: refused before anything is written.
+                try StorePasscode.checkCanProtectAtSignIn(store: store.storePath(for: credentials), org: identity.mobilePolicy)
                 // Another user's unsynced changes would wait unseen until they sign in again: say so.
                 var stranded: String?
                 if let previous = try? store.load(), OrgReset.isReset(from: previous, to: credentials) {
@@ -235,8 +237,9 @@ struct LogoutCommand: ParsableCommand {
                 pending = try LocalChanges.count(storePath: storePath)
                 let key = try StoreKeys.sealingKey(forStore: credentialStore.storePath(for: credentials))
                 session = try key.map { try SealedTokens.open(credentials, with: $0) } ?? credentials
-            } catch let locked as StoreLocked where force {
-                StandardStreams.writeError("forceterm: \(locked) (signing out anyway: --force)\n")
+            } catch where force {
+                // Locked, or tokens sealed with a key that is gone: sign out all the same.
+                StandardStreams.writeError("forceterm: \(error) (signing out anyway: --force)\n")
                 session = nil
             }
             if pending.total > 0 && !force {

@@ -115,6 +115,11 @@ struct EncryptedSessionTests {
         #expect(login.exitCode == 0 && login.standardOutput.contains("encrypted with a key kept beside it") && login.standardOutput.contains("forceterm passcode"), "\(login)")
         // The key file is made at sign-in, so the saved session is sealed with its key from the start.
         #expect(try String(contentsOfFile: home.credentialsPath, encoding: .utf8).contains("forceterm-sealed:1:"))
+        // An import that fails before the store exists removes what it made, not that key file.
+        let bad = home.root + "/bad.csv"
+        try "First Name\nNoLast\n".write(toFile: bad, atomically: true, encoding: .utf8)
+        #expect(try Self.run(home, ["import", bad]).exitCode == 1)
+        #expect(FileManager.default.fileExists(atPath: try SignInCommandTests.userStorePath(home) + ".key"), "the session's key stays")
         #expect(try Self.run(home, ["sync"]).exitCode == 0)
         let store = try Self.storeFile(home)
         #expect(try !PasscodeTests.isPlain(store) && FileManager.default.fileExists(atPath: store + ".key"), "encrypted from its first page")

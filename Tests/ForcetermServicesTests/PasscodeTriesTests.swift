@@ -58,5 +58,6 @@ struct PasscodeTriesTests {
         #expect(refusal(attempt("wrong", at: 20))?.wait == 5)
         // The clock set back an hour: the wait is still at most 5 s, not an hour more.
         #expect(refusal(attempt("right-one", at: 20 - 3_600))?.wait == 5)
+        #expect(try attempt("right-one", at: 20 - 3_600 + 6).get() == key, "and once waited, the right one opens")
     }
 }

@@ -13,8 +13,9 @@ public enum StorePasscode {
     /// the length the policy asks for. A store other than the user's own, while theirs has a
     /// passcode, takes the user's key instead (`share`).
     /// `policy` is the saved session's unless given (at sign-in, before the session is saved).
+    /// `sharing: false` at sign-in, where the signed-in user is still the previous one, whose key is not this store's to take.
     public static func set(store path: String, current: Passcode = Passcode(), keyring: SessionKeyring? = nil, policy: LockPolicy? = nil,
-                           newPasscode: (_ minimumLength: Int) throws -> String) throws -> String {
+                           sharing: Bool = true, newPasscode: (_ minimumLength: Int) throws -> String) throws -> String {
         let policy = policy ?? LockPolicy.forStore(path)
         let keyring = keyring ?? SessionKeyring(timeout: policy.idleSeconds)
         let keyFile = StoreKeys.keyFile(forStore: path)
@@ -36,7 +37,7 @@ public enum StorePasscode {
             try withExtendedLifetime(lock) { try resealed.write(forStore: path) }
             return "Passcode changed. The store keeps its key, so nothing was re-encrypted; it stays unlocked in this login for \(policy.idleDescription) without use."
         }
-        if let (owner, key) = try StoreKeys.userKeyToShare(with: path) {
+        if sharing, let (owner, key) = try StoreKeys.userKeyToShare(with: path) {
             return try share(key, of: owner, withStore: path)
         }
         let passcode = try checked(try newPasscode(policy.minimumPasscodeLength), policy)
@@ -121,6 +122,16 @@ public enum StorePasscode {
     /// chosen at the prompt, and is encrypted (with what it holds already). Without a terminal or
     /// the variable, the store stays unencrypted and the line returned says how to change that.
     /// `policy` is the org's, from the identity just read (not yet saved).
+    /// Refuses, before a sign-in writes anything, one whose org asks for a passcode that cannot be had
+    /// (no `FORCETERM_PASSCODE`, no terminal) for a store that has none yet.
+    public static func checkCanProtectAtSignIn(store path: String, org: MobilePolicy?, passcode: Passcode = Passcode()) throws {
+        guard let org, org.pinLength != nil || org.screenLockMinutes != nil, !StoreKeys.hasPasscode(path), !StoreKeys.isDemoStore(path),
+              passcode.fromEnvironment == nil, !Passcode.canAsk, !Passcode.canAskOnTerminal else { return }
+        let length = LockPolicy(org: org, userLockAfter: nil).minimumPasscodeLength
+        throw ConfigError("your org's policy asks for a passcode (\(length) characters or more), and there is no terminal to "
+                          + "choose one at: give it in \(Passcode.variable), or sign in at a terminal; nothing was saved")
+    }
+
     public static func protectAtSignIn(store path: String, org: MobilePolicy?, passcode: Passcode = Passcode()) throws -> String {
         if StoreKeys.hasPasscode(path) || StoreKeys.isDemoStore(path) { return "" }
         let policy = LockPolicy(org: org, userLockAfter: UserSettings.load(path: UserSettings.path()).settings.lockAfter)
@@ -129,14 +140,11 @@ public enum StorePasscode {
             guard given.count >= policy.minimumPasscodeLength else {
                 throw ConfigError("\(Passcode.variable) has fewer than the \(policy.minimumPasscodeLength) characters a passcode needs here; nothing was saved")
             }
-            return try set(store: path, keyring: keyring, policy: policy) { _ in given }
+            return try set(store: path, keyring: keyring, policy: policy, sharing: false) { _ in given }
         }
         let onTerminal = !Passcode.canAsk && Passcode.canAskOnTerminal
         guard Passcode.canAsk || onTerminal else {
-            if let org, org.pinLength != nil || org.screenLockMinutes != nil {
-                throw ConfigError("your org's policy asks for a passcode (\(policy.minimumPasscodeLength) characters or more), and there is no terminal to "
-                                  + "choose one at: give it in \(Passcode.variable), or sign in at a terminal; nothing was saved")
-            }
+            try checkCanProtectAtSignIn(store: path, org: org, passcode: passcode)
             try StoreKeys.createKeyFile(forStore: path)
             return "Your store on this machine is encrypted with a key kept beside it, which a lost laptop gives away too: forceterm passcode "
                 + "protects the key with a passcode (scripts give it in \(Passcode.variable))."
@@ -144,7 +152,7 @@ public enum StorePasscode {
         let intro = "forceterm keeps your contacts encrypted on this machine. Choose a passcode: forceterm asks for it after \(policy.idleDescription) "
             + "without use, and a forgotten one means signing in again and starting a fresh store.\n"
         StandardStreams.writeError(intro)
-        return try set(store: path, keyring: keyring, policy: policy) { try Passcode.new(minimumLength: $0, onTerminal: onTerminal) }
+        return try set(store: path, keyring: keyring, policy: policy, sharing: false) { try Passcode.new(minimumLength: $0, onTerminal: onTerminal) }
     }
 
     /// Asks for the passcode now, so that the next commands and terminals of this login need not.
@@ -219,6 +227,8 @@ public enum StorePasscode {
             try FileManager.default.moveItem(atPath: path + suffix, toPath: target + suffix)
         }
         try FileManager.default.moveItem(atPath: WrappedStoreKey.file(forStore: path), toPath: WrappedStoreKey.file(forStore: target))
+        // A key file an interrupted `forceterm passcode` left: the next store must not take it, nor anyone read it.
+        try? StoreKeys.destroyKeyFile(ofStore: path)
         SessionKeyring().forget(store: path)
         let credentials = CredentialStore(directory: CredentialStore.defaultDirectory())
         var signedOut = ""

@@ -40,7 +40,7 @@ public struct OrgReset {
     /// are none. The store itself is not changed.
     public static func setAside(storePath: String, previous: OAuthCredentials, directory: String, now: Date = Date()) throws -> (path: String, count: Int)? {
         guard FileManager.default.fileExists(atPath: storePath) else { return nil }
-        let store = try StoreKeys.open(storePath, mustExist: true)
+        let (store, storeKey) = try StoreKeys.openWithKey(storePath, mustExist: true)
         var changes: [JSONValue] = []
         for soup in try store.soupNames().sorted() where !LocalChanges.bookkeepingSoups.contains(soup) {
             let records = try store.query(LocalChanges.flagged(LocalField.local, soup: soup, in: store, pageSize: Int(Int32.max)))
@@ -75,7 +75,7 @@ public struct OrgReset {
         let safeStamp = stamp.replacingOccurrences(of: ":", with: "")
         let path = (directory as NSString).appendingPathComponent("\(CredentialStore.safeSegment(previous.organizationId))-\(safeStamp).json")
         // Sealed with the old store's key, as the records were in the store: forceterm aside reads it.
-        let text = JSONWriter.string(.object(try SetAsideChanges.sealed(document, count: changes.count, storePath: storePath)), pretty: true)
+        let text = JSONWriter.string(.object(try SetAsideChanges.sealed(document, count: changes.count, key: storeKey)), pretty: true)
         try Data((text + "\n").utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
         try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path)
         return (path, changes.count)

@@ -11,10 +11,10 @@ public enum SetAsideChanges {
     static let format = "forceterm set-aside changes, sealed:1"
     static let purpose = "forceterm set-aside changes"
 
-    /// `document` sealed with the key of the store at `storePath` (the passcode's or the key
-    /// file's); as it is for a store without a key (a file from elsewhere, unencrypted itself).
-    static func sealed(_ document: JSONObject, count: Int, storePath: String) throws -> JSONObject {
-        guard let key = try StoreKeys.sealingKey(forStore: storePath) else { return document }
+    /// `document` sealed with the key of its store (the passcode's, the key file's or the one it
+    /// shares); as it is for a store without a key (a file from elsewhere, unencrypted itself).
+    static func sealed(_ document: JSONObject, count: Int, key: StoreKey?) throws -> JSONObject {
+        guard let key else { return document }
         var envelope = document.filter { ["about", "organizationId", "username", "loginURL", "store", "setAsideAt"].contains($0.key) }
         envelope["format"] = .string(format)
         envelope["count"] = .int(Int64(count))
@@ -30,8 +30,9 @@ public enum SetAsideChanges {
         guard let store = file["store"]?.stringValue, let sealed = file["sealed"]?.stringValue else {
             throw ConfigError("\(path) is damaged: it names no store or holds nothing sealed")
         }
-        guard let key = try StoreKeys.sealingKey(forStore: store) else {
-            throw ConfigError("\(path) is sealed with the key of the store \(store), which has no key here any more; it cannot be read")
+        guard FileManager.default.fileExists(atPath: store), let key = try StoreKeys.openWithKey(store, mustExist: true).key else {
+            throw ConfigError("\(path) is sealed with the key of the store \(store), which is not there any more (set aside after a forgotten "
+                              + "passcode? forceterm aside on it then needs that store back in its place, with its .passcode-key); it cannot be read")
         }
         guard let opened = SealedData.open(sealed, with: key, purpose: purpose) else {
             throw ConfigError("\(path) does not open with the key of the store \(store) (its key was replaced since); it cannot be read")

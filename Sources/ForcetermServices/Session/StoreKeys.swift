@@ -207,6 +207,11 @@ public enum StoreKeys {
         defer { withExtendedLifetime(lock) {} }
         // The file as it is now: another process may have counted a wrong try since `wrapped` was read.
         var wrapped = (try? WrappedStoreKey.read(forStore: path)).flatMap { $0 } ?? wrapped
+        if let last = wrapped.lastFailure, last > now.timeIntervalSince1970 {
+            // The clock was set back since: the wait runs from now, not until the clock is back there.
+            wrapped.lastFailure = now.timeIntervalSince1970
+            try? wrapped.write(forStore: path)
+        }
         let waiting = PasscodeTries.remainingWait(wrapped, now: now)
         guard waiting == 0 else {
             throw PasscodeRefused(store: path, failures: wrapped.failedAttempts, wait: waiting, tooSoon: true, storeOption: storeOption(for: path))
@@ -234,6 +239,13 @@ public enum StoreKeys {
     static func removeKeyFileReplaced(by key: StoreKey, store path: String) throws {
         let file = keyFile(forStore: path)
         guard FileManager.default.fileExists(atPath: file), (try? StoreKey(contentsOfFile: file)) == key else { return }
+        try destroyKeyFile(ofStore: path)
+    }
+
+    /// Overwrites and removes the store's key file, if any.
+    static func destroyKeyFile(ofStore path: String) throws {
+        let file = keyFile(forStore: path)
+        guard FileManager.default.fileExists(atPath: file) else { return }
         if let handle = FileHandle(forWritingAtPath: file) {
             let size = (try? FileManager.default.attributesOfItem(atPath: file)[.size] as? Int) ?? 0
             try handle.write(contentsOf: Data(repeating: 0, count: max(size, 64)))
@@ -260,6 +272,7 @@ public enum StoreKeys {
     /// it if need be), else the key file's; nil when the store has neither.
     public static func sealingKey(forStore path: String, passcode: Passcode = Passcode()) throws -> StoreKey? {
         if let key = try passcodeKey(forStore: path, passcode: passcode) { return key }
+        if let shared = try SharedStoreKey.read(forStore: path) { return try key(of: shared, forStore: path, passcode: passcode, keyring: nil) }
         let file = keyFile(forStore: path)
         return FileManager.default.fileExists(atPath: file) ? try StoreKey(contentsOfFile: file) : nil
     }
