@@ -72,15 +72,18 @@ public enum StoreKeys {
     /// global store, the demo's. A store there is forceterm's own, encrypted when opened even if an
     /// older forceterm wrote it unencrypted.
     static func isInDataDirectory(_ path: String, environment: [String: String] = ProcessInfo.processInfo.environment) -> Bool {
-        let directory = (CredentialStore.defaultDirectory(environment: environment) as NSString).standardizingPath
-        let standardized = (path as NSString).standardizingPath
-        return standardized.hasPrefix(directory.hasSuffix("/") ? directory : directory + "/")
+        isInside(CredentialStore.defaultDirectory(environment: environment), path)
     }
 
     /// Whether the store at `path` belongs to the demo, whose key file is its key for good.
     static func isDemoStore(_ path: String, environment: [String: String] = ProcessInfo.processInfo.environment) -> Bool {
-        let demo = (DemoDirectory(environment: environment).path as NSString).standardizingPath
-        return (path as NSString).standardizingPath.hasPrefix(demo + "/")
+        isInside(DemoDirectory(environment: environment).path, path)
+    }
+
+    /// Whether `path` is somewhere below `directory`, both as written (`..` and `.` resolved).
+    private static func isInside(_ directory: String, _ path: String) -> Bool {
+        let directory = (directory as NSString).standardizingPath
+        return (path as NSString).standardizingPath.hasPrefix(directory.hasSuffix("/") ? directory : directory + "/")
     }
 
     /// The store whose passcode opens the store at `path`: itself, or the store whose key it shares.
@@ -164,7 +167,7 @@ public enum StoreKeys {
             if migrating { StandardStreams.writeError("forceterm: \(migrationNote(path))\n") }
             if case let .encrypted(key) = encryption { return (store, key) }
             return (store, nil)
-        } catch SmartStoreError.storeInUse where !hasPasscode(path) && isInDataDirectory(path) && SmartStore.isUnencryptedFile(atPath: path) {
+        } catch SmartStoreError.storeInUse where migrating && SmartStore.isUnencryptedFile(atPath: path) {
             // An older forceterm still has it open: used as it is this time, and encrypted with the
             // key file (kept: another forceterm may be encrypting with it) once opened alone.
             StandardStreams.writeError("forceterm: note: your store \(path) is not encrypted yet: another program (an older forceterm?) has it open; "
@@ -268,13 +271,11 @@ public enum StoreKeys {
         return try SealedTokens.seal(credentials, with: key)
     }
 
-    /// The key the session's tokens are sealed with for the store at `path`: the passcode's (unlocking
-    /// it if need be), else the key file's; nil when the store has neither.
+    /// The key the session's tokens are sealed with for the store at `path`: the one that opens the
+    /// store (`encryption(forStore:)`, unlocking it if need be); nil when the store has none.
     public static func sealingKey(forStore path: String, passcode: Passcode = Passcode()) throws -> StoreKey? {
-        if let key = try passcodeKey(forStore: path, passcode: passcode) { return key }
-        if let shared = try SharedStoreKey.read(forStore: path) { return try key(of: shared, forStore: path, passcode: passcode, keyring: nil) }
-        let file = keyFile(forStore: path)
-        return FileManager.default.fileExists(atPath: file) ? try StoreKey(contentsOfFile: file) : nil
+        guard case let .encrypted(key) = try encryption(forStore: path, passcode: passcode) else { return nil }
+        return key
     }
 
     /// Gives the store at `path` a new random key file unless it has one; the store, new or from
