@@ -18,7 +18,7 @@ struct LocalOrgCommand: AsyncParsableCommand {
             """,
         // The Makefile's VERSION, as forceterm's (a test checks both).
         version: "localorg 0.22.0",
-        subcommands: [Serve.self, Seed.self, Info.self, UserCommand.self, SnapshotCommand.self, Show.self, History.self, Query.self, Approve.self, Edit.self, Delete.self])
+        subcommands: [Serve.self, Seed.self, Info.self, UserCommand.self, ProfileCommand.self, RulesCommand.self, SnapshotCommand.self, Show.self, History.self, Query.self, Approve.self, Edit.self, Delete.self])
 }
 
 /// The `--data` option every command shares.
@@ -92,6 +92,10 @@ struct Serve: AsyncParsableCommand {
                                discussion: "For the built-in app and every app in connected-apps.json without a mobilePolicy of its own.", valueName: "minutes"))
     var screenLock: Int?
     @Flag(help: "Do not print a line per request.") var quiet = false
+    @Flag(name: .customLong("block-password-flow"), help: ArgumentHelp(
+        "Refuse the username-password flow for the built-in forceterm app, as orgs made since Summer '23 do by default.",
+        discussion: "The refusal reads as a wrong password, as Salesforce's does; the device flow still signs in. Other apps: \"passwordFlow\": false in connected-apps.json."))
+    var blockPasswordFlow = false
     @Option(help: "Serve this certificate chain (PEM) instead of the local CA's.") var tlsCert: String?
     @Option(help: "Private key (PEM) for --tls-cert.") var tlsKey: String?
     @Option(help: ArgumentHelp("Stop (as on SIGTERM) when the process with this id is no longer our parent, so a program that started us never leaves us running (forceterm --demo).", valueName: "pid"))
@@ -134,6 +138,8 @@ struct Serve: AsyncParsableCommand {
         settings.mobilePolicy = OrgSettings.MobilePolicy(pinLength: pinLength, screenLockMinutes: screenLock)
         settings.connectedApps = try directory.connectedApps()
         settings.connectedAppPolicies = try directory.connectedAppPolicies()
+        settings.passwordFlowBlocked = try directory.passwordFlowBlockedApps()
+        if blockPasswordFlow { settings.passwordFlowBlocked.insert(LocalOrgAPI.builtInClientId) }
         settings.briefcases = try directory.briefcases(schema: store.schema)
         let api = try LocalOrgAPI(store: store, settings: settings)
         let addresses = try listenAddresses()

@@ -14,7 +14,8 @@ struct UserCommand: ParsableCommand {
             localorg user unlock. A locked-out user's sign-in is refused even with the right password, \
             with the same answer as a wrong one (as Salesforce gives); user list shows who is locked.
             """,
-        subcommands: [AddUser.self, ListUsers.self, ChangePassword.self, DeactivateUser.self, ActivateUser.self, UnlockUser.self])
+        subcommands: [AddUser.self, ListUsers.self, ChangePassword.self, DeactivateUser.self, ActivateUser.self, UnlockUser.self,
+                      UserProfile.self, UserPermissionSet.self])
 }
 
 struct AddUser: ParsableCommand {
@@ -46,6 +47,8 @@ struct AddUser: ParsableCommand {
     @Option(help: "Last name (one user; default: the part of the username before @).") var lastName: String?
     @Option(help: "First name (one user).") var firstName: String?
     @Flag(help: "Make the user(s) administrators.") var admin = false
+    @Option(help: ArgumentHelp("The profile of the user(s): Standard User by default, or one of localorg profile list.", valueName: "name"))
+    var profile: String?
 
     func validate() throws {
         let ways = [username != nil, pattern != nil, csv != nil].filter { $0 }.count
@@ -93,7 +96,11 @@ struct AddUser: ParsableCommand {
             passwordsHandle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
         }
         do {
-            try data.openStore().addUsers(users)
+            try data.openStore().addUsers(users.map { user in
+                var user = user
+                user.profile = profile
+                return user
+            })
         } catch {
             if let passwordsFile { unlink(passwordsFile) }
             if let error = error as? APIError { throw OrgRefusal("\(error.errorCode): \(error.message); nobody was added") }
@@ -171,9 +178,11 @@ struct ListUsers: ParsableCommand {
     func run() throws {
         let now = OrgStore.now()
         let formatter = ISO8601DateFormatter()
-        let users = try data.openStore().userSummaries()
+        let store = try data.openStore()
+        let users = try store.userSummaries()
+        let access = try store.accessAssignments()
         let width = max(8, users.map(\.username.count).max() ?? 0)
-        print("\("USERNAME".padding(toLength: width, withPad: " ", startingAt: 0))  STATE                      LAST SIGN-IN")
+        print("\("USERNAME".padding(toLength: width, withPad: " ", startingAt: 0))  STATE                      LAST SIGN-IN          PROFILE")
         for user in users {
             var state: [String] = [user.isActive ? "active" : "inactive"]
             if user.isAdmin { state.append("admin") }
@@ -183,7 +192,8 @@ struct ListUsers: ParsableCommand {
                 state.append("\(user.failedLogins) failed")
             }
             let last = user.lastLoginAt.map { formatter.string(from: Date(timeIntervalSince1970: TimeInterval($0))) } ?? "never"
-            print("\(user.username.padding(toLength: width, withPad: " ", startingAt: 0))  \(state.joined(separator: ", ").padding(toLength: 25, withPad: " ", startingAt: 0))  \(last)")
+            let assigned = access[user.id].map { ([$0.profile] + $0.permissionSets).joined(separator: " + ") } ?? ""
+            print("\(user.username.padding(toLength: width, withPad: " ", startingAt: 0))  \(state.joined(separator: ", ").padding(toLength: 25, withPad: " ", startingAt: 0))  \(last.padding(toLength: 20, withPad: " ", startingAt: 0))  \(assigned)")
         }
     }
 }

@@ -132,8 +132,21 @@ import Testing
         }
     }
 
-    @Test func deleteSubrequestsCarryConditionalHeaders() async throws {
+    @Test func deleteSubrequestsIgnoreConditionalHeadersInAStrictOrg() async throws {
         let org = try await TestOrg()
+        defer { org.remove() }
+        let id = try await org.create("Contact", #"{"LastName":"Conditional"}"#)
+        let stale = SalesforceDate.formatHTTPDate(OrgStore.now() - 3600)
+        let response = await org.call("POST", "/services/data/v59.0/composite", body: """
+            {"allOrNone":false,"compositeRequest":[{"method":"DELETE","url":"/services/data/v59.0/sobjects/Contact/\(id)","referenceId":"delete",
+              "httpHeaders":{"If-Unmodified-Since":"\(stale)"}}]}
+            """)
+        #expect(try JSONParser.parse(response.body)["compositeResponse"]?.arrayValue?.first?["httpStatusCode"] == 204)
+        #expect(try await org.query("SELECT COUNT() FROM Contact").body["totalSize"] == 0)
+    }
+
+    @Test func deleteSubrequestsCarryConditionalHeadersInALenientOrg() async throws {
+        let org = try await TestOrg(rules: ProductionRules(off: [.deleteIgnoresPreconditions]))
         defer { org.remove() }
         let id = try await org.create("Contact", #"{"LastName":"Conditional"}"#)
         let stale = SalesforceDate.formatHTTPDate(OrgStore.now() - 3600)

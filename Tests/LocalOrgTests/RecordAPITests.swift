@@ -45,7 +45,7 @@ import Testing
         (#"{"LastName":"A","Email":"not an email"}"#, "INVALID_EMAIL_ADDRESS", "Email: invalid email address: not an email"),
         (#"{"LastName":"A","AccountId":"garbage"}"#, "MALFORMED_ID", "Account ID: id value of incorrect type: garbage"),
         (#"{"LastName":"A","AccountId":"001Lo0000000zzzAAA"}"#, "INVALID_CROSS_REFERENCE_KEY", "invalid cross reference id"),
-        (#"{"LastName":"A","Name":"B"}"#, "INVALID_FIELD_FOR_INSERT_UPDATE", "Unable to create fields: Name. Please check the security settings of this field and verify that it is read/write for your profile or permission set."),
+        (#"{"LastName":"A","Name":"B"}"#, "INVALID_FIELD_FOR_INSERT_UPDATE", "Unable to create/update fields: Name. Please check the security settings of this field and verify that it is read/write for your profile or permission set."),
         (#"{"LastName":"A","Nope":"B"}"#, "INVALID_FIELD", "No such column 'Nope' on sobject of type Contact"),
         (#"{"LastName":5.5,"Birthdate":"yesterday"}"#, "JSON_PARSER_ERROR", nil),
         (#"{"LastName":"A""#, "JSON_PARSER_ERROR", nil),
@@ -92,8 +92,20 @@ import Testing
         #expect(try JSONParser.parse(response.body).firstErrorMessage == "Provided external ID field does not exist or is not accessible: NoSuchField__c")
     }
 
-    @Test func conditionalDeleteRefusesARecordChangedSince() async throws {
+    @Test func aDeleteIgnoresConditionalHeadersAsSalesforceDocumentsIt() async throws {
+        // "Conditional Request Headers": "DELETE requests aren't supported".
         let org = try await TestOrg()
+        defer { org.remove() }
+        let id = try await org.create("Contact", #"{"LastName":"Gone"}"#)
+        let before = SalesforceDate.formatHTTPDate(OrgStore.now() - 3600)
+        let response = await org.call("DELETE", "/services/data/v59.0/sobjects/Contact/\(id)",
+                                      headers: ["If-Unmodified-Since": before, "If-Match": "\"no-such-tag\""])
+        #expect(response.status == 204)
+        #expect(try await org.query("SELECT COUNT() FROM Contact").body["totalSize"] == 0)
+    }
+
+    @Test func aLenientOrgRefusesAConditionalDeleteOfARecordChangedSince() async throws {
+        let org = try await TestOrg(rules: ProductionRules(off: [.deleteIgnoresPreconditions]))
         defer { org.remove() }
         let id = try await org.create("Contact", #"{"LastName":"Kept"}"#)
         let before = SalesforceDate.formatHTTPDate(OrgStore.now() - 3600)

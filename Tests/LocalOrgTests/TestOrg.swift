@@ -15,7 +15,7 @@ struct TestOrg {
          latencyMilliseconds: Int = 0, failureRate: Double = 0, connectedApps: [String: String] = [:],
          maximumBodyBytes: Int = 8 * 1024 * 1024, briefcases: JSONValue? = nil,
          mobilePolicy: OrgSettings.MobilePolicy = OrgSettings.MobilePolicy(),
-         connectedAppPolicies: [String: OrgSettings.MobilePolicy] = [:]) async throws {
+         connectedAppPolicies: [String: OrgSettings.MobilePolicy] = [:], rules: ProductionRules? = nil) async throws {
         directory = NSTemporaryDirectory() + "localorg-test-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         store = try OrgStore(path: directory + "/org.sqlite", schema: try OrgSchema.bundled())
@@ -29,6 +29,7 @@ struct TestOrg {
         settings.maximumBodyBytes = maximumBodyBytes
         settings.mobilePolicy = mobilePolicy
         settings.connectedAppPolicies = connectedAppPolicies
+        settings.rules = rules
         if let briefcases { settings.briefcases = try BriefcaseConfiguration.parse(briefcases, schema: store.schema) }
         api = try LocalOrgAPI(store: store, settings: settings)
         accessToken = try await Self.signIn(api, username: "demo@localorg.test", password: "localorg-demo")

@@ -120,6 +120,14 @@ extension LocalOrgAPI {
                 return .oauthError("invalid_grant", "authentication failure")
             }
             RequestContext.current?.note(username: username)
+            // An app whose username-password flow is blocked (Salesforce's "Allow OAuth
+            // Username-Password Flows" off, the default for orgs since Summer '23) answers exactly as
+            // a wrong password does, as recorded answers show; only the admin's login history
+            // tells the two apart, so the operator is told here.
+            if settings.passwordFlowBlocked.contains(clientId) {
+                FileHandle.standardError.write(Data("localorg: \(username): password sign-in refused, the username-password flow is blocked for \(clientId)\n".utf8))
+                return .oauthError("invalid_grant", "authentication failure")
+            }
             // Salesforce answers a locked-out user as a wrong password; only an inactive one differs.
             let userId: String
             switch try await store.checkSignIn(username: username, password: password) {

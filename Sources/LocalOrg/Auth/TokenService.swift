@@ -50,6 +50,8 @@ public struct Session: Sendable {
     public var clientId: String
     /// For the request log: who did it.
     public var username: String = ""
+    /// What the user's profile and permission sets let them do with each field.
+    public var fields: FieldAccess = .administrator
 }
 
 /// OAuth access and refresh tokens. A token is `ORGID!SELECTOR.VERIFIER`: the selector finds the
@@ -114,16 +116,17 @@ public struct TokenService: Sendable {
         guard let found = try await lookUp(token, kind: .access) else { return nil }
         if let expiresAt = found.expiresAt, expiresAt <= OrgStore.now() { return nil }
         let userTable = quoted(store.schema.object(named: "User")?.tableName ?? "User")
-        let (isAdmin, username) = try await store.pool.read { db -> (Bool, String) in
+        let (isAdmin, username, fields) = try await store.pool.read { db -> (Bool, String, FieldAccess) in
             let row = try Row.fetchOne(db, sql: """
                 SELECT c.isAdmin, COALESCE(u.Username, '') FROM localorg_credential c LEFT JOIN \(userTable) u ON u.Id = c.userId
                 WHERE c.userId = ?
                 """, arguments: [found.userId])
-            return (row?[0] ?? false, row?[1] ?? "")
+            let isAdmin: Bool = row?[0] ?? false
+            return (isAdmin, row?[1] ?? "", try OrgStore.fieldAccess(db, userId: found.userId, isAdmin: isAdmin))
         }
         RequestContext.current?.note(username: username)
         RequestContext.current?.note(tokenSelector: found.selector)
-        return Session(userId: found.userId, isAdmin: isAdmin, clientId: found.clientId, username: username)
+        return Session(userId: found.userId, isAdmin: isAdmin, clientId: found.clientId, username: username, fields: fields)
     }
 
     /// Revokes a token; revoking a refresh token also revokes the access tokens issued from it.

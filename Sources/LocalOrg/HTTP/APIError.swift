@@ -8,6 +8,8 @@ public struct APIError: Error, Sendable, Equatable {
     public var message: String
     /// Omitted from the body when nil; Salesforce leaves it out for most non-field errors.
     public var fields: [String]?
+    /// A duplicate rule's match results, sent as `duplicateResut` (sic) in a single-record answer.
+    public var duplicateResult: JSONValue?
 
     public init(status: Int, errorCode: String, message: String, fields: [String]? = nil) {
         self.status = status
@@ -18,6 +20,10 @@ public struct APIError: Error, Sendable, Equatable {
 
     /// The entry in a single-resource error array.
     public var jsonEntry: JSONValue {
+        if let duplicateResult {
+            // As every recorded answer has it: the key misspelled, keys in alphabetical order, no fields.
+            return ["duplicateResut": duplicateResult, "errorCode": .string(errorCode), "message": .string(message)]
+        }
         var entry: JSONObject = ["message": .string(message), "errorCode": .string(errorCode)]
         if let fields { entry["fields"] = .array(fields.map { .string($0) }) }
         return .object(entry)

@@ -21,6 +21,12 @@ final class RequestContext: @unchecked Sendable {
     /// the request writes.
     func note(tokenSelector: String) { lock.withLock { selector = tokenSelector } }
     var tokenSelector: String? { lock.withLock { selector } }
+
+    private var saved = Set<String>()
+    /// Records this request saved: duplicate rules compare a save with the records already in
+    /// the org, not with the others of the same request.
+    func note(saved id: String) { _ = lock.withLock { saved.insert(id) } }
+    var savedIds: Set<String> { lock.withLock { saved } }
 }
 
 /// One request as the trainer's log shows it.

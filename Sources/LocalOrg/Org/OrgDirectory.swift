@@ -17,8 +17,8 @@ public struct OrgDirectory: Sendable {
     }
 
     public var databasePath: String { path + "/org.sqlite" }
-    /// Optional: `{"connectedApps":[{"clientId":"…","clientSecret":"…","mobilePolicy":{"pinLength":6,"screenLock":10}}]}`
-    /// (`mobilePolicy` optional too).
+    /// Optional: `{"connectedApps":[{"clientId":"…","clientSecret":"…","mobilePolicy":{"pinLength":6,"screenLock":10},"passwordFlow":false}]}`
+    /// (`mobilePolicy` and `passwordFlow` optional too).
     public var connectedAppsPath: String { path + "/connected-apps.json" }
 
     /// The connected apps configured for this org (client id → secret); none when the file is absent.
@@ -50,6 +50,19 @@ public struct OrgDirectory: Sendable {
             policies[id] = policy
         }
         return policies
+    }
+
+    /// The apps whose username-password flow is blocked (`"passwordFlow": false`).
+    public func passwordFlowBlockedApps() throws -> Set<String> {
+        var blocked = Set<String>()
+        for (id, app) in try connectedAppEntries() {
+            switch app["passwordFlow"] {
+            case nil, .bool(true)?: continue
+            case .bool(false)?: blocked.insert(id)
+            default: throw SchemaError(description: "\(connectedAppsPath): \(id)'s passwordFlow is true or false")
+            }
+        }
+        return blocked
     }
 
     /// Each app of `connected-apps.json` by its client id.

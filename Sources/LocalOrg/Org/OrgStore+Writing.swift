@@ -3,6 +3,31 @@ import Foundation
 import GRDB
 import SalesforceTime
 
+/// What a user's save through the API brings beside its values: the production rules the org
+/// enforces and what the request's headers ask of them. Seeding and the trainer's commands save
+/// without (nil), as an administrator's data load does.
+struct SaveRules: Sendable {
+    var rules: ProductionRules
+    /// `Sforce-Duplicate-Rule-Header: allowSave=true` (v52.0+): an alerting duplicate rule lets the save through.
+    var allowDuplicateSave = false
+    /// `includeRecordDetails=true`: the matching records' fields in `duplicateResut`.
+    var includeRecordDetails = false
+    var apiVersion: String
+    /// The request saving, which keeps the ids it saved (taken while its task runs: a write's
+    /// closure runs on the database's queue, where the request's task-local is not set).
+    var request: RequestContext?
+
+    /// `allowSave=true; includeRecordDetails=true; runAsCurrentUser=true`, spaces and case aside.
+    static func duplicateHeader(_ value: String?) -> (allowSave: Bool, includeRecordDetails: Bool) {
+        var options: [String: Bool] = [:]
+        for part in (value ?? "").split(whereSeparator: { $0 == ";" || $0 == "," }) {
+            let pair = part.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+            if pair.count == 2 { options[pair[0]] = pair[1] == "true" }
+        }
+        return (options["allowsave"] ?? false, options["includerecorddetails"] ?? false)
+    }
+}
+
 /// Writing records: insert, update and delete in the caller's transaction, each checked against
 /// the references, uniqueness and the org's rules before it is stored.
 extension OrgStore {
@@ -35,13 +60,16 @@ extension OrgStore {
     /// system fields, and returns the new id.
     func insertRow(_ db: Database, object: ObjectDefinition, values: inout [String: DatabaseValue], actingUserId: String,
                    now: Int64, presetId: String? = nil, checkReferences: Bool = true, visibleTo ownerId: String? = nil,
-                   recordHistory: Bool = true) throws -> String {
+                   recordHistory: Bool = true, saving: SaveRules? = nil) throws -> String {
         if !object.recordTypes.isEmpty && (values["RecordTypeId"] ?? .null).isNull {
             values["RecordTypeId"] = object.defaultRecordType.id.databaseValue
         }
         if checkReferences {
             try checkReferencesAndUniqueness(db, object: object, values: values, excludingId: nil, visibleTo: ownerId)
             try RecordValidator.checkRecordRules(object: object, written: values, record: values)
+        }
+        if let saving {
+            try checkDuplicates(db, object: object, record: values, id: nil, creating: true, visibleTo: ownerId, saving: saving)
         }
         let id = try presetId ?? SalesforceId.make(keyPrefix: object.keyPrefix, number: reserveNumbers(db, keyPrefix: object.keyPrefix, count: 1))
         values["Id"] = id.databaseValue
@@ -56,6 +84,7 @@ extension OrgStore {
         // One cached statement per object: seeding inserts many thousand rows through it.
         let arguments = object.fields.map { field in values[field.name] ?? (field.type == .boolean ? false.databaseValue : .null) }
         try db.cachedStatement(sql: object.insertSQL).execute(arguments: StatementArguments(arguments))
+        saving?.request?.note(saved: id)
         if recordHistory && Self.tracksHistory(object) {
             try noteHistory(db, object: object, id: id, field: FieldChange.createdField, old: nil, new: nil, userId: actingUserId, now: now)
         }
@@ -65,7 +94,7 @@ extension OrgStore {
     /// Updates a live record. `ifUnmodifiedSince` makes the update conditional (412 when the
     /// record changed after that moment), checked in the same transaction as the write.
     func updateRow(_ db: Database, object: ObjectDefinition, id: String, values: [String: DatabaseValue], actingUserId: String,
-                   now: Int64, ifUnmodifiedSince: Int64? = nil, visibleTo ownerId: String? = nil) throws {
+                   now: Int64, ifUnmodifiedSince: Int64? = nil, visibleTo ownerId: String? = nil, saving: SaveRules? = nil) throws {
         guard var existing = try fetchRecord(db, object: object, id: id) else { throw APIError.resourceNotFound }
         guard Self.isVisible(existing, object: object, to: ownerId) else { throw APIError.insufficientAccess }
         if existing.isDeleted { throw APIError.entityIsDeleted }
@@ -74,6 +103,9 @@ extension OrgStore {
         let before = existing.values
         for (name, value) in values { existing.values[name] = value }
         try RecordValidator.checkRecordRules(object: object, written: values, record: existing.values)
+        if let saving, values.contains(where: { before[$0.key] != $0.value }) {
+            try checkDuplicates(db, object: object, record: existing.values, id: id, creating: false, visibleTo: ownerId, saving: saving)
+        }
         existing.values["LastModifiedDate"] = now.databaseValue
         existing.values["SystemModstamp"] = now.databaseValue
         existing.values["LastModifiedById"] = actingUserId.databaseValue
@@ -113,6 +145,22 @@ extension OrgStore {
             try db.execute(sql: "UPDATE \(quoted(child.tableName)) SET IsDeleted = 1, \(quoted(Self.deletedAtColumn)) = ?, SystemModstamp = ?, LastModifiedById = ? WHERE \(quoted(field.columnName)) = ? AND IsDeleted = 0",
                            arguments: [now, now, actingUserId, id])
         }
+    }
+
+    /// The object's standard duplicate rule, when the org enforces duplicate rules: a create that
+    /// matches is refused (alert, unless the request allows the save; block, always); an edit
+    /// only with a rule set to Block, as the standard rules merely report edits.
+    func checkDuplicates(_ db: Database, object: ObjectDefinition, record: [String: DatabaseValue], id: String?, creating: Bool,
+                         visibleTo ownerId: String?, saving: SaveRules) throws {
+        guard saving.rules.isOn(.duplicateRules), let rule = DuplicateRule.standard[object.name] else { return }
+        let action = saving.rules.duplicateActions[object.name] ?? .alert
+        if action == .alert && (saving.allowDuplicateSave || !creating) { return }
+        var excluding = saving.request?.savedIds ?? []
+        if let id { excluding.insert(id) }
+        let found = try duplicates(db, object: object, values: record, visibleTo: ownerId, excluding: excluding)
+        guard !found.isEmpty else { return }
+        throw Self.duplicatesDetected(rule, action: action, found: found, object: object, apiVersion: saving.apiVersion,
+                                      recordDetails: saving.includeRecordDetails)
     }
 
     /// The `If-Unmodified-Since` precondition of an update or delete: 412 when the record changed later.

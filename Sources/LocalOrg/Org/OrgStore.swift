@@ -65,9 +65,11 @@ public final class OrgStore: Sendable {
                 CREATE INDEX IF NOT EXISTS localorg_token_refresh ON localorg_token(refreshSelector);
                 """)
             try Self.addSignInColumns(db)
+            try Self.createAccessTables(db)
             try DeviceAuthorization.ensureTable(db)
             try Self.createHistoryTable(db)
             try Self.createEventTable(db)
+            try Self.createSettingTable(db)
             for object in schema.objects {
                 let table = object.tableName
                 if try db.tableExists(table) {
@@ -80,7 +82,8 @@ public final class OrgStore: Sendable {
                     try db.execute(sql: "CREATE TABLE \(quoted(table)) (\(columns.joined(separator: ", ")))")
                 }
                 for field in object.fields where field.type == .reference || field.externalId || field.unique
-                    || field.nameField || field.name == "SystemModstamp" || field.name == "LastModifiedDate" {
+                    || field.nameField || field.name == "SystemModstamp" || field.name == "LastModifiedDate"
+                    || DuplicateRule.candidateFields.contains("\(object.name).\(field.name)") {
                     try db.execute(sql: "CREATE INDEX IF NOT EXISTS \(quoted("\(table)_\(field.name)")) ON \(quoted(table))(\(quoted(field.columnName)))")
                 }
             }

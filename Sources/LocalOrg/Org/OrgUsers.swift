@@ -45,10 +45,14 @@ public struct NewOrgUser: Sendable, Equatable {
     public var firstName: String?
     public var lastName: String
     public var isAdmin: Bool
+    /// The profile's name; nil: Standard User (System Administrator for administrators).
+    public var profile: String?
 
-    public init(username: String, password: String, firstName: String? = nil, lastName: String? = nil, isAdmin: Bool = false) {
+    public init(username: String, password: String, firstName: String? = nil, lastName: String? = nil, isAdmin: Bool = false,
+                profile: String? = nil) {
         self.username = username
         self.password = password
+        self.profile = profile
         self.firstName = firstName
         self.lastName = lastName ?? String(username.split(separator: "@").first ?? Substring(username))
         self.isAdmin = isAdmin
@@ -163,6 +167,7 @@ extension OrgStore {
                 let id = try insertRow(db, object: user, values: &values, actingUserId: adminId.isEmpty ? "" : adminId, now: now)
                 try db.execute(sql: "INSERT INTO localorg_credential (userId, passwordHash, isAdmin) VALUES (?, ?, ?)",
                                arguments: [id, hash, new.isAdmin])
+                if let profile = new.profile { try assignProfile(profile, toUserIds: [id], in: db) }
                 ids.append(id)
             }
             return ids
@@ -194,6 +199,16 @@ extension OrgStore {
 
     /// Deactivates (ending every session of the user at once, so a trainee who leaves is out) or
     /// reactivates a user.
+    /// Gives a user a profile (nil or Standard User: the default).
+    public func setProfile(username: String, _ profile: String?) throws {
+        try pool.write { db in try assignProfile(profile, toUserIds: [try credentialUserId(db, username: username)], in: db) }
+    }
+
+    /// The id of the user who signs in as `username`, or an error naming the users there are.
+    public func signInUserId(username: String) throws -> String {
+        try pool.read { db in try credentialUserId(db, username: username) }
+    }
+
     public func setActive(username: String, _ active: Bool) throws {
         guard let user = schema.object(named: "User") else { throw SchemaError(description: "no User object") }
         try pool.write { db in

@@ -9,25 +9,32 @@ public enum RecordValidator {
     public enum Mode: Sendable { case create, update }
 
     /// The field values a body sets, keyed by canonical field name, converted for storage.
-    /// `isAdmin`: fields only admins may edit are refused to others, as field-level security does.
-    public static func values(for object: ObjectDefinition, body: JSONObject, mode: Mode, isAdmin: Bool = true) throws(APIError) -> [String: DatabaseValue] {
+    /// `access`: the user's field-level security. A field they may not read is no field at all
+    /// (`No such column`), one they may only read is refused with every such field named, as a
+    /// real org answers (both recorded: "INVALID_FIELD … No such column 'Department' on sobject of
+    /// type Contact" without `fields`; "Unable to create/update fields: A, B. …" with them).
+    public static func values(for object: ObjectDefinition, body: JSONObject, mode: Mode, access: FieldAccess = .administrator) throws(APIError) -> [String: DatabaseValue] {
         var result: [String: DatabaseValue] = [:]
+        var readOnly: [String] = []
         for (key, value) in body {
             if key == "attributes" { continue }
-            guard let field = object.field(named: key) else {
+            guard let field = object.field(named: key), access.canRead(field, in: object) else {
                 throw APIError(status: 400, errorCode: "INVALID_FIELD", message: "No such column '\(key)' on sobject of type \(object.name)")
             }
             if field.type == .id {
                 if mode == .update { continue }
                 throw APIError(status: 400, errorCode: "INVALID_FIELD_FOR_INSERT_UPDATE", message: "cannot specify Id in an insert call", fields: [])
             }
-            if !field.isWritable(creating: mode == .create, byAdmin: isAdmin) {
-                let verb = mode == .create ? "create" : "update"
-                throw APIError(status: 400, errorCode: "INVALID_FIELD_FOR_INSERT_UPDATE",
-                               message: "Unable to \(verb) fields: \(field.name). Please check the security settings of this field and verify that it is read/write for your profile or permission set.",
-                               fields: [field.name])
+            if !access.canWrite(field, in: object, creating: mode == .create) {
+                readOnly.append(field.name)
+                continue
             }
             result[field.name] = try convert(value, for: field)
+        }
+        if !readOnly.isEmpty {
+            throw APIError(status: 400, errorCode: "INVALID_FIELD_FOR_INSERT_UPDATE",
+                           message: "Unable to create/update fields: \(readOnly.joined(separator: ", ")). Please check the security settings of this field and verify that it is read/write for your profile or permission set.",
+                           fields: readOnly)
         }
         if mode == .create {
             for field in object.fields where field.type == .boolean && result[field.name] == nil && !field.isSystem {

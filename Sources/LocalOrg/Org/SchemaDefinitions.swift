@@ -70,10 +70,8 @@ public struct FieldDefinition: Sendable {
     /// The SQLite column holding this field.
     var columnName: String { name }
 
-    /// Whether a user may set the field when creating (`create`) or updating a record.
-    func isWritable(creating: Bool, byAdmin isAdmin: Bool) -> Bool {
-        (creating ? createable : updateable) && (isAdmin || !editableByAdminsOnly)
-    }
+    /// A long text area: Salesforce cannot filter, sort or group on it.
+    var isLongText: Bool { type == .textarea && length > 255 }
 }
 
 /// A record type of an object (Account's "Partner"), offering its own subset of some picklists.

@@ -41,7 +41,7 @@ extension LocalOrgAPI {
                 let index = nodes.count
                 do {
                     nodes.append(Node(object: object, referenceId: referenceId,
-                                      values: try RecordValidator.values(for: object, body: fields, mode: .create, isAdmin: context.session.isAdmin),
+                                      values: try RecordValidator.values(for: object, body: fields, mode: .create, access: context.fieldAccess),
                                       parentIndex: parentIndex, parentField: parentField))
                 } catch {
                     failures.append(["referenceId": .string(referenceId), "errors": [error.collectionEntry]])
@@ -61,6 +61,7 @@ extension LocalOrgAPI {
         let plannedNodes = nodes
         let userId = context.session.userId
         let owner = context.visibleOwner
+        let saving = context.saveRules
         let now = OrgStore.now()
         let store = self.store
         do {
@@ -70,7 +71,8 @@ extension LocalOrgAPI {
                     var values = node.values
                     if let parentIndex = node.parentIndex, let field = node.parentField { values[field] = ids[parentIndex].databaseValue }
                     do {
-                        ids.append(try store.insertRow(db, object: node.object, values: &values, actingUserId: userId, now: now, visibleTo: owner))
+                        ids.append(try store.insertRow(db, object: node.object, values: &values, actingUserId: userId, now: now, visibleTo: owner,
+                                                       saving: saving))
                     } catch let error as APIError {
                         throw TreeFailure(referenceId: node.referenceId, error: error)
                     }

@@ -42,7 +42,11 @@ extension LocalOrgAPI {
     func describe(_ object: ObjectDefinition, context: DataContext) -> APIResponse {
         if notModified(context.request, since: schemaLoadedAt) { return .empty(304) }
         var body = sobjectSummary(object, apiVersion: context.apiVersion)
-        body["fields"] = .array(object.fields.map { describeField($0, isAdmin: context.session.isAdmin) })
+        // A field the user's profile hides is not in their describe at all.
+        let access = context.fieldAccess
+        body["fields"] = .array(access.readableFields(of: object).map {
+            describeField($0, of: object, access: access, longTextRefused: context.rules.isOn(.nonFilterableFields))
+        })
         body["childRelationships"] = .array(schema.childRelationships(of: object.name).map { relationship in
             ["childSObject": .string(relationship.childObject), "field": .string(relationship.field),
              "relationshipName": .string(relationship.relationshipName), "cascadeDelete": .bool(relationship.cascadeDelete),
@@ -92,21 +96,27 @@ extension LocalOrgAPI {
         return response
     }
 
-    /// `isAdmin`: describe answers for the user asking, so a field only admins may edit is not
-    /// createable or updateable for others.
-    func describeField(_ field: FieldDefinition, isAdmin: Bool = true) -> JSONValue {
+    /// One field as the asking user is told it: read-only fields (the profile's, or the schema's)
+    /// are not createable or updateable. `longTextRefused`: long text areas are not filterable,
+    /// sortable or groupable, as a real org describes them (a recorded describe of a textarea of
+    /// 32,768 characters answers false for all three; the SOQL reference: WHERE takes "any field
+    /// except a long text area").
+    func describeField(_ field: FieldDefinition, of object: ObjectDefinition, access: FieldAccess = .administrator,
+                       longTextRefused: Bool = true) -> JSONValue {
         let isNumber = field.type.isNumber
+        let longText = longTextRefused && field.isLongText
         return [
             "name": .string(field.name), "label": .string(field.label), "type": .string(field.type.rawValue),
             "soapType": .string(field.type.soapType), "length": .int(Int64(field.type.isText || field.type == .id || field.type == .reference ? field.length : 0)),
             "byteLength": .int(Int64(field.length * 3)), "digits": .int(Int64(field.digits)),
             "precision": .int(Int64(field.precision)), "scale": .int(Int64(field.scale)),
-            "nillable": .bool(field.nillable), "createable": .bool(field.isWritable(creating: true, byAdmin: isAdmin)),
-            "updateable": .bool(field.isWritable(creating: false, byAdmin: isAdmin)),
+            "nillable": .bool(field.nillable), "createable": .bool(access.canWrite(field, in: object, creating: true)),
+            "updateable": .bool(access.canWrite(field, in: object, creating: false)),
             "defaultedOnCreate": .bool(field.defaultedOnCreate), "unique": .bool(field.unique), "externalId": .bool(field.externalId),
             "idLookup": .bool(field.idLookup), "nameField": .bool(field.nameField), "calculated": .bool(!field.concatenationOf.isEmpty),
             "autoNumber": false, "custom": .bool(field.custom), "caseSensitive": false,
-            "filterable": true, "sortable": .bool(field.type != .textarea || field.length <= 255), "groupable": .bool(!isNumber),
+            "filterable": .bool(!longText), "sortable": .bool(!longText && (field.type != .textarea || field.length <= 255)),
+            "groupable": .bool(!isNumber && !longText),
             "aggregatable": true, "referenceTo": .array(field.referenceTo.map { [.string($0)] } ?? []),
             "relationshipName": field.relationshipName.map(JSONValue.string) ?? .null,
             "cascadeDelete": .bool(field.cascadeDelete), "restrictedDelete": false,
@@ -114,8 +124,8 @@ extension LocalOrgAPI {
             "restrictedPicklist": .bool(field.restrictedPicklist), "dependentPicklist": false, "controllerName": .null,
             "defaultValue": field.defaultValue ?? .null, "defaultValueFormula": .null, "calculatedFormula": .null,
             "inlineHelpText": .null, "htmlFormatted": false, "encrypted": false, "deprecatedAndHidden": false,
-            "compoundFieldName": .null, "extraTypeInfo": .null,
-            "permissionable": .bool(!field.isSystem && field.nillable), "writeRequiresMasterRead": false,
+            "compoundFieldName": .null, "extraTypeInfo": field.type == .textarea ? "plaintextarea" : .null,
+            "permissionable": .bool(field.isPermissionable), "writeRequiresMasterRead": false,
             "aiPredictionField": false, "displayLocationInDecimal": false, "filteredLookupInfo": .null,
             "formulaTreatNullNumberAsZero": false, "highScaleNumber": false, "mask": .null, "maskType": .null,
             "namePointing": false, "polymorphicForeignKey": false, "queryByDistance": false, "referenceTargetField": .null,

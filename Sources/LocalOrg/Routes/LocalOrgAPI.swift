@@ -33,6 +33,12 @@ public struct OrgSettings: Sendable {
     public var mobilePolicy = MobilePolicy()
     /// Connected apps' own policies (`mobilePolicy` in `connected-apps.json`), by client id.
     public var connectedAppPolicies: [String: MobilePolicy] = [:]
+    /// Client ids whose username-password flow is blocked (`"passwordFlow": false` in
+    /// connected-apps.json; `serve --block-password-flow` for the built-in app).
+    public var passwordFlowBlocked: Set<String> = []
+    /// The production rules to enforce whatever the org's database says (tests); nil: the org's
+    /// own, as `localorg rules` sets them, read again within a second of a change.
+    public var rules: ProductionRules?
     public init() {}
 }
 
@@ -47,6 +53,8 @@ public struct LocalOrgAPI: Sendable {
     let injectedFailures = InjectedFailures()
     /// The trainer's log: every request answered, written in batches.
     let events: EventRecorder
+    /// Which production rules the org enforces now.
+    let rules: ProductionRulesCache
     /// Read when used: a snapshot restore gives the org a new id while the server runs.
     func organizationId() async -> String { (try? await store.currentOrganizationId()) ?? "" }
     /// When the schema was loaded: describes answer 304 to `If-Modified-Since` later than this.
@@ -62,6 +70,7 @@ public struct LocalOrgAPI: Sendable {
         self.tokens = try TokenService(store: store, accessTokenLifetime: settings.tokenLifetime)
         self.queries = QueryEngine(store: store)
         self.events = EventRecorder(store: store)
+        self.rules = ProductionRulesCache(store: store, fixed: settings.rules)
         self.schemaLoadedAt = OrgStore.now()
     }
 
@@ -72,6 +81,8 @@ public struct LocalOrgAPI: Sendable {
     /// compressed when the client's `Accept-Encoding` allows it.
     public func handle(_ request: APIRequest) async -> APIResponse {
         var request = request
+        let rules = await rules.current()
+        if rules.isOn(.requestSizeLimit), let refusal = Self.sizeRefusal(request) { return refusal }
         do {
             request.body = try HTTPCompression.decodedBody(request.body, contentEncoding: request.header("content-encoding"),
                                                            maximumBytes: settings.maximumBodyBytes)
@@ -79,14 +90,14 @@ public struct LocalOrgAPI: Sendable {
             return .error(error)
         }
         let context = RequestContext()
-        var response = await RequestContext.$current.withValue(context) { await handleDecoded(request) }
+        var response = await RequestContext.$current.withValue(context) { await handleDecoded(request, rules: rules) }
         response.loggedUser = context.username
         response.innerOutcomes = RequestLogEntry.innerOutcomes(path: request.path, status: response.status, body: response.body)
         HTTPCompression.compress(&response, acceptEncoding: request.header("accept-encoding"))
         return response
     }
 
-    func handleDecoded(_ request: APIRequest) async -> APIResponse {
+    func handleDecoded(_ request: APIRequest, rules: ProductionRules) async -> APIResponse {
         guard request.body.count <= settings.maximumBodyBytes else {
             return .error(APIError(status: 413, errorCode: "REQUEST_ENTITY_TOO_LARGE", message: "Request body exceeds \(settings.maximumBodyBytes) bytes"))
         }
@@ -99,7 +110,7 @@ public struct LocalOrgAPI: Sendable {
             case "services" where segments.count == 2 && segments[1] == "data":
                 return versions()
             case "services" where segments.count >= 3 && segments[1] == "data":
-                return try await handleData(request, version: segments[2], rest: Array(segments.dropFirst(3)))
+                return try await handleData(request, version: segments[2], rest: Array(segments.dropFirst(3)), rules: rules)
             case "services" where segments.count == 4 && segments[1] == "Soap" && segments[2] == "u":
                 return try await soapLogin(request, version: segments[3])
             case "trainer":
@@ -125,6 +136,21 @@ public struct LocalOrgAPI: Sendable {
             return .error(APIError(status: 500, errorCode: "UNKNOWN_EXCEPTION",
                                    message: "An unexpected error occurred. Please include this ErrorId if you contact support: \(errorId)"))
         }
+    }
+
+    /// Salesforce's limit on what precedes a body ("REST API … Limits": the URI and headers
+    /// together at most 16,384 bytes): 414 when the URI alone is over, else 431, each with the
+    /// HTML body the recorded answers carry, not a JSON error.
+    static let requestHeadLimit = 16_384
+
+    static func sizeRefusal(_ request: APIRequest) -> APIResponse? {
+        let uri = request.path.utf8.count + (request.query.isEmpty ? 0 : request.query.utf8.count + 1)
+        var total = uri
+        for (name, value) in request.headers { total += name.utf8.count + 2 + value.utf8.count + 2 }
+        guard total > requestHeadLimit else { return nil }
+        let (status, reason) = uri > requestHeadLimit ? (414, "URI Too Long") : (431, "Request Header Fields Too Large")
+        return APIResponse(status: status, headers: [("Content-Type", "text/html;charset=iso-8859-1")],
+                           body: Array("<h1>Bad Message \(status)</h1><pre>reason: \(reason)</pre>".utf8))
     }
 
     // MARK: Versions and authentication
@@ -163,7 +189,7 @@ public struct LocalOrgAPI: Sendable {
 
     // MARK: Data API
 
-    func handleData(_ request: APIRequest, version versionSegment: String, rest: [String]) async throws -> APIResponse {
+    func handleData(_ request: APIRequest, version versionSegment: String, rest: [String], rules: ProductionRules) async throws -> APIResponse {
         // `latest` is the documented alias of the newest version.
         let requested = versionSegment == "latest" ? "v\(Self.supportedVersions.upperBound).0" : versionSegment
         guard requested.hasPrefix("v"), let number = Self.supportedVersion(requested.dropFirst(), wholeOnly: true) else {
@@ -191,7 +217,7 @@ public struct LocalOrgAPI: Sendable {
                 if method == "POST", let override = request.queryItems["_HttpMethod"] { method = override.uppercased() }
                 let visibleOwner = settings.sharing == .private && !session.isAdmin ? session.userId : nil
                 let context = DataContext(request: request, method: method, apiVersion: apiVersion, session: session, apiUsed: used,
-                                          visibleOwner: visibleOwner)
+                                          visibleOwner: visibleOwner, rules: rules)
                 response = try await routeData(context, rest: rest)
             } catch let error as APIError {
                 response = .error(error)
@@ -209,6 +235,29 @@ public struct LocalOrgAPI: Sendable {
         var apiUsed: Int
         /// With private sharing, the user whose records alone are visible; nil when all are.
         var visibleOwner: String?
+        /// The production rules the org enforces for this request.
+        var rules: ProductionRules = .strict
+        /// The request's own scope, taken when it starts (routes run parts of it on the
+        /// database's queue, where the task-local is not set).
+        var scope: RequestContext? = RequestContext.current
+
+        /// The rules a save of this request meets. The duplicate rule header came with v52.0.
+        var saveRules: SaveRules {
+            let header: (allowSave: Bool, includeRecordDetails: Bool) = apiVersion(atLeast: 52)
+                ? SaveRules.duplicateHeader(request.header("sforce-duplicate-rule-header")) : (false, false)
+            return SaveRules(rules: rules, allowDuplicateSave: header.allowSave, includeRecordDetails: header.includeRecordDetails,
+                             apiVersion: apiVersion, request: scope)
+        }
+
+        /// What the user may name in SOQL: their fields, and the org's rules for long text areas.
+        var queryPolicy: QueryPolicy { QueryPolicy(access: fieldAccess, refusesLongText: rules.isOn(.nonFilterableFields)) }
+
+        /// The user's field-level security; with the rule off, only the schema's admin-only fields
+        /// are kept from other users, as localorg did before profiles.
+        var fieldAccess: FieldAccess {
+            if session.isAdmin { return .administrator }
+            return rules.isOn(.fieldLevelSecurity) ? session.fields : .standardUser
+        }
 
         /// Whether the request's API version is `version` or later: what a resource answers, or
         /// whether it exists at all, follows the version Salesforce introduced it in.
@@ -217,9 +266,10 @@ public struct LocalOrgAPI: Sendable {
         /// The fields `?fields=a,b` lists, each one of `object`'s; nil without the parameter.
         func listedFields(of object: ObjectDefinition) throws -> [FieldDefinition]? {
             guard let list = request.queryItems["fields"], !list.isEmpty else { return nil }
+            let access = fieldAccess
             return try list.split(separator: ",").map { name in
                 let trimmed = name.trimmingCharacters(in: .whitespaces)
-                guard let field = object.field(named: trimmed) else { throw APIError.noSuchColumn(trimmed, on: object) }
+                guard let field = object.field(named: trimmed), access.canRead(field, in: object) else { throw APIError.noSuchColumn(trimmed, on: object) }
                 return field
             }
         }
@@ -249,9 +299,11 @@ public struct LocalOrgAPI: Sendable {
                 guard let text = context.request.queryItems["q"], !text.isEmpty else {
                     throw APIError(status: 400, errorCode: "MALFORMED_SEARCH", message: "A search string has to be specified")
                 }
-                records = try await queries.search(text, userId: context.session.userId, visibleTo: context.visibleOwner, apiVersion: context.apiVersion)
+                records = try await queries.search(text, userId: context.session.userId, visibleTo: context.visibleOwner, access: context.fieldAccess,
+                                                   apiVersion: context.apiVersion)
             } else {
-                records = try await queries.parameterizedSearch(context.request.queryItems, visibleTo: context.visibleOwner, apiVersion: context.apiVersion)
+                records = try await queries.parameterizedSearch(context.request.queryItems, visibleTo: context.visibleOwner, access: context.fieldAccess,
+                                                                apiVersion: context.apiVersion)
             }
             // Before v36.0 the answer was a bare array.
             return !context.apiVersion(atLeast: 36) ? .json(.array(records)) : .json(["searchRecords": .array(records)])
@@ -357,7 +409,8 @@ public struct LocalOrgAPI: Sendable {
                 throw APIError.malformedQuery("A query string has to be specified")
             }
             page = try await queries.query(text, includeDeleted: includeDeleted, batchSize: batchSize(context.request),
-                                           userId: context.session.userId, visibleTo: context.visibleOwner, apiVersion: context.apiVersion)
+                                           userId: context.session.userId, visibleTo: context.visibleOwner, policy: context.queryPolicy,
+                                           apiVersion: context.apiVersion)
         }
         return .json(Self.queryResult(page, apiVersion: context.apiVersion))
     }

@@ -73,7 +73,7 @@ extension LocalOrgAPI {
                     if body["Id"] != nil || body["id"] != nil {
                         throw APIError(status: 400, errorCode: "INVALID_FIELD", message: "cannot specify Id in an insert call", fields: ["Id"])
                     }
-                    return .insert(object, try RecordValidator.values(for: object, body: body, mode: .create, isAdmin: context.session.isAdmin))
+                    return .insert(object, try RecordValidator.values(for: object, body: body, mode: .create, access: context.fieldAccess))
                 }
                 let idText = (body.removeValue(forKey: "Id") ?? body.removeValue(forKey: "id"))?.stringValue
                 guard let idText else {
@@ -82,7 +82,7 @@ extension LocalOrgAPI {
                 guard let id = SalesforceId.canonical(idText), SalesforceId.keyPrefix(of: id) == object.keyPrefix else {
                     throw APIError(status: 400, errorCode: "MALFORMED_ID", message: "\(object.label) ID: id value of incorrect type: \(idText)", fields: ["Id"])
                 }
-                return .update(object, id, try RecordValidator.values(for: object, body: body, mode: .update, isAdmin: context.session.isAdmin))
+                return .update(object, id, try RecordValidator.values(for: object, body: body, mode: .update, access: context.fieldAccess))
             } catch let error as APIError {
                 return .failed(error)
             } catch {
@@ -93,21 +93,23 @@ extension LocalOrgAPI {
         let now = OrgStore.now()
         let outcomes: [Result<String, APIError>]
         do {
-            outcomes = try await writePlans(plans, allOrNone: allOrNone, userId: userId, now: now, visibleTo: context.visibleOwner)
+            outcomes = try await writePlans(plans, allOrNone: allOrNone, userId: userId, now: now, visibleTo: context.visibleOwner,
+                                            saving: context.saveRules)
         } catch let rollback as AllOrNoneRollback {
             return .json(.array(rollback.rolledBackResults))
         }
         return .json(.array(outcomes.map(collectionResult)))
     }
 
-    private func writePlans(_ plans: [PlannedWrite], allOrNone: Bool, userId: String, now: Int64, visibleTo owner: String?) async throws -> [Result<String, APIError>] {
+    private func writePlans(_ plans: [PlannedWrite], allOrNone: Bool, userId: String, now: Int64, visibleTo owner: String?,
+                            saving: SaveRules) async throws -> [Result<String, APIError>] {
         let store = self.store
         return try await writeEach(plans, allOrNone: allOrNone, id: { $0 }) { plan, db in
             switch plan {
             case .insert(let object, var values):
-                return try store.insertRow(db, object: object, values: &values, actingUserId: userId, now: now, visibleTo: owner)
+                return try store.insertRow(db, object: object, values: &values, actingUserId: userId, now: now, visibleTo: owner, saving: saving)
             case let .update(object, id, values):
-                try store.updateRow(db, object: object, id: id, values: values, actingUserId: userId, now: now, visibleTo: owner)
+                try store.updateRow(db, object: object, id: id, values: values, actingUserId: userId, now: now, visibleTo: owner, saving: saving)
                 return id
             case let .failed(error):
                 throw error
@@ -152,13 +154,14 @@ extension LocalOrgAPI {
         try checkWriteAccess(object, context: context)
         let userId = context.session.userId
         let owner = context.visibleOwner
-        let isAdmin = context.session.isAdmin
+        let access = context.fieldAccess
+        let saving = context.saveRules
         let now = OrgStore.now()
         let store = self.store
         do {
             let outcomes = try await writeEach(records, allOrNone: allOrNone, id: { $0.id }) { record, db in
                 try Self.upsertOne(record, object: object, field: field, store: store, db: db,
-                                   userId: userId, isAdmin: isAdmin, now: now, owner: owner)
+                                   userId: userId, access: access, now: now, owner: owner, saving: saving)
             }
             return .json(.array(outcomes.map { outcome in
                 switch outcome {
@@ -172,7 +175,8 @@ extension LocalOrgAPI {
     }
 
     private static func upsertOne(_ record: JSONValue, object: ObjectDefinition, field: FieldDefinition, store: OrgStore, db: Database,
-                                  userId: String, isAdmin: Bool, now: Int64, owner: String?) throws -> (id: String, created: Bool) {
+                                  userId: String, access: FieldAccess, now: Int64, owner: String?,
+                                  saving: SaveRules) throws -> (id: String, created: Bool) {
         guard var body = record.objectValue else { throw APIError.jsonParser("each record must be a JSON object") }
         guard let type = body["attributes"]?["type"]?.stringValue else {
             throw APIError(status: 400, errorCode: "JSON_PARSER_ERROR", message: "Missing attributes for the record: each record needs \"attributes\": {\"type\": \"\(object.name)\"}")
@@ -195,12 +199,12 @@ extension LocalOrgAPI {
         }
         if let id = matches.first {
             body.removeValue(forKey: key.key)
-            let values = try RecordValidator.values(for: object, body: body, mode: .update, isAdmin: isAdmin)
-            try store.updateRow(db, object: object, id: id, values: values, actingUserId: userId, now: now, visibleTo: owner)
+            let values = try RecordValidator.values(for: object, body: body, mode: .update, access: access)
+            try store.updateRow(db, object: object, id: id, values: values, actingUserId: userId, now: now, visibleTo: owner, saving: saving)
             return (id, false)
         }
-        var values = try RecordValidator.values(for: object, body: body, mode: .create, isAdmin: isAdmin)
-        return (try store.insertRow(db, object: object, values: &values, actingUserId: userId, now: now, visibleTo: owner), true)
+        var values = try RecordValidator.values(for: object, body: body, mode: .create, access: access)
+        return (try store.insertRow(db, object: object, values: &values, actingUserId: userId, now: now, visibleTo: owner, saving: saving), true)
     }
 
     /// How a collection answers for one record: an id that names no record is
@@ -257,8 +261,9 @@ extension LocalOrgAPI {
         guard idTexts.count <= Self.retrieveLimit else {
             throw APIError(status: 400, errorCode: "EXCEEDED_ID_LIMIT", message: "record limit reached. cannot submit more than \(Self.retrieveLimit) records into this call")
         }
+        let access = context.fieldAccess
         let fields = try fieldNames.map { name in
-            guard let field = object.field(named: name) else {
+            guard let field = object.field(named: name), access.canRead(field, in: object) else {
                 throw APIError(status: 400, errorCode: "INVALID_FIELD", message: "No such column '\(name)' on entity '\(object.name)'.")
             }
             return field

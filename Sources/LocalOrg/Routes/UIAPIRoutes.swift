@@ -62,7 +62,7 @@ extension LocalOrgAPI {
             "recordTypeId": .string(recordTypeId), "saveOptions": [],
         ]
         body["sections"] = .array(sections.enumerated().compactMap { index, section in
-            layoutSection(section, index: index, object: object, mode: mode, compact: layoutType == "Compact")
+            layoutSection(section, index: index, object: object, mode: mode, compact: layoutType == "Compact", access: context.fieldAccess)
         })
         return Self.taggedAnswer(body, request: context.request)
     }
@@ -81,13 +81,15 @@ extension LocalOrgAPI {
 
     /// A section of two columns, its items row by row; nil when none of its fields exists here
     /// (or, creating a record, when all are read-only system fields).
-    private func layoutSection(_ section: LayoutSection, index: Int, object: ObjectDefinition, mode: String, compact: Bool) -> JSONValue? {
+    /// A field the user's profile hides is left out of the layout, as the UI API leaves it out.
+    private func layoutSection(_ section: LayoutSection, index: Int, object: ObjectDefinition, mode: String, compact: Bool,
+                               access: FieldAccess) -> JSONValue? {
         let fields = section.fields.compactMap { object.field(named: $0) }.filter { field in
-            mode == "View" || !field.isSystem || field.name == "OwnerId"
+            access.canRead(field, in: object) && (mode == "View" || !field.isSystem || field.name == "OwnerId")
         }
         guard !fields.isEmpty else { return nil }
         let columns = compact ? 1 : 2
-        let items = fields.map { layoutItem($0, object: object, mode: mode, compact: compact) }
+        let items = fields.map { layoutItem($0, object: object, mode: mode, compact: compact, access: access) }
         let rows = stride(from: 0, to: items.count, by: columns).map { start in
             JSONValue.object(["layoutItems": .array(Array(items[start..<min(start + columns, items.count)]))])
         }
@@ -98,9 +100,11 @@ extension LocalOrgAPI {
         ]
     }
 
-    private func layoutItem(_ field: FieldDefinition, object: ObjectDefinition, mode: String, compact: Bool) -> JSONValue {
+    private func layoutItem(_ field: FieldDefinition, object: ObjectDefinition, mode: String, compact: Bool, access: FieldAccess) -> JSONValue {
         let required = field.isRequiredOnCreate && !field.isSystem
-        let editable = mode == "Create" ? field.createable : field.updateable
+        let creatable = access.canWrite(field, in: object, creating: true)
+        let updatable = access.canWrite(field, in: object, creating: false)
+        let editable = mode == "Create" ? creatable : updatable
         // Page layouts say how the item behaves; compact layouts leave it null (as the UI API does).
         let behavior: JSONValue = compact ? .null : .string(required ? "Required" : (editable && !field.isSystem ? "Edit" : "Readonly"))
         let component: JSONObject = [
@@ -108,7 +112,7 @@ extension LocalOrgAPI {
             "label": .string(field.label),
         ]
         return [
-            "editableForNew": .bool(field.createable && !field.isSystem), "editableForUpdate": .bool(field.updateable && !field.isSystem),
+            "editableForNew": .bool(creatable && !field.isSystem), "editableForUpdate": .bool(updatable && !field.isSystem),
             "label": .string(field.label), "layoutComponents": [.object(component)],
             "lookupIdApiName": field.referenceTo == nil ? .null : .string(field.name),
             "required": .bool(required), "sortable": false, "uiBehavior": behavior,
@@ -137,13 +141,13 @@ extension LocalOrgAPI {
             return body
         }
         if let fieldName {
-            guard let field = object.field(named: fieldName), field.type.isPicklist else {
+            guard let field = object.field(named: fieldName), field.type.isPicklist, context.fieldAccess.canRead(field, in: object) else {
                 throw APIError(status: 404, errorCode: "NOT_FOUND", message: "The requested resource does not exist")
             }
             return Self.taggedAnswer(fieldValues(field), request: context.request)
         }
         var fields: JSONObject = [:]
-        for field in object.fields where field.type.isPicklist { fields[field.name] = .object(fieldValues(field)) }
+        for field in context.fieldAccess.readableFields(of: object) where field.type.isPicklist { fields[field.name] = .object(fieldValues(field)) }
         return Self.taggedAnswer(["picklistFieldValues": .object(fields)], request: context.request)
     }
 

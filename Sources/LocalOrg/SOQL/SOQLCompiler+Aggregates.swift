@@ -6,6 +6,9 @@ extension SOQLCompiler {
     /// The SQL of an aggregate function call, after checking the field suits it.
     mutating func aggregateExpression(_ aggregate: SOQLAggregate, object: ObjectDefinition) throws(SOQLError) -> (String, FieldDefinition) {
         let (alias, field, _) = try resolve(aggregate.field, from: object)
+        if policy.refusesLongText, field.isLongText {
+            throw SOQLError(errorCode: "MALFORMED_QUERY", detail: "field \(field.name) does not support aggregate operator \(aggregate.function)", offset: aggregate.offset)
+        }
         let column = "\(alias).\(quoted(field.columnName))"
         let numeric = field.type.isNumber
         switch aggregate.function {
@@ -32,6 +35,7 @@ extension SOQLCompiler {
         var groupExpressions: [String] = []
         for path in query.groupBy {
             let (expression, field, chain) = try valueExpression(path, from: object)
+            try refuseLongText(field, .grouping, offset: path.offset)
             groupKeys[Self.canonicalKey(chain, field)] = expression
             groupExpressions.append(expression)
         }

@@ -18,9 +18,11 @@ extension SOQLCompiler {
             return "NOT COALESCE((\(try compileCondition(inner, object: object))), 0)"
         case let .comparison(path, comparison, literal, offset):
             let (column, field, _) = try valueExpression(path, from: object)
+            try refuseLongText(field, .filtering, offset: path.offset)
             return try compileComparison(column: column, field: field, comparison: comparison, literal: literal, offset: offset)
         case let .inList(path, negated, literals, offset):
             let (rawColumn, field, _) = try valueExpression(path, from: object)
+            try refuseLongText(field, .filtering, offset: path.offset)
             let folded = field.type.isText && literals.contains(where: Self.needsUnicodeFolding)
             let column = folded ? "\(OrgStore.foldFunction)(\(rawColumn))" : rawColumn
             var placeholders: [String] = []
@@ -64,6 +66,7 @@ extension SOQLCompiler {
                 throw SOQLError(errorCode: "INVALID_FIELD", detail: "LIKE cannot be used with \(function.rawValue)()", offset: offset)
             }
             let (alias, field, _) = try resolve(path, from: object)
+            try refuseLongText(field, .filtering, offset: path.offset)
             guard field.type.isText || field.type == .id || field.type == .reference else {
                 throw SOQLError(errorCode: "INVALID_FIELD", detail: "invalid operator on \(field.type.rawValue) field: \(field.name)", offset: offset)
             }

@@ -63,12 +63,25 @@ struct CompiledChildQuery: Sendable {
     }
 }
 
+/// What the asking user may name in a query: their field-level security (a hidden field is no
+/// column at all), and whether long text areas are refused where a real org refuses them.
+struct QueryPolicy: Sendable {
+    var access: FieldAccess = .administrator
+    var refusesLongText = false
+
+    init(access: FieldAccess = .administrator, refusesLongText: Bool = false) {
+        self.access = access
+        self.refusesLongText = refusesLongText
+    }
+}
+
 /// Checks a parsed query against the schema and turns it into SQL.
 struct SOQLCompiler {
     let schema: OrgSchema
     let includeDeleted: Bool
     /// With private sharing, the user whose records alone are visible (nil: all records).
     let ownerId: String?
+    let policy: QueryPolicy
     /// The start of the current day (UTC), for TODAY and LAST_N_DAYS.
     let todayStartDays: Int64
 
@@ -81,15 +94,17 @@ struct SOQLCompiler {
     /// GROUP BY fields by canonical key, so HAVING can compare them too.
     var groupKeys: [String: String] = [:]
 
-    init(schema: OrgSchema, includeDeleted: Bool, now: Int64, ownerId: String? = nil) {
+    init(schema: OrgSchema, includeDeleted: Bool, now: Int64, ownerId: String? = nil, policy: QueryPolicy = QueryPolicy()) {
         self.schema = schema
         self.includeDeleted = includeDeleted
         self.ownerId = ownerId
+        self.policy = policy
         self.todayStartDays = SalesforceDate.floorDivide(now, 86_400)
     }
 
-    static func compile(_ query: SOQLQuery, schema: OrgSchema, includeDeleted: Bool, now: Int64, ownerId: String? = nil) throws(SOQLError) -> CompiledSOQL {
-        var compiler = SOQLCompiler(schema: schema, includeDeleted: includeDeleted, now: now, ownerId: ownerId)
+    static func compile(_ query: SOQLQuery, schema: OrgSchema, includeDeleted: Bool, now: Int64, ownerId: String? = nil,
+                        policy: QueryPolicy = QueryPolicy()) throws(SOQLError) -> CompiledSOQL {
+        var compiler = SOQLCompiler(schema: schema, includeDeleted: includeDeleted, now: now, ownerId: ownerId, policy: policy)
         guard let object = schema.object(named: query.objectName) else { throw unsupportedType(query) }
         return try compiler.compile(query, object: object)
     }
@@ -112,7 +127,7 @@ struct SOQLCompiler {
         guard !subquery.isCount, subquery.offset == nil, !aggregates, subquery.groupBy.isEmpty else {
             throw SOQLError(errorCode: "MALFORMED_QUERY", detail: "aggregates, GROUP BY and OFFSET are not supported in child subqueries", offset: subquery.objectOffset)
         }
-        var compiler = SOQLCompiler(schema: schema, includeDeleted: includeDeleted, now: todayStartDays * 86_400, ownerId: ownerId)
+        var compiler = SOQLCompiler(schema: schema, includeDeleted: includeDeleted, now: todayStartDays * 86_400, ownerId: ownerId, policy: policy)
         return (relationship.relationshipName, CompiledChildQuery(query: try compiler.compile(subquery, object: child), foreignKeyColumn: field.columnName))
     }
 
@@ -129,7 +144,8 @@ struct SOQLCompiler {
             if set != "STANDARD", (query.limit ?? Int.max) > 200 {
                 throw SOQLError(errorCode: "MALFORMED_QUERY", detail: "The SOQL FIELDS function must have a LIMIT of at most 200", offset: offset)
             }
-            for field in object.fields where (set == "ALL" || (set == "CUSTOM") == field.custom) && !named.contains(field.name.lowercased()) {
+            for field in policy.access.readableFields(of: object)
+            where (set == "ALL" || (set == "CUSTOM") == field.custom) && !named.contains(field.name.lowercased()) {
                 expanded.append(.field(SOQLFieldPath(components: [field.name], offset: offset)))
             }
         }
@@ -173,6 +189,7 @@ struct SOQLCompiler {
             }
             if let function = ordering.field.dateFunction { throw Self.dateFunctionNeedsGrouping(function, offset: ordering.field.offset) }
             let (alias, field, _) = try resolve(ordering.field, from: object)
+            try refuseLongText(field, .sorting, offset: ordering.field.offset)
             var part = "\(alias).\(quoted(field.columnName)) \(ordering.descending ? "DESC" : "ASC")"
             if let nullsFirst = ordering.nullsFirst { part += nullsFirst ? " NULLS FIRST" : " NULLS LAST" }
             orderParts.append(part)
@@ -227,7 +244,7 @@ struct SOQLCompiler {
         guard let field = object.field(named: path.components[0]), field.type == .id || field.type == .reference else {
             throw SOQLError(errorCode: "INVALID_FIELD", detail: "a semi-join subquery must select an Id or reference field, not \(path.text)", offset: path.offset)
         }
-        var compiler = SOQLCompiler(schema: schema, includeDeleted: false, now: todayStartDays * 86_400, ownerId: ownerId)
+        var compiler = SOQLCompiler(schema: schema, includeDeleted: false, now: todayStartDays * 86_400, ownerId: ownerId, policy: policy)
         let compiled = try compiler.compile(subquery, object: object)
         let notNull = "t.\(quoted(field.columnName)) IS NOT NULL"
         let whereSQL = compiled.whereSQL.isEmpty ? " WHERE \(notNull)" : "\(compiled.whereSQL) AND \(notNull)"
@@ -311,7 +328,8 @@ struct SOQLCompiler {
         var key = ""
         var chain: [(relationshipName: String, object: ObjectDefinition, alias: String)] = []
         for relationshipName in components.dropLast() {
-            guard let reference = current.relationship(named: relationshipName), let targetName = reference.referenceTo,
+            guard let reference = current.relationship(named: relationshipName), policy.access.canRead(reference, in: current),
+                  let targetName = reference.referenceTo,
                   let target = schema.object(named: targetName), let canonicalName = reference.relationshipName else {
                 throw SOQLError(errorCode: "INVALID_FIELD",
                                 detail: "Didn't understand relationship '\(relationshipName)' in field path. If you are attempting to use a custom relationship, be sure to append the '__r' after the custom relationship name. Please reference your WSDL or the describe call for the appropriate names.",
@@ -331,7 +349,7 @@ struct SOQLCompiler {
             chain.append((canonicalName, target, alias))
             current = target
         }
-        guard let last = components.last, let field = current.field(named: last) else {
+        guard let last = components.last, let field = current.field(named: last), policy.access.canRead(field, in: current) else {
             throw SOQLError(errorCode: "INVALID_FIELD",
                             detail: "No such column '\(components.last ?? path.text)' on entity '\(current.name)'. If you are attempting to use a custom field, be sure to append the '__c' after the custom field name. Please reference your WSDL or the describe call for the appropriate names.",
                             offset: path.offset)
@@ -339,6 +357,19 @@ struct SOQLCompiler {
         return (alias, field, chain)
     }
 
+}
+
+extension SOQLCompiler {
+    enum LongTextUse: String { case filtering = "filtered", sorting = "sorted", grouping = "grouped" }
+
+    /// A long text area where a real org refuses one: "field 'Description' can not be filtered in
+    /// a query call" (INVALID_FIELD, as recorded answers carry it); sorted and grouped are
+    /// MALFORMED_QUERY, as a reproduction against a live org reported (no recording found).
+    func refuseLongText(_ field: FieldDefinition, _ use: LongTextUse, offset: Int) throws(SOQLError) {
+        guard policy.refusesLongText, field.isLongText else { return }
+        throw SOQLError(errorCode: use == .filtering ? "INVALID_FIELD" : "MALFORMED_QUERY",
+                        detail: "field '\(field.name)' can not be \(use.rawValue) in a query call", offset: offset)
+    }
 }
 
 extension SOQLError {

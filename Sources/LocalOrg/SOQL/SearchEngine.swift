@@ -4,15 +4,17 @@ import GRDB
 extension QueryEngine {
     /// Runs a SOSL search: each RETURNING object becomes a SOQL query whose WHERE also requires
     /// the search words in the scope's fields, compiled to parameterised LIKE conditions.
-    public func search(_ text: String, userId: String, visibleTo ownerId: String?, apiVersion: String) async throws -> [JSONValue] {
+    /// `access`: the user's field-level security; a hidden field is neither searched nor returned.
+    public func search(_ text: String, userId: String, visibleTo ownerId: String?, access: FieldAccess = .administrator,
+                       apiVersion: String) async throws -> [JSONValue] {
         let search: SOSLSearch
         do { search = try SOQLParser.parseSearch(text) } catch {
             throw APIError(status: 400, errorCode: error.errorCode, message: error.message(for: text))
         }
-        return try await run(search, sourceText: text, visibleTo: ownerId, apiVersion: apiVersion)
+        return try await run(search, sourceText: text, visibleTo: ownerId, access: access, apiVersion: apiVersion)
     }
 
-    func run(_ search: SOSLSearch, sourceText: String, visibleTo ownerId: String?, apiVersion: String) async throws -> [JSONValue] {
+    func run(_ search: SOSLSearch, sourceText: String, visibleTo ownerId: String?, access: FieldAccess, apiVersion: String) async throws -> [JSONValue] {
         let schema = store.schema
         let queries = search.returning.isEmpty
             ? schema.objects.filter(\.createable).map { SOQLQuery(items: [], isCount: false, objectName: $0.name, objectOffset: 0, condition: nil, ordering: [], limit: nil, offset: nil) }
@@ -24,7 +26,7 @@ extension QueryEngine {
             guard let object = schema.object(named: query.objectName) else {
                 throw APIError(status: 400, errorCode: "INVALID_TYPE", message: SOQLCompiler.unsupportedType(query).message(for: sourceText))
             }
-            let fields = Self.searchFields(of: object, scope: search.scope)
+            let fields = Self.searchFields(of: object, scope: search.scope).filter { access.canRead($0, in: object) }
             if fields.isEmpty { continue }
             let matches: SOQLCondition = .or(search.alternatives.map { words in
                 .and(words.map { word in
@@ -39,7 +41,9 @@ extension QueryEngine {
             query.limit = min(query.limit ?? remaining, remaining)
             let compiled: CompiledSOQL
             do {
-                compiled = try SOQLCompiler.compile(query, schema: schema, includeDeleted: false, now: OrgStore.now(), ownerId: ownerId)
+                // SOSL searches long text areas: only field-level security applies here.
+                compiled = try SOQLCompiler.compile(query, schema: schema, includeDeleted: false, now: OrgStore.now(), ownerId: ownerId,
+                                                    policy: QueryPolicy(access: access))
             } catch {
                 throw APIError(status: 400, errorCode: error.errorCode, message: error.message(for: sourceText))
             }
@@ -64,7 +68,8 @@ extension QueryEngine {
     }
 
     /// `/parameterizedSearch`: the same search from query parameters instead of SOSL text.
-    public func parameterizedSearch(_ items: [String: String], visibleTo ownerId: String?, apiVersion: String) async throws -> [JSONValue] {
+    public func parameterizedSearch(_ items: [String: String], visibleTo ownerId: String?, access: FieldAccess = .administrator,
+                                    apiVersion: String) async throws -> [JSONValue] {
         guard let term = items["q"], !term.isEmpty else { throw APIError(status: 400, errorCode: "MALFORMED_SEARCH", message: "q is required") }
         var search: SOSLSearch
         do {
@@ -81,6 +86,6 @@ extension QueryEngine {
             query.limit = items.first { $0.key.lowercased() == "\(name.lowercased()).limit" }.flatMap { Int($0.value) }
             search.returning.append(query)
         }
-        return try await run(search, sourceText: term, visibleTo: ownerId, apiVersion: apiVersion)
+        return try await run(search, sourceText: term, visibleTo: ownerId, access: access, apiVersion: apiVersion)
     }
 }
