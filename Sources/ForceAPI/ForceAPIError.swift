@@ -4,11 +4,14 @@ public struct SalesforceError: Sendable, Equatable, CustomStringConvertible {
     public var errorCode: String
     public var message: String
     public var fields: [String]
+    /// `DUPLICATES_DETECTED`: the ids of the records a duplicate rule matched, in the answer's order.
+    public var duplicateIds: [String]
 
-    public init(errorCode: String, message: String, fields: [String] = []) {
+    public init(errorCode: String, message: String, fields: [String] = [], duplicateIds: [String] = []) {
         self.errorCode = errorCode
         self.message = message
         self.fields = fields
+        self.duplicateIds = duplicateIds
     }
 
     public var description: String {

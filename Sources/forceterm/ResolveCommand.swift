@@ -10,7 +10,7 @@ import MobileSync
 struct ResolveCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "resolve",
-        abstract: "Show a record's conflict, or settle it: keep mine or take the server's.",
+        abstract: "Show a record's conflict, or settle it: keep mine or take the server's; save a duplicate anyway; settle a create in doubt.",
         discussion: """
             A sync that finds a field changed here and on the server to different values keeps \
             both and marks the record in conflict (forceterm status lists them). Without an \
@@ -19,9 +19,17 @@ struct ResolveCommand: ParsableCommand {
             --field settles one field and leaves the others in conflict. Works offline; the next \
             forceterm sync sends the outcome.
 
+            A create the org's duplicate rule refused (status names the records it matched): \
+            --allow-duplicate sends it again, telling the org to save it anyway. A create whose \
+            answer was lost and that the org's records could not settle waits in doubt with the \
+            records that may be it: --adopt SERVER_ID takes one of them as this record, \
+            --send-again creates it anew.
+
             Examples:
               forceterm resolve 003Ws00000A1b2cIAB
               forceterm resolve 003Ws00000A1b2cIAB --keep-mine --field Title
+              forceterm resolve local_42 --allow-duplicate
+              forceterm resolve local_43 --adopt 003Ws00000A1b2dIAB
               forceterm status --json | jq -r '…' | xargs -n1 forceterm resolve --take-server
             """)
 
@@ -32,6 +40,9 @@ struct ResolveCommand: ParsableCommand {
     @Flag(help: "Take the server's values: my change of those fields is dropped.") var takeServer = false
     @Option(name: .customLong("field"), help: ArgumentHelp("Settle only this field (API name or label); repeat for more.", valueName: "field"))
     var fields: [String] = []
+    @Flag(help: "A create the org refused as a duplicate: send it again, saved anyway.") var allowDuplicate = false
+    @Option(help: ArgumentHelp("A create in doubt: take this server record as it.", valueName: "server-id")) var adopt: String?
+    @Flag(help: "A create in doubt: none of the server's records is it; create it anew.") var sendAgain = false
 
     @OptionGroup var storeOptions: StoreOptions
     @OptionGroup var configOptions: ConfigOptions
@@ -41,6 +52,8 @@ struct ResolveCommand: ParsableCommand {
         try root.refuseOptions(except: [.store, .config], in: "resolve")
         if keepMine && takeServer { throw ValidationError("--keep-mine and --take-server exclude each other; give one.") }
         if !fields.isEmpty && !keepMine && !takeServer { throw ValidationError("--field needs --keep-mine or --take-server.") }
+        let decisions = [keepMine || takeServer, allowDuplicate, adopt != nil, sendAgain].filter { $0 }.count
+        if decisions > 1 { throw ValidationError("Give one decision: --keep-mine / --take-server, --allow-duplicate, --adopt or --send-again.") }
     }
 
     func run() throws {
@@ -52,7 +65,15 @@ struct ResolveCommand: ParsableCommand {
             }
             let resolver = ConflictResolver(store: catalog.store, soupName: kind.soupName)
             let name = kind.displayName(of: record)
+            if allowDuplicate || adopt != nil || sendAgain {
+                try decide(on: record, name: name, kind: kind, catalog: catalog, storePath: path)
+                return
+            }
             guard let conflict = try resolver.conflict(entryId: record.entryId) else {
+                if let waiting = Self.createProblem(record, name: name, id: id) {
+                    StandardStreams.write(waiting)
+                    return
+                }
                 throw ConfigError("\(name) is not in conflict; nothing to resolve")
             }
             guard keepMine || takeServer else {
@@ -71,6 +92,41 @@ struct ResolveCommand: ParsableCommand {
                 : pending ? "; \(RecordCatalog.syncCommand(storePath: path)) sends the outcome" : "; nothing is left to send"
             StandardStreams.writeError("\(name): \(side)\(settled)\(rest)\n")
         }
+    }
+
+    /// Carries out --allow-duplicate, --adopt or --send-again.
+    func decide(on record: LocalRecord, name: String, kind: RecordKind, catalog: RecordCatalog, storePath: String) throws {
+        let decisions = CreateDecisions(store: catalog.store, soupName: kind.soupName)
+        do {
+            if allowDuplicate {
+                try decisions.allowDuplicate(entryId: record.entryId)
+                StandardStreams.writeError("\(name): \(RecordCatalog.syncCommand(storePath: storePath)) sends it again, saved although the org has records like it\n")
+            } else if let adopt {
+                try decisions.adopt(entryId: record.entryId, serverId: adopt)
+                StandardStreams.writeError("\(name) is the server's \(adopt) now\n")
+            } else {
+                try decisions.sendAgain(entryId: record.entryId)
+                StandardStreams.writeError("\(name): \(RecordCatalog.syncCommand(storePath: storePath)) creates it anew\n")
+            }
+        } catch let refusal as CreateDecisions.Refusal {
+            throw ConfigError("\(name): \(refusal); forceterm status lists what waits for a decision")
+        }
+    }
+
+    /// A record the org refused as a duplicate, or a create in doubt: what it waits for, and the ways out.
+    static func createProblem(_ record: LocalRecord, name: String, id: String) -> String? {
+        let errors = RecordError.stored(record.document[LocalField.lastError])
+        if let duplicate = errors.first(where: { $0.errorCode == "DUPLICATES_DETECTED" }) {
+            var lines = ["\(name): the org refused it as a duplicate (\(duplicate.message))"]
+            lines += duplicate.duplicates.map { "  the org has \($0.label)" }
+            lines.append("Save it anyway: forceterm resolve \(id) --allow-duplicate; or open the existing one (forceterm show ID) and delete this one")
+            return lines.joined(separator: "\n") + "\n"
+        }
+        guard let doubt = record.document[LocalField.createInDoubt], !doubt.isNull else { return nil }
+        var lines = ["\(name): its create may have reached the server (\(doubt["reason"]?.stringValue ?? "the answer was lost"))"]
+        lines += (doubt["candidates"]?.arrayValue ?? []).compactMap(RecordReference.init).map { "  it may be \($0.label)" }
+        lines.append("Decide: forceterm resolve \(id) --adopt SERVER_ID | --send-again")
+        return lines.joined(separator: "\n") + "\n"
     }
 
     /// The conflict in lines: each field's name, mine and the server's.

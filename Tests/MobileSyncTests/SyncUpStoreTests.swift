@@ -218,6 +218,28 @@ struct SyncUpStoreTests {
         #expect(journaled[LocalField.createInFlight]?["sentAt"] == 1_700_000_000_000)
         #expect(journaled["Id"]?.stringValue?.hasPrefix("local_") == true, "a record without an id gets a stable local one")
         #expect(CreateRecovery.query(sobjectType: "Contact", fields: ["LastName": "O'Brien", "FirstName": .null], sentAt: 1_700_000_000_000)
-            == "select Id from Contact where CreatedDate >= 2023-11-14T22:08:20.000Z and LastName = 'O\\'Brien' and FirstName = null order by CreatedDate limit 3")
+            == "select Id from Contact where CreatedDate >= 2023-11-14T22:08:20.000Z and LastName = 'O\\'Brien' order by CreatedDate limit 3")
+    }
+
+    @Test func aLostCreatesLookupFiltersOnlyOnWhatARealOrgCanFilterAndStaysUnderTheURLLimit() throws {
+        let describe: JSONObject = ["name": "Contact", "fields": [
+            ["name": "LastName", "type": "string", "length": 80, "filterable": true],
+            ["name": "Email", "type": "email", "length": 80, "filterable": true],
+            ["name": "Description", "type": "textarea", "length": 32000, "filterable": false],
+            ["name": "Notes__c", "type": "textarea", "length": 1000],
+        ]]
+        let described = try #require(DescribedFields(describe: describe))
+        let fields: JSONObject = ["LastName": "Lovelace", "Email": "ada@example.org", "Description": "short", "Notes__c": "kept out",
+                                  "Title": .null, "Secret__c": "not in the describe"]
+        let query = CreateRecovery.query(sobjectType: "Contact", fields: fields, sentAt: 1_700_000_000_000, described: described)
+        #expect(query == "select Id from Contact where CreatedDate >= 2023-11-14T22:08:20.000Z and LastName = 'Lovelace' and Email = 'ada@example.org' order by CreatedDate limit 3")
+        // Without a describe, a value over 255 characters is still left out, and the encoded
+        // query never passes the budget however many fields there are.
+        var many: JSONObject = ["Description": .string(String(repeating: "x", count: 300))]
+        for index in 0..<400 { many["Field\(index)__c"] = .string("value number \(index) with some words") }
+        let long = CreateRecovery.query(sobjectType: "Contact", fields: many, sentAt: 1_700_000_000_000)
+        #expect(!long.contains("Description"))
+        #expect(CreateRecovery.encodedLength(long) <= CreateRecovery.queryBudget)
+        #expect(long.contains("Field0__c"))
     }
 }

@@ -65,8 +65,10 @@ extension ForceClient {
     // MARK: sObject collections (up to 200 records)
 
     /// Creates records (each carrying `attributes.type`); results in request order.
-    public func createRecords(_ records: [JSONObject], allOrNone: Bool = false) async throws(ForceAPIError) -> [SaveResult] {
-        let body = try await sendJSON("POST", "composite/sobjects", json: ["allOrNone": .bool(allOrNone), "records": .array(records.map(JSONValue.object))], idempotent: false)
+    /// `allowDuplicates`: alerting duplicate rules let the records save.
+    public func createRecords(_ records: [JSONObject], allOrNone: Bool = false, allowDuplicates: Bool = false) async throws(ForceAPIError) -> [SaveResult] {
+        let body = try await sendJSON("POST", "composite/sobjects", json: ["allOrNone": .bool(allOrNone), "records": .array(records.map(JSONValue.object))],
+                                      headers: allowDuplicates ? [Self.allowDuplicateHeader] : [], idempotent: false)
         return (body.arrayValue ?? []).map(SaveResult.init)
     }
 
@@ -101,10 +103,10 @@ extension ForceClient {
 
     /// Runs up to 25 dependent subrequests; with `allOrNone` they commit or roll back together.
     /// The call succeeds when the request was well formed; look at each subresponse's `error`.
-    public func composite(_ subrequests: [CompositeSubrequest], allOrNone: Bool) async throws(ForceAPIError) -> [CompositeSubresponse] {
+    public func composite(_ subrequests: [CompositeSubrequest], allOrNone: Bool, allowDuplicates: Bool = false) async throws(ForceAPIError) -> [CompositeSubresponse] {
         let readOnly = subrequests.allSatisfy { $0.method == "GET" }
         let body = try await sendJSON("POST", "composite", json: ["allOrNone": .bool(allOrNone), "compositeRequest": .array(subrequests.map(\.json))],
-                                      idempotent: readOnly)
+                                      headers: allowDuplicates ? [Self.allowDuplicateHeader] : [], idempotent: readOnly)
         return (body["compositeResponse"]?.arrayValue ?? []).map { item in
             CompositeSubresponse(referenceId: item["referenceId"]?.stringValue ?? "", httpStatusCode: Int(item["httpStatusCode"]?.int64Value ?? 0),
                                  body: item["body"] ?? .null, httpHeaders: item["httpHeaders"]?.objectValue ?? [:])

@@ -138,8 +138,10 @@ extension ForceClient {
 
     /// Creates a record and returns its id. Sent again only when nothing of it left (no connection
     /// or handshake to carry it): a lost answer could mean it exists.
-    public func create(_ type: String, fields: JSONObject) async throws(ForceAPIError) -> String {
-        let result = SaveResult(try await sendJSON("POST", "sobjects/\(Self.segment(type))/", json: .object(fields), idempotent: false))
+    /// `allowDuplicate`: an alerting duplicate rule lets the record save.
+    public func create(_ type: String, fields: JSONObject, allowDuplicate: Bool = false) async throws(ForceAPIError) -> String {
+        let result = SaveResult(try await sendJSON("POST", "sobjects/\(Self.segment(type))/", json: .object(fields),
+                                                   headers: allowDuplicate ? [Self.allowDuplicateHeader] : [], idempotent: false))
         guard result.success, let id = result.id else { throw .validation(status: 201, errors: result.errors) }
         return id
     }

@@ -165,9 +165,22 @@ public struct ForceClient: Sendable {
             guard let code = item["errorCode"]?.stringValue ?? item["statusCode"]?.stringValue ?? item["error"]?.stringValue else { return nil }
             let message = item["message"]?.stringValue ?? item["error_description"]?.stringValue ?? ""
             let fields = item["fields"]?.arrayValue?.compactMap(\.stringValue) ?? []
-            return SalesforceError(errorCode: code, message: message, fields: fields)
+            return SalesforceError(errorCode: code, message: message, fields: fields, duplicateIds: duplicateIds(item))
         }
     }
+
+    /// The records a duplicate rule matched: `duplicateResut` as every recorded answer spells it,
+    /// or `duplicateResult` as the SOAP API and some fixtures do.
+    static func duplicateIds(_ item: JSONValue) -> [String] {
+        guard let result = item["duplicateResut"] ?? item["duplicateResult"] else { return [] }
+        return (result["matchResults"]?.arrayValue ?? []).flatMap { match in
+            (match["matchRecords"]?.arrayValue ?? []).compactMap { $0["record"]?["Id"]?.stringValue }
+        }
+    }
+
+    /// The header that lets a duplicate rule's alert be acknowledged, so the record saves
+    /// ("Duplicate Rule Header", v52.0+); a Block rule refuses whatever it says.
+    public static let allowDuplicateHeader = HTTPHeader("Sforce-Duplicate-Rule-Header", "allowSave=true")
 
     private static func sleep(_ seconds: Double) async throws(ForceAPIError) {
         do {

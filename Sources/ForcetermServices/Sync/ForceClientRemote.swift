@@ -92,25 +92,68 @@ public struct ForceClientRemote: SyncRemote {
     // MARK: Writes
 
     public func send(_ writes: [RecordWrite], route: WriteRoute) async throws(SyncRemoteError) -> [RecordOutcome] {
+        try await send(writes, route: route, allowingDuplicates: false)
+    }
+
+    public func send(_ writes: [RecordWrite], route: WriteRoute, allowingDuplicates: Bool) async throws(SyncRemoteError) -> [RecordOutcome] {
         guard !writes.isEmpty else { return [] }
+        let outcomes: [RecordOutcome]
         switch route {
         case .single:
-            var outcomes: [RecordOutcome] = []
-            for write in writes { outcomes.append(try await sendOne(write)) }
-            return outcomes
+            var each: [RecordOutcome] = []
+            for write in writes { each.append(try await sendOne(write, allowingDuplicates: allowingDuplicates)) }
+            outcomes = each
         case .composite:
-            return try await sendComposite(writes)
+            outcomes = try await sendComposite(writes, allowingDuplicates: allowingDuplicates)
         case .collection:
-            return try await sendCollection(writes)
+            outcomes = try await sendCollection(writes, allowingDuplicates: allowingDuplicates)
+        }
+        return try await namingDuplicates(outcomes, of: writes, allowingDuplicates: allowingDuplicates)
+    }
+
+    /// Duplicate refusals with the records the org matched, by name: what the user needs to
+    /// decide. sObject Collections answer `DUPLICATES_DETECTED` without the matches (as the REST
+    /// guide's example shows), so such a create is asked again alone, where the org names them
+    /// (refused again, it creates nothing; saved this time, it is done).
+    private func namingDuplicates(_ outcomes: [RecordOutcome], of writes: [RecordWrite],
+                                  allowingDuplicates: Bool) async throws(SyncRemoteError) -> [RecordOutcome] {
+        var outcomes = outcomes
+        var found: [String: Set<String>] = [:]
+        for index in outcomes.indices {
+            guard case let .failed(errors) = outcomes[index], errors.contains(where: { $0.errorCode == "DUPLICATES_DETECTED" }) else { continue }
+            if errors.allSatisfy({ $0.duplicates.isEmpty }), case .create = writes[index] {
+                outcomes[index] = try await sendOne(writes[index], allowingDuplicates: allowingDuplicates)
+            }
+            guard case let .failed(named) = outcomes[index] else { continue }
+            for error in named { found[writes[index].sobjectType, default: []].formUnion(error.duplicates.map(\.id)) }
+        }
+        guard !found.isEmpty else { return outcomes }
+        var names: [String: String] = [:]
+        for (type, ids) in found where !ids.isEmpty {
+            let list = ids.sorted().map(SoqlString.literal).joined(separator: ", ")
+            // Names only help: a type without a Name field, or a refused query, leaves the ids alone.
+            if let page = try? await query("SELECT Id, Name FROM \(type) WHERE Id IN (\(list))", batchSize: nil) {
+                for record in page.records {
+                    if let id = record["Id"]?.stringValue, let name = record["Name"]?.stringValue { names[id] = name }
+                }
+            }
+        }
+        return outcomes.map { outcome in
+            guard case let .failed(errors) = outcome else { return outcome }
+            return .failed(errors.map { error in
+                var named = error
+                named.duplicates = error.duplicates.map { RecordReference(id: $0.id, name: names[$0.id]) }
+                return named
+            })
         }
     }
 
     /// sObject Rows: one request for the write.
-    private func sendOne(_ write: RecordWrite) async throws(SyncRemoteError) -> RecordOutcome {
+    private func sendOne(_ write: RecordWrite, allowingDuplicates: Bool = false) async throws(SyncRemoteError) -> RecordOutcome {
         do throws(ForceAPIError) {
             switch write {
             case let .create(type, fields):
-                return .success(id: try await client.create(type, fields: fields))
+                return .success(id: try await client.create(type, fields: fields, allowDuplicate: allowingDuplicates))
             case let .upsert(type, field, value, fields):
                 let result = try await client.upsert(type, externalIdField: field, value: value, fields: fields)
                 return Self.outcome(result, write: write)
@@ -128,7 +171,7 @@ public struct ForceClientRemote: SyncRemote {
 
     /// `POST composite`, allOrNone false: each write is its own subrequest, conditional ones with
     /// an `If-Unmodified-Since` subrequest header.
-    private func sendComposite(_ writes: [RecordWrite]) async throws(SyncRemoteError) -> [RecordOutcome] {
+    private func sendComposite(_ writes: [RecordWrite], allowingDuplicates: Bool) async throws(SyncRemoteError) -> [RecordOutcome] {
         let base = client.dataPath + "/sobjects"
         let subrequests = writes.enumerated().map { index, write -> CompositeSubrequest in
             let reference = "w\(index)"
@@ -146,7 +189,7 @@ public struct ForceClientRemote: SyncRemote {
                                            httpHeaders: Self.preconditionHeaders(since))
             }
         }
-        let responses = try await call { try await client.composite(subrequests, allOrNone: false) }
+        let responses = try await call { try await client.composite(subrequests, allOrNone: false, allowDuplicates: allowingDuplicates) }
         guard responses.count == writes.count else {
             throw .malformedResponse("\(responses.count) composite results for \(writes.count) subrequests")
         }
@@ -170,7 +213,7 @@ public struct ForceClientRemote: SyncRemote {
     }
 
     /// sObject Collections, allOrNone false: up to 200 writes of one kind per request.
-    private func sendCollection(_ writes: [RecordWrite]) async throws(SyncRemoteError) -> [RecordOutcome] {
+    private func sendCollection(_ writes: [RecordWrite], allowingDuplicates: Bool) async throws(SyncRemoteError) -> [RecordOutcome] {
         let results: [SaveResult]
         switch writes[0] {
         case .create:
@@ -179,7 +222,7 @@ public struct ForceClientRemote: SyncRemote {
                 return Self.typed(fields, type: type)
             }
             try Self.checkOneKind(records.count, writes.count)
-            results = try await call { try await client.createRecords(records) }
+            results = try await call { try await client.createRecords(records, allowDuplicates: allowingDuplicates) }
         case let .upsert(type, field, _, _):
             let records = writes.compactMap { write -> JSONObject? in
                 guard case let .upsert(otherType, otherField, value, fields) = write, otherType == type, otherField == field else { return nil }
@@ -302,7 +345,8 @@ public struct ForceClientRemote: SyncRemote {
     }
 
     static func recordError(_ error: SalesforceError) -> RecordError {
-        RecordError(errorCode: error.errorCode, message: error.message, fields: error.fields)
+        RecordError(errorCode: error.errorCode, message: error.message, fields: error.fields,
+                    duplicates: error.duplicateIds.map { RecordReference(id: $0) })
     }
 
     static func page(_ page: QueryPage) throws(SyncRemoteError) -> RemoteQueryPage {

@@ -12,10 +12,20 @@ public struct SoupChanges: Sendable {
         public var id: String?
         public var kind: String
         public var detail: String
+        /// The org's error codes, in order (`DUPLICATES_DETECTED`, `CREATE_IN_DOUBT`…); none for a conflict.
+        public var errorCodes: [String] = []
+        /// The records the org's duplicate rule matched.
+        public var duplicates: [RecordReference] = []
+        /// A lost create in doubt: the server's records that may be it.
+        public var candidates: [RecordReference] = []
 
         public var line: String { "\(kind) on entry \(entryId)\(id.map { " (\($0))" } ?? ""): \(detail)" }
         public var json: JSONObject {
-            ["entryId": .int(entryId), "id": id.map(JSONValue.string) ?? .null, "kind": .string(kind), "detail": .string(detail)]
+            var object: JSONObject = ["entryId": .int(entryId), "id": id.map(JSONValue.string) ?? .null, "kind": .string(kind), "detail": .string(detail)]
+            if !errorCodes.isEmpty { object["errorCodes"] = .array(errorCodes.map(JSONValue.string)) }
+            if !duplicates.isEmpty { object["duplicates"] = .array(duplicates.map(\.json)) }
+            if !candidates.isEmpty { object["candidates"] = .array(candidates.map(\.json)) }
+            return object
         }
     }
 
@@ -64,7 +74,18 @@ public struct SoupChanges: Sendable {
             }
             if let error = record[LocalField.lastError], error != .null {
                 changes.errors += 1
-                changes.problems.append(Problem(entryId: entryId, id: id, kind: "error", detail: Self.errorText(error)))
+                let errors = RecordError.stored(error)
+                var problem = Problem(entryId: entryId, id: id, kind: "error", detail: Self.errorText(error))
+                problem.errorCodes = errors.map(\.errorCode).filter { !$0.isEmpty }
+                problem.duplicates = errors.flatMap(\.duplicates)
+                problem.candidates = record[LocalField.createInDoubt]?["candidates"]?.arrayValue?.compactMap(RecordReference.init) ?? []
+                let name = id ?? String(entryId)
+                if !problem.duplicates.isEmpty {
+                    problem.detail += "; the org has " + problem.duplicates.prefix(3).map(\.label).joined(separator: ", ")
+                        + (problem.duplicates.count > 3 ? " and \(problem.duplicates.count - 3) more" : "")
+                        + "; forceterm resolve \(name) --allow-duplicate saves it anyway, or delete it here"
+                }
+                changes.problems.append(problem)
             }
         }
         return changes

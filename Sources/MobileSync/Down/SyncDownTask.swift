@@ -62,7 +62,7 @@ struct SyncDownTask: Sendable {
         // Our own creates whose answers were lost: adopted first, so their server copies in the
         // pages below update them instead of being stored as second records.
         for (soup, idField) in Self.soupsWithIdFields(of: target, soupName: state.soupName) {
-            try await InFlightCreates(store: store, remote: remote, soup: soup, idFieldName: idField, owningSyncDownId: nil,
+            try await InFlightCreates(store: store, syncs: syncs, remote: remote, soup: soup, idFieldName: idField, owningSyncDownId: nil,
                                   checkAccepting: checkAccepting)
                 .recover { record, _ in record[LocalField.createInFlight]?["fields"]?.objectValue }
         }

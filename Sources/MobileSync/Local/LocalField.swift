@@ -14,6 +14,12 @@ public enum LocalField {
     public static let conflict = "__conflict__"
     /// Beyond the SDK: a create sent but not yet confirmed, `{"sentAt": ms}`; see docs/mobilesync.md.
     public static let createInFlight = "__create_in_flight__"
+    /// Beyond the SDK: a lost create the server's answers could not settle, `{"candidates":
+    /// [{"Id", "Name"}], "reason"}`: never sent again until the user decides (`forceterm resolve`).
+    public static let createInDoubt = "__create_in_doubt__"
+    /// Beyond the SDK: the user chose to save this record although the org's duplicate rule
+    /// matched others (`forceterm resolve ID --allow-duplicate`): its create carries `allowSave=true`.
+    public static let allowDuplicate = "__allow_duplicate__"
     /// Beyond the SDK: "keep mine" settled a conflict, so the next sync up writes without a
     /// precondition and a server delete since then is answered by creating the record again.
     public static let overwriteServer = "__overwrite_server__"
@@ -27,7 +33,7 @@ public enum LocalField {
 
     /// Fields the engine owns; a sync down never takes them from the server copy.
     static let bookkeeping: Set<String> = [
-        local, locallyCreated, locallyUpdated, locallyDeleted, lastError, syncId, conflict, createInFlight, overwriteServer, base,
+        local, locallyCreated, locallyUpdated, locallyDeleted, lastError, syncId, conflict, createInFlight, createInDoubt, allowDuplicate, overwriteServer, base,
     ]
 
     /// Smart SQL that is true for a record with local changes, whichever way its flag was stored
@@ -60,6 +66,8 @@ extension JSONObject {
     public var hasConflict: Bool { self[LocalField.conflict].map { !$0.isNull } ?? false }
     /// "Keep mine" was chosen: the next write goes through whatever the server holds.
     public var overwritesServer: Bool { flag(LocalField.overwriteServer) }
+    /// A lost create waits for the user: it may be on the server already.
+    public var isCreateInDoubt: Bool { self[LocalField.createInDoubt].map { !$0.isNull } ?? false }
 
     var soupEntryId: Int64? { self[SmartStore.soupEntryId]?.int64Value }
 
@@ -72,6 +80,8 @@ extension JSONObject {
         removeValue(forKey: LocalField.lastError)
         removeValue(forKey: LocalField.conflict)
         removeValue(forKey: LocalField.createInFlight)
+        removeValue(forKey: LocalField.createInDoubt)
+        removeValue(forKey: LocalField.allowDuplicate)
         removeValue(forKey: LocalField.overwriteServer)
         removeValue(forKey: LocalField.base)
     }

@@ -86,4 +86,8 @@ public struct SteppedRemote: SyncRemote {
     public func send(_ writes: [RecordWrite], route: WriteRoute) async throws(SyncRemoteError) -> [RecordOutcome] {
         try await step { () async throws(SyncRemoteError) in try await remote.send(writes, route: route) }
     }
+
+    public func send(_ writes: [RecordWrite], route: WriteRoute, allowingDuplicates: Bool) async throws(SyncRemoteError) -> [RecordOutcome] {
+        try await step { () async throws(SyncRemoteError) in try await remote.send(writes, route: route, allowingDuplicates: allowingDuplicates) }
+    }
 }

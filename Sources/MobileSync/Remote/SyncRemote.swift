@@ -28,6 +28,9 @@ public protocol SyncRemote: Sendable {
     /// `.single` carries one write; `.composite` up to 25 (allOrNone false, preconditions as
     /// subrequest headers); `.collection` up to 200 writes of one kind (and one type for upserts).
     func send(_ writes: [RecordWrite], route: WriteRoute) async throws(SyncRemoteError) -> [RecordOutcome]
+    /// As `send`, telling the org's duplicate rules to let the records save (the user chose "save
+    /// anyway" for them): `Sforce-Duplicate-Rule-Header: allowSave=true`.
+    func send(_ writes: [RecordWrite], route: WriteRoute, allowingDuplicates: Bool) async throws(SyncRemoteError) -> [RecordOutcome]
     /// The signed-in user's id, when known: a lost create is looked for among the records this
     /// user created, not another user's with the same values.
     var signedInUserId: String? { get async }
@@ -46,6 +49,33 @@ extension SyncRemote {
     }
 
     public var signedInUserId: String? { get async { nil } }
+
+    /// For remotes without duplicate rules: the writes as they are.
+    public func send(_ writes: [RecordWrite], route: WriteRoute, allowingDuplicates: Bool) async throws(SyncRemoteError) -> [RecordOutcome] {
+        try await send(writes, route: route)
+    }
+}
+
+/// A record named by its id, with its name when known: a duplicate rule's match, a candidate for
+/// a lost create.
+public struct RecordReference: Sendable, Equatable {
+    public var id: String
+    public var name: String?
+
+    public init(id: String, name: String? = nil) {
+        self.id = id
+        self.name = name
+    }
+
+    public init?(_ json: JSONValue) {
+        guard let id = json["Id"]?.stringValue else { return nil }
+        self.init(id: id, name: json["Name"]?.stringValue)
+    }
+
+    public var json: JSONValue { ["Id": .string(id), "Name": name.map(JSONValue.string) ?? .null] }
+
+    /// "Ada Lovelace (003…)", or the id alone.
+    public var label: String { name.map { "\($0) (\(id))" } ?? id }
 }
 
 /// One page of a SOQL query.
@@ -121,15 +151,42 @@ public struct RecordError: Sendable, Equatable, Error {
     public var errorCode: String
     public var message: String
     public var fields: [String]
+    /// `DUPLICATES_DETECTED`: the records the org's duplicate rule matched.
+    public var duplicates: [RecordReference]
 
-    public init(errorCode: String, message: String, fields: [String] = []) {
+    public init(errorCode: String, message: String, fields: [String] = [], duplicates: [RecordReference] = []) {
         self.errorCode = errorCode
         self.message = message
         self.fields = fields
+        self.duplicates = duplicates
     }
 
     public var json: JSONValue {
-        .object(["errorCode": .string(errorCode), "message": .string(message), "fields": JSONFields.strings(fields)])
+        var object: JSONObject = ["errorCode": .string(errorCode), "message": .string(message), "fields": JSONFields.strings(fields)]
+        if !duplicates.isEmpty { object["duplicates"] = .array(duplicates.map(\.json)) }
+        return .object(object)
+    }
+}
+
+extension RecordError {
+    /// The errors a record's `__last_error__` holds: `[{"errorCode", "message", "fields",
+    /// "duplicates"}]` as JSON text (the SDK keeps the org's answer so) or as JSON; plain text is
+    /// one error without a code.
+    public static func stored(_ value: JSONValue?) -> [RecordError] {
+        guard let value, !value.isNull else { return [] }
+        var parsed = value
+        if let text = value.stringValue {
+            guard let json = try? JSONParser.parse(Array(text.utf8)), json.arrayValue != nil || json.objectValue != nil else {
+                return text.isEmpty ? [] : [RecordError(errorCode: "", message: text)]
+            }
+            parsed = json
+        }
+        return (parsed.arrayValue ?? [parsed]).map { item in
+            RecordError(errorCode: item["errorCode"]?.stringValue ?? item["statusCode"]?.stringValue ?? "",
+                        message: item["message"]?.stringValue ?? item.stringValue ?? "",
+                        fields: item["fields"]?.arrayValue?.compactMap(\.stringValue) ?? [],
+                        duplicates: item["duplicates"]?.arrayValue?.compactMap(RecordReference.init) ?? [])
+        }
     }
 }
 

@@ -2,13 +2,17 @@ import ForceJSON
 import SmartStore
 
 /// Records a run had sent as creates without hearing back (`__create_in_flight__`): the server may
-/// have made them. Each is looked up on the server by the values sent: exactly one match is adopted
-/// as the record's server copy (a field changed here since stays a change), none means the create
-/// never arrived (it is sent again), and several are left to the user with an error. Sync up runs
-/// it first; so does sync down, before its pages, so that the server's copy of our own create is
-/// never stored as a second record beside ours.
+/// have made them. Each is looked up on the server by the values sent that a real org can filter
+/// on: exactly one match is adopted as the record's server copy (a field changed here since stays
+/// a change). When nothing matches, the records this user created on the server around the send
+/// decide: none means the create never arrived (it is sent again); some, none of them held here,
+/// mean the org may have changed a value on save (a flow) or refused the lookup, so the record
+/// waits "in doubt" with those candidates for the user, and is never sent twice. Several matches
+/// wait in doubt too. Sync up runs it first; so does sync down, before its pages, so that the
+/// server's copy of our own create is never stored as a second record beside ours.
 struct InFlightCreates: Sendable {
     let store: SmartStore
+    let syncs: SyncsSoup
     let remote: any SyncRemote
     let soup: String
     let idFieldName: String
@@ -16,6 +20,15 @@ struct InFlightCreates: Sendable {
     let owningSyncDownId: Int64?
     /// Refuses once the sync is asked to stop: no new lookup leaves.
     let checkAccepting: @Sendable () async throws -> Void
+
+    /// What the server said of one lost create.
+    enum Finding: Sendable, Equatable {
+        /// Records matching the values sent.
+        case matched([String])
+        /// None matched (or the lookup was refused, `refusal`); the records the user created on
+        /// the server around the send, which may be it.
+        case unmatched(candidates: [CreateRecovery.Candidate], refusal: String?)
+    }
 
     /// `sentFields` gives the values a journaled record was sent with (given the `local_` → server
     /// id map), or nil to leave it alone. Returns how many were found made on the server.
@@ -25,25 +38,47 @@ struct InFlightCreates: Sendable {
         let records = try store.read { transaction in
             try SyncUpTask.dirtyRecords(soup: soup, alsoMatching: "json_extract({\(soup):_soup}, '$.\(LocalField.createInFlight)') IS NOT NULL",
                                         in: transaction)
-        }.filter { $0[LocalField.createInFlight] != nil }
+        }.filter { $0[LocalField.createInFlight] != nil && !$0.isCreateInDoubt }
         guard !records.isEmpty else { return 0 }
         let serverIds = try store.read { try LocalIdMap.all(in: $0) }
         let createdBy = await remote.signedInUserId
-        var lookups: [(entryId: Int64, query: String, fields: JSONObject)] = []
+        var described: [String: DescribedFields] = [:]
+        var lookups: [CreateRecovery.Lookup] = []
         for record in records {
             guard let entryId = record.soupEntryId, let type = record["attributes"]?["type"]?.stringValue,
                   let sentAt = record[LocalField.createInFlight]?["sentAt"]?.int64Value, let fields = sentFields(record, serverIds) else { continue }
-            lookups.append((entryId, CreateRecovery.query(sobjectType: type, fields: fields, sentAt: sentAt, idField: idFieldName,
-                                                                   createdBy: createdBy), fields))
+            if described[type] == nil, let fields = try await describe(type) { described[type] = fields }
+            lookups.append(CreateRecovery.Lookup(entryId: entryId, sobjectType: type, fields: fields, sentAt: sentAt, idField: idFieldName,
+                                                 createdBy: createdBy, described: described[type]))
         }
         // Several lookups in flight (one connection carries them all over HTTP/2): one after
-        // another, 50 lost creates cost 20 s on a 300 ms link. Each answer is adopted as it comes.
-        let (remote, idFieldName, queries) = (remote, idFieldName, lookups.map(\.query))
+        // another, 50 lost creates cost 20 s on a 300 ms link.
+        let (remote, asked) = (remote, lookups)
+        var findings: [Int: Finding] = [:]
+        try await RequestWindow(width: Self.lookupsInFlight, checkAccepting: checkAccepting).run(asked.count) { index in
+            try await asked[index].find(in: remote)
+        } handle: { index, finding in
+            findings[index] = finding
+        }
+        // Clear matches first, each in a commit of its own, so the records they adopt are no
+        // other lost create's candidates.
         var adopted = 0
-        try await RequestWindow(width: Self.lookupsInFlight, checkAccepting: checkAccepting).run(lookups.count) { index in
-            try await remote.query(queries[index], batchSize: nil).records.compactMap { $0[idFieldName]?.stringValue }
-        } handle: { index, matches in
-            if try adopt(matches, entryId: lookups[index].entryId, fields: lookups[index].fields, serverIds: serverIds) { adopted += 1 }
+        var taken = Set<String>()
+        for (index, lookup) in lookups.enumerated() {
+            guard case let .matched(ids)? = findings[index], ids.count == 1 else { continue }
+            if try adopt(ids[0], entryId: lookup.entryId, fields: lookup.fields, serverIds: serverIds) { adopted += 1 }
+            taken.insert(ids[0])
+        }
+        for (index, lookup) in lookups.enumerated() {
+            switch findings[index] {
+            case let .matched(ids)? where ids.count > 1:
+                try leaveInDoubt(lookup.entryId, candidates: ids.map { CreateRecovery.Candidate(id: $0, name: nil) },
+                                 reason: "\(ids.count) records on the server match the values sent")
+            case let .unmatched(candidates, refusal)?:
+                try settleUnmatched(lookup.entryId, candidates: candidates.filter { !taken.contains($0.id) }, refusal: refusal)
+            default:
+                continue
+            }
         }
         return adopted
     }
@@ -51,32 +86,81 @@ struct InFlightCreates: Sendable {
     /// Lookups of lost creates asked at once.
     static let lookupsInFlight = 8
 
-    /// One lost create's lookup answered: adopted (true), sent again, or left to the user.
-    private func adopt(_ matches: [String], entryId: Int64, fields: JSONObject, serverIds: [String: String]) throws -> Bool {
+    /// The object's fields as the org describes them to this user: the stored describe, else one
+    /// asked for now (a rare path: only after a lost answer). Nil when the org answers none.
+    private func describe(_ sobjectType: String) async throws -> DescribedFields? {
+        if let stored = try DescribedFields.stored(sobjectType, store: store, syncs: syncs) { return stored }
+        guard let answer = try? await remote.resource("sobjects/\(sobjectType)/describe", query: []) else { return nil }
+        return DescribedFields(describe: answer)
+    }
+
+    /// One lost create found on the server as `serverId`: adopted.
+    private func adopt(_ serverId: String, entryId: Int64, fields: JSONObject, serverIds: [String: String]) throws -> Bool {
         try store.write { transaction in
-            guard var current = try transaction.retrieve([entryId], from: soup).first, current[LocalField.createInFlight] != nil else { return false }
-            switch matches.count {
-            case 0:
+            try Self.adopt(serverId, entryId: entryId, fields: fields, serverIds: serverIds, soup: soup, idFieldName: idFieldName,
+                           owningSyncDownId: owningSyncDownId, in: transaction)
+        }
+    }
+
+    /// Adopts `serverId` as the server's copy of the record created at `entryId` and sent with
+    /// `fields`, in `transaction`; false when the record is no longer a create on its way.
+    static func adopt(_ serverId: String, entryId: Int64, fields: JSONObject, serverIds: [String: String], soup: String,
+                      idFieldName: String, owningSyncDownId: Int64?, in transaction: StoreTransaction) throws -> Bool {
+        guard var current = try transaction.retrieve([entryId], from: soup).first, current[LocalField.createInFlight] != nil else { return false }
+        if let old = current[idFieldName]?.stringValue, LocalField.isLocalId(old) {
+            try LocalIdMap.record(localId: old, serverId: serverId, soup: soup, in: transaction)
+        }
+        current[idFieldName] = .string(serverId)
+        var references: [String: String] = [:]
+        for (field, value) in current {
+            if let text = value.stringValue, LocalField.isLocalId(text), let mapped = serverIds[text],
+               fields[field]?.stringValue == mapped { references[field] = text }
+        }
+        current.adoptServerIds(of: references, sent: fields)
+        current.removeValue(forKey: LocalField.lastError)
+        current.settleCreate(sent: fields, syncDownId: owningSyncDownId)
+        _ = try transaction.update(current, id: entryId, in: soup)
+        return true
+    }
+
+    /// Nothing matched: with no candidate the create never arrived and goes again; with some, the
+    /// record waits for the user.
+    private func settleUnmatched(_ entryId: Int64, candidates: [CreateRecovery.Candidate], refusal: String?) throws {
+        let held = try store.read { transaction -> Set<String> in
+            guard !candidates.isEmpty else { return [] }
+            let placeholders = Array(repeating: "?", count: candidates.count).joined(separator: ",")
+            let rows = try transaction.query(.smart("SELECT {\(soup):\(idFieldName)} FROM {\(soup)} WHERE {\(soup):\(idFieldName)} IN (\(placeholders))",
+                                                    pageSize: candidates.count + 1), arguments: candidates.map { .string($0.id) })
+            return Set(rows.compactMap { $0.arrayValue?.first?.stringValue })
+        }
+        let unheld = candidates.filter { !held.contains($0.id) }
+        if unheld.isEmpty, refusal == nil {
+            try store.write { transaction in
+                guard var current = try transaction.retrieve([entryId], from: soup).first, current[LocalField.createInFlight] != nil else { return }
                 current.removeValue(forKey: LocalField.createInFlight)
-            case 1:
-                if let old = current[idFieldName]?.stringValue, LocalField.isLocalId(old) {
-                    try LocalIdMap.record(localId: old, serverId: matches[0], soup: soup, in: transaction)
-                }
-                current[idFieldName] = .string(matches[0])
-                var references: [String: String] = [:]
-                for (field, value) in current {
-                    if let text = value.stringValue, LocalField.isLocalId(text), let serverId = serverIds[text],
-                       fields[field]?.stringValue == serverId { references[field] = text }
-                }
-                current.adoptServerIds(of: references, sent: fields)
-                current.settleCreate(sent: fields, syncDownId: owningSyncDownId)
-            default:
-                current[LocalField.lastError] = .string(JSONWriter.string(.array([RecordError(
-                    errorCode: "DUPLICATE_SUSPECTED",
-                    message: "a create of this record may have reached the server before a crash, and \(matches.count) matching records exist (\(matches.joined(separator: ", "))); delete the extra ones on the server, then clear this record's error").json])))
+                _ = try transaction.update(current, id: entryId, in: soup)
             }
+            return
+        }
+        let reason = refusal.map { "the org refused the lookup (\($0))" }
+            ?? "no record on the server holds every value sent (the org may have changed one on save)"
+        try leaveInDoubt(entryId, candidates: unheld, reason: reason)
+    }
+
+    /// The record waits for the user's decision: never sent again by itself.
+    private func leaveInDoubt(_ entryId: Int64, candidates: [CreateRecovery.Candidate], reason: String) throws {
+        try store.write { transaction in
+            guard var current = try transaction.retrieve([entryId], from: soup).first, current[LocalField.createInFlight] != nil else { return }
+            current[LocalField.createInDoubt] = ["reason": .string(reason), "candidates": .array(candidates.map(\.json))]
+            let listed = candidates.isEmpty ? "" : "; it may be " + candidates.prefix(5).map { candidate in
+                candidate.name.map { "\($0) (\(candidate.id))" } ?? candidate.id
+            }.joined(separator: ", ") + (candidates.count > 5 ? " or \(candidates.count - 5) more" : "")
+            current[LocalField.lastError] = .string(JSONWriter.string(.array([RecordError(
+                errorCode: "CREATE_IN_DOUBT",
+                message: "this record's create may have reached the server before its answer was lost, and \(reason)\(listed). "
+                    + "It is not sent again until you decide: forceterm resolve ID --adopt SERVER_ID takes the server's record as this one, "
+                    + "--send-again creates it anew").json])))
             _ = try transaction.update(current, id: entryId, in: soup)
-            return matches.count == 1
         }
     }
 
@@ -89,29 +173,99 @@ struct InFlightCreates: Sendable {
     }
 }
 
-/// The lookup that recognises a create whose answer was lost (no external id configured).
+/// The lookups that recognise a create whose answer was lost (no external id configured).
 public enum CreateRecovery {
     /// Allowed clock skew between this machine and the server when comparing creation times.
     public static let skewMillis: Int64 = 5 * 60 * 1000
+    /// The longest a lookup's query may be, encoded in its URL: a real org refuses a request line
+    /// and headers over 16,384 bytes (431), and the headers need a few hundred of them.
+    public static let queryBudget = 8_000
+    /// Values longer than this are left out of a lookup (a long text area cannot be filtered on,
+    /// and a long value would spend the URL's budget).
+    public static let longestValue = 255
+
+    /// A record the user created on the server around a lost create's send.
+    public typealias Candidate = RecordReference
+
+    /// One lost create's lookups.
+    struct Lookup: Sendable {
+        var entryId: Int64
+        var sobjectType: String
+        var fields: JSONObject
+        var sentAt: Int64
+        var idField: String
+        var createdBy: String?
+        var described: DescribedFields?
+
+        /// The strict lookup; when it finds nothing or the org refuses it, the user's creates of
+        /// the moment. Only the refusal of the second is a failure of the sync.
+        func find(in remote: any SyncRemote) async throws -> InFlightCreates.Finding {
+            let strict = CreateRecovery.query(sobjectType: sobjectType, fields: fields, sentAt: sentAt, idField: idField,
+                                              createdBy: createdBy, described: described)
+            var refusal: String?
+            do {
+                let ids = try await remote.query(strict, batchSize: nil).records.compactMap { $0[idField]?.stringValue }
+                if !ids.isEmpty { return .matched(ids) }
+            } catch {
+                guard case let .server(status, code, message) = error, (400..<500).contains(status), status != 401 else { throw error }
+                refusal = "\(code): \(message.split(separator: "\n").last.map(String.init) ?? message)"
+            }
+            let nameField = described?.field("Name") != nil ? "Name" : nil
+            let loose = CreateRecovery.createdAround(sobjectType: sobjectType, sentAt: sentAt, idField: idField, nameField: nameField,
+                                                     createdBy: createdBy)
+            let records = try await remote.query(loose, batchSize: nil).records
+            return .unmatched(candidates: records.compactMap { record in
+                record[idField]?.stringValue.map { Candidate(id: $0, name: nameField.flatMap { record[$0]?.stringValue }) }
+            }, refusal: refusal)
+        }
+    }
 
     /// `select Id from T where CreatedDate >= <sent - skew> [and CreatedById = 'U'] and F1 = 'v1'
-    /// and F2 = null … limit 3`. Only scalar values take part; text is escaped as SOQL wants.
-    /// `createdBy`: the signed-in user, so that a record another user made with the same values
-    /// (a training room typing the same exercise) is never taken for ours.
-    public static func query(sobjectType: String, fields: JSONObject, sentAt: Int64, idField: String = "Id", createdBy: String? = nil) -> String {
+    /// … limit 3`, over the values a real org lets a query filter on: no null (a flow may default
+    /// it on save), no long text area or value over 255 characters, no field the describe says is
+    /// not filterable, and no more than `queryBudget` bytes once encoded. Text is escaped as SOQL
+    /// wants. `createdBy`: the signed-in user, so that a record another user made with the same
+    /// values (a training room typing the same exercise) is never taken for ours.
+    public static func query(sobjectType: String, fields: JSONObject, sentAt: Int64, idField: String = "Id", createdBy: String? = nil,
+                             described: DescribedFields? = nil) -> String {
         var predicates = ["CreatedDate >= \(SalesforceTimestamp.format(sentAt - skewMillis))"]
         if let createdBy { predicates.append("CreatedById = \(SoqlString.literal(createdBy))") }
+        let head = "select \(idField) from \(sobjectType) where "
+        let tail = " order by CreatedDate limit 3"
+        var length = encodedLength(head + predicates.joined(separator: " and ") + tail)
         for (name, value) in fields {
+            if let described, !described.canFilter(name) { continue }
+            let predicate: String
             switch value {
-            case .null: predicates.append("\(name) = null")
-            case let .string(text): predicates.append("\(name) = \(SoqlString.literal(text))")
-            case let .bool(flag): predicates.append("\(name) = \(flag)")
-            case let .int(number): predicates.append("\(name) = \(number)")
-            case let .double(number): predicates.append("\(name) = \(number)")
-            case .array, .object: continue
+            case let .string(text) where !text.isEmpty && text.count <= longestValue: predicate = "\(name) = \(SoqlString.literal(text))"
+            case let .bool(flag): predicate = "\(name) = \(flag)"
+            case let .int(number): predicate = "\(name) = \(number)"
+            case let .double(number): predicate = "\(name) = \(number)"
+            default: continue
             }
+            let added = encodedLength(" and " + predicate)
+            if length + added > queryBudget { continue }
+            length += added
+            predicates.append(predicate)
         }
-        return "select \(idField) from \(sobjectType) where \(predicates.joined(separator: " and ")) order by CreatedDate limit 3"
+        return head + predicates.joined(separator: " and ") + tail
+    }
+
+    /// The records `createdBy` created of `sobjectType` around `sentAt`: the candidates when the
+    /// values sent match none.
+    public static func createdAround(sobjectType: String, sentAt: Int64, idField: String = "Id", nameField: String?,
+                                     createdBy: String?) -> String {
+        var predicates = ["CreatedDate >= \(SalesforceTimestamp.format(sentAt - skewMillis))",
+                          "CreatedDate <= \(SalesforceTimestamp.format(sentAt + 2 * skewMillis))"]
+        if let createdBy { predicates.append("CreatedById = \(SoqlString.literal(createdBy))") }
+        let select = [idField] + (nameField.map { [$0] } ?? [])
+        return "select \(select.joined(separator: ", ")) from \(sobjectType) where \(predicates.joined(separator: " and ")) order by CreatedDate limit 20"
+    }
+
+    /// Bytes the text takes percent-encoded in a query string.
+    static func encodedLength(_ text: String) -> Int {
+        text.utf8.reduce(0) { total, byte in
+            total + ((byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A) ? 1 : 3)
+        }
     }
 }
-

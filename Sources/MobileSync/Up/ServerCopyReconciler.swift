@@ -9,6 +9,8 @@ import SmartStore
 ///   last write made it stale, and no sync down has run since): the date is the precondition of
 ///   the next write, so it is read rather than guessed, and any change another user made meanwhile
 ///   is merged field by field.
+/// - Under LEAVE_IF_CHANGED, records deleted here: DELETE carries no precondition a real org
+///   honours, so the server's copy is compared with the date the delete is based on first.
 /// Nothing is read when there is no such record, which is the usual case: a sync down after each
 /// sync up refreshes the dates.
 struct ServerCopyReconciler {
@@ -36,6 +38,14 @@ struct ServerCopyReconciler {
                     + "coalesce(json_extract({\(soup):_soup}, '$.\(LocalField.locallyCreated)'), 0) NOT IN (1, 'true', '1')"
                 records += try SyncUpTask.dirtyRecords(soup: soup, alsoMatching: unknownDate, in: transaction)
                     .filter { $0.soupEntryId.map { writes[$0] == nil } ?? false && Self.readsServerCopy(of: $0, target: target) }
+                // A delete's precondition is the server's: Salesforce takes no conditional header
+                // on DELETE ("Conditional Request Headers": "DELETE requests aren't supported"),
+                // so the server's copy is read first, as the SDK does, and a copy another user
+                // changed since our date is merged (a conflict) instead of deleted.
+                let deleted = "coalesce(json_extract({\(soup):_soup}, '$.\(LocalField.locallyDeleted)'), 0) IN (1, 'true', '1') AND "
+                    + "json_extract({\(soup):_soup}, '$.\(target.modificationDateFieldName)') IS NOT NULL"
+                records += try SyncUpTask.dirtyRecords(soup: soup, alsoMatching: deleted, in: transaction)
+                    .filter { $0.soupEntryId.map { writes[$0] == nil } ?? false && !$0.overwritesServer && Self.serverAddress(of: $0, target: target) != nil }
             }
             return (ids, writes, records)
         }

@@ -12,13 +12,17 @@ public struct PlannedWrite: Sendable, Equatable {
     public var write: RecordWrite
     /// Fields whose `local_` id was sent as the server id it now has: field → that local id.
     public var references: [String: String]
+    /// The user chose to save it though the org's duplicate rule matched others.
+    public var allowDuplicate: Bool
 
-    public init(entryId: Int64, action: Action, recordId: String?, write: RecordWrite, references: [String: String] = [:]) {
+    public init(entryId: Int64, action: Action, recordId: String?, write: RecordWrite, references: [String: String] = [:],
+                allowDuplicate: Bool = false) {
         self.entryId = entryId
         self.action = action
         self.recordId = recordId
         self.write = write
         self.references = references
+        self.allowDuplicate = allowDuplicate
     }
 }
 
@@ -26,6 +30,8 @@ public struct PlannedWrite: Sendable, Equatable {
 public struct WriteRequest: Sendable, Equatable {
     public var route: WriteRoute
     public var writes: [PlannedWrite]
+    /// The request tells the org's duplicate rules to let its records save.
+    public var allowsDuplicates: Bool { writes.first?.allowDuplicate ?? false }
 }
 
 /// What a sync up will do with the dirty records of a soup, decided from store contents alone.
@@ -47,8 +53,11 @@ public struct SyncUpPlan: Sendable, Equatable {
     /// through composite requests (sObject collections cannot carry a per-record precondition).
     public func requests(for target: SyncUpTarget) -> [WriteRequest] {
         var requests: [WriteRequest] = []
+        // Records to save though duplicates were found travel apart, under the header that allows it.
         for action in [PlannedWrite.Action.delete, .create, .upsert, .update] {
-            let group = writes.filter { $0.action == action }
+          for allowed in [false, true] {
+            let group = writes.filter { $0.action == action && $0.allowDuplicate == allowed }
+            guard !group.isEmpty else { continue }
             switch target.mode {
             case .singleRecord:
                 requests += group.map { WriteRequest(route: .single, writes: [$0]) }
@@ -73,6 +82,7 @@ public struct SyncUpPlan: Sendable, Equatable {
                 }
                 requests += Self.chunk(conditional, size: SyncUpTarget.Mode.batch.limit, route: .composite)
             }
+          }
         }
         return requests
     }
@@ -107,7 +117,7 @@ public struct SyncUpPlanner: Sendable {
         var updates: [PlannedWrite] = []
         for record in records {
             guard let entryId = record.soupEntryId, record.isDirty else { continue }
-            if record.hasConflict {
+            if record.hasConflict || record.isCreateInDoubt {
                 plan.awaitingResolution.append(entryId)
                 continue
             }
@@ -146,7 +156,8 @@ public struct SyncUpPlanner: Sendable {
                                                 references: references))
                 } else {
                     creates.append(PlannedWrite(entryId: entryId, action: .create, recordId: recordId,
-                                                write: .create(sobjectType: type, fields: fields), references: references))
+                                                write: .create(sobjectType: type, fields: fields), references: references,
+                                                allowDuplicate: record.flag(LocalField.allowDuplicate)))
                 }
                 continue
             }

@@ -277,6 +277,8 @@ extension JSONObject {
     /// changed while the create was on its way stays a local change, with the value sent as base.
     mutating func settleCreate(sent: JSONObject, syncDownId: Int64?) {
         removeValue(forKey: LocalField.createInFlight)
+        removeValue(forKey: LocalField.createInDoubt)
+        removeValue(forKey: LocalField.allowDuplicate)
         if let syncDownId, self[LocalField.syncId] == nil { self[LocalField.syncId] = .int(syncDownId) }
         var base: JSONObject = [:]
         for (key, value) in sent where !FieldValues.same(self[key], value) { base[key] = value }

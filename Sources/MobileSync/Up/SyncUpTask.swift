@@ -81,7 +81,7 @@ struct SyncUpTask: Sendable {
         let recorder = SyncUpRecorder(soupName: soup, target: target, mergeMode: options.mergeMode, updateFields: planner.updateFields,
                                       owningSyncDownId: try InFlightCreates.owningSyncDownId(soup: soup, syncs: syncs))
         // Creates found made on the server count as created: this run learnt what became of them.
-        let adopted = try await InFlightCreates(store: store, remote: remote, soup: soup, idFieldName: target.idFieldName,
+        let adopted = try await InFlightCreates(store: store, syncs: syncs, remote: remote, soup: soup, idFieldName: target.idFieldName,
                                   owningSyncDownId: recorder.owningSyncDownId, checkAccepting: checkAccepting).recover { record, serverIds -> JSONObject? in
             // A create with an external id is an upsert: sending it again is safe.
             if let field = target.externalIdFieldName, let value = record[field]?.stringValue, !value.isEmpty, !LocalField.isLocalId(value) {
@@ -245,7 +245,7 @@ struct SyncUpTask: Sendable {
     /// One request's outcomes, plus the server's copy of each record whose precondition failed.
     private func answer(_ request: WriteRequest, planner: SyncUpPlanner, target: SyncUpTarget) async -> Result<Answer, any Error> {
         do {
-            let outcomes = try await remote.send(request.writes.map(\.write), route: request.route)
+            let outcomes = try await remote.send(request.writes.map(\.write), route: request.route, allowingDuplicates: request.allowsDuplicates)
             guard outcomes.count == request.writes.count else {
                 throw MobileSyncError.remote(.malformedResponse("\(outcomes.count) results for \(request.writes.count) records"))
             }
@@ -281,8 +281,8 @@ struct SyncUpTask: Sendable {
     static func runs(_ requests: [WriteRequest]) -> [[WriteRequest]] {
         var runs: [[WriteRequest]] = []
         for request in requests {
-            if request.route != .single, let last = runs.last,
-               last[0].route == request.route, last[0].writes.first?.action == request.writes.first?.action {
+            if request.route != .single, let last = runs.last, last[0].route == request.route,
+               last[0].writes.first?.action == request.writes.first?.action, last[0].allowsDuplicates == request.allowsDuplicates {
                 runs[runs.count - 1].append(request)
             } else {
                 runs.append([request])
