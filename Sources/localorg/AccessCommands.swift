@@ -189,3 +189,110 @@ struct UserPermissionSet: ParsableCommand {
         print(remove ? "Took \(permissionSet) away from \(username)." : "\(username) has the permission set \(permissionSet).")
     }
 }
+
+/// `localorg share …`: records shared with a user beyond what they own, as account teams and
+/// territory assignments share them, without touching the records.
+struct ShareCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "share",
+        abstract: "Share records with a user (an account team, a territory) or take a share away, without touching the records.",
+        discussion: """
+            With private sharing (serve --sharing private) a user sees the records they own, the \
+            records shared with them, and the contacts of the accounts they see. A share changes \
+            nothing on the record itself, as in Salesforce: its LastModifiedDate stays, so a \
+            client's incremental sync does not bring it; forceterm finds it by the ids its ghost \
+            check compares. --read-only lets the user see it but not change it.
+
+            Examples:
+              localorg share add trainee01@class.test 001Ws000000AbCdIAK --reason territory
+              localorg share remove trainee01@class.test 001Ws000000AbCdIAK
+              localorg share list trainee01@class.test
+            """,
+        subcommands: [AddShare.self, RemoveShare.self, ListShares.self])
+}
+
+struct AddShare: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "add", abstract: "Share records with a user.")
+    @OptionGroup var data: DataOption
+    @Argument(help: "The username.") var username: String
+    @Argument(help: "The record ids (accounts share their contacts).") var ids: [String]
+    @Flag(help: "The user may see the records but not change them.") var readOnly = false
+    @Option(help: "Why: team, territory, rule or manual.") var reason = "manual"
+
+    func validate() throws {
+        if ids.isEmpty { throw ValidationError("Name at least one record id.") }
+        if !["team", "territory", "rule", "manual"].contains(reason) { throw ValidationError("--reason is team, territory, rule or manual.") }
+    }
+
+    func run() throws {
+        let store = try data.openStore()
+        try store.share(ids, withUserId: try store.signInUserId(username: username), access: readOnly ? .read : .edit, reason: reason)
+        print("Shared \(ids.count) record\(ids.count == 1 ? "" : "s") with \(username)\(readOnly ? " (read-only)" : "").")
+    }
+}
+
+struct RemoveShare: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "remove", abstract: "Take shares away from a user.")
+    @OptionGroup var data: DataOption
+    @Argument(help: "The username.") var username: String
+    @Argument(help: "The record ids.") var ids: [String]
+
+    func run() throws {
+        let store = try data.openStore()
+        let removed = try store.unshare(ids, fromUserId: try store.signInUserId(username: username))
+        print("Took \(removed) share\(removed == 1 ? "" : "s") away from \(username).")
+    }
+}
+
+struct ListShares: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "list", abstract: "List the shares, of one user or of all.")
+    @OptionGroup var data: DataOption
+    @Argument(help: "A username (default: everyone).") var username: String?
+
+    func run() throws {
+        let store = try data.openStore()
+        let names = Dictionary(uniqueKeysWithValues: try store.userSummaries().map { ($0.id, $0.username) })
+        let shares = try store.shares(ofUserId: try username.map { try store.signInUserId(username: $0) })
+        if shares.isEmpty { print("No records are shared\(username.map { " with \($0)" } ?? "").") }
+        for share in shares {
+            print("\(names[share.userId] ?? share.userId)  \(share.recordId)  \(share.access == .edit ? "read/write" : "read-only")  \(share.reason)")
+        }
+    }
+}
+
+/// `localorg lock ID… --for SECONDS`: another job holding records, as a data load or a batch of
+/// children under one account holds their parent.
+struct LockCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "lock",
+        abstract: "Hold records locked for a while, as another job would, so saves touching them meet UNABLE_TO_LOCK_ROW.",
+        discussion: """
+            A save of a record, or of a record that looks one up (a contact under a locked account), \
+            that would wait longer than serve's --lock-wait (10 s, as Salesforce waits) is refused \
+            with UNABLE_TO_LOCK_ROW, which clients are told to retry. --release lets every lock go.
+
+            Examples:
+              localorg lock 001Ws000000AbCdIAK --for 60
+              localorg lock --release
+            """)
+    @OptionGroup var data: DataOption
+    @Argument(help: "The record ids to hold.") var ids: [String] = []
+    @Option(name: .customLong("for"), help: "Seconds to hold them.") var seconds: Int = 60
+    @Flag(help: "Let every lock go.") var release = false
+
+    func validate() throws {
+        if !release && ids.isEmpty { throw ValidationError("Name the record ids to lock, or --release.") }
+        if seconds < 1 { throw ValidationError("--for is at least 1 second.") }
+    }
+
+    func run() throws {
+        let store = try data.openStore()
+        if release {
+            try store.unlockAll()
+            print("Every lock is released.")
+            return
+        }
+        try store.lock(ids, until: OrgStore.now() + Int64(seconds))
+        print("Holding \(ids.count) record\(ids.count == 1 ? "" : "s") locked for \(seconds) s.")
+    }
+}

@@ -18,7 +18,7 @@ struct LocalOrgCommand: AsyncParsableCommand {
             """,
         // The Makefile's VERSION, as forceterm's (a test checks both).
         version: "localorg 0.22.0",
-        subcommands: [Serve.self, Seed.self, Info.self, UserCommand.self, ProfileCommand.self, RulesCommand.self, SnapshotCommand.self, Show.self, History.self, Query.self, Approve.self, Edit.self, Delete.self])
+        subcommands: [Serve.self, Seed.self, Info.self, UserCommand.self, ProfileCommand.self, RulesCommand.self, ShareCommand.self, LockCommand.self, SnapshotCommand.self, Show.self, History.self, Query.self, Approve.self, Edit.self, Delete.self])
 }
 
 /// The `--data` option every command shares.
@@ -96,6 +96,8 @@ struct Serve: AsyncParsableCommand {
         "Refuse the username-password flow for the built-in forceterm app, as orgs made since Summer '23 do by default.",
         discussion: "The refusal reads as a wrong password, as Salesforce's does; the device flow still signs in. Other apps: \"passwordFlow\": false in connected-apps.json."))
     var blockPasswordFlow = false
+    @Option(name: .customLong("lock-wait"), help: ArgumentHelp("Seconds a save waits for a record another job holds locked (localorg lock) before UNABLE_TO_LOCK_ROW.", valueName: "seconds"))
+    var lockWait: Int64 = 10
     @Option(help: "Serve this certificate chain (PEM) instead of the local CA's.") var tlsCert: String?
     @Option(help: "Private key (PEM) for --tls-cert.") var tlsKey: String?
     @Option(help: ArgumentHelp("Stop (as on SIGTERM) when the process with this id is no longer our parent, so a program that started us never leaves us running (forceterm --demo).", valueName: "pid"))
@@ -140,6 +142,7 @@ struct Serve: AsyncParsableCommand {
         settings.connectedAppPolicies = try directory.connectedAppPolicies()
         settings.passwordFlowBlocked = try directory.passwordFlowBlockedApps()
         if blockPasswordFlow { settings.passwordFlowBlocked.insert(LocalOrgAPI.builtInClientId) }
+        settings.lockWaitSeconds = max(0, lockWait)
         settings.briefcases = try directory.briefcases(schema: store.schema)
         let api = try LocalOrgAPI(store: store, settings: settings)
         let addresses = try listenAddresses()

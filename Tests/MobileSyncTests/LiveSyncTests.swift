@@ -17,10 +17,17 @@ final class LiveSync {
 
     /// `retryPolicy` is ForceClient's (none by default, so a fault shows at once); `onRefresh`
     /// hears each transparent token refresh.
-    init(serverArguments: [String] = [], retryPolicy: RetryPolicy = .never,
-         onRefresh: (@Sendable (OAuthCredentials) -> Void)? = nil) async throws {
-        server = try LocalOrgProcess(arguments: serverArguments)
-        client = try await Self.signIn(to: server, retryPolicy: retryPolicy, onRefresh: onRefresh)
+    convenience init(serverArguments: [String] = [], retryPolicy: RetryPolicy = .never, username: String = "demo@localorg.test",
+                     password: String = "localorg-demo", onRefresh: (@Sendable (OAuthCredentials) -> Void)? = nil) async throws {
+        try await self.init(server: try LocalOrgProcess(arguments: serverArguments), retryPolicy: retryPolicy, username: username,
+                            password: password, onRefresh: onRefresh)
+    }
+
+    /// The engine against `server`, signed in as `username`.
+    init(server: LocalOrgProcess, retryPolicy: RetryPolicy = .never, username: String = "demo@localorg.test",
+         password: String = "localorg-demo", onRefresh: (@Sendable (OAuthCredentials) -> Void)? = nil) async throws {
+        self.server = server
+        client = try await Self.signIn(to: server, retryPolicy: retryPolicy, username: username, password: password, onRefresh: onRefresh)
         local = try SyncStore()
         manager = try SyncManager(store: local.store, remote: ForceClientRemote(client: client))
         try SyncsSoup(store: local.store).apply(SyncsConfig(contentsOf: SyncStore.packageRoot.appendingPathComponent("config/usersyncs.json")))

@@ -43,6 +43,16 @@ public struct SyncRun: Sendable {
         for sync in unsupported where (sync.type == .syncUp && up) || (sync.type == .syncDown && down) {
             report.failedSyncs.append((sync.name, sync.reason))
         }
+        // The describes first when there is anything to send: the sync ups then leave out the
+        // fields the org does not let this user write, and the sync downs those it hides (a
+        // conditional request each, one round trip side by side: a 304 when nothing changed).
+        let describing = up && down ? entries.filter { $0.type == .syncDown && $0.describesAnObject } : []
+        var describedFirst: [DownOutcome] = []
+        if !describing.isEmpty {
+            describedFirst = await Self.sideBySide(describing) { entry in
+                await Self.runDown(entry, manager: manager, forceDelete: forceDelete, progress: progress)
+            }
+        }
         if up {
             // Side by side where the order cannot matter (SyncUpWaves), else one after another.
             for wave in try SyncUpWaves.plan(entries.filter { $0.type == .syncUp }, store: store) {
@@ -62,15 +72,19 @@ public struct SyncRun: Sendable {
             // The sync downs write their own records and need nothing of one another: run side by
             // side, their round trips overlap (a quiet sync on a 3 s satellite link waited out
             // four in a row). What each did is then taken in the file's order.
-            let downs = entries.filter { $0.type == .syncDown }
-            let outcomes = await Self.sideBySide(downs) { entry in
+            let described = Set(describing.map(\.name))
+            let downs = entries.filter { $0.type == .syncDown && !described.contains($0.name) }
+            let later = await Self.sideBySide(downs) { entry in
                 await Self.runDown(entry, manager: manager, forceDelete: forceDelete, progress: progress)
             }
+            let byName = Dictionary((describedFirst + later).map { ($0.entry.name, $0) }, uniquingKeysWith: { first, _ in first })
+            let outcomes = entries.filter { $0.type == .syncDown }.compactMap { byName[$0.name] }
             var stop: Stop?
             for outcome in outcomes {
                 let entry = outcome.entry
                 if let summary = outcome.summary { report.add(summary, of: entry.name, countsRecords: !entry.describesAnObject) }
                 report.ghostsRemoved += outcome.ghostsRemoved
+                report.arrived += outcome.arrived
                 Self.sort(outcome.failure, of: entry.name, into: &report, stop: &stop)
                 if let guarded = outcome.massDeletion {
                     // The sync itself is done; its state carries the guard's message for `status`.
@@ -82,6 +96,8 @@ public struct SyncRun: Sendable {
                     report.failure = report.failure ?? "\(entry.name): \(guarded)"
                 }
             }
+            report.hiddenFields = try SyncRunLog.noteHiddenFields(report.syncDowns.filter { !$0.summary.leftOutFields.isEmpty }
+                .map { ($0.name, $0.summary.leftOutFields) }, syncedDowns: report.syncDowns.map(\.name), in: store)
             if let stop {
                 try report.stop(stop.message, after: stop.error, entries: entries, store: store)
                 return report
@@ -169,6 +185,8 @@ public struct SyncRun: Sendable {
         var summary: SyncDownSummary?
         var failure: (any Error)?
         var ghostsRemoved = 0
+        /// Records the ghost check found on the server and not here (shared with the user since).
+        var arrived = 0
         /// The mass-deletion guard kept its ghosts: the sync itself is done.
         var massDeletion: MobileSyncError?
     }
@@ -187,6 +205,7 @@ public struct SyncRun: Sendable {
         guard outcome.failure == nil else { return outcome }
         do {
             outcome.ghostsRemoved = try await manager.cleanResyncGhosts(name: entry.name, force: forceDelete, justSynced: true)
+            if let id = try? await manager.getSyncStatus(name: entry.name)?.id { outcome.arrived = await manager.lastArrivals[id] ?? 0 }
         } catch let error as MobileSyncError {
             if case .massDeletion = error { outcome.massDeletion = error } else { outcome.failure = error }
         } catch {

@@ -26,6 +26,9 @@ public struct SyncRunReport: Sendable {
     /// What the user hears as "new or changed on the server".
     public var changedOnServer: Int { down.changedOnServer + mergedFromServer }
     public var ghostsRemoved = 0
+    /// Records the org now shares with the user that no change of theirs brought (a territory or
+    /// team change): found by the ghost check's ids and fetched.
+    public var arrived = 0
     /// Records that now carry a `__last_error__` / a `__conflict__`, across the synced soups.
     public var recordErrors = 0
     public var conflicts = 0
@@ -38,13 +41,16 @@ public struct SyncRunReport: Sendable {
     public var stoppedBeforeAsking = false
     /// The org refused the session (and a refresh could not renew it): sign in again.
     public var sessionExpired = false
+    /// Sync downs whose fields the org now hides from this user (said when it changes, not on
+    /// every run): each synced the rest.
+    public var hiddenFields: [(name: String, fields: [String])] = []
 
     public init() {}
 
     /// Whether the summary says something: anything moved either way, or records are left with
     /// errors or conflicts.
     public var hasNews: Bool {
-        sent > 0 || received > 0 || ghostsRemoved > 0 || conflicted > 0 || mergedFromServer > 0 || recordErrors > 0 || conflicts > 0
+        sent > 0 || received > 0 || ghostsRemoved > 0 || arrived > 0 || conflicted > 0 || mergedFromServer > 0 || recordErrors > 0 || conflicts > 0
     }
 
     /// Ends the run on `error`: its message, what it says about the connection, and the records
@@ -104,7 +110,7 @@ public struct SyncRunReport: Sendable {
     public var json: JSONObject {
         var object: JSONObject = [
             "sent": .int(Int64(sent)), "created": .int(Int64(created)), "updated": .int(Int64(updated)),
-            "deleted": .int(Int64(deleted)), "ghostsRemoved": .int(Int64(ghostsRemoved)),
+            "deleted": .int(Int64(deleted)), "ghostsRemoved": .int(Int64(ghostsRemoved)), "arrived": .int(Int64(arrived)),
             "errors": .int(Int64(recordErrors)), "conflicts": .int(Int64(conflicts)),
             "mergedFromServer": .int(Int64(mergedFromServer)), "confirmedAfterLostAnswer": .int(Int64(confirmedAfterLostAnswer)),
         ]
@@ -114,6 +120,7 @@ public struct SyncRunReport: Sendable {
         object["syncDowns"] = .object(downs)
         object["failure"] = failure.map(JSONValue.string) ?? .null
         object["failedSyncs"] = .array(failedSyncs.map { .object(["name": .string($0.name), "error": .string($0.reason)]) })
+        object["hiddenFields"] = .object(JSONObject(uniqueKeysWithValues: hiddenFields.map { ($0.name, .array($0.fields.map(JSONValue.string))) }))
         return object
     }
 
@@ -136,12 +143,16 @@ public struct SyncRunReport: Sendable {
         if confirmedAfterLostAnswer > 0 {
             outcomes += "; \(confirmedAfterLostAnswer) of the created and updated found done on the server after their answer was lost, not sent twice"
         }
-        var lines = ["Sent \(sent) change\(sent == 1 ? "" : "s") (\(outcomes)); \(receivedText); removed \(ghostsRemoved) deleted on the server."]
+        let shared = arrived > 0 ? " \(arrived) record\(arrived == 1 ? "" : "s") newly shared with you arrived." : ""
+        var lines = ["Sent \(sent) change\(sent == 1 ? "" : "s") (\(outcomes)); \(receivedText); removed \(ghostsRemoved) deleted on the server.\(shared)"]
         if recordErrors > 0 || conflicts > 0 {
             lines.append("\(recordErrors) record\(recordErrors == 1 ? "" : "s") with errors, \(conflicts) conflict\(conflicts == 1 ? "" : "s"); see forceterm status.")
         }
         for (name, reason) in failedSyncs {
             lines.append("\(name) failed (the other syncs ran): \(reason.oneLine)")
+        }
+        for (name, fields) in hiddenFields {
+            lines.append("The org hides \(fields.joined(separator: ", ")) from you: \(name) synced the other fields (your profile's field-level security; an admin can grant them).")
         }
         return lines.joined(separator: "\n") + "\n"
     }
@@ -151,7 +162,9 @@ extension SyncDownSummary {
     /// `received` (every record committed) = `stored` + `unchanged` + `keptLocalChanges`; of
     /// `stored`, `heldAlready` held every value already (mostly the sync's own changes back).
     public var json: JSONObject {
-        ["received": .int(Int64(received)), "stored": .int(Int64(stored)), "unchanged": .int(Int64(unchanged)),
-         "keptLocalChanges": .int(Int64(keptLocalChanges)), "heldAlready": .int(Int64(heldAlready))]
+        var object: JSONObject = ["received": .int(Int64(received)), "stored": .int(Int64(stored)), "unchanged": .int(Int64(unchanged)),
+                                  "keptLocalChanges": .int(Int64(keptLocalChanges)), "heldAlready": .int(Int64(heldAlready))]
+        if !leftOutFields.isEmpty { object["leftOutFields"] = .array(leftOutFields.map(JSONValue.string)) }
+        return object
     }
 }

@@ -4,7 +4,7 @@
 extension OrgSchema {
     static let bundledJSON = #"""
 {
-  "about": "The objects localorg serves. Every object also gets the system fields Id, IsDeleted, CreatedDate, CreatedById, LastModifiedDate, LastModifiedById and SystemModstamp (and OwnerId when hasOwner is true). A field is required on create when it is createable, not nillable and not defaultedOnCreate. 'restrictedPicklist' accepts only the picklist's values; 'editableBy': 'admins' lets other users read the field but not set it. 'recordTypes' (besides Master) offer their own picklist values and add RecordTypeId; 'validationRules' require fields when conditions hold ('RecordType' names a record type). 'concatenationOf' makes a read-only field computed from others, like Contact.Name.",
+  "about": "The objects localorg serves. Every object also gets the system fields Id, IsDeleted, CreatedDate, CreatedById, LastModifiedDate, LastModifiedById and SystemModstamp (and OwnerId when hasOwner is true). A field is required on create when it is createable, not nillable and not defaultedOnCreate. 'restrictedPicklist' accepts only the picklist's values; 'editableBy': 'admins' lets other users read the field but not set it. 'recordTypes' (besides Master) offer their own picklist values and add RecordTypeId; 'validationRules' require fields when conditions hold ('RecordType' names a record type). 'concatenationOf' makes a read-only field computed from others, like Contact.Name. 'fieldUpdates' are the org's record-triggered flows: on create or every save, when conditions hold, set a field (set, setIfBlank, transform: lowercase, uppercase, trim, digitsOnly) or refuse the save (refuse: message).",
   "objects": [
     {
       "name": "Account", "label": "Account", "labelPlural": "Accounts", "keyPrefix": "001", "hasOwner": true,
@@ -27,6 +27,8 @@ extension OrgSchema {
         {"name": "BillingState", "label": "Billing State/Province", "type": "string", "length": 80},
         {"name": "BillingPostalCode", "label": "Billing Zip/Postal Code", "type": "string", "length": 20},
         {"name": "BillingCountry", "label": "Billing Country", "type": "string", "length": 80},
+        {"name": "BillingStateCode", "label": "Billing State/Province Code", "type": "picklist", "length": 10},
+        {"name": "BillingCountryCode", "label": "Billing Country Code", "type": "picklist", "length": 10},
         {"name": "NumberOfEmployees", "label": "Employees", "type": "int", "digits": 8},
         {"name": "AnnualRevenue", "label": "Annual Revenue", "type": "currency", "precision": 18, "scale": 0},
         {"name": "Description", "label": "Account Description", "type": "textarea", "length": 32000}
@@ -69,6 +71,8 @@ extension OrgSchema {
         {"name": "MailingState", "label": "Mailing State/Province", "type": "string", "length": 80},
         {"name": "MailingPostalCode", "label": "Mailing Zip/Postal Code", "type": "string", "length": 20},
         {"name": "MailingCountry", "label": "Mailing Country", "type": "string", "length": 80},
+        {"name": "MailingStateCode", "label": "Mailing State/Province Code", "type": "picklist", "length": 10},
+        {"name": "MailingCountryCode", "label": "Mailing Country Code", "type": "picklist", "length": 10},
         {"name": "Birthdate", "label": "Birthdate", "type": "date"},
         {"name": "LeadSource", "label": "Lead Source", "type": "picklist", "length": 255,
          "picklistValues": ["Web", "Phone Inquiry", "Partner Referral", "Purchased List", "Other"]},
@@ -78,6 +82,9 @@ extension OrgSchema {
       "validationRules": [
         {"name": "WebLeadsNeedEmail", "errorMessage": "A contact who came from the web needs an email address.", "errorField": "Email",
          "when": {"LeadSource": "Web"}, "requires": ["Email"]}
+      ],
+      "fieldUpdates": [
+        {"name": "Default Lead Source", "field": "LeadSource", "on": "create", "setIfBlank": "Other"}
       ]
     },
     {

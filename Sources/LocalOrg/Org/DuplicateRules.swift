@@ -190,7 +190,7 @@ extension OrgStore {
             return []
         }
         guard !conditions.isEmpty else { return [] }
-        let sharing = Self.ownerCondition(object, alias: "t", ownerId: ownerId)
+        let sharing = Self.ownerCondition(object, alias: "t", ownerId: ownerId, schema: schema)
         let columns = object.fields.map { "t.\(quoted($0.columnName))" }.joined(separator: ", ")
         let sql = "SELECT \(columns) FROM \(quoted(object.tableName)) t WHERE t.IsDeleted = 0 AND (\(conditions.joined(separator: " OR ")))"
             + sharing.sql + " ORDER BY t.CreatedDate, t.Id LIMIT 1000"

@@ -27,6 +27,9 @@ public struct FieldAccess: Sendable, Equatable {
     var granted: [String: Level]
     /// Administrators (System Administrator) read and edit every field the schema lets anyone edit.
     var isAdministrator: Bool
+    /// `Object.Field` (lowercased) of fields the org does not have at all, whoever asks: the code
+    /// fields of State and Country/Territory Picklists while that feature is off.
+    var absent: Set<String> = []
 
     init(profile: [String: Level] = [:], granted: [String: Level] = [:], isAdministrator: Bool) {
         self.profile = profile
@@ -38,13 +41,26 @@ public struct FieldAccess: Sendable, Equatable {
     /// Standard User: every field, but those the schema keeps to administrators (`editableBy`) read-only.
     public static let standardUser = FieldAccess(isAdministrator: false)
 
+    /// The same access in an org without State and Country/Territory Picklists: their code fields
+    /// do not exist.
+    func withoutAddressCodes() -> FieldAccess {
+        var copy = self
+        for (objectName, prefixes) in AddressPicklists.addresses {
+            for prefix in prefixes {
+                for suffix in ["CountryCode", "StateCode"] { copy.absent.insert("\(objectName).\(prefix)\(suffix)".lowercased()) }
+            }
+        }
+        return copy
+    }
+
     static func key(_ object: ObjectDefinition, _ field: FieldDefinition) -> String {
         "\(object.name).\(field.name)".lowercased()
     }
 
     public func level(of field: FieldDefinition, in object: ObjectDefinition) -> Level {
-        if isAdministrator || !field.isPermissionable { return .edit }
         let key = Self.key(object, field)
+        if absent.contains(key) { return .hidden }
+        if isAdministrator || !field.isPermissionable { return .edit }
         let base = profile[key] ?? (field.editableByAdminsOnly ? .read : .edit)
         return max(base, granted[key] ?? .hidden)
     }

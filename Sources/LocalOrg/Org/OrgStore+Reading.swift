@@ -10,7 +10,7 @@ extension OrgStore {
     /// sharing (`visibleTo` set), belongs to someone else.
     public func record(_ object: ObjectDefinition, id: String, visibleTo ownerId: String? = nil) async throws -> StoredRecord? {
         try await pool.read { db in
-            guard let record = try self.fetchRecord(db, object: object, id: id), Self.isVisible(record, object: object, to: ownerId) else { return nil }
+            guard let record = try self.fetchRecord(db, object: object, id: id), try self.isVisible(db, record, object: object, to: ownerId) else { return nil }
             return record
         }
     }
@@ -22,23 +22,42 @@ extension OrgStore {
         try await pool.read { db in
             var found: [String: StoredRecord] = [:]
             for id in ids where found[id] == nil {
-                guard let record = try self.fetchRecord(db, object: object, id: id), Self.isVisible(record, object: object, to: ownerId) else { continue }
+                guard let record = try self.fetchRecord(db, object: object, id: id), try self.isVisible(db, record, object: object, to: ownerId) else { continue }
                 found[id] = record
             }
             return found
         }
     }
 
-    /// Private sharing: a record of an object with owners is visible only to its owner.
-    static func isVisible(_ record: StoredRecord, object: ObjectDefinition, to ownerId: String?) -> Bool {
+    /// Private sharing: a record of an object with owners is visible to its owner, to the users
+    /// it is shared with (`localorg share`: an account team or a territory), and, for a record
+    /// controlled by its parent (Contact under its Account, a cascade-deleted reference), to
+    /// whoever sees the parent. `writing`: a read-only share does not let its user change it.
+    func isVisible(_ db: Database, _ record: StoredRecord, object: ObjectDefinition, to ownerId: String?,
+                   writing: Bool = false) throws -> Bool {
         guard let ownerId, object.hasOwner else { return true }
-        return String.fromDatabaseValue(record.values["OwnerId"] ?? .null) == ownerId
+        if String.fromDatabaseValue(record.values["OwnerId"] ?? .null) == ownerId { return true }
+        let condition = Self.ownerCondition(object, alias: "t", ownerId: ownerId, schema: schema, writing: writing)
+        return try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM \(quoted(object.tableName)) t WHERE t.Id = ?\(condition.sql))",
+                                 arguments: StatementArguments([record.id.databaseValue] + condition.arguments)) ?? false
     }
 
-    /// SQL condition (and its argument) restricting `alias` to records `ownerId` may see.
-    static func ownerCondition(_ object: ObjectDefinition, alias: String, ownerId: String?) -> (sql: String, arguments: [DatabaseValue]) {
+    /// SQL condition (and its arguments) restricting `alias` to records `ownerId` may see (or,
+    /// `writing`, change), the same rule as `isVisible`.
+    static func ownerCondition(_ object: ObjectDefinition, alias: String, ownerId: String?, schema: OrgSchema,
+                               writing: Bool = false) -> (sql: String, arguments: [DatabaseValue]) {
         guard let ownerId, object.hasOwner else { return ("", []) }
-        return (" AND \(alias).\"OwnerId\" = ?", [ownerId.databaseValue])
+        let access = writing ? " AND access = 'edit'" : ""
+        var parts = ["\(alias).\"OwnerId\" = ?", "\(alias).\"Id\" IN (SELECT recordId FROM localorg_share WHERE userId = ?\(access))"]
+        var arguments = [ownerId.databaseValue, ownerId.databaseValue]
+        for field in object.fields where field.type == .reference && field.cascadeDelete {
+            guard let parent = field.referenceTo.flatMap({ schema.object(named: $0) }), parent.hasOwner else { continue }
+            let column = "\(alias).\(quoted(field.columnName))"
+            parts.append("\(column) IN (SELECT Id FROM \(quoted(parent.tableName)) WHERE OwnerId = ?)")
+            parts.append("\(column) IN (SELECT recordId FROM localorg_share WHERE userId = ?\(access))")
+            arguments += [ownerId.databaseValue, ownerId.databaseValue]
+        }
+        return (" AND (" + parts.joined(separator: " OR ") + ")", arguments)
     }
 
     func fetchRecord(_ db: Database, object: ObjectDefinition, id: String) throws -> StoredRecord? {
@@ -58,7 +77,7 @@ extension OrgStore {
 
     /// Ids of live records whose `field` equals `value` (external-id lookups).
     public func ids(_ object: ObjectDefinition, whereField field: FieldDefinition, equals value: DatabaseValue, visibleTo ownerId: String? = nil) async throws -> [String] {
-        let owner = Self.ownerCondition(object, alias: "t", ownerId: ownerId)
+        let owner = Self.ownerCondition(object, alias: "t", ownerId: ownerId, schema: schema)
         return try await pool.read { db in
             try String.fetchAll(db, sql: "SELECT Id FROM \(quoted(object.tableName)) t WHERE \(quoted(field.columnName)) = ? AND IsDeleted = 0\(owner.sql) ORDER BY Id LIMIT 10",
                                 arguments: StatementArguments([value] + owner.arguments))
@@ -67,7 +86,7 @@ extension OrgStore {
 
     /// Ids of live records whose SystemModstamp lies in [start, end].
     public func updatedIds(_ object: ObjectDefinition, start: Int64, end: Int64, visibleTo ownerId: String? = nil) async throws -> [String] {
-        let owner = Self.ownerCondition(object, alias: "t", ownerId: ownerId)
+        let owner = Self.ownerCondition(object, alias: "t", ownerId: ownerId, schema: schema)
         return try await pool.read { db in
             try String.fetchAll(db, sql: "SELECT Id FROM \(quoted(object.tableName)) t WHERE IsDeleted = 0 AND SystemModstamp >= ? AND SystemModstamp <= ?\(owner.sql) ORDER BY SystemModstamp, Id",
                                 arguments: StatementArguments([start.databaseValue, end.databaseValue] + owner.arguments))
@@ -76,7 +95,7 @@ extension OrgStore {
 
     /// Records that went to the recycle bin in [start, end], with when.
     public func deletedRecords(_ object: ObjectDefinition, start: Int64, end: Int64, visibleTo ownerId: String? = nil) async throws -> [(id: String, deletedAt: Int64)] {
-        let owner = Self.ownerCondition(object, alias: "t", ownerId: ownerId)
+        let owner = Self.ownerCondition(object, alias: "t", ownerId: ownerId, schema: schema)
         return try await pool.read { db in
             try Row.fetchAll(db, sql: "SELECT Id, \(quoted(Self.deletedAtColumn)) FROM \(quoted(object.tableName)) t WHERE IsDeleted = 1 AND \(quoted(Self.deletedAtColumn)) >= ? AND \(quoted(Self.deletedAtColumn)) <= ?\(owner.sql) ORDER BY 2, 1",
                              arguments: StatementArguments([start.databaseValue, end.databaseValue] + owner.arguments)).map { ($0[0], $0[1]) }
@@ -110,7 +129,7 @@ extension OrgStore {
     func ids(_ db: Database, _ object: ObjectDefinition, externalId field: FieldDefinition, equals key: DatabaseValue,
              visibleTo owner: String?, limit: Int) throws -> [String] {
         guard !key.isNull else { return [] }
-        let ownerFilter = Self.ownerCondition(object, alias: "t", ownerId: owner)
+        let ownerFilter = Self.ownerCondition(object, alias: "t", ownerId: owner, schema: schema)
         return try String.fetchAll(
             db, sql: "SELECT Id FROM \(quoted(object.tableName)) t WHERE \(quoted(field.columnName)) = ? AND IsDeleted = 0\(ownerFilter.sql) ORDER BY Id LIMIT ?",
             arguments: StatementArguments([key] + ownerFilter.arguments + [Int64(limit).databaseValue]))

@@ -12,6 +12,8 @@ struct SaveRules: Sendable {
     var allowDuplicateSave = false
     /// `includeRecordDetails=true`: the matching records' fields in `duplicateResut`.
     var includeRecordDetails = false
+    /// How long a save waits for a locked record before UNABLE_TO_LOCK_ROW (Salesforce: 10 s).
+    var lockWait: Int64 = 10
     var apiVersion: String
     /// The request saving, which keeps the ids it saved (taken while its task runs: a write's
     /// closure runs on the database's queue, where the request's task-local is not set).
@@ -69,6 +71,15 @@ extension OrgStore {
             try RecordValidator.checkRecordRules(object: object, written: values, record: values)
         }
         if let saving {
+            if saving.rules.isOn(.stateAndCountryPicklists) {
+                try AddressPicklists.standard.settle(object, record: &values, written: values, creating: true)
+            }
+            if saving.rules.isOn(.fieldUpdatesOnSave) {
+                try FieldUpdate.apply(object.fieldUpdates, object: object, record: &values, creating: true)
+            }
+            if saving.rules.isOn(.recordLocking) {
+                try checkLocks(db, object: object, id: nil, record: values, now: now, lockWait: saving.lockWait)
+            }
             try checkDuplicates(db, object: object, record: values, id: nil, creating: true, visibleTo: ownerId, saving: saving)
         }
         let id = try presetId ?? SalesforceId.make(keyPrefix: object.keyPrefix, number: reserveNumbers(db, keyPrefix: object.keyPrefix, count: 1))
@@ -96,13 +107,22 @@ extension OrgStore {
     func updateRow(_ db: Database, object: ObjectDefinition, id: String, values: [String: DatabaseValue], actingUserId: String,
                    now: Int64, ifUnmodifiedSince: Int64? = nil, visibleTo ownerId: String? = nil, saving: SaveRules? = nil) throws {
         guard var existing = try fetchRecord(db, object: object, id: id) else { throw APIError.resourceNotFound }
-        guard Self.isVisible(existing, object: object, to: ownerId) else { throw APIError.insufficientAccess }
+        guard try isVisible(db, existing, object: object, to: ownerId, writing: true) else { throw APIError.insufficientAccess }
         if existing.isDeleted { throw APIError.entityIsDeleted }
         if let ifUnmodifiedSince { try Self.checkUnmodified(existing, since: ifUnmodifiedSince) }
         try checkReferencesAndUniqueness(db, object: object, values: values, excludingId: id, visibleTo: ownerId)
         let before = existing.values
         for (name, value) in values { existing.values[name] = value }
         try RecordValidator.checkRecordRules(object: object, written: values, record: existing.values)
+        if let saving, saving.rules.isOn(.stateAndCountryPicklists) {
+            try AddressPicklists.standard.settle(object, record: &existing.values, written: values, creating: false)
+        }
+        if let saving, saving.rules.isOn(.fieldUpdatesOnSave) {
+            try FieldUpdate.apply(object.fieldUpdates, object: object, record: &existing.values, creating: false)
+        }
+        if let saving, saving.rules.isOn(.recordLocking) {
+            try checkLocks(db, object: object, id: id, record: existing.values, now: now, lockWait: saving.lockWait)
+        }
         if let saving, values.contains(where: { before[$0.key] != $0.value }) {
             try checkDuplicates(db, object: object, record: existing.values, id: id, creating: false, visibleTo: ownerId, saving: saving)
         }
@@ -123,7 +143,7 @@ extension OrgStore {
     func deleteRow(_ db: Database, object: ObjectDefinition, id: String, actingUserId: String, now: Int64,
                    ifUnmodifiedSince: Int64? = nil, visibleTo ownerId: String? = nil) throws {
         guard let existing = try fetchRecord(db, object: object, id: id) else { throw APIError.resourceNotFound }
-        guard Self.isVisible(existing, object: object, to: ownerId) else { throw APIError.insufficientAccess }
+        guard try isVisible(db, existing, object: object, to: ownerId, writing: true) else { throw APIError.insufficientAccess }
         if existing.isDeleted { throw APIError.entityIsDeleted }
         if let ifUnmodifiedSince { try Self.checkUnmodified(existing, since: ifUnmodifiedSince) }
         guard object.deletable else {
@@ -182,7 +202,7 @@ extension OrgStore {
                 throw APIError(status: 400, errorCode: "INVALID_CROSS_REFERENCE_KEY", message: "invalid cross reference id", fields: [field.name])
             }
             // Owners may be any user; other references must point at records the user can see.
-            if field.name != "OwnerId", !Self.isVisible(referenced, object: target, to: ownerId) {
+            if field.name != "OwnerId", try !isVisible(db, referenced, object: target, to: ownerId) {
                 throw APIError(status: 400, errorCode: "INSUFFICIENT_ACCESS_ON_CROSS_REFERENCE_ENTITY",
                                message: "insufficient access rights on cross-reference id", fields: [field.name])
             }
@@ -204,6 +224,6 @@ extension OrgStore {
         let owner = object.hasOwner ? "OwnerId" : "NULL"
         let statement = try db.cachedStatement(sql: "SELECT IsDeleted, \(owner) FROM \(quoted(object.tableName)) WHERE Id = ?")
         guard let row = try Row.fetchOne(statement, arguments: [id]) else { return nil }
-        return StoredRecord(object: object.name, values: ["IsDeleted": row[0] as DatabaseValue, "OwnerId": row[1] as DatabaseValue])
+        return StoredRecord(object: object.name, values: ["Id": id.databaseValue, "IsDeleted": row[0] as DatabaseValue, "OwnerId": row[1] as DatabaseValue])
     }
 }

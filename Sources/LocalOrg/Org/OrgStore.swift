@@ -70,6 +70,8 @@ public final class OrgStore: Sendable {
             try Self.createHistoryTable(db)
             try Self.createEventTable(db)
             try Self.createSettingTable(db)
+            try Self.createShareTable(db)
+            try Self.createLockTable(db)
             for object in schema.objects {
                 let table = object.tableName
                 if try db.tableExists(table) {

@@ -135,6 +135,7 @@ public struct OrgSchema: Sendable {
                 fields: fields)
             object.recordTypes = recordTypes
             object.validationRules = try (objectJSON["validationRules"]?.arrayValue ?? []).map { try parseValidationRule($0, object: object) }
+            object.fieldUpdates = try (objectJSON["fieldUpdates"]?.arrayValue ?? []).map { try FieldUpdate.parse($0, object: object) }
             objects.append(object)
         }
         return try OrgSchema(objects: objects)
@@ -164,8 +165,17 @@ public struct OrgSchema: Sendable {
             object["fields"] = .array(fields)
             objectList[position] = .object(object)
         }
-        if let unknown = additions.objectValue?.keys.first(where: { $0 != "objects" && $0 != "fields" && $0 != "about" }) {
-            throw SchemaError(description: "unknown key \"\(unknown)\"; custom-schema.json holds \"objects\" and \"fields\"")
+        // A class exercise's flows: appended to an object's own.
+        for (objectName, updates) in additions["fieldUpdates"]?.objectValue ?? [:] {
+            guard let position = objectList.firstIndex(where: { $0["name"]?.stringValue?.lowercased() == objectName.lowercased() }),
+                  case var .object(object) = objectList[position] else {
+                throw SchemaError(description: "field updates are added to \(objectName), which the schema does not have")
+            }
+            object["fieldUpdates"] = .array((object["fieldUpdates"]?.arrayValue ?? []) + (updates.arrayValue ?? []))
+            objectList[position] = .object(object)
+        }
+        if let unknown = additions.objectValue?.keys.first(where: { !["objects", "fields", "fieldUpdates", "about"].contains($0) }) {
+            throw SchemaError(description: "unknown key \"\(unknown)\"; custom-schema.json holds \"objects\", \"fields\" and \"fieldUpdates\"")
         }
     }
 

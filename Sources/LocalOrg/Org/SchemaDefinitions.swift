@@ -119,6 +119,8 @@ public struct ObjectDefinition: Sendable {
     /// The record types besides Master; empty for objects without record types (and no RecordTypeId).
     public var recordTypes: [RecordTypeDefinition] = []
     public var validationRules: [ValidationRule] = []
+    /// The org's record-triggered flows that change values on save (`fieldUpdates`).
+    public var fieldUpdates: [FieldUpdate] = []
     private var fieldIndexByLowercaseName: [String: Int] = [:]
     /// `INSERT INTO … (every column) VALUES (?, …)`, built once: inserts bind a value for every field.
     let insertSQL: String

@@ -32,12 +32,13 @@ public enum Seeder {
     static let industries = ["Agriculture", "Banking", "Biotechnology", "Consulting", "Education", "Energy", "Finance", "Healthcare",
                              "Hospitality", "Manufacturing", "Media", "Retail", "Technology", "Telecommunications", "Transportation"]
     static let places: [(city: String, postalCode: String, country: String, street: String)] = [
-        ("Paris", "75002", "France", "12 rue de la Paix"), ("München", "80331", "Deutschland", "Marienplatz 8"),
-        ("東京", "100-0005", "日本", "丸の内1-9-1"), ("São Paulo", "01310-100", "Brasil", "Av. Paulista, 1578"),
-        ("Kraków", "31-042", "Polska", "Rynek Główny 1"), ("Москва", "109012", "Россия", "Красная площадь, 1"),
-        ("Reykjavík", "101", "Ísland", "Laugavegur 24"), ("서울", "04524", "대한민국", "세종대로 110"),
-        ("Montréal", "H2Y 1C6", "Canada", "275 rue Notre-Dame Est"), ("Zürich", "8001", "Schweiz", "Bahnhofstrasse 45"),
-        ("San Francisco", "94105", "USA", "415 Mission Street"), ("Lagos", "101241", "Nigeria", "1 Adeola Odeku Street"),
+        // Countries as an org with State and Country/Territory Picklists holds them: its labels.
+        ("Paris", "75002", "France", "12 rue de la Paix"), ("München", "80331", "Germany", "Marienplatz 8"),
+        ("東京", "100-0005", "Japan", "丸の内1-9-1"), ("São Paulo", "01310-100", "Brazil", "Av. Paulista, 1578"),
+        ("Kraków", "31-042", "Poland", "Rynek Główny 1"), ("Москва", "109012", "Russian Federation", "Красная площадь, 1"),
+        ("Reykjavík", "101", "Iceland", "Laugavegur 24"), ("서울", "04524", "Korea, Republic of", "세종대로 110"),
+        ("Montréal", "H2Y 1C6", "Canada", "275 rue Notre-Dame Est"), ("Zürich", "8001", "Switzerland", "Bahnhofstrasse 45"),
+        ("San Francisco", "94105", "United States", "415 Mission Street"), ("Lagos", "101241", "Nigeria", "1 Adeola Odeku Street"),
     ]
     static let titles = ["CEO", "CTO", "Directrice financière", "Head of Sales", "Développeur", "Ingeniera de datos", "営業部長",
                          "Product Manager", "Einkaufsleiterin", "Account Executive", "Office Manager", "VP Marketing"]
@@ -77,6 +78,9 @@ public enum Seeder {
                     values["BillingCity"] = place.city.databaseValue
                     values["BillingPostalCode"] = place.postalCode.databaseValue
                     values["BillingCountry"] = place.country.databaseValue
+                    if account.field(named: "BillingCountryCode") != nil, let country = AddressPicklists.standard.country(named: place.country) {
+                        values["BillingCountryCode"] = country.code.databaseValue
+                    }
                 }
                 let when = now - Int64.random(in: 0..<(30 * 86_400), using: &random)
                 let id = SalesforceId.make(keyPrefix: account.keyPrefix, number: firstAccountNumber + Int64(index))

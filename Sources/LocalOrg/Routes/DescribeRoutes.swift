@@ -96,6 +96,13 @@ extension LocalOrgAPI {
         return response
     }
 
+    /// A picklist's values as describe lists them; an address code field's are the org's countries
+    /// or states, labelled, the states `validFor` their country.
+    static func picklistEntries(_ field: FieldDefinition, of object: ObjectDefinition) -> [JSONValue] {
+        if AddressPicklists.isCodeField(field.name, of: object.name) { return AddressPicklists.standard.describeEntries(for: field.name) }
+        return field.picklistValues.map { ["active": true, "defaultValue": false, "label": .string($0), "validFor": .null, "value": .string($0)] }
+    }
+
     /// One field as the asking user is told it: read-only fields (the profile's, or the schema's)
     /// are not createable or updateable. `longTextRefused`: long text areas are not filterable,
     /// sortable or groupable, as a real org describes them (a recorded describe of a textarea of
@@ -105,6 +112,9 @@ extension LocalOrgAPI {
                        longTextRefused: Bool = true) -> JSONValue {
         let isNumber = field.type.isNumber
         let longText = longTextRefused && field.isLongText
+        // State and Country/Territory Picklists: a state code depends on its address's country code.
+        let isAddressCode = AddressPicklists.isCodeField(field.name, of: object.name)
+        let controller = isAddressCode && field.name.hasSuffix("StateCode") ? String(field.name.dropLast("StateCode".count)) + "CountryCode" : nil
         return [
             "name": .string(field.name), "label": .string(field.label), "type": .string(field.type.rawValue),
             "soapType": .string(field.type.soapType), "length": .int(Int64(field.type.isText || field.type == .id || field.type == .reference ? field.length : 0)),
@@ -120,8 +130,9 @@ extension LocalOrgAPI {
             "aggregatable": true, "referenceTo": .array(field.referenceTo.map { [.string($0)] } ?? []),
             "relationshipName": field.relationshipName.map(JSONValue.string) ?? .null,
             "cascadeDelete": .bool(field.cascadeDelete), "restrictedDelete": false,
-            "picklistValues": .array(field.picklistValues.map { ["active": true, "defaultValue": false, "label": .string($0), "validFor": .null, "value": .string($0)] }),
-            "restrictedPicklist": .bool(field.restrictedPicklist), "dependentPicklist": false, "controllerName": .null,
+            "picklistValues": .array(Self.picklistEntries(field, of: object)),
+            "restrictedPicklist": .bool(field.restrictedPicklist || isAddressCode), "dependentPicklist": .bool(controller != nil),
+            "controllerName": controller.map(JSONValue.string) ?? .null,
             "defaultValue": field.defaultValue ?? .null, "defaultValueFormula": .null, "calculatedFormula": .null,
             "inlineHelpText": .null, "htmlFormatted": false, "encrypted": false, "deprecatedAndHidden": false,
             "compoundFieldName": .null, "extraTypeInfo": field.type == .textarea ? "plaintextarea" : .null,

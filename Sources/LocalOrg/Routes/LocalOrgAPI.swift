@@ -33,6 +33,8 @@ public struct OrgSettings: Sendable {
     public var mobilePolicy = MobilePolicy()
     /// Connected apps' own policies (`mobilePolicy` in `connected-apps.json`), by client id.
     public var connectedAppPolicies: [String: MobilePolicy] = [:]
+    /// Seconds a save waits for a record another job holds locked before UNABLE_TO_LOCK_ROW.
+    public var lockWaitSeconds: Int64 = 10
     /// Client ids whose username-password flow is blocked (`"passwordFlow": false` in
     /// connected-apps.json; `serve --block-password-flow` for the built-in app).
     public var passwordFlowBlocked: Set<String> = []
@@ -217,7 +219,7 @@ public struct LocalOrgAPI: Sendable {
                 if method == "POST", let override = request.queryItems["_HttpMethod"] { method = override.uppercased() }
                 let visibleOwner = settings.sharing == .private && !session.isAdmin ? session.userId : nil
                 let context = DataContext(request: request, method: method, apiVersion: apiVersion, session: session, apiUsed: used,
-                                          visibleOwner: visibleOwner, rules: rules)
+                                          visibleOwner: visibleOwner, rules: rules, lockWait: settings.lockWaitSeconds)
                 response = try await routeData(context, rest: rest)
             } catch let error as APIError {
                 response = .error(error)
@@ -237,6 +239,8 @@ public struct LocalOrgAPI: Sendable {
         var visibleOwner: String?
         /// The production rules the org enforces for this request.
         var rules: ProductionRules = .strict
+        /// Seconds a save waits for a locked record (`serve --lock-wait`).
+        var lockWait: Int64 = 10
         /// The request's own scope, taken when it starts (routes run parts of it on the
         /// database's queue, where the task-local is not set).
         var scope: RequestContext? = RequestContext.current
@@ -246,7 +250,7 @@ public struct LocalOrgAPI: Sendable {
             let header: (allowSave: Bool, includeRecordDetails: Bool) = apiVersion(atLeast: 52)
                 ? SaveRules.duplicateHeader(request.header("sforce-duplicate-rule-header")) : (false, false)
             return SaveRules(rules: rules, allowDuplicateSave: header.allowSave, includeRecordDetails: header.includeRecordDetails,
-                             apiVersion: apiVersion, request: scope)
+                             lockWait: lockWait, apiVersion: apiVersion, request: scope)
         }
 
         /// What the user may name in SOQL: their fields, and the org's rules for long text areas.
@@ -255,8 +259,8 @@ public struct LocalOrgAPI: Sendable {
         /// The user's field-level security; with the rule off, only the schema's admin-only fields
         /// are kept from other users, as localorg did before profiles.
         var fieldAccess: FieldAccess {
-            if session.isAdmin { return .administrator }
-            return rules.isOn(.fieldLevelSecurity) ? session.fields : .standardUser
+            let access: FieldAccess = session.isAdmin ? .administrator : rules.isOn(.fieldLevelSecurity) ? session.fields : .standardUser
+            return rules.isOn(.stateAndCountryPicklists) ? access : access.withoutAddressCodes()
         }
 
         /// Whether the request's API version is `version` or later: what a resource answers, or

@@ -86,7 +86,7 @@ extension LocalOrgAPI {
         var current = (object: object, id: id)
         for step in steps {
             guard let record = try store.fetchRecord(db, object: current.object, id: current.id),
-                  OrgStore.isVisible(record, object: current.object, to: owner) else { throw APIError.resourceNotFound }
+                  try store.isVisible(db, record, object: current.object, to: owner) else { throw APIError.resourceNotFound }
             if record.isDeleted { throw APIError.entityIsDeleted }
             switch step {
             case let .parent(lookup, parent):

@@ -172,7 +172,7 @@ extension LocalOrgAPI {
         // The Id comes with the listed fields, asked for or not.
         if let idField = object.field(named: "Id"), selected?.contains(where: { $0.name == "Id" }) == false { selected?.append(idField) }
         guard let stored = try store.fetchRecord(db, object: object, id: id),
-              OrgStore.isVisible(stored, object: object, to: context.visibleOwner) else { throw APIError.resourceNotFound }
+              try store.isVisible(db, stored, object: object, to: context.visibleOwner) else { throw APIError.resourceNotFound }
         if stored.isDeleted { throw APIError.entityIsDeleted }
         let etag = Self.entityTag(stored, object: object)
         if let etag, Self.matches(context.request.header("if-none-match"), etag) { return .empty(304) }

@@ -216,8 +216,9 @@ struct SOQLCompiler {
     mutating func wherePieces(_ query: SOQLQuery, object: ObjectDefinition) throws(SOQLError) -> [String] {
         var whereParts = includeDeleted ? [] : ["t.\"IsDeleted\" = 0"]
         if let ownerId, object.hasOwner {
-            whereParts.append("t.\"OwnerId\" = ?")
-            arguments.append(ownerId.databaseValue)
+            let sharing = OrgStore.ownerCondition(object, alias: "t", ownerId: ownerId, schema: schema)
+            whereParts.append(String(sharing.sql.dropFirst(" AND ".count)))
+            arguments += sharing.arguments
         }
         if let condition = query.condition {
             whereParts.append(try compileCondition(condition, object: object))
@@ -341,7 +342,7 @@ struct SOQLCompiler {
             } else {
                 let joinAlias = "j\(joins.count + 1)"
                 // A parent the user may not see reads as no parent at all.
-                let sharing = OrgStore.ownerCondition(target, alias: joinAlias, ownerId: ownerId)
+                let sharing = OrgStore.ownerCondition(target, alias: joinAlias, ownerId: ownerId, schema: schema)
                 joins.append((key, joinAlias, "LEFT JOIN \(quoted(target.tableName)) \(joinAlias) ON \(joinAlias).\"Id\" = \(alias).\(quoted(reference.columnName))\(sharing.sql)", target))
                 joinArguments += sharing.arguments
                 alias = joinAlias

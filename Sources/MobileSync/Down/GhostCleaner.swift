@@ -21,6 +21,13 @@ public struct GhostCleaner: Sendable {
         try Self.rows(cleanIdsSQL(also: nil, in: transaction), in: transaction).compactMap { $0.first?.stringValue }
     }
 
+    /// Every server id the soup holds, whatever its state or sync: a record another sync holds,
+    /// or one with local changes, is not fetched again as if it were new.
+    public func allIds(in transaction: StoreTransaction) throws -> [String] {
+        try Self.rows("SELECT {\(soupName):\(idFieldName)} FROM {\(soupName)} WHERE {\(soupName):\(idFieldName)} IS NOT NULL", in: transaction)
+            .compactMap { $0.first?.stringValue }
+    }
+
     /// How many of this sync's records carry a server id (created here and never sent do not):
     /// after a complete sync down the server returns each of them unless it is a ghost.
     public func syncedCount(in transaction: StoreTransaction) throws -> Int {

@@ -18,6 +18,9 @@ public struct SyncDownSummary: Sendable, Equatable {
 
     /// Every record received and committed, whatever became of it.
     public var received: Int { stored + unchanged + keptLocalChanges }
+    /// Fields the query names that the org hides from this user (its describe lacks them, or it
+    /// answered `No such column`): left out, the rest synced.
+    public var leftOutFields: [String] = []
 
     public init() {}
 
@@ -34,6 +37,7 @@ public struct SyncDownSummary: Sendable, Equatable {
         sum.unchanged += right.unchanged
         sum.keptLocalChanges += right.keptLocalChanges
         sum.heldAlready += right.heldAlready
+        sum.leftOutFields = Array(Set(left.leftOutFields + right.leftOutFields)).sorted()
         return sum
     }
 }
@@ -71,8 +75,16 @@ struct SyncDownTask: Sendable {
         // resets it: with one, the records held come from this query and may be skipped.
         let skip: DownloadedRecordWriter.SkipUnchanged = if let boundary { .atBoundary(boundary) }
             else if capped, state.maxTimeStamp > 0 { .always } else { .never }
-        let fetch = fetch(target)
-        let page = try await fetch.first(state: state, since: boundary)
+        let leftOut = LeftOutFields()
+        let fetch = fetch(target, leftOut: leftOut)
+        let page: SyncDownPage
+        do {
+            page = try await fetch.first(state: state, since: boundary)
+        } catch {
+            summary.leftOutFields = leftOut.names
+            throw error
+        }
+        summary.leftOutFields = leftOut.names
         state.totalSize = page.totalSize
         try syncs.save(state)
         report(state)
@@ -86,6 +98,9 @@ struct SyncDownTask: Sendable {
             throw error
         }
         try bulkLoad?.finish()
+        // A whole run fetched every record of the set: as good as comparing every id, so the
+        // ghost check's count may stand in for the ids until `idComparisonInterval` passes.
+        if boundary == nil { state.idsComparedAt = state.startTime }
         return state
     }
 
@@ -233,10 +248,45 @@ struct SyncDownTask: Sendable {
     // MARK: Ghosts
 
     /// The fetch for `target`'s kind, over this task's store and remote.
-    func fetch(_ target: SyncDownTarget) -> any SyncDownFetch {
-        target.fetch(in: FetchContext(target: target, store: store, remote: remote, checkAccepting: checkAccepting,
-                                      pagesInFlight: pagesInFlight))
+    /// The target's fetch. A SOQL target's fields are checked against the describe a metadata
+    /// sync keeps for its object, so a field the org hides from this user never stops the sync.
+    func fetch(_ target: SyncDownTarget, leftOut: LeftOutFields = LeftOutFields()) -> any SyncDownFetch {
+        var context = FetchContext(target: target, store: store, remote: remote, checkAccepting: checkAccepting, pagesInFlight: pagesInFlight)
+        context.leftOut = leftOut
+        if case .soql = target.kind, let object = SoqlQuery(target.rewrittenSoql ?? "").objectName {
+            context.described = try? DescribedFields.stored(object, store: store, syncs: syncs)
+        }
+        return target.fetch(in: context)
     }
+
+    /// Stores the records of `ids` that a SOQL target's set holds on the server but this store
+    /// does not (shared with the user since the last sync: a sharing change leaves their dates
+    /// as they were, so the incremental query never brings them). Returns how many were stored.
+    func fetchArrivals(_ ids: [String], of target: SyncDownTarget, state: SyncState) async throws -> Int {
+        guard case .soql = target.kind, !ids.isEmpty else { return 0 }
+        var query = SoqlQuery(target.rewrittenSoql ?? "")
+        if let object = query.objectName, let described = try DescribedFields.stored(object, store: store, syncs: syncs) {
+            let needed = [target.idFieldName, target.modificationDateFieldName]
+            query = query.droppingSelected(query.selectFields.filter { SoqlQuery.isFieldPath($0) && !needed.contains($0) && !described.isReadable($0) })
+        }
+        var stored = 0
+        let writer = DownloadedRecordWriter(soupName: state.soupName, idFieldName: target.idFieldName,
+                                            modificationDateFieldName: target.modificationDateFieldName, syncId: state.id)
+        for chunk in ids.chunked(into: Self.arrivalsPerQuery) {
+            try await checkAccepting()
+            var page = try await remote.query(query.restricted(toIds: Array(chunk), idField: target.idFieldName).text, batchSize: nil)
+            while true {
+                let records = page.records
+                stored += try store.write { try writer.save(records, skip: .never, in: $0).saved }
+                guard let next = page.nextRecordsUrl else { break }
+                page = try await remote.queryMore(next)
+            }
+        }
+        return stored
+    }
+
+    /// Ids per query of `fetchArrivals`: 300 ids keep its URL near 8 KB, half a real org's limit.
+    static let arrivalsPerQuery = 300
 
     /// The ids a full run of the target would return now, for ghost cleaning.
     func remoteIds(_ target: SyncDownTarget, state: SyncState, localIds: [String]) async throws -> Set<String> {

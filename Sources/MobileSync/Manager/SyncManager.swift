@@ -18,6 +18,14 @@ public actor SyncManager {
     /// How long to wait for another process's sync before saying one is running.
     let lockTimeout: Duration
     public var massDeletionGuard: MassDeletionGuard
+    /// The pauses before a sync up sends again the records the org refused for a moment
+    /// (UNABLE_TO_LOCK_ROW, SERVER_UNAVAILABLE), one retry each.
+    public var syncUpRetryDelays: [Duration] = [.seconds(1), .seconds(2), .seconds(4)]
+    /// How long a ghost check that found equal counts may skip comparing every id.
+    public var idComparisonInterval: Duration = .seconds(24 * 3600)
+    /// Records the last ghost check of each sync found in the server's set but not in the store
+    /// (shared with the user since), and stored.
+    public private(set) var lastArrivals: [Int64: Int] = [:]
     /// How many requests of one action (composite or collection) a sync up may have in flight at
     /// once: LEAVE_IF_CHANGED sends its updates and deletes 25 to a composite request, so 20 at
     /// once make 500 records a round trip; creates go 200 to a collection request, 20 at once.
@@ -203,8 +211,9 @@ public actor SyncManager {
                 sync = try await SyncDownTask(store: store, syncs: syncs, remote: remote, checkAccepting: check, report: report,
                                               bulkLoadMinimum: bulkLoadMinimum, pagesInFlight: pagesInFlight).run(sync, summary: &summary)
             case .syncUp:
-                let task = SyncUpTask(store: store, syncs: syncs, remote: remote, checkAccepting: check, report: report,
+                var task = SyncUpTask(store: store, syncs: syncs, remote: remote, checkAccepting: check, report: report,
                                       requestConcurrency: requestConcurrency)
+                task.retryDelays = syncUpRetryDelays
                 var summary = SyncUpSummary()
                 defer { lastSyncUpSummary[id] = summary }
                 sync = try await task.run(sync, summary: &summary)
@@ -291,6 +300,7 @@ public actor SyncManager {
         default: [(sync.soupName, target.idFieldName)]
         }
         var removed = 0
+        var arrived = 0
         for (soup, idField) in soups {
             let cleaner = GhostCleaner(soupName: soup, idFieldName: idField, syncId: id)
             // After a complete sync down the store holds all the server returns; when it holds no
@@ -304,16 +314,29 @@ public actor SyncManager {
             } else if justSynced, let countSoql = target.remoteCountSoql {
                 serverCount = try? await remote.query(countSoql, batchSize: nil).totalSize
             }
-            if justSynced, let serverCount, try store.read({ try cleaner.syncedCount(in: $0) }) == serverCount {
+            // Equal counts can hide one record leaving and another joining (a sharing change
+            // touches neither), so every id is compared again once `idComparisonInterval` passed.
+            let now = Int64(Date().timeIntervalSince1970 * 1000)
+            let idsDue = sync.idsComparedAt + Int64(idComparisonInterval.components.seconds) * 1000 <= now
+            if justSynced, let serverCount, !idsDue, try store.read({ try cleaner.syncedCount(in: $0) }) == serverCount {
                 continue
             }
             let localIds = try store.read { try cleaner.cleanLocalIds(in: $0) }
             let remote = try await task.remoteIds(target, state: sync, localIds: localIds)
+            if case .soql = target.kind {
+                let held = try store.read { try Set(cleaner.allIds(in: $0)) }
+                arrived += try await task.fetchArrivals(remote.subtracting(held).sorted(), of: target, state: sync)
+            }
             let ghosts = GhostCleaner.ghosts(localIds: localIds, remoteIds: remote)
             let total = try store.count(.all(soup))
             try massDeletionGuard.check(deleting: ghosts.count, of: total, soup: soup, force: force)
             removed += try store.write { try cleaner.remove(ghosts, in: $0) }
+            if var compared = try syncs.state(id: id) {
+                compared.idsComparedAt = now
+                try syncs.save(compared)
+            }
         }
+        lastArrivals[id] = arrived
         return removed
     }
 

@@ -29,6 +29,24 @@ public struct SoqlQuery: Sendable, Equatable {
         return Self.splitTopLevel(select, on: ",").map { $0.trimmingSpaces }
     }
 
+    /// The object the query reads: the first word of FROM.
+    public var objectName: String? {
+        clauses[.from].flatMap { $0.split(whereSeparator: { $0 == " " || $0 == "\n" || $0 == "\t" }).first.map(String.init) }
+    }
+
+    /// Whether a select item is a field or a relationship path (not a subquery, a function or an alias).
+    public static func isFieldPath(_ item: String) -> Bool {
+        !item.isEmpty && item.allSatisfy { $0.isLetter || $0.isNumber || $0 == "_" || $0 == "." }
+    }
+
+    /// The query without these top-level select items (any case).
+    public func droppingSelected(_ fields: [String]) -> SoqlQuery {
+        guard !fields.isEmpty else { return self }
+        var clauses = self.clauses
+        clauses[.select] = selectFields.filter { item in !fields.contains { $0.caseInsensitiveEquals(item) } }.joined(separator: ", ")
+        return SoqlQuery(clauses: clauses)
+    }
+
     /// Whether `field` is selected at the top level (case-insensitive, whole item).
     public func selects(_ field: String) -> Bool {
         selectFields.contains { $0.caseInsensitiveEquals(field) }
@@ -92,6 +110,22 @@ public struct SoqlQuery: Sendable, Equatable {
         } else {
             clauses[.where] = predicate
         }
+        return SoqlQuery(clauses: clauses)
+    }
+
+    /// The same query for these records only: `<idField> IN (…)` and the original WHERE, without
+    /// a cap (the ids came from the capped set). For records that joined the set without a change
+    /// of their own (shared with the user since), which the incremental query never returns.
+    public func restricted(toIds ids: [String], idField: String) -> SoqlQuery {
+        var clauses = self.clauses
+        let list = "\(idField) IN (\(ids.map(SoqlString.literal).joined(separator: ", ")))"
+        if let existing = clauses[.where], !existing.isEmpty {
+            clauses[.where] = "\(list) and (\(existing))"
+        } else {
+            clauses[.where] = list
+        }
+        clauses[.limit] = nil
+        clauses[.offset] = nil
         return SoqlQuery(clauses: clauses)
     }
 

@@ -61,6 +61,10 @@ public struct SyncState: Sendable, Equatable {
     public var endTime: Int64
     /// The failure's message; "" when none.
     public var error: String
+    /// Beyond the SDK: epoch ms of the last ghost check that compared every id with the server's
+    /// (0: never). A check that only compared counts cannot see one record leave the set while
+    /// another joins it (a sharing change), so every id is compared again after a while.
+    public var idsComparedAt: Int64 = 0
 
     public var type: SyncType { target.type }
 
@@ -113,6 +117,7 @@ public struct SyncState: Sendable, Equatable {
         object["startTime"] = .int(startTime)
         object["endTime"] = .int(endTime)
         object["error"] = .string(error)
+        if idsComparedAt > 0 { object["idsComparedAt"] = .int(idsComparedAt) }
         return object
     }
 
@@ -139,5 +144,6 @@ public struct SyncState: Sendable, Equatable {
         startTime = value["startTime"]?.int64Value ?? 0
         endTime = value["endTime"]?.int64Value ?? 0
         error = value["error"]?.stringValue ?? ""
+        idsComparedAt = value["idsComparedAt"]?.int64Value ?? 0
     }
 }

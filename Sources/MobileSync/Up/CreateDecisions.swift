@@ -10,6 +10,7 @@ public struct CreateDecisions: Sendable {
         case notACreate
         case notADuplicate
         case notInDoubt
+        case copyChanged
 
         public var description: String {
             switch self {
@@ -17,6 +18,7 @@ public struct CreateDecisions: Sendable {
             case .notACreate: "the record is not a create waiting to be sent"
             case .notADuplicate: "the org did not refuse this record as a duplicate"
             case .notInDoubt: "the record is not a create in doubt (its create's answer was not lost, or it is settled)"
+            case .copyChanged: "the server's record is also held here, with changes of its own: sync them, or revert them, first"
             }
         }
     }
@@ -52,6 +54,12 @@ public struct CreateDecisions: Sendable {
         try store.write { transaction in
             guard let record = try transaction.retrieve([entryId], from: soupName).first else { throw Refusal.noRecord }
             guard record.isCreateInDoubt, let sent = record[LocalField.createInFlight]?["fields"]?.objectValue else { throw Refusal.notInDoubt }
+            // A sync down may have stored the server's record beside ours meanwhile: it is this
+            // record, so its copy goes, unless it holds changes of its own.
+            let copies = try transaction.query(.smart("SELECT {\(soupName):_soup} FROM {\(soupName)} WHERE {\(soupName):\(idFieldName)} = ?", pageSize: 10),
+                                               arguments: [.string(serverId)]).compactMap { $0.arrayValue?.first?.objectValue }
+            if copies.contains(where: \.isDirty) { throw Refusal.copyChanged }
+            try transaction.delete(copies.compactMap(\.soupEntryId).filter { $0 != entryId }, from: soupName)
             _ = try InFlightCreates.adopt(serverId, entryId: entryId, fields: sent, serverIds: try LocalIdMap.all(in: transaction), soup: soupName,
                                           idFieldName: idFieldName, owningSyncDownId: owner, in: transaction)
         }

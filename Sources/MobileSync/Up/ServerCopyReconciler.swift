@@ -64,7 +64,7 @@ struct ServerCopyReconciler {
         var dates: [Int64: JSONValue] = [:]
         try await RequestWindow(width: task.requestConcurrency, checkAccepting: task.checkAccepting).run(reads.count) { [remote = task.remote] index in
             let read = reads[index]
-            let copies = try await remote.retrieve(sobjectType: read.type, ids: read.records.map(\.id), fields: fields)
+            let copies = try await remote.retrieve(sobjectType: read.type, ids: read.records.map(\.id), fields: planner.readable(fields, of: read.type))
             return Dictionary(zip(read.records.map(\.entryId), copies).map { ($0, $1) }, uniquingKeysWith: { first, _ in first })
         } handle: { _, serverCopies in
             try task.store.write { transaction in

@@ -98,6 +98,10 @@ public struct SyncUpPlanner: Sendable {
     public var target: SyncUpTarget
     public var options: SyncOptions
     public var soupName: String
+    /// The org's describes by sObject type, as this user gets them: a field the user may not
+    /// write is never sent (an empty one is left out, a value in it holds the record back with
+    /// the reason). Without one, every listed field goes, as in the SDK.
+    public var described: [String: DescribedFields] = [:]
 
     public init(target: SyncUpTarget, options: SyncOptions, soupName: String) {
         self.target = target
@@ -141,9 +145,12 @@ public struct SyncUpPlanner: Sendable {
             }
             if isCreated {
                 guard let fieldNames = createFields else { throw .noFieldsSpecified(soup: soupName) }
-                let fields: JSONObject
+                var fields: JSONObject
                 var references: [String: String] = [:]
-                do { fields = try project(record, fieldNames, serverIds: serverIds, references: &references) } catch {
+                do {
+                    fields = try project(record, fieldNames, serverIds: serverIds, references: &references)
+                    try keepWritable(&fields, type: type, creating: true)
+                } catch {
                     plan.refused[entryId] = error
                     continue
                 }
@@ -170,7 +177,8 @@ public struct SyncUpPlanner: Sendable {
                 }
                 do {
                     var references: [String: String] = [:]
-                    let fields = try project(record, changed, serverIds: serverIds, references: &references)
+                    var fields = try project(record, changed, serverIds: serverIds, references: &references)
+                    try keepWritable(&fields, type: type, creating: false)
                     updates.append(PlannedWrite(entryId: entryId, action: .update, recordId: recordId,
                                                 write: .update(sobjectType: type, id: recordId, fields: fields, ifUnmodifiedSince: precondition),
                                                 references: references))
@@ -181,6 +189,35 @@ public struct SyncUpPlanner: Sendable {
         }
         plan.writes = deletes + creates + updates
         return plan
+    }
+
+    /// Of `fields`, those the org lets this user read on `type` (all of them without its describe):
+    /// what a read of the server's copies may ask for.
+    public func readable(_ fields: [String], of type: String) -> [String] {
+        guard let described = described[type] else { return fields }
+        return fields.filter { described.isReadable($0) }
+    }
+
+    /// Leaves out of a write the fields the org does not let this user write, when they hold
+    /// nothing; refuses the record, naming them, when they hold a value (sent, the org would refuse
+    /// the whole record, on every sync).
+    func keepWritable(_ fields: inout JSONObject, type: String, creating: Bool) throws(RecordError) {
+        guard let described = described[type] else { return }
+        var held: [String] = []
+        for (name, value) in fields where !described.canWrite(name, creating: creating) {
+            if value.isNull || value.stringValue == "" {
+                fields.removeValue(forKey: name)
+            } else {
+                held.append(name)
+            }
+        }
+        guard !held.isEmpty else { return }
+        let how = held.map { described.field($0) == nil ? "\($0) (hidden from you)" : "\($0) (read-only for you)" }.joined(separator: ", ")
+        throw RecordError(
+            errorCode: "FIELD_NOT_WRITABLE",
+            message: "the org does not let you \(creating ? "set" : "change") \(how); "
+                + (creating ? "clear \(held.count == 1 ? "it" : "them") to send this record" : "revert \(held.count == 1 ? "it" : "them") to send the rest"),
+            fields: held)
     }
 
     /// The listed fields changed here since their base, in list order; every listed field when

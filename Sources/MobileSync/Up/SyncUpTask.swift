@@ -77,7 +77,8 @@ struct SyncUpTask: Sendable {
     private func run(_ initial: SyncState, soup: String, target: SyncUpTarget, options: SyncOptions,
                      summary: inout SyncUpSummary) async throws -> SyncState {
         var state = initial
-        let planner = SyncUpPlanner(target: target, options: options, soupName: soup)
+        var planner = SyncUpPlanner(target: target, options: options, soupName: soup)
+        planner.described = try describes(forRecordsOf: soup)
         let recorder = SyncUpRecorder(soupName: soup, target: target, mergeMode: options.mergeMode, updateFields: planner.updateFields,
                                       owningSyncDownId: try InFlightCreates.owningSyncDownId(soup: soup, syncs: syncs))
         // Creates found made on the server count as created: this run learnt what became of them.
@@ -97,8 +98,25 @@ struct SyncUpTask: Sendable {
         // A second pass sends only what the first turned into new writes: refused updates merged
         // with the server's changes (sent again with the server's date), and (OVERWRITE) updates of
         // records deleted on the server, now creates. Everything else waits for the next run.
+        // Records the org refused for a moment (a locked parent row, an instance too busy) are
+        // sent again in this run, alone, after a pause that grows: Salesforce tells clients to
+        // retry UNABLE_TO_LOCK_ROW ("Record-Level Locking").
         var again: Set<Int64> = []
-        for pass in 0..<2 {
+        var retrying: Set<Int64> = []
+        var retries = 0
+        var pass = 0
+        while true {
+            defer { pass += 1 }
+            if pass > 0 {
+                guard !again.isEmpty || !retrying.isEmpty else { break }
+                if !retrying.isEmpty {
+                    guard retries < retryDelays.count else { break }
+                    try await Self.pause(retryDelays[retries], checkAccepting: checkAccepting)
+                    retries += 1
+                    summary.errors -= retrying.count  // counted again if refused again
+                }
+            }
+            let resend = again.union(retrying)
             var (records, serverIds) = try store.read { transaction in
                 (try Self.dirtyRecords(soup: soup, in: transaction), try LocalIdMap.all(in: transaction))
             }
@@ -120,8 +138,8 @@ struct SyncUpTask: Sendable {
                 }
             }
             var plan = try planner.plan(records, serverIds: serverIds)
-            if pass == 1 {
-                plan = SyncUpPlan(writes: plan.writes.filter { again.contains($0.entryId) })
+            if pass > 0 {
+                plan = SyncUpPlan(writes: plan.writes.filter { resend.contains($0.entryId) })
             }
             let requests = plan.requests(for: target)
             if pass == 0 {
@@ -139,15 +157,30 @@ struct SyncUpTask: Sendable {
                 }
             }
             summary.removedLocally += plan.removeLocally.count
-            var progress = RunProgress(state: state, summary: summary, done: plan.removeLocally.count, resending: pass == 1)
+            var progress = RunProgress(state: state, summary: summary, done: plan.removeLocally.count, resending: pass > 0)
             defer { summary = progress.summary }
             for run in Self.runs(requests) {
                 try await send(run, planner: planner, target: target, recorder: recorder, progress: &progress)
             }
             state = progress.state
-            again = progress.again
+            again = pass == 0 ? progress.again : []
+            retrying = progress.retryable
         }
         return state
+    }
+
+    /// Seconds before each retry of records the org refused for a moment.
+    var retryDelays: [Duration] = [.seconds(1), .seconds(2), .seconds(4)]
+
+    /// The refusals that pass: sent again within the run.
+    static let retryableCodes: Set<String> = ["UNABLE_TO_LOCK_ROW", "SERVER_UNAVAILABLE", "REQUEST_RUNNING_TOO_LONG"]
+
+    /// Waits `delay`, a quarter more or less at random (so laptops refused together do not come
+    /// back together), checking the sync was not stopped.
+    static func pause(_ delay: Duration, checkAccepting: @Sendable () async throws -> Void) async throws {
+        let seconds = Double(delay.components.seconds) + Double(delay.components.attoseconds) / 1e18
+        try await Task.sleep(for: .milliseconds(Int(seconds * 1000 * Double.random(in: 0.75...1.25))))
+        try await checkAccepting()
     }
 
     /// What a pass has done so far: the sync's state and tallies, the writes answered, and the
@@ -157,6 +190,8 @@ struct SyncUpTask: Sendable {
         var summary: SyncUpSummary
         var done: Int
         var again: Set<Int64> = []
+        /// Records refused for a moment (`retryableCodes`): sent again after a pause.
+        var retryable: Set<Int64> = []
         /// The second pass sends records the first already counted as sent: "sent" counts records.
         var resending = false
     }
@@ -236,6 +271,10 @@ struct SyncUpTask: Sendable {
             return again
         }
         progress.again.formUnion(again)
+        for (index, outcome) in answer.outcomes.enumerated() {
+            guard case let .failed(errors) = outcome, errors.contains(where: { Self.retryableCodes.contains($0.errorCode) }) else { continue }
+            progress.retryable.insert(request.writes[index].entryId)
+        }
         progress.summary = summary
         progress.state = state
         progress.done = done
@@ -257,7 +296,7 @@ struct SyncUpTask: Sendable {
             for (group, indexes) in refused.sorted(by: { $0.value[0] < $1.value[0] }) {
                 let fields = (group.isUpdate ? planner.updateFields : planner.createFields) ?? []
                 let found = try await remote.retrieve(sobjectType: group.sobjectType, ids: indexes.map { request.writes[$0].recordId ?? "" },
-                                                      fields: SyncDownTask.withSyncFieldsForUp(fields, target))
+                                                      fields: planner.readable(SyncDownTask.withSyncFieldsForUp(fields, target), of: group.sobjectType))
                 for (index, record) in zip(indexes, found) { serverValues[index] = record }
             }
             return .success(Answer(outcomes: outcomes, serverValues: serverValues))
@@ -289,6 +328,15 @@ struct SyncUpTask: Sendable {
             }
         }
         return runs
+    }
+
+    /// The stored describes of the sObject types the soup's dirty records are of.
+    private func describes(forRecordsOf soup: String) throws -> [String: DescribedFields] {
+        let sql = "SELECT DISTINCT json_extract({\(soup):_soup}, '$.attributes.type') FROM {\(soup)} WHERE \(LocalField.dirtyPredicate(soup: soup))"
+        let types = try store.read { try GhostCleaner.rows(sql, in: $0) }.compactMap { $0.first?.stringValue }
+        var found: [String: DescribedFields] = [:]
+        for type in types { found[type] = try DescribedFields.stored(type, store: store, syncs: syncs) }
+        return found
     }
 
     /// Dirty entries of a soup in entry-id order; `condition` (Smart SQL) narrows them further.

@@ -17,6 +17,28 @@ public enum SyncRunLog {
         }
     }
 
+    /// Remembers which fields each sync down left out because the org hides them, and returns
+    /// those whose list changed since it was last said (a sync that now leaves out none is
+    /// forgotten, so a field hidden again is said again). `syncedDowns`: the sync downs that ran.
+    public static func noteHiddenFields(_ hidden: [(name: String, fields: [String])], syncedDowns: [String],
+                                        in store: SmartStore) throws -> [(name: String, fields: [String])] {
+        try store.write { transaction in
+            _ = try transaction.registerSoup(soupName, indexSpecs: [IndexSpec(path: entryPath, type: .string)])
+            let said = try transaction.query(.exact(soupName, path: entryPath, matchKey: "hiddenFields", pageSize: 1)).first?["bySync"]?.objectValue ?? [:]
+            var now = said
+            for name in syncedDowns { now[name] = nil }
+            var changed: [(name: String, fields: [String])] = []
+            for (name, fields) in hidden {
+                now[name] = .array(fields.map(JSONValue.string))
+                if said[name]?.arrayValue?.compactMap(\.stringValue) != fields { changed.append((name, fields)) }
+            }
+            if now != said {
+                _ = try transaction.upsert([["run": "hiddenFields", "bySync": .object(now)]], in: soupName, externalIdPath: entryPath)
+            }
+            return changed
+        }
+    }
+
     /// When the last run completed; nil when none was recorded (a store synced by an older
     /// forceterm or another app).
     public static func lastCompleted(in store: SmartStore) throws -> Int64? {

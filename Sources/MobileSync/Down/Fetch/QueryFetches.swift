@@ -9,9 +9,38 @@ struct SoqlFetch: SyncDownFetch {
     func first(state: SyncState, since: Int64?) async throws -> SyncDownPage {
         let target = context.target
         var query = SoqlQuery(target.rewrittenSoql ?? "")
+        let needed = [target.idFieldName, target.modificationDateFieldName]
+        if let described = context.described {
+            let hidden = query.selectFields.filter { SoqlQuery.isFieldPath($0) && !needed.contains($0) && !described.isReadable($0) }
+            query = query.droppingSelected(hidden)
+            context.leftOut.add(hidden)
+        }
         if let since { query = query.modified(since: SalesforceTimestamp.format(since), field: target.modificationDateFieldName) }
-        let page = try await context.remote.query(query.text, batchSize: pageSize)
-        return context.soqlPage(page, soup: state.soupName)
+        // A field the describe still listed (it changed since) is refused as a column the entity
+        // lacks, as a real org answers for a field hidden by field-level security: it is left out
+        // and the query asked again, one field at a time.
+        for _ in 0..<Self.hiddenFieldRetries {
+            do {
+                return context.soqlPage(try await context.remote.query(query.text, batchSize: pageSize), soup: state.soupName)
+            } catch {
+                guard let column = Self.missingColumn(in: error), query.selects(column), !needed.contains(where: { $0.caseInsensitiveEquals(column) })
+                else { throw error }
+                query = query.droppingSelected([column])
+                context.leftOut.add([column])
+            }
+        }
+        return context.soqlPage(try await context.remote.query(query.text, batchSize: pageSize), soup: state.soupName)
+    }
+
+    /// How many hidden fields a first page may find one by one before the sync gives up.
+    static let hiddenFieldRetries = 10
+
+    /// The field of `INVALID_FIELD: … No such column 'Department' on entity 'Contact'`.
+    static func missingColumn(in error: SyncRemoteError) -> String? {
+        guard case let .server(400, "INVALID_FIELD", message) = error, let start = message.range(of: "No such column '") else { return nil }
+        let rest = message[start.upperBound...]
+        guard let end = rest.firstIndex(of: "'") else { return nil }
+        return String(rest[..<end])
     }
 
     /// The page size to ask for: the target's own, or, with several pages in flight, the default

@@ -1,3 +1,4 @@
+import Synchronization
 import ForceJSON
 import SmartStore
 
@@ -58,6 +59,10 @@ struct FetchContext: Sendable {
     let checkAccepting: @Sendable () async throws -> Void
     /// Query pages the sync asks for at once (`PageLookahead`), which sets the page size it asks for.
     var pagesInFlight = 1
+    /// The object's describe as this user gets it, when a metadata sync keeps it.
+    var described: DescribedFields?
+    /// Collects the fields a query left out because the org hides them from the user.
+    var leftOut = LeftOutFields()
 
     func soqlPage(_ page: RemoteQueryPage, soup: String) -> SyncDownPage {
         SyncDownPage(records: page.records.map { (soup, $0) }, totalSize: page.totalSize,
@@ -121,4 +126,12 @@ extension String {
     func replacingAll(_ target: String, with replacement: String) -> String {
         split(separator: target, omittingEmptySubsequences: false).joined(separator: replacement)
     }
+}
+
+/// The fields a sync down left out of its query, because the org hides them from the user.
+final class LeftOutFields: Sendable {
+    private let found = Mutex<Set<String>>([])
+
+    func add(_ names: [String]) { found.withLock { $0.formUnion(names) } }
+    var names: [String] { found.withLock { $0.sorted() } }
 }
