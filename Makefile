@@ -13,6 +13,8 @@ SYSTEM_PACKAGES += less
 # forceterm's own SQLite (SQLite3 Multiple Ciphers, for encrypted stores) is compiled from source,
 # its page HMAC with OpenSSL's SHA-512 (libcrypto, which libcurl loads anyway).
 SYSTEM_PACKAGES += gcc libc6-dev libssl-dev
+# Country names in every language, to map a typed or imported country to the org's (iso-codes' JSON and .mo files).
+SYSTEM_PACKAGES += iso-codes
 # `make test` builds its Python test environment with venv, which Debian packages separately.
 SYSTEM_PACKAGES += python3 python3-venv
 # `make screenshots` renders with DejaVu Sans Mono, and WenQuanYi Micro Hei for CJK and Hangul.

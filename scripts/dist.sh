@@ -45,6 +45,8 @@ depends=$(for library in $libraries; do
   dpkg -S "$(readlink -f "$library")" 2>/dev/null || dpkg -S "$library" 2>/dev/null || true
 done \
   | cut -d: -f1 | sort -u | grep -v '^libc6$' | paste -sd, | sed 's/,/, /g')
+# Country names in every language (Deutschland, Allemagne → Germany), read at run time: data, not a library.
+depends="${depends:+$depends, }iso-codes"
 mkdir -p "$staging/$name/DEBIAN"
 cat >"$staging/$name/DEBIAN/control" <<CONTROL
 Package: forceterm

@@ -127,6 +127,13 @@ struct LoginCommand: ParsableCommand {
                     if case .authentication("invalid_client_id", _) = error, let source = config.source {
                         throw ConfigError("the org does not know the consumer key \(config.consumerKey) (remoteAccessConsumerKey in \(source)); use the consumer key of a connected app of this org, or remove the file to use forceterm's own")
                     }
+                    // A blocked username-password flow (the default for orgs made since Summer '23)
+                    // answers exactly as a wrong password does: say both, and the way that works.
+                    if username != nil, case .authentication("invalid_grant", "authentication failure") = error {
+                        throw ConfigError("sign-in refused (invalid_grant: authentication failure): the username or password is wrong, the user is locked out, "
+                                          + "or the org does not allow the username-password flow for this app (orgs made since Summer '23 block it by default); "
+                                          + "check the password, or sign in through a browser with the device flow: forceterm login (without --username)")
+                    }
                     throw error
                 }
                 let identity = try await oauth.identity(of: token)

@@ -47,6 +47,8 @@ public enum AppCommand: Sendable, Hashable {
     /// The answer in the conflict dialog: for the highlighted field (every conflicting field when
     /// there is one), or for all of them.
     case resolve(ConflictChoice), resolveAll(ConflictChoice)
+    /// The answer in the create-decision dialog (`c` on a duplicate or a create in doubt).
+    case decide(CreateChoice)
     case confirmYes, confirmNo
     /// Ctrl-C at a question, never rebound: at "quit anyway?" it quits, at others it answers no.
     case interrupt
@@ -60,6 +62,20 @@ public enum AppCommand: Sendable, Hashable {
     case clearLine
 }
 
+/// What to do with a create the org did not take as it was.
+public enum CreateChoice: Sendable, Hashable {
+    /// A duplicate: send it again, telling the org to save it anyway.
+    case saveAnyway
+    /// A duplicate: open the record the org matched, when it is held here.
+    case openExisting
+    /// A duplicate: drop this create (the existing record stays).
+    case discard
+    /// In doubt: the n-th candidate (from 1) is this record.
+    case adopt(Int)
+    /// In doubt: none of the candidates is it; create it anew.
+    case sendAgain
+}
+
 /// Which keys are live: the keymap has one context per mode.
 public enum AppMode: String, Sendable, Hashable, CaseIterable {
     case browsing, searching, editing, confirmingDelete, confirmingDiscard, confirmingQuit, confirmingRevert, help
@@ -67,6 +83,8 @@ public enum AppMode: String, Sendable, Hashable, CaseIterable {
     case pickingLookup
     /// The conflict dialog: keep mine or take the server's.
     case resolvingConflict
+    /// A create the org refused as a duplicate, or in doubt: save anyway, take a server record, or drop it.
+    case decidingCreate
     /// The Inspector tab, its prompt not focused.
     case inspecting
     /// Typing a Smart SQL query at the Inspector's prompt.

@@ -179,6 +179,7 @@ public struct AppModel: Sendable {
         case let .question(question): try answer(question, command)
         case let .form(session): try editing(session, command)
         case let .conflict(dialog): try resolving(dialog, command)
+        case let .decision(dialog): try deciding(dialog, command)
         }
     }
 

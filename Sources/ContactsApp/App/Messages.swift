@@ -93,6 +93,28 @@ public struct Messages: Sendable {
 
     // MARK: Conflicts
 
+    public var savingDuplicateAnyway: String { "The next sync (\(key(.sync))) sends it again, saved although the org has records like it" }
+    public func matchNotHeld(_ match: String) -> String { "The org's \(match) is not in this store (another sync may hold it)" }
+    public func openedMatch(_ match: String) -> String { "This is \(match), the record the org has; yours is still there, refused" }
+    public var discardedDuplicate: String { "Discarded yours; the org's record stays" }
+    public func adoptedCandidate(_ candidate: String) -> String { "It is the server's \(candidate) now" }
+    public var creatingAnew: String { "The next sync (\(key(.sync))) creates it anew" }
+
+    /// The create-decision dialog's question and its keys.
+    public func createDecision(_ dialog: CreateDecisionDialog, name: String) -> (question: String, choices: String) {
+        switch dialog.kind {
+        case let .duplicate(message, matches):
+            let like = matches.isEmpty ? "records like it" : matches.prefix(3).map(\.label).joined(separator: ", ")
+                + (matches.count > 3 ? " and \(matches.count - 3) more" : "")
+            return ("The org refused \(name) as a duplicate (\(message)): it has \(like).",
+                    "a = save anyway   o = open the org's   x = discard mine   Esc = later")
+        case let .inDoubt(reason, candidates):
+            let listed = candidates.prefix(9).enumerated().map { "\($0 + 1) \($1.label)" }.joined(separator: "   ")
+            return ("\(name)'s create may be on the server already: \(reason)." + (candidates.isEmpty ? "" : " It may be: \(listed)."),
+                    (candidates.isEmpty ? "" : "1-\(min(candidates.count, 9)) = that is it   ") + "n = create it anew   Esc = later")
+        }
+    }
+
     public func noConflict(_ kind: RecordKind) -> String {
         "This \(kind.singular) has no conflict; \(key(.resolveConflict)) resolves one marked \(LocalState.conflict.marker)"
     }

@@ -12,6 +12,8 @@ public enum Overlay: Sendable {
     case form(FormSession)
     /// The conflict dialog for the selected record.
     case conflict(ConflictDialog)
+    /// A create the org did not take as it was: refused as a duplicate, or in doubt after a lost answer.
+    case decision(CreateDecisionDialog)
     /// The Inspector's prompt has the keys.
     case typingQuery
 
@@ -23,6 +25,7 @@ public enum Overlay: Sendable {
         case let .question(question): question.mode
         case let .form(session): session.mode
         case .conflict: .resolvingConflict
+        case .decision: .decidingCreate
         case .typingQuery: .typingQuery
         }
     }

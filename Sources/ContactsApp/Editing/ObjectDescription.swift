@@ -1,3 +1,4 @@
+import Foundation
 import ForceJSON
 import MobileSync
 import SmartStore
@@ -24,7 +25,16 @@ public struct FieldDescription: Sendable, Equatable {
     public let defaultedOnCreate: Bool
     /// The active values, in the org's order (every record type's; see `ObjectDescription.choices`).
     public let picklistValues: [String]
+    /// The active values with their labels and, for a dependent picklist, `validFor` (base64: bit
+    /// n, in byte n >> 3 from the high bit, for the controller's n-th value).
+    public let picklistEntries: [PicklistEntry]
     public let restrictedPicklist: Bool
+
+    public struct PicklistEntry: Sendable, Equatable {
+        public let value: String
+        public let label: String
+        public let validFor: String?
+    }
 
     /// Salesforce's rule: a value must be given when the field is createable, not nillable and not
     /// filled by the org on create.
@@ -61,9 +71,11 @@ public struct FieldDescription: Sendable, Equatable {
         createable = json["createable"]?.boolValue ?? true
         updateable = json["updateable"]?.boolValue ?? true
         defaultedOnCreate = json["defaultedOnCreate"]?.boolValue ?? false
-        picklistValues = (json["picklistValues"]?.arrayValue ?? []).compactMap { entry in
-            entry["active"]?.boolValue == false ? nil : entry["value"]?.stringValue
+        picklistEntries = (json["picklistValues"]?.arrayValue ?? []).compactMap { entry in
+            guard entry["active"]?.boolValue != false, let value = entry["value"]?.stringValue else { return nil }
+            return PicklistEntry(value: value, label: entry["label"]?.stringValue ?? value, validFor: entry["validFor"]?.stringValue)
         }
+        picklistValues = picklistEntries.map(\.value)
         restrictedPicklist = json["restrictedPicklist"]?.boolValue ?? false
     }
 }
@@ -117,6 +129,31 @@ public struct ObjectDescription: Sendable, Equatable {
             return field.picklistValues
         }
         return values
+    }
+
+    /// The org's countries and states for an address's text field (`MailingCountry`,
+    /// `MailingState`), when the org has State and Country/Territory Picklists: its describe then
+    /// has the code picklists beside them.
+    public func addressChoices(for fieldName: String) -> AddressChoices? {
+        let prefix: String
+        if fieldName.hasSuffix("Country") { prefix = String(fieldName.dropLast("Country".count)) }
+        else if fieldName.hasSuffix("State") { prefix = String(fieldName.dropLast("State".count)) }
+        else { return nil }
+        guard let countryCodes = fields[prefix + "CountryCode"], !countryCodes.picklistEntries.isEmpty else { return nil }
+        let countries = countryCodes.picklistEntries.map { AddressChoices.Entry(code: $0.value, label: $0.label) }
+        var states: [String: [AddressChoices.Entry]] = [:]
+        for entry in fields[prefix + "StateCode"]?.picklistEntries ?? [] {
+            guard let validFor = entry.validFor, let bits = Data(base64Encoded: validFor) else { continue }
+            for (index, byte) in bits.enumerated() where byte != 0 {
+                for bit in 0..<8 where byte & (0x80 >> UInt8(bit)) != 0 {
+                    let position = index * 8 + bit
+                    if countries.indices.contains(position) {
+                        states[countries[position].code, default: []].append(AddressChoices.Entry(code: entry.value, label: entry.label))
+                    }
+                }
+            }
+        }
+        return AddressChoices(countries: countries, states: states)
     }
 
     /// Whether a user creating a record has a record type to choose.

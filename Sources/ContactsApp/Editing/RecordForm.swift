@@ -93,6 +93,11 @@ public struct RecordForm: Sendable, Equatable {
             if name == "RecordTypeId" {
                 let updateable = description?.field(name)?.updateable ?? true
                 rule = FieldRule(label: "Record Type", required: true, maxLength: 0, format: .recordType, editable: creating || updateable)
+            } else if let field = description?.field(name), name.hasSuffix("Country"), description?.addressChoices(for: name) != nil {
+                // State and Country/Territory Picklists: the country is one of the org's, picked.
+                let base = FieldRule(field, creating: creating)
+                rule = FieldRule(label: base.label, required: base.required, maxLength: base.maxLength, format: .picklist(restricted: true),
+                                 editable: base.editable)
             } else if let field = description?.field(name) {
                 rule = FieldRule(field, creating: creating)
             } else {
@@ -114,8 +119,21 @@ public struct RecordForm: Sendable, Equatable {
     public func choices(for field: FormField) -> [(value: String, label: String)] {
         guard let description else { return [] }
         if field.rule.format == .recordType { return description.recordTypes.map { ($0.id, $0.label) } }
+        if let address = description.addressChoices(for: field.name), field.name.hasSuffix("Country") {
+            return address.countries.map { ($0.label, $0.label) }
+        }
         guard let described = description.field(field.name) else { return [] }
         return description.choices(for: described, recordTypeId: recordTypeId).map { ($0, $0) }
+    }
+
+    /// The org's states for the country an address's state field goes with, when it has any
+    /// (nil: the org has no state picklists, or the country none, so any text is taken).
+    public func stateChoices(for field: FormField) -> [AddressChoices.Entry]? {
+        guard field.name.hasSuffix("State"), let address = description?.addressChoices(for: field.name) else { return nil }
+        let countryField = String(field.name.dropLast("State".count)) + "Country"
+        guard let country = fields.first(where: { $0.name == countryField })?.value,
+              case let .country(entry) = address.country(country), let states = address.states[entry.code], !states.isEmpty else { return nil }
+        return states
     }
 
     /// Sets a choice field to what was picked (several values of a multi-select picklist joined with `;`).
@@ -215,6 +233,14 @@ public struct RecordForm: Sendable, Equatable {
             // A value the org no longer offers is only refused once the user changes it.
             let choices = field.isChanged || recordTypeChanged ? choices(for: field).map(\.value) : LocalRecord.text(field.originalJSON).split(separator: ";").map(String.init)
             if let problem = field.rule.problem(with: field.value, choices: choices) { problems[field.name] = problem }
+            // A state of a country with states must be one of them, checked when it or its country changed.
+            let countryChanged = fields.contains { $0.name == String(field.name.dropLast("State".count)) + "Country" && $0.isChanged }
+            if problems[field.name] == nil, field.isChanged || countryChanged, !field.value.trimmingWhitespace.isEmpty,
+               let states = stateChoices(for: field),
+               !states.contains(where: { CountryNames.fold($0.label) == CountryNames.fold(field.value) || $0.code.caseInsensitiveCompare(field.value.trimmingWhitespace) == .orderedSame }) {
+                problems[field.name] = "\(field.rule.label) must be one of the org's states of that country: "
+                    + states.prefix(8).map(\.label).joined(separator: ", ") + (states.count > 8 ? ", …" : "")
+            }
         }
         if let first = fields.firstIndex(where: { problems[$0.name] != nil }) { focusedIndex = first }
         return problems.isEmpty

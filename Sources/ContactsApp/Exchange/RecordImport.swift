@@ -118,6 +118,8 @@ public struct RecordImporter: Sendable {
         var seenEmails: [String: Int] = [:]
         var issuedIds: Set<String> = []
         var keptAccounts = 0
+        var nameIndex: [String: String]?
+        var likelyDuplicates: [String] = []
         // Accounts first, so the file's contacts can point at the file's accounts.
         let numbered = Array(rows.enumerated())
         let ordered = numbered.filter { $0.element.kind.role == .account } + numbered.filter { $0.element.kind.role != .account }
@@ -214,6 +216,16 @@ public struct RecordImporter: Sendable {
                 if kind.role == .account { companies.fileAccount(id: id, name: values["Name"]?.stringValue, storedId: id, draft: &draft) }
                 plan.actions.append(ImportPlan.Action(line: row.line, kind: kind, name: name, change: .copy(id: id), values: values))
             } else {
+                if kind.role == .contact {
+                    // What the org's standard duplicate rule will find, said before anything is sent.
+                    if nameIndex == nil { nameIndex = try Self.nameIndex(repository) }
+                    let key = Self.nameKey(values)
+                    if let key, let match = nameIndex?[key] {
+                        likelyDuplicates.append("line \(row.line): \(name) looks like \(match) here (same name and account); the org's duplicate rule may refuse it")
+                    } else if let key {
+                        nameIndex?[key] = name
+                    }
+                }
                 // A local id of another store (an export's) is kept when free, so links and a
                 // second export stay the same.
                 func isFree(_ id: String) -> Bool { !issuedIds.contains(id) && !repository.holds(id: id) }
@@ -226,6 +238,11 @@ public struct RecordImporter: Sendable {
             report.add(row.report)
         }
         plan.notes += report.lines + companies.notes
+        if !likelyDuplicates.isEmpty {
+            plan.notes.append("\(likelyDuplicates.count) new contact\(likelyDuplicates.count == 1 ? "" : "s") may be duplicates: "
+                              + likelyDuplicates.prefix(10).joined(separator: "; ") + (likelyDuplicates.count > 10 ? "; …" : "")
+                              + " (if the org refuses one, forceterm status names its match and forceterm resolve ID --allow-duplicate keeps it)")
+        }
         if keptAccounts > 0 {
             plan.notes.append("\(keptAccounts) stored contact\(keptAccounts == 1 ? " keeps its" : "s keep their") account; the file's company for \(keptAccounts == 1 ? "it" : "them") is not used (an AccountId column or X-SALESFORCE-ACCOUNTID moves a contact)")
         }
@@ -265,6 +282,26 @@ public struct RecordImporter: Sendable {
         var result = pairs
         result[index].text = added.isEmpty ? stored : stored + "\n\n" + added
         return result
+    }
+
+    /// A contact's first and last name, accents, case and spacing aside, with its account: what
+    /// the standard contact matching rule finds within one account. Nil without a last name.
+    static func nameKey(_ values: JSONObject) -> String? {
+        func folded(_ field: String) -> String {
+            CountryNames.fold(values[field]?.stringValue ?? "")
+        }
+        let last = folded("LastName")
+        guard !last.isEmpty else { return nil }
+        return [folded("FirstName"), last, values["AccountId"]?.stringValue ?? ""].joined(separator: "|")
+    }
+
+    /// Stored contacts by `nameKey`, with their names; read once per import.
+    static func nameIndex(_ repository: RecordRepository) throws -> [String: String] {
+        var index: [String: String] = [:]
+        try repository.forEachRecord { record in
+            if let key = nameKey(record.document), index[key] == nil { index[key] = repository.kind.displayName(of: record) }
+        }
+        return index
     }
 
     /// Stored contacts by email, lowercased; read once per import.

@@ -34,7 +34,7 @@ public enum AppKeymap {
         Binding([.character("f")], .nextFilter, in: [.browsing], help: "only changed / errors / conflicts"),
         Binding([.character("o")], .nextSort, in: [.browsing], help: "sort: last name, first name, account, last modified"),
         Binding([.character("s")], .sync, in: tabs, help: "sync: up, then down"),
-        Binding([.character("c")], .resolveConflict, in: [.browsing], help: "resolve the selected conflict"),
+        Binding([.character("c")], .resolveConflict, in: [.browsing], help: "resolve the selected conflict, duplicate or create in doubt"),
         Binding([.character("y")], .copyValue, in: [.browsing], help: "copy the email (else phone) to the clipboard (OSC 52)"),
         Binding([.character("Y")], .copyRecord, in: [.browsing], help: "copy the whole record as text"),
         Binding([.character("?")], .toggleHelp, in: [.browsing, .inspecting, .help], help: "this help"),
@@ -86,7 +86,15 @@ public enum AppKeymap {
         Binding([.down, .character("j")], .moveDown, in: [.resolvingConflict], help: "mark the next field both changed"),
         Binding([.up, .character("k")], .moveUp, in: [.resolvingConflict], help: "mark the previous one"),
         Binding([.escape, .character("q"), .control("c")], .confirmNo, in: [.resolvingConflict], help: "decide later"),
-    ])
+        // A create the org did not take (c on a duplicate, or on a create in doubt).
+        Binding([.character("a")], .decide(.saveAnyway), in: [.decidingCreate], help: "a duplicate: save it anyway"),
+        Binding([.character("o")], .decide(.openExisting), in: [.decidingCreate], help: "a duplicate: open the record the org has"),
+        Binding([.character("x")], .decide(.discard), in: [.decidingCreate], help: "a duplicate: discard mine"),
+        Binding([.character("n")], .decide(.sendAgain), in: [.decidingCreate], help: "in doubt: none is it, create it anew"),
+        Binding([.escape, .character("q"), .control("c")], .confirmNo, in: [.decidingCreate], help: "decide later"),
+    ] + (1...9).map { number -> Binding in
+        Binding([.character(Character(String(number)))], .decide(.adopt(number)), in: [.decidingCreate], help: "in doubt: the server's record \(number) is it")
+    })
 
     /// The commands a user may bind other keys to in config.toml's [keys], by name.
     public static let commandNames: [(name: String, command: AppCommand)] = [

@@ -106,6 +106,8 @@ public struct RecordSyncError: Sendable, Equatable {
     public let code: String
     public let message: String
     public let fields: [String]
+    /// `DUPLICATES_DETECTED`: the records the org's duplicate rule matched.
+    public var duplicates: [RecordReference] = []
 
     /// The errors a record carries: the SDK's `[{"errorCode","message","fields"}]`, or plain text.
     public static func errors(of record: LocalRecord) -> [RecordSyncError] {
@@ -126,9 +128,11 @@ public struct RecordSyncError: Sendable, Equatable {
         switch value {
         case let .array(items):
             return items.map { item in
-                RecordSyncError(code: item["errorCode"]?.stringValue ?? item["statusCode"]?.stringValue ?? "",
-                                message: item["message"]?.stringValue ?? LocalRecord.text(item),
-                                fields: item["fields"]?.arrayValue?.compactMap(\.stringValue) ?? [])
+                var error = RecordSyncError(code: item["errorCode"]?.stringValue ?? item["statusCode"]?.stringValue ?? "",
+                                            message: item["message"]?.stringValue ?? LocalRecord.text(item),
+                                            fields: item["fields"]?.arrayValue?.compactMap(\.stringValue) ?? [])
+                error.duplicates = item["duplicates"]?.arrayValue?.compactMap(RecordReference.init) ?? []
+                return error
             }
         default:
             return [RecordSyncError(code: value["errorCode"]?.stringValue ?? "", message: value["message"]?.stringValue ?? LocalRecord.text(value),
@@ -144,10 +148,18 @@ public struct RecordSyncError: Sendable, Equatable {
         case "FIELD_CUSTOM_VALIDATION_EXCEPTION": "a validation rule of the org refused it"
         case "STRING_TOO_LONG": "a value is longer than the org allows"
         case "INVALID_EMAIL_ADDRESS": "an email address is not valid"
-        case "DUPLICATE_VALUE", "DUPLICATES_DETECTED": "the org already has such a record"
+        case "DUPLICATE_VALUE": "the org already has a record with that unique value"
+        case "DUPLICATES_DETECTED": "the org's duplicate rule found records like it"
         case "ENTITY_IS_DELETED": "it was deleted on the server"
-        case "INSUFFICIENT_ACCESS_OR_READONLY", "INSUFFICIENT_ACCESS_ON_CROSS_REFERENCE_ENTITY", "CANNOT_INSERT_UPDATE_ACTIVATE_ENTITY":
-            "your user may not make this change in the org"
+        case "INSUFFICIENT_ACCESS_OR_READONLY":
+            "your user may not change this record in the org (its sharing may have changed); revert your change, and the next sync removes the record if it is no longer shared with you"
+        case "INSUFFICIENT_ACCESS_ON_CROSS_REFERENCE_ENTITY": "it points at a record your user may not use in the org"
+        case "CANNOT_EXECUTE_FLOW_TRIGGER", "CANNOT_INSERT_UPDATE_ACTIVATE_ENTITY":
+            "an automation of the org (a flow or a trigger) refused it; its message says why: change the record, or ask your admin"
+        case "UNABLE_TO_LOCK_ROW": "another job held a record it needs in the org; the next sync sends it again"
+        case "CREATE_IN_DOUBT": "its create may be on the server already; decide with forceterm resolve"
+        case "FIELD_NOT_WRITABLE": "the org does not let you set one of its fields"
+        case "FIELD_INTEGRITY_EXCEPTION": "a country or state is not one the org offers"
         case "INVALID_FIELD_FOR_INSERT_UPDATE", "INVALID_FIELD": "a field cannot be written in the org"
         case "MALFORMED_ID", "INVALID_ID_FIELD": "an id is not valid"
         case "INVALID_OR_NULL_FOR_RESTRICTED_PICKLIST": "the org does not offer that picklist value (for this record type)"
@@ -164,6 +176,10 @@ public struct RecordSyncError: Sendable, Equatable {
     /// "The org refused it: a required field is empty — Required fields are missing: [LastName]".
     public var sentence: String {
         let why = explanation.map { "\($0) — " } ?? ""
-        return why + message
+        let matches = duplicates.isEmpty ? "" : "; the org has " + duplicates.prefix(3).map(\.label).joined(separator: ", ")
+        return why + message + matches
     }
+
+    /// Whether the way out is a decision (`c`) rather than an edit: a duplicate, a create in doubt.
+    public var asksForADecision: Bool { code == "DUPLICATES_DETECTED" || code == "CREATE_IN_DOUBT" }
 }

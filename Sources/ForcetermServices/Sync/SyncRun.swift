@@ -31,9 +31,13 @@ public struct SyncRun: Sendable {
         self.unsupported = unsupported
     }
 
-    /// The named syncs in the order `run` takes them: every sync up, then every sync down.
+    /// The named syncs in the order `run` takes them: the describes (when there is anything to
+    /// send), every sync up, then the other sync downs.
     public var order: [String] {
-        (up ? entries.filter { $0.type == .syncUp } : []).map(\.name) + (down ? entries.filter { $0.type == .syncDown } : []).map(\.name)
+        let describing = up && down ? entries.filter { $0.type == .syncDown && $0.describesAnObject } : []
+        let first = Set(describing.map(\.name))
+        return describing.map(\.name) + (up ? entries.filter { $0.type == .syncUp } : []).map(\.name)
+            + (down ? entries.filter { $0.type == .syncDown && !first.contains($0.name) } : []).map(\.name)
     }
 
     /// `progress` hears every sync state change; by default it prints a line to stderr.

@@ -81,6 +81,8 @@ public enum ContactsScreen {
             }
         case .resolvingConflict:
             drawConflictDialog(model, in: &canvas, within: body, theme: theme)
+        case .decidingCreate:
+            drawCreateDecision(model, in: &canvas, within: body, theme: theme)
         case .help:
             HelpOverlay.draw(
                 in: &canvas, within: body, sections: helpSections(model, theme: theme),

@@ -33,6 +33,16 @@ extension ContactsScreen {
         ConfirmDialog.draw(in: &canvas, within: body, question: question, theme: theme, title: "Conflict", choices: choices)
     }
 
+    /// A duplicate the org refused, or a create in doubt: what the org said, and the ways out.
+    static func drawCreateDecision(_ model: AppModel, in canvas: inout Canvas, within body: Rect, theme: Theme) {
+        guard let dialog = model.createDecision else { return }
+        let name = (try? RecordRepository(store: model.store, kind: model.list.kind).record(entryId: dialog.entryId)).flatMap { $0 }
+            .map(model.list.kind.displayName) ?? ""
+        let words = model.messages.createDecision(dialog, name: name)
+        let title: String = if case .duplicate = dialog.kind { "Duplicate" } else { "Create in doubt" }
+        ConfirmDialog.draw(in: &canvas, within: body, question: words.question, theme: theme, title: title, choices: words.choices)
+    }
+
     /// Both versions of a conflicted record, differing fields highlighted, and how to settle it.
     static func conflictLines(_ comparison: ConflictComparison, record: LocalRecord, model: AppModel, ascii: Bool) -> [DetailLine] {
         let kind = model.list.kind

@@ -46,8 +46,13 @@ extension ContactsScreen {
                 lines.append(.text(error.sentence + (labels.isEmpty ? "" : " (\(labels.joined(separator: ", ")))"), role: .fieldError))
             }
             let key = { (command: AppCommand) in model.messages.key(command) }
-            lines.append(.text("\(key(.editRecord)) fixes it (the fields are marked), \(key(.revertRecord)) reverts your changes; \(key(.sync)) sends it again",
-                               role: .hint))
+            if errors.contains(where: \.asksForADecision) {
+                lines.append(.text("\(key(.resolveConflict)) decides: save it anyway, or take the org's record; \(key(.revertRecord)) discards it",
+                                   role: .hint))
+            } else {
+                lines.append(.text("\(key(.editRecord)) fixes it (the fields are marked), \(key(.revertRecord)) reverts your changes; \(key(.sync)) sends it again",
+                                   role: .hint))
+            }
             lines.append(.blank)
         }
         if let comparison = model.conflictComparison {

@@ -33,6 +33,16 @@ extension AppKeymap {
             HelpOverlay.Section(title: "Typing (form, SQL prompt)", lines: editing.filter(isShared)),
             HelpOverlay.Section(title: "Questions", lines: table.helpLines(for: .confirmingDelete, ascii: ascii)),
             HelpOverlay.Section(title: "Conflict (c)", lines: table.helpLines(for: .resolvingConflict, ascii: ascii)),
+            HelpOverlay.Section(title: "Duplicate, or create in doubt (c)", lines: decisionLines(table, ascii: ascii)),
         ]
+    }
+
+    /// The create-decision keys, the nine numbered ones said once.
+    static func decisionLines(_ table: Keymap<AppCommand, AppMode>, ascii: Bool) -> [(keys: String, help: String)] {
+        let lines = table.helpLines(for: .decidingCreate, ascii: ascii)
+        let numbered = lines.filter { $0.help.hasPrefix("in doubt: the server's record ") }
+        var kept = lines.filter { !$0.help.hasPrefix("in doubt: the server's record ") }
+        if !numbered.isEmpty { kept.insert((keys: "1-\(numbered.count)", help: "in doubt: the server's record of that number is it"), at: 0) }
+        return kept
     }
 }

@@ -27,6 +27,8 @@ extension AppModel {
         guard let record = selected else { return }
         if record.hasConflict {
             overlay = .conflict(ConflictDialog())
+        } else if let dialog = CreateDecisionDialog(record: record) {
+            overlay = .decision(dialog)
         } else {
             toast = Toast(messages.noConflict(list.kind))
         }

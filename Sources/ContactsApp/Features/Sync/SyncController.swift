@@ -2,7 +2,7 @@ import Synchronization
 
 /// How far a running sync is.
 public struct SyncProgress: Sendable, Equatable {
-    /// "Sync up" or "Sync down".
+    /// "Sync up" or "Sync down" ("Sync" before the first sync reports).
     public let phase: String
     /// 0...1.
     public let fraction: Double
@@ -190,7 +190,7 @@ public final class SyncController: Sendable {
     public func start() -> Bool {
         let started = status.withLock { state -> Bool in
             if case .running = state { return false }
-            state = .running(SyncProgress(phase: "Sync up", fraction: 0))
+            state = .running(SyncProgress(phase: "Sync", fraction: 0))
             return true
         }
         guard started else { return false }

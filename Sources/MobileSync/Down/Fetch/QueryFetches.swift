@@ -132,13 +132,23 @@ struct RefreshFetch: SyncDownFetch {
             arguments.append(.string(afterId))
         }
         sql += " ORDER BY {\(soup):\(idField)} ASC"
-        let ids = try context.store.query(.smart(sql, pageSize: idsPerSoql), arguments: arguments).compactMap { $0.arrayValue?.first?.stringValue }
-            .filter { !LocalField.isLocalId($0) }
-        guard !ids.isEmpty else { return .empty }
+        let held = try context.store.query(.smart(sql, pageSize: idsPerSoql), arguments: arguments).compactMap { $0.arrayValue?.first?.stringValue }
+        // Only record ids: a soup may also hold what a metadata or layout sync stores under an
+        // object's name ("Account"), which no query takes as an id (INVALID_QUERY_FILTER_OPERATOR).
+        let ids = held.filter { !LocalField.isLocalId($0) && Self.isRecordId($0) }
+        let next: SyncDownPage.Continuation = held.count == idsPerSoql ? .refreshFrom(afterId: held[held.count - 1]) : .none
+        guard !ids.isEmpty else {
+            if case .none = next { return .empty }
+            return SyncDownPage(records: [], totalSize: 0, next: next)
+        }
         var query = "select \(context.withSyncFields(fieldlist).joined(separator: ", ")) from \(sobjectType) where \(idField) IN (\(FetchContext.quotedList(ids)))"
         if let since { query += " and \(context.target.modificationDateFieldName) >= \(SalesforceTimestamp.format(since))" }
         let page = try await context.remote.query(query, batchSize: nil)
-        return SyncDownPage(records: page.records.map { (soup, $0) }, totalSize: 0,
-                            next: ids.count == idsPerSoql ? .refreshFrom(afterId: ids[ids.count - 1]) : .none)
+        return SyncDownPage(records: page.records.map { (soup, $0) }, totalSize: 0, next: next)
+    }
+
+    /// A Salesforce id's shape: 15 or 18 letters and digits.
+    static func isRecordId(_ text: String) -> Bool {
+        (text.utf8.count == 15 || text.utf8.count == 18) && text.utf8.allSatisfy { (48...57).contains($0) || (65...90).contains($0) || (97...122).contains($0) }
     }
 }
