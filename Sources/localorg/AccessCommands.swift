@@ -19,8 +19,9 @@ struct RulesCommand: ParsableCommand {
               localorg rules set duplicate-rules off
               localorg rules lenient        # every rule off
               localorg rules strict         # every rule on again
+              localorg rules duplicate-action Account block
             """,
-        subcommands: [ShowRules.self, SetRule.self, LenientRules.self, StrictRules.self],
+        subcommands: [ShowRules.self, SetRule.self, LenientRules.self, StrictRules.self, DuplicateActionRule.self],
         defaultSubcommand: ShowRules.self)
 }
 
@@ -34,6 +35,8 @@ struct ShowRules: ParsableCommand {
         for rule in ProductionRules.Rule.allCases {
             print("\(rule.rawValue.padding(toLength: width, withPad: " ", startingAt: 0))  \(rules.isOn(rule) ? "on " : "off")  \(rule.summary)")
         }
+        let actions = ["Contact", "Account"].map { "\($0) \((rules.duplicateActions[$0] ?? .alert).rawValue)" }
+        print("Duplicate rules answer a match with: \(actions.joined(separator: ", ")) (localorg rules duplicate-action OBJECT alert|block).")
     }
 }
 
@@ -53,6 +56,21 @@ struct SetRule: ParsableCommand {
         rules.set(rule, on: state.lowercased() == "on")
         try store.setProductionRules(rules)
         print("\(rule.rawValue) is \(state.lowercased()) (a running localorg serve applies it within a second).")
+    }
+}
+
+struct DuplicateActionRule: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "duplicate-action",
+        abstract: "What an object's standard duplicate rule does with a matching create: alert (the default; the API refuses it unless allowSave=true) or block.")
+    @OptionGroup var data: DataOption
+    @Argument(help: "Contact or Account.") var object: String
+    @Argument(help: ArgumentHelp("alert or block.", valueName: "alert|block")) var action: String
+
+    func run() throws {
+        guard let chosen = DuplicateAction(rawValue: action.lowercased()) else { throw OrgRefusal("say alert or block, not \(action)") }
+        try data.openStore().setDuplicateAction(chosen, for: object)
+        print("The standard \(object) duplicate rule now answers a match with \(chosen == .block ? "Block: refused whatever the request says" : "an alert: refused unless the request allows the save").")
     }
 }
 

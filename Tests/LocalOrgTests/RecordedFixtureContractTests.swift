@@ -267,6 +267,25 @@ struct RecordedFixtureContractTests {
         }
     }
 
+    /// Values, not only keys: each kind of text field the recorded describe has answers with the
+    /// recording's flags. Its long and rich text areas (32,768 characters) cannot be filtered,
+    /// sorted or grouped on; its text area of 255 can. localorg's long text area is Description
+    /// (32,000), its short one BillingStreet.
+    @Test func describeFlagsOfTextAreasAreTheRecordings() async throws {
+        let recorded = try Self.recorded("sobject/sobject_describe_success_response")["fields"]?.arrayValue ?? []
+        func flags(_ field: JSONValue?) -> [JSONValue?] { ["filterable", "sortable", "groupable", "type"].map { field?[$0] } }
+        let recordedLong = recorded.first { $0["name"] == "TextAreaLong_Field" }
+        let recordedShort = recorded.first { $0["name"] == "TextArea_Field" }
+        #expect(flags(recordedLong) == [false, false, false, "textarea"] && flags(recordedShort) == [true, true, true, "textarea"],
+                "the recording as read")
+        try await HTTPSOrg.with { org in
+            let fields = try await org.send("GET", "\(Self.data)/sobjects/Account/describe").json["fields"]?.arrayValue ?? []
+            #expect(flags(fields.first { $0["name"] == "Description" }) == flags(recordedLong))
+            #expect(flags(fields.first { $0["name"] == "BillingStreet" }) == flags(recordedShort))
+            #expect(fields.first { $0["name"] == "Description" }?["htmlFormatted"] == recordedLong?["htmlFormatted"])
+        }
+    }
+
     // MARK: Replication
 
     /// Moves a record's change (and deletion) two minutes back: the replication windows cover

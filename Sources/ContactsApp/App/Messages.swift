@@ -93,6 +93,9 @@ public struct Messages: Sendable {
 
     // MARK: Conflicts
 
+    public func savedLikelyDuplicate(of name: String, because reason: String) -> String {
+        "Saved locally; it looks like \(name) here (\(reason)): the org's duplicate rule may refuse it"
+    }
     public var savingDuplicateAnyway: String { "The next sync (\(key(.sync))) sends it again, saved although the org has records like it" }
     public func matchNotHeld(_ match: String) -> String { "The org's \(match) is not in this store (another sync may hold it)" }
     public func openedMatch(_ match: String) -> String { "This is \(match), the record the org has; yours is still there, refused" }

@@ -234,7 +234,14 @@ public struct RecordForm: Sendable, Equatable {
             let choices = field.isChanged || recordTypeChanged ? choices(for: field).map(\.value) : LocalRecord.text(field.originalJSON).split(separator: ";").map(String.init)
             if let problem = field.rule.problem(with: field.value, choices: choices) { problems[field.name] = problem }
             // A state of a country with states must be one of them, checked when it or its country changed.
-            let countryChanged = fields.contains { $0.name == String(field.name.dropLast("State".count)) + "Country" && $0.isChanged }
+            let countryField = fields.first { $0.name == String(field.name.dropLast("State".count)) + "Country" }
+            let countryChanged = countryField?.isChanged ?? false
+            if problems[field.name] == nil, field.isChanged || countryChanged, field.name.hasSuffix("State"),
+               description?.addressChoices(for: field.name) != nil, !field.value.trimmingWhitespace.isEmpty,
+               (countryField?.value.trimmingWhitespace ?? "").isEmpty {
+                // The org takes a state only with its country (FIELD_INTEGRITY_EXCEPTION otherwise).
+                problems[field.name] = "\(field.rule.label) needs its country: give the \(countryField?.rule.label ?? "country") too, or clear it"
+            }
             if problems[field.name] == nil, field.isChanged || countryChanged, !field.value.trimmingWhitespace.isEmpty,
                let states = stateChoices(for: field),
                !states.contains(where: { CountryNames.fold($0.label) == CountryNames.fold(field.value) || $0.code.caseInsensitiveCompare(field.value.trimmingWhitespace) == .orderedSame }) {

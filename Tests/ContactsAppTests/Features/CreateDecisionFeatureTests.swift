@@ -80,6 +80,20 @@ struct CreateDecisionTests: DrivesAppModel {
         #expect(model.toast?.message == "It is the server's Lena Flow (003000000000001AAA) now")
     }
 
+    @Test("A new contact that looks like one here (same name, no account) is saved with the warning the org's rule may refuse it")
+    func likelyDuplicateSaidAtSave() throws {
+        let fixture = try StoreFixture()
+        try fixture.addSyncedContact(first: "Chloé", last: "Dubois")
+        var model = try model(fixture)
+        model.perform(.newRecord)
+        type("chloe", into: &model)
+        model.perform(.nextField)
+        type("DUBOIS", into: &model)
+        model.perform(.save)
+        #expect(model.mode == .browsing)
+        #expect(model.toast?.message == "Saved locally; it looks like Chloé Dubois here (the same name and account): the org's duplicate rule may refuse it")
+    }
+
     @Test("The ? screen lists the decision's keys, the numbered ones once")
     func helpLines() {
         let lines = AppKeymap.table.helpLines(for: .decidingCreate, ascii: false)

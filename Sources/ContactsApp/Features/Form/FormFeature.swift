@@ -142,7 +142,12 @@ extension AppModel {
         switch current.purpose {
         case .create:
             saved = try repository.create(fields: current.values)
-            toast = Toast(messages.savedLocally)
+            // What the org's duplicate rule will find, said now rather than after the sync.
+            if current.kind.role == .contact, let match = try LikelyDuplicate.find(for: saved, in: repository) {
+                toast = Toast(messages.savedLikelyDuplicate(of: current.kind.displayName(of: match.record), because: match.reason))
+            } else {
+                toast = Toast(messages.savedLocally)
+            }
         case let .edit(entryId):
             saved = try repository.update(entryId: entryId, fields: current.values)
             toast = Toast(wasDirty ? messages.savedLocally : messages.nothingChanged)
