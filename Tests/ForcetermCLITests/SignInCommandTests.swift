@@ -92,8 +92,22 @@ struct SignInCommandTests {
         defer { server.remove(); home.remove() }
         let output = try passwordLogin(server, home, password: "not-the-password")
         #expect(output.exitCode == 1, "\(output)")
-        #expect(output.standardError.contains("sign-in refused: invalid_grant"), "\(output)")
+        // A blocked username-password flow answers the same: both are said, and the way that works.
+        #expect(output.standardError.contains("sign-in refused (invalid_grant: authentication failure): the username or password is wrong"), "\(output)")
+        #expect(output.standardError.contains("orgs made since Summer '23 block it by default") && output.standardError.contains("device flow"), "\(output)")
+        #expect(output.standardError.split(separator: "\n").count == 1, "one line: \(output)")
         #expect(!output.standardError.contains("not-the-password"))
+        #expect(!FileManager.default.fileExists(atPath: home.credentialsPath))
+    }
+
+    @Test("With the username-password flow blocked (answered as a wrong password is), the refusal names that cause too")
+    func blockedPasswordFlow() throws {
+        let server = try LocalOrgProcess(arguments: ["--block-password-flow"])
+        let home = try Home()
+        defer { server.remove(); home.remove() }
+        let output = try passwordLogin(server, home)
+        #expect(output.exitCode == 1, "\(output)")
+        #expect(output.standardError.contains("does not allow the username-password flow for this app"), "\(output)")
         #expect(!FileManager.default.fileExists(atPath: home.credentialsPath))
     }
 

@@ -175,6 +175,7 @@ public struct Messages: Sendable {
         } else {
             message = "Sync complete! " + summary.exchanged.prefix(1).uppercased() + summary.exchanged.dropFirst()
         }
-        return Toast(message, isError: !needs.isEmpty || !summary.failedSyncs.isEmpty)
+        let hidden = summary.hiddenFields.isEmpty ? "" : "; the org hides \(summary.hiddenFields.joined(separator: ", ")) from you"
+        return Toast(message + hidden, isError: !needs.isEmpty || !summary.failedSyncs.isEmpty)
     }
 }

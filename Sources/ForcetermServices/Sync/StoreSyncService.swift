@@ -83,6 +83,7 @@ public struct StoreSyncService: SyncService {
         }
         return SyncSummary(recordsWithErrors: report.recordErrors, conflicts: report.conflicts, apiUsage: usage,
                            failedSyncs: report.failedSyncs.map(\.name), sent: report.created + report.updated + report.deleted,
-                           receivedChanges: report.changedOnServer, removedOnServer: report.ghostsRemoved)
+                           receivedChanges: report.changedOnServer + report.arrived, removedOnServer: report.ghostsRemoved,
+                           hiddenFields: Array(Set(report.hiddenFields.flatMap(\.fields))).sorted())
     }
 }

@@ -45,7 +45,7 @@ struct ServerCopyReconciler {
                 let deleted = "coalesce(json_extract({\(soup):_soup}, '$.\(LocalField.locallyDeleted)'), 0) IN (1, 'true', '1') AND "
                     + "json_extract({\(soup):_soup}, '$.\(target.modificationDateFieldName)') IS NOT NULL"
                 records += try SyncUpTask.dirtyRecords(soup: soup, alsoMatching: deleted, in: transaction)
-                    .filter { $0.soupEntryId.map { writes[$0] == nil } ?? false && !$0.overwritesServer && Self.serverAddress(of: $0, target: target) != nil }
+                    .filter { $0.soupEntryId.map { writes[$0] == nil } ?? false && Self.readsBeforeDelete($0, target: target) }
             }
             return (ids, writes, records)
         }
@@ -87,6 +87,13 @@ struct ServerCopyReconciler {
     /// date unknown, and on the server under its id.
     static func readsServerCopy(of record: JSONObject, target: SyncUpTarget) -> Bool {
         record.isDirty && !record.overwritesServer && (record[target.modificationDateFieldName]?.isNull ?? true)
+            && serverAddress(of: record, target: target) != nil
+    }
+
+    /// Whether a run reads `record`'s server copy before deleting it under LEAVE_IF_CHANGED:
+    /// deleted here at a known date, on the server under its id, not "keep mine".
+    static func readsBeforeDelete(_ record: JSONObject, target: SyncUpTarget) -> Bool {
+        record.isDirty && record.isLocallyDeleted && !record.overwritesServer && !(record[target.modificationDateFieldName]?.isNull ?? true)
             && serverAddress(of: record, target: target) != nil
     }
 

@@ -134,7 +134,10 @@ struct SyncUpTask: Sendable {
                 // user's change. It waits for the next run, which reads its server copy first.
                 records.removeAll { record in
                     record.soupEntryId.map { freshDates[$0] == nil } ?? false
-                        && ServerCopyReconciler.readsServerCopy(of: record, target: target)
+                        && (ServerCopyReconciler.readsServerCopy(of: record, target: target)
+                            // Deleted here after the server copies were read: a real org deletes
+                            // whatever its date, so the delete waits for a run that reads it first.
+                            || ServerCopyReconciler.readsBeforeDelete(record, target: target))
                 }
             }
             var plan = try planner.plan(records, serverIds: serverIds)

@@ -13,6 +13,14 @@ struct MessagesTests: DrivesAppModel {
         #expect(messages.notSignedIn(queued: 1) == "Not signed in: run forceterm login, then s; 1 local change stays queued")
     }
 
+    @Test("A sync that left out fields the org hides says which, after what it exchanged")
+    func hiddenFieldsToast() {
+        let messages = Messages(keymap: AppKeymap.table)
+        let toast = messages.syncFinished(SyncSummary(recordsWithErrors: 0, conflicts: 0, sent: 1, receivedChanges: 2, hiddenFields: ["Department"]))
+        #expect(toast.message == "Sync complete! Sent 1 change; 2 records new or changed on the server; the org hides Department from you")
+        #expect(!toast.isError)
+    }
+
     @Test("A key rebound in config.toml is the key the toasts and questions name")
     func reboundKeys() throws {
         let fixture = try StoreFixture()

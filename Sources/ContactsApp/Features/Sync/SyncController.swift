@@ -82,9 +82,12 @@ public struct SyncSummary: Sendable, Equatable {
     /// Records removed here because the server no longer has them (deleted there, or gone with a
     /// deleted parent): news too, though nothing was received.
     public let removedOnServer: Int
+    /// Fields the org newly hides from this user (said when it changes): the syncs brought the rest.
+    public let hiddenFields: [String]
 
     public init(recordsWithErrors: Int, conflicts: Int, apiUsage: APIUsageLevel? = nil, failedSyncs: [String] = [], sent: Int = 0,
-                receivedChanges: Int = 0, removedOnServer: Int = 0) {
+                receivedChanges: Int = 0, removedOnServer: Int = 0, hiddenFields: [String] = []) {
+        self.hiddenFields = hiddenFields
         self.recordsWithErrors = recordsWithErrors
         self.conflicts = conflicts
         self.apiUsage = apiUsage
