@@ -152,6 +152,17 @@ struct FieldLevelSyncTests {
         #expect(record["LastModifiedDate"]?.stringValue == Self.later)
     }
 
+    /// Interleaved seed 23 (strict org): edited here, the edit reached the server, then deleted
+    /// here before the record settled; the server's copy holds what the user last saw, so the
+    /// delete goes ahead, while a value nobody here saw still stops it.
+    @Test func aServerCopyHoldingTheValuesLastSeenHereDoesNotStopADelete() throws {
+        try edit(["Title": "Countess"])
+        _ = try fixture.store.upsert(LocalEdit.deleted(try ada()), in: "contacts")
+        let merge = FieldMerge(updatableFields: Set(Self.fields))
+        #expect(!merge.serverChanged(try ada(), comparedWith: serverCopy(["Title": "Countess"])))
+        #expect(merge.serverChanged(try ada(), comparedWith: serverCopy(["Title": "Countess", "Department": "Sales"])))
+    }
+
     /// Seed 42: a delete refused (412) after the record was undeleted here became a conflict
     /// about every field; undeleted, the record simply takes the server's changes.
     @Test func aDeleteRefusedAfterTheRecordWasUndeletedHereMergesTheServersChanges() throws {

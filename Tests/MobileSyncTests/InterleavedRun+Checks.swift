@@ -169,7 +169,8 @@ extension InterleavedRun {
                 continue
             }
             guard let server, let stored else {
-                Issue.record("\(name) was lost (server: \(server != nil), store: \(stored != nil))\n\(model.history(name))\n\(trail)")
+                let state = stored.map { record in record.filter { $0.key.hasPrefix("__") }.map { "\($0.key)=\($0.value)" }.sorted().joined(separator: " ") } ?? ""
+                Issue.record("\(name) was lost (server: \(server != nil), store: \(stored != nil)) \(state)\n\(model.history(name))\n\(trail)")
                 continue
             }
             #expect(stored["Id"] == server["Id"], "\(name): the store and the server disagree on its id\n\(trail)")

@@ -54,6 +54,9 @@ final class InterleavedRun: @unchecked Sendable {
     let local: SyncStore
     var server: LocalOrgProcess
     var client: ForceClient
+    /// Another user of the org, whose creates are no create of ours that lost its answer (the
+    /// server's edits and deletes are made as this user too, by `localorg edit`).
+    var colleague: ForceClient
     let dice: Mutex<SeededGenerator>
     let events = Mutex<[String]>([])
     let interfering = Mutex(false)
@@ -83,11 +86,19 @@ final class InterleavedRun: @unchecked Sendable {
         }
         calm.stop()
         server = try LocalOrgProcess(arguments: ["--fail-rate", "0.1", "--token-ttl", "15"], dataDirectory: calm.dataDirectory)
+        client = try await Self.signIn(to: server)
+        colleague = try await Self.signIn(to: server, username: "trainer@localorg.test", password: "localorg-trainer")
+    }
+
+    /// Signs in through the org's refusals (`--fail-rate`).
+    static func signIn(to server: LocalOrgProcess, username: String = "demo@localorg.test", password: String = "localorg-demo") async throws -> ForceClient {
         var signedIn: ForceClient?
         for attempt in 1...5 where signedIn == nil {
-            do { signedIn = try await LiveSync.signIn(to: server, retryPolicy: RetryPolicy()) } catch where attempt < 5 { continue }
+            do {
+                signedIn = try await LiveSync.signIn(to: server, retryPolicy: RetryPolicy(), username: username, password: password)
+            } catch where attempt < 5 { continue }
         }
-        client = try #require(signedIn)
+        return try #require(signedIn)
     }
 
     func remove() { server.remove() }
@@ -321,7 +332,7 @@ final class InterleavedRun: @unchecked Sendable {
         var values: JSONObject = ["LastName": .string(name)]
         for field in Self.fields { values[field] = model.newValue("S") }
         // The org refuses a share of requests with 503 before acting, so repeating a create is safe here.
-        _ = try await PropertyRun.create("Contact", values, with: client)
+        _ = try await PropertyRun.create("Contact", values, with: colleague)
         model.created(name, values: values, by: .server)
         note("  server create \(name) \(moment)")
     }

@@ -32,6 +32,23 @@ struct LiveProductionOrgTests {
         #expect(!contact.isDirty && contact["Id"] == rows.first?["Id"] && contact[LocalField.lastError] == nil)
     }
 
+    @Test("A create that never left is sent, though a record here holds every value it has and more (the lookup skips empty fields)")
+    func lostCreateNotTakenForAHeldRecord() async throws {
+        let live = try await LiveSync()
+        defer { live.remove() }
+        let held = try await live.createOnServer("Contact", ["LastName": "Smith", "FirstName": "Sam", "Email": "sam@example.org"])
+        try await live.syncDown()
+        try live.saveLocally(Records.created(nil, type: "Contact", fields: ["LastName": "Smith", "FirstName": "Sam", "Email": .null]), in: "contacts")
+        let refused = DroppingRemote.wrapping(ForceClientRemote(client: live.client), dice: DroppingRemote.Dice(seed: 1), dropBefore: 1, dropAfter: 0)
+        await #expect(throws: SyncRemoteError.self) { _ = try await SyncManager(store: live.local.store, remote: refused).reSync(name: "syncUpContacts") }
+        #expect(try await live.manager.reSync(name: "syncUpContacts").status == .done)
+        let rows = try await live.serverRecords("SELECT Id FROM Contact WHERE LastName = 'Smith'")
+        #expect(rows.count == 2, "the new one was sent once: \(rows)")
+        let local = try live.local.documents("contacts")
+        #expect(local.count == 2 && Set(local.compactMap { $0["Id"]?.stringValue }) == Set(rows.compactMap { $0["Id"]?.stringValue }))
+        #expect(try live.local.document("contacts", id: held)?["Email"] == "sam@example.org", "the held record keeps its own values")
+    }
+
     @Test("A lost create whose value the org's flow changed on save waits in doubt with its candidate; adopting it settles it, once")
     func lostCreateChangedOnSaveWaitsInDoubt() async throws {
         let directory = NSTemporaryDirectory() + "localorg-flow-" + UUID().uuidString

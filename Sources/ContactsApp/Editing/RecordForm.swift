@@ -238,15 +238,22 @@ public struct RecordForm: Sendable, Equatable {
             let countryChanged = countryField?.isChanged ?? false
             if problems[field.name] == nil, field.isChanged || countryChanged, field.name.hasSuffix("State"),
                description?.addressChoices(for: field.name) != nil, !field.value.trimmingWhitespace.isEmpty,
-               (countryField?.value.trimmingWhitespace ?? "").isEmpty {
+               let countryField, countryField.value.trimmingWhitespace.isEmpty {
                 // The org takes a state only with its country (FIELD_INTEGRITY_EXCEPTION otherwise).
-                problems[field.name] = "\(field.rule.label) needs its country: give the \(countryField?.rule.label ?? "country") too, or clear it"
+                problems[field.name] = "\(field.rule.label) needs its country: give the \(countryField.rule.label) too, or clear it"
             }
             if problems[field.name] == nil, field.isChanged || countryChanged, !field.value.trimmingWhitespace.isEmpty,
-               let states = stateChoices(for: field),
-               !states.contains(where: { CountryNames.fold($0.label) == CountryNames.fold(field.value) || $0.code.caseInsensitiveCompare(field.value.trimmingWhitespace) == .orderedSame }) {
-                problems[field.name] = "\(field.rule.label) must be one of the org's states of that country: "
-                    + states.prefix(8).map(\.label).joined(separator: ", ") + (states.count > 8 ? ", …" : "")
+               let states = stateChoices(for: field) {
+                if let state = states.first(where: { CountryNames.fold($0.label) == CountryNames.fold(field.value)
+                                                     || $0.code.caseInsensitiveCompare(field.value.trimmingWhitespace) == .orderedSame }) {
+                    // The org keeps the state's name in the text field: a code typed becomes it.
+                    if state.label != field.value, let index = fields.firstIndex(where: { $0.name == field.name }) {
+                        fields[index].input = TextInput(state.label)
+                    }
+                } else {
+                    problems[field.name] = "\(field.rule.label) must be one of the org's states of that country: "
+                        + states.prefix(8).map(\.label).joined(separator: ", ") + (states.count > 8 ? ", …" : "")
+                }
             }
         }
         if let first = fields.firstIndex(where: { problems[$0.name] != nil }) { focusedIndex = first }

@@ -180,6 +180,4 @@ public struct RecordSyncError: Sendable, Equatable {
         return why + message + matches
     }
 
-    /// Whether the way out is a decision (`c`) rather than an edit: a duplicate, a create in doubt.
-    public var asksForADecision: Bool { code == "DUPLICATES_DETECTED" || code == "CREATE_IN_DOUBT" }
 }

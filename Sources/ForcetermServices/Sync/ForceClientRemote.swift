@@ -122,7 +122,15 @@ public struct ForceClientRemote: SyncRemote {
         for index in outcomes.indices {
             guard case let .failed(errors) = outcomes[index], errors.contains(where: { $0.errorCode == "DUPLICATES_DETECTED" }) else { continue }
             if errors.allSatisfy({ $0.duplicates.isEmpty }), case .create = writes[index] {
-                outcomes[index] = try await sendOne(writes[index], allowingDuplicates: allowingDuplicates)
+                // Only to learn the matches: a failure of this second request keeps the first
+                // answer (the batch's other outcomes are known and must be recorded), unless the
+                // request may have created the record: then the run ends, and the journal of the
+                // batch's creates finds on the next run what reached the org.
+                do {
+                    outcomes[index] = try await sendOne(writes[index], allowingDuplicates: allowingDuplicates)
+                } catch {
+                    if case .offline(_, true) = error { throw error }
+                }
             }
             guard case let .failed(named) = outcomes[index] else { continue }
             for error in named { found[writes[index].sobjectType, default: []].formUnion(error.duplicates.map(\.id)) }

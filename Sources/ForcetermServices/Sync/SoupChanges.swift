@@ -83,7 +83,8 @@ public struct SoupChanges: Sendable {
                 if !problem.duplicates.isEmpty {
                     problem.detail += "; the org has " + problem.duplicates.prefix(3).map(\.label).joined(separator: ", ")
                         + (problem.duplicates.count > 3 ? " and \(problem.duplicates.count - 3) more" : "")
-                        + "; forceterm resolve \(name) --allow-duplicate saves it anyway, or delete it here"
+                        + (record.isLocallyCreated ? "; forceterm resolve \(name) --allow-duplicate saves it anyway, or delete it here"
+                                                   : "; change the fields that match, or revert the edit")
                 }
                 changes.problems.append(problem)
             }

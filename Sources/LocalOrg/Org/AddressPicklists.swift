@@ -86,7 +86,12 @@ public struct AddressPicklists: Sendable {
             var country: Country?
             let codeWritten = written[countryCode.name].flatMap { String.fromDatabaseValue($0) }
             let textWritten = written[countryText.name].flatMap { String.fromDatabaseValue($0) }
-            if let code = codeWritten ?? (textWritten == nil ? text(countryCode) : nil) {
+            // An explicit null clears the country, whichever of the two fields carries it.
+            let cleared = (written[countryText.name]?.isNull == true && codeWritten == nil)
+                || (written[countryCode.name]?.isNull == true && textWritten == nil)
+            if cleared {
+                country = nil
+            } else if let code = codeWritten ?? (textWritten == nil ? text(countryCode) : nil) {
                 guard let found = self.country(code: code) else { throw Self.problem(with: .country, field: countryCode) }
                 if !creating, let given = textWritten, self.country(named: given)?.code != found.code { throw Self.problem(with: .country, field: countryText) }
                 country = found
@@ -99,8 +104,10 @@ public struct AddressPicklists: Sendable {
             // The state, within the country's states when it has any.
             let stateCodeWritten = written[stateCode.name].flatMap { String.fromDatabaseValue($0) }
             let stateTextWritten = written[stateText.name].flatMap { String.fromDatabaseValue($0) }
-            let givenCode = stateCodeWritten ?? (stateTextWritten == nil ? text(stateCode) : nil)
-            let givenText = stateTextWritten ?? (givenCode == nil ? text(stateText) : nil)
+            let stateCleared = (written[stateText.name]?.isNull == true && stateCodeWritten == nil)
+                || (written[stateCode.name]?.isNull == true && stateTextWritten == nil)
+            let givenCode = stateCleared ? nil : stateCodeWritten ?? (stateTextWritten == nil ? text(stateCode) : nil)
+            let givenText = stateCleared ? nil : stateTextWritten ?? (givenCode == nil ? text(stateText) : nil)
             guard givenCode != nil || givenText != nil else {
                 record[stateCode.name] = .null
                 record[stateText.name] = .null

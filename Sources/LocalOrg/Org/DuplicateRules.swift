@@ -204,12 +204,12 @@ extension OrgStore {
     /// `duplicateResut` a real org sends (the key misspelled as in every recorded answer, v48 to
     /// v56; keys in alphabetical order; no `fields`).
     static func duplicatesDetected(_ rule: DuplicateRule, action: DuplicateAction, found: [StoredRecord], object: ObjectDefinition,
-                                   apiVersion: String, recordDetails: Bool) -> APIError {
+                                   apiVersion: String, recordDetails: Bool, access: FieldAccess = .administrator) -> APIError {
         let records: [JSONValue] = found.map { stored in
             var record: JSONObject = ["attributes": RecordRenderer.attributes(type: object.name, id: stored.id, apiVersion: apiVersion),
                                       "Id": .string(stored.id)]
             if recordDetails {
-                for field in object.fields where field.type != .id {
+                for field in access.readableFields(of: object) where field.type != .id {
                     guard let value = stored.values[field.name], !value.isNull else { continue }
                     record[field.name] = RecordRenderer.json(value, for: field)
                 }
@@ -251,6 +251,7 @@ extension OrgStore {
         try pool.write { db in
             try db.execute(sql: "INSERT INTO localorg_setting (name, value) VALUES (?, ?) ON CONFLICT(name) DO UPDATE SET value = excluded.value",
                            arguments: ["duplicate-action.\(object.name)", action.rawValue])
+            try Self.noteAccessChange(db)
         }
     }
 }

@@ -196,6 +196,7 @@ extension OrgStore {
             }
             try db.execute(sql: "INSERT INTO localorg_access (name, kind, fields) VALUES (?, ?, ?) ON CONFLICT(name) DO UPDATE SET fields = excluded.fields",
                            arguments: [stored.name, stored.kind.rawValue, stored.fieldsJSON])
+            try Self.noteAccessChange(db)
         }
     }
 
@@ -206,6 +207,7 @@ extension OrgStore {
                 throw SchemaError(description: "no profile or permission set named \(name); localorg profile list shows them")
             }
             try db.execute(sql: "DELETE FROM localorg_access WHERE name = ?", arguments: [name])
+            try Self.noteAccessChange(db)
             if kind == AccessDefinition.Kind.profile.rawValue {
                 try db.execute(sql: "UPDATE localorg_credential SET profile = NULL WHERE profile = ? COLLATE NOCASE", arguments: [name])
             } else {
@@ -225,6 +227,7 @@ extension OrgStore {
         for userId in userIds {
             try db.execute(sql: "UPDATE localorg_credential SET profile = ? WHERE userId = ?", arguments: [stored, userId])
         }
+        try Self.noteAccessChange(db)
     }
 
     public func assignProfile(_ name: String?, toUserId userId: String) throws {
@@ -237,6 +240,7 @@ extension OrgStore {
             guard try String.fetchOne(db, sql: "SELECT name FROM localorg_access WHERE name = ? AND kind = 'permissionSet'", arguments: [name]) != nil else {
                 throw SchemaError(description: "no permission set named \(name); add it with localorg profile add \"\(name)\" --permission-set --edit Object.Field …")
             }
+            try Self.noteAccessChange(db)
             if remove {
                 try db.execute(sql: "DELETE FROM localorg_permission_set_assignment WHERE userId = ? AND name = ?", arguments: [userId, name])
             } else {

@@ -21,10 +21,23 @@ extension OrgStore {
     public func records(_ object: ObjectDefinition, ids: [String], visibleTo ownerId: String? = nil) async throws -> [String: StoredRecord] {
         try await pool.read { db in
             var found: [String: StoredRecord] = [:]
+            var others: [String] = []
             for id in ids where found[id] == nil {
-                guard let record = try self.fetchRecord(db, object: object, id: id), try self.isVisible(db, record, object: object, to: ownerId) else { continue }
+                guard let record = try self.fetchRecord(db, object: object, id: id) else { continue }
                 found[id] = record
+                if let ownerId, object.hasOwner, String.fromDatabaseValue(record.values["OwnerId"] ?? .null) != ownerId { others.append(id) }
             }
+            // Records of other owners: which of them the user sees, one query a chunk.
+            guard let ownerId, !others.isEmpty else { return found }
+            let condition = Self.ownerCondition(object, alias: "t", ownerId: ownerId, schema: self.schema)
+            var visible = Set<String>()
+            for start in stride(from: 0, to: others.count, by: 500) {
+                let chunk = others[start..<min(start + 500, others.count)]
+                let placeholders = Array(repeating: "?", count: chunk.count).joined(separator: ",")
+                visible.formUnion(try String.fetchAll(db, sql: "SELECT t.Id FROM \(quoted(object.tableName)) t WHERE t.Id IN (\(placeholders))\(condition.sql)",
+                                                      arguments: StatementArguments(chunk.map(\.databaseValue) + condition.arguments)))
+            }
+            for id in others where !visible.contains(id) { found[id] = nil }
             return found
         }
     }

@@ -14,6 +14,8 @@ struct SaveRules: Sendable {
     var includeRecordDetails = false
     /// How long a save waits for a locked record before UNABLE_TO_LOCK_ROW (Salesforce: 10 s).
     var lockWait: Int64 = 10
+    /// The saving user's field-level security: a duplicate's details show only what they may read.
+    var access: FieldAccess = .administrator
     var apiVersion: String
     /// The request saving, which keeps the ids it saved (taken while its task runs: a write's
     /// closure runs on the database's queue, where the request's task-local is not set).
@@ -66,10 +68,8 @@ extension OrgStore {
         if !object.recordTypes.isEmpty && (values["RecordTypeId"] ?? .null).isNull {
             values["RecordTypeId"] = object.defaultRecordType.id.databaseValue
         }
-        if checkReferences {
-            try checkReferencesAndUniqueness(db, object: object, values: values, excludingId: nil, visibleTo: ownerId)
-            try RecordValidator.checkRecordRules(object: object, written: values, record: values)
-        }
+        // Salesforce's order of a save: system checks (the address picklists), before-save
+        // flows, validation rules, duplicate rules, then the write and its locks.
         if let saving {
             if saving.rules.isOn(.stateAndCountryPicklists) {
                 try AddressPicklists.standard.settle(object, record: &values, written: values, creating: true)
@@ -77,6 +77,12 @@ extension OrgStore {
             if saving.rules.isOn(.fieldUpdatesOnSave) {
                 try FieldUpdate.apply(object.fieldUpdates, object: object, record: &values, creating: true)
             }
+        }
+        if checkReferences {
+            try checkReferencesAndUniqueness(db, object: object, values: values, excludingId: nil, visibleTo: ownerId)
+            try RecordValidator.checkRecordRules(object: object, written: values, record: values)
+        }
+        if let saving {
             if saving.rules.isOn(.recordLocking) {
                 try checkLocks(db, object: object, id: nil, record: values, now: now, lockWait: saving.lockWait)
             }
@@ -113,13 +119,13 @@ extension OrgStore {
         try checkReferencesAndUniqueness(db, object: object, values: values, excludingId: id, visibleTo: ownerId)
         let before = existing.values
         for (name, value) in values { existing.values[name] = value }
-        try RecordValidator.checkRecordRules(object: object, written: values, record: existing.values)
         if let saving, saving.rules.isOn(.stateAndCountryPicklists) {
             try AddressPicklists.standard.settle(object, record: &existing.values, written: values, creating: false)
         }
         if let saving, saving.rules.isOn(.fieldUpdatesOnSave) {
             try FieldUpdate.apply(object.fieldUpdates, object: object, record: &existing.values, creating: false)
         }
+        try RecordValidator.checkRecordRules(object: object, written: values, record: existing.values)
         if let saving, saving.rules.isOn(.recordLocking) {
             try checkLocks(db, object: object, id: id, record: existing.values, now: now, lockWait: saving.lockWait)
         }
@@ -144,6 +150,9 @@ extension OrgStore {
                    ifUnmodifiedSince: Int64? = nil, visibleTo ownerId: String? = nil) throws {
         guard let existing = try fetchRecord(db, object: object, id: id) else { throw APIError.resourceNotFound }
         guard try isVisible(db, existing, object: object, to: ownerId, writing: true) else { throw APIError.insufficientAccess }
+        // A share grants read or read/write, never delete: that takes the record's owner (or the
+        // owner of the parent that controls it), as Salesforce's Full Access does.
+        guard try ownsForDeleting(db, existing, object: object, userId: ownerId) else { throw APIError.insufficientAccess }
         if existing.isDeleted { throw APIError.entityIsDeleted }
         if let ifUnmodifiedSince { try Self.checkUnmodified(existing, since: ifUnmodifiedSince) }
         guard object.deletable else {
@@ -180,7 +189,20 @@ extension OrgStore {
         let found = try duplicates(db, object: object, values: record, visibleTo: ownerId, excluding: excluding)
         guard !found.isEmpty else { return }
         throw Self.duplicatesDetected(rule, action: action, found: found, object: object, apiVersion: saving.apiVersion,
-                                      recordDetails: saving.includeRecordDetails)
+                                      recordDetails: saving.includeRecordDetails, access: saving.access)
+    }
+
+    /// Whether `userId` (nil: everyone may) owns `record`, or the parent record controlling it.
+    func ownsForDeleting(_ db: Database, _ record: StoredRecord, object: ObjectDefinition, userId: String?) throws -> Bool {
+        guard let userId, object.hasOwner else { return true }
+        if String.fromDatabaseValue(record.values["OwnerId"] ?? .null) == userId { return true }
+        for field in object.fields where field.type == .reference && field.cascadeDelete {
+            guard let parentId = String.fromDatabaseValue(record.values[field.name] ?? .null),
+                  let parent = field.referenceTo.flatMap({ schema.object(named: $0) }), parent.hasOwner else { continue }
+            if try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM \(quoted(parent.tableName)) WHERE Id = ? AND OwnerId = ?)",
+                                 arguments: [parentId, userId]) == true { return true }
+        }
+        return false
     }
 
     /// The `If-Unmodified-Since` precondition of an update or delete: 412 when the record changed later.

@@ -44,6 +44,9 @@ public struct ProductionRules: Sendable, Equatable {
     public private(set) var off: Set<Rule> = []
     /// What each object's standard duplicate rule does on a match (alert unless set).
     public var duplicateActions: [String: DuplicateAction] = [:]
+    /// When the rules, a profile, a permission set or a user's assignment last changed (epoch
+    /// seconds): what a describe's Last-Modified must not predate.
+    public var accessChangedAt: Int64 = 0
 
     public init(off: Set<Rule> = []) {
         self.off = off
@@ -80,12 +83,20 @@ extension OrgStore {
             if let rule = ProductionRules.Rule(rawValue: String(name.dropFirst("rule.".count))) { rules.set(rule, on: value != "off") }
         }
         rules.duplicateActions = try duplicateActions(db)
+        rules.accessChangedAt = try Int64.fetchOne(db, sql: "SELECT CAST(value AS INTEGER) FROM localorg_setting WHERE name = 'changed.access'") ?? 0
         return rules
+    }
+
+    /// Notes that what users are told of fields changed now: describes answer afresh.
+    static func noteAccessChange(_ db: Database) throws {
+        try db.execute(sql: "INSERT INTO localorg_setting (name, value) VALUES ('changed.access', ?) ON CONFLICT(name) DO UPDATE SET value = excluded.value",
+                       arguments: [String(OrgStore.now())])
     }
 
     /// Saves which rules are on; a running `localorg serve` applies them within a second.
     public func setProductionRules(_ rules: ProductionRules) throws {
         try pool.write { db in
+            try Self.noteAccessChange(db)
             for rule in ProductionRules.Rule.allCases {
                 try db.execute(sql: "INSERT INTO localorg_setting (name, value) VALUES (?, ?) ON CONFLICT(name) DO UPDATE SET value = excluded.value",
                                arguments: ["rule.\(rule.rawValue)", rules.isOn(rule) ? "on" : "off"])

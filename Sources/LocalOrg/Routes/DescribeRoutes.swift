@@ -40,7 +40,9 @@ extension LocalOrgAPI {
     }
 
     func describe(_ object: ObjectDefinition, context: DataContext) -> APIResponse {
-        if notModified(context.request, since: schemaLoadedAt) { return .empty(304) }
+        // A profile or rule changed since the schema loaded changes what this user is told.
+        let changed = max(schemaLoadedAt, context.rules.accessChangedAt)
+        if notModified(context.request, since: changed) { return .empty(304) }
         var body = sobjectSummary(object, apiVersion: context.apiVersion)
         // A field the user's profile hides is not in their describe at all.
         let access = context.fieldAccess
@@ -92,7 +94,7 @@ extension LocalOrgAPI {
         if Self.matches(context.request.header("if-none-match"), etag) { return .empty(304) }
         var response = APIResponse.json(.object(body))
         response.headers.append(("ETag", etag))
-        response.headers.append(("Last-Modified", SalesforceDate.formatHTTPDate(schemaLoadedAt)))
+        response.headers.append(("Last-Modified", SalesforceDate.formatHTTPDate(changed)))
         return response
     }
 

@@ -250,7 +250,7 @@ public struct LocalOrgAPI: Sendable {
             let header: (allowSave: Bool, includeRecordDetails: Bool) = apiVersion(atLeast: 52)
                 ? SaveRules.duplicateHeader(request.header("sforce-duplicate-rule-header")) : (false, false)
             return SaveRules(rules: rules, allowDuplicateSave: header.allowSave, includeRecordDetails: header.includeRecordDetails,
-                             lockWait: lockWait, apiVersion: apiVersion, request: scope)
+                             lockWait: lockWait, access: fieldAccess, apiVersion: apiVersion, request: scope)
         }
 
         /// What the user may name in SOQL: their fields, and the org's rules for long text areas.

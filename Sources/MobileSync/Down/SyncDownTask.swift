@@ -265,8 +265,8 @@ struct SyncDownTask: Sendable {
     func fetchArrivals(_ ids: [String], of target: SyncDownTarget, state: SyncState) async throws -> Int {
         guard case .soql = target.kind, !ids.isEmpty else { return 0 }
         var query = SoqlQuery(target.rewrittenSoql ?? "")
+        let needed = [target.idFieldName, target.modificationDateFieldName]
         if let object = query.objectName, let described = try DescribedFields.stored(object, store: store, syncs: syncs) {
-            let needed = [target.idFieldName, target.modificationDateFieldName]
             query = query.droppingSelected(query.selectFields.filter { SoqlQuery.isFieldPath($0) && !needed.contains($0) && !described.isReadable($0) })
         }
         var stored = 0
@@ -274,7 +274,20 @@ struct SyncDownTask: Sendable {
                                             modificationDateFieldName: target.modificationDateFieldName, syncId: state.id)
         for chunk in ids.chunked(into: Self.arrivalsPerQuery) {
             try await checkAccepting()
-            var page = try await remote.query(query.restricted(toIds: Array(chunk), idField: target.idFieldName).text, batchSize: nil)
+            var page: RemoteQueryPage
+            var tries = 0
+            while true {
+                do {
+                    page = try await remote.query(query.restricted(toIds: Array(chunk), idField: target.idFieldName).text, batchSize: nil)
+                    break
+                } catch {
+                    // A field the org hides since the describe was kept: left out, as the first page does.
+                    tries += 1
+                    guard tries <= SoqlFetch.hiddenFieldRetries, let column = SoqlFetch.missingColumn(in: error), query.selects(column),
+                          !needed.contains(where: { $0.caseInsensitiveEquals(column) }) else { throw error }
+                    query = query.droppingSelected([column])
+                }
+            }
             while true {
                 let records = page.records
                 stored += try store.write { try writer.save(records, skip: .never, in: $0).saved }

@@ -111,7 +111,10 @@ public struct FieldMerge: Sendable {
         for (key, serverValue) in server where !DownloadedRecordWriter.isEngineOwned(key) && key != idFieldName
             && key != modificationDateFieldName && key != "attributes" && updatableFields.map({ $0.contains(key) }) != false {
             let baseValue = base[key] ?? local[key]
-            if FieldValues.same(serverValue, baseValue) || own[key].map({ FieldValues.same($0, serverValue) }) == true { continue }
+            // The value the user last saw here (our own update that arrived, or the same edit
+            // made twice) is no newer work the delete would remove.
+            if FieldValues.same(serverValue, baseValue) || FieldValues.same(serverValue, local[key])
+                || own[key].map({ FieldValues.same($0, serverValue) }) == true { continue }
             return true
         }
         return false

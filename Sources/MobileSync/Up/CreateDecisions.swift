@@ -62,6 +62,13 @@ public struct CreateDecisions: Sendable {
             try transaction.delete(copies.compactMap(\.soupEntryId).filter { $0 != entryId }, from: soupName)
             _ = try InFlightCreates.adopt(serverId, entryId: entryId, fields: sent, serverIds: try LocalIdMap.all(in: transaction), soup: soupName,
                                           idFieldName: idFieldName, owningSyncDownId: owner, in: transaction)
+            // The org's values (a flow's change on save, the codes it filled) win where this
+            // record still holds what was sent; a field changed here since stays a change.
+            guard let copy = copies.first, var adopted = try transaction.retrieve([entryId], from: soupName).first else { return }
+            for (field, value) in copy where !DownloadedRecordWriter.isEngineOwned(field) && field != "attributes" {
+                if adopted[field] == nil || FieldValues.same(adopted[field], sent[field]) { adopted[field] = value }
+            }
+            _ = try transaction.update(adopted, id: entryId, in: soupName)
         }
     }
 

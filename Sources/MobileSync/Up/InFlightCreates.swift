@@ -26,8 +26,8 @@ struct InFlightCreates: Sendable {
         /// Records matching the values sent.
         case matched([String])
         /// None matched (or the lookup was refused, `refusal`); the records the user created on
-        /// the server around the send, which may be it.
-        case unmatched(candidates: [CreateRecovery.Candidate], refusal: String?)
+        /// the server around the send, which may be it (`complete`: all of them, not the first page).
+        case unmatched(candidates: [CreateRecovery.Candidate], refusal: String?, complete: Bool)
     }
 
     /// `sentFields` gives the values a journaled record was sent with (given the `local_` → server
@@ -43,45 +43,95 @@ struct InFlightCreates: Sendable {
         let serverIds = try store.read { try LocalIdMap.all(in: $0) }
         let createdBy = await remote.signedInUserId
         var described: [String: DescribedFields] = [:]
+        var asked = Set<String>()
         var lookups: [CreateRecovery.Lookup] = []
         for record in records {
             guard let entryId = record.soupEntryId, let type = record["attributes"]?["type"]?.stringValue,
                   let sentAt = record[LocalField.createInFlight]?["sentAt"]?.int64Value, let fields = sentFields(record, serverIds) else { continue }
-            if described[type] == nil, let fields = try await describe(type) { described[type] = fields }
+            // Asked once per type, answered or not.
+            if asked.insert(type).inserted, let fields = try await describe(type) { described[type] = fields }
             lookups.append(CreateRecovery.Lookup(entryId: entryId, sobjectType: type, fields: fields, sentAt: sentAt, idField: idFieldName,
                                                  createdBy: createdBy, described: described[type]))
         }
         // Several lookups in flight (one connection carries them all over HTTP/2): one after
         // another, 50 lost creates cost 20 s on a 300 ms link.
-        let (remote, asked) = (remote, lookups)
+        let (remote, sent) = (remote, lookups)
         var findings: [Int: Finding] = [:]
-        try await RequestWindow(width: Self.lookupsInFlight, checkAccepting: checkAccepting).run(asked.count) { index in
-            try await asked[index].find(in: remote)
+        try await RequestWindow(width: Self.lookupsInFlight, checkAccepting: checkAccepting).run(sent.count) { index in
+            try await sent[index].find(in: remote)
         } handle: { index, finding in
             findings[index] = finding
+        }
+        // A match the store already holds as another record is not ours to take: the lookup
+        // leaves out empty fields, so a record holding more than was sent matches too.
+        var everyId = Set<String>()
+        for finding in findings.values {
+            switch finding {
+            case let .matched(ids): everyId.formUnion(ids)
+            case let .unmatched(candidates, _, _): everyId.formUnion(candidates.map(\.id))
+            }
+        }
+        var held = try heldIds(everyId)
+        // Matches all held here as other records: the values sent say nothing, so the records
+        // created around the send decide, as for no match.
+        for (index, lookup) in lookups.enumerated() {
+            guard case let .matched(ids)? = findings[index], ids.allSatisfy(held.contains) else { continue }
+            let around = try await lookup.createdAround(in: remote, refusal: nil)
+            findings[index] = around
+            if case let .unmatched(candidates, _, _) = around { held.formUnion(try heldIds(Set(candidates.map(\.id)))) }
         }
         // Clear matches first, each in a commit of its own, so the records they adopt are no
         // other lost create's candidates.
         var adopted = 0
         var taken = Set<String>()
         for (index, lookup) in lookups.enumerated() {
-            guard case let .matched(ids)? = findings[index], ids.count == 1 else { continue }
+            guard case let .matched(ids)? = findings[index], ids.count == 1, !held.contains(ids[0]), !taken.contains(ids[0]) else { continue }
             if try adopt(ids[0], entryId: lookup.entryId, fields: lookup.fields, serverIds: serverIds) { adopted += 1 }
             taken.insert(ids[0])
         }
         for (index, lookup) in lookups.enumerated() {
             switch findings[index] {
-            case let .matched(ids)? where ids.count > 1:
+            case let .matched(ids)? where ids.count == 1 && taken.contains(ids[0]):
                 try leaveInDoubt(lookup.entryId, candidates: ids.map { CreateRecovery.Candidate(id: $0, name: nil) },
+                                 reason: "the one record on the server holding the values sent was taken by another create that lost its answer")
+            case let .matched(ids)? where ids.count > 1:
+                let free = ids.filter { !held.contains($0) && !taken.contains($0) }
+                try leaveInDoubt(lookup.entryId, candidates: (free.isEmpty ? ids : free).map { CreateRecovery.Candidate(id: $0, name: nil) },
                                  reason: "\(ids.count) records on the server match the values sent")
-            case let .unmatched(candidates, refusal)?:
-                try settleUnmatched(lookup.entryId, candidates: candidates.filter { !taken.contains($0.id) }, refusal: refusal)
+            case let .unmatched(candidates, refusal, complete)?:
+                let free = candidates.filter { !taken.contains($0.id) && !held.contains($0.id) }
+                if free.isEmpty, refusal == nil, complete {
+                    try sendAgain(lookup.entryId)
+                } else {
+                    let reason = refusal.map { "the org refused the lookup (\($0))" }
+                        ?? (complete ? "no record on the server holds every value sent (the org may have changed one on save)"
+                                     : "you created more records then than can be told apart")
+                    try leaveInDoubt(lookup.entryId, candidates: free, reason: reason)
+                }
             default:
                 continue
             }
         }
         return adopted
     }
+
+    /// Of `ids`, those the soup holds (as records of their own: a lost create holds its `local_` id).
+    private func heldIds(_ ids: Set<String>) throws -> Set<String> {
+        guard !ids.isEmpty else { return [] }
+        var held = Set<String>()
+        for chunk in Array(ids).chunked(into: 500) {
+            let placeholders = Array(repeating: "?", count: chunk.count).joined(separator: ",")
+            let rows = try store.read { transaction in
+                try transaction.query(.smart("SELECT {\(soup):\(idFieldName)} FROM {\(soup)} WHERE {\(soup):\(idFieldName)} IN (\(placeholders))",
+                                             pageSize: chunk.count + 1), arguments: chunk.map { .string($0) })
+            }
+            held.formUnion(rows.compactMap { $0.arrayValue?.first?.stringValue })
+        }
+        return held
+    }
+
+    /// The candidates a create in doubt keeps for the user to choose from (the first created).
+    static let candidatesKept = 100
 
     /// Lookups of lost creates asked at once.
     static let lookupsInFlight = 8
@@ -123,35 +173,21 @@ struct InFlightCreates: Sendable {
         return true
     }
 
-    /// Nothing matched: with no candidate the create never arrived and goes again; with some, the
-    /// record waits for the user.
-    private func settleUnmatched(_ entryId: Int64, candidates: [CreateRecovery.Candidate], refusal: String?) throws {
-        let held = try store.read { transaction -> Set<String> in
-            guard !candidates.isEmpty else { return [] }
-            let placeholders = Array(repeating: "?", count: candidates.count).joined(separator: ",")
-            let rows = try transaction.query(.smart("SELECT {\(soup):\(idFieldName)} FROM {\(soup)} WHERE {\(soup):\(idFieldName)} IN (\(placeholders))",
-                                                    pageSize: candidates.count + 1), arguments: candidates.map { .string($0.id) })
-            return Set(rows.compactMap { $0.arrayValue?.first?.stringValue })
+    /// Nothing matched and the user made nothing else then that the store lacks: the create
+    /// never arrived, and goes again.
+    private func sendAgain(_ entryId: Int64) throws {
+        try store.write { transaction in
+            guard var current = try transaction.retrieve([entryId], from: soup).first, current[LocalField.createInFlight] != nil else { return }
+            current.removeValue(forKey: LocalField.createInFlight)
+            _ = try transaction.update(current, id: entryId, in: soup)
         }
-        let unheld = candidates.filter { !held.contains($0.id) }
-        if unheld.isEmpty, refusal == nil {
-            try store.write { transaction in
-                guard var current = try transaction.retrieve([entryId], from: soup).first, current[LocalField.createInFlight] != nil else { return }
-                current.removeValue(forKey: LocalField.createInFlight)
-                _ = try transaction.update(current, id: entryId, in: soup)
-            }
-            return
-        }
-        let reason = refusal.map { "the org refused the lookup (\($0))" }
-            ?? "no record on the server holds every value sent (the org may have changed one on save)"
-        try leaveInDoubt(entryId, candidates: unheld, reason: reason)
     }
 
     /// The record waits for the user's decision: never sent again by itself.
     private func leaveInDoubt(_ entryId: Int64, candidates: [CreateRecovery.Candidate], reason: String) throws {
         try store.write { transaction in
             guard var current = try transaction.retrieve([entryId], from: soup).first, current[LocalField.createInFlight] != nil else { return }
-            current[LocalField.createInDoubt] = ["reason": .string(reason), "candidates": .array(candidates.map(\.json))]
+            current[LocalField.createInDoubt] = ["reason": .string(reason), "candidates": .array(candidates.prefix(Self.candidatesKept).map(\.json))]
             let listed = candidates.isEmpty ? "" : "; it may be " + candidates.prefix(5).map { candidate in
                 candidate.name.map { "\($0) (\(candidate.id))" } ?? candidate.id
             }.joined(separator: ", ") + (candidates.count > 5 ? " or \(candidates.count - 5) more" : "")
@@ -180,6 +216,10 @@ public enum CreateRecovery {
     /// The longest a lookup's query may be, encoded in its URL: a real org refuses a request line
     /// and headers over 16,384 bytes (431), and the headers need a few hundred of them.
     public static let queryBudget = 8_000
+    /// The records `createdAround` asks for, one page of a query's answer; as many answered means
+    /// there may be more, so the create waits in doubt rather than be sent again. An import of a
+    /// few hundred records just before the create must not leave it in doubt.
+    public static let createdAroundLimit = 2_000
     /// Values longer than this are left out of a lookup (a long text area cannot be filtered on,
     /// and a long value would spend the URL's budget).
     public static let longestValue = 255
@@ -210,13 +250,19 @@ public enum CreateRecovery {
                 guard case let .server(status, code, message) = error, (400..<500).contains(status), status != 401 else { throw error }
                 refusal = "\(code): \(message.split(separator: "\n").last.map(String.init) ?? message)"
             }
+            return try await createdAround(in: remote, refusal: refusal)
+        }
+
+        /// The records the user created around the send, when the values sent match none of the
+        /// records not held here.
+        func createdAround(in remote: any SyncRemote, refusal: String?) async throws -> InFlightCreates.Finding {
             let nameField = described?.field("Name") != nil ? "Name" : nil
             let loose = CreateRecovery.createdAround(sobjectType: sobjectType, sentAt: sentAt, idField: idField, nameField: nameField,
                                                      createdBy: createdBy)
-            let records = try await remote.query(loose, batchSize: nil).records
-            return .unmatched(candidates: records.compactMap { record in
+            let page = try await remote.query(loose, batchSize: nil)
+            return .unmatched(candidates: page.records.compactMap { record in
                 record[idField]?.stringValue.map { Candidate(id: $0, name: nameField.flatMap { record[$0]?.stringValue }) }
-            }, refusal: refusal)
+            }, refusal: refusal, complete: page.records.count < CreateRecovery.createdAroundLimit)
         }
     }
 
@@ -259,7 +305,7 @@ public enum CreateRecovery {
                           "CreatedDate <= \(SalesforceTimestamp.format(sentAt + 2 * skewMillis))"]
         if let createdBy { predicates.append("CreatedById = \(SoqlString.literal(createdBy))") }
         let select = [idField] + (nameField.map { [$0] } ?? [])
-        return "select \(select.joined(separator: ", ")) from \(sobjectType) where \(predicates.joined(separator: " and ")) order by CreatedDate limit 20"
+        return "select \(select.joined(separator: ", ")) from \(sobjectType) where \(predicates.joined(separator: " and ")) order by CreatedDate limit \(createdAroundLimit)"
     }
 
     /// Bytes the text takes percent-encoded in a query string.

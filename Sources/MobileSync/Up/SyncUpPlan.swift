@@ -178,7 +178,9 @@ public struct SyncUpPlanner: Sendable {
                 do {
                     var references: [String: String] = [:]
                     var fields = try project(record, changed, serverIds: serverIds, references: &references)
-                    try keepWritable(&fields, type: type, creating: false)
+                    // Without a recorded base every listed field goes, changed or not: one the
+                    // user may not write is then left out rather than held, as nothing says it changed.
+                    try keepWritable(&fields, type: type, creating: false, leavingOutValues: record.baseValues == nil)
                     updates.append(PlannedWrite(entryId: entryId, action: .update, recordId: recordId,
                                                 write: .update(sobjectType: type, id: recordId, fields: fields, ifUnmodifiedSince: precondition),
                                                 references: references))
@@ -201,11 +203,11 @@ public struct SyncUpPlanner: Sendable {
     /// Leaves out of a write the fields the org does not let this user write, when they hold
     /// nothing; refuses the record, naming them, when they hold a value (sent, the org would refuse
     /// the whole record, on every sync).
-    func keepWritable(_ fields: inout JSONObject, type: String, creating: Bool) throws(RecordError) {
+    func keepWritable(_ fields: inout JSONObject, type: String, creating: Bool, leavingOutValues: Bool = false) throws(RecordError) {
         guard let described = described[type] else { return }
         var held: [String] = []
         for (name, value) in fields where !described.canWrite(name, creating: creating) {
-            if value.isNull || value.stringValue == "" {
+            if value.isNull || value.stringValue == "" || leavingOutValues {
                 fields.removeValue(forKey: name)
             } else {
                 held.append(name)

@@ -108,13 +108,15 @@ struct SyncUpTask: Sendable {
         while true {
             defer { pass += 1 }
             if pass > 0 {
-                guard !again.isEmpty || !retrying.isEmpty else { break }
                 if !retrying.isEmpty {
-                    guard retries < retryDelays.count else { break }
-                    try await Self.pause(retryDelays[retries], checkAccepting: checkAccepting)
-                    retries += 1
-                    summary.errors -= retrying.count  // counted again if refused again
+                    if retries < retryDelays.count {
+                        try await Self.pause(retryDelays[retries], checkAccepting: checkAccepting)
+                        retries += 1
+                    } else {
+                        retrying = []  // they wait for the next run, their refusal recorded
+                    }
                 }
+                guard !again.isEmpty || !retrying.isEmpty else { break }
             }
             let resend = again.union(retrying)
             var (records, serverIds) = try store.read { transaction in
@@ -143,6 +145,8 @@ struct SyncUpTask: Sendable {
             var plan = try planner.plan(records, serverIds: serverIds)
             if pass > 0 {
                 plan = SyncUpPlan(writes: plan.writes.filter { resend.contains($0.entryId) })
+                // A record sent again is counted again if it is refused again.
+                summary.errors -= plan.writes.filter { retrying.contains($0.entryId) }.count
             }
             let requests = plan.requests(for: target)
             if pass == 0 {

@@ -46,9 +46,10 @@ extension ContactsScreen {
                 lines.append(.text(error.sentence + (labels.isEmpty ? "" : " (\(labels.joined(separator: ", ")))"), role: .fieldError))
             }
             let key = { (command: AppCommand) in model.messages.key(command) }
-            if errors.contains(where: \.asksForADecision) {
-                lines.append(.text("\(key(.resolveConflict)) decides: save it anyway, or take the org's record; \(key(.revertRecord)) discards it",
-                                   role: .hint))
+            if errors.contains(where: { $0.code == "CREATE_IN_DOUBT" }) {
+                lines.append(.text("\(key(.resolveConflict)) decides: take one of the org's records as it, or create it anew", role: .hint))
+            } else if record.isLocallyCreated, errors.contains(where: { $0.code == "DUPLICATES_DETECTED" }) {
+                lines.append(.text("\(key(.resolveConflict)) decides: save it anyway, open the org's, or discard yours", role: .hint))
             } else {
                 lines.append(.text("\(key(.editRecord)) fixes it (the fields are marked), \(key(.revertRecord)) reverts your changes; \(key(.sync)) sends it again",
                                    role: .hint))

@@ -132,11 +132,14 @@ struct RefreshFetch: SyncDownFetch {
             arguments.append(.string(afterId))
         }
         sql += " ORDER BY {\(soup):\(idField)} ASC"
-        let held = try context.store.query(.smart(sql, pageSize: idsPerSoql), arguments: arguments).compactMap { $0.arrayValue?.first?.stringValue }
+        // At most `idsPerQueryURL` ids a query: quoted and encoded each takes ~27 bytes of the
+        // URL, and a real org refuses a request line and headers over 16,384 bytes.
+        let slice = min(idsPerSoql, Self.idsPerQueryURL)
+        let held = try context.store.query(.smart(sql, pageSize: slice), arguments: arguments).compactMap { $0.arrayValue?.first?.stringValue }
         // Only record ids: a soup may also hold what a metadata or layout sync stores under an
         // object's name ("Account"), which no query takes as an id (INVALID_QUERY_FILTER_OPERATOR).
         let ids = held.filter { !LocalField.isLocalId($0) && Self.isRecordId($0) }
-        let next: SyncDownPage.Continuation = held.count == idsPerSoql ? .refreshFrom(afterId: held[held.count - 1]) : .none
+        let next: SyncDownPage.Continuation = held.count == slice ? .refreshFrom(afterId: held[held.count - 1]) : .none
         guard !ids.isEmpty else {
             if case .none = next { return .empty }
             return SyncDownPage(records: [], totalSize: 0, next: next)
@@ -146,6 +149,8 @@ struct RefreshFetch: SyncDownFetch {
         let page = try await context.remote.query(query, batchSize: nil)
         return SyncDownPage(records: page.records.map { (soup, $0) }, totalSize: 0, next: next)
     }
+
+    static let idsPerQueryURL = 250
 
     /// A Salesforce id's shape: 15 or 18 letters and digits.
     static func isRecordId(_ text: String) -> Bool {
