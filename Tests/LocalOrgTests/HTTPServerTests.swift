@@ -62,12 +62,15 @@ struct RunningServer {
         let server = try await RunningServer.start(tls: false, log: log)
         let base = "http://127.0.0.1:\(server.port)"
         do {
-            let session = URLSession(configuration: .ephemeral)
+            // The server runs in this test process, beside every other suite: on a CI machine's two
+            // cores a request of this test has waited longer than its 30 s, so the waits are long.
+            let configuration = URLSessionConfiguration.ephemeral
+            configuration.timeoutIntervalForRequest = 180
+            let session = URLSession(configuration: configuration)
             var request = URLRequest(url: try #require(URL(string: "\(base)/services/oauth2/token")))
             request.httpMethod = "POST"
             request.setValue("application/x-www-form-urlencoded", forHTTPHeaderField: "Content-Type")
             request.httpBody = Data("grant_type=password&client_id=forceterm&username=demo%40localorg.test&password=localorg-demo".utf8)
-            request.timeoutInterval = 30
             let (tokenData, tokenResponse) = try await session.data(for: request)
             #expect((tokenResponse as? HTTPURLResponse)?.statusCode == 200)
             let token = try #require(try JSONParser.parse(tokenData)["access_token"]?.stringValue)
@@ -147,34 +150,44 @@ struct RunningServer {
         try #require(FileManager.default.isExecutableFile(atPath: curl), "curl is needed to check TLS from another client")
         let server = try await RunningServer.start(tls: true)
         let caPath = server.org.directory + "/ca.pem"
-        func run(_ arguments: [String]) throws -> (status: Int32, output: String) {
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("localorg-curl-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        // curl is waited for without holding a thread: this server answers on this process's
+        // cooperative threads, and a blocked wait there left it none on a two-core CI machine.
+        func run(_ arguments: [String]) async throws -> (status: Int32, output: String) {
             let process = Process()
             process.executableURL = URL(fileURLWithPath: curl)
             // Generous: the full suite runs many servers at once on two cores, and a password
             // login hashes on purpose slowly (20 s timed out once in CI).
             process.arguments = ["--silent", "--show-error", "--max-time", "90"] + arguments
-            let pipe = Pipe()
-            process.standardOutput = pipe
-            process.standardError = pipe
-            try process.run()
-            let data = pipe.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
-            return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+            let outputFile = scratch.appendingPathComponent(UUID().uuidString)
+            _ = FileManager.default.createFile(atPath: outputFile.path, contents: nil)
+            let output = try FileHandle(forWritingTo: outputFile)
+            process.standardInput = FileHandle.nullDevice
+            process.standardOutput = output
+            process.standardError = output
+            let status: Int32 = try await withCheckedThrowingContinuation { continuation in
+                process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
+                do { try process.run() } catch { continuation.resume(throwing: error) }
+            }
+            try output.close()
+            return (status, String(decoding: try Data(contentsOf: outputFile), as: UTF8.self))
         }
         do {
             for host in ["localhost", "127.0.0.1"] {
-                let verified = try run(["--cacert", caPath, "https://\(host):\(server.port)/services/data/"])
+                let verified = try await run(["--cacert", caPath, "https://\(host):\(server.port)/services/data/"])
                 #expect(verified.status == 0, "\(host): \(verified.output)")
                 #expect(verified.output.contains(#""version":"59.0""#))
             }
             // The IPv6 loopback answers on the same port when the machine has one.
             if (try? String(contentsOfFile: "/proc/net/if_inet6", encoding: .utf8))?.contains("00000000000000000000000000000001") == true {
-                let ipv6 = try run(["--cacert", caPath, "https://[::1]:\(server.port)/services/data/"])
+                let ipv6 = try await run(["--cacert", caPath, "https://[::1]:\(server.port)/services/data/"])
                 #expect(ipv6.status == 0, "[::1]: \(ipv6.output)")
             }
-            let untrusted = try run(["https://127.0.0.1:\(server.port)/services/data/"])
+            let untrusted = try await run(["https://127.0.0.1:\(server.port)/services/data/"])
             #expect(untrusted.status != 0)  // not trusted without the local CA
-            let login = try run(["--cacert", caPath, "-d", "grant_type=password", "-d", "client_id=forceterm",
+            let login = try await run(["--cacert", caPath, "-d", "grant_type=password", "-d", "client_id=forceterm",
                                  "--data-urlencode", "username=demo@localorg.test", "-d", "password=localorg-demo",
                                  "https://localhost:\(server.port)/services/oauth2/token"])
             #expect(login.status == 0, "\(login.output)")

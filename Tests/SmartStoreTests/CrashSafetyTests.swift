@@ -29,14 +29,30 @@ enum ToolProcess {
     }
 
     /// Reads stdout until `marker` shows up or the stream ends; returns everything read.
-    static func read(_ handle: FileHandle, until marker: String) -> String {
-        var text = ""
-        while !text.contains(marker) {
-            let chunk = handle.availableData
-            if chunk.isEmpty { break }
-            text += String(decoding: chunk, as: UTF8.self)
+    static func read(_ handle: FileHandle, until marker: String) async -> String {
+        await offThePool {
+            var text = ""
+            while !text.contains(marker) {
+                let chunk = handle.availableData
+                if chunk.isEmpty { break }
+                text += String(decoding: chunk, as: UTF8.self)
+            }
+            return text
         }
-        return text
+    }
+
+    static func waitUntilExit(_ process: Process) async {
+        await offThePool { process.waitUntilExit() }
+    }
+
+    /// Runs blocking work (a pipe read, a wait for a child, a write waiting out another process's
+    /// lock) on a thread of its own. On one of Swift's cooperative threads (one per core) two such
+    /// waits left the other suites' in-process servers no thread to answer on, and their requests
+    /// timed out on a two-core CI machine.
+    static func offThePool<T: Sendable>(_ work: @escaping @Sendable () -> T) async -> T {
+        await withCheckedContinuation { continuation in
+            Thread { continuation.resume(returning: work()) }.start()
+        }
     }
 }
 
@@ -47,16 +63,16 @@ struct CrashSafetyTests {
     }
 
     @Test(arguments: [500, 6_000, 11_500])
-    func aKilledBatchIsAllOrNothing(killAfter: Int) throws {
+    func aKilledBatchIsAllOrNothing(killAfter: Int) async throws {
         let temporary = try TemporaryStore()
         try temporary.store.setup(from: StoreConfig(contentsOf: ToolProcess.packageRoot.appendingPathComponent("config/userstore.json")))
         let before = try temporary.store.create([["Id": "003EXISTING", "LastName": "Kept"]], in: "contacts")
 
         let (process, output) = try ToolProcess.startLoad(store: temporary.path, count: 12_000, announceAfter: killAfter)
-        let seen = ToolProcess.read(output, until: "LOADING")
+        let seen = await ToolProcess.read(output, until: "LOADING")
         #expect(seen.contains("LOADING"), "the loader must reach the kill point: \(seen)")
         kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
+        await ToolProcess.waitUntilExit(process)
         #expect(process.terminationReason == .uncaughtSignal)
 
         let reopened = try temporary.reopen()
@@ -68,15 +84,15 @@ struct CrashSafetyTests {
 
         // Run the same batch to completion: everything arrives exactly once.
         let (again, againOutput) = try ToolProcess.startLoad(store: temporary.path, count: 12_000, announceAfter: 0)
-        let finished = ToolProcess.read(againOutput, until: "DONE")
-        again.waitUntilExit()
+        let finished = await ToolProcess.read(againOutput, until: "DONE")
+        await ToolProcess.waitUntilExit(again)
         #expect(finished.contains("DONE 12000"))
         #expect(try reopened.count(.all("contacts")) == 12_001)
         let ftsRows = try temporary.raw { try Int.fetchOne($0, sql: "SELECT count(*) FROM TABLE_1_fts") }
         #expect(ftsRows == 12_001)
     }
 
-    @Test func aKilledBulkLoadGetsItsIndexesBackOnTheNextOpen() throws {
+    @Test func aKilledBulkLoadGetsItsIndexesBackOnTheNextOpen() async throws {
         let temporary = try TemporaryStore()
         try temporary.store.setup(from: StoreConfig(contentsOf: ToolProcess.packageRoot.appendingPathComponent("config/userstore.json")))
         func indexes() throws -> [String] {
@@ -85,13 +101,13 @@ struct CrashSafetyTests {
         let complete = try indexes()
         let (process, output) = try ToolProcess.startLoad(store: temporary.path, count: 20_000, announceAfter: 3_500,
                                                           extra: ["--bulk", "--batch", "1000"])
-        let seen = ToolProcess.read(output, until: "LOADING")
+        let seen = await ToolProcess.read(output, until: "LOADING")
         #expect(seen.contains("LOADING"), "the loader must reach the kill point: \(seen)")
         // The loader is alive and holds the lock: another open leaves its indexes to it.
         _ = try temporary.reopen()
         #expect(try indexes().count < complete.count)
         kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
+        await ToolProcess.waitUntilExit(process)
         #expect(process.terminationReason == .uncaughtSignal)
 
         let reopened = try temporary.reopen()
@@ -102,20 +118,24 @@ struct CrashSafetyTests {
         #expect(try reopened.read { try String.fetchOne($0.db, sql: "PRAGMA integrity_check") } == "ok")
     }
 
-    @Test func anotherProcessWritingAtTheSameTimeMakesUsWaitNotFail() throws {
+    @Test func anotherProcessWritingAtTheSameTimeMakesUsWaitNotFail() async throws {
         let temporary = try TemporaryStore()
         try temporary.store.setup(from: StoreConfig(contentsOf: ToolProcess.packageRoot.appendingPathComponent("config/userstore.json")))
-        let (process, output) = try ToolProcess.startLoad(store: temporary.path, count: 8_000, announceAfter: 100)
-        _ = ToolProcess.read(output, until: "LOADING")
+        // One transaction of 2,000 documents: a second alone, well inside the store's 15 s busy
+        // timeout even on a loaded CI machine (8,000 once took longer there, and the wait gave up).
+        let (process, output) = try ToolProcess.startLoad(store: temporary.path, count: 2_000, announceAfter: 100)
+        _ = await ToolProcess.read(output, until: "LOADING")
         // The loader holds the write lock now; these writes queue behind it.
-        for index in 0..<20 {
-            _ = try temporary.store.upsert(["Id": .string("003LOCAL\(index)"), "LastName": "Local"], in: "contacts", externalIdPath: "Id")
+        let store = temporary.store
+        let written = await ToolProcess.offThePool {
+            Result { try (0..<20).map { try store.upsert(["Id": .string("003LOCAL\($0)"), "LastName": "Local"], in: "contacts", externalIdPath: "Id") } }
         }
-        let rest = ToolProcess.read(output, until: "DONE")
-        process.waitUntilExit()
+        _ = try written.get()
+        let rest = await ToolProcess.read(output, until: "DONE")
+        await ToolProcess.waitUntilExit(process)
         #expect(process.terminationStatus == 0)
-        #expect(rest.contains("DONE 8000"))
-        #expect(try temporary.store.count(.all("contacts")) == 8_020)
+        #expect(rest.contains("DONE 2000"))
+        #expect(try temporary.store.count(.all("contacts")) == 2_020)
         #expect(try integrity(temporary) == "ok")
     }
 

@@ -134,7 +134,7 @@ struct StoreEncryptionTests {
     }
 
     @Test(arguments: StoreEncryptionMigration.Step.allCases)
-    func aMigrationKilledAfterAnyStepLosesNothingAndFinishesOnTheNextOpen(step: StoreEncryptionMigration.Step) throws {
+    func aMigrationKilledAfterAnyStepLosesNothingAndFinishesOnTheNextOpen(step: StoreEncryptionMigration.Step) async throws {
         let temporary = try TemporaryStore()
         // Enough contacts for a copy of several hundred KB, so that `.copying` comes mid-copy.
         let (path, before) = try Self.plainStore(in: temporary, contacts: 2_000)
@@ -143,10 +143,10 @@ struct StoreEncryptionTests {
         try key.write(toFile: keyFile)
 
         let (process, output) = try ToolProcess.start(["encrypt", "--store", path, "--key-file", keyFile, "--pause-after", step.rawValue])
-        let seen = ToolProcess.read(output, until: "PAUSED AFTER \(step.rawValue)")
+        let seen = await ToolProcess.read(output, until: "PAUSED AFTER \(step.rawValue)")
         #expect(seen.contains("PAUSED AFTER"), "the tool must reach the step: \(seen)")
         kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
+        await ToolProcess.waitUntilExit(process)
         if step == .copying {
             let copy = StoreEncryptionMigration.temporaryPath(forStore: path)
             let size = (try? FileManager.default.attributesOfItem(atPath: copy)[.size] as? Int) ?? 0
