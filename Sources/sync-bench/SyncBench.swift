@@ -63,7 +63,7 @@ struct BenchRun: AsyncParsableCommand {
     private func downCases(directory: String, table: inout SyncBenchTable) async throws {
         for size in downSizes.sorted() {
             let org = try seedOrg(directory: directory, name: "down-\(size)", contacts: size)
-            let server = try LocalOrgProcess(dataDirectory: org)
+            let server = try await LocalOrgProcess(dataDirectory: org)
             defer { server.stop() }
             func arguments(_ kind: String, n: Int, store: String = "down-\(size)") -> [String] {
                 [kind, "--url", server.url, "--ca", server.caFile, "--config", config, "--n", "\(n)", "--store", "\(directory)/\(store).sqlite"]
@@ -109,7 +109,7 @@ struct BenchRun: AsyncParsableCommand {
         // Each case updates n/2 records it syncs down first (the least recently modified, so the
         // cases mostly touch different ones); the org needs at least the largest half.
         let org = try seedOrg(directory: directory, name: "up", contacts: max(largest, 1_000))
-        let server = try LocalOrgProcess(arguments: ["--latency", "\(latency)"], dataDirectory: org)
+        let server = try await LocalOrgProcess(arguments: ["--latency", "\(latency)"], dataDirectory: org)
         defer { server.stop() }
         let rtt = try await roundTrip(server)
         var caseNumber = 0

@@ -119,7 +119,7 @@ struct NetworkFailureTests {
 
     @Test("A certificate from an untrusted CA is refused with a clear message")
     func untrustedCertificate() async throws {
-        let server = try LocalOrgProcess()
+        let server = try await LocalOrgProcess()
         defer { server.remove() }
         let oauth = OAuthClient(loginURL: server.url, transport: CurlTransport(configuration: SignedInOrg.configuration(caFile: nil)))
         let error = await forceError { try await oauth.signIn(username: SignedInOrg.username, password: SignedInOrg.password) }
@@ -180,7 +180,7 @@ struct NetworkFailureTests {
 extension NetworkFailureTests {
     @Test("A link with a 2.4 s round trip (a congested 3G or satellite link) still signs in and queries: the handshake's three round trips fit the connect timeout")
     func slowLinkCompletes() async throws {
-        let server = try LocalOrgProcess()
+        let server = try await LocalOrgProcess()
         defer { server.remove() }
         let relay = try DelayingRelay(targetPort: server.port, delay: 1.2)
         // The defaults a laptop runs with, not the tests' own longer timeouts.

@@ -23,7 +23,7 @@ struct RecordAPITests {
         #expect(record["Title"] == .string("Buyer"))
         // A change the client has not seen: the conditional update is a conflict.
         try await Task.sleep(for: .milliseconds(1100))
-        try org.server.command(["edit", "Contact", id, "Title=Changed elsewhere"])
+        try await org.server.command(["edit", "Contact", id, "Title=Changed elsewhere"])
         let conflict = await forceError { try await client.update("Contact", id: id, fields: ["Title": "Mine"], ifUnmodifiedSince: modified) }
         guard case .preconditionFailed = conflict else { Issue.record("expected 412, got \(String(describing: conflict))"); return }
 

@@ -8,7 +8,7 @@ import Testing
 struct SignInTests {
     @Test("The password flow returns tokens, and the identity URL says who signed in")
     func passwordFlow() async throws {
-        let server = try LocalOrgProcess()
+        let server = try await LocalOrgProcess()
         defer { server.remove() }
         let oauth = OAuthClient(loginURL: server.url + "/", transport: CurlTransport(configuration: SignedInOrg.configuration(caFile: server.caFile)))
         let token = try await oauth.signIn(username: "trainer@localorg.test", password: Secret("localorg-trainer"))
@@ -22,7 +22,7 @@ struct SignInTests {
 
     @Test("A wrong password is refused with invalid_grant, and the password is not in the error")
     func wrongPassword() async throws {
-        let server = try LocalOrgProcess()
+        let server = try await LocalOrgProcess()
         defer { server.remove() }
         let oauth = OAuthClient(loginURL: server.url, transport: CurlTransport(configuration: SignedInOrg.configuration(caFile: server.caFile)))
         let error = await forceError { try await oauth.signIn(username: "demo@localorg.test", password: Secret("wrong-Secret-42")) }
@@ -32,7 +32,7 @@ struct SignInTests {
 
     @Test("The device flow: the code is approved with localorg approve, polling then gets tokens")
     func deviceFlowApproved() async throws {
-        let server = try LocalOrgProcess()
+        let server = try await LocalOrgProcess()
         defer { server.remove() }
         let oauth = OAuthClient(loginURL: server.url, transport: CurlTransport(configuration: SignedInOrg.configuration(caFile: server.caFile)))
         let authorization = try await oauth.startDeviceFlow()
@@ -40,7 +40,7 @@ struct SignInTests {
         #expect(authorization.userCode.count >= 6)
         let first = try await oauth.poll(authorization)
         guard case .pending = first else { Issue.record("expected pending before approval, got \(first)"); return }
-        try server.command(["approve", authorization.userCode, "--as", "trainer@localorg.test"])
+        try await server.command(["approve", authorization.userCode, "--as", "trainer@localorg.test"])
         let token = try await oauth.waitForApproval(authorization)
         let identity = try await oauth.identity(of: token)
         #expect(identity.username == "trainer@localorg.test")
@@ -49,11 +49,11 @@ struct SignInTests {
 
     @Test("A denied device-flow sign-in ends with access_denied")
     func deviceFlowDenied() async throws {
-        let server = try LocalOrgProcess()
+        let server = try await LocalOrgProcess()
         defer { server.remove() }
         let oauth = OAuthClient(loginURL: server.url, transport: CurlTransport(configuration: SignedInOrg.configuration(caFile: server.caFile)))
         let authorization = try await oauth.startDeviceFlow()
-        try server.command(["approve", authorization.userCode, "--deny"])
+        try await server.command(["approve", authorization.userCode, "--deny"])
         let error = await forceError { try await oauth.waitForApproval(authorization) }
         guard case let .authentication(code, _) = error else { Issue.record("expected an authentication error, got \(String(describing: error))"); return }
         #expect(code == "access_denied")
@@ -61,7 +61,7 @@ struct SignInTests {
 
     @Test("Waiting for a device-flow approval stops when the task is cancelled")
     func deviceFlowCancelled() async throws {
-        let server = try LocalOrgProcess()
+        let server = try await LocalOrgProcess()
         defer { server.remove() }
         let oauth = OAuthClient(loginURL: server.url, transport: CurlTransport(configuration: SignedInOrg.configuration(caFile: server.caFile)))
         let authorization = try await oauth.startDeviceFlow()
@@ -74,7 +74,7 @@ struct SignInTests {
 
     @Test("A device code past its expiry ends the wait with expired_token instead of polling forever")
     func deviceFlowExpired() async throws {
-        let server = try LocalOrgProcess()
+        let server = try await LocalOrgProcess()
         defer { server.remove() }
         let oauth = OAuthClient(loginURL: server.url, transport: CurlTransport(configuration: SignedInOrg.configuration(caFile: server.caFile)))
         var authorization = try await oauth.startDeviceFlow()

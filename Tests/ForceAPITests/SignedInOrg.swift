@@ -17,7 +17,7 @@ struct SignedInOrg {
     static let password = Secret("localorg-demo")
 
     init(serverArguments: [String] = [], retryPolicy: RetryPolicy = RetryPolicy(), refreshed: LineLog? = nil) async throws {
-        server = try LocalOrgProcess(arguments: serverArguments)
+        server = try await LocalOrgProcess(arguments: serverArguments)
         transport = CurlTransport(configuration: Self.configuration(caFile: server.caFile))
         oauth = OAuthClient(loginURL: server.url, transport: transport)
         var token = try await oauth.signIn(username: Self.username, password: Self.password)

@@ -22,14 +22,14 @@ struct StoreKeyProtectionTests {
         #expect(try damaged.open(passcode: "correct horse") == nil)
     }
 
-    @Test func theKeyringForgetsAKeyAfterItsTimeoutAndAtLock() throws {
+    @Test func theKeyringForgetsAKeyAfterItsTimeoutAndAtLock() async throws {
         let store = "/nonexistent/forceterm-keyring-test-\(UUID().uuidString)/store.sqlite"
         let keyring = SessionKeyring(timeout: 1)
         let key = StoreKey.random()
         #expect(keyring.key(forStore: store) == nil)
         try keyring.remember(key, forStore: store)
         #expect(keyring.key(forStore: store) == key)
-        Thread.sleep(forTimeInterval: 2.2)
+        try await Task.sleep(for: .milliseconds(2_200))
         #expect(keyring.key(forStore: store) == nil, "expired after a second without use")
 
         let longer = SessionKeyring(timeout: 60)
@@ -40,7 +40,7 @@ struct StoreKeyProtectionTests {
         #expect(!longer.forget(store: store))
     }
 
-    @Test func askingWhetherAStoreIsUnlockedIsNotUse() throws {
+    @Test func askingWhetherAStoreIsUnlockedIsNotUse() async throws {
         let store = "/nonexistent/forceterm-keyring-test-\(UUID().uuidString)/store.sqlite"
         let keyring = SessionKeyring(timeout: 2)
         #expect(!keyring.isUnlocked(store: store))
@@ -48,7 +48,7 @@ struct StoreKeyProtectionTests {
         #expect(keyring.isUnlocked(store: store))
         // Asked every half second (as the TUI does, each second): the timeout runs on regardless.
         for _ in 0..<6 {
-            Thread.sleep(forTimeInterval: 0.5)
+            try await Task.sleep(for: .milliseconds(500))
             _ = keyring.isUnlocked(store: store)
         }
         #expect(!keyring.isUnlocked(store: store), "expired: asking is not use")

@@ -43,43 +43,65 @@ public final class LocalOrgProcess: @unchecked Sendable {
 
     /// Starts `localorg serve --port 0 --quiet` plus `arguments` in a fresh data directory (or
     /// `dataDirectory`, to restart an org) and waits for it to print its port.
-    public init(arguments: [String] = [], dataDirectory: String? = nil) throws {
-        let directory = dataDirectory ?? NSTemporaryDirectory() + "localorg-process-" + UUID().uuidString
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        self.dataDirectory = directory
-        let output = directory + "/serve-output.txt"
-        FileManager.default.createFile(atPath: output, contents: nil)
-        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: output))
-        process = Process()
-        process.executableURL = Self.binary("localorg")
-        process.arguments = ["serve", "--port", "0", "--quiet", "--demo", "--data", directory] + arguments
-        process.standardOutput = handle
-        process.standardError = handle
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        try handle.close()
-        let deadline = Date().addingTimeInterval(60)
-        var found: Int?
-        var host = "127.0.0.1"
-        while found == nil, Date() < deadline, process.isRunning {
-            let text = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
-            // "localorg is serving https://localhost:PORT" or, with --listen, https://ADDRESS:PORT.
-            if let range = text.range(of: "is serving https://") {
-                let authority = text[range.upperBound...].prefix { !$0.isWhitespace }
-                if let colon = authority.lastIndex(of: ":"), let port = Int(authority[authority.index(after: colon)...]) {
-                    found = port
-                    host = authority.hasPrefix("localhost:") ? "127.0.0.1" : String(authority[..<colon])
-                }
-            }
-            if found == nil { usleep(50_000) }
-        }
-        guard let found else {
-            let text = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
+    public convenience init(arguments: [String] = [], dataDirectory: String? = nil) throws {
+        let launch = try Launch(arguments: arguments, dataDirectory: dataDirectory)
+        while !launch.isOver { usleep(50_000) }
+        try self.init(launch)
+    }
+
+    /// The same, waiting without holding a thread: a test process's cooperative threads (one per
+    /// core) are shared by every suite, and servers starting in blocking waits on both of a CI
+    /// machine's cores left the other suites' clients and in-process servers none to run on.
+    public convenience init(arguments: [String] = [], dataDirectory: String? = nil) async throws {
+        let launch = try Launch(arguments: arguments, dataDirectory: dataDirectory)
+        while !launch.isOver { try await Task.sleep(for: .milliseconds(50)) }
+        try self.init(launch)
+    }
+
+    private init(_ launch: Launch) throws {
+        process = launch.process
+        dataDirectory = launch.directory
+        guard let (host, found) = launch.announced() else {
+            let text = (try? String(contentsOfFile: launch.output, encoding: .utf8)) ?? ""
             if process.isRunning { process.terminate() }
             throw LocalOrgProcessError("localorg did not start within 60 s: \(text)")
         }
         port = found
         url = "https://\(host):\(found)"
+    }
+
+    /// A started `localorg serve`, until it prints the address it serves, exits or takes 60 s.
+    private struct Launch {
+        let process = Process()
+        let directory: String
+        let output: String
+        let deadline = Date().addingTimeInterval(60)
+
+        init(arguments: [String], dataDirectory: String?) throws {
+            directory = dataDirectory ?? NSTemporaryDirectory() + "localorg-process-" + UUID().uuidString
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            output = directory + "/serve-output.txt"
+            FileManager.default.createFile(atPath: output, contents: nil)
+            let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: output))
+            process.executableURL = LocalOrgProcess.binary("localorg")
+            process.arguments = ["serve", "--port", "0", "--quiet", "--demo", "--data", directory] + arguments
+            process.standardOutput = handle
+            process.standardError = handle
+            process.standardInput = FileHandle.nullDevice
+            try process.run()
+            try handle.close()
+        }
+
+        var isOver: Bool { announced() != nil || Date() >= deadline || !process.isRunning }
+
+        /// "localorg is serving https://localhost:PORT" or, with --listen, https://ADDRESS:PORT.
+        func announced() -> (host: String, port: Int)? {
+            let text = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
+            guard let range = text.range(of: "is serving https://") else { return nil }
+            let authority = text[range.upperBound...].prefix { !$0.isWhitespace }
+            guard let colon = authority.lastIndex(of: ":"), let port = Int(authority[authority.index(after: colon)...]) else { return nil }
+            return (authority.hasPrefix("localhost:") ? "127.0.0.1" : String(authority[..<colon]), port)
+        }
     }
 
     /// A server nobody holds any more stops too: a test that throws before its clean-up leaves no
@@ -112,16 +134,39 @@ public final class LocalOrgProcess: @unchecked Sendable {
     /// Runs another localorg command on this org's data (e.g. `approve CODE`); returns its output.
     @discardableResult
     public func command(_ arguments: [String]) throws -> String {
+        let (child, outputFile) = try startCommand(arguments)
+        child.waitUntilExit()
+        return try commandOutput(child, outputFile, arguments)
+    }
+
+    /// The same, waiting for the command without holding a thread.
+    @discardableResult
+    public func command(_ arguments: [String]) async throws -> String {
+        let (child, outputFile) = try startCommand(arguments)
+        while child.isRunning { try await Task.sleep(for: .milliseconds(20)) }
+        return try commandOutput(child, outputFile, arguments)
+    }
+
+    /// The output goes to a file, so that a command printing more than a pipe holds never waits.
+    private func startCommand(_ arguments: [String]) throws -> (Process, String) {
         let child = Process()
         child.executableURL = Self.binary("localorg")
         child.arguments = arguments + ["--data", dataDirectory]
-        let pipe = Pipe()
-        child.standardOutput = pipe
-        child.standardError = pipe
+        let outputFile = NSTemporaryDirectory() + "localorg-command-" + UUID().uuidString
+        FileManager.default.createFile(atPath: outputFile, contents: nil)
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: outputFile))
+        child.standardOutput = handle
+        child.standardError = handle
+        child.standardInput = FileHandle.nullDevice
         try child.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        try handle.close()
+        return (child, outputFile)
+    }
+
+    private func commandOutput(_ child: Process, _ outputFile: String, _ arguments: [String]) throws -> String {
         child.waitUntilExit()
-        let text = String(decoding: data, as: UTF8.self)
+        let text = (try? String(contentsOfFile: outputFile, encoding: .utf8)) ?? ""
+        try? FileManager.default.removeItem(atPath: outputFile)
         guard child.terminationStatus == 0 else { throw LocalOrgProcessError("localorg \(arguments.joined(separator: " ")) failed: \(text)") }
         return text
     }

@@ -51,7 +51,7 @@ struct ConcurrentCompositeTests {
         try await live.syncDown()
         try await LiveSync.nextSecond()
         let contested = ids[60]
-        try live.server.command(["edit", "Contact", contested, "Title=Server"])
+        try await live.server.command(["edit", "Contact", contested, "Title=Server"])
 
         let deleted = Set(ids.prefix(30))
         for id in ids {

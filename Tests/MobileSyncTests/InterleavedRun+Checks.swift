@@ -110,7 +110,7 @@ extension InterleavedRun {
     /// pending, then ghost cleaning.
     func settle() async throws {
         server.stop()
-        server = try LocalOrgProcess(dataDirectory: server.dataDirectory)
+        server = try await LocalOrgProcess(dataDirectory: server.dataDirectory)
         client = try await LiveSync.signIn(to: server)
         let manager = try SyncManager(store: local.store, remote: ForceClientRemote(client: client))
         var settled = false

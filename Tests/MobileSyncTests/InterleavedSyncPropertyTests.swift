@@ -67,7 +67,7 @@ final class InterleavedRun: @unchecked Sendable {
         dice = Mutex(SeededGenerator(seed: seed))
         mode = SyncUpTarget.Mode.allCases[Int(seed % UInt64(SyncUpTarget.Mode.allCases.count))]
         // Set-up without faults: enough contacts for a sync down of two pages.
-        let calm = try LocalOrgProcess()
+        let calm = try await LocalOrgProcess()
         let setupClient = try await LiveSync.signIn(to: calm)
         for chunk in Array(0..<Self.seededContacts).chunked(into: 200) {
             _ = try await setupClient.createRecords(chunk.map { index in
@@ -85,7 +85,7 @@ final class InterleavedRun: @unchecked Sendable {
             model.created(name, values: record, by: .server)
         }
         calm.stop()
-        server = try LocalOrgProcess(arguments: ["--fail-rate", "0.1", "--token-ttl", "15"], dataDirectory: calm.dataDirectory)
+        server = try await LocalOrgProcess(arguments: ["--fail-rate", "0.1", "--token-ttl", "15"], dataDirectory: calm.dataDirectory)
         client = try await Self.signIn(to: server)
         colleague = try await Self.signIn(to: server, username: "trainer@localorg.test", password: "localorg-trainer")
     }
@@ -316,7 +316,7 @@ final class InterleavedRun: @unchecked Sendable {
         guard let id = try serverId() else { return }
         let output: String
         do {
-            output = try server.command(["delete", "Contact", id, "--print-previous"])
+            output = try await server.command(["delete", "Contact", id, "--print-previous"])
         } catch {
             return
         }

@@ -41,7 +41,7 @@ struct LiveBulkLoadTests {
     func sameResultAsRecordByRecord() async throws {
         let live = try await LiveSync()
         defer { live.remove() }
-        _ = try live.server.command(["seed", "--contacts", "700"])
+        _ = try await live.server.command(["seed", "--contacts", "700"])
         let complete = try Self.indexNames(live.local)
         let fewestSeen = Mutex(Int.max)
         let store = live.local.store
@@ -75,7 +75,7 @@ struct LiveBulkLoadTests {
     func failureMidwayRebuilds() async throws {
         let live = try await LiveSync()
         defer { live.remove() }
-        _ = try live.server.command(["seed", "--contacts", "700"])
+        _ = try await live.server.command(["seed", "--contacts", "700"])
         let complete = try Self.indexNames(live.local)
         let dropping = SteppedRemote(
             remote: ForceClientRemote(client: live.client),
@@ -103,7 +103,7 @@ struct LiveBulkLoadTests {
     func twoSoupsSideBySide() async throws {
         let live = try await LiveSync()
         defer { live.remove() }
-        _ = try live.server.command(["seed", "--accounts", "450", "--contacts", "700"])
+        _ = try await live.server.command(["seed", "--accounts", "450", "--contacts", "700"])
         let store = live.local.store
         let tables = try ["accounts", "contacts"].map { try store.soupInfo($0).tableName }
         let indexes = { (table: String) throws -> [String] in

@@ -52,7 +52,7 @@ struct LivePageLookaheadTests {
     func sameRecordsFewerWaits() async throws {
         let live = try await LiveSync()
         defer { live.remove() }
-        _ = try live.server.command(["seed", "--contacts", "1100"])
+        _ = try await live.server.command(["seed", "--contacts", "1100"])
         let watched = WatchedRemote(remote: ForceClientRemote(client: live.client))
         let manager = try SyncManager(store: live.local.store, remote: watched, pagesInFlight: 3)
         let state = try await manager.syncDown(Self.target, options: SyncOptions(mergeMode: .leaveIfChanged), soupName: "contacts")
@@ -81,7 +81,7 @@ struct LivePageLookaheadTests {
     func wrongGuessesDropped() async throws {
         let live = try await LiveSync()
         defer { live.remove() }
-        _ = try live.server.command(["seed", "--contacts", "1100"])
+        _ = try await live.server.command(["seed", "--contacts", "1100"])
         var watched = WatchedRemote(remote: ForceClientRemote(client: live.client))
         watched.firstPageCut = 150
         let manager = try SyncManager(store: live.local.store, remote: watched, pagesInFlight: 3)

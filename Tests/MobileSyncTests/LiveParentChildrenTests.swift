@@ -42,10 +42,10 @@ struct LiveParentChildrenTests {
 
         // On the server: the Elm tree goes, Leaf goes, Acorn moves to the Bush; Bark has a local edit.
         try live.saveLocally(Records.edited(try #require(try live.local.document("contacts", id: bark)), ["Title": "Kept"]), in: "contacts")
-        try live.server.command(["delete", "Contact", leaf])
-        try live.server.command(["edit", "Contact", acorn, "AccountId=\(other)"])
-        try live.server.command(["delete", "Contact", branch])
-        try live.server.command(["delete", "Account", elm])
+        try await live.server.command(["delete", "Contact", leaf])
+        try await live.server.command(["edit", "Contact", acorn, "AccountId=\(other)"])
+        try await live.server.command(["delete", "Contact", branch])
+        try await live.server.command(["delete", "Account", elm])
 
         let removed = try await live.manager.cleanResyncGhosts(name: "tree")
         // Elm, Leaf, Branch and the moved Acorn; never Bark (dirty) nor Berry (another tree).

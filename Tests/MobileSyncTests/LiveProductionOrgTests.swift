@@ -56,7 +56,7 @@ struct LiveProductionOrgTests {
         // The class exercise's flow: phone numbers stored as digits.
         try #"{"fieldUpdates": {"Contact": [{"name": "Phone Digits", "field": "Phone", "transform": "digitsOnly"}]}}"#
             .write(toFile: directory + "/custom-schema.json", atomically: true, encoding: .utf8)
-        let server = try LocalOrgProcess(dataDirectory: directory)
+        let server = try await LocalOrgProcess(dataDirectory: directory)
         let live = try await LiveSync(server: server)
         defer { live.remove() }
         try live.saveLocally(Records.created(nil, type: "Contact", fields: ["LastName": "Flow", "Phone": "+41 44 668 18 00"]), in: "contacts")
@@ -108,8 +108,8 @@ struct LiveProductionOrgTests {
     func hiddenAndReadOnlyFields() async throws {
         let live = try await LiveSync(username: "trainer@localorg.test", password: "localorg-trainer")
         defer { live.remove() }
-        _ = try live.server.command(["profile", "add", "Field Sales", "--hidden", "Contact.Department", "--read-only", "Contact.HomePhone"])
-        _ = try live.server.command(["user", "profile", "trainer@localorg.test", "Field Sales"])
+        _ = try await live.server.command(["profile", "add", "Field Sales", "--hidden", "Contact.Department", "--read-only", "Contact.HomePhone"])
+        _ = try await live.server.command(["user", "profile", "trainer@localorg.test", "Field Sales"])
         let admin = try await LiveSync.signIn(to: live.server)
         defer { admin.shutdown() }
         let id = try await admin.create("Contact", fields: ["LastName": "Hidden", "Title": "Engineer", "HomePhone": "1", "Department": "R&D"])
@@ -151,7 +151,7 @@ struct LiveProductionOrgTests {
         #expect(try live.local.documents("contacts").compactMap { $0["Id"]?.stringValue } == [mine])
         // The territory realignment: the account is the trainer's to see now. No record changes.
         try await LiveSync.nextSecond()
-        _ = try live.server.command(["share", "add", "trainer@localorg.test", account, "--reason", "territory"])
+        _ = try await live.server.command(["share", "add", "trainer@localorg.test", account, "--reason", "territory"])
         try await live.syncAll()
         let removed = try await live.manager.cleanResyncGhosts(name: "syncDownContacts", justSynced: true)
         _ = try await live.manager.cleanResyncGhosts(name: "syncDownAccounts", justSynced: true)
@@ -159,7 +159,7 @@ struct LiveProductionOrgTests {
         #expect(Set(try live.local.documents("contacts").compactMap { $0["Id"]?.stringValue }) == [mine, theirs])
         #expect(try live.local.documents("accounts").compactMap { $0["Id"]?.stringValue } == [account])
         // Taken away again: the records leave at the next check.
-        _ = try live.server.command(["share", "remove", "trainer@localorg.test", account])
+        _ = try await live.server.command(["share", "remove", "trainer@localorg.test", account])
         try await live.syncAll()
         _ = try await live.manager.cleanResyncGhosts(name: "syncDownContacts", justSynced: true)
         #expect(try live.local.documents("contacts").compactMap { $0["Id"]?.stringValue } == [mine])
@@ -177,7 +177,7 @@ struct LiveProductionOrgTests {
         for id in ids {
             try live.saveLocally(Records.edited(try #require(try live.local.document("contacts", id: id)), ["Title": "Edited"]), in: "contacts")
         }
-        _ = try live.server.command(["lock", account, "--for", "3"])
+        _ = try await live.server.command(["lock", account, "--for", "3"])
         let state = try await live.manager.reSync(name: "syncUpContacts")
         #expect(state.status == .done)
         #expect(try await live.serverRecords("SELECT Title FROM Contact").allSatisfy { $0["Title"] == "Edited" })

@@ -20,7 +20,7 @@ struct LiveSyncDownSummaryTests {
     func talliesOfAnInterruptedSyncDown(stop: Bool) async throws {
         let live = try await LiveSync()
         defer { live.remove() }
-        try live.server.command(["seed", "--contacts", "500"])
+        try await live.server.command(["seed", "--contacts", "500"])
         let stopper = Stopper()
         // Call 1 is the first page (200 records), call 2 the next one, fetched while page 1 is written.
         let stepped = SteppedRemote(remote: ForceClientRemote(client: live.client), beforeCall: { _ in }, afterAnswer: { (call) async throws(SyncRemoteError) in
@@ -65,13 +65,13 @@ extension LiveSyncDownSummaryTests {
     func ownChangesBackAreNotNews() async throws {
         let live = try await LiveSync()
         defer { live.remove() }
-        try live.server.command(["seed", "--contacts", "20"])
+        try await live.server.command(["seed", "--contacts", "20"])
         try await live.syncDown()
         let stored = try live.local.documents("contacts").sorted { ($0["Id"]?.stringValue ?? "") < ($1["Id"]?.stringValue ?? "") }
         for record in stored.prefix(3) { try live.saveLocally(Records.edited(record, ["Title": "Mine"]), in: "contacts") }
         let theirs = try #require(stored[10]["Id"]?.stringValue)
         try await LiveSync.nextSecond()
-        try live.server.command(["edit", "Contact", theirs, "Title=Theirs"])
+        try await live.server.command(["edit", "Contact", theirs, "Title=Theirs"])
         try await live.syncUp()
         _ = try await live.manager.reSync(name: "syncDownContacts")
         let id = try #require(try await live.manager.getSyncStatus(name: "syncDownContacts")?.id)
@@ -86,7 +86,7 @@ extension LiveSyncDownSummaryTests {
     func ownCreatesBackAreNotNews() async throws {
         let live = try await LiveSync()
         defer { live.remove() }
-        try live.server.command(["seed", "--contacts", "5"])
+        try await live.server.command(["seed", "--contacts", "5"])
         try await live.syncDown()
         for index in 0..<4 { try live.saveLocally(Records.created(nil, type: "Contact", fields: ["LastName": .string("Made here \(index)")]), in: "contacts") }
         try await live.syncUp()

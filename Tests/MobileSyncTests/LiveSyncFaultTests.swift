@@ -28,7 +28,7 @@ struct LiveSyncFaultTests {
         // Three refusals: the first query is tried four times and then answers.
         let live = try await LiveSync(serverArguments: ["--fail-first", "3"], retryPolicy: RetryPolicy())
         defer { live.remove() }
-        try live.server.command(["seed", "--contacts", "5"])
+        try await live.server.command(["seed", "--contacts", "5"])
         let down = try await live.manager.reSync(name: "syncDownContacts")
         #expect(down.status == .done && down.error.isEmpty, "\(down.error)")
         #expect(try live.local.documents("contacts").count == 5)
@@ -76,7 +76,7 @@ struct LiveSyncFaultTests {
     func randomFailuresConverge() async throws {
         let live = try await LiveSync(serverArguments: ["--fail-rate", "0.35"], retryPolicy: RetryPolicy())
         defer { live.remove() }
-        try live.server.command(["seed", "--contacts", "6"])
+        try await live.server.command(["seed", "--contacts", "6"])
         try live.useSyncUpMode(.batch, for: "syncUpContacts")
         for index in 0..<40 { try live.saveLocally(Records.created(nil, type: "Contact", fields: ["LastName": .string("Zed \(index)")]), in: "contacts") }
         var runs = 0
@@ -93,7 +93,7 @@ struct LiveSyncFaultTests {
         #expect(finished, "no sync finished in \(runs) runs")
         // Read the result from the same org without injected faults.
         live.server.stop()
-        let calm = try LocalOrgProcess(dataDirectory: live.server.dataDirectory)
+        let calm = try await LocalOrgProcess(dataDirectory: live.server.dataDirectory)
         defer { calm.stop() }
         let names = try await Self.serverNames(live, client: try await LiveSync.signIn(to: calm))
         let created = names.filter { $0.hasPrefix("Zed ") }
@@ -111,7 +111,7 @@ struct LiveSyncFaultTests {
         // once the model-based property ran beside it).
         let live = try await LiveSync(serverArguments: ["--token-ttl", "6"], onRefresh: { refreshes.heard($0) })
         defer { live.remove() }
-        try live.server.command(["seed", "--contacts", "3"])
+        try await live.server.command(["seed", "--contacts", "3"])
         try live.useSyncUpMode(mode, for: "syncUpContacts")
         for index in 0..<4 { try live.saveLocally(Records.created(nil, type: "Contact", fields: ["LastName": .string("Late \(index)")]), in: "contacts") }
         // After the first call, wait past the token's lifetime: the next call meets a 401.
@@ -130,7 +130,7 @@ struct LiveSyncFaultTests {
     func lostQueryCursorResumes() async throws {
         let live = try await LiveSync()
         defer { live.remove() }
-        try live.server.command(["seed", "--accounts", "10", "--contacts", "5000"])
+        try await live.server.command(["seed", "--accounts", "10", "--contacts", "5000"])
         // Call 1 is the first page; call 2, the next page's cursor, is refused as Salesforce
         // refuses an expired one. Pages are 2,000 records.
         let stepped = SteppedRemote(remote: ForceClientRemote(client: live.client), beforeCall: { call throws(SyncRemoteError) in
@@ -156,7 +156,7 @@ struct LiveSyncFaultTests {
         try live.useSyncUpMode(mode, for: "syncUpContacts")
         // Enough creates for several requests in every mode: 30 singles, 2 batches, ... ; the
         // collection target gets its second request from the updates it sends as composite.
-        try live.server.command(["seed", "--contacts", "3"])
+        try await live.server.command(["seed", "--contacts", "3"])
         try await live.syncDown()
         for record in try live.local.documents("contacts") { try live.saveLocally(Records.edited(record, ["Title": "Edited"]), in: "contacts") }
         for index in 0..<30 { try live.saveLocally(Records.created(nil, type: "Contact", fields: ["LastName": .string("Queued \(index)")]), in: "contacts") }
@@ -177,7 +177,7 @@ struct LiveSyncFaultTests {
         let doneIds = Set(done.compactMap { $0["Id"]?.stringValue })
 
         // Restart the same org (a new port) and sign in again: the rerun finishes the rest.
-        let restarted = try LocalOrgProcess(dataDirectory: live.server.dataDirectory)
+        let restarted = try await LocalOrgProcess(dataDirectory: live.server.dataDirectory)
         defer { restarted.stop() }
         let client = try await LiveSync.signIn(to: restarted)
         let rerun = try SyncManager(store: live.local.store, remote: ForceClientRemote(client: client))
@@ -300,7 +300,7 @@ extension LiveSyncFaultTests {
         }
         try await live.syncUp()
         try await LiveSync.nextSecond()
-        try live.server.command(["edit", "Contact", late, "Title=Server"])
+        try await live.server.command(["edit", "Contact", late, "Title=Server"])
         // "Read" changed again: the next sync up reads its server copy first (call 1), and "Late"
         // is changed here while that read is on its way.
         try live.saveLocally(Records.edited(try #require(try live.local.document("contacts", id: read)), ["Department": "Mine"]), in: "contacts")

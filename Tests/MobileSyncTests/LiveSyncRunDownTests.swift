@@ -57,7 +57,7 @@ struct LiveSyncRunDownTests {
     func sideBySide() async throws {
         let live = try await LiveSync()
         defer { live.remove() }
-        try live.server.command(["seed", "--accounts", "3", "--contacts", "12"])
+        try await live.server.command(["seed", "--accounts", "3", "--contacts", "12"])
         let remote = SlowReadsRemote(remote: ForceClientRemote(client: live.client), delay: .milliseconds(300))
         let manager = try SyncManager(store: live.local.store, remote: remote)
         let config = try SyncsConfig(contentsOf: Self.config)
@@ -77,7 +77,7 @@ struct LiveSyncRunDownTests {
     func oneLinkFailure() async throws {
         let live = try await LiveSync()
         defer { live.remove() }
-        try live.server.command(["seed", "--accounts", "3", "--contacts", "12"])
+        try await live.server.command(["seed", "--accounts", "3", "--contacts", "12"])
         let remote = SlowReadsRemote(remote: ForceClientRemote(client: live.client), delay: .milliseconds(50), offlineFor: "Description from Account")
         let manager = try SyncManager(store: live.local.store, remote: remote)
         let config = try SyncsConfig(contentsOf: Self.config)

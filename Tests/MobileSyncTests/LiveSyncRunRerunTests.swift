@@ -36,7 +36,7 @@ struct LiveSyncRunRerunTests {
     func lostAnswerRerunOnce() async throws {
         let live = try await LiveSync()
         defer { live.remove() }
-        try live.server.command(["seed", "--contacts", "60"])
+        try await live.server.command(["seed", "--contacts", "60"])
         try await live.syncDown()
         for record in try live.local.documents("contacts") { try live.saveLocally(Records.edited(record, ["Title": "Edited"]), in: "contacts") }
         for index in 0..<20 { try live.saveLocally(Records.created(nil, type: "Contact", fields: ["LastName": .string("Queued \(index)")]), in: "contacts") }
@@ -62,7 +62,7 @@ struct LiveSyncRunRerunTests {
     func firstAnswerLostRerun() async throws {
         let live = try await LiveSync()
         defer { live.remove() }
-        try live.server.command(["seed", "--contacts", "5"])
+        try await live.server.command(["seed", "--contacts", "5"])
         try await live.syncDown()
         for index in 0..<3 { try live.saveLocally(Records.created(nil, type: "Contact", fields: ["LastName": .string("Queued \(index)")]), in: "contacts") }
         for record in try live.local.documents("contacts") where record["Id"]?.stringValue != nil {
@@ -90,7 +90,7 @@ struct LiveSyncRunRerunTests {
     func firstConnectionRefusedNotRerun() async throws {
         let live = try await LiveSync()
         defer { live.remove() }
-        try live.server.command(["seed", "--contacts", "5"])
+        try await live.server.command(["seed", "--contacts", "5"])
         try await live.syncDown()
         for record in try live.local.documents("contacts") { try live.saveLocally(Records.edited(record, ["Title": "Edited"]), in: "contacts") }
         let remote = LostAnswerRemote(remote: ForceClientRemote(client: live.client), lostAnswer: 1, arrives: false)

@@ -39,7 +39,7 @@ struct LiveSyncRunUpTests {
     func editsSideBySide() async throws {
         let live = try await LiveSync()
         defer { live.remove() }
-        try live.server.command(["seed", "--accounts", "2", "--contacts", "4"])
+        try await live.server.command(["seed", "--accounts", "2", "--contacts", "4"])
         try await live.syncDown()
         let account = try #require(try live.local.documents("accounts").first)
         let contact = try #require(try live.local.documents("contacts").first)

@@ -166,7 +166,7 @@ struct LiveSyncTests {
         let id = try await live.createOnServer("Contact", ["LastName": "Curie", "Title": "Original"])
         try await live.syncDown()
         try await LiveSync.nextSecond()
-        try live.server.command(["edit", "Contact", id, "Title=Server"])
+        try await live.server.command(["edit", "Contact", id, "Title=Server"])
         try live.saveLocally(Records.edited(try #require(try live.local.document("contacts", id: id)), ["Title": "Mine"]), in: "contacts")
         _ = try await live.manager.reSync(name: "syncUpContacts")
         var conflicted = try #require(try live.local.document("contacts", id: id))
@@ -183,7 +183,7 @@ struct LiveSyncTests {
 
         // Again, and keep mine: the next sync up writes the local value.
         try await LiveSync.nextSecond()
-        try live.server.command(["edit", "Contact", id, "Title=Server again"])
+        try await live.server.command(["edit", "Contact", id, "Title=Server again"])
         try live.saveLocally(Records.edited(try #require(try live.local.document("contacts", id: id)), ["Title": "Mine again"]), in: "contacts")
         _ = try await live.manager.reSync(name: "syncUpContacts")
         conflicted = try #require(try live.local.document("contacts", id: id))
@@ -191,7 +191,7 @@ struct LiveSyncTests {
         try resolver.keepLocal(entryId: try #require(conflicted.soupEntryId))
         // Another user changes another field after the choice: both changes survive.
         try await LiveSync.nextSecond()
-        try live.server.command(["edit", "Contact", id, "Department=Physics"])
+        try await live.server.command(["edit", "Contact", id, "Department=Physics"])
         try await live.syncAll()
         let server = try #require(try await live.serverRecords("SELECT Title, Department FROM Contact").first)
         #expect(server["Title"] == "Mine again" && server["Department"] == "Physics")
@@ -200,13 +200,13 @@ struct LiveSyncTests {
 
         // Kept mine, and then another user changes that same field again: a new conflict, not a silent overwrite.
         try await LiveSync.nextSecond()
-        try live.server.command(["edit", "Contact", id, "Title=Server a third time"])
+        try await live.server.command(["edit", "Contact", id, "Title=Server a third time"])
         try live.saveLocally(Records.edited(resolved, ["Title": "Mine a third time"]), in: "contacts")
         _ = try await live.manager.reSync(name: "syncUpContacts")
         let third = try #require(try live.local.document("contacts", id: id))
         try resolver.keepLocal(entryId: try #require(third.soupEntryId))
         try await LiveSync.nextSecond()
-        try live.server.command(["edit", "Contact", id, "Title=Server a fourth time"])
+        try await live.server.command(["edit", "Contact", id, "Title=Server a fourth time"])
         _ = try await live.manager.reSync(name: "syncUpContacts")
         #expect(try ConflictResolver(store: live.local.store, soupName: "contacts").conflicts().first?.fields.map(\.name) == ["Title"])
         #expect(try await live.serverRecords("SELECT Title FROM Contact").first?["Title"] == "Server a fourth time")
@@ -219,7 +219,7 @@ struct LiveSyncTests {
         let id = try await live.createOnServer("Contact", ["LastName": "Meitner", "Title": "Original", "Department": "Chemistry"])
         try await live.syncDown()
         try await LiveSync.nextSecond()
-        try live.server.command(["edit", "Contact", id, "Title=Theirs", "Department=Physics"])
+        try await live.server.command(["edit", "Contact", id, "Title=Theirs", "Department=Physics"])
         try live.saveLocally(Records.edited(try #require(try live.local.document("contacts", id: id)), ["Title": "Mine"]), in: "contacts")
         try await live.syncAll()
         let conflicted = try #require(try live.local.document("contacts", id: id))
@@ -316,7 +316,7 @@ struct LiveSyncTests {
         let id = try await live.createOnServer("Contact", ["LastName": "Keep"])
         try await live.syncDown()
         try await LiveSync.nextSecond()
-        try live.server.command(["edit", "Contact", id, "Title=Promoted"])
+        try await live.server.command(["edit", "Contact", id, "Title=Promoted"])
         try live.saveLocally(Records.edited(try #require(try live.local.document("contacts", id: id)), delete: true), in: "contacts")
         _ = try await live.manager.reSync(name: "syncUpContacts")
         #expect(try await live.serverRecords("SELECT Id FROM Contact").count == 1)
@@ -332,8 +332,8 @@ struct LiveSyncTests {
         _ = try await live.createOnServer("Contact", ["LastName": "Stays"])
         try await live.syncDown()
         try live.saveLocally(Records.edited(try #require(try live.local.document("contacts", id: edited)), ["Title": "Local"]), in: "contacts")
-        try live.server.command(["delete", "Contact", gone])
-        try live.server.command(["delete", "Contact", edited])
+        try await live.server.command(["delete", "Contact", gone])
+        try await live.server.command(["delete", "Contact", edited])
         try await live.syncDown()
         #expect(try await live.manager.cleanResyncGhosts(name: "syncDownContacts") == 1)
         let names = Set(try live.local.documents("contacts").compactMap { $0["LastName"]?.stringValue })
@@ -351,7 +351,7 @@ struct LiveSyncTests {
         #expect(try await live.manager.cleanResyncGhosts(name: "syncDownContacts", justSynced: true) == 0)
         #expect(live.client.transferStatistics.requests - before == 1, "one COUNT(), no id pages")
         // One gone and one new: the counts differ once the new one is stored, so the ids are compared.
-        try live.server.command(["delete", "Contact", ids[0]])
+        try await live.server.command(["delete", "Contact", ids[0]])
         _ = try await live.createOnServer("Contact", ["LastName": "Di"])
         try await live.syncDown()
         #expect(try await live.manager.cleanResyncGhosts(name: "syncDownContacts", justSynced: true) == 1)
@@ -372,7 +372,7 @@ struct LiveSyncTests {
         _ = try await live.manager.reSyncBeforeGhostCheck(name: "syncDownContacts")
         #expect(try await live.manager.cleanResyncGhosts(name: "syncDownContacts", justSynced: true) == 0)
         #expect(live.client.transferStatistics.requests - before == 2, "one page and the COUNT() that came with it; the check asked nothing more")
-        try live.server.command(["delete", "Contact", ids[0]])
+        try await live.server.command(["delete", "Contact", ids[0]])
         _ = try await live.createOnServer("Contact", ["LastName": "Di"])
         _ = try await live.manager.reSyncBeforeGhostCheck(name: "syncDownContacts")
         #expect(try await live.manager.cleanResyncGhosts(name: "syncDownContacts", justSynced: true) == 1)
@@ -387,7 +387,7 @@ struct LiveSyncTests {
         var ids: [String] = []
         for index in 0..<24 { ids.append(try await live.createOnServer("Contact", ["LastName": .string("Person \(index)")])) }
         try await live.syncDown()
-        for id in ids.prefix(16) { try live.server.command(["delete", "Contact", id]) }
+        for id in ids.prefix(16) { try await live.server.command(["delete", "Contact", id]) }
         try await live.syncDown()
         await #expect(throws: MobileSyncError.self) { _ = try await live.manager.cleanResyncGhosts(name: "syncDownContacts") }
         #expect(try live.local.documents("contacts").count == 24)

@@ -19,7 +19,7 @@ struct LiveSyncUpTargetTests {
         let blanked = try await live.createOnServer("Contact", ["LastName": "Blanked"])
         try await live.syncDown()
         try await LiveSync.nextSecond()
-        try live.server.command(["edit", "Contact", contested, "Title=Server"])
+        try await live.server.command(["edit", "Contact", contested, "Title=Server"])
 
         func stored(_ id: String) throws -> JSONObject { try #require(try live.local.document("contacts", id: id)) }
         try live.saveLocally(Records.edited(try stored(kept), ["Title": "After"]), in: "contacts")
@@ -81,7 +81,7 @@ extension LiveSyncUpTargetTests {
         let id = try await live.createOnServer("Contact", ["LastName": "Noether", "Title": "Original", "Department": "Algebra"])
         try await live.syncDown()
         try await LiveSync.nextSecond()
-        try live.server.command(["edit", "Contact", id, "Department=Physics"])
+        try await live.server.command(["edit", "Contact", id, "Department=Physics"])
         try live.saveLocally(Records.edited(try #require(try live.local.document("contacts", id: id)), ["Title": "Mine"]), in: "contacts")
         _ = try await live.manager.reSync(name: "syncUpContacts")
         let syncId = try #require(try await live.manager.getSyncStatus(name: "syncUpContacts")?.id)

@@ -47,7 +47,9 @@ extension PropertyRun {
                 continue
             }
             guard let record else {
-                Issue.record("\(name) was lost\n\(trail)")
+                let stored = contacts.first { $0["LastName"]?.stringValue == name }
+                let state = stored.map { record in record.filter { $0.key.hasPrefix("__") }.map { "\($0.key)=\($0.value)" }.sorted().joined(separator: " ") } ?? "not in the store"
+                Issue.record("\(name) was lost: \(state)\n\(trail)")
                 continue
             }
             let title = record["Title"]?.stringValue ?? ""

@@ -122,6 +122,9 @@ struct PropertyRun {
     let local: SyncStore
     var server: LocalOrgProcess
     var client: ForceClient
+    /// The other user whose creates land on the server meanwhile: the records the rep creates
+    /// around a lost create's send are its candidates, a colleague's are not.
+    var colleague: ForceClient
     var manager: SyncManager
     let mode: SyncUpTarget.Mode
     var histories: [String: ContactHistory] = [:]
@@ -139,12 +142,13 @@ struct PropertyRun {
     init(seed: UInt64) async throws {
         self.seed = seed
         dice = SeededGenerator(seed: seed)
-        server = try LocalOrgProcess(arguments: Self.faultArguments)
+        server = try await LocalOrgProcess(arguments: Self.faultArguments)
         var signedIn: ForceClient?
         for attempt in 1...3 where signedIn == nil {
             do { signedIn = try await LiveSync.signIn(to: server, retryPolicy: RetryPolicy()) } catch where attempt < 3 { continue }
         }
         client = try #require(signedIn)
+        colleague = try await InterleavedRun.signIn(to: server, username: "trainer@localorg.test", password: "localorg-trainer")
         for index in 0..<3 { _ = try await Self.create("Account", ["Name": .string("Seeded Account \(index)")], with: client) }
         for index in 0..<10 {
             _ = try await Self.create("Contact", ["LastName": .string("Seeded \(index)"), "Title": .string("T\(index)")], with: client)
@@ -291,7 +295,7 @@ struct PropertyRun {
         let replaced = try #require(current, "seed \(seed): reading \(name) from the server kept failing").first?["Title"]?.stringValue
         let title = "S\(nextSequence())"
         do {
-            try server.command(["edit", "Contact", id, "Title=\(title)"])
+            try await server.command(["edit", "Contact", id, "Title=\(title)"])
         } catch where histories[name]?.isLocallyDeleted == true {
             log.append("server edit \(name): already deleted by our sync")
             return
@@ -309,14 +313,14 @@ struct PropertyRun {
         if roll(0..<2) == 0, !pristine.isEmpty {
             let name = pristine[roll(0..<pristine.count)]
             guard let id = serverIds[name] else { return }
-            try server.command(["delete", "Contact", id])
+            try await server.command(["delete", "Contact", id])
             histories[name]?.deletedOnServer = true
             log.append("server delete \(name)")
             return
         }
         let name = "S\(seed)-\(step)"
         let title = "S\(nextSequence())"
-        serverIds[name] = try await Self.create("Contact", ["LastName": .string(name), "Title": .string(title)], with: client)
+        serverIds[name] = try await Self.create("Contact", ["LastName": .string(name), "Title": .string(title)], with: colleague)
         var history = ContactHistory()
         history.wrote(title, by: .server, at: sequence)
         histories[name] = history
@@ -367,7 +371,7 @@ struct PropertyRun {
     /// pending, then ghost cleaning.
     mutating func finish() async throws {
         server.stop()
-        server = try LocalOrgProcess(dataDirectory: server.dataDirectory)
+        server = try await LocalOrgProcess(dataDirectory: server.dataDirectory)
         client = try await LiveSync.signIn(to: server)
         manager = try SyncManager(store: local.store, remote: ForceClientRemote(client: client))
         var settled = false

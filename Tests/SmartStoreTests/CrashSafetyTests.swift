@@ -2,6 +2,9 @@ import Foundation
 import ForceJSON
 import GRDB
 import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
 @testable import SmartStore
 
 /// The built `smartstore-tool`, run as a separate process that writes to the same store.
@@ -30,15 +33,30 @@ enum ToolProcess {
 
     /// Reads stdout until `marker` shows up or the stream ends; returns everything read.
     static func read(_ handle: FileHandle, until marker: String) async -> String {
-        await offThePool {
-            var text = ""
-            while !text.contains(marker) {
-                let chunk = handle.availableData
-                if chunk.isEmpty { break }
-                text += String(decoding: chunk, as: UTF8.self)
-            }
-            return text
+        await offThePool { readBlocking(handle, until: marker) }
+    }
+
+    private static func readBlocking(_ handle: FileHandle, until marker: String) -> String {
+        var text = ""
+        while !text.contains(marker) {
+            let chunk = handle.availableData
+            if chunk.isEmpty { break }
+            text += String(decoding: chunk, as: UTF8.self)
         }
+        return text
+    }
+
+    /// Reads stdout until `marker`, then kills the process with SIGKILL at once, on the reading
+    /// thread: a test resumed after the read can come too late on a loaded machine, the load done.
+    static func kill(_ process: Process, at marker: String, reading handle: FileHandle) async -> String {
+        let pid = process.processIdentifier
+        let seen = await offThePool {
+            let seen = readBlocking(handle, until: marker)
+            if seen.contains(marker) { Glibc.kill(pid, SIGKILL) }
+            return seen
+        }
+        await waitUntilExit(process)
+        return seen
     }
 
     static func waitUntilExit(_ process: Process) async {
@@ -69,10 +87,8 @@ struct CrashSafetyTests {
         let before = try temporary.store.create([["Id": "003EXISTING", "LastName": "Kept"]], in: "contacts")
 
         let (process, output) = try ToolProcess.startLoad(store: temporary.path, count: 12_000, announceAfter: killAfter)
-        let seen = await ToolProcess.read(output, until: "LOADING")
+        let seen = await ToolProcess.kill(process, at: "LOADING", reading: output)
         #expect(seen.contains("LOADING"), "the loader must reach the kill point: \(seen)")
-        kill(process.processIdentifier, SIGKILL)
-        await ToolProcess.waitUntilExit(process)
         #expect(process.terminationReason == .uncaughtSignal)
 
         let reopened = try temporary.reopen()
