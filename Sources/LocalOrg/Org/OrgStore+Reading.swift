@@ -51,8 +51,8 @@ extension OrgStore {
         guard let ownerId, object.hasOwner else { return true }
         if String.fromDatabaseValue(record.values["OwnerId"] ?? .null) == ownerId { return true }
         let condition = Self.ownerCondition(object, alias: "t", ownerId: ownerId, schema: schema, writing: writing)
-        return try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM \(quoted(object.tableName)) t WHERE t.Id = ?\(condition.sql))",
-                                 arguments: StatementArguments([record.id.databaseValue] + condition.arguments)) ?? false
+        let statement = try db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM \(quoted(object.tableName)) t WHERE t.Id = ?\(condition.sql))")
+        return try Bool.fetchOne(statement, arguments: StatementArguments([record.id.databaseValue] + condition.arguments)) ?? false
     }
 
     /// SQL condition (and its arguments) restricting `alias` to records `ownerId` may see (or,

@@ -30,7 +30,8 @@ extension OrgStore {
     /// Refuses a save of `object` whose lookups (in `record`) or the record itself are locked
     /// for longer than `lockWait` seconds from `now`.
     func checkLocks(_ db: Database, object: ObjectDefinition, id: String?, record: [String: DatabaseValue], now: Int64, lockWait: Int64) throws {
-        guard try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM localorg_lock WHERE until > ?", arguments: [now + lockWait]) ?? 0 > 0 else { return }
+        let anyLocked = try db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM localorg_lock WHERE until > ?)")
+        guard try Bool.fetchOne(anyLocked, arguments: [now + lockWait]) == true else { return }
         var ids = object.fields.filter { $0.type == .reference && $0.name != "OwnerId" && $0.name != "RecordTypeId" }
             .compactMap { record[$0.name].flatMap { String.fromDatabaseValue($0) } }
         if let id { ids.append(id) }
