@@ -274,19 +274,8 @@ struct SyncDownTask: Sendable {
                                             modificationDateFieldName: target.modificationDateFieldName, syncId: state.id)
         for chunk in ids.chunked(into: Self.arrivalsPerQuery) {
             try await checkAccepting()
-            var page: RemoteQueryPage
-            var tries = 0
-            while true {
-                do {
-                    page = try await remote.query(query.restricted(toIds: Array(chunk), idField: target.idFieldName).text, batchSize: nil)
-                    break
-                } catch {
-                    // A field the org hides since the describe was kept: left out, as the first page does.
-                    tries += 1
-                    guard tries <= SoqlFetch.hiddenFieldRetries, let column = SoqlFetch.missingColumn(in: error), query.selects(column),
-                          !needed.contains(where: { $0.caseInsensitiveEquals(column) }) else { throw error }
-                    query = query.droppingSelected([column])
-                }
+            var page = try await SoqlFetch.askLeavingOutHidden(&query, needed: needed) { (query) async throws(SyncRemoteError) -> RemoteQueryPage in
+                try await remote.query(query.restricted(toIds: Array(chunk), idField: target.idFieldName).text, batchSize: nil)
             }
             while true {
                 let records = page.records

@@ -16,24 +16,34 @@ struct SoqlFetch: SyncDownFetch {
             context.leftOut.add(hidden)
         }
         if let since { query = query.modified(since: SalesforceTimestamp.format(since), field: target.modificationDateFieldName) }
-        // A field the describe still listed (it changed since) is refused as a column the entity
-        // lacks, as a real org answers for a field hidden by field-level security: it is left out
-        // and the query asked again, one field at a time.
-        for _ in 0..<Self.hiddenFieldRetries {
-            do {
-                return context.soqlPage(try await context.remote.query(query.text, batchSize: pageSize), soup: state.soupName)
-            } catch {
-                guard let column = Self.missingColumn(in: error), query.selects(column), !needed.contains(where: { $0.caseInsensitiveEquals(column) })
-                else { throw error }
-                query = query.droppingSelected([column])
-                context.leftOut.add([column])
-            }
+        let (remote, pageSize, leftOut) = (context.remote, pageSize, context.leftOut)
+        let page = try await Self.askLeavingOutHidden(&query, needed: needed, leftOut: { leftOut.add([$0]) }) { (query) async throws(SyncRemoteError) -> RemoteQueryPage in
+            try await remote.query(query.text, batchSize: pageSize)
         }
-        return context.soqlPage(try await context.remote.query(query.text, batchSize: pageSize), soup: state.soupName)
+        return context.soqlPage(page, soup: state.soupName)
     }
 
-    /// How many hidden fields a first page may find one by one before the sync gives up.
+    /// How many hidden fields a query may find one by one before the sync gives up.
     static let hiddenFieldRetries = 10
+
+    /// Asks `query`. A field the describe still listed (it changed since) is refused as a column
+    /// the entity lacks, as a real org answers for a field hidden by field-level security: it is
+    /// left out of `query` and the query asked again, one field at a time; never one of `needed`.
+    static func askLeavingOutHidden(_ query: inout SoqlQuery, needed: [String], leftOut: (String) -> Void = { _ in },
+                                    _ ask: (SoqlQuery) async throws(SyncRemoteError) -> RemoteQueryPage) async throws(SyncRemoteError) -> RemoteQueryPage {
+        var tries = 0
+        while true {
+            do {
+                return try await ask(query)
+            } catch {
+                tries += 1
+                guard tries <= hiddenFieldRetries, let column = missingColumn(in: error), query.selects(column),
+                      !needed.contains(where: { $0.caseInsensitiveEquals(column) }) else { throw error }
+                query = query.droppingSelected([column])
+                leftOut(column)
+            }
+        }
+    }
 
     /// The field of `INVALID_FIELD: … No such column 'Department' on entity 'Contact'`.
     static func missingColumn(in error: SyncRemoteError) -> String? {
