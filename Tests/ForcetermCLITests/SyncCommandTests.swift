@@ -30,6 +30,15 @@ struct SyncCommandTests {
                                                                     "--login-url", server.url, "--cacert", server.caFile],
                                              environment: environment, input: "localorg-demo\n")
             guard login.exitCode == 0 else { throw LocalOrgProcessError("login failed: \(login)") }
+            // The TUI tests of `s` drive each sync by hand; the automatic syncs' own tests say otherwise.
+            try writeSettings("[sync]\nauto = false\n")
+        }
+
+        /// This user's config.toml.
+        func writeSettings(_ text: String) throws {
+            let directory = root + "/config/forceterm"
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            try text.write(toFile: directory + "/config.toml", atomically: true, encoding: .utf8)
         }
 
         func remove() {

@@ -104,4 +104,18 @@ extension FilesAndSettingsTests {
             }
         }
     }
+
+    @Test("[sync] auto and interval: on every five minutes when unset; off or another interval from the file; bad values named with their line")
+    func syncSettings() throws {
+        #expect(UserSettings().automaticSync == AutoSyncSettings(enabled: true, interval: 300))
+        let off = try UserSettings.parse("[sync]\nauto = false\n")
+        #expect(!off.automaticSync.enabled)
+        #expect(try UserSettings.parse("[sync]\ninterval = 60\n").automaticSync == AutoSyncSettings(enabled: true, interval: 60))
+        for (bad, says) in [("auto = \"no\"", "true or false"), ("interval = 2", "from 5 to 86400"), ("interval = 90.5", "whole seconds"),
+                            ("push = true", "[sync] has auto and interval")] {
+            #expect { try UserSettings.parse("# mine\n[sync]\n\(bad)\n") } throws: { error in
+                (error as? SettingsProblem)?.line == 3 && (error as? SettingsProblem)?.reason.contains(says) == true
+            }
+        }
+    }
 }

@@ -74,6 +74,10 @@ public struct AppModel: Sendable {
     /// The store as last seen on disk, and when another process's writes were last read.
     var seenChanges: SmartStore.ChangeStamp?
     var lastOtherWritersRefresh = Date.distantPast
+    /// The store as the automatic syncs last looked (a write since is a save to send), and when
+    /// they last looked for a missing session.
+    var automaticSyncStamp: SmartStore.ChangeStamp?
+    var lastSessionCheck = Date.distantPast
     /// Text for the terminal's clipboard, waiting for the TUI to send it (`takeClipboardText`).
     public internal(set) var clipboardText: String?
     /// The field each soup's list shows in its second column, when the user chose one
@@ -146,6 +150,8 @@ public struct AppModel: Sendable {
     /// Carries out `command`. Store errors become an error toast; nothing is half-saved because every
     /// write is one transaction.
     public mutating func perform(_ command: AppCommand) {
+        let before = syncsAutomatically ? store.changeStamp() : nil
+        defer { if let before { noteOwnWrite(since: before) } }
         do {
             try dispatch(command)
         } catch {

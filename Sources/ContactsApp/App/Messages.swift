@@ -26,6 +26,8 @@ public struct Messages: Sendable {
     // MARK: Saving and editing
 
     public var savedLocally: String { "Saved locally; \(key(.sync)) syncs it" }
+    /// With automatic sync on: the save goes up by itself.
+    public var savedToSend: String { "Saved locally; it syncs within seconds" }
     public var nothingChanged: String { "Nothing changed" }
     public func savedOutsideSearch(_ search: String) -> String {
         let shown = search.count > 16 ? String(search.prefix(15)) + "…" : search

@@ -24,6 +24,9 @@ import TOMLKit
 ///     pages-in-flight = 1           # query pages a sync down asks for at once (1 to 8)
 ///     [security]
 ///     lock-after = 300              # seconds without a key before a passcode-protected TUI locks
+///     [sync]
+///     auto = true                   # saves go up and the server's changes come down by themselves
+///     interval = 300                # seconds between syncs when nothing else started one
 public struct UserSettings: Equatable {
     public var keys: [String: [Key]] = [:]
     public var styles: [StyleRole: CellStyle] = [:]
@@ -43,6 +46,8 @@ public struct UserSettings: Equatable {
     /// Seconds without a key after which the TUI of a passcode-protected store locks its screen,
     /// and its unlocked key is forgotten ([security] lock-after); the org's policy, when shorter, wins.
     public var lockAfter: Int?
+    /// Automatic sync ([sync] auto and interval): on, every five minutes, unless the file says otherwise.
+    public var automaticSync = AutoSyncSettings()
 
     public init() {}
 
@@ -94,9 +99,9 @@ public struct UserSettings: Equatable {
         }
         var settings = UserSettings()
         func line(_ key: String, in section: String) -> Int? { Self.line(of: key, in: section, text: text) }
-        for key in table.keys where !["keys", "colors", "list", "network", "security"].contains(key) {
+        for key in table.keys where !["keys", "colors", "list", "network", "security", "sync"].contains(key) {
             throw SettingsProblem(line: Self.line(ofSection: key, text: text) ?? line(key, in: ""),
-                                  reason: "[\(key)] is not a section forceterm reads; it reads [keys], [colors], [list], [network] and [security]")
+                                  reason: "[\(key)] is not a section forceterm reads; it reads [keys], [colors], [list], [network], [security] and [sync]")
         }
         if let keys = table["keys"] {
             guard let keys = keys.table else { throw SettingsProblem(line: line("keys", in: ""), reason: "keys must be a table: [keys]") }
@@ -200,6 +205,32 @@ public struct UserSettings: Equatable {
                     throw SettingsProblem(line: line(name, in: "security"), reason: "lock-after takes seconds from 1 to 86400, e.g. lock-after = 300")
                 }
                 settings.lockAfter = seconds
+            }
+        }
+        if let sync = table["sync"] {
+            guard let sync = sync.table else { throw SettingsProblem(line: line("sync", in: ""), reason: "sync must be a table: [sync]") }
+            settings.automaticSync = try automaticSync(sync, line: { line($0, in: "sync") })
+        }
+        return settings
+    }
+
+    static func automaticSync(_ table: TOMLTable, line: (String) -> Int?) throws -> AutoSyncSettings {
+        var settings = AutoSyncSettings()
+        for name in table.keys {
+            switch name {
+            case "auto":
+                guard let on = table[name]?.bool else {
+                    throw SettingsProblem(line: line(name), reason: "auto takes true or false, e.g. auto = false (then only s syncs)")
+                }
+                settings.enabled = on
+            case "interval":
+                let range = AutoSyncSettings.intervalRange
+                guard let seconds = table[name]?.int, range.contains(seconds) else {
+                    throw SettingsProblem(line: line(name), reason: "interval takes whole seconds from \(range.lowerBound) to \(range.upperBound), e.g. interval = 300")
+                }
+                settings.interval = TimeInterval(seconds)
+            default:
+                throw SettingsProblem(line: line(name), reason: "\(name) is not a sync setting; [sync] has auto and interval")
             }
         }
         return settings

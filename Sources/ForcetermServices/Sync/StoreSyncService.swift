@@ -39,6 +39,17 @@ public struct StoreSyncService: SyncService {
         }
     }
 
+    /// A connection to the org's host (or the proxy before it) opens: no request, no token.
+    public func linkIsUp() async -> Bool {
+        let instance: String?
+        switch sessions {
+        case let .fixed(session): instance = await session.client.credentials.instanceURL
+        case .signedInUser: instance = (try? CredentialStore(directory: CredentialStore.defaultDirectory()).load())?.instanceURL
+        }
+        guard let instance else { return false }
+        return await LinkProbe.canConnect(to: instance)
+    }
+
     public func syncUpThenDown(progress: @escaping @Sendable (SyncProgress) -> Void) async throws -> SyncSummary {
         let session: SignedInSession
         switch sessions {
@@ -50,7 +61,7 @@ public struct StoreSyncService: SyncService {
                 session = try SignedInSession.load(cacert: nil, verbose: false, passcode: .withoutAsking,
                                                    knownKey: storeKey.map { ((try? StoreKeys.keyOwner(ofStore: store.path)) ?? store.path, $0) })
             } catch let locked as StoreLocked {
-                throw SyncFailure(reason: "\(locked.short); your changes stay queued")
+                throw SyncFailure(reason: "\(locked.short); your changes stay queued", needsUser: true)
             } catch {
                 throw SyncFailure(reason: "\(error); your changes stay queued", session: .signedOut)
             }

@@ -17,17 +17,18 @@ public enum TUILauncher {
         let fields = try SyncedFields(usersyncsJSON: config.syncsJSON)
         let (store, storeKey) = try StoreKeys.openWithKey(location.path)
         try store.setup(from: config.store)
+        let environment = ProcessInfo.processInfo.environment
+        let settingsPath = UserSettings.path(environment: environment)
+        var (settings, problem) = UserSettings.load(path: settingsPath)
         // A read-only store is shown, not synced: a sync would only fail on its first write.
         let (sync, notices) = store.isReadOnly ? (nil, [])
-            : try syncController(store: store, config: config, options: options, session: session, storeKey: storeKey)
+            : try syncController(store: store, config: config, options: options, session: session, storeKey: storeKey,
+                                 automatic: settings.automaticSync)
         let kinds = RecordKind.tabs(for: config.syncs, soups: Set(try store.soupNames()))
         let descriptions = ObjectDescriptions(store: store, soupBySObject: ObjectDescriptions.soups(in: config.syncs))
         var model = try AppModel(store: store, syncedFields: fields, kinds: kinds, sync: sync, offline: options.offline,
                                  descriptions: descriptions)
         if !notices.isEmpty { model.announce(notices.joined(separator: "; ")) }
-        let environment = ProcessInfo.processInfo.environment
-        let settingsPath = UserSettings.path(environment: environment)
-        var (settings, problem) = UserSettings.load(path: settingsPath)
         if problem == nil, let soup = settings.unknownColumnSoups(kinds).first {
             let line = UserSettings.line(of: soup, in: "list.columns", text: (try? String(contentsOfFile: settingsPath, encoding: .utf8)) ?? "")
             problem = "\(settingsPath)\(line.map { " line \($0)" } ?? ""): [list.columns] names \(soup), which is not a record list here ("
@@ -47,7 +48,8 @@ public enum TUILauncher {
             model.notUTF8 = true
         }
         defer { if let localeNote { StandardStreams.writeError("forceterm: \(localeNote)\n") } }
-        if syncOnOpen { model.perform(.sync) }
+        // Automatic sync starts one as the TUI opens anyway.
+        if syncOnOpen, !model.syncsAutomatically { model.perform(.sync) }
         var app = TerminalApp(model: model, screen: screen,
                               theme: Theme(colors: screen.colors, ascii: options.ascii || !screen.unicode, overrides: settings.styles))
         // The keys were checked when the file was read.
@@ -102,12 +104,13 @@ public enum TUILauncher {
     /// `storeKey` is the key the TUI opened its store with: its sync uses it for the session's
     /// sealed tokens when the store is the signed-in user's, instead of asking the keyring.
     public static func syncController(store: SmartStore, config: SyncConfiguration, options: TUIPreferences,
-                               session: SignedInSession?, storeKey: StoreKey? = nil) throws -> (SyncController?, notices: [String]) {
+                               session: SignedInSession?, storeKey: StoreKey? = nil,
+                               automatic: AutoSyncSettings? = nil) throws -> (SyncController?, notices: [String]) {
         guard !options.offline else { return (nil, []) }
         let notices = try SyncsSoup(store: store).apply(config.syncs).compactMap(\.notice)
         var service = StoreSyncService(store: store, entries: config.syncs.entries, sessions: session.map { .fixed($0) } ?? .signedInUser,
                                        unsupported: config.syncs.unsupported)
         service.storeKey = storeKey
-        return (SyncController(service: service), notices)
+        return (SyncController(service: service, automatic: automatic), notices)
     }
 }

@@ -146,11 +146,11 @@ extension AppModel {
             if current.kind.role == .contact, let match = try LikelyDuplicate.find(for: saved, in: repository) {
                 toast = Toast(messages.savedLikelyDuplicate(of: current.kind.displayName(of: match.record), because: match.reason))
             } else {
-                toast = Toast(messages.savedLocally)
+                toast = Toast(syncsAutomatically ? messages.savedToSend : messages.savedLocally)
             }
         case let .edit(entryId):
             saved = try repository.update(entryId: entryId, fields: current.values)
-            toast = Toast(wasDirty ? messages.savedLocally : messages.nothingChanged)
+            toast = Toast(wasDirty ? (syncsAutomatically ? messages.savedToSend : messages.savedLocally) : messages.nothingChanged)
         }
         overlay = nil
         try refreshAll()

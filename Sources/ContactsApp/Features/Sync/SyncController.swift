@@ -136,14 +136,20 @@ public protocol SyncService: Sendable {
     /// The session as it stands now (the service reads the saved credentials again before each
     /// sync, so a sign-in made elsewhere counts).
     var sessionState: SessionState { get }
+    /// Whether the org's host can be reached now (a connection, no request): asked while
+    /// offline, so the link's return starts a sync at once.
+    func linkIsUp() async -> Bool
 }
 
 extension SyncService {
     public var sessionState: SessionState { .signedIn }
+    public func linkIsUp() async -> Bool { true }
 }
 
 /// Runs one sync at a time in the background and lets the event loop read its state on each tick,
-/// so the keyboard stays live while it runs.
+/// so the keyboard stays live while it runs. With automatic sync, it also keeps the schedule
+/// (`AutoSyncSchedule`): the caller notes saves and the server's news and asks, on each tick,
+/// for the sync that is due.
 public final class SyncController: Sendable {
     public enum Status: Sendable, Equatable {
         case idle
@@ -157,11 +163,78 @@ public final class SyncController: Sendable {
     private let session: Mutex<SessionState>
     /// The running sync's task, so a caller can wait for it instead of polling.
     private let task = Mutex<Task<Void, Never>?>(nil)
+    /// When syncs start by themselves; nil: only `start()` starts one.
+    private let schedule: Mutex<AutoSyncSchedule?>
+    /// Why the running (or last) sync started: nil when the user asked for it.
+    private let reason = Mutex<AutoSyncSchedule.Reason?>(nil)
+    private let probing = Mutex(false)
+    private let clock: AppClock
+    private let random: @Sendable () -> Double
 
-    public init(service: any SyncService) {
+    public init(service: any SyncService, automatic: AutoSyncSettings? = nil, clock: AppClock = .system,
+                random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }) {
         self.service = service
         let signIn = service.sessionState
         session = Mutex(signIn)
+        self.clock = clock
+        self.random = random
+        schedule = Mutex(automatic.flatMap { $0.enabled ? AutoSyncSchedule(settings: $0, now: clock.now()) : nil })
+    }
+
+    /// The automatic syncs' schedule as it stands; nil when syncs start only on request.
+    public var automatic: AutoSyncSchedule? { schedule.withLock { $0 } }
+
+    /// Why the running or last sync started by itself; nil when the user started it.
+    public var startedBy: AutoSyncSchedule.Reason? { reason.withLock { $0 } }
+
+    /// The user asked for the running sync (`s` while it runs): its end is reported as theirs.
+    public func claimForUser() { reason.withLock { $0 = nil } }
+
+    /// A local change was saved (here or in another process): it goes up within seconds.
+    public func noteLocalChange() {
+        let now = clock.now()
+        schedule.withLock { $0?.noteLocalChange(at: now) }
+    }
+
+    /// The server announced a change.
+    public func noteServerChange() { schedule.withLock { $0?.noteServerChange() } }
+
+    /// Starts the sync that is due, if any; returns why it started.
+    @discardableResult
+    public func startIfDue() -> AutoSyncSchedule.Reason? {
+        guard let due = schedule.withLock({ $0?.due(at: clock.now()) }) else { return nil }
+        return start(reason: due) ? due : nil
+    }
+
+    /// While offline between tries: tries the link in the background (one try at a time); a
+    /// link that comes back makes the next `startIfDue` start a sync.
+    public func probeIfDue() {
+        let now = clock.now()
+        guard schedule.withLock({ $0?.probeDue(at: now) ?? false }) else { return }
+        guard probing.withLock({ busy in
+            if busy { return false }
+            busy = true
+            return true
+        }) else { return }
+        let service = self.service
+        Task.detached { [self] in
+            let up = await service.linkIsUp()
+            let now = self.clock.now()
+            self.schedule.withLock { $0?.probed(linkUp: up, at: now) }
+            self.probing.withLock { $0 = false }
+        }
+    }
+
+    /// Reads the session again while nobody is signed in; a sign-in made since resumes the
+    /// automatic syncs at once. An
+    /// expired session or a locked store waits for the longest retry, or `s`: saved credentials
+    /// say nothing about whether the org still takes them.
+    /// Returns whether someone is signed in now.
+    @discardableResult
+    public func resumeIfSignedIn() -> Bool {
+        guard sessionState == .signedOut, checkSession() == .signedIn else { return sessionState == .signedIn }
+        schedule.withLock { $0?.resume() }
+        return true
     }
 
     /// The session as the last sync, the start or `checkSession` found it.
@@ -188,15 +261,19 @@ public final class SyncController: Sendable {
         return false
     }
 
-    /// Starts a sync unless one is running; returns whether it started.
+    /// Starts a sync unless one is running; returns whether it started. `reason`: why it starts
+    /// by itself; nil when the user asked.
     @discardableResult
-    public func start() -> Bool {
+    public func start(reason why: AutoSyncSchedule.Reason? = nil) -> Bool {
         let started = status.withLock { state -> Bool in
             if case .running = state { return false }
             state = .running(SyncProgress(phase: "Sync", fraction: 0))
             return true
         }
         guard started else { return false }
+        reason.withLock { $0 = why }
+        let now = clock.now()
+        schedule.withLock { $0?.started(at: now) }
         let service = self.service
         let work = Task.detached { [self] in
             do {
@@ -205,6 +282,7 @@ public final class SyncController: Sendable {
                 }
                 self.reachability.withLock { $0 = (.online, summary.apiUsage ?? $0.usage) }
                 self.session.withLock { $0 = .signedIn }
+                self.ended(.synced)
                 self.status.withLock { $0 = .finished(.success(summary)) }
             } catch {
                 let failure = error as? SyncFailure ?? SyncFailure(reason: "\(error)")
@@ -212,11 +290,18 @@ public final class SyncController: Sendable {
                     $0 = (failure.connection == .unknown ? $0.connection : failure.connection, failure.apiUsage ?? $0.usage)
                 }
                 if let state = failure.session { self.session.withLock { $0 = state } }
+                self.ended(failure.outcome)
                 self.status.withLock { $0 = .finished(.failure(failure)) }
             }
         }
         task.withLock { $0 = work }
         return true
+    }
+
+    private func ended(_ outcome: AutoSyncSchedule.Outcome) {
+        let now = clock.now()
+        let random = self.random()
+        schedule.withLock { $0?.finished(outcome, at: now, random: random) }
     }
 
     /// Returns once the sync started last has finished (at once when none was started): tests and
@@ -244,11 +329,22 @@ public struct SyncFailure: Error, Sendable, Equatable, CustomStringConvertible {
     public let apiUsage: APIUsageLevel?
     /// What the failure says about the session, when it says something (nobody signed in, expired).
     public let session: SessionState?
-    public init(reason: String, connection: Connection = .unknown, apiUsage: APIUsageLevel? = nil, session: SessionState? = nil) {
+    /// Only the user can fix it (a locked store): automatic syncs wait instead of retrying.
+    public let needsUser: Bool
+    public init(reason: String, connection: Connection = .unknown, apiUsage: APIUsageLevel? = nil, session: SessionState? = nil,
+                needsUser: Bool = false) {
+        self.needsUser = needsUser
         self.reason = reason
         self.connection = connection
         self.apiUsage = apiUsage
         self.session = session
     }
     public var description: String { reason }
+
+    /// What the failure means for the automatic syncs: offline and the org's failures are
+    /// retried; only the user can fix a missing or expired session or a locked store.
+    public var outcome: AutoSyncSchedule.Outcome {
+        if needsUser || session == .signedOut || session == .expired { return .needsUser }
+        return connection == .offline ? .offline : .failed
+    }
 }

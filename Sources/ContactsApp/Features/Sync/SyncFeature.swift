@@ -26,6 +26,8 @@ extension AppModel {
             // "Saved locally; s syncs it" and the like are out of date once the sync runs.
             toast = nil
         } else {
+            // The running sync (maybe one that started by itself) is the one asked for: its end is said in full.
+            sync.claimForUser()
             toast = Toast(messages.syncAlreadyRunning)
         }
     }
@@ -37,18 +39,25 @@ extension AppModel {
     public mutating func tick() -> Bool {
         if sync?.isRunning == true { syncs.refresh() }
         guard let result = sync?.takeFinished() else {
-            return noticeOtherWriters()
+            let refreshed = noticeOtherWriters()
+            return driveAutomaticSync() || refreshed
         }
+        // The sync's own writes are not saves to send.
+        automaticSyncStamp = store.changeStamp()
         try? refreshAll()
         readDescriptions()
         // What the sync held (a first sync's page caches, the pages it parsed) is freed by now,
         // and the TUI lives on.
         SmartStore.returnFreedMemory()
-        switch result {
-        case let .success(summary): toast = messages.syncFinished(summary)
-        case let .failure(failure) where failure.connection == .offline:
-            toast = Toast(messages.syncOffline(queued: localChangeCount), isError: true)
-        case let .failure(failure): toast = Toast(messages.syncFailed(failure.reason), isError: true)
+        if sync?.startedBy != nil {
+            if let said = automaticSyncToast(result) { toast = said }
+        } else {
+            switch result {
+            case let .success(summary): toast = messages.syncFinished(summary)
+            case let .failure(failure) where failure.connection == .offline:
+                toast = Toast(messages.syncOffline(queued: localChangeCount), isError: true)
+            case let .failure(failure): toast = Toast(messages.syncFailed(failure.reason), isError: true)
+            }
         }
         // "A sync is running, quit anyway?" has its answer once the sync has ended: the user asked
         // to quit, so it quits, and the sync's outcome is said on the terminal after.
@@ -92,6 +101,7 @@ extension AppModel {
         }
         // What the last run found is out of date while a new one runs.
         if sync.isRunning { return "syncing" }
+        if let waiting = automaticSyncConnectionText { return waiting }
         switch sync.connection {
         case .unknown: return "signed in"
         case .online: return "online"
@@ -105,8 +115,7 @@ extension AppModel {
         var facts = [
             StatusFact(connectionText, sync.map { $0.sessionState == .signedIn ? [] : [$0.sessionState == .expired ? "session expired" : "not signed in"] }
                 ?? ["not signed in"]),
-            localChangeCount == 1 ? StatusFact("1 local change", ["1 pending"])
-                : StatusFact("\(localChangeCount) local changes", ["\(localChangeCount) pending"]),
+            localChangeFact,
         ]
         if let last = sync?.isRunning == true ? syncs.lastSuccessfulRunBeforeThisOne : syncs.lastSuccessfulRun {
             let time = SyncText.time(last, timeZone: timeZone)
@@ -121,6 +130,15 @@ extension AppModel {
         if let usage = sync?.apiUsage { facts.append(StatusFact("API \(usage.used)/\(usage.limit)", [""])) }
         if notUTF8 { facts.insert(StatusFact("not UTF-8: export LANG=C.UTF-8", ["LANG=C.UTF-8?"]), at: 0) }
         return facts
+    }
+
+    /// "3 local changes"; "3 waiting to send" while automatic syncs cannot send them.
+    private var localChangeFact: StatusFact {
+        if automaticSyncConnectionText != nil, localChangeCount > 0 {
+            return StatusFact("\(localChangeCount) waiting to send", ["\(localChangeCount) pending"])
+        }
+        return localChangeCount == 1 ? StatusFact("1 local change", ["1 pending"])
+            : StatusFact("\(localChangeCount) local changes", ["\(localChangeCount) pending"])
     }
 
     /// The status line's facts in their full wording.
