@@ -22,12 +22,19 @@ struct SyncCommand: ParsableCommand {
             Exit status: 0 all done; 1 the sync could not run or stopped (message on stderr); \
             3 it finished but some records were refused or are in conflict (see forceterm status), \
             or a named sync failed on its own (a field the org lacks, say) while the others ran.
+
+            With --watch it stays running, for a laptop without the TUI open (a systemd user \
+            service, a tmux pane): it syncs when another process saves a change, as soon as the \
+            link comes back, and every [sync] interval of config.toml; failures are retried with \
+            backoff. It prints a line per run (--json: an object per line) and ends on SIGTERM, \
+            SIGHUP or Ctrl-C once the running sync has ended (a second signal ends it at once).
             """)
 
     @Flag(help: "Only send local changes.") var upOnly = false
     @Flag(help: "Only fetch the server's changes.") var downOnly = false
     @Flag(help: "Remove records deleted on the server even when that is more than half of a soup.") var forceDelete = false
-    @Flag(help: "Print the summary as JSON.") var json = false
+    @Flag(help: "Print the summary as JSON (with --watch: one object per line, per run).") var json = false
+    @Flag(help: "Stay running and sync by itself: on other processes' saves, the link's return and the [sync] interval.") var watch = false
     @OptionGroup var storeOptions: StoreOptions
     @OptionGroup var globalOptions: GlobalStoreOptions
     @OptionGroup var configOptions: ConfigOptions
@@ -40,9 +47,13 @@ struct SyncCommand: ParsableCommand {
         try root.refuseOptions(except: [.store, .global, .config], in: "sync")
         _ = try globalOptions.explicitPath(storeOptions)
         if upOnly && downOnly { throw ValidationError("--up-only and --down-only exclude each other; leave both out to sync both ways.") }
+        if watch && (upOnly || downOnly || forceDelete) {
+            throw ValidationError("--watch syncs both ways and keeps the mass-deletion guard; leave out --up-only, --down-only and --force-delete.")
+        }
     }
 
     func run() throws {
+        if watch { return try runWatching() }
         var exitCode: Int32 = 0
         try CommandFailure.reporting {
             // A bad config is reported first: it is the user's to fix whether or not they are signed in.
@@ -90,5 +101,36 @@ struct SyncCommand: ParsableCommand {
             if report.recordErrors > 0 || report.conflicts > 0 || !report.failedSyncs.isEmpty { exitCode = 3 }
         }
         if exitCode != 0 { throw ExitCode(exitCode) }
+    }
+
+    /// `--watch`: the TUI's automatic sync without the TUI, until a stop signal.
+    private func runWatching() throws {
+        try CommandFailure.reporting {
+            let configuration = try SyncConfiguration.load(directory: configOptions.directory, global: globalOptions.global)
+            for note in configuration.syncs.notes { StandardStreams.writeError("forceterm: note: \(note)\n") }
+            // Signed in now, or said at once; each run reads the session again (a login elsewhere counts).
+            let session = try SignedInSession.load(cacert: cacert, verbose: verbose)
+            let storePath = try globalOptions.explicitPath(storeOptions) ?? session.storePath
+            let (store, storeKey) = try StoreKeys.openWithKey(storePath)
+            try StoreOrigin.claim(store, at: storePath, for: session)
+            try store.setup(from: configuration.store)
+            let (settings, problem) = UserSettings.load(path: UserSettings.path())
+            if let problem { StandardStreams.writeError("forceterm: \(problem)\n") }
+            // Asked for by name: [sync] auto = false keeps the TUI to s, not the watch.
+            let automatic = AutoSyncSettings(enabled: true, interval: settings.automaticSync.interval)
+            let (made, notices) = try TUILauncher.syncController(store: store, config: configuration, options: TUIPreferences(),
+                                                                 session: cacert == nil ? nil : session, storeKey: storeKey, automatic: automatic)
+            for notice in notices { StandardStreams.writeError("forceterm: \(notice)\n") }
+            guard let controller = made else { throw ConfigError("this store cannot be synced") }
+            if !json {
+                StandardStreams.writeError("forceterm: watching \(storePath); syncs every \(Int(automatic.interval)) s and on local changes; "
+                    + "SIGTERM, SIGHUP or Ctrl-C ends it\n")
+            }
+            let json = self.json
+            _ = SyncWatch(store: store, controller: controller).run { run in
+                StandardStreams.write(json ? SyncWatch.json(run) + "\n" : SyncWatch.text(run))
+            }
+            session.client.shutdown()
+        }
     }
 }

@@ -22,7 +22,11 @@ public struct LocalChanges {
     /// Counts them in the store at `storePath`; a store that does not exist has none.
     public static func count(storePath: String) throws -> LocalChanges {
         guard FileManager.default.fileExists(atPath: storePath) else { return LocalChanges() }
-        let store = try StoreKeys.open(storePath, mustExist: true)
+        return try count(in: StoreKeys.open(storePath, mustExist: true))
+    }
+
+    /// Counts them in an open store.
+    public static func count(in store: SmartStore) throws -> LocalChanges {
         var changes = LocalChanges()
         for soup in try store.soupNames() {
             changes.perSoup.append((soup, try store.count(flagged(LocalField.local, soup: soup, in: store))))
