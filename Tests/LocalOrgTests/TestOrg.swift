@@ -15,7 +15,8 @@ struct TestOrg {
          latencyMilliseconds: Int = 0, failureRate: Double = 0, connectedApps: [String: String] = [:],
          maximumBodyBytes: Int = 8 * 1024 * 1024, briefcases: JSONValue? = nil,
          mobilePolicy: OrgSettings.MobilePolicy = OrgSettings.MobilePolicy(),
-         connectedAppPolicies: [String: OrgSettings.MobilePolicy] = [:], rules: ProductionRules? = nil) async throws {
+         connectedAppPolicies: [String: OrgSettings.MobilePolicy] = [:], rules: ProductionRules? = nil,
+         streamingTimeoutMilliseconds: Int = 110_000, streamingClientGraceMilliseconds: Int = 30_000) async throws {
         directory = NSTemporaryDirectory() + "localorg-test-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         store = try OrgStore(path: directory + "/org.sqlite", schema: try OrgSchema.bundled())
@@ -30,6 +31,8 @@ struct TestOrg {
         settings.mobilePolicy = mobilePolicy
         settings.connectedAppPolicies = connectedAppPolicies
         settings.rules = rules
+        settings.streamingTimeoutMilliseconds = streamingTimeoutMilliseconds
+        settings.streamingClientGraceMilliseconds = streamingClientGraceMilliseconds
         if let briefcases { settings.briefcases = try BriefcaseConfiguration.parse(briefcases, schema: store.schema) }
         api = try LocalOrgAPI(store: store, settings: settings)
         accessToken = try await Self.signIn(api, username: "demo@localorg.test", password: "localorg-demo")

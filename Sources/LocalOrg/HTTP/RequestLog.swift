@@ -22,6 +22,12 @@ final class RequestContext: @unchecked Sendable {
     func note(tokenSelector: String) { lock.withLock { selector = tokenSelector } }
     var tokenSelector: String? { lock.withLock { selector } }
 
+    private var origin: String?
+    /// Change events' changeOrigin: `com/salesforce/api/rest/62.0;client=forceterm`, as Salesforce
+    /// writes it for a change made through the REST API by a connected app.
+    func note(changeOrigin: String) { lock.withLock { origin = changeOrigin } }
+    var changeOrigin: String? { lock.withLock { origin } }
+
     private var saved = Set<String>()
     /// Records this request saved: duplicate rules compare a save with the records already in
     /// the org, not with the others of the same request.

@@ -114,8 +114,9 @@ extension OrgStore {
                 // a client still holding one must not find a different record under it.
                 let sequences = try Row.fetchAll(db, sql: "SELECT keyPrefix, lastNumber FROM main.localorg_sequence")
                     .map { (prefix: $0[0] as String, last: $0[1] as Int64) }
-                // The log is the room's, not the org's: it runs on across restores.
-                for table in try tables("main") where table != OrgStore.eventTable {
+                // The log is the room's, not the org's: it runs on across restores. So do the
+                // change events: a replay id is never handed out twice.
+                for table in try tables("main") where table != OrgStore.eventTable && table != OrgStore.changeEventTable {
                     try db.execute(sql: "DELETE FROM main.\(quoted(table))")
                     guard snapshotTables.contains(table) else { continue }
                     // Columns the schema gained since the snapshot keep their defaults.
@@ -137,6 +138,10 @@ extension OrgStore {
                                                            inner: nil, milliseconds: 0, origin: "localorg snapshot restore: new org \(newId)")])
                 for object in schema.objects {
                     counts[object.name] = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM main.\(quoted(object.tableName)) WHERE IsDeleted = 0") ?? 0
+                    // Any record may have changed: a gap event per object tells subscribers to sync
+                    // again (changeType GAP_OVERFLOW; the wildcard id, `001*`, as the CDC guide writes "all of an object").
+                    try noteChangeEvent(db, object: object, type: "GAP_OVERFLOW", recordIds: [object.keyPrefix + "*"], userId: "",
+                                        now: Self.now(), origin: "localorg snapshot restore")
                 }
                 return .commit
             }

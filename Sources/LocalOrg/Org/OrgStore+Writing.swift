@@ -105,6 +105,8 @@ extension OrgStore {
         if recordHistory && Self.tracksHistory(object) {
             try noteHistory(db, object: object, id: id, field: FieldChange.createdField, old: nil, new: nil, userId: actingUserId, now: now)
         }
+        // A seed is the org as it was before anyone subscribed: no events.
+        if recordHistory { try noteCreated(db, object: object, values: values, userId: actingUserId, now: now, origin: saving?.request?.changeOrigin) }
         return id
     }
 
@@ -142,12 +144,14 @@ extension OrgStore {
         arguments.append(id.databaseValue)
         try db.cachedStatement(sql: object.updateByIdSQL).execute(arguments: StatementArguments(arguments))
         try noteChanges(db, object: object, id: id, before: before, written: values, userId: actingUserId, now: now)
+        try noteUpdated(db, object: object, id: id, before: before, after: existing.values, userId: actingUserId, now: now,
+                        origin: saving?.request?.changeOrigin)
     }
 
     /// Moves a record (and its cascade-deleted children) to the recycle bin. `ifUnmodifiedSince`
     /// makes the delete conditional, as Salesforce does: 412 when the record changed after it.
     func deleteRow(_ db: Database, object: ObjectDefinition, id: String, actingUserId: String, now: Int64,
-                   ifUnmodifiedSince: Int64? = nil, visibleTo ownerId: String? = nil) throws {
+                   ifUnmodifiedSince: Int64? = nil, visibleTo ownerId: String? = nil, origin: String? = nil) throws {
         guard let existing = try fetchRecord(db, object: object, id: id) else { throw APIError.resourceNotFound }
         guard try isVisible(db, existing, object: object, to: ownerId, writing: true) else { throw APIError.insufficientAccess }
         // A share grants read or read/write, never delete: that takes the record's owner (or the
@@ -163,8 +167,15 @@ extension OrgStore {
         if Self.tracksHistory(object) {
             try noteHistory(db, object: object, id: id, field: FieldChange.deletedField, old: nil, new: nil, userId: actingUserId, now: now)
         }
+        try noteChangeEvent(db, object: object, type: "DELETE", recordIds: [id], userId: actingUserId, now: now, origin: origin)
         for relationship in schema.childRelationships(of: object.name) where relationship.cascadeDelete {
             guard let child = schema.object(named: relationship.childObject), let field = child.field(named: relationship.field) else { continue }
+            // The children go in the same transaction: one DELETE event for all of them, as Salesforce merges identical changes.
+            let children = try String.fetchAll(db, sql: "SELECT Id FROM \(quoted(child.tableName)) WHERE \(quoted(field.columnName)) = ? AND IsDeleted = 0",
+                                               arguments: [id])
+            if !children.isEmpty {
+                try noteChangeEvent(db, object: child, type: "DELETE", recordIds: children, userId: actingUserId, now: now, origin: origin)
+            }
             if Self.tracksHistory(child) {
                 try db.execute(sql: """
                     INSERT INTO localorg_field_history (recordId, object, field, userId, time)

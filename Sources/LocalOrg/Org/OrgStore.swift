@@ -36,6 +36,8 @@ public final class OrgStore: Sendable {
     /// The administrator of an org this open created with `.administrator`; nil otherwise.
     public var createdAdministrator: NewOrgAdministrator? { created.withLock { $0 } }
     private let created = Mutex<NewOrgAdministrator?>(nil)
+    /// The change events' transaction key and last sequence number in the writer's open transaction.
+    let changeTransaction = Mutex<(key: String, sequence: Int64)?>(nil)
 
     public init(path: String, schema: OrgSchema, firstUsers: FirstUsers = .demo) throws {
         self.schema = schema
@@ -69,6 +71,7 @@ public final class OrgStore: Sendable {
             try DeviceAuthorization.ensureTable(db)
             try Self.createHistoryTable(db)
             try Self.createEventTable(db)
+            try Self.createChangeEventTable(db)
             try Self.createSettingTable(db)
             try Self.createShareTable(db)
             try Self.createLockTable(db)

@@ -41,6 +41,11 @@ public struct OrgSettings: Sendable {
     /// The production rules to enforce whatever the org's database says (tests); nil: the org's
     /// own, as `localorg rules` sets them, read again within a second of a change.
     public var rules: ProductionRules?
+    /// How long a Streaming API connect is held without events: Salesforce's advice, 110 s.
+    public var streamingTimeoutMilliseconds = 110_000
+    /// How long after that a client that has not come back is forgotten (Salesforce: 40 s after
+    /// events; the deadline itself otherwise).
+    public var streamingClientGraceMilliseconds = 30_000
     public init() {}
 }
 
@@ -57,6 +62,8 @@ public struct LocalOrgAPI: Sendable {
     let events: EventRecorder
     /// Which production rules the org enforces now.
     let rules: ProductionRulesCache
+    /// The Streaming API's clients.
+    let streaming = BayeuxClients()
     /// Read when used: a snapshot restore gives the org a new id while the server runs.
     func organizationId() async -> String { (try? await store.currentOrganizationId()) ?? "" }
     /// When the schema was loaded: describes answer 304 to `If-Modified-Since` later than this.
@@ -117,6 +124,8 @@ public struct LocalOrgAPI: Sendable {
                 return try await soapLogin(request, version: segments[3])
             case "trainer":
                 return try await handleTrainer(request, rest: Array(segments.dropFirst()))
+            case "cometd" where segments.count <= 2:
+                return try await handleStreaming(request, version: segments.count == 2 ? segments[1] : nil)
             case "setup" where segments.count == 2 && segments[1] == "connect":
                 return try await verificationPage(request)
             case "id" where segments.count == 3:
@@ -208,6 +217,7 @@ public struct LocalOrgAPI: Sendable {
                                    message: "Server temporarily unavailable (localorg --fail-rate); nothing was changed, try again"))
         }
         let session = try await authenticate(request)
+        RequestContext.current?.note(changeOrigin: "com/salesforce/api/rest/\(apiVersion);client=\(session.clientId)")
         let used = await usage.record(userId: session.userId)
         let limitHeader = ("Sforce-Limit-Info", "api-usage=\(min(used, settings.dailyAPILimit))/\(settings.dailyAPILimit)")
         var response: APIResponse

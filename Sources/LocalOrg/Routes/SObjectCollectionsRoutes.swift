@@ -221,13 +221,14 @@ extension LocalOrgAPI {
         let schema = self.schema
         let owner = context.visibleOwner
         let isAdmin = context.session.isAdmin
+        let origin = context.scope?.changeOrigin
         do {
             let outcomes = try await writeEach(idTexts, allOrNone: allOrNone, id: { $0 }) { idText, db in
                 guard let id = SalesforceId.canonical(idText), let object = schema.object(keyPrefix: SalesforceId.keyPrefix(of: id)) else {
                     throw APIError(status: 400, errorCode: "MALFORMED_ID", message: "malformed id \(idText)", fields: [])
                 }
                 if !object.hasOwner && !isAdmin { throw APIError.insufficientAccess }
-                try store.deleteRow(db, object: object, id: id, actingUserId: userId, now: now, visibleTo: owner)
+                try store.deleteRow(db, object: object, id: id, actingUserId: userId, now: now, visibleTo: owner, origin: origin)
                 return id
             }
             return .json(.array(outcomes.map(collectionResult)))

@@ -236,7 +236,7 @@ extension LocalOrgAPI {
         // room can still check If-Unmodified-Since, as localorg did before.
         let since = context.rules.isOn(.deleteIgnoresPreconditions) ? nil : try ifUnmodifiedSince(context.request)
         try store.deleteRow(db, object: object, id: id, actingUserId: context.session.userId, now: OrgStore.now(),
-                            ifUnmodifiedSince: since, visibleTo: context.visibleOwner)
+                            ifUnmodifiedSince: since, visibleTo: context.visibleOwner, origin: context.scope?.changeOrigin)
         return .empty(204)
     }
 
