@@ -23,13 +23,7 @@ struct TUIAutoSyncTests {
         try session.waitFor("Changed on the server", timeout: 30)
 
         // An edit saved in the form: the highlighted contact gets a new title (Title is the third field).
-        try session.send("e")
-        try session.waitFor("Edit ")
-        try session.send("Tab")
-        try session.send("Tab")
-        try session.send("C-u")
-        try session.send("Field manager", literal: true)
-        try session.send("C-s")
+        try editTitle(of: session, to: "Field manager")
         try session.waitFor("Saved locally; it syncs within seconds")
         try waitUntil("the edit reaches the org") {
             try OrgREST.query("SELECT Id FROM Contact WHERE Title = 'Field manager'", server: user.server, token: token).count == 1
@@ -40,13 +34,7 @@ struct TUIAutoSyncTests {
         // The org goes down; an edit saved meanwhile waits, said on the status line, and goes up once it is back.
         let port = user.server.port
         user.server.stop()
-        try session.send("e")
-        try session.waitFor("Edit ")
-        try session.send("Tab")
-        try session.send("Tab")
-        try session.send("C-u")
-        try session.send("Out of the tunnel", literal: true)
-        try session.send("C-s")
+        try editTitle(of: session, to: "Out of the tunnel")
         let waiting = try session.waitFor("offline since", timeout: 60)
         #expect(waiting.contains("next try") && waiting.contains("1 waiting to send"), "\(waiting)")
         let back = try LocalOrgProcess(arguments: ["--port", String(port)], dataDirectory: user.server.dataDirectory)
@@ -72,6 +60,17 @@ struct TUIAutoSyncTests {
         try session.send("s")
         try session.waitFor("Sync complete!", timeout: 60)
         try session.waitFor("Contacts (2)")
+    }
+
+    /// `e` on the highlighted contact, a new Title (the third field), saved.
+    func editTitle(of session: TmuxSession, to title: String) throws {
+        try session.send("e")
+        try session.waitFor("Edit ")
+        try session.send("Tab")
+        try session.send("Tab")
+        try session.send("C-u")
+        try session.send(title, literal: true)
+        try session.send("C-s")
     }
 
     func waitUntil(_ what: String, timeout: TimeInterval = 30, _ condition: () throws -> Bool) throws {

@@ -38,3 +38,22 @@ actor InjectedFailures {
         return true
     }
 }
+
+/// `/services/data`: the versions served, with Salesforce's release names.
+extension LocalOrgAPI {
+    static func releaseLabel(_ version: Int) -> String {
+        // Salesforce's own list writes this one with a typographic apostrophe.
+        if version == 42 { return "Spring \u{2019}18" }
+        let seasons = ["Winter", "Spring", "Summer"]
+        let sinceWinter24 = version - 59
+        let season = ((sinceWinter24 % 3) + 3) % 3
+        let year = 24 + Int((Double(sinceWinter24) / 3).rounded(.down))
+        return "\(seasons[season]) '\(year)"
+    }
+
+    func versions() -> APIResponse {
+        .json(.array(Self.supportedVersions.map { version in
+            ["label": .string(Self.releaseLabel(version)), "url": .string("/services/data/v\(version).0"), "version": .string("\(version).0")]
+        }))
+    }
+}
