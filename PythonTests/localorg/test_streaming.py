@@ -104,6 +104,8 @@ def test_aiosfstream_receives_a_trainer_edit_and_replays_it_by_replay_id(org, sf
 def test_an_api_create_and_delete_reach_the_all_changes_channel_with_their_origin(org, sf):
     live = Subscriber(org, "/data/ChangeEvents", count=2)
     assert live.next_line() == "subscribed"
+    # Salesforce names the client in changeOrigin only when the request's Call Options header does.
+    sf.headers["Sforce-Call-Options"] = "client=pytest-sails/1.0"
     created = sf.Account.create({"Name": "Streaming Sails"})
     sf.Account.delete(created["id"])
     events = [json.loads(live.next_line()) for _ in range(2)]
@@ -112,4 +114,4 @@ def test_an_api_create_and_delete_reach_the_all_changes_channel_with_their_origi
     assert [header["changeType"] for header in headers] == ["CREATE", "DELETE"]
     assert all(header["recordIds"] == [created["id"]] and header["entityName"] == "Account" for header in headers)
     assert headers[0]["changedFields"] == [] and events[0]["data"]["payload"]["Name"] == "Streaming Sails"
-    assert headers[0]["changeOrigin"].startswith("com/salesforce/api/rest/") and "client=forceterm" in headers[0]["changeOrigin"]
+    assert headers[0]["changeOrigin"].startswith("com/salesforce/api/rest/") and headers[0]["changeOrigin"].endswith(";client=pytest-sails/1.0")

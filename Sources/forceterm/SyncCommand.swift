@@ -66,7 +66,9 @@ struct SyncCommand: ParsableCommand {
             try store.setup(from: configuration.store)
             // The sync lock is waited for a moment: forceterm status takes it for an instant to
             // see whether a sync runs, and must never make one fail.
-            let manager = try SyncManager(store: store, remote: TestCrashPoint.wrapping(ForceClientRemote(client: session.client)),
+            var client = session.client
+            client.callOptionsClient = try StoreDevice.client(of: store)
+            let manager = try SyncManager(store: store, remote: TestCrashPoint.wrapping(ForceClientRemote(client: client)),
                                           lockTimeout: SyncManager.briefLockWait,
                                           pagesInFlight: session.pagesInFlight)
             for notice in try SyncsSoup(store: store).apply(configuration.syncs).compactMap(\.notice) {
@@ -117,19 +119,23 @@ struct SyncCommand: ParsableCommand {
             let (settings, problem) = UserSettings.load(path: UserSettings.path())
             if let problem { StandardStreams.writeError("forceterm: \(problem)\n") }
             // Asked for by name: [sync] auto = false keeps the TUI to s, not the watch.
-            let automatic = AutoSyncSettings(enabled: true, interval: settings.automaticSync.interval)
-            let (made, notices) = try TUILauncher.syncController(store: store, config: configuration, options: TUIPreferences(),
+            var automatic = settings.automaticSync
+            automatic.enabled = true
+            let (made, listener, notices) = try TUILauncher.syncController(store: store, config: configuration, options: TUIPreferences(),
                                                                  session: cacert == nil ? nil : session, storeKey: storeKey, automatic: automatic)
             for notice in notices { StandardStreams.writeError("forceterm: \(notice)\n") }
             guard let controller = made else { throw ConfigError("this store cannot be synced") }
             if !json {
-                StandardStreams.writeError("forceterm: watching \(storePath); syncs every \(Int(automatic.interval)) s and on local changes; "
+                StandardStreams.writeError("forceterm: watching \(storePath); syncs every \(Int(automatic.interval)) s"
+                    + (automatic.serverPush ? ", on local changes and on the org's announced changes; " : " and on local changes; ")
                     + "SIGTERM, SIGHUP or Ctrl-C ends it\n")
             }
             let json = self.json
+            listener?.start()
             _ = SyncWatch(store: store, controller: controller).run { run in
                 StandardStreams.write(json ? SyncWatch.json(run) + "\n" : SyncWatch.text(run))
             }
+            listener?.stop()
             session.client.shutdown()
         }
     }

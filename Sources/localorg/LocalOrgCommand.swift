@@ -91,6 +91,14 @@ struct Serve: AsyncParsableCommand {
     @Option(help: ArgumentHelp("The connected apps' mobile policy: apps lock after this many idle minutes (mobile_policy.screen_lock).",
                                discussion: "For the built-in app and every app in connected-apps.json without a mobilePolicy of its own.", valueName: "minutes"))
     var screenLock: Int?
+    @Option(name: .customLong("no-change-events"), parsing: .singleValue, help: ArgumentHelp(
+        "An object whose changes the Streaming API does not announce, as in an org that has not selected it for Change Data Capture. Repeatable.",
+        discussion: "Subscribing to its /data/<Object>ChangeEvent channel is refused as Salesforce refuses a channel that does not exist; /data/ChangeEvents leaves it out.",
+        valueName: "object"))
+    var noChangeEvents: [String] = []
+    @Option(name: .customLong("streaming-timeout"), help: ArgumentHelp(
+        "Seconds the Streaming API holds a connect open when no event comes (Salesforce: 110).", valueName: "seconds"))
+    var streamingTimeout = 110.0
     @Flag(help: "Do not print a line per request.") var quiet = false
     @Flag(name: .customLong("block-password-flow"), help: ArgumentHelp(
         "Refuse the username-password flow for the built-in forceterm app, as orgs made since Summer '23 do by default.",
@@ -109,6 +117,7 @@ struct Serve: AsyncParsableCommand {
         if !(0...1).contains(failRate) { throw ValidationError("--fail-rate is a share between 0 and 1.") }
         if latency < 0 { throw ValidationError("--latency cannot be negative.") }
         if failFirst < 0 { throw ValidationError("--fail-first cannot be negative.") }
+        if !(0.1...600).contains(streamingTimeout) { throw ValidationError("--streaming-timeout is between 0.1 and 600 seconds.") }
         if let pinLength, !(4...64).contains(pinLength) { throw ValidationError("--pin-length is between 4 and 64 characters, as a connected app's policy allows.") }
         if let screenLock, screenLock < 1 { throw ValidationError("--screen-lock is a number of minutes, at least 1.") }
         if !(0...65_535).contains(port) { throw ValidationError("--port must be from 0 to 65535.") }
@@ -137,6 +146,13 @@ struct Serve: AsyncParsableCommand {
         settings.latencyMilliseconds = latency
         settings.failureRate = failRate
         settings.failFirstRequests = failFirst
+        settings.streamingTimeoutMilliseconds = Int(streamingTimeout * 1000)
+        for object in noChangeEvents {
+            guard let known = store.schema.object(named: object) else {
+                throw ValidationError("--no-change-events \(object): the org has no such object; give an object name such as Contact or Account.")
+            }
+            settings.objectsWithoutChangeEvents.insert(known.name)
+        }
         settings.mobilePolicy = OrgSettings.MobilePolicy(pinLength: pinLength, screenLockMinutes: screenLock)
         settings.connectedApps = try directory.connectedApps()
         settings.connectedAppPolicies = try directory.connectedAppPolicies()

@@ -61,7 +61,8 @@ struct SyncWatchTests {
         let user = try SyncCommandTests.SignedIn(accounts: 1, contacts: 2)
         defer { user.remove() }
         // [sync] auto = false keeps the TUI to s; the watch was asked for by name and runs.
-        try user.writeSettings("[sync]\nauto = false\ninterval = 600\n")
+        // listen = false: the runs counted here are the local changes' and the opening's only.
+        try user.writeSettings("[sync]\nauto = false\ninterval = 600\nlisten = false\n")
         let watch = try Watch(user)
         let opened = watch.runs(atLeast: 1)
         #expect(opened.first?["reason"] == "opened" && opened.first?["ok"] == true && opened.first?["received"] == 3, "\(opened)")
@@ -76,10 +77,37 @@ struct SyncWatchTests {
         #expect(try user.documents("contacts").allSatisfy { $0["__local__"] == false })
     }
 
+    @Test("Listening: a change the trainer makes in the org comes down within seconds, with the timer an hour away; its own sends start no sync")
+    func serverChangesComeDown() throws {
+        let user = try SyncCommandTests.SignedIn(accounts: 0, contacts: 1)
+        defer { user.remove() }
+        try user.writeSettings("[sync]\ninterval = 3600\n")
+        let watch = try Watch(user)
+        #expect(watch.runs(atLeast: 1).first?["reason"] == "opened")
+        // Subscribed once the first sync had started: one more sync covers the moment between.
+        Thread.sleep(forTimeInterval: 2)
+        let settled = watch.runs(atLeast: 1).count
+        let token = try OrgREST.accessToken(user.server)
+        let id = try #require(try OrgREST.query("SELECT Id FROM Contact", server: user.server, token: token).first?["Id"]?.stringValue)
+        _ = try user.server.command(["edit", "Contact", id, "Title=Announced"])
+        let runs = watch.runs(atLeast: settled + 1)
+        #expect(runs.count == settled + 1 && runs.last?["reason"] == "serverChanges" && runs.last?["received"] == 1, "\(runs)")
+        #expect(try user.documents("contacts").contains { $0["Title"] == "Announced" })
+
+        // Its own change, sent: the org's event for it names this store's client and starts nothing.
+        #expect(try user.forceterm(["create", "contacts", "LastName=Own"]).exitCode == 0)
+        let sent = watch.runs(atLeast: settled + 2)
+        #expect(sent.last?["reason"] == "localChanges" && sent.last?["sent"] == 1, "\(sent)")
+        Thread.sleep(forTimeInterval: 3)
+        #expect(watch.runs(atLeast: 0).count == settled + 2, "no sync for its own change's event: \(watch.runs(atLeast: 0))")
+        #expect(watch.stop() == 0)
+    }
+
     @Test("Offline, it says so with the next try and sends the change once the org is back on the same address")
     func offlineThenBack() throws {
         let user = try SyncCommandTests.SignedIn(accounts: 0, contacts: 1)
         defer { user.remove() }
+        try user.writeSettings("[sync]\nlisten = false\n")
         let watch = try Watch(user, arguments: [])
         #expect(watch.lines(atLeast: 1).first?.contains("started: sent 0, got 1") == true, "\(watch.lines(atLeast: 1))")
         let port = user.server.port

@@ -105,14 +105,16 @@ extension FilesAndSettingsTests {
         }
     }
 
-    @Test("[sync] auto and interval: on every five minutes when unset; off or another interval from the file; bad values named with their line")
+    @Test("[sync] auto, interval and listen: on, listening, every five minutes when unset; off or another interval from the file; bad values named with their line")
     func syncSettings() throws {
         #expect(UserSettings().automaticSync == AutoSyncSettings(enabled: true, interval: 300))
         let off = try UserSettings.parse("[sync]\nauto = false\n")
         #expect(!off.automaticSync.enabled)
         #expect(try UserSettings.parse("[sync]\ninterval = 60\n").automaticSync == AutoSyncSettings(enabled: true, interval: 60))
+        #expect(UserSettings().automaticSync.serverPush)
+        #expect(try !UserSettings.parse("[sync]\nlisten = false\n").automaticSync.serverPush)
         for (bad, says) in [("auto = \"no\"", "true or false"), ("interval = 2", "from 5 to 86400"), ("interval = 90.5", "whole seconds"),
-                            ("push = true", "[sync] has auto and interval")] {
+                            ("listen = 1", "listen takes true or false"), ("push = true", "[sync] has auto, interval and listen")] {
             #expect { try UserSettings.parse("# mine\n[sync]\n\(bad)\n") } throws: { error in
                 (error as? SettingsProblem)?.line == 3 && (error as? SettingsProblem)?.reason.contains(says) == true
             }

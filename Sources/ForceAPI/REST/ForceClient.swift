@@ -17,6 +17,9 @@ public struct ForceClient: Sendable {
     /// Called with one line per request (method, path without the query, status, milliseconds);
     /// never headers, bodies or query strings, so never tokens.
     let requestLog: (@Sendable (String) -> Void)?
+    /// Sent as `Sforce-Call-Options: client=<this>` with every request, so the org's change events
+    /// name who made a change (`changeOrigin`) and a listener can pass over its own.
+    public var callOptionsClient: String?
 
     public static let defaultAPIVersion = "62.0"
 
@@ -66,6 +69,7 @@ public struct ForceClient: Sendable {
         let fullPath = path.hasPrefix("/") ? path : "\(dataPath)/\(path)"
         let queryText = query.isEmpty ? "" : "?" + query.map { "\(FormEncoding.escape($0.0))=\(FormEncoding.escape($0.1))" }.joined(separator: "&")
         var allHeaders = [HTTPHeader("Accept", "application/json")] + headers
+        if let callOptionsClient { allHeaders.append(HTTPHeader("Sforce-Call-Options", "client=\(callOptionsClient)")) }
         var body: [UInt8]?
         if let json {
             body = Array(JSONWriter.string(json).utf8)

@@ -46,7 +46,7 @@ public struct UserSettings: Equatable {
     /// Seconds without a key after which the TUI of a passcode-protected store locks its screen,
     /// and its unlocked key is forgotten ([security] lock-after); the org's policy, when shorter, wins.
     public var lockAfter: Int?
-    /// Automatic sync ([sync] auto and interval): on, every five minutes, unless the file says otherwise.
+    /// Automatic sync ([sync] auto, interval and listen): on, listening to the org, every five minutes, unless the file says otherwise.
     public var automaticSync = AutoSyncSettings()
 
     public init() {}
@@ -229,8 +229,13 @@ public struct UserSettings: Equatable {
                     throw SettingsProblem(line: line(name), reason: "interval takes whole seconds from \(range.lowerBound) to \(range.upperBound), e.g. interval = 300")
                 }
                 settings.interval = TimeInterval(seconds)
+            case "listen":
+                guard let on = table[name]?.bool else {
+                    throw SettingsProblem(line: line(name), reason: "listen takes true or false, e.g. listen = false (then the server's changes come on the timer)")
+                }
+                settings.serverPush = on
             default:
-                throw SettingsProblem(line: line(name), reason: "\(name) is not a sync setting; [sync] has auto and interval")
+                throw SettingsProblem(line: line(name), reason: "\(name) is not a sync setting; [sync] has auto, interval and listen")
             }
         }
         return settings

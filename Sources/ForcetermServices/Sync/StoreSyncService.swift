@@ -50,28 +50,34 @@ public struct StoreSyncService: SyncService {
         return await LinkProbe.canConnect(to: instance)
     }
 
-    public func syncUpThenDown(progress: @escaping @Sendable (SyncProgress) -> Void) async throws -> SyncSummary {
-        let session: SignedInSession
+    /// The session a sync uses now, read again each time (a sign-in made elsewhere counts).
+    public func session() throws -> SignedInSession {
         switch sessions {
         case let .fixed(fixed):
-            session = fixed
+            return fixed
         case .signedInUser:
             do {
                 // Never a prompt: the terminal is the TUI's; a locked store is unlocked on its lock screen.
-                session = try SignedInSession.load(cacert: nil, verbose: false, passcode: .withoutAsking,
-                                                   knownKey: storeKey.map { ((try? StoreKeys.keyOwner(ofStore: store.path)) ?? store.path, $0) })
+                return try SignedInSession.load(cacert: nil, verbose: false, passcode: .withoutAsking,
+                                                knownKey: storeKey.map { ((try? StoreKeys.keyOwner(ofStore: store.path)) ?? store.path, $0) })
             } catch let locked as StoreLocked {
                 throw SyncFailure(reason: "\(locked.short); your changes stay queued", needsUser: true)
             } catch {
                 throw SyncFailure(reason: "\(error); your changes stay queued", session: .signedOut)
             }
         }
+    }
+
+    public func syncUpThenDown(progress: @escaping @Sendable (SyncProgress) -> Void) async throws -> SyncSummary {
+        let session = try session()
         do {
             try StoreOrigin.claim(store, at: store.path, for: session)
         } catch let mismatch as StoreOrigin.Mismatch {
             throw SyncFailure(reason: mismatch.short)
         }
-        let manager = try SyncManager(store: store, remote: ForceClientRemote(client: session.client), lockTimeout: SyncManager.briefLockWait,
+        var client = session.client
+        client.callOptionsClient = try StoreDevice.client(of: store)
+        let manager = try SyncManager(store: store, remote: ForceClientRemote(client: client), lockTimeout: SyncManager.briefLockWait,
                                       pagesInFlight: session.pagesInFlight)
         let plan = SyncRun(entries: entries, up: true, down: true, forceDelete: false, unsupported: unsupported)
         let bar = Mutex(SyncRunProgress(order: plan.order))

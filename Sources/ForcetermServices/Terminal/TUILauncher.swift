@@ -21,9 +21,11 @@ public enum TUILauncher {
         let settingsPath = UserSettings.path(environment: environment)
         var (settings, problem) = UserSettings.load(path: settingsPath)
         // A read-only store is shown, not synced: a sync would only fail on its first write.
-        let (sync, notices) = store.isReadOnly ? (nil, [])
+        let (sync, listener, notices) = store.isReadOnly ? (nil, nil, [])
             : try syncController(store: store, config: config, options: options, session: session, storeKey: storeKey,
                                  automatic: settings.automaticSync)
+        listener?.start()
+        defer { listener?.stop() }
         let kinds = RecordKind.tabs(for: config.syncs, soups: Set(try store.soupNames()))
         let descriptions = ObjectDescriptions(store: store, soupBySObject: ObjectDescriptions.soups(in: config.syncs))
         var model = try AppModel(store: store, syncedFields: fields, kinds: kinds, sync: sync, offline: options.offline,
@@ -103,14 +105,18 @@ public enum TUILauncher {
     /// what changed in the named syncs' definitions since they were last applied.
     /// `storeKey` is the key the TUI opened its store with: its sync uses it for the session's
     /// sealed tokens when the store is the signed-in user's, instead of asking the keyring.
+    /// With automatic sync on, also the listener to the org's change events (not started).
     public static func syncController(store: SmartStore, config: SyncConfiguration, options: TUIPreferences,
-                               session: SignedInSession?, storeKey: StoreKey? = nil,
-                               automatic: AutoSyncSettings? = nil) throws -> (SyncController?, notices: [String]) {
-        guard !options.offline else { return (nil, []) }
+                               session: SignedInSession?, storeKey: StoreKey? = nil, automatic: AutoSyncSettings? = nil)
+        throws -> (SyncController?, ServerChangeListener?, notices: [String]) {
+        guard !options.offline else { return (nil, nil, []) }
         let notices = try SyncsSoup(store: store).apply(config.syncs).compactMap(\.notice)
         var service = StoreSyncService(store: store, entries: config.syncs.entries, sessions: session.map { .fixed($0) } ?? .signedInUser,
                                        unsupported: config.syncs.unsupported)
         service.storeKey = storeKey
-        return (SyncController(service: service, automatic: automatic), notices)
+        let controller = SyncController(service: service, automatic: automatic)
+        let listener = automatic?.enabled == true && automatic?.serverPush == true
+            ? ServerChangeListener(service: service, controller: controller) : nil
+        return (controller, listener, notices)
     }
 }

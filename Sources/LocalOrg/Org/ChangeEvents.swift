@@ -140,3 +140,16 @@ extension OrgStore {
         }
     }
 }
+
+extension LocalOrgAPI {
+    /// A change's `changeOrigin` as Change Data Capture's header documents it: the API and its
+    /// version, and `;client=<id>` only when the request named a client in its Call Options header
+    /// (`Sforce-Call-Options: client=<id>`, options separated by commas, as the REST API Developer
+    /// Guide writes them); without that header, no client part.
+    static func changeOrigin(apiVersion: String, callOptions: String?) -> String {
+        let base = "com/salesforce/api/rest/\(apiVersion)"
+        let options = (callOptions ?? "").split(whereSeparator: { $0 == "," || $0 == ";" }).map { $0.trimmingCharacters(in: .whitespaces) }
+        guard let client = options.first(where: { $0.hasPrefix("client=") })?.dropFirst("client=".count), !client.isEmpty else { return base }
+        return "\(base);client=\(client)"
+    }
+}

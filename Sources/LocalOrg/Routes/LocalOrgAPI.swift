@@ -155,7 +155,7 @@ public struct LocalOrgAPI: Sendable {
                                    message: "Server temporarily unavailable (localorg --fail-rate); nothing was changed, try again"))
         }
         let session = try await authenticate(request)
-        RequestContext.current?.note(changeOrigin: "com/salesforce/api/rest/\(apiVersion);client=\(session.clientId)")
+        RequestContext.current?.note(changeOrigin: Self.changeOrigin(apiVersion: apiVersion, callOptions: request.header("sforce-call-options")))
         let used = await usage.record(userId: session.userId)
         let limitHeader = ("Sforce-Limit-Info", "api-usage=\(min(used, settings.dailyAPILimit))/\(settings.dailyAPILimit)")
         var response: APIResponse

@@ -43,5 +43,8 @@ public struct OrgSettings: Sendable {
     /// How long after that a client that has not come back is forgotten (Salesforce: 40 s after
     /// events; the deadline itself otherwise).
     public var streamingClientGraceMilliseconds = 30_000
+    /// Objects the org has not selected for Change Data Capture (`--no-change-events`): their
+    /// channel does not exist for a subscriber, and `/data/ChangeEvents` carries none of their events.
+    public var objectsWithoutChangeEvents: Set<String> = []
     public init() {}
 }

@@ -211,7 +211,9 @@ extension LocalOrgAPI {
     func changeEventObjects(_ channel: String, session: Session) -> Set<String>? {
         guard channel.hasPrefix("/data/") else { return nil }
         let name = String(channel.dropFirst("/data/".count))
-        if name == "ChangeEvents" { return Set(schema.objects.map(\.name)).subtracting(OrgStore.objectsWithoutChangeEvents) }
+        if name == "ChangeEvents" {
+            return Set(schema.objects.map(\.name)).subtracting(OrgStore.objectsWithoutChangeEvents).subtracting(settings.objectsWithoutChangeEvents)
+        }
         let objectName: String
         if name.hasSuffix("__ChangeEvent") {
             objectName = String(name.dropLast("ChangeEvent".count)) + "c"
@@ -221,7 +223,7 @@ extension LocalOrgAPI {
             return nil
         }
         guard let object = schema.object(named: objectName), object.name == objectName,
-              !OrgStore.objectsWithoutChangeEvents.contains(object.name) else { return nil }
+              !OrgStore.objectsWithoutChangeEvents.contains(object.name), !settings.objectsWithoutChangeEvents.contains(object.name) else { return nil }
         return [object.name]
     }
 

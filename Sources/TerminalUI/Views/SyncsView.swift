@@ -32,7 +32,15 @@ enum SyncsView {
             }
         }
         let tableHeight = min(rows.count + 1, max(body.height / 2, 2))
-        canvas.draw("Syncs (\(rows.count))", x: body.x + 1, y: body.y, style: theme.style(.title), maxWidth: body.width - 2)
+        let title = "Syncs (\(rows.count))"
+        canvas.draw(title, x: body.x + 1, y: body.y, style: theme.style(.title), maxWidth: body.width - 2)
+        // Said once for the tab, not per sync: which objects' changes arrive by themselves.
+        if let sync = model.sync, let timer = sync.automatic?.settings.interval, case let push = sync.serverPush, !push.isEmpty {
+            let note = push.text(timerMinutes: max(1, Int((timer / 60).rounded())))
+            let x = body.x + 1 + DisplayWidth.of(title) + 2
+            canvas.draw(note, x: x, y: body.y, style: theme.style(push.refused.isEmpty && push.interrupted == nil ? .hint : .markerUpdated),
+                        maxWidth: max(body.maxX - x - 1, 0))
+        }
         TableWidget.draw(
             in: &canvas, Rect(x: body.x, y: body.y + 1, width: body.width, height: tableHeight), headers: headers, rows: rows,
             selectedRow: syncs.selectedIndex, theme: theme, rowStyles: styles)

@@ -21,6 +21,9 @@ public struct AutoSyncSettings: Sendable, Equatable {
     /// While offline: how often the link is tried (a TCP connection, no request), so its return
     /// starts a sync at once instead of at the end of a long wait.
     public var probeInterval: TimeInterval = 3
+    /// Whether the org's change events are listened to ([sync] listen): a long poll held open,
+    /// a few hundred bytes every two minutes while idle.
+    public var serverPush = true
 
     public init(enabled: Bool = true, interval: TimeInterval = 300) {
         self.enabled = enabled

@@ -168,6 +168,7 @@ public final class SyncController: Sendable {
     /// Why the running (or last) sync started: nil when the user asked for it.
     private let reason = Mutex<AutoSyncSchedule.Reason?>(nil)
     private let probing = Mutex(false)
+    private let push = Mutex(ServerPush())
     private let clock: AppClock
     private let random: @Sendable () -> Double
 
@@ -198,6 +199,11 @@ public final class SyncController: Sendable {
 
     /// The server announced a change.
     public func noteServerChange() { schedule.withLock { $0?.noteServerChange() } }
+
+    /// Which objects' changes the server announces, as the listener last found.
+    public var serverPush: ServerPush { push.withLock { $0 } }
+
+    public func noteServerPush(_ change: (inout ServerPush) -> Void) { push.withLock { change(&$0) } }
 
     /// Starts the sync that is due, if any; returns why it started.
     @discardableResult
