@@ -44,11 +44,18 @@ struct StatusCommand: ParsableCommand {
             let soups = try store.soupNames().filter { !LocalChanges.bookkeepingSoups.contains($0) }.sorted()
             let changes = try soups.map { try SoupChanges.count(soup: $0, in: store) }
             let syncs = try store.hasSoup(SyncState.soupName) ? try Self.syncs(in: store) : []
+            let outbox = try Outbox.entries(in: store, kinds: soups.map { RecordKind(soupName: $0, sObjectType: "") }).entries
+            let now = Date()
+            // Noted by an open TUI's or sync --watch's automatic sync after a failure; one in the past is over.
+            let nextTry = try SyncRunLog.nextTry(in: store).flatMap { $0 > Int64(now.timeIntervalSince1970 * 1000) ? $0 : nil }
             if json {
-                let object: JSONObject = ["soups": .array(changes.map { .object($0.json) }), "syncs": .array(syncs.map { .object(Self.json($0)) })]
+                let object: JSONObject = ["soups": .array(changes.map { .object($0.json) }), "syncs": .array(syncs.map { .object(Self.json($0)) }),
+                                          "outbox": .array(outbox.map { .object(Self.json($0, now: now)) }),
+                                          "nextTry": nextTry.map { .string(SalesforceTimestamp.format($0)) } ?? .null]
                 StandardStreams.write(JSONWriter.string(.object(object), pretty: true) + "\n")
             } else {
-                StandardStreams.write(Self.text(changes, syncs, global: globalOptions.global))
+                StandardStreams.write(Self.text(changes, syncs, global: globalOptions.global)
+                                      + Self.text(outbox: outbox, nextTry: nextTry, now: now))
             }
         }
     }
@@ -76,6 +83,32 @@ struct StatusCommand: ParsableCommand {
             "maxTimeStamp": sync.maxTimeStamp > 0 ? .string(SalesforceTimestamp.format(sync.maxTimeStamp)) : .null,
             "error": sync.error.isEmpty ? .null : .string(sync.error),
         ]
+    }
+
+    static func json(_ entry: OutboxEntry, now: Date) -> JSONObject {
+        [
+            "soup": .string(entry.soup), "entryId": .int(entry.entryId), "id": .string(entry.id), "name": .string(entry.name),
+            "change": .string(entry.change.rawValue), "since": entry.since.map { .string(SalesforceTimestamp.format($0)) } ?? .null,
+            "waitingSeconds": entry.since.map { .int(max(0, Int64(now.timeIntervalSince1970) - $0 / 1000)) } ?? .null,
+            "attempts": .int(Int64(entry.attempts)), "lastError": entry.lastError.map(JSONValue.string) ?? .null,
+            "needsYou": entry.needsYou.map(JSONValue.string) ?? .null,
+        ]
+    }
+
+    /// Each unsent change, oldest first: how long it waits, its tries, why it is still here, and
+    /// when it is tried next.
+    static func text(outbox: [OutboxEntry], nextTry: Int64?, now: Date) -> String {
+        guard !outbox.isEmpty else { return "" }
+        let next = nextTry.map { "next try " + SalesforceTimestamp.format($0) + " (automatic sync)" } ?? "sent by the next sync"
+        var lines = ["Waiting to send (\(outbox.count)), oldest first:"]
+        for entry in outbox {
+            var line = "  \(entry.soup) \(entry.name.isEmpty ? entry.id : "\(entry.name) (\(entry.id))"): \(entry.change.rawValue), waiting "
+                + Outbox.age(since: entry.since, now: now) + ", \(entry.attempts) tr\(entry.attempts == 1 ? "y" : "ies")"
+            if let error = entry.lastError { line += "; last error: \(error.oneLine)" }
+            line += "; " + (entry.needsYou.map { "needs you: \($0)" } ?? next)
+            lines.append(line)
+        }
+        return lines.joined(separator: "\n") + "\n"
     }
 
     static func text(_ changes: [SoupChanges], _ syncs: [SyncState], global: Bool = false) -> String {

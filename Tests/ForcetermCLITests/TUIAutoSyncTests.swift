@@ -45,6 +45,12 @@ struct TUIAutoSyncTests {
         try editTitle(of: session, to: "Out of the tunnel")
         let waiting = try session.waitFor("offline since", timeout: 60)
         #expect(waiting.contains("next try") && waiting.contains("1 waiting to send"), "\(waiting)")
+        // The Syncs tab lists it: waiting since the save, tried, why it failed, and when it is tried next.
+        try session.send("3")
+        let outbox = try session.waitFor("Waiting to send (1)")
+        let row = outbox.split(separator: "\n").first { $0.contains("update") && $0.contains("connection refused") }
+        #expect(row.map { $0.range(of: #"\d\d:\d\d"#, options: .regularExpression) != nil } == true, "a next try's time:\n\(outbox)")
+        try session.send("1")
         let back = try LocalOrgProcess(arguments: ["--port", String(port)], dataDirectory: user.server.dataDirectory)
         defer { back.stop() }
         try waitUntil("the edit saved offline reaches the org once it is back") {

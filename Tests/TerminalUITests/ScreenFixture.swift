@@ -14,14 +14,15 @@ final class ScreenFixture {
     let screen: MemoryScreen
     var app: TerminalApp
 
-    init(size: Size, colors: Bool = true, ascii: Bool = false) throws {
+    init(size: Size, colors: Bool = true, ascii: Bool = false, clock: AppClock = .system) throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("screens-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         store = try SmartStore(path: directory.appendingPathComponent("store.sqlite").path)
         try store.setup(from: StoreConfig(json: DefaultConfig.userstoreJSON))
         try Self.seed(store)
-        let model = try AppModel(
+        var model = try AppModel(
             store: store, syncedFields: SyncedFields(usersyncsJSON: DefaultConfig.usersyncsJSON), timeZone: try #require(TimeZone(identifier: "UTC")))
+        model.clock = clock
         screen = MemoryScreen(size: size)
         app = TerminalApp(model: model, screen: screen, theme: Theme(colors: colors, ascii: ascii))
     }
@@ -38,6 +39,9 @@ final class ScreenFixture {
         ],
         "detectedAt": 1_741_082_400_000,
     ]
+
+    /// 2025-03-04 09:55:05 UTC, in epoch milliseconds.
+    static let changesSavedAt: Int64 = 1_741_082_105_000
 
     static func seed(_ store: SmartStore) throws {
         let accounts: [(String, String, String, String)] = [
@@ -67,6 +71,8 @@ final class ScreenFixture {
             ]
             for (key, value) in clean { document[key] = value }
             for (key, value) in flags { document[key] = value }
+            // Saved here five minutes before the fixed "now" of the Syncs tab's snapshot.
+            if flags["__local__"] == true { document["__local_since__"] = .int(Self.changesSavedAt) }
             _ = try store.create(document, in: "contacts")
         }
     }

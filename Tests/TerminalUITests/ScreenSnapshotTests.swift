@@ -1,5 +1,6 @@
 import ContactsApp
 import ForceJSON
+import Foundation
 import SmartStore
 import Testing
 import TerminalUI
@@ -231,12 +232,13 @@ struct ScreenSnapshotTests {
         #expect(canvas.text.contains("2 Senior Buyer"))
     }
 
-    @Test("The Syncs tab: each named sync with status, totals, last run; the selected one's high-water mark and error")
+    @Test("The Syncs tab: each named sync with status, totals, last run; the changes waiting to send; the selected sync's high-water mark and error")
     func syncsTab() throws {
         for size in [Self.small, Self.large] {
-            let fixture = try ScreenFixture(size: size)
+            let fixture = try ScreenFixture(size: size, clock: AppClock { Date(timeIntervalSince1970: Double(ScreenFixture.changesSavedAt) / 1000 + 300) })
             try fixture.addSyncStates()
             let canvas = try fixture.press([.character("3"), .down])
+            #expect(canvas.text.contains("Waiting to send (5)"), "\(canvas.text)")
             try Snapshot.check(canvas, named: "syncs-\(size.width)x\(size.height)")
             #expect(canvas.text.contains("syncDownContacts"))
             #expect(canvas.text.contains("connection refused"))

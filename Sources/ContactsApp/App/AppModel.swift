@@ -276,6 +276,7 @@ public struct AppModel: Sendable {
 
     private mutating func countLocalChanges() throws {
         localChangeCount = try lists.reduce(0) { $0 + (try $1.repository.localChangeCount()) }
+        syncs.refreshOutbox(kinds: kinds, any: localChangeCount > 0)
     }
 
     /// The list pane's height changed (resize); the visible window is reloaded to fit.

@@ -296,7 +296,7 @@ public struct RecordRepository: Sendable {
 
     /// `delete(entryId:)` inside a caller's transaction (several records, all or nothing).
     public func delete(entryId: Int64, in transaction: StoreTransaction) throws -> LocalRecord {
-        try rewrite(entryId: entryId, in: transaction, LocalEdit.deleted)
+        try rewrite(entryId: entryId, in: transaction, { LocalEdit.deleted($0) })
     }
 
     /// Clears the deleted mark.

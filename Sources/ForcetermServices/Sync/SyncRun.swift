@@ -58,6 +58,9 @@ public struct SyncRun: Sendable {
             }
         }
         if up {
+            // A try at sending, noted when there was something to send: the outbox counts a change's tries from them.
+            let sending = try Self.unsentCount(entries, in: store) > 0
+            let started = Int64(Date().timeIntervalSince1970 * 1000)
             // Side by side where the order cannot matter (SyncUpWaves), else one after another.
             for wave in try SyncUpWaves.plan(entries.filter { $0.type == .syncUp }, store: store) {
                 let outcomes = await Self.sideBySide(wave) { entry in await runUp(entry, manager: manager, progress: progress) }
@@ -67,10 +70,12 @@ public struct SyncRun: Sendable {
                     Self.sort(outcome.failure, of: outcome.entry.name, into: &report, stop: &stop)
                 }
                 if let stop {
+                    if sending { try SyncRunLog.recordSendAttempt(SendAttempt(startedAt: started, error: "\(stop.error)".oneLine), in: store) }
                     try report.stop(stop.message, after: stop.error, entries: entries, store: store)
                     return report
                 }
             }
+            if sending { try SyncRunLog.recordSendAttempt(SendAttempt(startedAt: started, error: nil), in: store) }
         }
         if down {
             // The sync downs write their own records and need nothing of one another: run side by
@@ -112,6 +117,15 @@ public struct SyncRun: Sendable {
             try SyncRunLog.recordCompleted(at: Int64(Date().timeIntervalSince1970 * 1000), in: store)
         }
         return report
+    }
+
+    /// Records with local changes in the soups the sync ups send.
+    static func unsentCount(_ entries: [SyncsConfig.Entry], in store: SmartStore) throws -> Int {
+        var count = 0
+        for soup in Set(entries.filter { $0.type == .syncUp }.map(\.soupName)) where try store.hasSoup(soup) {
+            count += try store.count(LocalChanges.flagged(LocalField.local, soup: soup, in: store))
+        }
+        return count
     }
 
     /// The first failure that stops the run: what to say, and why.

@@ -1,4 +1,5 @@
 import ForceJSON
+import Foundation
 
 /// How a local change marks a document: the Mobile SDK's flags (`LocalField`: `__local__`,
 /// `__locally_created__`, …), plus the base of the change (`__base__`), which sync up needs to
@@ -7,21 +8,31 @@ import ForceJSON
 public enum LocalEdit {
     /// A new record: `attributes.type`, a `local_` id, `__local__` and `__locally_created__` true,
     /// the other flags false. It has no base: every field is new.
-    public static func created(fields: JSONObject, sObjectType: String, localId: String, idFieldName: String = "Id") -> JSONObject {
+    public static func created(fields: JSONObject, sObjectType: String, localId: String, idFieldName: String = "Id",
+                               now: Int64 = LocalEdit.now()) -> JSONObject {
         var document: JSONObject = ["attributes": ["type": .string(sObjectType)], idFieldName: .string(localId)]
         for (key, value) in fields { document[key] = value }
         document[LocalField.local] = true
         document[LocalField.locallyCreated] = true
         document[LocalField.locallyUpdated] = false
         document[LocalField.locallyDeleted] = false
+        document[LocalField.localSince] = .int(now)
         return document
+    }
+
+    /// The time a change is saved, in epoch milliseconds.
+    public static func now() -> Int64 { Int64(Date().timeIntervalSince1970 * 1000) }
+
+    /// When the document's unsent change began: kept if it has one already, else now.
+    static func since(_ document: JSONObject, now: Int64) -> JSONValue {
+        document.isDirty ? document[LocalField.localSince] ?? .int(now) : .int(now)
     }
 
     /// An edited record: the new field values, `__local__` and `__locally_updated__` true, and the
     /// value each field had before its first change since the last sync kept as its base. A record
     /// created here stays created (no base). `nil` when nothing changed, so an unchanged save
     /// writes nothing.
-    public static func updated(_ document: JSONObject, fields: JSONObject) -> JSONObject? {
+    public static func updated(_ document: JSONObject, fields: JSONObject, now: Int64 = LocalEdit.now()) -> JSONObject? {
         var changed = document
         var base = document.isLocallyCreated ? nil : document.baseValues
         var anyChange = false
@@ -32,6 +43,7 @@ public enum LocalEdit {
         }
         guard anyChange else { return nil }
         if let base { changed[LocalField.base] = .object(base) }
+        changed[LocalField.localSince] = since(document, now: now)
         changed[LocalField.local] = true
         changed[LocalField.locallyUpdated] = true
         return changed
@@ -39,8 +51,9 @@ public enum LocalEdit {
 
     /// A deleted record: kept, with `__local__` and `__locally_deleted__` true, until sync up deletes
     /// it on the server (a record created here is then dropped without calling the server).
-    public static func deleted(_ document: JSONObject) -> JSONObject {
+    public static func deleted(_ document: JSONObject, now: Int64 = LocalEdit.now()) -> JSONObject {
         var changed = document
+        changed[LocalField.localSince] = since(document, now: now)
         changed[LocalField.local] = true
         changed[LocalField.locallyDeleted] = true
         return changed
@@ -59,6 +72,7 @@ public enum LocalEdit {
         }
         let hasChanges = document.isLocallyCreated || document.isLocallyUpdated || document[LocalField.base]?.objectValue?.isEmpty == false
         changed[LocalField.local] = .bool(hasChanges || document.hasConflict)
+        if !hasChanges && !document.hasConflict { changed.removeValue(forKey: LocalField.localSince) }
         return changed
     }
 }

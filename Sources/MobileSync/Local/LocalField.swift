@@ -28,12 +28,16 @@ public enum LocalField {
     /// value, so a clean record carries none and a sync down writes none. See docs/mobilesync.md,
     /// "Field-level merge".
     public static let base = "__base__"
+    /// Beyond the SDK: when the record's unsent change was first saved here (epoch ms), so a
+    /// stalled queue can say how long each change has waited; cleared with the flags.
+    public static let localSince = "__local_since__"
 
     public static let localIdPrefix = "local_"
 
     /// Fields the engine owns; a sync down never takes them from the server copy.
     static let bookkeeping: Set<String> = [
         local, locallyCreated, locallyUpdated, locallyDeleted, lastError, syncId, conflict, createInFlight, createInDoubt, allowDuplicate, overwriteServer, base,
+        localSince,
     ]
 
     /// Smart SQL that is true for a record with local changes, whichever way its flag was stored
@@ -84,6 +88,7 @@ extension JSONObject {
         removeValue(forKey: LocalField.allowDuplicate)
         removeValue(forKey: LocalField.overwriteServer)
         removeValue(forKey: LocalField.base)
+        removeValue(forKey: LocalField.localSince)
     }
 
     /// Stores the base of the record's local changes with the flags that follow from it:

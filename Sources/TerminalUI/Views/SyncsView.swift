@@ -31,7 +31,8 @@ enum SyncsView {
             default: return .normal
             }
         }
-        let tableHeight = min(rows.count + 1, max(body.height / 2, 2))
+        let outbox = syncs.outbox
+        let tableHeight = min(rows.count + 1, max(body.height / (outbox.isEmpty || body.height < tallEnoughForOutbox ? 2 : 3), 2))
         let title = "Syncs (\(rows.count))"
         canvas.draw(title, x: body.x + 1, y: body.y, style: theme.style(.title), maxWidth: body.width - 2)
         // Said once for the tab, not per sync: which objects' changes arrive by themselves.
@@ -44,6 +45,10 @@ enum SyncsView {
         TableWidget.draw(
             in: &canvas, Rect(x: body.x, y: body.y + 1, width: body.width, height: tableHeight), headers: headers, rows: rows,
             selectedRow: syncs.selectedIndex, theme: theme, rowStyles: styles)
+        var detailTop = body.y + 1 + tableHeight + 1
+        if !outbox.isEmpty {
+            detailTop = drawOutbox(model, in: &canvas, top: detailTop, body: body, theme: theme)
+        }
         guard let state = syncs.selected else { return }
         var lines: [DetailLine] = [
             .field(label: "Soup", value: state.soupName),
@@ -62,9 +67,41 @@ enum SyncsView {
         } else {
             lines.append(.text("Last error: \(state.error)", role: .fieldError))
         }
-        let detailTop = body.y + 1 + tableHeight + 1
         DetailWidget.draw(
             in: &canvas, Rect(x: body.x, y: detailTop, width: body.width, height: max(body.maxY - detailTop, 0)),
             title: state.name ?? "#\(state.id)", lines: lines, theme: theme)
+    }
+
+    /// Below this many rows the outbox is one line, not a table.
+    static let tallEnoughForOutbox = 30
+
+    /// "Waiting to send (3)" and a row per unsent change, oldest first; returns where the selected
+    /// sync's details start.
+    static func drawOutbox(_ model: AppModel, in canvas: inout Canvas, top: Int, body: Rect, theme: Theme) -> Int {
+        let syncs = model.syncs
+        let now = model.clock.now()
+        guard body.height >= tallEnoughForOutbox else {
+            // A small terminal keeps its room for the selected sync: the outbox in one line.
+            let oldest = syncs.outbox.compactMap(\.since).min()
+            let waiting = syncs.outbox.filter { $0.needsYou != nil }.count
+            let line = "Waiting to send (\(syncs.outboxTotal)) · oldest " + Outbox.age(since: oldest, now: now)
+                + (waiting > 0 ? " · \(waiting) need\(waiting == 1 ? "s" : "") you" : "") + " · forceterm status lists them"
+            canvas.draw(line, x: body.x + 1, y: top, style: theme.style(.title), maxWidth: body.width - 2)
+            // The selected sync's box follows at once: its last error is what a small screen must keep.
+            return top + 1
+        }
+        let shown = min(syncs.outbox.count, max(body.height / 4, 1))
+        let more = syncs.outboxTotal - shown
+        canvas.draw("Waiting to send (\(syncs.outboxTotal))" + (more > 0 ? " · the oldest \(shown) here; forceterm status lists all" : ""),
+                    x: body.x + 1, y: top, style: theme.style(.title), maxWidth: body.width - 2)
+        let rows = syncs.outbox.prefix(shown).map { entry in
+            [entry.name.isEmpty ? entry.id : entry.name, entry.change.rawValue, Outbox.age(since: entry.since, now: now),
+             "\(entry.attempts)", model.nextTry(of: entry), entry.needsYou ?? entry.lastError ?? ""]
+        }
+        let styles: [StyleRole] = syncs.outbox.prefix(shown).map { $0.needsYou != nil || $0.lastError != nil ? .markerError : .normal }
+        TableWidget.draw(in: &canvas, Rect(x: body.x, y: top + 1, width: body.width, height: rows.count + 1),
+                         headers: ["Record", "Change", "Waiting", "Tries", "Next try", "Last error"], rows: rows,
+                         selectedRow: nil, theme: theme, rowStyles: styles)
+        return top + 1 + rows.count + 1 + 1
     }
 }

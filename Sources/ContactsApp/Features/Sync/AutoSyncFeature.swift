@@ -67,6 +67,17 @@ extension AppModel {
         return "sync failed" + next
     }
 
+    /// When the outbox's `entry` is tried next: "needs you", a retry's time, "now" while a sync
+    /// runs, "within seconds" with automatic sync on, else the sync key.
+    public func nextTry(of entry: OutboxEntry) -> String {
+        if entry.needsYou != nil { return "needs you" }
+        if sync?.isRunning == true { return "now" }
+        guard syncsAutomatically, let schedule = sync?.automatic else { return "on \(messages.key(.sync))" }
+        if schedule.waitsForUser { return "after sign-in" }
+        if let next = schedule.nextTry, schedule.failures > 0 { return Self.clockTime(next, timeZone: timeZone, now: clock.now()) }
+        return "within seconds"
+    }
+
     /// "10:42" for a time, "10:42:05" when it is under a minute from `now`.
     static func clockTime(_ date: Date, timeZone: TimeZone, now: Date?) -> String {
         var calendar = Calendar(identifier: .gregorian)

@@ -46,3 +46,61 @@ public enum SyncRunLog {
         return try store.query(.exact(soupName, path: entryPath, matchKey: "last", pageSize: 1)).first?["completedAt"]?.int64Value
     }
 }
+
+/// One try at sending the local changes: when it started and, when it failed, why.
+public struct SendAttempt: Sendable, Equatable {
+    /// Epoch milliseconds.
+    public let startedAt: Int64
+    public let error: String?
+
+    public init(startedAt: Int64, error: String?) {
+        self.startedAt = startedAt
+        self.error = error
+    }
+}
+
+extension SyncRunLog {
+    /// Attempts kept: enough to count the tries of a change that has waited days.
+    static let keptAttempts = 200
+
+    /// Notes a try at sending the local changes (a run's sync ups, when there was something to send).
+    public static func recordSendAttempt(_ attempt: SendAttempt, in store: SmartStore) throws {
+        try store.write { transaction in
+            _ = try transaction.registerSoup(soupName, indexSpecs: [IndexSpec(path: entryPath, type: .string)])
+            let kept = try transaction.query(.exact(soupName, path: entryPath, matchKey: "sendAttempts", pageSize: 1)).first?["attempts"]?.arrayValue ?? []
+            var item: JSONObject = ["startedAt": .int(attempt.startedAt)]
+            if let error = attempt.error { item["error"] = .string(error) }
+            let attempts = Array((kept + [.object(item)]).suffix(keptAttempts))
+            _ = try transaction.upsert([["run": "sendAttempts", "attempts": .array(attempts)]], in: soupName, externalIdPath: entryPath)
+        }
+    }
+
+    /// The tries noted, oldest first.
+    public static func sendAttempts(in store: SmartStore) throws -> [SendAttempt] {
+        guard try store.hasSoup(soupName) else { return [] }
+        let kept = try store.query(.exact(soupName, path: entryPath, matchKey: "sendAttempts", pageSize: 1)).first?["attempts"]?.arrayValue ?? []
+        return kept.compactMap { item in
+            item["startedAt"]?.int64Value.map { SendAttempt(startedAt: $0, error: item["error"]?.stringValue) }
+        }
+    }
+}
+
+extension SyncRunLog {
+    /// Notes when the automatic syncs of an open TUI or `sync --watch` try next after a failure
+    /// (nil: they are not waiting), so `forceterm status` in another terminal can say it.
+    public static func noteNextTry(_ next: Date?, in store: SmartStore) throws {
+        let said = try nextTry(in: store)
+        guard said != next.map({ Int64($0.timeIntervalSince1970 * 1000) }) else { return }
+        try store.write { transaction in
+            _ = try transaction.registerSoup(soupName, indexSpecs: [IndexSpec(path: entryPath, type: .string)])
+            let at: JSONValue = next.map { .int(Int64($0.timeIntervalSince1970 * 1000)) } ?? .null
+            _ = try transaction.upsert([["run": "nextTry", "at": at]], in: soupName, externalIdPath: entryPath)
+        }
+    }
+
+    /// The next automatic try noted (epoch ms), if one waits.
+    public static func nextTry(in store: SmartStore) throws -> Int64? {
+        guard try store.hasSoup(soupName) else { return nil }
+        return try store.query(.exact(soupName, path: entryPath, matchKey: "nextTry", pageSize: 1)).first?["at"]?.int64Value
+    }
+}

@@ -11,6 +11,11 @@ public struct SyncsViewModel: Sendable {
     public private(set) var selectedIndex = 0
     /// Why the states could not be read, shown instead of the table.
     public private(set) var loadError: String?
+    /// The first unsent changes, oldest first, and how many there are in all.
+    public private(set) var outbox: [OutboxEntry] = []
+    public private(set) var outboxTotal = 0
+    /// Rows of the outbox read at most: the tab shows a screenful, `forceterm status` lists all.
+    static let outboxRows = 100
 
     public init(store: SmartStore) {
         self.store = store
@@ -39,6 +44,15 @@ public struct SyncsViewModel: Sendable {
             loadError = "cannot read the sync states: \(error)"
         }
         selectedIndex = min(max(selectedIndex, 0), max(syncs.count - 1, 0))
+    }
+
+    /// Reads the unsent changes of `kinds` again; `any` false (none counted) skips the reading.
+    public mutating func refreshOutbox(kinds: [RecordKind], any: Bool) {
+        guard any else {
+            (outbox, outboxTotal) = ([], 0)
+            return
+        }
+        if let read = try? Outbox.entries(in: store, kinds: kinds, limit: Self.outboxRows) { (outbox, outboxTotal) = read }
     }
 
     public mutating func move(by delta: Int) {
