@@ -12,7 +12,10 @@ gzip-compressed, and time against the floor of those bytes at the link's rate pl
 trips (TCP, TLS and one request). The laptops sign in with a passcode, so their stores are
 encrypted as every signed-in user's is; localorg offers HTTP/2 unless --http1.
 
-Usage: bench_field.py BIN_DIR [--profiles 4g,3g,satellite] [--contacts 10000] [--accounts 1000] [--http1]
+Then the live part (bench_live.py): `forceterm sync --watch` listening to the org's change events,
+timed from a change to the other side, the link's return, and the long poll's idle bytes.
+
+Usage: bench_field.py BIN_DIR [--profiles 4g,3g,satellite] [--contacts 10000] [--accounts 1000] [--http1] [--idle-seconds 230]
 Needs root (network namespaces) and /dev/net/tun. Python's standard library only.
 """
 import argparse
@@ -23,13 +26,13 @@ import os
 import shutil
 import signal
 import socket
-import ssl
 import subprocess
 import sys
 import tempfile
 import time
-import urllib.parse
-import urllib.request
+
+import bench_live
+from org_rest import change_on_server, count_on_server
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SERVER_ADDRESS = "10.99.0.2"
@@ -37,7 +40,6 @@ PORT = 8443
 USER, PASSWORD = "demo@localorg.test", "localorg-demo"
 # The rep's passcode: the laptop's store is encrypted, as a signed-in user's always is.
 PASSCODE = "field-laptop-2026"
-TRAINER, TRAINER_PASSWORD = "trainer@localorg.test", "localorg-trainer"
 ROUND_TRIPS_FLOOR = 3
 DROP_SECONDS = 30
 
@@ -217,50 +219,6 @@ def sync_through_drop(laptop, link, drop_when, *arguments):
     return {"seconds": time.monotonic() - start, "bytes": wire_bytes() - before, "attempts": attempts}
 
 
-def server_session(url, ca):
-    context = ssl.create_default_context(cafile=ca)
-    form = urllib.parse.urlencode({"grant_type": "password", "client_id": "forceterm", "username": TRAINER,
-                                   "password": TRAINER_PASSWORD}).encode()
-    token = json.load(urllib.request.urlopen(urllib.request.Request(url + "/services/oauth2/token", data=form), context=context))["access_token"]
-    return context, {"Authorization": f"Bearer {token}", "Content-Type": "application/json"}, url + "/services/data/v62.0"
-
-
-def server_count(arguments):
-    """Run inside ft-server: the totalSize of a SOQL query."""
-    context, headers, base = server_session(arguments.url, arguments.ca)
-    answer = json.load(urllib.request.urlopen(urllib.request.Request(
-        base + "/query?" + urllib.parse.urlencode({"q": arguments.soql}), headers=headers), context=context))
-    print(answer["totalSize"])
-
-
-def server_edit(arguments):
-    """Run inside ft-server: changes `count` records of `type` as the trainer, over REST."""
-    context, headers, base = server_session(arguments.url, arguments.ca)
-    soql = f"SELECT Id FROM {arguments.type} ORDER BY Id LIMIT {arguments.count}"
-    ids = [row["Id"] for row in json.load(urllib.request.urlopen(urllib.request.Request(
-        base + "/query?" + urllib.parse.urlencode({"q": soql}), headers=headers), context=context))["records"]]
-    changed = []
-    for start in range(0, len(ids), 200):
-        records = [{"attributes": {"type": arguments.type}, "id": id, arguments.field: arguments.value} for id in ids[start:start + 200]]
-        body = json.dumps({"allOrNone": True, "records": records}).encode()
-        urllib.request.urlopen(urllib.request.Request(base + "/composite/sobjects", data=body, headers=headers, method="PATCH"),
-                               context=context).read()
-        changed += ids[start:start + 200]
-    print(json.dumps(changed))
-
-
-def count_on_server(server, soql):
-    """How many records a SOQL query finds on the server (asked from inside ft-server)."""
-    return int(run([sys.executable, os.path.abspath(__file__), "server-count", "--url", server.url, "--ca", server.ca, "--soql", soql],
-                   namespace="ft-server").stdout)
-
-
-def change_on_server(server, soup_type, count, field, value):
-    output = run([sys.executable, os.path.abspath(__file__), "server-edit", "--url", server.url, "--ca", server.ca,
-                  "--type", soup_type, "--count", str(count), "--field", field, "--value", value], namespace="ft-server").stdout
-    return json.loads(output)
-
-
 def first_sync_without_link(binaries, template, work, http1):
     """The same first sync on loopback, no link at all: what storing (and encrypting) the records
     costs here, the part of each profile's time no link can take away."""
@@ -286,7 +244,7 @@ def floor_seconds(floor_bytes, profile):
     return floor_bytes * 8 / rate_bits(rate) + ROUND_TRIPS_FLOOR * round_trip / 1000
 
 
-def run_profile(profile, binaries, template, work, contacts, accounts, http1):
+def run_profile(profile, binaries, template, work, contacts, accounts, http1, idle_seconds):
     round_trip, rate, loss, time_goal = PROFILES[profile]
     data = os.path.join(work, f"org-{profile}")
     shutil.copytree(template, data)
@@ -343,7 +301,8 @@ def run_profile(profile, binaries, template, work, contacts, accounts, http1):
         if stored != expected:
             raise SystemExit(f"bench-field: after the drop the laptop has {stored} records, the server {expected}")
         results.append((f"first sync, link down {DROP_SECONDS} s midway", dropped, first_floor))
-        return results, first
+        live = bench_live.run_live(profile, binaries, server, link, laptop, wire_bytes, idle_seconds) if idle_seconds else []
+        return results, first, live
     finally:
         if server:
             server.close()
@@ -369,25 +328,14 @@ def report(profile, results, first, no_link):
 
 
 def main():
-    if len(sys.argv) > 1 and sys.argv[1] == "server-count":
-        parser = argparse.ArgumentParser()
-        for option in ("--url", "--ca", "--soql"):
-            parser.add_argument(option, required=True)
-        server_count(parser.parse_args(sys.argv[2:]))
-        return
-    if len(sys.argv) > 1 and sys.argv[1] == "server-edit":
-        parser = argparse.ArgumentParser()
-        for option in ("--url", "--ca", "--type", "--field", "--value"):
-            parser.add_argument(option, required=True)
-        parser.add_argument("--count", type=int, required=True)
-        server_edit(parser.parse_args(sys.argv[2:]))
-        return
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("binaries", help="the directory with forceterm and localorg (make passes .build/release)")
     parser.add_argument("--profiles", default="4g,3g,satellite")
     parser.add_argument("--contacts", type=int, default=10_000)
     parser.add_argument("--accounts", type=int, default=1_000)
     parser.add_argument("--http1", action="store_true", help="localorg speaks HTTP/1.1 only (to compare with HTTP/2)")
+    parser.add_argument("--idle-seconds", type=int, default=230,
+                        help="how long the live part listens idle to count the long poll's bytes (0: no live part)")
     arguments = parser.parse_args()
     if os.geteuid() != 0:
         sys.exit("bench-field: network namespaces need root (run it as root, or with sudo)")
@@ -408,9 +356,10 @@ def main():
         no_link = first_sync_without_link(arguments.binaries, template, work, arguments.http1)
         print(f"bench-field: the same first sync with no link (loopback) takes {no_link:.1f} s here")
         for profile in profiles:
-            results, first = run_profile(profile, arguments.binaries, template, work, arguments.contacts, arguments.accounts,
-                                         arguments.http1)
+            results, first, live = run_profile(profile, arguments.binaries, template, work, arguments.contacts, arguments.accounts,
+                                               arguments.http1, arguments.idle_seconds)
             report(profile, results, first, no_link)
+            bench_live.report_live(live, PROFILES[profile][0])
     finally:
         subprocess.run([sys.executable, os.path.join(HERE, "linkemu.py"), "--down"], capture_output=True)
         shutil.rmtree(work, ignore_errors=True)
