@@ -200,3 +200,106 @@ def test_twelve_laptops_sync_at_once_across_the_room_while_the_trainer_follows(r
         if server.poll() is None:
             server.terminate()
         server.wait(timeout=30)
+
+
+def test_twelve_open_tuis_show_the_trainers_edit_by_themselves_and_lose_none_of_their_own(room, tmp_path):
+    """Twelve trainees with forceterm's TUI open in tmux on the laptop side, no key pressed: the
+    trainer changes every contact over REST and each screen shows it by itself (the org announces
+    it over the Streaming API); meanwhile each trainee saves an edit from another terminal, and all
+    twelve reach the org once."""
+    import csv
+    import json
+    import time
+    trainer, laptop = room
+    data = tmp_path / "org"
+    localorg, forceterm = BINARIES / "localorg", BINARIES / "forceterm"
+    subprocess.run([localorg, "seed", "--data", data, "--accounts", "3", "--contacts", "20"], check=True, capture_output=True)
+    subprocess.run([localorg, "user", "add", "--data", data, "--pattern", "live{n}@class.test", "--count", "12",
+                    "--passwords-file", tmp_path / "class.csv"], check=True, capture_output=True)
+    with open(tmp_path / "class.csv", newline="") as file:
+        passwords = {row["username"]: row["password"] for row in csv.DictReader(file)}
+    administrator, administrator_password = (data / "admin-password").read_text().split()
+    server = subprocess.Popen(in_namespace(trainer, localorg, "serve", "--data", data, "--listen", TRAINER_ADDRESS, "--port", "0"),
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    served = Output(server)
+    sessions = []
+    try:
+        url = served.wait_for(r"is serving (https://\S+)").group(1)
+        fingerprint = served.wait_for(r"CA fingerprint: SHA256 (\S+)").group(1)
+        ca = str(data / "ca.pem")
+        homes = {}
+        for username, password in passwords.items():
+            home = {"XDG_DATA_HOME": str(tmp_path / username / "data"), "XDG_CONFIG_HOME": str(tmp_path / username / "config"),
+                    "PATH": os.environ["PATH"], "LANG": "C.UTF-8", "TERM": "xterm-256color"}
+            login = subprocess.run(in_namespace(laptop, forceterm, "login", "--login-url", url, "--trust", f"SHA256:{fingerprint}",
+                                                "--username", username, "--password-stdin"),
+                                   input=password + "\n", capture_output=True, text=True, env=home, timeout=120)
+            assert login.returncode == 0, login.stdout + login.stderr
+            homes[username] = home
+        for index, (username, home) in enumerate(homes.items()):
+            name = f"ftlive{os.getpid()}-{index}"
+            command = " ".join(["env"] + [f"{key}={value}" for key, value in home.items()] + in_namespace(laptop, forceterm))
+            subprocess.run(["tmux", "new-session", "-d", "-s", name, "-x", "120", "-y", "30", command], check=True)
+            sessions.append((username, name))
+
+        def screen(name):
+            return subprocess.run(["tmux", "capture-pane", "-p", "-t", name], capture_output=True, text=True).stdout
+
+        def wait_all(text, timeout):
+            """Seconds until every screen shows `text`, one by one."""
+            start, waiting, seen = time.monotonic(), dict(sessions), {}
+            while waiting and time.monotonic() - start < timeout:
+                for username, name in list(waiting.items()):
+                    if text in screen(name):
+                        seen[username] = time.monotonic() - start
+                        del waiting[username]
+                time.sleep(0.05)
+            assert not waiting, f"{text!r} not on {sorted(waiting)}:\n{screen(next(iter(waiting.values())))}"
+            return seen
+
+        wait_all("Contacts (20)", 180)
+        # Each laptop listening: its Syncs tab says so, then back to the contacts.
+        for _, name in sessions:
+            subprocess.run(["tmux", "send-keys", "-t", name, "3"], check=True)
+        wait_all("the server announces changes to Account, Contact", 60)
+        for _, name in sessions:
+            subprocess.run(["tmux", "send-keys", "-t", name, "1"], check=True)
+        wait_all("Contacts (20)", 30)
+
+        token = json.loads(subprocess.run(in_namespace(trainer, "curl", "-sS", "--cacert", ca, "--data-urlencode", "grant_type=password",
+                                                       "--data-urlencode", "client_id=forceterm", "--data-urlencode", f"username={administrator}",
+                                                       "--data-urlencode", f"password={administrator_password}", f"{url}/services/oauth2/token"),
+                                          capture_output=True, text=True, timeout=60).stdout)["access_token"]
+        ids = subprocess.run([localorg, "query", "--data", data, "SELECT Id FROM Contact ORDER BY Id"], capture_output=True, text=True).stdout.split()[1:]
+        # Each trainee edits a contact of its own from another terminal while the trainer edits them all.
+        for index, (username, _) in enumerate(sessions):
+            edit = subprocess.run([forceterm, "update", ids[index], f"Email=trainee{index}@room.test"], env=homes[username],
+                                  capture_output=True, text=True, timeout=60)
+            assert edit.returncode == 0, edit.stdout + edit.stderr
+        body = json.dumps({"allOrNone": True, "records": [{"attributes": {"type": "Contact"}, "id": id, "Title": "Seen by the whole room"}
+                                                           for id in ids]})
+        patched = subprocess.run(in_namespace(trainer, "curl", "-sS", "--cacert", ca, "-X", "PATCH", "-H", f"Authorization: Bearer {token}",
+                                              "-H", "Content-Type: application/json", "--data", body, f"{url}/services/data/v62.0/composite/sobjects"),
+                                 capture_output=True, text=True, timeout=60)
+        assert '"success":true' in patched.stdout.replace(" ", ""), patched.stdout + patched.stderr
+        seen = wait_all("Seen by the whole room", 60)
+        print(f"the trainer's edit on all twelve screens: slowest {max(seen.values()):.2f} s, median {sorted(seen.values())[6]:.2f} s")
+
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            emails = subprocess.run([localorg, "query", "--data", data, "SELECT Email FROM Contact WHERE Email LIKE 'trainee%@room.test'"],
+                                    capture_output=True, text=True).stdout.split()[1:]
+            if len(emails) == 12:
+                break
+            time.sleep(0.5)
+        assert sorted(emails) == sorted(f"trainee{index}@room.test" for index in range(12))
+        # Each trainee's own edit is on its screen's record too, none of them in conflict.
+        for username, _ in sessions:
+            status = json.loads(subprocess.run([forceterm, "status", "--json"], env=homes[username], capture_output=True, text=True).stdout)
+            assert status["outbox"] == [], f"{username}: {status['outbox']}"
+    finally:
+        for _, name in sessions:
+            subprocess.run(["tmux", "kill-session", "-t", name], capture_output=True)
+        if server.poll() is None:
+            server.terminate()
+        server.wait(timeout=30)
