@@ -105,8 +105,7 @@ def test_an_api_create_and_delete_reach_the_all_changes_channel_with_their_origi
     live = Subscriber(org, "/data/ChangeEvents", count=2)
     assert live.next_line() == "subscribed"
     # Salesforce names the client in changeOrigin only when the request's Call Options header does.
-    sf.headers["Sforce-Call-Options"] = "client=pytest-sails/1.0"
-    created = sf.Account.create({"Name": "Streaming Sails"})
+    created = sf.Account.create({"Name": "Streaming Sails"}, headers={"Sforce-Call-Options": "client=pytest-sails/1.0"})
     sf.Account.delete(created["id"])
     events = [json.loads(live.next_line()) for _ in range(2)]
     live.finish()
@@ -115,3 +114,5 @@ def test_an_api_create_and_delete_reach_the_all_changes_channel_with_their_origi
     assert all(header["recordIds"] == [created["id"]] and header["entityName"] == "Account" for header in headers)
     assert headers[0]["changedFields"] == [] and events[0]["data"]["payload"]["Name"] == "Streaming Sails"
     assert headers[0]["changeOrigin"].startswith("com/salesforce/api/rest/") and headers[0]["changeOrigin"].endswith(";client=pytest-sails/1.0")
+    # The delete named no client: the API and its version only.
+    assert headers[1]["changeOrigin"].startswith("com/salesforce/api/rest/") and ";client=" not in headers[1]["changeOrigin"]
