@@ -159,7 +159,8 @@ bench-tui: build-release
 ## bench-field: forceterm and localorg in two network namespaces over an emulated mobile link (4G, bad 3G,
 ## satellite: delay, loss and rate on real packets): first sync of 10k contacts, second day, 500 edits up, and a
 ## 30 s drop mid-sync, in bytes and seconds against their floors (PROFILES=3g for one, HTTP1=1 for localorg
-## without HTTP/2). Needs root; not part of `make bench` (~15 min).
+## without HTTP/2); then live sync (sync --watch on the org's announcements): a server change to the laptop, a save to
+## the org, the link's return to an empty queue, the long poll's idle bytes per hour. Needs root; not part of `make bench` (~25 min).
 bench-field: build-release
 	python3 scripts/field-link/bench_field.py $(BIN_RELEASE) $(if $(PROFILES),--profiles $(PROFILES)) $(if $(HTTP1),--http1)
 

@@ -130,7 +130,7 @@ def run_live(profile, binaries, server, link, laptop, wire_bytes, idle_seconds):
         link.drop()
         time.sleep(2)
         trainer_edit(binaries, server, third, f"While the link was down on {profile}")
-        laptop.forceterm("update", first, f"Offline on {profile}", namespace=None)
+        laptop.forceterm("update", first, f"Title=Offline on {profile}", namespace=None)
         time.sleep(10)
         link.restore()
         back = time.monotonic()
