@@ -40,8 +40,7 @@ public struct SyncWatch {
         var lastSessionCheck = Date.distantPast
         while true {
             if let result = controller.takeFinished() {
-                let schedule = controller.automatic
-                try? SyncRunLog.noteNextTry((schedule?.failures ?? 0) > 0 ? schedule?.nextTry : nil, in: store)
+                try? SyncRunLog.noteNextTry(of: controller.automatic, in: store)
                 seen = store.changeStamp()
                 report(Run(ended: clock.now(), reason: controller.startedBy ?? .opened, result: result,
                            nextTry: controller.automatic?.nextTry))

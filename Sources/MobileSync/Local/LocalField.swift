@@ -42,7 +42,7 @@ public enum LocalField {
 
     /// Smart SQL that is true for a record with local changes, whichever way its flag was stored
     /// (JSON true through json1 is 1, a string index holds 'true', iOS wrote '1').
-    static func dirtyPredicate(soup: String) -> String { "{\(soup):\(local)} IN ('true', '1', 1)" }
+    public static func dirtyPredicate(soup: String) -> String { "{\(soup):\(local)} IN ('true', '1', 1)" }
     static func cleanPredicate(soup: String) -> String { "coalesce({\(soup):\(local)}, 'false') NOT IN ('true', '1', 1)" }
 
     public static func isLocalId(_ value: String) -> Bool { value.hasPrefix(localIdPrefix) }

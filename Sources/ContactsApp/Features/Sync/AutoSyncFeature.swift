@@ -74,7 +74,7 @@ extension AppModel {
         if sync?.isRunning == true { return "now" }
         guard syncsAutomatically, let schedule = sync?.automatic else { return "on \(messages.key(.sync))" }
         if schedule.waitsForUser { return "after sign-in" }
-        if let next = schedule.nextTry, schedule.failures > 0 { return Self.clockTime(next, timeZone: timeZone, now: clock.now()) }
+        if let next = schedule.retryAfterFailures { return Self.clockTime(next, timeZone: timeZone, now: clock.now()) }
         return "within seconds"
     }
 

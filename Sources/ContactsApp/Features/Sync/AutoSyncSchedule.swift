@@ -206,4 +206,7 @@ public struct AutoSyncSchedule: Sendable, Equatable {
         if failures > 0 || waitsForUser { return retryAt }
         return lastEnded + settings.interval
     }
+
+    /// The next try while backing off after failures; nil when nothing failed.
+    public var retryAfterFailures: Date? { failures > 0 ? nextTry : nil }
 }

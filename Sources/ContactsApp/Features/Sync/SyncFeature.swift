@@ -42,7 +42,7 @@ extension AppModel {
             let refreshed = noticeOtherWriters()
             return driveAutomaticSync() || refreshed
         }
-        if syncsAutomatically { try? SyncRunLog.noteNextTry((sync?.automatic?.failures ?? 0) > 0 ? sync?.automatic?.nextTry : nil, in: store) }
+        if syncsAutomatically { try? SyncRunLog.noteNextTry(of: sync?.automatic, in: store) }
         // The sync's own writes are not saves to send.
         automaticSyncStamp = store.changeStamp()
         try? refreshAll()

@@ -35,7 +35,7 @@ public enum Outbox {
         for kind in kinds where kind.isSyncedUp {
             let soup = kind.soupName
             guard try store.hasSoup(soup) else { continue }
-            let dirty = "json_extract({\(soup):_soup}, '$.\(LocalField.local)') IN (1, 'true', '1')"
+            let dirty = LocalField.dirtyPredicate(soup: soup)
             let counted = try store.query(.smart("SELECT count(*) FROM {\(soup)} WHERE \(dirty)", pageSize: 1))
             total += Int(counted.first?.arrayValue?.first?.int64Value ?? 0)
             let cap = limit.map { " LIMIT \(max($0 - entries.count, 0))" } ?? ""

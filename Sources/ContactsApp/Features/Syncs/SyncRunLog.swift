@@ -87,8 +87,9 @@ extension SyncRunLog {
 
 extension SyncRunLog {
     /// Notes when the automatic syncs of an open TUI or `sync --watch` try next after a failure
-    /// (nil: they are not waiting), so `forceterm status` in another terminal can say it.
-    public static func noteNextTry(_ next: Date?, in store: SmartStore) throws {
+    /// (none: they are not waiting), so `forceterm status` in another terminal can say it.
+    public static func noteNextTry(of schedule: AutoSyncSchedule?, in store: SmartStore) throws {
+        let next = schedule?.retryAfterFailures
         let said = try nextTry(in: store)
         guard said != next.map({ Int64($0.timeIntervalSince1970 * 1000) }) else { return }
         try store.write { transaction in
