@@ -66,8 +66,7 @@ struct SyncCommand: ParsableCommand {
             try store.setup(from: configuration.store)
             // The sync lock is waited for a moment: forceterm status takes it for an instant to
             // see whether a sync runs, and must never make one fail.
-            var client = session.client
-            client.callOptionsClient = try StoreDevice.client(of: store)
+            let client = try StoreDevice.naming(session.client, store: store)
             let manager = try SyncManager(store: store, remote: TestCrashPoint.wrapping(ForceClientRemote(client: client)),
                                           lockTimeout: SyncManager.briefLockWait,
                                           pagesInFlight: session.pagesInFlight)

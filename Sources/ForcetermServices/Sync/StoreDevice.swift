@@ -1,3 +1,4 @@
+import ForceAPI
 import Foundation
 import SmartStore
 
@@ -6,6 +7,13 @@ import SmartStore
 /// sent itself, which its listener passes over (the store already holds them).
 public enum StoreDevice {
     static let key = "forceterm.deviceClient"
+
+    /// `client`, naming this store in every request it sends.
+    public static func naming(_ client: ForceClient, store: SmartStore) throws -> ForceClient {
+        var named = client
+        named.callOptionsClient = try Self.client(of: store)
+        return named
+    }
 
     /// The store's client name, made and saved on first use.
     public static func client(of store: SmartStore) throws -> String {

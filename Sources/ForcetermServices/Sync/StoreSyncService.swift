@@ -75,9 +75,7 @@ public struct StoreSyncService: SyncService {
         } catch let mismatch as StoreOrigin.Mismatch {
             throw SyncFailure(reason: mismatch.short)
         }
-        var client = session.client
-        client.callOptionsClient = try StoreDevice.client(of: store)
-        let manager = try SyncManager(store: store, remote: ForceClientRemote(client: client), lockTimeout: SyncManager.briefLockWait,
+        let manager = try SyncManager(store: store, remote: ForceClientRemote(client: StoreDevice.naming(session.client, store: store)), lockTimeout: SyncManager.briefLockWait,
                                       pagesInFlight: session.pagesInFlight)
         let plan = SyncRun(entries: entries, up: true, down: true, forceDelete: false, unsupported: unsupported)
         let bar = Mutex(SyncRunProgress(order: plan.order))

@@ -205,15 +205,17 @@ extension LocalOrgAPI {
         ["interval": 0, "timeout": .int(Int64(settings.streamingTimeoutMilliseconds)), "reconnect": "retry"]
     }
 
+    /// Objects no channel carries: those without change events at all, and those this org has not
+    /// selected for Change Data Capture.
+    private var undelivered: Set<String> { OrgStore.objectsWithoutChangeEvents.union(settings.objectsWithoutChangeEvents) }
+
     /// The objects whose events a channel carries, when it is a change event channel the user may
     /// subscribe to: `/data/ChangeEvents` every object the user may read, `/data/<Object>ChangeEvent`
     /// (`/data/Thing__ChangeEvent` for a custom object) that one.
     func changeEventObjects(_ channel: String, session: Session) -> Set<String>? {
         guard channel.hasPrefix("/data/") else { return nil }
         let name = String(channel.dropFirst("/data/".count))
-        if name == "ChangeEvents" {
-            return Set(schema.objects.map(\.name)).subtracting(OrgStore.objectsWithoutChangeEvents).subtracting(settings.objectsWithoutChangeEvents)
-        }
+        if name == "ChangeEvents" { return Set(schema.objects.map(\.name)).subtracting(undelivered) }
         let objectName: String
         if name.hasSuffix("__ChangeEvent") {
             objectName = String(name.dropLast("ChangeEvent".count)) + "c"
@@ -223,7 +225,7 @@ extension LocalOrgAPI {
             return nil
         }
         guard let object = schema.object(named: objectName), object.name == objectName,
-              !OrgStore.objectsWithoutChangeEvents.contains(object.name), !settings.objectsWithoutChangeEvents.contains(object.name) else { return nil }
+              !undelivered.contains(object.name) else { return nil }
         return [object.name]
     }
 
