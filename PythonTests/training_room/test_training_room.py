@@ -124,22 +124,30 @@ def test_a_trainee_trusts_signs_in_with_the_device_flow_and_syncs_across_the_roo
         server.wait(timeout=30)
 
 
+def seed_class(data, tmp_path, accounts, contacts, pattern):
+    """An org of `accounts` and `contacts` with twelve users named by `pattern`: their passwords,
+    and the administrator's username and password."""
+    import csv
+    localorg = BINARIES / "localorg"
+    subprocess.run([localorg, "seed", "--data", data, "--accounts", str(accounts), "--contacts", str(contacts)], check=True, capture_output=True)
+    subprocess.run([localorg, "user", "add", "--data", data, "--pattern", pattern, "--count", "12",
+                    "--passwords-file", tmp_path / "class.csv"], check=True, capture_output=True)
+    with open(tmp_path / "class.csv", newline="") as file:
+        passwords = {row["username"]: row["password"] for row in csv.DictReader(file)}
+    administrator, administrator_password = (data / "admin-password").read_text().split()
+    return passwords, administrator, administrator_password
+
+
 def test_twelve_laptops_sync_at_once_across_the_room_while_the_trainer_follows(room, tmp_path):
     """Twelve forceterm processes on the laptop side of the link sign in and sync at the same time
     while the trainer's live feed is open on the trainer's side: every laptop gets every record, and
     the trainer's counts and feed agree with the server's log, trainee by trainee."""
-    import csv
     import json
     trainer, laptop = room
     data = tmp_path / "org"
     localorg, forceterm = BINARIES / "localorg", BINARIES / "forceterm"
     contacts = 60
-    subprocess.run([localorg, "seed", "--data", data, "--accounts", "5", "--contacts", str(contacts)], check=True, capture_output=True)
-    subprocess.run([localorg, "user", "add", "--data", data, "--pattern", "trainee{n}@class.test", "--count", "12",
-                    "--passwords-file", tmp_path / "class.csv"], check=True, capture_output=True)
-    with open(tmp_path / "class.csv", newline="") as file:
-        passwords = {row["username"]: row["password"] for row in csv.DictReader(file)}
-    administrator, administrator_password = (data / "admin-password").read_text().split()
+    passwords, administrator, administrator_password = seed_class(data, tmp_path, 5, contacts, "trainee{n}@class.test")
     server = subprocess.Popen(in_namespace(trainer, localorg, "serve", "--data", data, "--listen", TRAINER_ADDRESS, "--port", "0"),
                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     served = Output(server)
@@ -207,18 +215,12 @@ def test_twelve_open_tuis_show_the_trainers_edit_by_themselves_and_lose_none_of_
     trainer changes every contact over REST and each screen shows it by itself (the org announces
     it over the Streaming API); meanwhile each trainee saves an edit from another terminal, and all
     twelve reach the org once."""
-    import csv
     import json
     import time
     trainer, laptop = room
     data = tmp_path / "org"
     localorg, forceterm = BINARIES / "localorg", BINARIES / "forceterm"
-    subprocess.run([localorg, "seed", "--data", data, "--accounts", "3", "--contacts", "20"], check=True, capture_output=True)
-    subprocess.run([localorg, "user", "add", "--data", data, "--pattern", "live{n}@class.test", "--count", "12",
-                    "--passwords-file", tmp_path / "class.csv"], check=True, capture_output=True)
-    with open(tmp_path / "class.csv", newline="") as file:
-        passwords = {row["username"]: row["password"] for row in csv.DictReader(file)}
-    administrator, administrator_password = (data / "admin-password").read_text().split()
+    passwords, administrator, administrator_password = seed_class(data, tmp_path, 3, 20, "live{n}@class.test")
     server = subprocess.Popen(in_namespace(trainer, localorg, "serve", "--data", data, "--listen", TRAINER_ADDRESS, "--port", "0"),
                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     served = Output(server)
