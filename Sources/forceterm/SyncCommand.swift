@@ -135,6 +135,7 @@ struct SyncCommand: ParsableCommand {
                 StandardStreams.write(json ? SyncWatch.json(run) + "\n" : SyncWatch.text(run))
             }
             listener?.stop()
+            controller.close()
             session.client.shutdown()
         }
     }

@@ -77,9 +77,9 @@ struct SyncWatchTests {
         #expect(try user.documents("contacts").allSatisfy { $0["__local__"] == false })
     }
 
-    @Test("Listening: a change the trainer makes in the org comes down within seconds, with the timer an hour away; its own sends start no sync")
+    @Test("Listening: a change the trainer makes in the org comes down within seconds, with the timer an hour away, in the sync down of its soup alone; its own sends start no sync")
     func serverChangesComeDown() throws {
-        let user = try SyncCommandTests.SignedIn(accounts: 0, contacts: 1)
+        let user = try SyncCommandTests.SignedIn(accounts: 1, contacts: 1)
         defer { user.remove() }
         try user.writeSettings("[sync]\ninterval = 3600\n")
         let watch = try Watch(user)
@@ -87,12 +87,19 @@ struct SyncWatchTests {
         // Subscribed once the first sync had started: one more sync covers the moment between.
         Thread.sleep(forTimeInterval: 2)
         let settled = watch.runs(atLeast: 1).count
+        let before = try lastRuns(user)
         let token = try OrgREST.accessToken(user.server)
         let id = try #require(try OrgREST.query("SELECT Id FROM Contact", server: user.server, token: token).first?["Id"]?.stringValue)
         _ = try user.server.command(["edit", "Contact", id, "Title=Announced"])
         let runs = watch.runs(atLeast: settled + 1)
         #expect(runs.count == settled + 1 && runs.last?["reason"] == "serverChanges" && runs.last?["received"] == 1, "\(runs)")
         #expect(try user.documents("contacts").contains { $0["Title"] == "Announced" })
+        // The event was Contact's: only the contacts' sync down ran; the accounts' and the describes did not.
+        let after = try lastRuns(user)
+        #expect(after["syncDownContacts"] != before["syncDownContacts"], "\(before) \(after)")
+        for (name, lastRun) in before where name != "syncDownContacts" && name.hasPrefix("syncDown") {
+            #expect(after[name] == lastRun, "\(name) did not run: \(before) \(after)")
+        }
 
         // Its own change, sent: the org's event for it names this store's client and starts nothing.
         #expect(try user.forceterm(["create", "contacts", "LastName=Own"]).exitCode == 0)
@@ -101,6 +108,14 @@ struct SyncWatchTests {
         Thread.sleep(forTimeInterval: 3)
         #expect(watch.runs(atLeast: 0).count == settled + 2, "no sync for its own change's event: \(watch.runs(atLeast: 0))")
         #expect(watch.stop() == 0)
+    }
+
+    /// Each named sync's last run, as `forceterm status --json` reports it.
+    func lastRuns(_ user: SyncCommandTests.SignedIn) throws -> [String: String] {
+        let status = try user.forceterm(["status", "--json"])
+        let syncs = try JSONParser.parse(status.standardOutput)["syncs"]?.arrayValue ?? []
+        return Dictionary(syncs.compactMap { sync in sync["name"]?.stringValue.map { ($0, sync["lastRun"]?.stringValue ?? "") } },
+                          uniquingKeysWith: { first, _ in first })
     }
 
     @Test("Offline, it says so with the next try and sends the change once the org is back on the same address")

@@ -1,5 +1,5 @@
 /// How the HTTP transport connects: TLS trust, timeouts and how many connections it keeps.
-public struct TransportConfiguration: Sendable {
+public struct TransportConfiguration: Sendable, Equatable {
     /// A PEM file of certificate authorities to trust instead of the system's (`--cacert`), e.g.
     /// a company's private CA or localorg's `ca.pem`.
     public var caFile: String?

@@ -20,10 +20,12 @@ public struct SignedInSession: Sendable {
 
     /// The session saved in `credentialStore` (by default the user's own, from `forceterm login`).
     /// `passcode` unlocks a locked store's sealed tokens (the TUI gives one that never asks);
-    /// `knownKey`, a store's key already in hand, is used when that store is the session's.
+    /// `knownKey`, a store's key already in hand, is used when that store is the session's;
+    /// `keeping` hands over the transport of the session before (its connection still open).
     public static func load(cacert: String?, verbose: Bool,
                      credentialStore: CredentialStore = CredentialStore(directory: CredentialStore.defaultDirectory()),
-                     passcode: Passcode = Passcode(), knownKey: (path: String, key: StoreKey)? = nil) throws -> SignedInSession {
+                     passcode: Passcode = Passcode(), knownKey: (path: String, key: StoreKey)? = nil,
+                     keeping kept: KeptTransport? = nil) throws -> SignedInSession {
         guard let saved = try credentialStore.load() else {
             throw ConfigError("not signed in; run forceterm login first")
         }
@@ -50,7 +52,7 @@ public struct SignedInSession: Sendable {
         // Over HTTP/1.1 each request in flight needs a connection of its own: up to 8 (each one
         // a handshake on a slow link); a sync up's further requests wait for one to be free.
         configuration.maxConnections = max(configuration.maxConnections, Self.connectionsOverHTTP1)
-        let transport = CurlTransport(configuration: configuration)
+        let transport = kept?.transport(for: configuration) ?? CurlTransport(configuration: configuration)
         let saveRefreshed: @Sendable (OAuthCredentials) -> Void = { refreshed in
             do {
                 // Never written unsealed once the store has a passcode.

@@ -107,10 +107,12 @@ public final class ServerChangeListener: Sendable {
             }
         case let .changes(notices):
             saveReplayIds(notices)
-            if notices.contains(where: { !$0.wasMade(byClient: ownClient) }) { controller.noteServerChange() }
+            // Only the soups of the objects others changed are synced down.
+            let changed = Set(notices.filter { !$0.wasMade(byClient: ownClient) }.compactMap { objects[$0.channel] })
+            if !changed.isEmpty { controller.noteServerChange(objects: changed) }
         case let .replayGone(channel):
             saveReplayIds([], forgetting: channel)
-            controller.noteServerChange()
+            controller.noteServerChange(objects: objects[channel].map { [$0] })
         case let .refused(channel, reason):
             guard let object = objects[channel] else { return }
             // Salesforce's words for an object not selected for Change Data Capture, made short for the Syncs tab.

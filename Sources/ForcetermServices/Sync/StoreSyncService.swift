@@ -29,6 +29,8 @@ public struct StoreSyncService: SyncService {
     /// The key the TUI opened `store` with: it unseals the session's tokens when `store` is the
     /// signed-in user's, so the sync needs neither the keyring (which some containers forbid) nor a prompt.
     public var storeKey: StoreKey?
+    /// The signed-in user's REST transport, kept between syncs (a connection still open).
+    let transports = KeptTransport()
 
     public var sessionState: SessionState {
         switch sessions {
@@ -59,7 +61,8 @@ public struct StoreSyncService: SyncService {
             do {
                 // Never a prompt: the terminal is the TUI's; a locked store is unlocked on its lock screen.
                 return try SignedInSession.load(cacert: nil, verbose: false, passcode: .withoutAsking,
-                                                knownKey: storeKey.map { ((try? StoreKeys.keyOwner(ofStore: store.path)) ?? store.path, $0) })
+                                                knownKey: storeKey.map { ((try? StoreKeys.keyOwner(ofStore: store.path)) ?? store.path, $0) },
+                                                keeping: transports)
             } catch let locked as StoreLocked {
                 throw SyncFailure(reason: "\(locked.short); your changes stay queued", needsUser: true)
             } catch {
@@ -69,6 +72,23 @@ public struct StoreSyncService: SyncService {
     }
 
     public func syncUpThenDown(progress: @escaping @Sendable (SyncProgress) -> Void) async throws -> SyncSummary {
+        try await syncUpThenDown(.everything, progress: progress)
+    }
+
+    public func syncUpThenDown(_ scope: SyncScope, progress: @escaping @Sendable (SyncProgress) -> Void) async throws -> SyncSummary {
+        do {
+            return try await run(scope, progress: progress)
+        } catch {
+            // Its connection may be what failed: the next sync opens a new one.
+            transports.forget()
+            throw error
+        }
+    }
+
+    /// Closes the connection kept for the next sync; before the process exits.
+    public func close() { transports.forget() }
+
+    private func run(_ scope: SyncScope, progress: @escaping @Sendable (SyncProgress) -> Void) async throws -> SyncSummary {
         let session = try session()
         do {
             try StoreOrigin.claim(store, at: store.path, for: session)
@@ -77,7 +97,9 @@ public struct StoreSyncService: SyncService {
         }
         let manager = try SyncManager(store: store, remote: ForceClientRemote(client: StoreDevice.naming(session.client, store: store)), lockTimeout: SyncManager.briefLockWait,
                                       pagesInFlight: session.pagesInFlight)
-        let plan = SyncRun(entries: entries, up: true, down: true, forceDelete: false, unsupported: unsupported)
+        // A narrower run leaves out the file's unsupported sync downs too: the full runs report them.
+        let plan = SyncRun(entries: scope.entries(of: entries), up: true, down: true, forceDelete: false,
+                           unsupported: scope == .everything ? unsupported : unsupported.filter { $0.type == .syncUp })
         let bar = Mutex(SyncRunProgress(order: plan.order))
         // An object's description (metadata, layout) is stored in a soup of its own whose name
         // (sobject_metadata) means nothing to a user: the bar names only the record soups.
@@ -100,5 +122,17 @@ public struct StoreSyncService: SyncService {
                            failedSyncs: report.failedSyncs.map(\.name), sent: report.created + report.updated + report.deleted,
                            receivedChanges: report.changedOnServer + report.arrived, removedOnServer: report.ghostsRemoved,
                            hiddenFields: Array(Set(report.hiddenFields.flatMap(\.fields))).sorted())
+    }
+}
+
+extension SyncScope {
+    /// The named syncs a run of this scope takes: every sync up, and the sync downs that fill a
+    /// record soup of an announced object (an event says nothing of an object's description).
+    public func entries(of entries: [SyncsConfig.Entry]) -> [SyncsConfig.Entry] {
+        guard case let .announced(objects) = self else { return entries }
+        return entries.filter { entry in
+            guard case let .down(target) = entry.target else { return true }
+            return target.filledSoups(soupName: entry.soupName).contains { soup in soup.holdsRecords && (soup.sobjectType.map(objects.contains) ?? false) }
+        }
     }
 }

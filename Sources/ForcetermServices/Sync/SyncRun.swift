@@ -31,8 +31,8 @@ public struct SyncRun: Sendable {
         self.unsupported = unsupported
     }
 
-    /// The named syncs in the order `run` takes them: the describes (when there is anything to
-    /// send), every sync up, then the other sync downs.
+    /// The named syncs in the order they are listed: the describes, every sync up, then the
+    /// other sync downs (`run` takes the describes first only when there is anything to send).
     public var order: [String] {
         let describing = up && down ? entries.filter { $0.type == .syncDown && $0.describesAnObject } : []
         let first = Set(describing.map(\.name))
@@ -47,10 +47,14 @@ public struct SyncRun: Sendable {
         for sync in unsupported where (sync.type == .syncUp && up) || (sync.type == .syncDown && down) {
             report.failedSyncs.append((sync.name, sync.reason))
         }
+        // A try at sending, noted when there was something to send: the outbox counts a change's tries from them.
+        let sending = up ? try Self.unsentCount(entries, in: store) > 0 : false
         // The describes first when there is anything to send: the sync ups then leave out the
-        // fields the org does not let this user write, and the sync downs those it hides (a
-        // conditional request each, one round trip side by side: a 304 when nothing changed).
-        let describing = up && down ? entries.filter { $0.type == .syncDown && $0.describesAnObject } : []
+        // fields the org does not let this user write (a conditional request each, one round trip
+        // side by side: a 304 when nothing changed). With nothing to send they go beside the
+        // other sync downs, a round trip fewer; a field newly hidden meanwhile is left out of the
+        // query when the org refuses it (QueryFetches.askLeavingOutHidden).
+        let describing = sending && down ? entries.filter { $0.type == .syncDown && $0.describesAnObject } : []
         var describedFirst: [DownOutcome] = []
         if !describing.isEmpty {
             describedFirst = await Self.sideBySide(describing) { entry in
@@ -58,8 +62,6 @@ public struct SyncRun: Sendable {
             }
         }
         if up {
-            // A try at sending, noted when there was something to send: the outbox counts a change's tries from them.
-            let sending = try Self.unsentCount(entries, in: store) > 0
             let started = Int64(Date().timeIntervalSince1970 * 1000)
             // Side by side where the order cannot matter (SyncUpWaves), else one after another.
             for wave in try SyncUpWaves.plan(entries.filter { $0.type == .syncUp }, store: store) {

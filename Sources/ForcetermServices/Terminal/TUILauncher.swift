@@ -25,7 +25,10 @@ public enum TUILauncher {
             : try syncController(store: store, config: config, options: options, session: session, storeKey: storeKey,
                                  automatic: settings.automaticSync)
         listener?.start()
-        defer { listener?.stop() }
+        defer {
+            listener?.stop()
+            sync?.close()
+        }
         let kinds = RecordKind.tabs(for: config.syncs, soups: Set(try store.soupNames()))
         let descriptions = ObjectDescriptions(store: store, soupBySObject: ObjectDescriptions.soups(in: config.syncs))
         var model = try AppModel(store: store, syncedFields: fields, kinds: kinds, sync: sync, offline: options.offline,

@@ -114,4 +114,40 @@ struct AutoSyncScheduleTests {
         #expect(schedule.due(at: at(1_000_000)) == nil)
         #expect(schedule.nextTry == nil)
     }
+
+    @Test("An announcement syncs down only the objects announced; news of others waits, and the timer counts from the last sync of everything")
+    func announcedObjectsOnly() {
+        var schedule = AutoSyncSchedule(settings: AutoSyncSettings(interval: 60), now: start)
+        schedule.started(at: start)
+        schedule.finished(.synced, at: at(1), random: 0.5)
+        schedule.noteServerChange(objects: ["Contact"])
+        schedule.noteServerChange(objects: ["Account"])
+        #expect(schedule.due(at: at(2)) == .serverChanges)
+        #expect(schedule.scope(for: .serverChanges) == .announced(["Contact", "Account"]))
+        #expect(schedule.scope(for: .timer) == .everything && schedule.scope(for: nil) == .everything, "the timer and s bring everything")
+
+        // Started for Contact alone (news of Account came in between): Account's news waits for the next.
+        schedule.started(at: at(2), scope: .announced(["Contact"]))
+        #expect(schedule.announced == .announced(["Account"]))
+        schedule.finished(.synced, at: at(3), random: 0.5)
+        #expect(schedule.due(at: at(3)) == .serverChanges)
+        schedule.started(at: at(3), scope: schedule.scope(for: .serverChanges))
+        #expect(!schedule.serverChanged)
+        // News every few seconds for 80 s: the objects nobody announces still come down at 61.
+        var now = 4.0
+        var timerAt: Double?
+        while now < 80 {
+            schedule.finished(.synced, at: at(now), random: 0.5)
+            if schedule.due(at: at(now)) == .timer { timerAt = now; break }
+            schedule.noteServerChange(objects: ["Contact"])
+            schedule.started(at: at(now), scope: schedule.scope(for: .serverChanges))
+            now += 5
+        }
+        #expect(timerAt == 64, "the first tick after 1 + 60 s")
+
+        // An announcement that cannot say what (the replay window gone) brings everything.
+        schedule.noteServerChange(objects: ["Contact"])
+        schedule.noteServerChange()
+        #expect(schedule.scope(for: .serverChanges) == .everything)
+    }
 }

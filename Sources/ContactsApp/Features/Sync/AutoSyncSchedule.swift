@@ -31,6 +31,21 @@ public struct AutoSyncSettings: Sendable, Equatable {
     }
 }
 
+/// What one sync brings down: every sync down, or only those filling the soups of the objects
+/// whose changes the server announced (an event triggers the incremental sync down of its soup).
+/// Every sync up runs either way; one with nothing to send asks the org nothing.
+public enum SyncScope: Sendable, Equatable {
+    case everything
+    /// The objects announced, by API name (`Contact`).
+    case announced(Set<String>)
+
+    /// Both scopes' objects: everything when either is.
+    func merged(with other: SyncScope) -> SyncScope {
+        guard case let .announced(mine) = self, case let .announced(theirs) = other else { return .everything }
+        return .announced(mine.union(theirs))
+    }
+}
+
 /// The automatic syncs' clock: what is waiting (a save to send, the server's news, a retry), when
 /// the next sync is due and why, and how long to wait after failures. A value with no clock of its
 /// own: the caller says what time it is, so it is tested without waiting.
@@ -72,10 +87,17 @@ public struct AutoSyncSchedule: Sendable, Equatable {
     /// The first and the last save noted since the last sync started.
     public private(set) var firstUnsent: Date?
     public private(set) var lastUnsent: Date?
-    public private(set) var serverChanged = false
+    /// What the server announced since the last sync started; nil: nothing.
+    public private(set) var announced: SyncScope?
+    public var serverChanged: Bool { announced != nil }
     private var opening = true
-    /// When the last sync ended (or the schedule began): the timer counts from it.
+    /// When the last sync ended (or the schedule began).
     public private(set) var lastEnded: Date
+    /// When the last sync of everything ended (or the schedule began): the timer counts from it,
+    /// so announcements for one object never hold back the objects nobody announces.
+    public private(set) var lastEndedEverything: Date
+    /// What the running sync brings down.
+    public private(set) var runningScope: SyncScope = .everything
     /// Failed syncs in a row, and when the next try is due.
     public private(set) var failures = 0
     public private(set) var retryAt: Date?
@@ -90,6 +112,7 @@ public struct AutoSyncSchedule: Sendable, Equatable {
     public init(settings: AutoSyncSettings, now: Date) {
         self.settings = settings
         lastEnded = now
+        lastEndedEverything = now
     }
 
     public var isRunning: Bool { runningSince != nil }
@@ -100,8 +123,19 @@ public struct AutoSyncSchedule: Sendable, Equatable {
         lastUnsent = now
     }
 
-    /// The server announced a change.
-    public mutating func noteServerChange() { serverChanged = true }
+    /// The server announced a change to `objects` (nil: to anything, or it cannot say, as when
+    /// its replay window is gone).
+    public mutating func noteServerChange(objects: Set<String>? = nil) {
+        let news: SyncScope = objects.map { .announced($0) } ?? .everything
+        announced = announced.map { $0.merged(with: news) } ?? news
+    }
+
+    /// What a sync started now for `reason` brings down: the announced objects' soups when the
+    /// announcement is why it starts; else everything.
+    public func scope(for reason: Reason?) -> SyncScope {
+        guard reason == .serverChanges, let announced else { return .everything }
+        return announced
+    }
 
     /// The user fixed what stopped the syncs (signed in again, unlocked the store): sync now.
     public mutating func resume() {
@@ -129,17 +163,27 @@ public struct AutoSyncSchedule: Sendable, Equatable {
         if let firstUnsent, let lastUnsent, now >= min(lastUnsent + settings.settle, firstUnsent + settings.longestWait) {
             return .localChanges
         }
-        if now >= lastEnded + settings.interval { return .timer }
+        if now >= lastEndedEverything + settings.interval { return .timer }
         return nil
     }
 
-    /// A sync started (by itself or by `s`): what was waiting goes with it.
-    public mutating func started(at now: Date) {
+    /// A sync started (by itself or by `s`): what was waiting goes with it, except the server's
+    /// news about objects a narrower `scope` leaves out.
+    public mutating func started(at now: Date, scope: SyncScope = .everything) {
         runningSince = now
+        runningScope = scope
         opening = false
         firstUnsent = nil
         lastUnsent = nil
-        serverChanged = false
+        switch (scope, announced) {
+        case let (.announced(objects), .announced(waiting)?):
+            let left = waiting.subtracting(objects)
+            announced = left.isEmpty ? nil : .announced(left)
+        case (.announced, .everything?):
+            break
+        default:
+            announced = nil
+        }
         linkCameBack = false
     }
 
@@ -150,6 +194,7 @@ public struct AutoSyncSchedule: Sendable, Equatable {
         lastEnded = now
         switch outcome {
         case .synced:
+            if runningScope == .everything { lastEndedEverything = now }
             waitsForUser = false
             failures = 0
             retryAt = nil
@@ -204,7 +249,7 @@ public struct AutoSyncSchedule: Sendable, Equatable {
     public var nextTry: Date? {
         guard settings.enabled, runningSince == nil else { return nil }
         if failures > 0 || waitsForUser { return retryAt }
-        return lastEnded + settings.interval
+        return lastEndedEverything + settings.interval
     }
 
     /// The next try while backing off after failures; nil when nothing failed.

@@ -133,17 +133,26 @@ public enum SessionState: Sendable, Equatable {
 /// "Sync failed: <reason>".
 public protocol SyncService: Sendable {
     func syncUpThenDown(progress: @escaping @Sendable (SyncProgress) -> Void) async throws -> SyncSummary
+    /// The same, bringing down only what `scope` says (a service that cannot narrow runs everything).
+    func syncUpThenDown(_ scope: SyncScope, progress: @escaping @Sendable (SyncProgress) -> Void) async throws -> SyncSummary
     /// The session as it stands now (the service reads the saved credentials again before each
     /// sync, so a sign-in made elsewhere counts).
     var sessionState: SessionState { get }
     /// Whether the org's host can be reached now (a connection, no request): asked while
     /// offline, so the link's return starts a sync at once.
     func linkIsUp() async -> Bool
+    /// Lets go of what the service keeps between syncs (a connection to the org), before the
+    /// process exits.
+    func close()
 }
 
 extension SyncService {
+    public func syncUpThenDown(_ scope: SyncScope, progress: @escaping @Sendable (SyncProgress) -> Void) async throws -> SyncSummary {
+        try await syncUpThenDown(progress: progress)
+    }
     public var sessionState: SessionState { .signedIn }
     public func linkIsUp() async -> Bool { true }
+    public func close() {}
 }
 
 /// Runs one sync at a time in the background and lets the event loop read its state on each tick,
@@ -197,8 +206,8 @@ public final class SyncController: Sendable {
         schedule.withLock { $0?.noteLocalChange(at: now) }
     }
 
-    /// The server announced a change.
-    public func noteServerChange() { schedule.withLock { $0?.noteServerChange() } }
+    /// The server announced a change to `objects` (nil: to anything).
+    public func noteServerChange(objects: Set<String>? = nil) { schedule.withLock { $0?.noteServerChange(objects: objects) } }
 
     /// Which objects' changes the server announces, as the listener last found.
     public var serverPush: ServerPush { push.withLock { $0 } }
@@ -279,11 +288,15 @@ public final class SyncController: Sendable {
         guard started else { return false }
         reason.withLock { $0 = why }
         let now = clock.now()
-        schedule.withLock { $0?.started(at: now) }
+        let scope = schedule.withLock { schedule -> SyncScope in
+            let scope = schedule?.scope(for: why) ?? .everything
+            schedule?.started(at: now, scope: scope)
+            return scope
+        }
         let service = self.service
         let work = Task.detached { [self] in
             do {
-                let summary = try await service.syncUpThenDown { progress in
+                let summary = try await service.syncUpThenDown(scope) { progress in
                     self.status.withLock { state in if case .running = state { state = .running(progress) } }
                 }
                 self.reachability.withLock { $0 = (.online, summary.apiUsage ?? $0.usage) }
@@ -315,6 +328,13 @@ public final class SyncController: Sendable {
     public func waitUntilFinished() async {
         let running = task.withLock { $0 }
         await running?.value
+    }
+
+    /// Lets the service's kept connection go (before the process exits). A sync still running
+    /// keeps it: quitting does not wait for its requests.
+    public func close() {
+        guard !isRunning else { return }
+        service.close()
     }
 
     /// The finished result, once: the state goes back to idle.
