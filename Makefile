@@ -39,7 +39,7 @@ all: build
 ## PyPI by version and hash and compiled once into .build-sqlite3mc; every binary links it).
 deps:
 	@scripts/install-system-deps.sh $(SYSTEM_PACKAGES)
-	@scripts/build-sqlite3mc.sh .build-sqlite3mc
+	@vendor/sqlite3mc/build.sh .build-sqlite3mc
 
 build: deps
 	$(SWIFT) build $(BUILD_FLAGS)

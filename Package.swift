@@ -7,7 +7,7 @@ import PackageDescription
 // (what the commands do) -> the forceterm executable (only its commands). localorg sits beside them
 // and shares ForceJSON and SalesforceTime.
 // forceterm's own SQLite (SQLite3 Multiple Ciphers: stores encrypted in SQLCipher 4's format), built
-// by `make` into .build-sqlite3mc/lib (scripts/build-sqlite3mc.sh). Its folder comes first on the
+// by `make` into .build-sqlite3mc/lib (vendor/sqlite3mc/build.sh). Its folder comes first on the
 // link path, so GRDB's `-lsqlite3` finds it rather than the system's, and in the RUNPATH:
 // ../lib/forceterm beside the binary first (`make install`, the tarball and the .deb ship it
 // there), then the build folder for builds here. A binary linked without it still runs, and refuses to open an encrypted store.

@@ -1,5 +1,5 @@
 """A large commit into an encrypted store, its pages encrypted on several threads
-(scripts/sqlite3mc-parallel-wal.c), read back by an SQLCipher nobody here wrote: PyPI's
+(vendor/sqlite3mc/parallel-wal.c), read back by an SQLCipher nobody here wrote: PyPI's
 sqlcipher3-wheels finds every page's HMAC right and the same contacts as in a store whose pages were
 encrypted one by one. A commit that size is written to the log in parts; killed between them, the
 store opens with none of it, and the next import goes through.

@@ -1,5 +1,5 @@
 /*
- * forceterm's part of its SQLite build (scripts/build-sqlite3mc.sh appends this file to the
+ * forceterm's part of its SQLite build (vendor/sqlite3mc/build.sh appends this file to the
  * SQLite3 Multiple Ciphers amalgamation, whose mcIoFileControl, mcReadWal and mcWriteMainDb it
  * renames to *Original).
  *

@@ -7,17 +7,17 @@
 # the system's libsqlite3 is never replaced nor confused with it), with a libsqlite3.so link beside
 # it for the linker: Package.swift puts its folder first on the link path and in the binaries' RUNPATH.
 #
-# Usage: scripts/build-sqlite3mc.sh OUT_DIR      (make does this before every build)
+# Usage: vendor/sqlite3mc/build.sh OUT_DIR      (make does this before every build)
 set -euo pipefail
 
 version=3.54.0.0
 sha256=60a021cd9f6c8f3e2aa6cb54e197cb344379d5eb9a688b7647a136fc24956db4
-out="${1:?usage: build-sqlite3mc.sh OUT_DIR}"
+out="${1:?usage: vendor/sqlite3mc/build.sh OUT_DIR}"
 lib="$out/lib/libforceterm-sqlite3.so.0"
 # forceterm's own additions (each file says why): the page HMAC computed with OpenSSL's SHA-512,
 # checkpoints that copy encrypted pages as they are, and a commit's pages encrypted on several cores.
-additions=("$(dirname "$0")/sqlite3mc-openssl-hmac.c" "$(dirname "$0")/sqlite3mc-checkpoint-copy.c"
-  "$(dirname "$0")/sqlite3mc-parallel-wal.c")
+additions=("$(dirname "$0")/openssl-hmac.c" "$(dirname "$0")/checkpoint-copy.c"
+  "$(dirname "$0")/parallel-wal.c")
 stamp="$out/lib/.built-$version-$(cat "$0" "${additions[@]}" | sha256sum | cut -c1-16)"
 [[ -f "$stamp" && -f "$lib" ]] && exit 0
 
