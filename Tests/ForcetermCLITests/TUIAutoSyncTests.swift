@@ -47,7 +47,13 @@ struct TUIAutoSyncTests {
         #expect(waiting.contains("next try") && waiting.contains("1 waiting to send"), "\(waiting)")
         // The Syncs tab lists it: waiting since the save, tried, why it failed, and when it is tried next.
         try session.send("3")
-        let outbox = try session.waitFor("Waiting to send (1)")
+        try session.waitFor("Waiting to send (1)")
+        // The save is listed at once; its row names the error after the first try made for it.
+        var outbox = ""
+        try waitUntil("the waiting edit's row shows its failed try", timeout: 60) {
+            outbox = try session.screen()
+            return outbox.contains("connection refused") && outbox.split(separator: "\n").contains { $0.contains("update") && $0.contains("connection refused") }
+        }
         let row = outbox.split(separator: "\n").first { $0.contains("update") && $0.contains("connection refused") }
         #expect(row.map { $0.range(of: #"\d\d:\d\d"#, options: .regularExpression) != nil } == true, "a next try's time:\n\(outbox)")
         try session.send("1")
