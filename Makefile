@@ -107,7 +107,7 @@ test-swift:
 test-python: venv $(SCREENSHOT_STAMP)
 	@scripts/install-system-deps.sh $(SCREENSHOT_PACKAGES) iproute2 curl chromium chromium-driver
 	$(SWIFT) build $(BUILD_FLAGS)
-	LOCALORG_BIN=$(CURDIR)/$(BIN_DEBUG)/localorg FORCETERM_BIN_DIR=$(CURDIR)/$(BIN_DEBUG) \
+	FORCETERM_BIN_DIR=$(CURDIR)/$(BIN_DEBUG) \
 	  $(VENV)/bin/python -m pytest PythonTests -q -p no:cacheprovider; \
 	  status=$$?; if [ $$status -eq 5 ]; then echo "pytest collected no tests" >&2; exit 1; fi; exit $$status
 

@@ -84,17 +84,17 @@ done
 [ -s /usr/share/bash-completion/completions/forceterm ] || fail "no bash completion for forceterm"
 
 localorg seed --demo --data /root/org --accounts 20 --contacts 200 >/dev/null
-localorg serve --data /root/org --port 0 --listen 127.0.0.1 --quiet >/tmp/serve.log 2>&1 &
+localorg serve --data /root/org --port 0 --listen 127.0.0.1 --quiet --ready-file /tmp/ready.json >/tmp/serve.log 2>&1 &
 server=$!
 trap 'kill $server 2>/dev/null || true' EXIT
 url=
 for _ in $(seq 1 100); do
-  url=$(sed -n 's/.*is serving \(https:[^ ]*\).*/\1/p' /tmp/serve.log | head -1)
+  [ -f /tmp/ready.json ] && url=$(sed -n 's/.*"url": *"\([^"]*\)".*/\1/p' /tmp/ready.json)
   [ -n "$url" ] && break
   kill -0 $server 2>/dev/null || { cat /tmp/serve.log >&2; fail "localorg serve exited"; }
   sleep 0.1
 done
-[ -n "$url" ] || { cat /tmp/serve.log >&2; fail "localorg serve did not say where it serves within 10 s"; }
+[ -n "$url" ] || { cat /tmp/serve.log >&2; fail "localorg serve did not write its ready file within 10 s"; }
 echo "dist-check: localorg is serving $url"
 echo localorg-demo | FORCETERM_PASSCODE=dist-check-1 forceterm login --login-url "$url" --cacert /root/org/ca.pem \
   --username demo@localorg.test --password-stdin || fail "forceterm login exited $?"

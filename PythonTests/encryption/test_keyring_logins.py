@@ -18,7 +18,7 @@ import uuid
 import pytest
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
-BIN_DIR = pathlib.Path(os.environ.get("FORCETERM_BIN_DIR", str(REPO / ".build" / "debug")))
+from built import BIN_DIR
 FORCETERM = str(BIN_DIR / "forceterm")
 SYS_KEYCTL = {"x86_64": 250, "aarch64": 219}.get(platform.machine())
 KEYCTL_JOIN_SESSION_KEYRING = 1

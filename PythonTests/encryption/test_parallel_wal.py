@@ -16,7 +16,7 @@ import pytest
 from sqlcipher3 import dbapi2 as sqlcipher
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
-BIN_DIR = pathlib.Path(os.environ.get("FORCETERM_BIN_DIR", str(REPO / ".build" / "debug")))
+from built import BIN_DIR
 FORCETERM = str(BIN_DIR / "forceterm")
 CONTACTS = 12_000
 

@@ -15,7 +15,7 @@ import pytest
 import vobject
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
-BIN_DIR = pathlib.Path(os.environ.get("FORCETERM_BIN_DIR", str(REPO / ".build" / "debug")))
+from built import BIN_DIR
 FORCETERM = str(BIN_DIR / "forceterm")
 FIXTURES = REPO / "Tests" / "Fixtures" / "address-books"
 SOURCES = [

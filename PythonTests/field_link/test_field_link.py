@@ -18,7 +18,8 @@ REPO = pathlib.Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "scripts" / "field-link"))
 import bench_field  # noqa: E402
 
-BINARIES = os.environ.get("FORCETERM_BIN_DIR", str(REPO / ".build" / "debug"))
+from built import BIN_DIR
+BINARIES = str(BIN_DIR)
 
 pytestmark = pytest.mark.skipif(
     os.geteuid() != 0 or not os.path.exists("/dev/net/tun") or shutil.which("ip") is None,

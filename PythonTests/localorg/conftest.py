@@ -1,6 +1,7 @@
 """Starts the built `localorg` binary over HTTPS on loopback for the whole session.
 
-The binary comes from LOCALORG_BIN (the Makefile sets it) or .build/debug/localorg.
+The binary is found as every suite finds it (PythonTests/built.py); the server is ready once it
+has written its --ready-file.
 Every server started here listens on 127.0.0.1 only and is stopped in teardown.
 """
 import os
@@ -15,8 +16,9 @@ import pytest
 import requests
 from simple_salesforce import Salesforce
 
-REPO = pathlib.Path(__file__).resolve().parents[2]
-BINARY = os.environ.get("LOCALORG_BIN", str(REPO / ".build" / "debug" / "localorg"))
+from built import binary, wait_ready
+
+BINARY = str(binary("localorg"))
 API_VERSION = "59.0"
 SEEDED_ACCOUNTS = 40
 SEEDED_CONTACTS = 2500
@@ -34,12 +36,19 @@ class LocalOrgProcess:
 
     def __init__(self, data_dir, *extra):
         self.data_dir = pathlib.Path(data_dir)
-        self.process = subprocess.Popen([BINARY, "serve", "--demo", "--data", str(data_dir), "--port", "0", *extra],
+        ready_file = self.data_dir / "ready.json"
+        ready_file.unlink(missing_ok=True)
+        self.process = subprocess.Popen([BINARY, "serve", "--demo", "--data", str(data_dir), "--port", "0", "--ready-file", str(ready_file), *extra],
                                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         self.lines = queue.Queue()
         self.output = []
         threading.Thread(target=self._pump, daemon=True).start()
-        self.url = self._wait_for_url()
+        try:
+            self.ready = wait_ready(self.process, ready_file, START_TIMEOUT)
+        except RuntimeError as error:
+            self.stop()
+            raise RuntimeError(f"{error}: " + "".join(self.output)) from None
+        self.url = self.ready["url"]
         self.ca_path = str(self.data_dir / "ca.pem")
 
     def _pump(self):
@@ -47,19 +56,6 @@ class LocalOrgProcess:
             self.output.append(line)
             self.lines.put(line)
         self.lines.put(None)
-
-    def _wait_for_url(self):
-        while True:
-            try:
-                line = self.lines.get(timeout=START_TIMEOUT)
-            except queue.Empty:
-                self.stop()
-                raise RuntimeError("localorg did not start: " + "".join(self.output))
-            if line is None:
-                raise RuntimeError("localorg exited: " + "".join(self.output))
-            match = re.search(r"serving (https?://localhost:\d+)", line)
-            if match:
-                return match.group(1)
 
     def stop(self, sig=signal.SIGTERM):
         """Stops the server with a signal and returns its exit code (killed after 20 s)."""

@@ -14,7 +14,7 @@ import pytest
 from PIL import Image
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
-BIN_DIR = pathlib.Path(os.environ.get("FORCETERM_BIN_DIR", str(REPO / ".build" / "debug")))
+from built import BIN_DIR
 SHOTS = {
     "list": (120, 34), "help": (120, 34), "detail": (120, 34), "edit": (120, 34),
     "sync": (120, 34), "conflict": (120, 34), "resolve": (120, 34), "narrow-80x24": (80, 24),

@@ -21,7 +21,7 @@ import requests
 from process_output import Output
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
-BINARIES = pathlib.Path(os.environ.get("FORCETERM_BIN_DIR", str(REPO / ".build" / "debug")))
+from built import BIN_DIR as BINARIES, serve
 CHROMIUM, CHROMEDRIVER = shutil.which("chromium"), shutil.which("chromedriver")
 TRAINEES = 12
 CONTACTS = 60
@@ -101,12 +101,11 @@ def test_the_trainer_watches_twelve_trainees_sync_live(tmp_path):
     trainees = list(passwords)
     assert trainees[0] == "trainee01@class.test" and len(trainees) == TRAINEES
     first = trainees[0]
-    server = subprocess.Popen([localorg, "serve", "--data", data, "--port", "0"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    server, ready = serve(data, "--port", "0", stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     served = Output(server)
     driver = None
     try:
-        url = served.wait_for(r"is serving (https://\S+)").group(1)
-        fingerprint = served.wait_for(r"CA fingerprint: SHA256 (\S+)").group(1)
+        url, fingerprint = ready["url"], ready["caFingerprint"].removeprefix("SHA256:")
         ca = data / "ca.pem"
         driver = open_browser(tmp_path, ca)
 

@@ -16,8 +16,7 @@ import urllib.parse
 import pytest
 from process_output import Output
 
-REPO = pathlib.Path(__file__).resolve().parents[2]
-BINARIES = pathlib.Path(os.environ.get("FORCETERM_BIN_DIR", str(REPO / ".build" / "debug")))
+from built import BIN_DIR as BINARIES, serve
 TRAINER_ADDRESS, LAPTOP_ADDRESS = "10.98.0.2", "10.98.0.1"
 
 pytestmark = pytest.mark.skipif(os.geteuid() != 0 or shutil.which("ip") is None,
@@ -61,13 +60,15 @@ def test_a_trainee_trusts_signs_in_with_the_device_flow_and_syncs_across_the_roo
     added = subprocess.run([localorg, "user", "add", "--data", data, "--pattern", "trainee{n}@class.test", "--count", "2",
                             "--passwords-file", tmp_path / "class.csv"], check=True, capture_output=True, text=True)
     password = (tmp_path / "class.csv").read_text().splitlines()[1].split(",")[1]
-    server = subprocess.Popen(in_namespace(trainer, localorg, "serve", "--data", data, "--listen", TRAINER_ADDRESS, "--port", "0"),
-                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    server, ready = serve(data, "--listen", TRAINER_ADDRESS, "--port", "0", prefix=in_namespace(trainer),
+                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     served = Output(server)
     try:
-        url = served.wait_for(r"is serving (https://\S+)").group(1)
+        url, fingerprint = ready["url"], ready["caFingerprint"].removeprefix("SHA256:")
         assert url.startswith(f"https://{TRAINER_ADDRESS}:")
-        fingerprint = served.wait_for(r"CA fingerprint: SHA256 (\S+)").group(1)
+        # The banner a trainer reads says the same.
+        assert served.wait_for(r"is serving (https://\S+)").group(1) == url
+        assert served.wait_for(r"CA fingerprint: SHA256 (\S+)").group(1) == fingerprint
         # A class's org has no admin with a published password: its own has a made-up one, on file.
         administrator = served.wait_for(r"Administrator:\s+(\S+)\s+\(password in (\S+);")
         assert administrator.group(1) == "admin@localorg.test"
@@ -148,13 +149,12 @@ def test_twelve_laptops_sync_at_once_across_the_room_while_the_trainer_follows(r
     localorg, forceterm = BINARIES / "localorg", BINARIES / "forceterm"
     contacts = 60
     passwords, administrator, administrator_password = seed_class(data, tmp_path, 5, contacts, "trainee{n}@class.test")
-    server = subprocess.Popen(in_namespace(trainer, localorg, "serve", "--data", data, "--listen", TRAINER_ADDRESS, "--port", "0"),
-                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    server, ready = serve(data, "--listen", TRAINER_ADDRESS, "--port", "0", prefix=in_namespace(trainer),
+                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     served = Output(server)
     feed = None
     try:
-        url = served.wait_for(r"is serving (https://\S+)").group(1)
-        fingerprint = served.wait_for(r"CA fingerprint: SHA256 (\S+)").group(1)
+        url, fingerprint = ready["url"], ready["caFingerprint"].removeprefix("SHA256:")
         ca = str(data / "ca.pem")
 
         def trainer_curl(*arguments):
@@ -221,13 +221,12 @@ def test_twelve_open_tuis_show_the_trainers_edit_by_themselves_and_lose_none_of_
     data = tmp_path / "org"
     localorg, forceterm = BINARIES / "localorg", BINARIES / "forceterm"
     passwords, administrator, administrator_password = seed_class(data, tmp_path, 3, 20, "live{n}@class.test")
-    server = subprocess.Popen(in_namespace(trainer, localorg, "serve", "--data", data, "--listen", TRAINER_ADDRESS, "--port", "0"),
-                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    server, ready = serve(data, "--listen", TRAINER_ADDRESS, "--port", "0", prefix=in_namespace(trainer),
+                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     served = Output(server)
     sessions = []
     try:
-        url = served.wait_for(r"is serving (https://\S+)").group(1)
-        fingerprint = served.wait_for(r"CA fingerprint: SHA256 (\S+)").group(1)
+        url, fingerprint = ready["url"], ready["caFingerprint"].removeprefix("SHA256:")
         ca = str(data / "ca.pem")
         homes = {}
         for username, password in passwords.items():

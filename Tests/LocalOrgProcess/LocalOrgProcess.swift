@@ -42,7 +42,7 @@ public final class LocalOrgProcess: @unchecked Sendable {
     }
 
     /// Starts `localorg serve --port 0 --quiet` plus `arguments` in a fresh data directory (or
-    /// `dataDirectory`, to restart an org) and waits for it to print its port.
+    /// `dataDirectory`, to restart an org) and waits for its ready file (`--ready-file`).
     public convenience init(arguments: [String] = [], dataDirectory: String? = nil) throws {
         let launch = try Launch(arguments: arguments, dataDirectory: dataDirectory)
         while !launch.isOver { usleep(50_000) }
@@ -70,21 +70,25 @@ public final class LocalOrgProcess: @unchecked Sendable {
         url = "https://\(host):\(found)"
     }
 
-    /// A started `localorg serve`, until it prints the address it serves, exits or takes 60 s.
+    /// A started `localorg serve`, until it writes its ready file, exits or takes 60 s.
     private struct Launch {
         let process = Process()
         let directory: String
         let output: String
+        let readyFile: String
         let deadline = Date().addingTimeInterval(60)
 
         init(arguments: [String], dataDirectory: String?) throws {
             directory = dataDirectory ?? NSTemporaryDirectory() + "localorg-process-" + UUID().uuidString
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
             output = directory + "/serve-output.txt"
+            readyFile = directory + "/ready.json"
+            // A restarted org's last file is not this server's readiness.
+            try? FileManager.default.removeItem(atPath: readyFile)
             FileManager.default.createFile(atPath: output, contents: nil)
             let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: output))
             process.executableURL = LocalOrgProcess.binary("localorg")
-            process.arguments = ["serve", "--port", "0", "--quiet", "--demo", "--data", directory] + arguments
+            process.arguments = ["serve", "--port", "0", "--quiet", "--demo", "--data", directory, "--ready-file", readyFile] + arguments
             process.standardOutput = handle
             process.standardError = handle
             process.standardInput = FileHandle.nullDevice
@@ -94,13 +98,13 @@ public final class LocalOrgProcess: @unchecked Sendable {
 
         var isOver: Bool { announced() != nil || Date() >= deadline || !process.isRunning }
 
-        /// "localorg is serving https://localhost:PORT" or, with --listen, https://ADDRESS:PORT.
+        /// The host and port of the ready file's first URL: https://localhost:PORT (as 127.0.0.1)
+        /// or, with --listen, https://ADDRESS:PORT.
         func announced() -> (host: String, port: Int)? {
-            let text = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
-            guard let range = text.range(of: "is serving https://") else { return nil }
-            let authority = text[range.upperBound...].prefix { !$0.isWhitespace }
-            guard let colon = authority.lastIndex(of: ":"), let port = Int(authority[authority.index(after: colon)...]) else { return nil }
-            return (authority.hasPrefix("localhost:") ? "127.0.0.1" : String(authority[..<colon]), port)
+            guard let data = FileManager.default.contents(atPath: readyFile),
+                  let ready = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+                  let url = (ready["url"] as? String).flatMap(URLComponents.init(string:)), let host = url.host, let port = url.port else { return nil }
+            return (host == "localhost" ? "127.0.0.1" : host.trimmingCharacters(in: CharacterSet(charactersIn: "[]")), port)
         }
     }
 

@@ -108,14 +108,16 @@ class Server:
         self.address, self.port = address, port
         self.log = open(os.path.join(data, "serve.log"), "w")
         inside = ["ip", "netns", "exec", namespace] if namespace else []
+        ready = os.path.join(data, "ready.json")
+        if os.path.exists(ready):
+            os.remove(ready)
         self.process = subprocess.Popen(
-            inside + [os.path.join(binaries, "localorg"), "serve", "--data", data,
+            inside + [os.path.join(binaries, "localorg"), "serve", "--data", data, "--ready-file", ready,
                       "--listen", f"{address}:{port}", "--quiet"] + (["--no-http2"] if http1 else []), stdout=self.log, stderr=subprocess.STDOUT)
         deadline = time.time() + 60
         while time.time() < deadline:
-            with open(os.path.join(data, "serve.log")) as log:
-                if "is serving" in log.read():
-                    return
+            if os.path.exists(ready):
+                return
             if self.process.poll() is not None:
                 break
             time.sleep(0.1)

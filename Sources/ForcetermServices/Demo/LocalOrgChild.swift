@@ -1,4 +1,5 @@
 import ContactsApp
+import ForceJSON
 import Foundation
 
 /// The `localorg` program that `forceterm --demo` runs as a child process: next to the
@@ -35,17 +36,21 @@ public struct LocalOrgProgram: Sendable {
         }
     }
 
-    /// Starts `localorg serve` on 127.0.0.1 and waits until it prints the port it listens on; its
-    /// output is appended to `log`.
+    /// Starts `localorg serve` on 127.0.0.1 and waits for its ready file (`--ready-file`, in the
+    /// data directory), which names the port it listens on; its output is appended to `log`.
     /// `port` 0 takes a free port. The server stops itself if forceterm dies without stopping it.
     public func serve(dataDirectory: String, port: Int, latencyMilliseconds: Int, log: String, startTimeout: TimeInterval = 180) throws -> RunningLocalOrg {
-        var arguments = ["serve", "--demo", "--data", dataDirectory, "--port", "\(port)", "--parent-pid", "\(getpid())"]
+        let readyFile = dataDirectory + "/ready.json"
+        // The last run's file (a server killed with SIGKILL leaves it) is not this one's readiness.
+        try? FileManager.default.removeItem(atPath: readyFile)
+        var arguments = ["serve", "--demo", "--data", dataDirectory, "--port", "\(port)", "--parent-pid", "\(getpid())",
+                         "--ready-file", readyFile]
         if latencyMilliseconds > 0 { arguments += ["--latency", "\(latencyMilliseconds)"] }
         let pid = try ChildSpawn.start(path, arguments, outputFile: log, truncate: false)
         let server = RunningLocalOrg(pid: pid, port: 0)
         let deadline = Date().addingTimeInterval(startTimeout)
         while Date() < deadline {
-            if let bound = LogFile.servingPort(in: log) { return RunningLocalOrg(pid: pid, port: bound) }
+            if let bound = Self.readyPort(readyFile) { return RunningLocalOrg(pid: pid, port: bound) }
             if let status = ChildSpawn.exitStatus(pid) {
                 throw Self.startFailure(status: status, port: port, log: log)
             }
@@ -53,6 +58,13 @@ public struct LocalOrgProgram: Sendable {
         }
         server.stop()
         throw ConfigError("the demo org (localorg) did not start within \(Int(startTimeout)) s; see \(log)")
+    }
+
+    /// The port in `localorg serve --ready-file`'s file, once it is written.
+    static func readyPort(_ path: String) -> Int? {
+        guard let data = FileManager.default.contents(atPath: path), let text = String(data: data, encoding: .utf8),
+              let port = (try? JSONParser.parse(text))?["port"]?.int64Value else { return nil }
+        return Int(port)
     }
 
     /// One line for a server that exited before serving: a busy port says what to do about it.
@@ -89,13 +101,6 @@ public struct RunningLocalOrg: Sendable {
 
 /// What localorg wrote to its log file.
 public enum LogFile {
-    /// The port from `localorg is serving https://localhost:PORT`, once it is there.
-    public static func servingPort(in path: String) -> Int? {
-        guard let text = try? String(contentsOfFile: path, encoding: .utf8),
-              let range = text.range(of: "is serving https://localhost:") else { return nil }
-        return Int(text[range.upperBound...].prefix { $0.isNumber })
-    }
-
     public static func lastLine(of path: String) -> String? {
         guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { return nil }
         return text.split(whereSeparator: \.isNewline).last { !$0.trimmingCharacters(in: .whitespaces).isEmpty }.map(String.init)
