@@ -73,8 +73,6 @@ final class SoupCatalog: Sendable {
         return info
     }
 
-    func invalidate() { cache.withLock { $0 = nil } }
-
     private static func load(_ db: Database) throws -> [String: SoupInfo] {
         var tables: [String: String] = [:]
         for row in try Row.fetchAll(db, sql: "SELECT id, soupName FROM soup_attrs") {

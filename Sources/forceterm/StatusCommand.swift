@@ -43,7 +43,7 @@ struct StatusCommand: ParsableCommand {
             let store = try StoreKeys.open(path, mustExist: true)
             let soups = try store.soupNames().filter { !LocalChanges.bookkeepingSoups.contains($0) }.sorted()
             let changes = try soups.map { try SoupChanges.count(soup: $0, in: store) }
-            let syncs = try store.hasSoup(SyncState.soupName) ? try Self.syncs(in: store) : []
+            let syncs = try store.hasSoup(SyncState.soupName) ? try SyncsSoup(store: store).allAsTheyStand() : []
             let outbox = try Outbox.entries(in: store, kinds: soups.map { RecordKind(soupName: $0, sObjectType: "") }).entries
             let now = Date()
             // Noted by an open TUI's or sync --watch's automatic sync after a failure; one in the past is over.
@@ -58,21 +58,6 @@ struct StatusCommand: ParsableCommand {
                                       + Self.text(outbox: outbox, nextTry: nextTry, now: now))
             }
         }
-    }
-
-    /// The named syncs. One left RUNNING by a process that is gone (quit or killed mid-sync) shows
-    /// STOPPED, as the next sync (and the SDK's SyncManager) will mark it; one running elsewhere
-    /// stays RUNNING. Nothing is written: whether a sync runs is asked of the sync lock, taken and
-    /// let go at once (a sync that starts meanwhile waits for it, as for another sync).
-    static func syncs(in store: SmartStore) throws -> [SyncState] {
-        var syncs = try SyncsSoup(store: store).all()
-        guard syncs.contains(where: { $0.status == .running }) else { return syncs }
-        let nobodySyncs = withExtendedLifetime(try? SyncLock.tryAcquire(storePath: store.path)) { $0 != nil }
-        guard nobodySyncs else { return syncs }
-        for index in syncs.indices where syncs[index].status == .running {
-            syncs[index].transition(to: .stopped, now: syncs[index].endTime)
-        }
-        return syncs
     }
 
     static func json(_ sync: SyncState) -> JSONObject {

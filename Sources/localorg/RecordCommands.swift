@@ -25,7 +25,7 @@ struct Edit: AsyncParsableCommand {
             let value = String(assignment[assignment.index(after: equals)...])
             body[String(assignment[..<equals])] = value.isEmpty ? .null : typedValue(value)
         }
-        let previous = try await RecordEditor(store: store).run { editor in
+        let previous = try await CommandRecordEditor(store: store).run { editor in
             try await editor.update(object: object, id: id, body: body, actingUsername: actingUsername)
         }
         print(printPrevious ? JSONWriter.string(.object(previous)) : "Updated \(object) \(id).")
@@ -51,7 +51,7 @@ struct Delete: AsyncParsableCommand {
 
     func run() async throws {
         let store = try data.openStore()
-        let previous = try await RecordEditor(store: store).run { editor in
+        let previous = try await CommandRecordEditor(store: store).run { editor in
             try await editor.delete(object: object, id: id, actingUsername: actingUsername)
         }
         print(printPrevious ? JSONWriter.string(.object(previous)) : "Deleted \(object) \(id).")
@@ -66,8 +66,8 @@ struct OrgRefusal: Error, CustomStringConvertible {
     init(_ error: APIError) { self.init("\(error.errorCode): \(error.message)") }
 }
 
-/// Turns Salesforce-style errors into readable command-line failures.
-struct RecordEditor {
+/// LocalOrg's record editor for a command: its Salesforce-style errors become one-line failures.
+struct CommandRecordEditor {
     let editor: LocalOrg.RecordEditor
 
     init(store: OrgStore) { editor = LocalOrg.RecordEditor(store: store) }

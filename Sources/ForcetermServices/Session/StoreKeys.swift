@@ -258,12 +258,6 @@ public enum StoreKeys {
         try FileManager.default.removeItem(atPath: file)
     }
 
-    /// The key of a passcode-protected store (unlocking it if need be); nil for a store without a passcode.
-    public static func passcodeKey(forStore path: String, passcode: Passcode = Passcode(), keyring: SessionKeyring? = nil) throws -> StoreKey? {
-        guard let wrapped = try WrappedStoreKey.read(forStore: path) else { return nil }
-        return try unlock(store: path, wrapped: wrapped, passcode: passcode, keyring: keyring ?? .forStore(path))
-    }
-
     /// Credentials as they are saved for the store at `path`: tokens sealed with its key (the
     /// passcode's, else the key file's), so that credentials.json alone is no session.
     public static func sealingTokens(_ credentials: OAuthCredentials, store path: String) throws -> OAuthCredentials {

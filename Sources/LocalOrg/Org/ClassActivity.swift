@@ -32,7 +32,7 @@ extension OrgStore {
                        MAX(CASE WHEN path LIKE '/services/data/%' THEN timeMilliseconds END)
                 FROM localorg_event WHERE username IS NOT NULL GROUP BY username COLLATE NOCASE
                 """).reduce(into: [String: Row]()) { byName, row in byName[(row[0] as String).lowercased()] = row }
-            let changed = try Row.fetchAll(db, sql: "SELECT userId, COUNT(DISTINCT recordId) FROM localorg_field_history GROUP BY userId")
+            let changed = try Row.fetchAll(db, sql: "SELECT userId, COUNT(DISTINCT recordId) FROM \(OrgStore.historyTable) GROUP BY userId")
                 .reduce(into: [String: Int]()) { byId, row in byId[row[0]] = row[1] }
             return try Row.fetchAll(db, sql: """
                 SELECT u.Id, u.Username, TRIM(COALESCE(u.FirstName, '') || ' ' || COALESCE(u.LastName, '')), c.isAdmin, u.IsActive,

@@ -26,11 +26,11 @@ extension OrgStore {
         // oldValue and newValue are the values as the API shows them, kept as text so a history
         // reads the same after the schema changes.
         try db.execute(sql: """
-            CREATE TABLE IF NOT EXISTS localorg_field_history (
+            CREATE TABLE IF NOT EXISTS \(historyTable) (
                 sequence INTEGER PRIMARY KEY AUTOINCREMENT, recordId TEXT NOT NULL, object TEXT NOT NULL, field TEXT NOT NULL,
                 oldValue TEXT, newValue TEXT, userId TEXT NOT NULL, time INTEGER NOT NULL);
-            CREATE INDEX IF NOT EXISTS localorg_field_history_record ON localorg_field_history(recordId, sequence);
-            CREATE INDEX IF NOT EXISTS localorg_field_history_user ON localorg_field_history(userId);
+            CREATE INDEX IF NOT EXISTS localorg_field_history_record ON \(historyTable)(recordId, sequence);
+            CREATE INDEX IF NOT EXISTS localorg_field_history_user ON \(historyTable)(userId);
             """)
     }
 
@@ -49,7 +49,7 @@ extension OrgStore {
     func noteHistory(_ db: Database, object: ObjectDefinition, id: String, field: String, old: String?, new: String?,
                      userId: String, now: Int64) throws {
         try db.cachedStatement(sql: """
-            INSERT INTO localorg_field_history (recordId, object, field, oldValue, newValue, userId, time) VALUES (?, ?, ?, ?, ?, ?, ?)
+            INSERT INTO \(Self.historyTable) (recordId, object, field, oldValue, newValue, userId, time) VALUES (?, ?, ?, ?, ?, ?, ?)
             """).execute(arguments: [id, object.name, field, old, new, userId, now])
     }
 
@@ -85,7 +85,7 @@ extension OrgStore {
         return try await pool.read { db in
             try Row.fetchAll(db, sql: """
                 SELECT h.time, h.recordId, h.object, h.field, h.oldValue, h.newValue, h.userId, COALESCE(u.Username, h.userId)
-                FROM localorg_field_history h LEFT JOIN \(userTable) u ON u.Id = h.userId
+                FROM \(Self.historyTable) h LEFT JOIN \(userTable) u ON u.Id = h.userId
                 WHERE h.recordId = ? ORDER BY h.sequence
                 """, arguments: [id]).map { row in
                 FieldChange(time: row[0], recordId: row[1], object: row[2], field: row[3], oldValue: row[4], newValue: row[5],

@@ -178,7 +178,7 @@ extension OrgStore {
             }
             if Self.tracksHistory(child) {
                 try db.execute(sql: """
-                    INSERT INTO localorg_field_history (recordId, object, field, userId, time)
+                    INSERT INTO \(OrgStore.historyTable) (recordId, object, field, userId, time)
                     SELECT Id, ?, ?, ?, ? FROM \(quoted(child.tableName)) WHERE \(quoted(field.columnName)) = ? AND IsDeleted = 0
                     """, arguments: [child.name, FieldChange.deletedField, actingUserId, now, id])
             }

@@ -72,6 +72,21 @@ public struct SyncsSoup: Sendable {
         try store.read { try all(in: $0) }
     }
 
+    /// Every sync as it stands: one left RUNNING by a process that is gone (quit or killed
+    /// mid-sync) shows STOPPED, as the next sync (and the SDK's SyncManager) will mark it; one
+    /// running elsewhere stays RUNNING. Nothing is written: whether a sync runs is asked of the
+    /// sync lock, taken and let go at once (a sync that starts meanwhile waits for it).
+    public func allAsTheyStand() throws -> [SyncState] {
+        var syncs = try all()
+        guard syncs.contains(where: { $0.status == .running }) else { return syncs }
+        let nobodySyncs = withExtendedLifetime(try? SyncLock.tryAcquire(storePath: store.path)) { $0 != nil }
+        guard nobodySyncs else { return syncs }
+        for index in syncs.indices where syncs[index].status == .running {
+            syncs[index].transition(to: .stopped, now: syncs[index].endTime)
+        }
+        return syncs
+    }
+
     public func all(in transaction: StoreTransaction) throws -> [SyncState] {
         var states: [SyncState] = []
         var page = 0
