@@ -82,7 +82,7 @@ public struct AppModel: Sendable {
     public internal(set) var clipboardText: String?
     /// The field each soup's list shows in its second column, when the user chose one
     /// (config.toml's [list]); else the kind's own (title, industry).
-    public private(set) var listColumns: [String: String] = [:]
+    public internal(set) var listColumns: [String: String] = [:]
 
     /// `kinds` are the record tabs (default: forceterm's own contacts and accounts soups); with
     /// none, the app opens on Syncs and the Inspector alone.
@@ -278,46 +278,10 @@ public struct AppModel: Sendable {
         localChangeCount = try lists.reduce(0) { $0 + (try $1.repository.localChangeCount()) }
         syncs.refreshOutbox(kinds: kinds, any: localChangeCount > 0)
     }
-
-    /// The list pane's height changed (resize); the visible window is reloaded to fit.
-    public mutating func setListHeight(_ height: Int) {
-        inspector.setPageSize(max(height - 5, 1))
-        do {
-            for index in lists.indices { try lists[index].setViewportHeight(height) }
-        } catch {
-            toast = Toast("\(error)", isError: true)
-        }
-    }
-
-    /// The user's list settings (config.toml), applied at start: the order every list opens in,
-    /// at its top (where the kind offers that order), and second columns by soup.
-    public mutating func applyListSettings(sort: ListSort?, columns: [String: String]) throws {
-        listColumns = columns
-        guard let sort else { return }
-        let accountsSoup = accounts?.kind.soupName
-        for index in lists.indices where ListSort.choices(for: lists[index].kind).contains(sort) {
-            try lists[index].setSort(sort, accountsSoup: accountsSoup)
-            // At start nothing was chosen yet: the list opens at its top, not on the record the
-            // default order put first.
-            try lists[index].moveToTop()
-        }
-    }
 }
 
 /// A record one can go back to: the list it is in and its entry.
 public struct Place: Sendable, Equatable {
     public let listIndex: Int
     public let entryId: Int64
-}
-
-/// The time the model reads, injected so tests step it instead of waiting (swift-nio's
-/// `EmbeddedEventLoop.advanceTime` is the model).
-public struct AppClock: Sendable {
-    public let now: @Sendable () -> Date
-
-    public init(now: @escaping @Sendable () -> Date) {
-        self.now = now
-    }
-
-    public static let system = AppClock { Date() }
 }
