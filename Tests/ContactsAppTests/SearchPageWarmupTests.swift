@@ -4,7 +4,7 @@ import ForceJSON
 import Testing
 
 @Suite("The list's search pages read ahead on an encrypted store")
-struct ListSearchWarmupTests {
+struct SearchPageWarmupTests {
     @Test func theModelReadsThemAheadWhenItOpensAndAfterEachRefresh() throws {
         let fixture = try StoreFixture(key: StoreKey.random())
         let names = ["Kowalski", "Okafor", "Yamada", "Lovelace", "Núñez", "Henderson"]

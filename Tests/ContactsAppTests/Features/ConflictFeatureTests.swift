@@ -6,7 +6,7 @@ import Testing
 /// `c` on a conflicted record: the comparison the detail shows and the two ways out, written
 /// through MobileSync's resolver to the real store file.
 @Suite("Conflicts: comparison and keep mine / take the server's")
-struct ConflictTests {
+struct ConflictFeatureTests: DrivesAppModel {
     /// A contact edited here whose sync up was refused: `__conflict__` as MobileSync writes it.
     @discardableResult
     func addConflict(_ fixture: StoreFixture, server: JSONObject?) throws -> JSONObject {
@@ -18,12 +18,6 @@ struct ConflictTests {
 
     func serverCopy(title: String = "Theirs") -> JSONObject {
         ["FirstName": "Ömer", "LastName": "Okafor", "Title": .string(title), "LastModifiedDate": "2025-03-04T10:00:00.000+0000"]
-    }
-
-    func model(_ fixture: StoreFixture) throws -> AppModel {
-        var model = try AppModel(store: fixture.store, syncedFields: fixture.fields)
-        model.setListHeight(10)
-        return model
     }
 
     @Test("The comparison lists both versions and marks the fields that differ")
@@ -116,7 +110,7 @@ struct ConflictTests {
     }
 }
 
-extension ConflictTests {
+extension ConflictFeatureTests {
     @Test("Taking the server's for the one field both sides changed says my other changes stay, and they do")
     func takeServerKeepsOtherFields() throws {
         let fixture = try StoreFixture()

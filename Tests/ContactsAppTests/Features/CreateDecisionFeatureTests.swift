@@ -8,7 +8,7 @@ import Testing
 /// org's record or discarded; a create in doubt takes a candidate or is created anew — written
 /// through MobileSync's `CreateDecisions` to the real store file.
 @Suite("Duplicates and creates in doubt: c decides")
-struct CreateDecisionTests: DrivesAppModel {
+struct CreateDecisionFeatureTests: DrivesAppModel {
     /// A contact created here that the org's duplicate rule refused, naming `match`.
     func addDuplicate(_ fixture: StoreFixture, match: RecordReference) throws -> JSONObject {
         let error = RecordError(errorCode: "DUPLICATES_DETECTED", message: "Use one of these records?", duplicates: [match])

@@ -7,13 +7,7 @@ import Testing
 
 /// The Syncs and Inspector tabs and the status line, over a real store file.
 @Suite("Syncs and Inspector tabs, status line")
-struct TabsTests {
-    func model(_ fixture: StoreFixture) throws -> AppModel {
-        var model = try AppModel(store: fixture.store, syncedFields: fixture.fields)
-        model.setListHeight(10)
-        return model
-    }
-
+struct SyncsAndInspectorTests: DrivesAppModel {
     /// The four named syncs of the built-in usersyncs.json, the down one of contacts after a run.
     func addSyncs(_ fixture: StoreFixture) throws {
         let syncs = try SyncsSoup(store: fixture.store)
