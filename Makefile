@@ -47,7 +47,7 @@ build: deps
 build-release: deps
 	$(SWIFT) build -c release $(BUILD_FLAGS)
 
-## install: a release build's forceterm, localorg and smartstore-tool into $(PREFIX)/bin, man pages
+## install: a release build's forceterm (localorg and smartstore-tool are links to it) into $(PREFIX)/bin, man pages
 ## (man forceterm) and bash / zsh / fish completions, all generated from the commands.
 install: build-release
 	$(SWIFT) build -c release --product generate-manual $(BUILD_FLAGS)
@@ -63,11 +63,12 @@ man: build
 	scripts/install.sh $(BIN_DEBUG) .build/local > /dev/null
 	@echo "man -l .build/local/share/man/man1/forceterm.1   (and localorg.1); completions in .build/local/share"
 
-## dist: for laptops without a Swift toolchain: release binaries with the Swift runtime linked in,
+## dist: for laptops without a Swift toolchain: one release binary with the Swift runtime linked in
+## (forceterm, with localorg and smartstore-tool as links to it),
 ## man pages and completions, as dist/forceterm-VERSION-linux-ARCH.tar.gz and dist/forceterm_VERSION_ARCH.deb.
 DIST_BUILD := .build-dist
 dist: deps
-	$(SWIFT) build -c release --static-swift-stdlib --scratch-path $(DIST_BUILD) $(BUILD_FLAGS)
+	$(SWIFT) build -c release --static-swift-stdlib --scratch-path $(DIST_BUILD) --product forceterm-multicall $(BUILD_FLAGS)
 	$(SWIFT) build -c release --scratch-path $(DIST_BUILD) --product generate-manual $(BUILD_FLAGS)
 	scripts/dist.sh $(DIST_BUILD)/release $(VERSION) dist
 
@@ -92,7 +93,7 @@ $(SCREENSHOT_STAMP): scripts/screenshots/requirements.txt $(VENV_STAMP)
 ## test: every test suite, on a real SQLite file and the real binaries.
 test: deps test-swift test-python
 
-test-swift:
+test-swift: deps
 	$(SWIFT) build --build-tests $(BUILD_FLAGS)
 	$(SWIFT) build --product generate-manual $(BUILD_FLAGS)
 	FORCETERM_BIN_DIR=$(CURDIR)/$(BIN_DEBUG) scripts/test-swift.sh "$$($(SWIFT) build --show-bin-path $(BUILD_FLAGS))/forcetermPackageTests.xctest"
@@ -104,7 +105,7 @@ test-swift:
 ## training room's veth link (both need root), and the trainer's page is driven in headless chromium
 ## while twelve forceterm processes sync at once.
 ## pytest's exit 5 ("no tests ran") counts as a failure.
-test-python: venv $(SCREENSHOT_STAMP)
+test-python: deps venv $(SCREENSHOT_STAMP)
 	@scripts/install-system-deps.sh $(SCREENSHOT_PACKAGES) iproute2 curl chromium chromium-driver
 	$(SWIFT) build $(BUILD_FLAGS)
 	FORCETERM_BIN_DIR=$(CURDIR)/$(BIN_DEBUG) \

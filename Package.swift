@@ -4,7 +4,8 @@ import PackageDescription
 // Layers, bottom-up (docs/architecture.md): ForceJSON (JSON values) and SalesforceTime (dates) ->
 // SmartStore (soups on SQLite) -> MobileSync (the engine, no network) and ForceAPI (REST on libcurl)
 // -> ContactsApp (the app's state, no terminal) -> TerminalUI (over CNcursesw) -> ForcetermServices
-// (what the commands do) -> the forceterm executable (only its commands). localorg sits beside them
+// (what the commands do) -> ForcetermCommands (only its commands) -> the forceterm executable (one line).
+// localorg and smartstore-tool are built the same way; forceterm-multicall holds all three. localorg sits beside them
 // and shares ForceJSON and SalesforceTime.
 // forceterm's own SQLite (SQLite3 Multiple Ciphers: stores encrypted in SQLCipher 4's format), built
 // by `make` into .build-sqlite3mc/lib (vendor/sqlite3mc/build.sh). Its folder comes first on the
@@ -29,6 +30,8 @@ let package = Package(
     products: [
         .executable(name: "forceterm", targets: ["forceterm"]),
         .executable(name: "smartstore-tool", targets: ["smartstore-tool"]),
+        // What the package ships (make install, make dist): the three commands in one binary.
+        .executable(name: "forceterm-multicall", targets: ["forceterm-multicall"]),
         .library(name: "SmartStore", targets: ["SmartStore"]),
         .executable(name: "localorg", targets: ["localorg"]),
         .library(name: "LocalOrg", targets: ["LocalOrg"]),
@@ -131,16 +134,25 @@ let package = Package(
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
             ],
             swiftSettings: strictConcurrency),
-        // The executable is its commands: ArgumentParser types over ForcetermServices.
-        .executableTarget(
-            name: "forceterm",
+        // forceterm's commands: ArgumentParser types over ForcetermServices. Each executable is a
+        // line that runs its command, so forceterm-multicall can hold all three.
+        .target(
+            name: "ForcetermCommands",
             dependencies: [
                 "ForcetermServices", "SmartStore", "TerminalUI", "ContactsApp", "ForceJSON", "ForceAPI", "MobileSync",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strictConcurrency),
+        .executableTarget(name: "forceterm", dependencies: ["ForcetermCommands"], swiftSettings: strictConcurrency),
+        .executableTarget(name: "smartstore-tool", dependencies: ["SmartStoreToolCommands"], swiftSettings: strictConcurrency),
+        .executableTarget(name: "localorg", dependencies: ["LocalOrgCommands"], swiftSettings: strictConcurrency),
+        // One binary for the package: forceterm, localorg or smartstore-tool by the name it runs as.
         .executableTarget(
-            name: "smartstore-tool",
+            name: "forceterm-multicall",
+            dependencies: ["ForcetermCommands", "LocalOrgCommands", "SmartStoreToolCommands"],
+            swiftSettings: strictConcurrency),
+        .target(
+            name: "SmartStoreToolCommands",
             dependencies: [
                 "SmartStore", "ForceJSON", "ForcetermServices",
                 .product(name: "GRDB", package: "GRDB.swift"),
@@ -171,8 +183,8 @@ let package = Package(
             ],
             swiftSettings: strictConcurrency,
             linkerSettings: privateSQLiteLinking),
-        .executableTarget(
-            name: "localorg",
+        .target(
+            name: "LocalOrgCommands",
             dependencies: [
                 "LocalOrg", "ForceJSON", "SalesforceTime", "CSVTable",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),

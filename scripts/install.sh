@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # Installs forceterm's binaries, man pages and shell completions under a prefix, or removes them.
-#   scripts/install.sh BIN_DIR PREFIX      BIN_DIR holds the built binaries and generate-manual
+#   scripts/install.sh BIN_DIR PREFIX      BIN_DIR holds forceterm-multicall and generate-manual
 #   scripts/install.sh --uninstall PREFIX
 # `make install` / `make uninstall` call it with .build/release and $(DESTDIR)$(PREFIX).
 set -euo pipefail
 
+# One binary, forceterm-multicall, installed as forceterm with the other two names linked to it:
+# it runs the command it is started as.
 binaries=(forceterm localorg smartstore-tool)
 files=(
   bin/forceterm bin/localorg bin/smartstore-tool lib/forceterm/libforceterm-sqlite3.so.0
@@ -18,7 +20,7 @@ files=(
 if [[ "${1:-}" == "--uninstall" ]]; then
   prefix="${2:?usage: install.sh --uninstall PREFIX}"
   for file in "${files[@]}"; do
-    if [[ -e "$prefix/$file" ]]; then rm -f "$prefix/$file" && echo "removed $prefix/$file"; fi
+    if [[ -e "$prefix/$file" || -L "$prefix/$file" ]]; then rm -f "$prefix/$file" && echo "removed $prefix/$file"; fi
   done
   rmdir "$prefix/lib/forceterm" 2>/dev/null || true
   exit 0
@@ -26,33 +28,34 @@ fi
 
 bin_dir="${1:?usage: install.sh BIN_DIR PREFIX}"
 prefix="${2:?usage: install.sh BIN_DIR PREFIX}"
-for binary in "${binaries[@]}" generate-manual; do
+for binary in forceterm-multicall generate-manual; do
   [[ -x "$bin_dir/$binary" ]] || { echo "install.sh: $bin_dir/$binary is missing; build first (make install does)" >&2; exit 1; }
 done
 
 install -d "$prefix/bin" "$prefix/lib/forceterm" "$prefix/share/man/man1" "$prefix/share/bash-completion/completions" \
   "$prefix/share/zsh/site-functions" "$prefix/share/fish/vendor_completions.d"
-for binary in "${binaries[@]}"; do
-  install -m 0755 "$bin_dir/$binary" "$prefix/bin/$binary"
+install -m 0755 "$bin_dir/forceterm-multicall" "$prefix/bin/forceterm"
+for binary in "${binaries[@]:1}"; do
+  ln -sf forceterm "$prefix/bin/$binary"
 done
-# forceterm's own SQLite (encrypted stores), found by the binaries at $ORIGIN/../lib/forceterm.
-sqlite=$(ldd "$bin_dir/forceterm" | awk '$1 == "libforceterm-sqlite3.so.0" { print $3 }')
-[[ -f "$sqlite" ]] || { echo "install.sh: $bin_dir/forceterm does not link libforceterm-sqlite3.so.0; build with make" >&2; exit 1; }
+# forceterm's own SQLite (encrypted stores), found by the binary at $ORIGIN/../lib/forceterm.
+sqlite=$(ldd "$bin_dir/forceterm-multicall" | awk '$1 == "libforceterm-sqlite3.so.0" { print $3 }')
+[[ -f "$sqlite" ]] || { echo "install.sh: $bin_dir/forceterm-multicall does not link libforceterm-sqlite3.so.0; build with make" >&2; exit 1; }
 install -m 0644 "$sqlite" "$prefix/lib/forceterm/libforceterm-sqlite3.so.0"
 
 # Completions and man pages come from the commands themselves (swift-argument-parser), so they
 # never disagree with --help.
 for tool in forceterm localorg; do
-  "$bin_dir/$tool" --generate-completion-script bash > "$prefix/share/bash-completion/completions/$tool"
-  "$bin_dir/$tool" --generate-completion-script zsh > "$prefix/share/zsh/site-functions/_$tool"
-  "$bin_dir/$tool" --generate-completion-script fish > "$prefix/share/fish/vendor_completions.d/$tool.fish"
+  "$prefix/bin/$tool" --generate-completion-script bash > "$prefix/share/bash-completion/completions/$tool"
+  "$prefix/bin/$tool" --generate-completion-script zsh > "$prefix/share/zsh/site-functions/_$tool"
+  "$prefix/bin/$tool" --generate-completion-script fish > "$prefix/share/fish/vendor_completions.d/$tool.fish"
 done
 
 pages="$(mktemp -d)"
 trap 'rm -rf "$pages"' EXIT
 date="${SOURCE_DATE:-$(date -u +%Y-%m-%d)}"
 for tool in forceterm localorg; do
-  "$bin_dir/generate-manual" "$bin_dir/$tool" --date "$date" -o "$pages"
+  "$bin_dir/generate-manual" "$prefix/bin/$tool" --date "$date" -o "$pages"
 done
 # What the commands' help cannot say: where forceterm keeps things, and what its exit codes mean.
 # They replace the generator's one-line EXIT STATUS section.

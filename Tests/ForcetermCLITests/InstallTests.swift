@@ -67,8 +67,17 @@ struct InstallTests {
         let loaded = linked.standardOutput.split(separator: "\n").first { $0.contains("libforceterm-sqlite3.so.0 =>") } ?? ""
         #expect(loaded.contains(prefix.path) && loaded.contains("/lib/forceterm/"), "\(linked.standardOutput)")
         #expect(!linked.standardOutput.contains("libsqlite3.so.0"), "the system's SQLite is not linked: \(linked.standardOutput)")
-        let version = try Self.run(prefix.appendingPathComponent("bin/forceterm").path, ["--version"])
-        #expect(version.standardOutput == "forceterm \(try Self.makefileVersion())\n", "the installed binary runs: \(version)")
+        // One binary under three names: each name runs its own command.
+        for tool in ["forceterm", "localorg", "smartstore-tool"] {
+            let version = try Self.run(prefix.appendingPathComponent("bin/\(tool)").path, ["--version"])
+            #expect(version.standardOutput == "\(tool) \(try Self.makefileVersion())\n", "the installed \(tool) runs: \(version)")
+        }
+        for tool in ["localorg", "smartstore-tool"] {
+            let target = try? fileManager.destinationOfSymbolicLink(atPath: prefix.appendingPathComponent("bin/\(tool)").path)
+            #expect(target == "forceterm", "bin/\(tool) is a link to the one binary: \(target ?? "not a link")")
+        }
+        let serveHelp = try Self.run(prefix.appendingPathComponent("bin/localorg").path, ["serve", "--help"])
+        #expect(serveHelp.exitCode == 0 && serveHelp.standardOutput.contains("--ready-file"), "localorg's own subcommands: \(serveHelp)")
 
         let bash = prefix.appendingPathComponent("share/bash-completion/completions/forceterm").path
         let zsh = prefix.appendingPathComponent("share/zsh/site-functions/_forceterm").path
@@ -95,8 +104,8 @@ struct InstallTests {
 
         let removed = try Self.run("bash", [script, "--uninstall", prefix.path])
         #expect(removed.exitCode == 0, "\(removed)")
-        for path in [bash, zsh, fish, page, sqlite, prefix.appendingPathComponent("bin/forceterm").path] {
-            #expect(!fileManager.fileExists(atPath: path), "\(path) removed")
+        for path in [bash, zsh, fish, page, sqlite] + ["forceterm", "localorg", "smartstore-tool"].map({ prefix.appendingPathComponent("bin/\($0)").path }) {
+            #expect((try? fileManager.attributesOfItem(atPath: path)) == nil, "\(path) removed")
         }
         let noBuild = try Self.run("bash", [script, prefix.path + "/nowhere", prefix.path])
         #expect(noBuild.exitCode == 1 && noBuild.standardError.contains("is missing; build first"), "\(noBuild)")

@@ -4,9 +4,8 @@ import Foundation
 import LocalOrg
 
 /// `localorg`: a Salesforce-compatible org on this machine, for demos, training rooms and tests.
-@main
-struct LocalOrgCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
+public struct LocalOrgCommand: AsyncParsableCommand {
+    public static let configuration = CommandConfiguration(
         commandName: "localorg",
         abstract: "A Salesforce-compatible org that runs on this machine.",
         discussion: """
@@ -19,6 +18,8 @@ struct LocalOrgCommand: AsyncParsableCommand {
         // The Makefile's VERSION, as forceterm's (a test checks both).
         version: "localorg 0.22.0",
         subcommands: [Serve.self, Seed.self, Info.self, UserCommand.self, ProfileCommand.self, RulesCommand.self, ShareCommand.self, LockCommand.self, SnapshotCommand.self, Show.self, History.self, Query.self, Approve.self, Edit.self, Delete.self])
+
+    public init() {}
 }
 
 /// The `--data` option every command shares.

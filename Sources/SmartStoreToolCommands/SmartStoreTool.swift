@@ -4,14 +4,15 @@ import ForceJSON
 import ForcetermServices
 import SmartStore
 
-@main
-struct SmartStoreTool: ParsableCommand {
-    static let configuration = CommandConfiguration(
+public struct SmartStoreTool: ParsableCommand {
+    public static let configuration = CommandConfiguration(
         commandName: "smartstore-tool",
         abstract: "Developer tools for forceterm's SmartStore: demo data, load tests and benchmarks.",
         // The Makefile's VERSION, as forceterm's (a test checks all three).
         version: "smartstore-tool 0.22.0",
         subcommands: [Seed.self, Load.self, Encrypt.self, Bench.self, BenchCase.self])
+
+    public init() {}
 }
 
 /// Options shared by the commands that open a store with the app's soups.

@@ -4,9 +4,8 @@ import Foundation
 import Synchronization
 
 /// The `forceterm` command: with no subcommand, the terminal UI; otherwise one of the subcommands.
-@main
-struct Forceterm: ParsableCommand {
-    static let configuration = CommandConfiguration(
+public struct Forceterm: ParsableCommand {
+    public static let configuration = CommandConfiguration(
         commandName: "forceterm",
         abstract: "An offline terminal client for your Salesforce contacts and accounts.",
         discussion: """
@@ -29,14 +28,16 @@ struct Forceterm: ParsableCommand {
     @OptionGroup var tuiOptions: TUIOptions
     @OptionGroup var demoOptions: DemoOptions
 
-    func validate() throws {
+    public init() {}
+
+    public func validate() throws {
         if demoOptions.demo {
             if storeOptions.storePath != nil { throw ValidationError("--demo uses its own store; leave out --store.") }
             if tuiOptions.offline { throw ValidationError("--demo and --offline exclude each other: the demo runs its own org on this machine.") }
         }
     }
 
-    func run() throws {
+    public func run() throws {
         // Here, not in validate(): the root's validate() also runs before a subcommand's.
         if globalOptions.global {
             throw ValidationError("the terminal UI shows your own store; the global store is for forceterm sync, status and query --global.")
@@ -54,7 +55,7 @@ struct Forceterm: ParsableCommand {
     /// ArgumentParser's own entry point, except that usage errors exit with 2 as the design's
     /// command-line contract says (ArgumentParser uses 64, EX_USAGE), and that the process ends
     /// through `endProcess`.
-    static func main() {
+    public static func main() {
         var status: Int32 = 0
         do {
             var command = try parseAsRoot()

@@ -1,0 +1,3 @@
+import ForcetermCommands
+
+Forceterm.main()

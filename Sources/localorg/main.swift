@@ -1,0 +1,3 @@
+import LocalOrgCommands
+
+await LocalOrgCommand.main()

@@ -1,0 +1,3 @@
+import SmartStoreToolCommands
+
+SmartStoreTool.main()
