@@ -31,7 +31,7 @@ VENV := .venv
 VENV_STAMP := $(VENV)/.installed-requirements
 SCREENSHOT_STAMP := $(VENV)/.installed-screenshot-requirements
 
-.PHONY: all deps build fuzz build-release install uninstall man dist test-dist demo screenshots test test-swift test-python venv bench bench-smartstore bench-localorg bench-sync bench-tui bench-field clean
+.PHONY: all deps build fuzz build-release install uninstall man dist test-dist demo screenshots lint format test test-swift test-python venv bench bench-smartstore bench-localorg bench-sync bench-tui bench-field clean
 
 all: build
 
@@ -89,6 +89,15 @@ screenshots: build $(SCREENSHOT_STAMP)
 $(SCREENSHOT_STAMP): scripts/screenshots/requirements.txt $(VENV_STAMP)
 	$(VENV)/bin/python -m pip install --quiet --disable-pip-version-check -r scripts/screenshots/requirements.txt
 	cp scripts/screenshots/requirements.txt $@
+
+## lint: every Swift file against .swift-format, by the toolchain's own formatter (CI runs it);
+## format: rewrites them so (what lint asks for).
+SWIFT_SOURCES := Package.swift Sources Tests Fuzz
+lint:
+	$(SWIFT) format lint --strict --recursive --parallel $(SWIFT_SOURCES)
+
+format:
+	$(SWIFT) format --in-place --recursive --parallel $(SWIFT_SOURCES)
 
 ## test: every test suite, on a real SQLite file and the real binaries.
 test: deps test-swift test-python
