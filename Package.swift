@@ -16,12 +16,14 @@ let privateSQLite = Context.packageDirectory + "/.build-sqlite3mc/lib"
 // No target of this package asks pkg-config for its flags: SwiftPM would put the -L/usr/lib/… it
 // prints ahead of this -L, and GRDB's `-lsqlite3` would find the system's library first.
 let privateSQLiteLinking: [LinkerSetting] = [
-    .unsafeFlags(["-L" + privateSQLite, "-Xlinker", "-rpath", "-Xlinker", "$ORIGIN/../lib/forceterm",
-                  "-Xlinker", "-rpath", "-Xlinker", privateSQLite]),
+    .unsafeFlags([
+        "-L" + privateSQLite, "-Xlinker", "-rpath", "-Xlinker", "$ORIGIN/../lib/forceterm",
+        "-Xlinker", "-rpath", "-Xlinker", privateSQLite,
+    ])
 ]
 
 let strictConcurrency: [SwiftSetting] = [
-    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("ExistentialAny")
 ]
 
 let package = Package(
@@ -254,18 +256,20 @@ if Context.environment["FORCETERM_FUZZ"] != nil {
     }
     package.products.append(.executable(name: "localorg-fuzz", targets: ["localorg-fuzz"]))
     package.targets.append(.target(name: "LocalOrgFuzzDriver", path: "Fuzz/LocalOrgFuzzDriver"))
-    package.targets.append(.executableTarget(
-        name: "localorg-fuzz",
-        dependencies: ["LocalOrg", "ForceJSON", "LocalOrgFuzzDriver"],
-        path: "Fuzz/LocalOrgFuzz",
-        swiftSettings: fuzzing + [.unsafeFlags(["-parse-as-library"])],
-        linkerSettings: [.unsafeFlags(["-sanitize=fuzzer,address"])]))
+    package.targets.append(
+        .executableTarget(
+            name: "localorg-fuzz",
+            dependencies: ["LocalOrg", "ForceJSON", "LocalOrgFuzzDriver"],
+            path: "Fuzz/LocalOrgFuzz",
+            swiftSettings: fuzzing + [.unsafeFlags(["-parse-as-library"])],
+            linkerSettings: [.unsafeFlags(["-sanitize=fuzzer,address"])]))
     // The vCard, CSV and JSON importers, on files.
     package.products.append(.executable(name: "import-fuzz", targets: ["import-fuzz"]))
-    package.targets.append(.executableTarget(
-        name: "import-fuzz",
-        dependencies: ["ContactsApp", "LocalOrgFuzzDriver"],
-        path: "Fuzz/ImportFuzz",
-        swiftSettings: fuzzing + [.unsafeFlags(["-parse-as-library"])],
-        linkerSettings: [.unsafeFlags(["-sanitize=fuzzer,address"])]))
+    package.targets.append(
+        .executableTarget(
+            name: "import-fuzz",
+            dependencies: ["ContactsApp", "LocalOrgFuzzDriver"],
+            path: "Fuzz/ImportFuzz",
+            swiftSettings: fuzzing + [.unsafeFlags(["-parse-as-library"])],
+            linkerSettings: [.unsafeFlags(["-sanitize=fuzzer,address"])]))
 }

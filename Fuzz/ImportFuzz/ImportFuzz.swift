@@ -27,8 +27,9 @@ public func importFuzzInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
 enum ImportFuzzSetup {
     static let reader: ImportReader = {
         do {
-            let schema = RecordSchema(kinds: [.contact, .account], syncedFields: try SyncedFields(usersyncsJSON: DefaultConfig.usersyncsJSON),
-                                      descriptions: nil)
+            let schema = RecordSchema(
+                kinds: [.contact, .account], syncedFields: try SyncedFields(usersyncsJSON: DefaultConfig.usersyncsJSON),
+                descriptions: nil)
             return ImportReader(schema: schema, kind: .contact)
         } catch {
             fatalError("the built-in config does not load: \(error)")

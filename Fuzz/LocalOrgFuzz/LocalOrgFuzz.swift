@@ -42,10 +42,12 @@ final class FuzzedOrg: Sendable {
         let api = try LocalOrgAPI(store: store, settings: OrgSettings())
         self.api = api
         let signIn = Self.wait {
-            await api.handle(APIRequest(method: "POST", path: "/services/oauth2/token",
-                                        headers: ["Content-Type": "application/x-www-form-urlencoded"],
-                                        body: Array("grant_type=password&client_id=forceterm&username=demo@localorg.test&password=localorg-demo".utf8),
-                                        baseURL: "https://localhost:8443"))
+            await api.handle(
+                APIRequest(
+                    method: "POST", path: "/services/oauth2/token",
+                    headers: ["Content-Type": "application/x-www-form-urlencoded"],
+                    body: Array("grant_type=password&client_id=forceterm&username=demo@localorg.test&password=localorg-demo".utf8),
+                    baseURL: "https://localhost:8443"))
         }
         guard let token = try JSONParser.parse(signIn.body)["access_token"]?.stringValue else {
             throw FuzzSetupError(description: "sign-in failed: \(signIn.bodyText)")
@@ -78,8 +80,9 @@ final class FuzzedOrg: Sendable {
         }
         if !headers.keys.contains(where: { $0.lowercased() == "authorization" }) { headers["Authorization"] = "Bearer \(token)" }
         let pathAndQuery = target.split(separator: "?", maxSplits: 1).map(String.init)
-        return APIRequest(method: method, path: pathAndQuery.first ?? "/", query: pathAndQuery.count > 1 ? pathAndQuery[1] : "",
-                          headers: headers, body: Array(body.utf8), baseURL: "https://localhost:8443")
+        return APIRequest(
+            method: method, path: pathAndQuery.first ?? "/", query: pathAndQuery.count > 1 ? pathAndQuery[1] : "",
+            headers: headers, body: Array(body.utf8), baseURL: "https://localhost:8443")
     }
 
     /// What is wrong with an answer, or nil.
@@ -98,7 +101,8 @@ final class FuzzedOrg: Sendable {
         if document["error"]?.stringValue != nil, document["error_description"]?.stringValue != nil { return nil }
         // composite/tree: which records were refused and why.
         if document["hasErrors"]?.boolValue == true, let results = document["results"]?.arrayValue,
-           results.allSatisfy({ ($0["errors"]?.arrayValue ?? []).allSatisfy { $0["statusCode"]?.stringValue != nil && $0["message"]?.stringValue != nil } }) {
+            results.allSatisfy({ ($0["errors"]?.arrayValue ?? []).allSatisfy { $0["statusCode"]?.stringValue != nil && $0["message"]?.stringValue != nil } })
+        {
             return nil
         }
         return "a refusal not shaped as Salesforce's errors"

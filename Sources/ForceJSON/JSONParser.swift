@@ -68,9 +68,15 @@ public struct JSONParser {
             case UInt8(ascii: "{"): return .object(try parseObject(depth: depth + 1))
             case UInt8(ascii: "["): return .array(try parseArray(depth: depth + 1))
             case UInt8(ascii: "\""): return .string(try parseString())
-            case UInt8(ascii: "t"): try expectLiteral("true"); return .bool(true)
-            case UInt8(ascii: "f"): try expectLiteral("false"); return .bool(false)
-            case UInt8(ascii: "n"): try expectLiteral("null"); return .null
+            case UInt8(ascii: "t"):
+                try expectLiteral("true")
+                return .bool(true)
+            case UInt8(ascii: "f"):
+                try expectLiteral("false")
+                return .bool(false)
+            case UInt8(ascii: "n"):
+                try expectLiteral("null")
+                return .null
             case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return try parseNumber()
             default: throw error("unexpected character '\(Unicode.Scalar(byte))'")
             }
@@ -91,7 +97,10 @@ public struct JSONParser {
             index += 1
             var object = JSONObject()
             skipWhitespace()
-            if current == UInt8(ascii: "}") { index += 1; return object }
+            if current == UInt8(ascii: "}") {
+                index += 1
+                return object
+            }
             while true {
                 skipWhitespace()
                 guard current == UInt8(ascii: "\"") else { throw error("expected a string key") }
@@ -104,7 +113,9 @@ public struct JSONParser {
                 skipWhitespace()
                 switch current {
                 case UInt8(ascii: ","): index += 1
-                case UInt8(ascii: "}"): index += 1; return object
+                case UInt8(ascii: "}"):
+                    index += 1
+                    return object
                 default: throw error("expected ',' or '}' in an object")
                 }
             }
@@ -115,14 +126,19 @@ public struct JSONParser {
             index += 1
             var array: [JSONValue] = []
             skipWhitespace()
-            if current == UInt8(ascii: "]") { index += 1; return array }
+            if current == UInt8(ascii: "]") {
+                index += 1
+                return array
+            }
             while true {
                 skipWhitespace()
                 array.append(try parseValue(depth: depth))
                 skipWhitespace()
                 switch current {
                 case UInt8(ascii: ","): index += 1
-                case UInt8(ascii: "]"): index += 1; return array
+                case UInt8(ascii: "]"):
+                    index += 1
+                    return array
                 default: throw error("expected ',' or ']' in an array")
                 }
             }

@@ -23,7 +23,10 @@ public enum JSONWriter {
         case let .double(d): writeDouble(d, into: &out)
         case let .string(s): writeString(s, into: &out)
         case let .array(items):
-            guard !items.isEmpty else { out.append(contentsOf: "[]".utf8); return }
+            guard !items.isEmpty else {
+                out.append(contentsOf: "[]".utf8)
+                return
+            }
             out.append(UInt8(ascii: "["))
             for (position, item) in items.enumerated() {
                 if position > 0 { out.append(UInt8(ascii: ",")) }
@@ -33,7 +36,10 @@ public enum JSONWriter {
             newline(into: &out, indent: indent)
             out.append(UInt8(ascii: "]"))
         case let .object(object):
-            guard !object.isEmpty else { out.append(contentsOf: "{}".utf8); return }
+            guard !object.isEmpty else {
+                out.append(contentsOf: "{}".utf8)
+                return
+            }
             out.append(UInt8(ascii: "{"))
             var first = true
             for (key, item) in object {
@@ -57,7 +63,10 @@ public enum JSONWriter {
     }
 
     private static func writeDouble(_ d: Double, into out: inout [UInt8]) {
-        guard d.isFinite else { out.append(contentsOf: "null".utf8); return }
+        guard d.isFinite else {
+            out.append(contentsOf: "null".utf8)
+            return
+        }
         // Keep whole doubles visibly floating ("2.0"), as Swift's description does.
         out.append(contentsOf: d.description.utf8)
     }

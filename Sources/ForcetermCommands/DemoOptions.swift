@@ -9,9 +9,10 @@ import TerminalUI
 
 /// The options of `forceterm --demo`.
 struct DemoOptions: ParsableArguments {
-    @Flag(help: ArgumentHelp(
-        "Start a local demo org (localorg) with 50 accounts and 500 contacts, sign in to it and open the TUI.",
-        discussion: "Demo state lives in $XDG_DATA_HOME/forceterm/demo/, apart from your own store and session, and is kept for the next --demo."))
+    @Flag(
+        help: ArgumentHelp(
+            "Start a local demo org (localorg) with 50 accounts and 500 contacts, sign in to it and open the TUI.",
+            discussion: "Demo state lives in $XDG_DATA_HOME/forceterm/demo/, apart from your own store and session, and is kept for the next --demo."))
     var demo = false
 
     @Flag(help: "With --demo: delete the demo org, store and session first and start from fresh demo data.")

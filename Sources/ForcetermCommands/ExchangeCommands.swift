@@ -44,8 +44,9 @@ struct ExportCommand: ParsableCommand {
     @Flag(help: "CSV for Excel: starts with a UTF-8 byte order mark, so accents and other scripts open right.")
     var excel = false
 
-    @Option(name: [.customShort("o"), .customLong("output")], help: ArgumentHelp("Write to this file instead of standard output.", valueName: "file"),
-            completion: .file(extensions: ["vcf", "csv", "json"]))
+    @Option(
+        name: [.customShort("o"), .customLong("output")], help: ArgumentHelp("Write to this file instead of standard output.", valueName: "file"),
+        completion: .file(extensions: ["vcf", "csv", "json"]))
     var output: String?
 
     @OptionGroup var storeOptions: StoreOptions
@@ -62,8 +63,9 @@ struct ExportCommand: ParsableCommand {
 
     func run() throws {
         try CommandFailure.reporting {
-            let catalog = try RecordCatalog(storePath: try globalOptions.location(storeOptions).path, global: globalOptions.global,
-                                            configDirectory: configOptions.directory)
+            let catalog = try RecordCatalog(
+                storePath: try globalOptions.location(storeOptions).path, global: globalOptions.global,
+                configDirectory: configOptions.directory)
             let kinds = soup.lowercased() == "all" ? catalog.kinds : [try catalog.kind(named: soup)]
             let chosen = format ?? output.flatMap(ExchangeFormat.named(byPath:)) ?? .vcard
             var exporter = RecordExporter(store: catalog.store, schema: catalog.schema, kinds: kinds)
@@ -148,17 +150,22 @@ struct ImportCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Where --skip-invalid writes the records it skips (default: beside the file).", valueName: "file"), completion: .file())
     var rejects: String?
 
-    @Option(help: ArgumentHelp("The file's text encoding when it is neither UTF-8 nor UTF-16 with a BOM (shift_jis, windows-1250, iso-8859-2…; default: UTF-8, else Windows-1252 line by line).", valueName: "name"))
+    @Option(
+        help: ArgumentHelp(
+            "The file's text encoding when it is neither UTF-8 nor UTF-16 with a BOM (shift_jis, windows-1250, iso-8859-2…; default: UTF-8, else Windows-1252 line by line).", valueName: "name"))
     var encoding: String?
 
-    @Option(help: ArgumentHelp("""
-        A contact's company that no account is named after: create the account (sent by the next \
-        sync), match (link to existing accounts only) or ignore companies.
-        """, valueName: "create|match|ignore"))
+    @Option(
+        help: ArgumentHelp(
+            """
+            A contact's company that no account is named after: create the account (sent by the next \
+            sync), match (link to existing accounts only) or ignore companies.
+            """, valueName: "create|match|ignore"))
     var accounts: AccountLinking = .create
 
-    @Option(name: .customLong("map"), parsing: .singleValue,
-            help: ArgumentHelp("Read a field from a CSV column of another name (repeatable).", valueName: "field=column"))
+    @Option(
+        name: .customLong("map"), parsing: .singleValue,
+        help: ArgumentHelp("Read a field from a CSV column of another name (repeatable).", valueName: "field=column"))
     var columnMaps: [String] = []
 
     @OptionGroup var storeOptions: StoreOptions
@@ -172,7 +179,8 @@ struct ImportCommand: ParsableCommand {
         if skipInvalid, file == "-", rejects == nil { throw ValidationError("--skip-invalid with standard input needs --rejects FILE, where the skipped records go") }
         if rejects != nil, !skipInvalid { throw ValidationError("--rejects names where --skip-invalid writes the records it skips; give --skip-invalid too") }
         if let encoding, TextEncodingName.encoding(named: encoding) == nil {
-            throw ValidationError("--encoding \(encoding): not one forceterm reads; give utf-8, utf-16, windows-1252, iso-8859-1, iso-8859-2, windows-1250, windows-1251, shift_jis, euc-jp or iso-2022-jp")
+            throw ValidationError(
+                "--encoding \(encoding): not one forceterm reads; give utf-8, utf-16, windows-1252, iso-8859-1, iso-8859-2, windows-1250, windows-1251, shift_jis, euc-jp or iso-2022-jp")
         }
     }
 
@@ -246,7 +254,9 @@ struct ImportCommand: ParsableCommand {
             for problem in plan.problems { StandardStreams.writeError("\(file):\(problem.line): \(problem.message)\n") }
             guard skipInvalid else {
                 let of = rows.count == 1 ? "The record cannot be imported" : "\(rejected) of \(rows.count) records cannot be imported"
-                throw ConfigError("\(of); nothing was written. Fix \(rejected == 1 ? "that line" : "those lines") and run the import again\(rows.count > rejected ? ", or give --skip-invalid to import the others" : "")")
+                throw ConfigError(
+                    "\(of); nothing was written. Fix \(rejected == 1 ? "that line" : "those lines") and run the import again\(rows.count > rejected ? ", or give --skip-invalid to import the others" : "")"
+                )
             }
         }
         for action in plan.actions { StandardStreams.write("line \(action.line): \(action.summary)\n") }
@@ -280,6 +290,8 @@ struct ImportCommand: ParsableCommand {
             throw error
         }
         let copied = copies == 0 ? "" : ", \(copies) stored as copies of the org's records (the next sync refreshes them; nothing of theirs is sent)"
-        StandardStreams.writeError("Imported \(plan.actions.count) record\(plan.actions.count == 1 ? "" : "s"): \(created) created, \(updated) updated\(copied), \(unchanged) unchanged\(rejectsNote); \(RecordCatalog.whereChangesGo(storePath: path, count: created + updated))\n")
+        StandardStreams.writeError(
+            "Imported \(plan.actions.count) record\(plan.actions.count == 1 ? "" : "s"): \(created) created, \(updated) updated\(copied), \(unchanged) unchanged\(rejectsNote); \(RecordCatalog.whereChangesGo(storePath: path, count: created + updated))\n"
+        )
     }
 }

@@ -125,9 +125,10 @@ enum UnencryptedStoreNotice {
 /// shared by every Salesforce user who signs in on this account, the SDK's global store. Same
 /// property name everywhere, for the reason `ConfigOptions` gives.
 struct GlobalStoreOptions: ParsableArguments {
-    @Flag(help: ArgumentHelp(
-        "Use the global store: one shared by every Salesforce user who signs in on this account (the SDK's globalstore.json and globalsyncs.json).",
-        discussion: "It lives in $XDG_DATA_HOME/forceterm/global.sqlite; sync --global reads the two files from --config DIR."))
+    @Flag(
+        help: ArgumentHelp(
+            "Use the global store: one shared by every Salesforce user who signs in on this account (the SDK's globalstore.json and globalsyncs.json).",
+            discussion: "It lives in $XDG_DATA_HOME/forceterm/global.sqlite; sync --global reads the two files from --config DIR."))
     var global = false
 
     /// The store `--store` or `--global` names; nil for the default one.

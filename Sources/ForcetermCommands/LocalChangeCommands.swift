@@ -53,8 +53,9 @@ struct CreateCommand: ParsableCommand {
             }
             let saved = try RecordRepository(store: catalog.store, kind: kind).create(fields: values)
             StandardStreams.write((saved.serverId ?? String(saved.entryId)) + "\n")
-            StandardStreams.writeError("Created \(kind.singular) \(kind.displayName(of: saved)) locally; "
-                                      + RecordCatalog.whereChangesGo(storePath: path, count: 1) + "\n")
+            StandardStreams.writeError(
+                "Created \(kind.singular) \(kind.displayName(of: saved)) locally; "
+                    + RecordCatalog.whereChangesGo(storePath: path, count: 1) + "\n")
         }
     }
 }
@@ -112,8 +113,9 @@ struct UpdateCommand: ParsableCommand {
             if saved.document == record.document {
                 StandardStreams.writeError("Nothing changed: \(name) already has those values\n")
             } else {
-                StandardStreams.writeError("Updated \(kind.singular) \(kind.displayName(of: saved)) locally; "
-                                           + RecordCatalog.whereChangesGo(storePath: path, count: 1) + "\n")
+                StandardStreams.writeError(
+                    "Updated \(kind.singular) \(kind.displayName(of: saved)) locally; "
+                        + RecordCatalog.whereChangesGo(storePath: path, count: 1) + "\n")
             }
         }
     }
@@ -165,7 +167,9 @@ struct DeleteCommand: ParsableCommand {
             for (kind, record) in found {
                 let already = record.isLocallyDeleted ? " (it already was)" : ""
                 let sync = RecordCatalog.syncCommand(storePath: path)
-                let outcome = record.isLocallyCreated ? "it was created here and never sent, so \(sync) just removes it from this store"
+                let outcome =
+                    record.isLocallyCreated
+                    ? "it was created here and never sent, so \(sync) just removes it from this store"
                     : "\(sync) deletes it in Salesforce"
                 StandardStreams.writeError("Marked \(kind.singular) \(kind.displayName(of: record)) deleted\(already); \(outcome)\n")
             }

@@ -23,8 +23,10 @@ struct PasscodeCommand: ParsableCommand {
             next sign-in starts a fresh store.
             """)
 
-    @Flag(help: ArgumentHelp("Forgotten: set the locked store aside (still encrypted) and sign out, so the next sign-in starts a fresh store. What it never sent is not sent.",
-                             discussion: "Asks for yes at a terminal; --yes answers for scripts."))
+    @Flag(
+        help: ArgumentHelp(
+            "Forgotten: set the locked store aside (still encrypted) and sign out, so the next sign-in starts a fresh store. What it never sent is not sent.",
+            discussion: "Asks for yes at a terminal; --yes answers for scripts."))
     var forgotten = false
     @Flag(help: "With --forgotten: do it without asking.") var yes = false
     @OptionGroup var storeOptions: StoreOptions
@@ -41,7 +43,8 @@ struct PasscodeCommand: ParsableCommand {
             if forgotten {
                 try StorePasscode.checkForgettable(store: path)
                 if !yes {
-                    let question = "Your store \(path) cannot be opened without its passcode. Setting it aside starts a fresh store at the next sign-in: changes it never sent are NOT sent. Set it aside and sign out (yes/no)? "
+                    let question =
+                        "Your store \(path) cannot be opened without its passcode. Setting it aside starts a fresh store at the next sign-in: changes it never sent are NOT sent. Set it aside and sign out (yes/no)? "
                     guard Passcode.canAsk, TerminalQuestion.ask(question)?.lowercased() == "yes" else {
                         throw ConfigError("nothing was changed (answer yes at a terminal, or give --yes)")
                     }

@@ -52,8 +52,9 @@ struct ListCommand: ParsableCommand {
 
     func run() throws {
         try CommandFailure.reporting {
-            let catalog = try RecordCatalog(storePath: try globalOptions.location(storeOptions).path, global: globalOptions.global,
-                                            configDirectory: configOptions.directory)
+            let catalog = try RecordCatalog(
+                storePath: try globalOptions.location(storeOptions).path, global: globalOptions.global,
+                configDirectory: configOptions.directory)
             let kind = try catalog.kind(named: soup)
             let fields = catalog.fieldNames(for: kind)
             switch json ? .json : format {
@@ -153,8 +154,9 @@ struct AddressesCommand: ParsableCommand {
 
     func run() throws {
         try CommandFailure.reporting {
-            let catalog = try RecordCatalog(storePath: StoreLocation(explicitPath: storeOptions.storePath).path,
-                                            configDirectory: configOptions.directory)
+            let catalog = try RecordCatalog(
+                storePath: StoreLocation(explicitPath: storeOptions.storePath).path,
+                configDirectory: configOptions.directory)
             guard let contacts = catalog.kinds.first(where: { $0.role == .contact }) else {
                 throw ConfigError("the config has no contacts soup to search")
             }

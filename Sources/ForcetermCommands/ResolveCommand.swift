@@ -88,7 +88,9 @@ struct ResolveCommand: ParsableCommand {
             // Taking the server's for every changed field leaves nothing of mine to send.
             // By entry id: keeping mine over a deletion on the server makes it a create, without its Id.
             let pending = try RecordRepository(store: catalog.store, kind: kind).record(entryId: record.entryId)?.hasLocalChanges ?? false
-            let rest = !left.isEmpty ? "; still in conflict: " + left.joined(separator: ", ")
+            let rest =
+                !left.isEmpty
+                ? "; still in conflict: " + left.joined(separator: ", ")
                 : pending ? "; \(RecordCatalog.syncCommand(storePath: path)) sends the outcome" : "; nothing is left to send"
             StandardStreams.writeError("\(name): \(side)\(settled)\(rest)\n")
         }
@@ -141,11 +143,15 @@ struct ResolveCommand: ParsableCommand {
                 lines.append("  \(label)  mine: \(Self.text(field.mine))   server's: \(Self.text(field.server))")
             }
         case .deletedOnServer:
-            lines = ["\(name) (\(kind.singular)): changed here, deleted on the server",
-                     "  --keep-mine creates it again; --take-server removes it here too"]
+            lines = [
+                "\(name) (\(kind.singular)): changed here, deleted on the server",
+                "  --keep-mine creates it again; --take-server removes it here too",
+            ]
         case .deletedHere:
-            lines = ["\(name) (\(kind.singular)): deleted here, changed on the server",
-                     "  --keep-mine deletes it anyway; --take-server keeps the record with the server's values"]
+            lines = [
+                "\(name) (\(kind.singular)): deleted here, changed on the server",
+                "  --keep-mine deletes it anyway; --take-server keeps the record with the server's values",
+            ]
         }
         lines.append("Settle it: forceterm resolve \(id) --keep-mine | --take-server [--field NAME]")
         return lines.joined(separator: "\n") + "\n"
@@ -162,8 +168,10 @@ struct ResolveCommand: ParsableCommand {
     /// `given` as the API name of one of the conflict's fields (by API name or label, any case).
     static func fieldName(_ given: String, in conflict: SyncConflict, kind: RecordKind) throws -> String {
         let names = conflict.fields.map(\.name)
-        if let match = names.first(where: { $0.caseInsensitiveCompare(given) == .orderedSame
-                                            || FieldRule.rule(for: $0, of: kind).label.caseInsensitiveCompare(given) == .orderedSame }) {
+        if let match = names.first(where: {
+            $0.caseInsensitiveCompare(given) == .orderedSame
+                || FieldRule.rule(for: $0, of: kind).label.caseInsensitiveCompare(given) == .orderedSame
+        }) {
             return match
         }
         let listed = names.isEmpty ? "none (the whole record is in conflict; leave --field out)" : names.joined(separator: ", ")

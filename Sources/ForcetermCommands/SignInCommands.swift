@@ -33,7 +33,8 @@ struct LoginCommand: ParsableCommand {
     var loginURL: String?
     @Option(help: ArgumentHelp("Trust the certificate authorities in this PEM file (a private CA, or localorg's ca.pem).", valueName: "file"))
     var cacert: String?
-    @Option(help: ArgumentHelp("Trust the server's certificate authority if its SHA-256 fingerprint is this one (what localorg serve prints), without asking; for scripts.", valueName: "SHA256:AB:CD:…"))
+    @Option(
+        help: ArgumentHelp("Trust the server's certificate authority if its SHA-256 fingerprint is this one (what localorg serve prints), without asking; for scripts.", valueName: "SHA256:AB:CD:…"))
     var trust: String?
     @Flag(help: "Do not verify the server's certificate. For development only: anyone on the network can read your session.")
     var insecure = false
@@ -77,11 +78,16 @@ struct LoginCommand: ParsableCommand {
             _ = try Self.checkedLoginURL(loginURL)
             let settings = UserSettings.load(path: UserSettings.path()).settings
             // No CA given: the system's, or the one the user trusts for this server (asked on first contact).
-            let caFile = try cacert.map(CACertOption.readablePath) ?? (insecure ? nil : try FirstContactTrust(
-                servers: TrustedServers(directory: TrustedServers.defaultDirectory()),
-                configuration: settings.applied(to: TransportConfiguration()),
-                expectedFingerprint: trust.flatMap(ServerCertificate.normalizedFingerprint),
-                ask: Self.askToTrust, tell: { StandardStreams.writeError($0 + "\n") }).caFile(for: loginURL))
+            let caFile =
+                try cacert.map(CACertOption.readablePath)
+                ?? (insecure
+                    ? nil
+                    : try FirstContactTrust(
+                        servers: TrustedServers(directory: TrustedServers.defaultDirectory()),
+                        configuration: settings.applied(to: TransportConfiguration()),
+                        expectedFingerprint: trust.flatMap(ServerCertificate.normalizedFingerprint),
+                        ask: Self.askToTrust, tell: { StandardStreams.writeError($0 + "\n") }
+                    ).caFile(for: loginURL))
             // Read before signing in: a bad userstore.json is reported before anything is saved. A
             // directory with bootconfig.json alone has no soups of its own: the built-in ones.
             let soupsDirectory = configOptions.directory.flatMap { directory in
@@ -113,7 +119,8 @@ struct LoginCommand: ParsableCommand {
                         token = try await oauth.signIn(username: username, password: typedPassword)
                     } else {
                         let authorization = try await oauth.startDeviceFlow()
-                        StandardStreams.write("""
+                        StandardStreams.write(
+                            """
                             To sign in, open \(authorization.verificationURL)
                             and enter the code: \(authorization.userCode)
                             \(authorization.verificationURLComplete.map { "(or open \($0), the code filled in)\n" } ?? "")\
@@ -125,14 +132,17 @@ struct LoginCommand: ParsableCommand {
                 } catch {
                     if error == .cancelled { throw ConfigError("sign-in cancelled; nothing was saved") }
                     if case .authentication("invalid_client_id", _) = error, let source = config.source {
-                        throw ConfigError("the org does not know the consumer key \(config.consumerKey) (remoteAccessConsumerKey in \(source)); use the consumer key of a connected app of this org, or remove the file to use forceterm's own")
+                        throw ConfigError(
+                            "the org does not know the consumer key \(config.consumerKey) (remoteAccessConsumerKey in \(source)); use the consumer key of a connected app of this org, or remove the file to use forceterm's own"
+                        )
                     }
                     // A blocked username-password flow (the default for orgs made since Summer '23)
                     // answers exactly as a wrong password does: say both, and the way that works.
                     if username != nil, case .authentication("invalid_grant", "authentication failure") = error {
-                        throw ConfigError("sign-in refused (invalid_grant: authentication failure): the username or password is wrong, the user is locked out, "
-                                          + "or the org does not allow the username-password flow for this app (orgs made since Summer '23 block it by default); "
-                                          + "check the password, or sign in through a browser with the device flow: forceterm login (without --username)")
+                        throw ConfigError(
+                            "sign-in refused (invalid_grant: authentication failure): the username or password is wrong, the user is locked out, "
+                                + "or the org does not allow the username-password flow for this app (orgs made since Summer '23 block it by default); "
+                                + "check the password, or sign in through a browser with the device flow: forceterm login (without --username)")
                     }
                     throw error
                 }
@@ -145,11 +155,13 @@ struct LoginCommand: ParsableCommand {
                 if let previous = try? store.load(), OrgReset.isReset(from: previous, to: credentials) {
                     // The same user at the same address, another org: it was reset. Its store
                     // stays with the old org; what was not sent is set aside, never sent here.
-                    var note = "The org at \(credentials.loginURL) is a new org (\(credentials.organizationId); it was \(previous.organizationId)): it was refreshed or restored, so forceterm starts a fresh store for it."
+                    var note =
+                        "The org at \(credentials.loginURL) is a new org (\(credentials.organizationId); it was \(previous.organizationId)): it was refreshed or restored, so forceterm starts a fresh store for it."
                     let oldStore = store.storePath(for: previous)
                     do {
                         if let aside = try OrgReset.setAside(storePath: oldStore, previous: previous, directory: OrgReset.defaultDirectory()) {
-                            note += " Your \(aside.count) change\(aside.count == 1 ? "" : "s") not sent to the old org \(aside.count == 1 ? "is" : "are") NOT sent to the new one: set aside in \(aside.path)."
+                            note +=
+                                " Your \(aside.count) change\(aside.count == 1 ? "" : "s") not sent to the old org \(aside.count == 1 ? "is" : "are") NOT sent to the new one: set aside in \(aside.path)."
                         }
                     } catch {
                         // Signing in goes on: the old store is never synced again, so what it holds stays there.
@@ -161,7 +173,9 @@ struct LoginCommand: ParsableCommand {
                     let pending = try LocalChanges.count(storePath: path)
                     if pending.total > 0 {
                         guard force else {
-                            throw ConfigError("\(previous.username) is signed in with \(pending.summary) in \(path), not synced yet; signing in as \(credentials.username) would leave them there until \(previous.username) signs in again. Run forceterm sync first, or forceterm login --force to switch anyway; nothing was saved")
+                            throw ConfigError(
+                                "\(previous.username) is signed in with \(pending.summary) in \(path), not synced yet; signing in as \(credentials.username) would leave them there until \(previous.username) signs in again. Run forceterm sync first, or forceterm login --force to switch anyway; nothing was saved"
+                            )
                         }
                         stranded = "\(previous.username)'s \(pending.summary) stay unsynced in \(path) until they sign in again."
                     }
@@ -197,10 +211,14 @@ extension LoginCommand {
             let outcome = try SignedOutChanges.move(from: signedOut, to: userStore, storeConfig: storeConfig)
             if outcome.movedCount > 0 {
                 let detail = outcome.moved.map { "\($0.soup): \($0.count)" }.joined(separator: ", ")
-                StandardStreams.write("Moved \(outcome.movedCount) record\(outcome.movedCount == 1 ? "" : "s") created while nobody was signed in (\(detail)) from \(signedOut) into your store; forceterm sync sends \(outcome.movedCount == 1 ? "it" : "them").\n")
+                StandardStreams.write(
+                    "Moved \(outcome.movedCount) record\(outcome.movedCount == 1 ? "" : "s") created while nobody was signed in (\(detail)) from \(signedOut) into your store; forceterm sync sends \(outcome.movedCount == 1 ? "it" : "them").\n"
+                )
             }
             if outcome.left > 0 {
-                StandardStreams.write("\(outcome.left) other local change\(outcome.left == 1 ? "" : "s") in \(signedOut) stay there: \(outcome.left == 1 ? "it changes a record" : "they change records") of an org that store was synced with while nobody was signed in (forceterm status --store \(signedOut)).\n")
+                StandardStreams.write(
+                    "\(outcome.left) other local change\(outcome.left == 1 ? "" : "s") in \(signedOut) stay there: \(outcome.left == 1 ? "it changes a record" : "they change records") of an org that store was synced with while nobody was signed in (forceterm status --store \(signedOut)).\n"
+                )
             }
         } catch {
             StandardStreams.writeError("forceterm: could not move the records created while nobody was signed in from \(signedOut) into your store: \(error); they stay there\n")
@@ -244,13 +262,15 @@ struct LogoutCommand: ParsableCommand {
                 pending = try LocalChanges.count(storePath: storePath)
                 let key = try StoreKeys.sealingKey(forStore: credentialStore.storePath(for: credentials))
                 session = try key.map { try SealedTokens.open(credentials, with: $0) } ?? credentials
-            } catch where force {
+            } catch  where force {
                 // Locked, or tokens sealed with a key that is gone: sign out all the same.
                 StandardStreams.writeError("forceterm: \(error) (signing out anyway: --force)\n")
                 session = nil
             }
             if pending.total > 0 && !force {
-                throw ConfigError("refusing to sign out: \(pending.summary) in \(storePath) are not synced yet; run forceterm sync first, or forceterm logout --force to sign out anyway (the changes stay in the store)")
+                throw ConfigError(
+                    "refusing to sign out: \(pending.summary) in \(storePath) are not synced yet; run forceterm sync first, or forceterm logout --force to sign out anyway (the changes stay in the store)"
+                )
             }
             let transport = CurlTransport(configuration: TransportConfiguration(caFile: credentials.caFile))
             let oauth = OAuthClient(loginURL: credentials.loginURL, clientId: credentials.clientId, transport: transport)
@@ -264,7 +284,8 @@ struct LogoutCommand: ParsableCommand {
                     }
                 }
             } else {
-                StandardStreams.writeError("forceterm: warning: the session was not revoked at the server (its tokens are sealed with the locked store's key); it ends when it expires or an admin revokes it\n")
+                StandardStreams.writeError(
+                    "forceterm: warning: the session was not revoked at the server (its tokens are sealed with the locked store's key); it ends when it expires or an admin revokes it\n")
             }
             try credentialStore.remove()
             var message = "Signed out \(credentials.username)."

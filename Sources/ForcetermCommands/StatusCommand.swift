@@ -35,8 +35,9 @@ struct StatusCommand: ParsableCommand {
                 // Signed out (logout --force keeps the store): name the stores that are there.
                 let others = storeOptions.storePath == nil && !globalOptions.global ? StoreLocation.userStores() : []
                 if !others.isEmpty {
-                    throw ConfigError("nobody is signed in, so there is no store to show by default; the stores kept on this machine are "
-                                      + others.joined(separator: ", ") + " (forceterm status --store PATH, or forceterm login)")
+                    throw ConfigError(
+                        "nobody is signed in, so there is no store to show by default; the stores kept on this machine are "
+                            + others.joined(separator: ", ") + " (forceterm status --store PATH, or forceterm login)")
                 }
                 throw ConfigError(RecordCatalog.noStore(at: path))
             }
@@ -49,13 +50,16 @@ struct StatusCommand: ParsableCommand {
             // Noted by an open TUI's or sync --watch's automatic sync after a failure; one in the past is over.
             let nextTry = try SyncRunLog.nextTry(in: store).flatMap { $0 > Int64(now.timeIntervalSince1970 * 1000) ? $0 : nil }
             if json {
-                let object: JSONObject = ["soups": .array(changes.map { .object($0.json) }), "syncs": .array(syncs.map { .object(Self.json($0)) }),
-                                          "outbox": .array(outbox.map { .object(Self.json($0, now: now)) }),
-                                          "nextTry": nextTry.map { .string(SalesforceTimestamp.format($0)) } ?? .null]
+                let object: JSONObject = [
+                    "soups": .array(changes.map { .object($0.json) }), "syncs": .array(syncs.map { .object(Self.json($0)) }),
+                    "outbox": .array(outbox.map { .object(Self.json($0, now: now)) }),
+                    "nextTry": nextTry.map { .string(SalesforceTimestamp.format($0)) } ?? .null,
+                ]
                 StandardStreams.write(JSONWriter.string(.object(object), pretty: true) + "\n")
             } else {
-                StandardStreams.write(Self.text(changes, syncs, global: globalOptions.global)
-                                      + Self.text(outbox: outbox, nextTry: nextTry, now: now))
+                StandardStreams.write(
+                    Self.text(changes, syncs, global: globalOptions.global)
+                        + Self.text(outbox: outbox, nextTry: nextTry, now: now))
             }
         }
     }
@@ -87,7 +91,8 @@ struct StatusCommand: ParsableCommand {
         let next = nextTry.map { "next try " + SalesforceTimestamp.format($0) + " (automatic sync)" } ?? "sent by the next sync"
         var lines = ["Waiting to send (\(outbox.count)), oldest first:"]
         for entry in outbox {
-            var line = "  \(entry.soup) \(entry.name.isEmpty ? entry.id : "\(entry.name) (\(entry.id))"): \(entry.change.rawValue), waiting "
+            var line =
+                "  \(entry.soup) \(entry.name.isEmpty ? entry.id : "\(entry.name) (\(entry.id))"): \(entry.change.rawValue), waiting "
                 + Outbox.age(since: entry.since, now: now) + ", \(entry.attempts) tr\(entry.attempts == 1 ? "y" : "ies")"
             if let error = entry.lastError { line += "; last error: \(error.oneLine)" }
             line += "; " + (entry.needsYou.map { "needs you: \($0)" } ?? next)

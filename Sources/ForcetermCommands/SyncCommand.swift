@@ -67,15 +67,17 @@ struct SyncCommand: ParsableCommand {
             // The sync lock is waited for a moment: forceterm status takes it for an instant to
             // see whether a sync runs, and must never make one fail.
             let client = try StoreDevice.naming(session.client, store: store)
-            let manager = try SyncManager(store: store, remote: TestCrashPoint.wrapping(ForceClientRemote(client: client)),
-                                          lockTimeout: SyncManager.briefLockWait,
-                                          pagesInFlight: session.pagesInFlight)
+            let manager = try SyncManager(
+                store: store, remote: TestCrashPoint.wrapping(ForceClientRemote(client: client)),
+                lockTimeout: SyncManager.briefLockWait,
+                pagesInFlight: session.pagesInFlight)
             for notice in try SyncsSoup(store: store).apply(configuration.syncs).compactMap(\.notice) {
                 StandardStreams.writeError("forceterm: \(notice)\n")
             }
             TestCrashPoint.arm(store)
-            var plan = SyncRun(entries: configuration.syncs.entries, up: !downOnly, down: !upOnly, forceDelete: forceDelete,
-                               unsupported: configuration.syncs.unsupported)
+            var plan = SyncRun(
+                entries: configuration.syncs.entries, up: !downOnly, down: !upOnly, forceDelete: forceDelete,
+                unsupported: configuration.syncs.unsupported)
             plan.onRerun = { StandardStreams.writeError("\($0)\n") }
             let json = self.json
             let run = plan
@@ -95,8 +97,9 @@ struct SyncCommand: ParsableCommand {
                 StandardStreams.write(report.text)
             }
             if verbose {
-                StandardStreams.writeError("forceterm: \(network.requests) request(s) over \(network.connectionsOpened) connection(s); "
-                    + "bodies \(network.bytesSent) bytes sent, \(network.bytesReceived) received (as sent, compressed)\n")
+                StandardStreams.writeError(
+                    "forceterm: \(network.requests) request(s) over \(network.connectionsOpened) connection(s); "
+                        + "bodies \(network.bytesSent) bytes sent, \(network.bytesReceived) received (as sent, compressed)\n")
             }
             if let failure = report.failure { throw ConfigError(failure) }
             if report.recordErrors > 0 || report.conflicts > 0 || !report.failedSyncs.isEmpty { exitCode = 3 }
@@ -120,14 +123,16 @@ struct SyncCommand: ParsableCommand {
             // Asked for by name: [sync] auto = false keeps the TUI to s, not the watch.
             var automatic = settings.automaticSync
             automatic.enabled = true
-            let (made, listener, notices) = try TUILauncher.syncController(store: store, config: configuration, options: TUIPreferences(),
-                                                                 session: cacert == nil ? nil : session, storeKey: storeKey, automatic: automatic)
+            let (made, listener, notices) = try TUILauncher.syncController(
+                store: store, config: configuration, options: TUIPreferences(),
+                session: cacert == nil ? nil : session, storeKey: storeKey, automatic: automatic)
             for notice in notices { StandardStreams.writeError("forceterm: \(notice)\n") }
             guard let controller = made else { throw ConfigError("this store cannot be synced") }
             if !json {
-                StandardStreams.writeError("forceterm: watching \(storePath); syncs every \(Int(automatic.interval)) s"
-                    + (automatic.serverPush ? ", on local changes and on the org's announced changes; " : " and on local changes; ")
-                    + "SIGTERM, SIGHUP or Ctrl-C ends it\n")
+                StandardStreams.writeError(
+                    "forceterm: watching \(storePath); syncs every \(Int(automatic.interval)) s"
+                        + (automatic.serverPush ? ", on local changes and on the org's announced changes; " : " and on local changes; ")
+                        + "SIGTERM, SIGHUP or Ctrl-C ends it\n")
             }
             let json = self.json
             listener?.start()

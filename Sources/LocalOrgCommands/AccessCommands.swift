@@ -70,7 +70,8 @@ struct DuplicateActionRule: ParsableCommand {
     func run() throws {
         guard let chosen = DuplicateAction(rawValue: action.lowercased()) else { throw OrgRefusal("say alert or block, not \(action)") }
         try data.openStore().setDuplicateAction(chosen, for: object)
-        print("The standard \(object) duplicate rule now answers a match with \(chosen == .block ? "Block: refused whatever the request says" : "an alert: refused unless the request allows the save").")
+        print(
+            "The standard \(object) duplicate rule now answers a match with \(chosen == .block ? "Block: refused whatever the request says" : "an alert: refused unless the request allows the save").")
     }
 }
 
@@ -133,7 +134,8 @@ struct ListProfiles: ParsableCommand {
         for definition in try store.accessDefinitions() {
             let kind = definition.kind == .profile ? "profile" : "permission set"
             let fields = definition.fields.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value.word)" }.joined(separator: ", ")
-            let holders = definition.kind == .profile
+            let holders =
+                definition.kind == .profile
                 ? users { $0.profile.caseInsensitiveCompare(definition.name) == .orderedSame }
                 : users { $0.permissionSets.contains { $0.caseInsensitiveCompare(definition.name) == .orderedSame } }
             print("\(kind) \(definition.name): \(fields.isEmpty ? "no field changed" : fields) — \(holders)")

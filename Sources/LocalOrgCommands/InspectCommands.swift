@@ -75,8 +75,9 @@ struct Query: AsyncParsableCommand {
             print(columns.joined(separator: "\t"))
             for row in rows {
                 let values = Dictionary(row, uniquingKeysWith: { first, _ in first })
-                print(columns.map { (values[$0] ?? "").replacingOccurrences(of: "\t", with: " ").replacingOccurrences(of: "\n", with: " ") }
-                    .joined(separator: "\t"))
+                print(
+                    columns.map { (values[$0] ?? "").replacingOccurrences(of: "\t", with: " ").replacingOccurrences(of: "\n", with: " ") }
+                        .joined(separator: "\t"))
             }
         }
         FileHandle.standardError.write(Data("\(result.totalSize) record\(result.totalSize == 1 ? "" : "s")\n".utf8))
@@ -119,13 +120,16 @@ struct History: AsyncParsableCommand {
         let store = try data.openStore()
         let changes = try await store.history(of: canonical)
         if json {
-            print(JSONWriter.string(.array(changes.map { change in
-                [
-                    "time": .string(SalesforceDate.formatDateTime(change.time)), "username": .string(change.username),
-                    "userId": .string(change.userId), "object": .string(change.object), "field": .string(change.field),
-                    "oldValue": change.oldValue.map(JSONValue.string) ?? .null, "newValue": change.newValue.map(JSONValue.string) ?? .null,
-                ]
-            }), pretty: true))
+            print(
+                JSONWriter.string(
+                    .array(
+                        changes.map { change in
+                            [
+                                "time": .string(SalesforceDate.formatDateTime(change.time)), "username": .string(change.username),
+                                "userId": .string(change.userId), "object": .string(change.object), "field": .string(change.field),
+                                "oldValue": change.oldValue.map(JSONValue.string) ?? .null, "newValue": change.newValue.map(JSONValue.string) ?? .null,
+                            ]
+                        }), pretty: true))
             return
         }
         guard !changes.isEmpty else {

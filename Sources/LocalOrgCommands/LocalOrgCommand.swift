@@ -17,7 +17,10 @@ public struct LocalOrgCommand: AsyncParsableCommand {
             """,
         // The Makefile's VERSION, as forceterm's (a test checks both).
         version: "localorg 0.22.0",
-        subcommands: [Serve.self, Seed.self, Info.self, UserCommand.self, ProfileCommand.self, RulesCommand.self, ShareCommand.self, LockCommand.self, SnapshotCommand.self, Show.self, History.self, Query.self, Approve.self, Edit.self, Delete.self])
+        subcommands: [
+            Serve.self, Seed.self, Info.self, UserCommand.self, ProfileCommand.self, RulesCommand.self, ShareCommand.self, LockCommand.self, SnapshotCommand.self, Show.self, History.self, Query.self,
+            Approve.self, Edit.self, Delete.self,
+        ])
 
     public init() {}
 }
@@ -26,14 +29,16 @@ public struct LocalOrgCommand: AsyncParsableCommand {
 struct DataOption: ParsableArguments {
     @Option(name: .customLong("data"), help: ArgumentHelp("The org's data directory.", discussion: "Default: $XDG_DATA_HOME/localorg, or ~/.local/share/localorg.", valueName: "dir"))
     var directory: String?
-    @Flag(name: .customLong("demo"), help: ArgumentHelp(
-        "When this creates the org: the demo users, with the passwords the docs publish.",
-        discussion: """
-            demo@localorg.test / localorg-demo (an administrator) and trainer@localorg.test / localorg-trainer, \
-            as forceterm --demo uses. Without it a new org has one administrator, admin@localorg.test, \
-            with a made-up password printed once and kept in DIR/admin-password (readable by you only; \
-            the username on its first line, the password on its second).
-            """))
+    @Flag(
+        name: .customLong("demo"),
+        help: ArgumentHelp(
+            "When this creates the org: the demo users, with the passwords the docs publish.",
+            discussion: """
+                demo@localorg.test / localorg-demo (an administrator) and trainer@localorg.test / localorg-trainer, \
+                as forceterm --demo uses. Without it a new org has one administrator, admin@localorg.test, \
+                with a made-up password printed once and kept in DIR/admin-password (readable by you only; \
+                the username on its first line, the password on its second).
+                """))
     var demo = false
 
     var orgDirectory: OrgDirectory { OrgDirectory(path: directory) }
@@ -43,16 +48,17 @@ struct DataOption: ParsableArguments {
         let directory = orgDirectory
         let store = try directory.openStore(firstUsers: demo ? .demo : .administrator)
         if let administrator = store.createdAdministrator {
-            FileHandle.standardError.write(Data("""
-                Created a new org in \(directory.path). Its administrator: \(administrator.username), password \(administrator.password)
-                (also in \(directory.administratorPasswordPath), readable by you only; change it with localorg user passwd).
+            FileHandle.standardError.write(
+                Data(
+                    """
+                    Created a new org in \(directory.path). Its administrator: \(administrator.username), password \(administrator.password)
+                    (also in \(directory.administratorPasswordPath), readable by you only; change it with localorg user passwd).
 
-                """.utf8))
+                    """.utf8))
         }
         return store
     }
 }
-
 
 struct Seed: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -19,16 +19,22 @@ struct Serve: AsyncParsableCommand {
 
     @OptionGroup var data: DataOption
     @Option(help: "Port to listen on; 0 picks a free one (printed on start).") var port = 8443
-    @Option(name: .customLong("listen"), help: ArgumentHelp(
-        "An address to listen on, with an optional port: 192.168.1.20, 10.0.0.5:9443, [fd00::5]:8443, 0.0.0.0 or :: for every interface. Repeatable. Default: 127.0.0.1 and ::1, this machine only.",
-        valueName: "addr[:port]"))
+    @Option(
+        name: .customLong("listen"),
+        help: ArgumentHelp(
+            "An address to listen on, with an optional port: 192.168.1.20, 10.0.0.5:9443, [fd00::5]:8443, 0.0.0.0 or :: for every interface. Repeatable. Default: 127.0.0.1 and ::1, this machine only.",
+            valueName: "addr[:port]"))
     var listen: [String] = []
     @Option(name: .customLong("hostname"), help: ArgumentHelp("A host name clients use to reach this machine, added to the certificate (e.g. trainer.local). Repeatable.", valueName: "name"))
     var hostNames: [String] = []
     @Flag(help: "Serve plain HTTP instead of HTTPS.") var http = false
-    @Flag(name: .customLong("no-http2"), help: ArgumentHelp(
-        "Speak HTTP/1.1 only over TLS.",
-        discussion: "By default HTTPS offers HTTP/2 as well (as Salesforce does): a client such as forceterm then sends its requests in flight together on one connection instead of one connection each.")) var noHTTP2 = false
+    @Flag(
+        name: .customLong("no-http2"),
+        help: ArgumentHelp(
+            "Speak HTTP/1.1 only over TLS.",
+            discussion:
+                "By default HTTPS offers HTTP/2 as well (as Salesforce does): a client such as forceterm then sends its requests in flight together on one connection instead of one connection each."))
+    var noHTTP2 = false
     @Option(help: "Seconds an access token stays valid.") var tokenTTL: Int64 = 7200
     @Option(help: "API requests allowed per user per day before 403 REQUEST_LIMIT_EXCEEDED.") var apiLimit = 100_000
     @Option(help: "public: everyone sees every record. private: users see and change only records they own (admins see all).")
@@ -36,35 +42,48 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Milliseconds added to every data API request, to show a slow network.") var latency = 0
     @Option(help: "Share (0 to 1) of data API requests refused with 503 before doing anything, to show retries.") var failRate = 0.0
     @Option(help: "Refuse the first N data API requests with 503, then answer normally (a deterministic fault for retry tests).") var failFirst = 0
-    @Option(help: ArgumentHelp("The connected apps' mobile policy: passcodes of at least N characters (the identity's mobile_policy.pin_length).",
-                               discussion: "For the built-in app and every app in connected-apps.json without a mobilePolicy of its own.", valueName: "N"))
+    @Option(
+        help: ArgumentHelp(
+            "The connected apps' mobile policy: passcodes of at least N characters (the identity's mobile_policy.pin_length).",
+            discussion: "For the built-in app and every app in connected-apps.json without a mobilePolicy of its own.", valueName: "N"))
     var pinLength: Int?
-    @Option(help: ArgumentHelp("The connected apps' mobile policy: apps lock after this many idle minutes (mobile_policy.screen_lock).",
-                               discussion: "For the built-in app and every app in connected-apps.json without a mobilePolicy of its own.", valueName: "minutes"))
+    @Option(
+        help: ArgumentHelp(
+            "The connected apps' mobile policy: apps lock after this many idle minutes (mobile_policy.screen_lock).",
+            discussion: "For the built-in app and every app in connected-apps.json without a mobilePolicy of its own.", valueName: "minutes"))
     var screenLock: Int?
-    @Option(name: .customLong("no-change-events"), parsing: .singleValue, help: ArgumentHelp(
-        "An object whose changes the Streaming API does not announce, as in an org that has not selected it for Change Data Capture. Repeatable.",
-        discussion: "Subscribing to its /data/<Object>ChangeEvent channel is refused as Salesforce refuses a channel that does not exist; /data/ChangeEvents leaves it out.",
-        valueName: "object"))
+    @Option(
+        name: .customLong("no-change-events"), parsing: .singleValue,
+        help: ArgumentHelp(
+            "An object whose changes the Streaming API does not announce, as in an org that has not selected it for Change Data Capture. Repeatable.",
+            discussion: "Subscribing to its /data/<Object>ChangeEvent channel is refused as Salesforce refuses a channel that does not exist; /data/ChangeEvents leaves it out.",
+            valueName: "object"))
     var noChangeEvents: [String] = []
-    @Option(name: .customLong("streaming-timeout"), help: ArgumentHelp(
-        "Seconds the Streaming API holds a connect open when no event comes (Salesforce: 110).", valueName: "seconds"))
+    @Option(
+        name: .customLong("streaming-timeout"),
+        help: ArgumentHelp(
+            "Seconds the Streaming API holds a connect open when no event comes (Salesforce: 110).", valueName: "seconds"))
     var streamingTimeout = 110.0
     @Flag(help: "Do not print a line per request.") var quiet = false
-    @Flag(name: .customLong("block-password-flow"), help: ArgumentHelp(
-        "Refuse the username-password flow for the built-in forceterm app, as orgs made since Summer '23 do by default.",
-        discussion: "The refusal reads as a wrong password, as Salesforce's does; the device flow still signs in. Other apps: \"passwordFlow\": false in connected-apps.json."))
+    @Flag(
+        name: .customLong("block-password-flow"),
+        help: ArgumentHelp(
+            "Refuse the username-password flow for the built-in forceterm app, as orgs made since Summer '23 do by default.",
+            discussion: "The refusal reads as a wrong password, as Salesforce's does; the device flow still signs in. Other apps: \"passwordFlow\": false in connected-apps.json."))
     var blockPasswordFlow = false
     @Option(name: .customLong("lock-wait"), help: ArgumentHelp("Seconds a save waits for a record another job holds locked (localorg lock) before UNABLE_TO_LOCK_ROW.", valueName: "seconds"))
     var lockWait: Int64 = 10
     @Option(help: "Serve this certificate chain (PEM) instead of the local CA's.") var tlsCert: String?
     @Option(help: "Private key (PEM) for --tls-cert.") var tlsKey: String?
-    @Option(help: ArgumentHelp("Stop (as on SIGTERM) when the process with this id is no longer our parent, so a program that started us never leaves us running (forceterm --demo).", valueName: "pid"))
+    @Option(
+        help: ArgumentHelp("Stop (as on SIGTERM) when the process with this id is no longer our parent, so a program that started us never leaves us running (forceterm --demo).", valueName: "pid"))
     var parentPid: Int32?
-    @Option(name: .customLong("ready-file"), help: ArgumentHelp(
-        "Write this file, as JSON, once the server accepts connections: its URLs, port, CA file and fingerprint, process id.",
-        discussion: "For scripts and tests that start localorg: wait for the file instead of reading the banner. Written whole (a rename), removed when the server stops.",
-        valueName: "path"))
+    @Option(
+        name: .customLong("ready-file"),
+        help: ArgumentHelp(
+            "Write this file, as JSON, once the server accepts connections: its URLs, port, CA file and fingerprint, process id.",
+            discussion: "For scripts and tests that start localorg: wait for the file instead of reading the banner. Written whole (a rename), removed when the server stops.",
+            valueName: "path"))
     var readyFile: String?
 
     func validate() throws {
@@ -140,8 +159,9 @@ struct Serve: AsyncParsableCommand {
                 case .replacedAuthority:
                     Self.say("Created a new certificate authority (the old one could not sign new names): clients must trust the new \(authority.caCertificatePath)")
                 }
-                tls = .init(certificateChainPath: authority.serverCertificatePath, privateKeyPath: authority.serverKeyPath,
-                            authorityPath: authority.caCertificatePath)
+                tls = .init(
+                    certificateChainPath: authority.serverCertificatePath, privateKeyPath: authority.serverKeyPath,
+                    authorityPath: authority.caCertificatePath)
             }
         }
         var server = LocalOrgServer(api: api, listen: addresses.isEmpty ? [.loopback] : addresses, port: port, tls: tls)
@@ -156,7 +176,9 @@ struct Serve: AsyncParsableCommand {
         // Beyond this machine, only demo users whose password is still the published one are
         // listed, with a warning for an admin among them (checking costs a password hash each).
         let servesOthers = addresses.contains { !($0.host.hasPrefix("127.") || $0.host == "::1" || $0.host == "localhost") }
-        let published = servesOthers ? try store.demoUsersWithPublishedPasswords()
+        let published =
+            servesOthers
+            ? try store.demoUsersWithPublishedPasswords()
             : try OrgStore.demoUsers.filter { try store.userId(username: $0.username) != nil }.map { ($0.username, $0.password, $0.admin) }
         let administratorFile = (try? String(contentsOfFile: directory.administratorPasswordPath, encoding: .utf8))?
             .split(separator: "\n").first.map(String.init)
@@ -164,16 +186,19 @@ struct Serve: AsyncParsableCommand {
         let stopDeadline = StopDeadline.arm()
         defer { withExtendedLifetime(stopDeadline) {} }
         // The trainer's localorg edit|delete|snapshot restore, run in another terminal, show in this log too.
-        let commandLines = quiet ? nil : Task {
-            var last = (try? await store.lastEventSequence()) ?? 0
-            while !Task.isCancelled {
-                try? await Task.sleep(for: .milliseconds(500))
-                for event in (try? await store.events(after: last)) ?? [] {
-                    last = event.sequence
-                    if event.entry.origin != nil { Self.say(event.entry.line) }
+        let commandLines =
+            quiet
+            ? nil
+            : Task {
+                var last = (try? await store.lastEventSequence()) ?? 0
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: .milliseconds(500))
+                    for event in (try? await store.events(after: last)) ?? [] {
+                        last = event.sequence
+                        if event.entry.origin != nil { Self.say(event.entry.line) }
+                    }
                 }
             }
-        }
         defer { commandLines?.cancel() }
         try await server.run(stopOnSignals: true) { (bound: [LocalOrgServer.BoundAddress]) in
             let urls = Self.urls(bound, scheme: scheme)
@@ -191,7 +216,8 @@ struct Serve: AsyncParsableCommand {
                 lines.append("Administrator:  \(administratorFile)  (password in \(directory.administratorPasswordPath); trainer's page: /trainer)")
             }
             if servesOthers, let admin = published.first(where: \.admin) {
-                lines.append("""
+                lines.append(
+                    """
                     WARNING: \(admin.username) is an administrator whose password is printed above and in the docs: anyone \
                     on this network can sign in as admin. Before a class: localorg user passwd \(admin.username) (or user deactivate).
                     """)
@@ -204,8 +230,10 @@ struct Serve: AsyncParsableCommand {
             Self.say(lines.joined(separator: "\n"))
             if let readyFile {
                 do {
-                    try ReadyFile(urls: urls, port: bound.first?.port ?? port, caFile: localCA ? authority.caCertificatePath : nil,
-                                  caFingerprint: fingerprint, dataDirectory: directory.path).write(to: readyFile)
+                    try ReadyFile(
+                        urls: urls, port: bound.first?.port ?? port, caFile: localCA ? authority.caCertificatePath : nil,
+                        caFingerprint: fingerprint, dataDirectory: directory.path
+                    ).write(to: readyFile)
                 } catch {
                     FileHandle.standardError.write(Data("localorg: could not write --ready-file \(readyFile): \(error)\n".utf8))
                 }
@@ -254,8 +282,10 @@ struct ReadyFile {
     let dataDirectory: String
 
     func write(to path: String) throws {
-        var object: JSONObject = ["url": .string(urls.first ?? ""), "urls": .array(urls.map(JSONValue.string)), "port": .int(Int64(port)),
-                                  "pid": .int(Int64(getpid())), "data": .string(dataDirectory)]
+        var object: JSONObject = [
+            "url": .string(urls.first ?? ""), "urls": .array(urls.map(JSONValue.string)), "port": .int(Int64(port)),
+            "pid": .int(Int64(getpid())), "data": .string(dataDirectory),
+        ]
         if let caFile { object["caFile"] = .string(caFile) }
         if let caFingerprint { object["caFingerprint"] = .string("SHA256:" + caFingerprint) }
         let partial = path + ".part"

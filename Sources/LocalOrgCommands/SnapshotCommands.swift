@@ -58,7 +58,8 @@ struct RestoreSnapshot: ParsableCommand {
         let started = Date()
         let restored = try OrgSnapshots(orgDirectory: directory).restore(name, into: store)
         let counts = ["Account", "Contact"].compactMap { object in restored.recordCounts[object].map { "\($0) \(object.lowercased())s" } }
-        print("""
+        print(
+            """
             Restored \(name) in \(String(format: "%.2f", Date().timeIntervalSince(started))) s: \(counts.joined(separator: ", ")).
             New organization id \(restored.organizationId) (was \(restored.previousOrganizationId)); every session has ended:
             trainees sign in again (forceterm login), and forceterm starts a fresh store for the new org.

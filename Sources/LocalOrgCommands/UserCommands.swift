@@ -14,8 +14,10 @@ struct UserCommand: ParsableCommand {
             localorg user unlock. A locked-out user's sign-in is refused even with the right password, \
             with the same answer as a wrong one (as Salesforce gives); user list shows who is locked.
             """,
-        subcommands: [AddUser.self, ListUsers.self, ChangePassword.self, DeactivateUser.self, ActivateUser.self, UnlockUser.self,
-                      UserProfile.self, UserPermissionSet.self])
+        subcommands: [
+            AddUser.self, ListUsers.self, ChangePassword.self, DeactivateUser.self, ActivateUser.self, UnlockUser.self,
+            UserProfile.self, UserPermissionSet.self,
+        ])
 }
 
 struct AddUser: ParsableCommand {
@@ -74,8 +76,9 @@ struct AddUser: ParsableCommand {
             let width = String(count).count
             users = (1...count).map { number in
                 let numbered = String(repeating: "0", count: max(0, width - String(number).count)) + String(number)
-                return NewOrgUser(username: pattern.replacingOccurrences(of: "{n}", with: numbered), password: OrgStore.generatedPassword(),
-                                  firstName: firstName, lastName: lastName, isAdmin: admin)
+                return NewOrgUser(
+                    username: pattern.replacingOccurrences(of: "{n}", with: numbered), password: OrgStore.generatedPassword(),
+                    firstName: firstName, lastName: lastName, isAdmin: admin)
             }
             madeUp = Set(users.map(\.username))
         } else if let csv {
@@ -89,18 +92,21 @@ struct AddUser: ParsableCommand {
         if let passwordsFile {
             let descriptor = open(passwordsFile, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
             guard descriptor >= 0 else {
-                let reason = errno == EEXIST ? "exists already (it may hold the passwords of users added before); name a new file, or move that one away first"
+                let reason =
+                    errno == EEXIST
+                    ? "exists already (it may hold the passwords of users added before); name a new file, or move that one away first"
                     : "cannot be made (\(String(cString: strerror(errno))))"
                 throw OrgRefusal("\(passwordsFile) \(reason). Nobody was added.")
             }
             passwordsHandle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
         }
         do {
-            try data.openStore().addUsers(users.map { user in
-                var user = user
-                user.profile = profile
-                return user
-            })
+            try data.openStore().addUsers(
+                users.map { user in
+                    var user = user
+                    user.profile = profile
+                    return user
+                })
         } catch {
             if let passwordsFile { unlink(passwordsFile) }
             if let error = error as? APIError { throw OrgRefusal("\(error.errorCode): \(error.message); nobody was added") }
@@ -161,8 +167,10 @@ struct AddUser: ParsableCommand {
             }
             let password = cell(column("password"))
             let isAdmin = admin || ["true", "yes", "1", "x"].contains(cell(column("admin"))?.lowercased() ?? "")
-            users.append(NewOrgUser(username: username, password: password ?? OrgStore.generatedPassword(),
-                                    firstName: cell(column("firstname")), lastName: cell(column("lastname")), isAdmin: isAdmin))
+            users.append(
+                NewOrgUser(
+                    username: username, password: password ?? OrgStore.generatedPassword(),
+                    firstName: cell(column("firstname")), lastName: cell(column("lastname")), isAdmin: isAdmin))
             if password == nil { madeUp.insert(username) }
         }
         guard !users.isEmpty else { throw OrgRefusal("\(path) has a header but no users") }
@@ -193,7 +201,9 @@ struct ListUsers: ParsableCommand {
             }
             let last = user.lastLoginAt.map { formatter.string(from: Date(timeIntervalSince1970: TimeInterval($0))) } ?? "never"
             let assigned = access[user.id].map { ([$0.profile] + $0.permissionSets).joined(separator: " + ") } ?? ""
-            print("\(user.username.padding(toLength: width, withPad: " ", startingAt: 0))  \(state.joined(separator: ", ").padding(toLength: 25, withPad: " ", startingAt: 0))  \(last.padding(toLength: 20, withPad: " ", startingAt: 0))  \(assigned)")
+            print(
+                "\(user.username.padding(toLength: width, withPad: " ", startingAt: 0))  \(state.joined(separator: ", ").padding(toLength: 25, withPad: " ", startingAt: 0))  \(last.padding(toLength: 20, withPad: " ", startingAt: 0))  \(assigned)"
+            )
         }
     }
 }

@@ -26,7 +26,8 @@ public enum SalesforceId {
     public static func canonical(_ text: some StringProtocol) -> String? {
         let bytes = Array(text.utf8)
         guard bytes.count == 15 || bytes.count == 18,
-              bytes.allSatisfy({ isAlphanumeric($0) }) else { return nil }
+            bytes.allSatisfy({ isAlphanumeric($0) })
+        else { return nil }
         if bytes.count == 15 {
             let id15 = String(decoding: bytes, as: UTF8.self)
             return id15 + checksumSuffix(of: id15)

@@ -31,10 +31,10 @@ public enum SalesforceDate {
             return SalesforceDate.number(bytes[from..<from + count]).map(Int64.init)
         }
         guard bytes.count >= 19, bytes[4] == 45, bytes[7] == 45, bytes[10] == 84 || bytes[10] == 32,
-              bytes[13] == 58, bytes[16] == 58,
-              let year = number(0, 4), let month = number(5, 2), let day = number(8, 2),
-              let hour = number(11, 2), let minute = number(14, 2), let second = number(17, 2),
-              (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second < 61
+            bytes[13] == 58, bytes[16] == 58,
+            let year = number(0, 4), let month = number(5, 2), let day = number(8, 2),
+            let hour = number(11, 2), let minute = number(14, 2), let second = number(17, 2),
+            (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second < 61
         else { return nil }
         var index = 19
         var millis: Int64 = 0
@@ -60,8 +60,9 @@ public enum SalesforceDate {
     public static func parseDateTime(_ text: some StringProtocol) -> Int64? {
         let bytes = Array(text.utf8)
         guard bytes.count >= 20, parseDate(String(decoding: bytes[0..<10], as: UTF8.self)) != nil,
-              let second = number(bytes[17..<19]), second < 60,
-              let millis = milliseconds(String(decoding: bytes, as: UTF8.self)) else { return nil }
+            let second = number(bytes[17..<19]), second < 60,
+            let millis = milliseconds(String(decoding: bytes, as: UTF8.self))
+        else { return nil }
         return floorDivide(millis, 1000)
     }
 
@@ -69,8 +70,9 @@ public enum SalesforceDate {
     public static func parseDate(_ text: some StringProtocol) -> Int64? {
         let bytes = Array(text.utf8)
         guard bytes.count == 10, bytes[4] == UInt8(ascii: "-"), bytes[7] == UInt8(ascii: "-"),
-              let year = number(bytes[0..<4]), let month = number(bytes[5..<7]), let day = number(bytes[8..<10]),
-              (1...12).contains(month), day >= 1, day <= daysInMonth(year: year, month: month) else { return nil }
+            let year = number(bytes[0..<4]), let month = number(bytes[5..<7]), let day = number(bytes[8..<10]),
+            (1...12).contains(month), day >= 1, day <= daysInMonth(year: year, month: month)
+        else { return nil }
         return daysFromCivil(year: year, month: month, day: day)
     }
 
@@ -79,15 +81,18 @@ public enum SalesforceDate {
     public static func parseHTTPDate(_ text: some StringProtocol) -> Int64? {
         let parts = text.split(separator: " ", omittingEmptySubsequences: true)
         guard parts.count == 6, let day = Int(parts[1]), let monthIndex = monthNames.firstIndex(of: String(parts[2])),
-              let year = Int(parts[3]), day >= 1, day <= daysInMonth(year: year, month: monthIndex + 1) else { return nil }
+            let year = Int(parts[3]), day >= 1, day <= daysInMonth(year: year, month: monthIndex + 1)
+        else { return nil }
         let time = parts[4].split(separator: ":")
         guard time.count == 3, let hour = Int(time[0]), let minute = Int(time[1]), let second = Int(time[2]),
-              hour < 24, minute < 60, second < 61 else { return nil }
+            hour < 24, minute < 60, second < 61
+        else { return nil }
         var offset: Int64 = 0
         let zone = parts[5]
         if zone != "GMT" && zone != "UTC" && zone != "Z" {
             guard zone.count == 5, let sign = zone.first, sign == "+" || sign == "-",
-                  let hhmm = Int(zone.dropFirst()) else { return nil }
+                let hhmm = Int(zone.dropFirst())
+            else { return nil }
             offset = Int64(hhmm / 100 * 3600 + hhmm % 100 * 60) * (sign == "-" ? -1 : 1)
         }
         return daysFromCivil(year: year, month: monthIndex + 1, day: day) * 86_400

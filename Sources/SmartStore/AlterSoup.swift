@@ -72,8 +72,9 @@ struct AlterSoupOperation {
             let outcome: (id: Int64?, done: AlterSoupStep?) = try store.pool.write { db in
                 // Another process may have advanced the same operation; trust the row, not memory.
                 if let id = operationId {
-                    guard let status = try String.fetchOne(
-                        db, sql: "SELECT status FROM long_operations_status WHERE id = ?", arguments: [id])
+                    guard
+                        let status = try String.fetchOne(
+                            db, sql: "SELECT status FROM long_operations_status WHERE id = ?", arguments: [id])
                     else { return (id, nil) }
                     let recorded = AlterSoupStep(rawValue: status)
                     if recorded?.next != current { return (id, recorded) }
@@ -140,10 +141,11 @@ struct AlterSoupOperation {
                 sources.append(oldColumn)
             }
         }
-        try db.execute(sql: """
-            INSERT INTO \(tableName) (\(targets.joined(separator: ", "))) \
-            SELECT \(sources.joined(separator: ", ")) FROM \(oldTableName)
-            """)
+        try db.execute(
+            sql: """
+                INSERT INTO \(tableName) (\(targets.joined(separator: ", "))) \
+                SELECT \(sources.joined(separator: ", ")) FROM \(oldTableName)
+                """)
         try SoupReindexer.rebuildFullText(db, table: tableName, specs: newSpecs)
     }
 }

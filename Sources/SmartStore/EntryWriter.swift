@@ -36,10 +36,12 @@ struct EntryWriter {
         currentColumns = try RawStatement(db, sql: "SELECT \((["id"] + columns).joined(separator: ", ")) FROM \(table) WHERE id = ?")
         if soup.hasFullTextSearch {
             let ftsColumns = soup.fullTextSpecs.compactMap(\.columnName)
-            ftsInsert = try RawStatement(db, sql: """
-                INSERT INTO \(soup.ftsTableName) (rowid, \(ftsColumns.joined(separator: ", "))) \
-                VALUES (?, \(Array(repeating: "?", count: ftsColumns.count).joined(separator: ", ")))
-                """)
+            ftsInsert = try RawStatement(
+                db,
+                sql: """
+                    INSERT INTO \(soup.ftsTableName) (rowid, \(ftsColumns.joined(separator: ", "))) \
+                    VALUES (?, \(Array(repeating: "?", count: ftsColumns.count).joined(separator: ", ")))
+                    """)
             ftsDelete = try RawStatement(db, sql: "DELETE FROM \(soup.ftsTableName) WHERE rowid = ?")
         } else {
             ftsInsert = nil
@@ -197,11 +199,12 @@ struct EntryWriter {
     /// The index columns' values for `stamped(document, id:)`.
     private func projections(of document: JSONObject, id: Int64) -> [ColumnValue] {
         zip(columnSpecs, columnSegments).map { spec, segments in
-            let value: JSONValue? = if let head = segments.first, let stamp = stampedValue(head, id: id) {
-                segments.count == 1 ? stamp : nil  // a stamp is a number: nothing lies below it
-            } else {
-                PathProjection.project(segments, in: document)
-            }
+            let value: JSONValue? =
+                if let head = segments.first, let stamp = stampedValue(head, id: id) {
+                    segments.count == 1 ? stamp : nil  // a stamp is a number: nothing lies below it
+                } else {
+                    PathProjection.project(segments, in: document)
+                }
             return ColumnValue(projecting: value, as: spec.type)
         }
     }

@@ -39,10 +39,16 @@ public enum FullTextQuery {
         var cjk: [Character] = []
         for character in word {
             if let scalar = character.unicodeScalars.first, FullTextExtras.isCJK(scalar) {
-                if !plain.isEmpty { segments.append(.plain(plain)); plain = "" }
+                if !plain.isEmpty {
+                    segments.append(.plain(plain))
+                    plain = ""
+                }
                 cjk.append(character)
             } else {
-                if !cjk.isEmpty { segments.append(.cjk(cjk)); cjk = [] }
+                if !cjk.isEmpty {
+                    segments.append(.cjk(cjk))
+                    cjk = []
+                }
                 plain.append(character)
             }
         }

@@ -50,7 +50,10 @@ extension ColumnValue {
     /// Booleans are stored as `'true'` / `'false'` in text columns (and as 1 / 0 in integer columns),
     /// so dirty-flag queries are written `{soup:__local__} = 'true'`.
     init(projecting value: JSONValue?, as type: IndexType) {
-        guard let value, !value.isNull else { self = .null; return }
+        guard let value, !value.isNull else {
+            self = .null
+            return
+        }
         switch type {
         case .string, .fullText:
             switch value {

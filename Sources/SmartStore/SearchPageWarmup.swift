@@ -101,7 +101,8 @@ extension SmartStore {
     func pagesReadFromFile(_ body: () throws -> Void) throws -> Int32 {
         func cacheMisses(reset: Bool) throws -> Int32 {
             try read { transaction in
-                var current: Int32 = 0, highest: Int32 = 0
+                var current: Int32 = 0
+                var highest: Int32 = 0
                 _ = sqlite3_db_status(transaction.db.sqliteConnection, SQLITE_DBSTATUS_CACHE_MISS, &current, &highest, reset ? 1 : 0)
                 return current
             }

@@ -20,7 +20,10 @@ public struct ConvertedSmartSql: Sendable, Equatable {
         var mapped: Int?
         for replacement in replacements {
             if offset < replacement.converted.lowerBound { break }
-            if offset < replacement.converted.upperBound { mapped = replacement.original.lowerBound; break }
+            if offset < replacement.converted.upperBound {
+                mapped = replacement.original.lowerBound
+                break
+            }
             delta = replacement.original.upperBound - replacement.converted.upperBound
         }
         let byte = min(max(mapped ?? offset + delta, 0), original.utf8.count)

@@ -1,5 +1,5 @@
-import Foundation
 import ForceJSON
+import Foundation
 import GRDB
 
 /// A SmartStore-compatible JSON document store in one SQLite file.

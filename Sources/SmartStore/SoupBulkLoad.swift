@@ -67,7 +67,8 @@ public final class SoupBulkLoad: Sendable {
 
     /// Builds this load's deferred indexes and ends it, in one transaction. Safe to call more than once.
     public func finish() throws {
-        let encrypted = store.isEncrypted, soups = Set(soups)
+        let encrypted = store.isEncrypted
+        let soups = Set(soups)
         try store.write { try Self.rebuildIndexes($0, encrypted: encrypted, soups: soups) }
     }
 
@@ -127,7 +128,8 @@ extension SmartStore {
     public func beginBulkLoad(soups: [String], keeping: Set<String>) throws -> SoupBulkLoad? {
         let lockPath = SoupBulkLoad.lockPath(forStore: path)
         guard let hold = try SoupBulkLoad.join(lockPath) else { return nil }
-        let deferred: [String], encrypted = isEncrypted
+        let deferred: [String]
+        let encrypted = isEncrypted
         do {
             deferred = try write { transaction in
                 // Rows no live load owns (a load whose finish failed, a loader killed while this
@@ -145,8 +147,9 @@ extension SmartStore {
                     // Nothing reads by creation date during a load; a list sorted by last modified stays fast.
                     try transaction.db.execute(sql: "DROP INDEX IF EXISTS \(info.tableName)_created_idx")
                     if info.hasFullTextSearch { try FullTextMerges.hold(transaction.db, ftsTable: info.ftsTableName) }
-                    _ = try SoupSchema.insertLongOperation(transaction.db, type: SoupBulkLoad.operationType,
-                                                           details: ["soupName": .string(soup)], status: SoupBulkLoad.status)
+                    _ = try SoupSchema.insertLongOperation(
+                        transaction.db, type: SoupBulkLoad.operationType,
+                        details: ["soupName": .string(soup)], status: SoupBulkLoad.status)
                     deferred.append(soup)
                 }
                 return deferred
@@ -166,8 +169,9 @@ extension SmartStore {
     /// the loader is alive: it holds the lock and rebuilds them itself.
     func finishAbandonedBulkLoads() throws {
         let pending = try pool.read { db in
-            try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM long_operations_status WHERE type = ?",
-                             arguments: [SoupBulkLoad.operationType]) ?? 0
+            try Int.fetchOne(
+                db, sql: "SELECT COUNT(*) FROM long_operations_status WHERE type = ?",
+                arguments: [SoupBulkLoad.operationType]) ?? 0
         }
         guard pending > 0, let lock = try FileLock.tryAcquire(path: SoupBulkLoad.lockPath(forStore: path)) else { return }
         let encrypted = isEncrypted

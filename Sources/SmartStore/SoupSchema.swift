@@ -8,15 +8,16 @@ enum SoupSchema {
     static let fullTextTokenizer = "unicode61 remove_diacritics 2"
 
     static func createMetaTables(_ db: Database) throws {
-        try db.execute(sql: """
-            CREATE TABLE IF NOT EXISTS soup_attrs (id INTEGER PRIMARY KEY AUTOINCREMENT, soupName TEXT);
-            CREATE INDEX IF NOT EXISTS soup_attrs_0 ON soup_attrs (soupName);
-            CREATE TABLE IF NOT EXISTS soup_index_map (soupName TEXT, path TEXT, columnName TEXT, columnType TEXT);
-            CREATE INDEX IF NOT EXISTS soup_index_map_0 ON soup_index_map (soupName);
-            CREATE TABLE IF NOT EXISTS long_operations_status (
-                id INTEGER PRIMARY KEY AUTOINCREMENT, type TEXT, details TEXT, status TEXT,
-                created INTEGER, lastModified INTEGER);
-            """)
+        try db.execute(
+            sql: """
+                CREATE TABLE IF NOT EXISTS soup_attrs (id INTEGER PRIMARY KEY AUTOINCREMENT, soupName TEXT);
+                CREATE INDEX IF NOT EXISTS soup_attrs_0 ON soup_attrs (soupName);
+                CREATE TABLE IF NOT EXISTS soup_index_map (soupName TEXT, path TEXT, columnName TEXT, columnType TEXT);
+                CREATE INDEX IF NOT EXISTS soup_index_map_0 ON soup_index_map (soupName);
+                CREATE TABLE IF NOT EXISTS long_operations_status (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT, type TEXT, details TEXT, status TEXT,
+                    created INTEGER, lastModified INTEGER);
+                """)
     }
 
     /// Records a long operation (alterSoup, a bulk load) in `long_operations_status`; returns its id.
@@ -33,7 +34,8 @@ enum SoupSchema {
     }
 
     static func validateSoupName(_ name: String) throws {
-        let valid = !name.isEmpty && name.count <= 200
+        let valid =
+            !name.isEmpty && name.count <= 200
             && name.unicodeScalars.allSatisfy { $0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "_" }
         guard valid else { throw SmartStoreError.invalidSoupName(name) }
     }
@@ -58,7 +60,8 @@ enum SoupSchema {
     /// Creates the soup's table, its indexes, its FTS table and its `soup_index_map` rows.
     static func createSoupTable(_ db: Database, soup: String, table: String, specs: [IndexSpec]) throws {
         let columns = specs.compactMap { spec in spec.type.columnSQLType.map { "\(spec.columnName ?? "") \($0)" } }
-        let columnList = (["id INTEGER PRIMARY KEY AUTOINCREMENT", "soup TEXT", "created INTEGER", "lastModified INTEGER"]
+        let columnList =
+            (["id INTEGER PRIMARY KEY AUTOINCREMENT", "soup TEXT", "created INTEGER", "lastModified INTEGER"]
             + columns).joined(separator: ", ")
         try db.execute(sql: "CREATE TABLE \(table) (\(columnList))")
         try createIndexes(db, table: table, specs: specs)
@@ -85,10 +88,11 @@ enum SoupSchema {
     static let fullTextExtrasMarker = "/* forceterm: folded letters and CJK characters indexed too */"
 
     static func createFullTextTable(_ db: Database, table: String, columns: [String]) throws {
-        try db.execute(sql: """
-            CREATE VIRTUAL TABLE \(table)_fts USING fts5(\(columns.joined(separator: ", ")), \
-            tokenize = '\(fullTextTokenizer)', prefix = '\(fullTextPrefixLengths)' \(fullTextExtrasMarker))
-            """)
+        try db.execute(
+            sql: """
+                CREATE VIRTUAL TABLE \(table)_fts USING fts5(\(columns.joined(separator: ", ")), \
+                tokenize = '\(fullTextTokenizer)', prefix = '\(fullTextPrefixLengths)' \(fullTextExtrasMarker))
+                """)
     }
 
     static func createIndexes(_ db: Database, table: String, specs: [IndexSpec]) throws {

@@ -63,7 +63,8 @@ enum StoreCipher {
         if head.isEmpty { return .empty }
         if Array(head) == plainHeader { return .plain }
         let size = (try? handle.seekToEnd()) ?? 0
-        let looksLikeText = head.allSatisfy { (0x20...0x7E).contains($0) || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }
+        let looksLikeText =
+            head.allSatisfy { (0x20...0x7E).contains($0) || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }
             || head.allSatisfy { $0 == 0 }
         // Pages are 512 bytes to 64 KB, so an SQLite file of any kind is a whole number of 512-byte blocks.
         return size % 512 == 0 && !looksLikeText ? .encrypted : .other

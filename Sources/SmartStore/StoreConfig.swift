@@ -1,5 +1,5 @@
-import Foundation
 import ForceJSON
+import Foundation
 
 /// The soups a store should have, in the Mobile SDK's `userstore.json` format:
 /// `{"soups": [{"soupName": "contacts", "indexes": [{"path": "Id", "type": "string"}]}]}`.

@@ -1,8 +1,9 @@
 import Foundation
 import GRDB
 import GRDBSQLite
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Encrypts an unencrypted store in place, all or nothing: an encrypted copy is written beside it
@@ -153,17 +154,19 @@ private final class CopyWatch {
         guard enabled else { return try body() }
         let watch = CopyWatch(copy: copy, then: then)
         let context = Unmanaged.passUnretained(watch).toOpaque()
-        sqlite3_progress_handler(db.sqliteConnection, 1_000, { context in
-            guard let context else { return 0 }
-            let watch = Unmanaged<CopyWatch>.fromOpaque(context).takeUnretainedValue()
-            guard !watch.done else { return 0 }
-            var status = stat()
-            if stat(watch.copy, &status) == 0, status.st_size >= 64 * 1024 {
-                watch.done = true
-                watch.then()
-            }
-            return 0
-        }, context)
+        sqlite3_progress_handler(
+            db.sqliteConnection, 1_000,
+            { context in
+                guard let context else { return 0 }
+                let watch = Unmanaged<CopyWatch>.fromOpaque(context).takeUnretainedValue()
+                guard !watch.done else { return 0 }
+                var status = stat()
+                if stat(watch.copy, &status) == 0, status.st_size >= 64 * 1024 {
+                    watch.done = true
+                    watch.then()
+                }
+                return 0
+            }, context)
         defer { sqlite3_progress_handler(db.sqliteConnection, 0, nil, nil) }
         try withExtendedLifetime(watch) { try body() }
     }

@@ -1,6 +1,7 @@
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The key of an encrypted store: 32 random bytes, given to SQLCipher as a raw key. Being random

@@ -16,8 +16,9 @@ extension StoreTransaction {
     public func setSetting(_ key: String, _ value: String?) throws {
         try db.execute(sql: "CREATE TABLE IF NOT EXISTS \(Self.settingsTable) (key TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL)")
         if let value {
-            try db.execute(sql: "INSERT INTO \(Self.settingsTable) (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-                           arguments: [key, value])
+            try db.execute(
+                sql: "INSERT INTO \(Self.settingsTable) (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                arguments: [key, value])
         } else {
             try db.execute(sql: "DELETE FROM \(Self.settingsTable) WHERE key = ?", arguments: [key])
         }

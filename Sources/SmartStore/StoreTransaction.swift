@@ -1,5 +1,5 @@
-import Foundation
 import ForceJSON
+import Foundation
 import GRDB
 
 /// The store's operations inside one SQLite transaction. `SmartStore` runs each of its calls in one;

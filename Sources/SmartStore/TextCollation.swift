@@ -63,7 +63,8 @@ public enum TextCollation {
         // Marks of class 0 count too: Thaana's vowel signs fold away after a letter, not alone.
         let marks: Set<Unicode.GeneralCategory> = [.nonspacingMark, .spacingMark, .enclosingMark]
         guard let scalar = Unicode.Scalar(value), scalar.properties.canonicalCombiningClass == .notReordered,
-              !marks.contains(scalar.properties.generalCategory) else { return nil }
+            !marks.contains(scalar.properties.generalCategory)
+        else { return nil }
         let folded = Array(fold(String(Character(scalar))).unicodeScalars)
         let plain = folded.allSatisfy { folded in
             folded.properties.canonicalCombiningClass == .notReordered

@@ -1,6 +1,6 @@
 import ArgumentParser
-import Foundation
 import ForceJSON
+import Foundation
 import GRDBSQLite
 import SmartStore
 
@@ -62,7 +62,9 @@ struct Bench: ParsableCommand {
                     ("all by LastName, page of 1000", "all1000", ""),
                 ] {
                     guard let seconds = queries[key]?.doubleValue else { continue }
-                    let baselineSeconds = key == "match" ? queries["like"]?.doubleValue
+                    let baselineSeconds =
+                        key == "match"
+                        ? queries["like"]?.doubleValue
                         : key == "matchRare" ? queries["likeRare"]?.doubleValue : nil
                     table.add(name, size, ["seconds": .double(seconds)], baselineSeconds: baselineSeconds, goal: goal)
                 }
@@ -98,7 +100,8 @@ struct BenchTable {
         let widths = header.indices.map { column in all.map { $0[column].count }.max() ?? 0 }
         for (index, row) in all.enumerated() {
             let cells = row.enumerated().map { column, cell in
-                column == 0 ? cell.padding(toLength: widths[column], withPad: " ", startingAt: 0)
+                column == 0
+                    ? cell.padding(toLength: widths[column], withPad: " ", startingAt: 0)
                     : String(repeating: " ", count: widths[column] - cell.count) + cell
             }
             Swift.print(cells.joined(separator: "  "))
@@ -162,30 +165,36 @@ struct BenchCase: ParsableCommand {
             return Self.seconds(since: start) / Double(repetitions)
         }
         var result: JSONObject = [:]
-        result["exact"] = .double(try average(2000) { index in
-            let id = ContactGenerator.salesforceId(prefix: "003", (index * 7919) % n)
-            let found = try store.query(.exact("contacts", path: "Id", matchKey: .string(id), pageSize: 1))
-            guard found.count == 1 else { throw ValidationError("lookup of \(id) found \(found.count)") }
-        })
-        result["like"] = .double(try average(20) { _ in
-            _ = try store.query(.like("contacts", path: "LastName", likeKey: "%Thompson%", pageSize: 100))
-        })
-        result["match"] = .double(try average(20) { _ in
-            _ = try store.query(.match("contacts", path: "LastName", matchKey: "Thompson", pageSize: 100))
-        })
-        let rare = "contact\(n / 2)"
-        result["likeRare"] = .double(try average(10) { _ in
-            let found = try store.query(.like("contacts", path: "Email", likeKey: "%\(rare).%", pageSize: 100))
-            guard found.count == 1 else { throw ValidationError("like \(rare) found \(found.count)") }
-        })
-        result["matchRare"] = .double(try average(10) { _ in
-            let found = try store.query(.match("contacts", path: "Email", matchKey: rare, pageSize: 100))
-            guard found.count == 1 else { throw ValidationError("match \(rare) found \(found.count)") }
-        })
-        for size in [10, 100, 1000] {
-            result["all\(size)"] = .double(try average(20) { index in
-                _ = try store.query(.all("contacts", orderPath: "LastName", pageSize: size), pageIndex: index % 5)
+        result["exact"] = .double(
+            try average(2000) { index in
+                let id = ContactGenerator.salesforceId(prefix: "003", (index * 7919) % n)
+                let found = try store.query(.exact("contacts", path: "Id", matchKey: .string(id), pageSize: 1))
+                guard found.count == 1 else { throw ValidationError("lookup of \(id) found \(found.count)") }
             })
+        result["like"] = .double(
+            try average(20) { _ in
+                _ = try store.query(.like("contacts", path: "LastName", likeKey: "%Thompson%", pageSize: 100))
+            })
+        result["match"] = .double(
+            try average(20) { _ in
+                _ = try store.query(.match("contacts", path: "LastName", matchKey: "Thompson", pageSize: 100))
+            })
+        let rare = "contact\(n / 2)"
+        result["likeRare"] = .double(
+            try average(10) { _ in
+                let found = try store.query(.like("contacts", path: "Email", likeKey: "%\(rare).%", pageSize: 100))
+                guard found.count == 1 else { throw ValidationError("like \(rare) found \(found.count)") }
+            })
+        result["matchRare"] = .double(
+            try average(10) { _ in
+                let found = try store.query(.match("contacts", path: "Email", matchKey: rare, pageSize: 100))
+                guard found.count == 1 else { throw ValidationError("match \(rare) found \(found.count)") }
+            })
+        for size in [10, 100, 1000] {
+            result["all\(size)"] = .double(
+                try average(20) { index in
+                    _ = try store.query(.all("contacts", orderPath: "LastName", pageSize: size), pageIndex: index % 5)
+                })
         }
         return result
     }
@@ -224,7 +233,10 @@ struct PlainSQLiteInserter {
         try check(db, sqlite3_exec(db, "PRAGMA journal_mode=WAL; BEGIN IMMEDIATE", nil, nil, nil))
         try check(db, sqlite3_prepare_v2(db, insertSQL, -1, &insert, nil))
         try check(db, sqlite3_prepare_v2(db, ftsSQL, -1, &fts, nil))
-        defer { sqlite3_finalize(insert); sqlite3_finalize(fts) }
+        defer {
+            sqlite3_finalize(insert)
+            sqlite3_finalize(fts)
+        }
         let now = Int64(Date().timeIntervalSince1970 * 1000)
         var id: Int64 = 1
         let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)

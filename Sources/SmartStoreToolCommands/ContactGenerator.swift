@@ -3,13 +3,19 @@ import ForceJSON
 /// Deterministic, contact-shaped documents: 29 fields and about 1.4 KB of JSON each, the size of the
 /// SDK's own benchmark records, with names from several scripts so full-text search has real work.
 struct ContactGenerator: Sequence, IteratorProtocol {
-    private static let firstNames = ["José", "Ana", "Zoë", "Mårten", "Chloé", "Łukasz", "Ngozi", "太郎", "Дмитрий", "Ελένη",
-                                     "Priya", "Søren", "Ömer", "Ines", "Hiroshi", "Fatima", "Liam", "Noa", "Émile", "Kwame"]
-    private static let lastNames = ["García", "Núñez", "Müller", "O'Brien", "山田", "Иванов", "Παπαδόπουλος", "Nguyễn",
-                                    "Okafor", "Smith", "Johansson", "Kowalski", "Rossi", "Dubois", "Tanaka", "Silva",
-                                    "Haas", "Thompson", "Kwan", "Henderson", "Pulaski", "Stern", "Geyer", "Lovelace"]
-    private static let titles = ["Field Engineer", "Account Executive", "VP Sales", "Buyer", "CFO", "Office Manager",
-                                 "Directora Comercial", "Technician", "営業部長", "Procurement Lead"]
+    private static let firstNames = [
+        "José", "Ana", "Zoë", "Mårten", "Chloé", "Łukasz", "Ngozi", "太郎", "Дмитрий", "Ελένη",
+        "Priya", "Søren", "Ömer", "Ines", "Hiroshi", "Fatima", "Liam", "Noa", "Émile", "Kwame",
+    ]
+    private static let lastNames = [
+        "García", "Núñez", "Müller", "O'Brien", "山田", "Иванов", "Παπαδόπουλος", "Nguyễn",
+        "Okafor", "Smith", "Johansson", "Kowalski", "Rossi", "Dubois", "Tanaka", "Silva",
+        "Haas", "Thompson", "Kwan", "Henderson", "Pulaski", "Stern", "Geyer", "Lovelace",
+    ]
+    private static let titles = [
+        "Field Engineer", "Account Executive", "VP Sales", "Buyer", "CFO", "Office Manager",
+        "Directora Comercial", "Technician", "営業部長", "Procurement Lead",
+    ]
     private static let departments = ["Sales", "Engineering", "Finance", "Operations", "Support", "Marketing"]
     private static let cities = ["Sevilla", "München", "Kraków", "São Paulo", "東京", "Lagos", "Montréal", "Reykjavík"]
 
@@ -58,7 +64,9 @@ struct ContactGenerator: Sequence, IteratorProtocol {
             "MailingState": .string("State \(n % 50)"),
             "MailingPostalCode": .string(String(10000 + n % 89999)),
             "MailingCountry": .string(["Spain", "Germany", "Poland", "Brazil", "Japan", "Nigeria", "Canada", "Iceland"][n % 8]),
-            "Description": .string("Met at the regional fair; prefers morning calls and email follow-ups. Interested in the field-service bundle, renewal due next quarter. Notes #\(n): decision maker for purchases under 50k, involve procurement above that threshold. Speaks Spanish and English."),
+            "Description": .string(
+                "Met at the regional fair; prefers morning calls and email follow-ups. Interested in the field-service bundle, renewal due next quarter. Notes #\(n): decision maker for purchases under 50k, involve procurement above that threshold. Speaks Spanish and English."
+            ),
             "OwnerId": .string(salesforceId(prefix: "005", n % 7)),
             "CreatedById": .string(salesforceId(prefix: "005", 1)),
             "LastModifiedById": .string(salesforceId(prefix: "005", n % 7)),

@@ -1,7 +1,7 @@
 import ArgumentParser
-import Foundation
 import ForceJSON
 import ForcetermServices
+import Foundation
 import SmartStore
 
 public struct SmartStoreTool: ParsableCommand {
@@ -23,14 +23,15 @@ struct StoreOptions: ParsableArguments {
     @Option(help: "The directory holding userstore.json.")
     var config: String = "config"
 
-    @Option(help: ArgumentHelp(
-        "A file holding the store's key (64 hexadecimal digits): the store is encrypted with it, an unencrypted one first in place.",
-        discussion: """
-            Without it, the store's key is found as forceterm finds it: the key file beside the store, or the key \
-            its passcode seals (unlocked in this login by forceterm unlock, or given in FORCETERM_PASSCODE, or \
-            asked at the terminal), or the key of the store it shares one with. A new store with none of them is \
-            written unencrypted, for the benchmarks.
-            """))
+    @Option(
+        help: ArgumentHelp(
+            "A file holding the store's key (64 hexadecimal digits): the store is encrypted with it, an unencrypted one first in place.",
+            discussion: """
+                Without it, the store's key is found as forceterm finds it: the key file beside the store, or the key \
+                its passcode seals (unlocked in this login by forceterm unlock, or given in FORCETERM_PASSCODE, or \
+                asked at the terminal), or the key of the store it shares one with. A new store with none of them is \
+                written unencrypted, for the benchmarks.
+                """))
     var keyFile: String?
 
     var encryption: StoreEncryption {
@@ -89,8 +90,10 @@ enum SyncedRecord {
 }
 
 enum AccountGenerator {
-    static let names = ["Acme", "Globex", "Initech", "Umbrella", "Hooli", "Vandelay", "Soylent", "Stark", "Wayne",
-                        "Tyrell", "Cyberdyne", "Aperture", "Müller & Söhne", "Café Olé", "東京精密", "北京贸易"]
+    static let names = [
+        "Acme", "Globex", "Initech", "Umbrella", "Hooli", "Vandelay", "Soylent", "Stark", "Wayne",
+        "Tyrell", "Cyberdyne", "Aperture", "Müller & Söhne", "Café Olé", "東京精密", "北京贸易",
+    ]
     static let industries = ["Technology", "Manufacturing", "Retail", "Energy", "Healthcare", "Finance"]
     static let cities = ["Sevilla", "München", "Kraków", "São Paulo", "東京", "Lagos", "Montréal", "Reykjavík"]
 

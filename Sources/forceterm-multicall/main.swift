@@ -1,5 +1,5 @@
-import Foundation
 import ForcetermCommands
+import Foundation
 import LocalOrgCommands
 import SmartStoreToolCommands
 

@@ -97,10 +97,12 @@ struct BenchCase: AsyncParsableCommand {
         let store = try definitions.openStore(try requiredStore(), encrypted: encrypted)
         let target = definitions.downTarget
         let start = ContinuousClock.now
-        let bulkLoad = n >= SyncManager.defaultBulkLoadMinimum
+        let bulkLoad =
+            n >= SyncManager.defaultBulkLoadMinimum
             ? try store.beginBulkLoad(soups: [BenchDefinitions.soup], keeping: [target.idFieldName]) : nil
-        let writer = DownloadedRecordWriter(soupName: BenchDefinitions.soup, idFieldName: target.idFieldName,
-                                            modificationDateFieldName: target.modificationDateFieldName, syncId: 1)
+        let writer = DownloadedRecordWriter(
+            soupName: BenchDefinitions.soup, idFieldName: target.idFieldName,
+            modificationDateFieldName: target.modificationDateFieldName, syncId: 1)
         for records in pages {
             _ = try store.write { try writer.save(records, in: $0) }
         }
@@ -122,8 +124,10 @@ struct BenchCase: AsyncParsableCommand {
         let stored = try store.count(.all(BenchDefinitions.soup))
         guard state.status == .done else { throw BenchError("the sync down ended \(state.status.rawValue): \(state.error)") }
         if let expected, stored != expected { throw BenchError("the store holds \(stored) records after the sync down, expected \(expected)") }
-        return ["seconds": .double(seconds), "records": .int(Int64(max(state.totalSize, 0))), "requests": .int(Int64(session.requests.value)),
-                "stored": .int(Int64(stored))]
+        return [
+            "seconds": .double(seconds), "records": .int(Int64(max(state.totalSize, 0))), "requests": .int(Int64(session.requests.value)),
+            "stored": .int(Int64(stored)),
+        ]
     }
 
     private func downResync(_ definitions: BenchDefinitions, _ session: BenchSession) async throws -> JSONObject {
@@ -149,8 +153,9 @@ struct BenchCase: AsyncParsableCommand {
         let manager = try SyncManager(store: store, remote: ForceClientRemote(client: session.client), requestConcurrency: requestConcurrency)
         let updates = updatesOnly ? n : n / 2
         let creates = n - updates
-        _ = try await manager.syncDown(definitions.downTarget(limit: updates), options: definitions.downOptions,
-                                       soupName: BenchDefinitions.soup, name: "benchUpSetup")
+        _ = try await manager.syncDown(
+            definitions.downTarget(limit: updates), options: definitions.downOptions,
+            soupName: BenchDefinitions.soup, name: "benchUpSetup")
         let runId = UUID().uuidString.prefix(8)
         func editAll(_ label: String) throws {
             let fetched = try store.query(.all(BenchDefinitions.soup, pageSize: updates)).compactMap(\.objectValue)
@@ -161,9 +166,10 @@ struct BenchCase: AsyncParsableCommand {
             _ = try store.upsert(edited, in: BenchDefinitions.soup)
         }
         var target = definitions.upTarget
-        target = SyncUpTarget(mode: mode, createFieldlist: target.createFieldlist, updateFieldlist: target.updateFieldlist,
-                              externalIdFieldName: target.externalIdFieldName, idFieldName: target.idFieldName,
-                              modificationDateFieldName: target.modificationDateFieldName)
+        target = SyncUpTarget(
+            mode: mode, createFieldlist: target.createFieldlist, updateFieldlist: target.updateFieldlist,
+            externalIdFieldName: target.externalIdFieldName, idFieldName: target.idFieldName,
+            modificationDateFieldName: target.modificationDateFieldName)
         var options = definitions.upOptions
         if let merge { options.mergeMode = merge }
         if datesUnknown {
@@ -187,8 +193,9 @@ struct BenchCase: AsyncParsableCommand {
         let summary = await manager.lastSyncUpSummary[state.id] ?? SyncUpSummary()
         let dirty = try store.count(.exact(BenchDefinitions.soup, path: LocalField.local, matchKey: true))
         guard state.status == .done, summary.created == creates, summary.updated == updates, dirty == 0 else {
-            throw BenchError("the sync up ended \(state.status.rawValue) with \(summary.created) created, \(summary.updated) updated, "
-                + "\(summary.errors) errors, \(summary.conflicts) conflicts and \(dirty) records still dirty; expected \(creates) and \(updates)")
+            throw BenchError(
+                "the sync up ended \(state.status.rawValue) with \(summary.created) created, \(summary.updated) updated, "
+                    + "\(summary.errors) errors, \(summary.conflicts) conflicts and \(dirty) records still dirty; expected \(creates) and \(updates)")
         }
         return ["seconds": .double(seconds), "records": .int(Int64(n)), "requests": .int(Int64(requests))]
     }

@@ -18,8 +18,8 @@ struct BenchDefinitions: Sendable {
         let directory = URL(fileURLWithPath: configDirectory)
         let syncs = try SyncsConfig(contentsOf: directory.appendingPathComponent("usersyncs.json"))
         guard let down = syncs.entries.first(where: { $0.name == "syncDownContacts" }),
-              case let .down(downTarget) = down.target, case let .soql(query, batchSize) = downTarget.kind,
-              let up = syncs.entries.first(where: { $0.name == "syncUpContacts" }), case let .up(upTarget) = up.target
+            case let .down(downTarget) = down.target, case let .soql(query, batchSize) = downTarget.kind,
+            let up = syncs.entries.first(where: { $0.name == "syncUpContacts" }), case let .up(upTarget) = up.target
         else {
             throw BenchError("\(configDirectory)/usersyncs.json has no soql syncDownContacts and syncUpContacts; run from the repository root or pass --config DIR")
         }

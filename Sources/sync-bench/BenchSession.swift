@@ -10,8 +10,10 @@ struct BenchSession: Sendable {
 
     /// Signs in with the password flow over HTTPS, trusting `caFile`. `maxConnections` is the
     /// transport's: over HTTP/1.1 it bounds how many requests a sync can have in flight.
-    static func signIn(url: String, caFile: String, username: String = "demo@localorg.test",
-                       password: String = "localorg-demo", maxConnections: Int = 8) async throws -> BenchSession {
+    static func signIn(
+        url: String, caFile: String, username: String = "demo@localorg.test",
+        password: String = "localorg-demo", maxConnections: Int = 8
+    ) async throws -> BenchSession {
         var configuration = TransportConfiguration(caFile: caFile)
         configuration.connectTimeout = 15
         configuration.stallTimeout = 60
@@ -22,9 +24,11 @@ struct BenchSession: Sendable {
         let token = try await oauth.signIn(username: username, password: Secret(password))
         let identity = try await oauth.identity(of: token)
         let counter = RequestCounter()
-        let client = ForceClient(credentials: OAuthCredentials(loginURL: url, clientId: OAuthClient.defaultClientId, token: token,
-                                                               identity: identity, caFile: caFile),
-                                 transport: transport, requestLog: { _ in counter.increment() })
+        let client = ForceClient(
+            credentials: OAuthCredentials(
+                loginURL: url, clientId: OAuthClient.defaultClientId, token: token,
+                identity: identity, caFile: caFile),
+            transport: transport, requestLog: { _ in counter.increment() })
         return BenchSession(client: client, requests: counter)
     }
 }
@@ -44,8 +48,8 @@ enum ProcessMeasurements {
     /// so one case never inherits another's peak.
     static func peakRSSMegabytes() -> Double {
         guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
-              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
-              let kilobytes = line.split(separator: " ").compactMap({ Double($0) }).first
+            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
+            let kilobytes = line.split(separator: " ").compactMap({ Double($0) }).first
         else { return .nan }
         return kilobytes / 1024
     }

@@ -52,8 +52,10 @@ struct BenchRun: AsyncParsableCommand {
         table.print()
         let rss = table.peakRSS(of: "sync down (engine + store) vs raw query")
         if let small = rss.first, let large = rss.last, rss.count > 1 {
-            print(String(format: "\nPeak RSS of the sync down: %.0f MB at %d records, %.0f MB at %d (x%.2f for x%.0f the records).",
-                         small.megabytes, small.n, large.megabytes, large.n, large.megabytes / small.megabytes, Double(large.n) / Double(small.n)))
+            print(
+                String(
+                    format: "\nPeak RSS of the sync down: %.0f MB at %d records, %.0f MB at %d (x%.2f for x%.0f the records).",
+                    small.megabytes, small.n, large.megabytes, large.n, large.megabytes / small.megabytes, Double(large.n) / Double(small.n)))
         }
         print(String(format: "Sync-up RTT: median of 9 one-record queries against localorg --latency %d: %.1f ms.", latency, rtt * 1000))
     }
@@ -76,10 +78,12 @@ struct BenchRun: AsyncParsableCommand {
             // Fetching and storing overlap, so the slower of the two is the floor that matters;
             // the raw query alone swings with what else shares the two cores.
             let floor = (load["seconds"]?.doubleValue ?? 0) > (raw["seconds"]?.doubleValue ?? 0) ? load : raw
-            table.add(name: "sync down vs the slower of the two", n: size, result: sync, baseline: floor,
-                      goal: size >= 100_000 ? .withinBaseline(1.2) : nil)
-            table.add(name: "sync down (engine + store) vs raw query", n: size, result: sync, baseline: raw,
-                      goal: size >= 100_000 ? .withinBaseline(1.5) : nil)
+            table.add(
+                name: "sync down vs the slower of the two", n: size, result: sync, baseline: floor,
+                goal: size >= 100_000 ? .withinBaseline(1.2) : nil)
+            table.add(
+                name: "sync down (engine + store) vs raw query", n: size, result: sync, baseline: raw,
+                goal: size >= 100_000 ? .withinBaseline(1.5) : nil)
             guard size == downSizes.max() else { continue }
             // A first sync run from the TUI: its list index (under the smartstore_text collation) exists.
             let listed = try runCase(arguments("down-sync", n: size, store: "down-\(size)-listed") + ["--list-index"])
@@ -89,11 +93,13 @@ struct BenchRun: AsyncParsableCommand {
             table.add(name: "sync down, 3 pages of 600 in flight", n: size, result: ahead, baseline: floor)
             // The same first sync into an encrypted store (SQLCipher 4's format) and an unencrypted one.
             let down = try Self.takingTurns { encrypted in
-                try runCase(arguments("down-sync", n: size, store: "down-\(size)-\(encrypted ? "encrypted" : "plain")-\(UUID().uuidString.prefix(8))")
-                            + (encrypted ? ["--encrypted"] : []))
+                try runCase(
+                    arguments("down-sync", n: size, store: "down-\(size)-\(encrypted ? "encrypted" : "plain")-\(UUID().uuidString.prefix(8))")
+                        + (encrypted ? ["--encrypted"] : []))
             }
-            table.add(name: "sync down, encrypted vs plain (medians of \(Self.encryptionRounds))", n: size, result: down.encrypted,
-                      baseline: down.plain, goal: .withinBaseline(1.15))
+            table.add(
+                name: "sync down, encrypted vs plain (medians of \(Self.encryptionRounds))", n: size, result: down.encrypted,
+                baseline: down.plain, goal: .withinBaseline(1.15))
             let changed = max(1, Int(Double(size) * changedShare))
             try await changeOnServer(server, count: changed)
             let resync = try runCase(arguments("down-resync", n: changed))
@@ -115,36 +121,45 @@ struct BenchRun: AsyncParsableCommand {
         var caseNumber = 0
         func up(_ n: Int, _ extra: [String]) throws -> JSONObject {
             caseNumber += 1
-            return try runCase(["up", "--url", server.url, "--ca", server.caFile, "--config", config, "--n", "\(n)",
-                                "--store", "\(directory)/up-\(caseNumber).sqlite"] + extra)
+            return try runCase(
+                [
+                    "up", "--url", server.url, "--ca", server.caFile, "--config", config, "--n", "\(n)",
+                    "--store", "\(directory)/up-\(caseNumber).sqlite",
+                ] + extra)
         }
         for size in upSizes.sorted() {
             let floor = Double((size + 199) / 200) * rtt
             let collection = try up(size, [])
-            table.add(name: "sync up, collection target (default)", n: size, result: collection,
-                      floorSeconds: floor, goal: .withinFloor(1.5))
+            table.add(
+                name: "sync up, collection target (default)", n: size, result: collection,
+                floorSeconds: floor, goal: .withinFloor(1.5))
         }
         if let size = upSizes.max() {
             let floor = Double((size + 199) / 200) * rtt
             // Each run adds its records to the org, so a later run meets a larger one: taking turns
             // gives both stores the same share of early and late runs.
             let turns = try Self.takingTurns { encrypted in try up(size, encrypted ? ["--encrypted"] : []) }
-            table.add(name: "sync up, encrypted vs plain (medians of \(Self.encryptionRounds))", n: size, result: turns.encrypted,
-                      baseline: turns.plain, goal: .withinBaseline(1.15))
+            table.add(
+                name: "sync up, encrypted vs plain (medians of \(Self.encryptionRounds))", n: size, result: turns.encrypted,
+                baseline: turns.plain, goal: .withinBaseline(1.15))
             // A realistic second day: every record was synced once, and the user changed them.
-            table.add(name: "sync up, updates of synced records", n: size, result: try up(size, ["--updates-only"]),
-                      floorSeconds: floor, goal: .withinFloor(1.5))
+            table.add(
+                name: "sync up, updates of synced records", n: size, result: try up(size, ["--updates-only"]),
+                floorSeconds: floor, goal: .withinFloor(1.5))
             // The same after an up-only sync (or a network lost before the sync down): the dates
             // our own writes made unknown are read first.
-            table.add(name: "sync up, updates, dates unknown", n: size, result: try up(size, ["--updates-only", "--dates-unknown"]),
-                      floorSeconds: floor)
+            table.add(
+                name: "sync up, updates, dates unknown", n: size, result: try up(size, ["--updates-only", "--dates-unknown"]),
+                floorSeconds: floor)
             // The engine before it kept several requests of one action in flight, for comparison.
-            table.add(name: "sync up, collection, one request at a time", n: size,
-                      result: try up(size, ["--request-concurrency", "1"]), floorSeconds: Double((size + 199) / 200) * rtt)
+            table.add(
+                name: "sync up, collection, one request at a time", n: size,
+                result: try up(size, ["--request-concurrency", "1"]), floorSeconds: Double((size + 199) / 200) * rtt)
         }
         let single = try up(singleUpSize, ["--mode", "singleRecord"])
-        table.add(name: "sync up, single-record target (\(singleUpSize) only)", n: singleUpSize, result: single,
-                  floorSeconds: Double((singleUpSize + 199) / 200) * rtt)
+        table.add(
+            name: "sync up, single-record target (\(singleUpSize) only)", n: singleUpSize, result: single,
+            floorSeconds: Double((singleUpSize + 199) / 200) * rtt)
         return rtt
     }
 
@@ -158,7 +173,8 @@ struct BenchRun: AsyncParsableCommand {
     /// between 1.1x and 1.35x, and medians of three between 1.12x and 1.25x, with what else the two
     /// cores (localorg's included) did meanwhile.
     static func takingTurns(_ run: (_ encrypted: Bool) throws -> JSONObject) rethrows -> (plain: JSONObject, encrypted: JSONObject) {
-        var plainRuns: [JSONObject] = [], encryptedRuns: [JSONObject] = []
+        var plainRuns: [JSONObject] = []
+        var encryptedRuns: [JSONObject] = []
         for round in 1...encryptionRounds {
             for encrypted in round.isMultiple(of: 2) ? [true, false] : [false, true] {
                 let result = try run(encrypted)
@@ -209,8 +225,9 @@ struct BenchRun: AsyncParsableCommand {
 
     /// Changes `count` contacts' Title as another user (trainer), 200 per collection request.
     private func changeOnServer(_ server: LocalOrgProcess, count: Int) async throws {
-        let session = try await BenchSession.signIn(url: server.url, caFile: server.caFile, username: "trainer@localorg.test",
-                                                    password: "localorg-trainer")
+        let session = try await BenchSession.signIn(
+            url: server.url, caFile: server.caFile, username: "trainer@localorg.test",
+            password: "localorg-trainer")
         var ids: [String] = []
         var page = try await session.client.query("SELECT Id FROM Contact LIMIT \(count)")
         while true {

@@ -54,7 +54,8 @@ struct SyncBenchTable {
     }
 
     private static func row(_ name: String, _ n: Int, _ result: JSONObject, baselineSeconds: Double?, goal: Goal?) -> Row {
-        Row(name: name, n: n, seconds: result["seconds"]?.doubleValue ?? .nan, records: result["records"]?.int64Value.map { Int($0) },
+        Row(
+            name: name, n: n, seconds: result["seconds"]?.doubleValue ?? .nan, records: result["records"]?.int64Value.map { Int($0) },
             requests: result["requests"]?.int64Value.map { Int($0) }, peakRSS: result["peakRSSMB"]?.doubleValue,
             baselineSeconds: baselineSeconds, goal: goal)
     }

@@ -1,9 +1,10 @@
-@testable import ContactsApp
 import ForceJSON
 import Foundation
 import SalesforceIds
 import SmartStore
 import Testing
+
+@testable import ContactsApp
 
 /// What an import makes of address books: columns by source, several values of one kind,
 /// companies as accounts, ids that are ids only when they are, and a summary that says what
@@ -222,8 +223,9 @@ import Testing
     func updateKeepsNoteAndAccount() throws {
         let accountId = "001Lo0000000002" + SalesforceId.checksumSuffix(of: "001Lo0000000002")
         try fixture.addSyncedAccount(name: "Acme Corporation", id: accountId)
-        try fixture.addSyncedContact(first: "Ana", last: "García", accountId: accountId,
-                                     extra: ["Email": "ana@x.example", "Description": "Prefers phone"])
+        try fixture.addSyncedContact(
+            first: "Ana", last: "García", accountId: accountId,
+            extra: ["Email": "ana@x.example", "Description": "Prefers phone"])
         let vcf = "BEGIN:VCARD\r\nVERSION:3.0\r\nN:García;Ana;;;\r\nEMAIL:ana@x.example\r\nNICKNAME:Ani\r\nORG:ACME Corp.\r\nEND:VCARD\r\n"
         let plan = try plan(vcf, format: .vcard)
         #expect(plan.problems.isEmpty && plan.actions.count == 1, "no account made for a company spelled another way: \(plan.actions.map(\.summary))")
@@ -236,7 +238,8 @@ import Testing
 
     @Test("An organisation card keeps the person and department on it; the first email that is one goes to Email; two columns for one thing keep both")
     func nothingDroppedOnTheWay() throws {
-        let vcf = "BEGIN:VCARD\r\nVERSION:3.0\r\nN:Doe;John;;;\r\nFN:John Doe\r\nORG:Acme;Sales\r\nX-ABShowAs:COMPANY\r\nEND:VCARD\r\n"
+        let vcf =
+            "BEGIN:VCARD\r\nVERSION:3.0\r\nN:Doe;John;;;\r\nFN:John Doe\r\nORG:Acme;Sales\r\nX-ABShowAs:COMPANY\r\nEND:VCARD\r\n"
             + "BEGIN:VCARD\r\nVERSION:3.0\r\nN:Roe;Ri;;;\r\nEMAIL;TYPE=pref:ri at example\r\nEMAIL:ri@example.com\r\nEND:VCARD\r\n"
         let plan = try plan(vcf, format: .vcard)
         let acme = values(plan, line: 1, kind: .account)

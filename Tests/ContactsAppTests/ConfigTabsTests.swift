@@ -1,6 +1,6 @@
 import ContactsApp
-import Foundation
 import ForceJSON
+import Foundation
 import LocalOrgProcess
 import MobileSync
 import SmartStore
@@ -56,9 +56,11 @@ struct ConfigTabsTests {
         #expect(kinds.allSatisfy { $0.isSyncedUp })
     }
 
-    @Test("MobileSyncExplorer (Swift, Kotlin, hybrid): one Contacts tab; search works without full_text indexes", .enabled(if: RealSalesforce.isAvailable, "needs ../shared/real-salesforce"), arguments: [
-        "templates-MobileSyncExplorerSwift", "templates-MobileSyncExplorerKotlinTemplate", "shared-samples-mobilesyncexplorer-hybrid",
-    ])
+    @Test(
+        "MobileSyncExplorer (Swift, Kotlin, hybrid): one Contacts tab; search works without full_text indexes", .enabled(if: RealSalesforce.isAvailable, "needs ../shared/real-salesforce"),
+        arguments: [
+            "templates-MobileSyncExplorerSwift", "templates-MobileSyncExplorerKotlinTemplate", "shared-samples-mobilesyncexplorer-hybrid",
+        ])
     func mobileSyncExplorer(name: String) throws {
         let sdk = try SDKStore(name)
         let kinds = try sdk.kinds
@@ -131,20 +133,21 @@ struct ConfigTabsTests {
 
     @Test("A SOSL, MRU, refresh, parent_children or briefcase sync down gives its soups tabs by their sObject")
     func otherTargets() throws {
-        let syncs = try SyncsConfig(json: """
-            {"syncs": [
-              {"syncName": "opps", "syncType": "syncDown", "soupName": "opportunities",
-               "target": {"type": "mru", "sobjectType": "Opportunity", "fieldlist": ["Name", "StageName"]}},
-              {"syncName": "found", "syncType": "syncDown", "soupName": "found",
-               "target": {"type": "sosl", "query": "FIND {Joe} IN NAME FIELDS RETURNING Contact(Id, LastName)"}},
-              {"syncName": "tree", "syncType": "syncDown", "soupName": "accts",
-               "target": {"type": "parent_children", "relationshipType": "MASTER_DETAIL",
-                          "parent": {"idFieldName": "Id", "sobjectType": "Account", "modificationDateFieldName": "LastModifiedDate", "soupName": "accts"},
-                          "parentFieldlist": ["Id", "Name"],
-                          "children": {"idFieldName": "Id", "sobjectType": "Contact", "sobjectTypePlural": "Contacts", "modificationDateFieldName": "LastModifiedDate", "soupName": "kids", "parentIdFieldName": "AccountId"},
-                          "childrenFieldlist": ["Id", "LastName", "AccountId"]}}
-            ]}
-            """)
+        let syncs = try SyncsConfig(
+            json: """
+                {"syncs": [
+                  {"syncName": "opps", "syncType": "syncDown", "soupName": "opportunities",
+                   "target": {"type": "mru", "sobjectType": "Opportunity", "fieldlist": ["Name", "StageName"]}},
+                  {"syncName": "found", "syncType": "syncDown", "soupName": "found",
+                   "target": {"type": "sosl", "query": "FIND {Joe} IN NAME FIELDS RETURNING Contact(Id, LastName)"}},
+                  {"syncName": "tree", "syncType": "syncDown", "soupName": "accts",
+                   "target": {"type": "parent_children", "relationshipType": "MASTER_DETAIL",
+                              "parent": {"idFieldName": "Id", "sobjectType": "Account", "modificationDateFieldName": "LastModifiedDate", "soupName": "accts"},
+                              "parentFieldlist": ["Id", "Name"],
+                              "children": {"idFieldName": "Id", "sobjectType": "Contact", "sobjectTypePlural": "Contacts", "modificationDateFieldName": "LastModifiedDate", "soupName": "kids", "parentIdFieldName": "AccountId"},
+                              "childrenFieldlist": ["Id", "LastName", "AccountId"]}}
+                ]}
+                """)
         let kinds = RecordKind.tabs(for: syncs, soups: ["opportunities", "found", "accts", "kids"])
         #expect(kinds.map(\.soupName) == ["found", "kids", "accts", "opportunities"])
         #expect(kinds.map(\.role) == [.contact, .contact, .account, .other])

@@ -19,13 +19,21 @@ struct CountryPicklistTests {
             ["name": "LastName", "label": "Last Name", "type": "string", "length": 80, "nillable": false, "createable": true],
             ["name": "MailingState", "label": "Mailing State/Province", "type": "string", "length": 80],
             ["name": "MailingCountry", "label": "Mailing Country", "type": "string", "length": 80],
-            ["name": "MailingCountryCode", "label": "Mailing Country Code", "type": "picklist", "length": 10, "restrictedPicklist": true,
-             "picklistValues": [["value": "DE", "label": "Germany", "active": true], ["value": "CH", "label": "Switzerland", "active": true],
-                                ["value": "US", "label": "United States", "active": true]]],
-            ["name": "MailingStateCode", "label": "Mailing State/Province Code", "type": "picklist", "length": 10, "dependentPicklist": true,
-             "controllerName": "MailingCountryCode",
-             "picklistValues": [["value": "CA", "label": "California", "active": true, "validFor": "IAAA"],
-                                ["value": "NY", "label": "New York", "active": true, "validFor": "IAAA"]]],
+            [
+                "name": "MailingCountryCode", "label": "Mailing Country Code", "type": "picklist", "length": 10, "restrictedPicklist": true,
+                "picklistValues": [
+                    ["value": "DE", "label": "Germany", "active": true], ["value": "CH", "label": "Switzerland", "active": true],
+                    ["value": "US", "label": "United States", "active": true],
+                ],
+            ],
+            [
+                "name": "MailingStateCode", "label": "Mailing State/Province Code", "type": "picklist", "length": 10, "dependentPicklist": true,
+                "controllerName": "MailingCountryCode",
+                "picklistValues": [
+                    ["value": "CA", "label": "California", "active": true, "validFor": "IAAA"],
+                    ["value": "NY", "label": "New York", "active": true, "validFor": "IAAA"],
+                ],
+            ],
         ],
     ]
 
@@ -36,8 +44,9 @@ struct CountryPicklistTests {
 
     func draft(_ fixture: StoreFixture) throws -> RecordDraft {
         try fixture.store.create(Self.describe, in: "sobject_metadata")
-        let schema = RecordSchema(kinds: [.contact], syncedFields: try SyncedFields(usersyncsJSON: Self.syncs),
-                                  descriptions: ObjectDescriptions(store: fixture.store, soupBySObject: ["Contact": "sobject_metadata"]))
+        let schema = RecordSchema(
+            kinds: [.contact], syncedFields: try SyncedFields(usersyncsJSON: Self.syncs),
+            descriptions: ObjectDescriptions(store: fixture.store, soupBySObject: ["Contact": "sobject_metadata"]))
         return RecordDraft(schema: schema, store: fixture.store)
     }
 
@@ -50,13 +59,16 @@ struct CountryPicklistTests {
         #expect(description.addressChoices(for: "LastName") == nil)
     }
 
-    @Test("A name in another language, a code or the org's own spelling becomes the org's country; a state its label",
-          .enabled(if: isoCodesInstalled, "needs Debian's iso-codes"))
+    @Test(
+        "A name in another language, a code or the org's own spelling becomes the org's country; a state its label",
+        .enabled(if: isoCodesInstalled, "needs Debian's iso-codes"))
     func namesAreMapped() throws {
         let fixture = try StoreFixture()
         let draft = try draft(fixture)
-        for (typed, stored) in [("Deutschland", "Germany"), ("Allemagne", "Germany"), ("DE", "Germany"), ("deu", "Germany"),
-                                ("Schweiz", "Switzerland"), ("USA", "United States"), ("united states", "United States")] {
+        for (typed, stored) in [
+            ("Deutschland", "Germany"), ("Allemagne", "Germany"), ("DE", "Germany"), ("deu", "Germany"),
+            ("Schweiz", "Switzerland"), ("USA", "United States"), ("united states", "United States"),
+        ] {
             let values = try draft.values(kind: .contact, record: nil, texts: [("LastName", "Doe"), ("MailingCountry", typed)])
             #expect(values["MailingCountry"] == .string(stored), "\(typed)")
         }

@@ -17,21 +17,35 @@ struct DescribedFormTests {
     static let accountDescribe: JSONObject = [
         "Id": "Account", "name": "Account",
         "recordTypeInfos": [
-            ["available": false, "defaultRecordTypeMapping": false, "developerName": "Master", "master": true,
-             "name": "Master", "recordTypeId": "012000000000000AAA"],
-            ["available": true, "defaultRecordTypeMapping": true, "developerName": "Customer", "master": false,
-             "name": "Customer Account", "recordTypeId": "0120000000001AAAAA"],
-            ["available": true, "defaultRecordTypeMapping": false, "developerName": "Partner", "master": false,
-             "name": "Partner Account", "recordTypeId": "0120000000002AAAAA"],
+            [
+                "available": false, "defaultRecordTypeMapping": false, "developerName": "Master", "master": true,
+                "name": "Master", "recordTypeId": "012000000000000AAA",
+            ],
+            [
+                "available": true, "defaultRecordTypeMapping": true, "developerName": "Customer", "master": false,
+                "name": "Customer Account", "recordTypeId": "0120000000001AAAAA",
+            ],
+            [
+                "available": true, "defaultRecordTypeMapping": false, "developerName": "Partner", "master": false,
+                "name": "Partner Account", "recordTypeId": "0120000000002AAAAA",
+            ],
         ],
         "fields": [
-            ["name": "Name", "label": "Account Name", "type": "string", "length": 255, "nillable": false, "createable": true,
-             "updateable": true, "defaultedOnCreate": false],
-            ["name": "Type", "label": "Account Type", "type": "picklist", "length": 255, "restrictedPicklist": true,
-             "picklistValues": [["value": "Prospect", "active": true], ["value": "Customer - Direct", "active": true],
-                                ["value": "Technology Partner", "active": true], ["value": "Retired", "active": false]]],
-            ["name": "Rating", "label": "Account Rating", "type": "picklist", "length": 255, "createable": false, "updateable": false,
-             "picklistValues": [["value": "Hot", "active": true]]],
+            [
+                "name": "Name", "label": "Account Name", "type": "string", "length": 255, "nillable": false, "createable": true,
+                "updateable": true, "defaultedOnCreate": false,
+            ],
+            [
+                "name": "Type", "label": "Account Type", "type": "picklist", "length": 255, "restrictedPicklist": true,
+                "picklistValues": [
+                    ["value": "Prospect", "active": true], ["value": "Customer - Direct", "active": true],
+                    ["value": "Technology Partner", "active": true], ["value": "Retired", "active": false],
+                ],
+            ],
+            [
+                "name": "Rating", "label": "Account Rating", "type": "picklist", "length": 255, "createable": false, "updateable": false,
+                "picklistValues": [["value": "Hot", "active": true]],
+            ],
             ["name": "NumberOfEmployees", "label": "Employees", "type": "int", "digits": 8],
             ["name": "AnnualRevenue", "label": "Annual Revenue", "type": "currency", "precision": 18, "scale": 2],
             ["name": "RecordTypeId", "label": "Record Type ID", "type": "reference", "length": 18, "updateable": true],
@@ -52,8 +66,9 @@ struct DescribedFormTests {
     func accountsModel(_ fixture: StoreFixture, describe: JSONObject?) throws -> AppModel {
         if let describe { try fixture.store.create(describe, in: Self.metadataSoup) }
         let descriptions = ObjectDescriptions(store: fixture.store, soupBySObject: ["Account": Self.metadataSoup])
-        var model = try AppModel(store: fixture.store, syncedFields: try SyncedFields(usersyncsJSON: Self.accountSyncs),
-                                 kinds: [.account], descriptions: descriptions)
+        var model = try AppModel(
+            store: fixture.store, syncedFields: try SyncedFields(usersyncsJSON: Self.accountSyncs),
+            kinds: [.account], descriptions: descriptions)
         model.setListHeight(10)
         return model
     }
@@ -101,11 +116,12 @@ struct DescribedFormTests {
         for character in "12.5" { model.type(character) }
         model.perform(.save)
         #expect(model.mode == .editing)
-        #expect(model.form?.problems == [
-            "Name": "Account Name is required",
-            "Type": "Account Type must be one of its values (Enter lists them)",
-            "NumberOfEmployees": "Employees is a whole number",
-        ])
+        #expect(
+            model.form?.problems == [
+                "Name": "Account Name is required",
+                "Type": "Account Type must be one of its values (Enter lists them)",
+                "NumberOfEmployees": "Employees is a whole number",
+            ])
     }
 
     @Test("a valid save stores typed JSON: numbers as numbers, the record type's id; Rating is not sent")
@@ -142,8 +158,9 @@ struct DescribedFormTests {
         #expect(form.fields.first?.rule.label == "Name")
 
         let none = ObjectDescriptions(store: fixture.store, soupBySObject: [:])
-        var other = try AppModel(store: fixture.store, syncedFields: try SyncedFields(usersyncsJSON: Self.accountSyncs), kinds: [.account],
-                                 descriptions: none)
+        var other = try AppModel(
+            store: fixture.store, syncedFields: try SyncedFields(usersyncsJSON: Self.accountSyncs), kinds: [.account],
+            descriptions: none)
         other.perform(.newRecord)
         #expect(other.form?.rulesNote == "Built-in rules: usersyncs.json has no metadata sync for Account")
     }
@@ -152,11 +169,12 @@ struct DescribedFormTests {
     func unchangedValuesStay() throws {
         let fixture = try StoreFixture()
         var model = try accountsModel(fixture, describe: Self.accountDescribe)
-        try fixture.store.create([
-            "attributes": ["type": "Account"], "Id": "001000000000001AAA", "Name": "Old", "Type": "Retired", "AnnualRevenue": .double(10),
-            "RecordTypeId": "0120000000001AAAAA",
-            "__local__": false, "__locally_created__": false, "__locally_updated__": false, "__locally_deleted__": false,
-        ], in: "accounts")
+        try fixture.store.create(
+            [
+                "attributes": ["type": "Account"], "Id": "001000000000001AAA", "Name": "Old", "Type": "Retired", "AnnualRevenue": .double(10),
+                "RecordTypeId": "0120000000001AAAAA",
+                "__local__": false, "__locally_created__": false, "__locally_updated__": false, "__locally_deleted__": false,
+            ], in: "accounts")
         try model.refreshAll()
         model.perform(.editRecord)
         focus("Name", in: &model)
@@ -168,15 +186,18 @@ struct DescribedFormTests {
 
     /// A describe recorded from a real org (restforce's fixture): every field type it has gets
     /// its rule.
-    @Test("a real org's describe: every field type, createable-only and updateable-only fields",
-          .enabled(if: RealSalesforce.isAvailable, "needs ../shared/real-salesforce"))
+    @Test(
+        "a real org's describe: every field type, createable-only and updateable-only fields",
+        .enabled(if: RealSalesforce.isAvailable, "needs ../shared/real-salesforce"))
     func realDescribe() throws {
         let url = RealSalesforce.directory.appendingPathComponent("restforce-fixtures/sobject/sobject_describe_success_response.json")
         let describe = try #require(try JSONParser.parseObject(try #require(RealSalesforce.text(url))))
         let description = try #require(ObjectDescription(describe: describe))
-        let names = ["Name", "Checkbox_Field", "Currency_Field", "Date_Field", "DateTime_Field", "Email_Field", "Number_Field",
-                     "Percent_Field", "Phone_Field", "Picklist_Field", "Picklist_Multiselect_Field", "TextArea_Field", "URL_Field",
-                     "CreateableButNotUpdateableField", "UpdateableButNotCreateableField", "Auto_Number"]
+        let names = [
+            "Name", "Checkbox_Field", "Currency_Field", "Date_Field", "DateTime_Field", "Email_Field", "Number_Field",
+            "Percent_Field", "Phone_Field", "Picklist_Field", "Picklist_Multiselect_Field", "TextArea_Field", "URL_Field",
+            "CreateableButNotUpdateableField", "UpdateableButNotCreateableField", "Auto_Number",
+        ]
         let kind = RecordKind(soupName: "whizbangs", sObjectType: "Whizbang")
         let create = RecordForm(kind: kind, purpose: .create(preset: [:]), title: "New", fieldNames: names, record: nil, description: description)
         let rules = Dictionary(uniqueKeysWithValues: create.fields.map { ($0.name, $0.rule) })

@@ -84,8 +84,9 @@ struct ListViewModelTests {
         try list.repository.prepareListIndexes()
         try list.setViewportHeight(20)
         try list.refresh()
-        #expect(list.visibleRows.map { $0.string("LastName") }
-            == ["adams", "de la Cruz", "Dubois", "García", "garza", "Nunez", "Ñúñez", "Ortiz", "Öztürk", "Zoë", "山田"])
+        #expect(
+            list.visibleRows.map { $0.string("LastName") }
+                == ["adams", "de la Cruz", "Dubois", "García", "garza", "Nunez", "Ñúñez", "Ortiz", "Öztürk", "Zoë", "山田"])
         // The selection is found again in that order (position counts under the same collation).
         try list.moveToBottom()
         try list.move(by: -3)
@@ -100,11 +101,14 @@ struct ListViewModelTests {
         try fixture.store.write { transaction in
             for n in 0..<count {
                 let (last, title) = fields(n)
-                _ = try transaction.create([[
-                    "attributes": ["type": "Contact"], "Id": .string("003T\(n)"), "FirstName": "F", "LastName": .string(last),
-                    "Title": .string(title),
-                    "__local__": false, "__locally_created__": false, "__locally_updated__": false, "__locally_deleted__": false,
-                ]], in: "contacts")
+                _ = try transaction.create(
+                    [
+                        [
+                            "attributes": ["type": "Contact"], "Id": .string("003T\(n)"), "FirstName": "F", "LastName": .string(last),
+                            "Title": .string(title),
+                            "__local__": false, "__locally_created__": false, "__locally_updated__": false, "__locally_deleted__": false,
+                        ]
+                    ], in: "contacts")
             }
         }
     }

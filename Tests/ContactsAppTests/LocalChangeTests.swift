@@ -1,6 +1,6 @@
 import ContactsApp
-import Foundation
 import ForceJSON
+import Foundation
 import MobileSync
 import SmartStore
 import Testing
@@ -116,10 +116,11 @@ struct FormValidationTests {
     @Test("The form shows usersyncs.json's contact fields, without the AccountId reference")
     func fields() throws {
         let form = try contactForm([:])
-        #expect(form.fields.map(\.name) == [
-            "FirstName", "LastName", "Title", "MobilePhone", "Email", "Department", "HomePhone", "Phone", "Salutation",
-            "MailingStreet", "MailingCity", "MailingState", "MailingPostalCode", "MailingCountry", "Description",
-        ])
+        #expect(
+            form.fields.map(\.name) == [
+                "FirstName", "LastName", "Title", "MobilePhone", "Email", "Department", "HomePhone", "Phone", "Salutation",
+                "MailingStreet", "MailingCity", "MailingState", "MailingPostalCode", "MailingCountry", "Description",
+            ])
     }
 
     @Test("Last name is required, and a blank one does not count")
@@ -131,10 +132,12 @@ struct FormValidationTests {
         #expect(form.focused?.name == "LastName", "focus moves to the first field with a problem")
     }
 
-    @Test("Email must look like an address", arguments: [
-        ("ana@example.com", true), ("ana.garcia+crm@mail.example.es", true), ("ana", false), ("ana@", false),
-        ("@example.com", false), ("ana@example", false), ("ana @example.com", false), ("a@b@c.com", false),
-    ])
+    @Test(
+        "Email must look like an address",
+        arguments: [
+            ("ana@example.com", true), ("ana.garcia+crm@mail.example.es", true), ("ana", false), ("ana@", false),
+            ("@example.com", false), ("ana@example", false), ("ana @example.com", false), ("a@b@c.com", false),
+        ])
     func email(_ address: String, valid: Bool) throws {
         var form = try contactForm(["LastName": "García", "Email": address])
         let accepted = form.validate()

@@ -29,8 +29,9 @@ import Testing
         String(text.lowercased().unicodeScalars.filter { CharacterSet.alphanumerics.contains($0) }.map(Character.init))
     }
 
-    @Test("Every real file imports whole: one record per card or row, and every value it holds is kept or said to be dropped",
-          arguments: try expected.map(\.file))
+    @Test(
+        "Every real file imports whole: one record per card or row, and every value it holds is kept or said to be dropped",
+        arguments: try expected.map(\.file))
     func importsWhole(file: String) throws {
         let expected = try #require(try Self.expected.first { $0.file == file }?.value)
         let fixture = try StoreFixture()
@@ -45,7 +46,8 @@ import Testing
         #expect(rows.count == people.count, "\(file): \(rows.count) records read, the file holds \(people.count)")
         try RealAddressBookTests.checkNothingLost(plan, rows: rows, people: people, file: file)
         try RecordImporter(store: fixture.store, schema: schema).apply(plan)
-        let stored = try fixture.store.query(.all("contacts", orderPath: SmartStore.soupEntryId, pageSize: 10_000)).count
+        let stored =
+            try fixture.store.query(.all("contacts", orderPath: SmartStore.soupEntryId, pageSize: 10_000)).count
             + fixture.store.query(.all("accounts", orderPath: SmartStore.soupEntryId, pageSize: 10_000)).count
         #expect(stored == plan.actions.count, "\(file): what the plan said is what the store holds")
     }
@@ -53,9 +55,10 @@ import Testing
     /// Each person's values against its record: names in their fields, every email, phone,
     /// title, note and address city somewhere in the record or its account.
     static func checkNothingLost(_ plan: ImportPlan, rows: [ImportRow], people: [JSONObject], file: String) throws {
-        let accountNames = Dictionary(plan.actions.filter { $0.kind.role == .account }.compactMap { action in
-            action.values["Id"]?.stringValue.map { ($0, action.name) } ?? action.localId.map { ($0, action.name) }
-        }, uniquingKeysWith: { first, _ in first })
+        let accountNames = Dictionary(
+            plan.actions.filter { $0.kind.role == .account }.compactMap { action in
+                action.values["Id"]?.stringValue.map { ($0, action.name) } ?? action.localId.map { ($0, action.name) }
+            }, uniquingKeysWith: { first, _ in first })
         // Dropped: only what no field can hold (pictures, sounds, keys), and all of it, as the summary says.
         let droppedLine = plan.notes.first { $0.hasPrefix("dropped (") }.map { String($0[$0.index(after: $0.firstIndex(of: ":") ?? $0.startIndex)...]) } ?? ""
         let dropped = Set(droppedLine.split(separator: ",").compactMap { $0.split(separator: "×").first?.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty })

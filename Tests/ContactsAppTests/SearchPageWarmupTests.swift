@@ -1,7 +1,8 @@
 import ContactsApp
 import ForceJSON
-@testable import SmartStore
 import Testing
+
+@testable import SmartStore
 
 @Suite("The list's search pages read ahead on an encrypted store")
 struct SearchPageWarmupTests {
@@ -9,8 +10,10 @@ struct SearchPageWarmupTests {
         let fixture = try StoreFixture(key: StoreKey.random())
         let names = ["Kowalski", "Okafor", "Yamada", "Lovelace", "Núñez", "Henderson"]
         let contacts: [JSONObject] = (0..<2_000).map { index in
-            ["Id": .string("003WARM\(index)"), "FirstName": .string("Person\(index)"), "LastName": .string(names[index % names.count]),
-             "Title": .string("Field Engineer \(index)"), "__local__": false]
+            [
+                "Id": .string("003WARM\(index)"), "FirstName": .string("Person\(index)"), "LastName": .string(names[index % names.count]),
+                "Title": .string("Field Engineer \(index)"), "__local__": false,
+            ]
         }
         _ = try fixture.store.create(contacts, in: "contacts")
         let store = fixture.store

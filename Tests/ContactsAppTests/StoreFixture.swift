@@ -1,6 +1,6 @@
 import ContactsApp
-import Foundation
 import ForceJSON
+import Foundation
 import SmartStore
 
 /// A real store file in a fresh temporary directory, set up from forceterm's built-in userstore.json,

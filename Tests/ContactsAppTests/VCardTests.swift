@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import ContactsApp
 
 /// The vCard codec on cards as other programs write them, and its own output.
@@ -27,11 +28,13 @@ import Testing
 
     @Test("vCard 2.1 from an old phone: quoted-printable UTF-8 with a soft line break, Latin-1, bare parameters, CRLF and a BOM")
     func oldPhoneCard() throws {
-        let text = "\u{FEFF}" + [
-            "BEGIN:VCARD", "VERSION:2.1", "N;CHARSET=UTF-8;ENCODING=QUOTED-PRINTABLE:Garc=C3=ADa;Jos=C3=A9;;;",
-            "TEL;CELL;PREF:+34600111222", "TITLE;ENCODING=QUOTED-PRINTABLE;CHARSET=UTF-8:Director de Ventas y =", "Desarrollo",
-            "NOTE;ENCODING=QUOTED-PRINTABLE;CHARSET=ISO-8859-1:Se=F1or", "END:VCARD", "", "BEGIN:VCARD", "VERSION:2.1", "N:Two;Card", "END:VCARD",
-        ].joined(separator: "\r\n") + "\r\n"
+        let text =
+            "\u{FEFF}"
+            + [
+                "BEGIN:VCARD", "VERSION:2.1", "N;CHARSET=UTF-8;ENCODING=QUOTED-PRINTABLE:Garc=C3=ADa;Jos=C3=A9;;;",
+                "TEL;CELL;PREF:+34600111222", "TITLE;ENCODING=QUOTED-PRINTABLE;CHARSET=UTF-8:Director de Ventas y =", "Desarrollo",
+                "NOTE;ENCODING=QUOTED-PRINTABLE;CHARSET=ISO-8859-1:Se=F1or", "END:VCARD", "", "BEGIN:VCARD", "VERSION:2.1", "N:Two;Card", "END:VCARD",
+            ].joined(separator: "\r\n") + "\r\n"
         let cards = try VCardFormat.parse(text)
         #expect(cards.count == 2 && cards[1].line == 10)
         let card = cards[0]
@@ -43,7 +46,8 @@ import Testing
 
     @Test("4.0: a quoted TYPE list, PREF=1, a tel: URI; a colon inside a quoted parameter value")
     func version4() throws {
-        let cards = try VCardFormat.parse("""
+        let cards = try VCardFormat.parse(
+            """
             BEGIN:VCARD
             VERSION:4.0
             TEL;VALUE=uri;PREF=1;TYPE="work,voice":tel:+1-555-0100

@@ -6,10 +6,12 @@ import Testing
 @Suite("Credentials on disk")
 struct CredentialStoreTests {
     static func sample() -> OAuthCredentials {
-        let token = OAuthToken(accessToken: Secret("00Dxx!access-token-text"), refreshToken: Secret("refresh-token-text"),
-                               instanceURL: "https://127.0.0.1:9", identityURL: "https://127.0.0.1:9/id/00DLo0000000001AAA/005Lo0000000001AAA")
-        return OAuthCredentials(loginURL: "https://127.0.0.1:9", clientId: "forceterm", token: token,
-                                identity: UserIdentity(userId: "005Lo0000000001AAA", organizationId: "00DLo0000000001AAA", username: "demo@localorg.test"))
+        let token = OAuthToken(
+            accessToken: Secret("00Dxx!access-token-text"), refreshToken: Secret("refresh-token-text"),
+            instanceURL: "https://127.0.0.1:9", identityURL: "https://127.0.0.1:9/id/00DLo0000000001AAA/005Lo0000000001AAA")
+        return OAuthCredentials(
+            loginURL: "https://127.0.0.1:9", clientId: "forceterm", token: token,
+            identity: UserIdentity(userId: "005Lo0000000001AAA", organizationId: "00DLo0000000001AAA", username: "demo@localorg.test"))
     }
 
     static func mode(_ path: String) throws -> Int {

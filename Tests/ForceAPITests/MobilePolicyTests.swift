@@ -1,5 +1,6 @@
 import ForceJSON
 import Testing
+
 @testable import ForceAPI
 
 @Suite("The connected app's mobile policy from the identity answer")
@@ -15,8 +16,9 @@ struct MobilePolicyTests {
     }
 
     @Test func thePolicyIsKeptWithTheSavedSession() throws {
-        let identity = UserIdentity(userId: "005A", organizationId: "00DA", username: "rep@example.com",
-                                    mobilePolicy: MobilePolicy(pinLength: 8, screenLockMinutes: 5))
+        let identity = UserIdentity(
+            userId: "005A", organizationId: "00DA", username: "rep@example.com",
+            mobilePolicy: MobilePolicy(pinLength: 8, screenLockMinutes: 5))
         let token = OAuthToken(accessToken: Secret("a"), refreshToken: Secret("r"), instanceURL: "https://x", identityURL: "https://x/id/00DA/005A")
         let credentials = OAuthCredentials(loginURL: "https://x", clientId: "forceterm", token: token, identity: identity)
         let again = try #require(OAuthCredentials(json: credentials.json))

@@ -22,7 +22,10 @@ struct NetworkFailureTests {
         let started = Date()
         let error = await forceError { try await org.client.query("SELECT Id FROM Contact") }
         let elapsed = Date().timeIntervalSince(started)
-        guard case let .offline(reason, host) = error else { Issue.record("expected offline, got \(String(describing: error))"); return }
+        guard case let .offline(reason, host) = error else {
+            Issue.record("expected offline, got \(String(describing: error))")
+            return
+        }
         #expect(reason == .connectionRefused)
         #expect(host == "127.0.0.1")
         // About two seconds alone; a CI run of every suite at once on two cores has taken 37 s. A
@@ -43,10 +46,16 @@ struct NetworkFailureTests {
         let transport = CurlTransport(configuration: configuration)
         let started = Date()
         let tlsError = await forceError { try await transport.send(HTTPRequest(method: "GET", url: "https://127.0.0.1:\(listener.port)/services/data/")) }
-        guard case let .timeout(kind, _) = tlsError else { Issue.record("expected a timeout, got \(String(describing: tlsError))"); return }
+        guard case let .timeout(kind, _) = tlsError else {
+            Issue.record("expected a timeout, got \(String(describing: tlsError))")
+            return
+        }
         #expect(kind == .noAnswer)
         let plainError = await forceError { try await transport.send(HTTPRequest(method: "GET", url: "http://127.0.0.1:\(listener.port)/services/data/")) }
-        guard case let .timeout(plainKind, _) = plainError else { Issue.record("expected a timeout, got \(String(describing: plainError))"); return }
+        guard case let .timeout(plainKind, _) = plainError else {
+            Issue.record("expected a timeout, got \(String(describing: plainError))")
+            return
+        }
         #expect(plainKind == .stalled)
         #expect(Date().timeIntervalSince(started) < 30)
     }
@@ -59,7 +68,10 @@ struct NetworkFailureTests {
         configuration.requestDeadline = 5
         let transport = CurlTransport(configuration: configuration)
         let error = await forceError { try await transport.send(HTTPRequest(method: "GET", url: "https://127.0.0.1:\(listener.port)/services/data/")) }
-        guard case .connectionLost = error else { Issue.record("expected a lost connection, got \(String(describing: error))"); return }
+        guard case .connectionLost = error else {
+            Issue.record("expected a lost connection, got \(String(describing: error))")
+            return
+        }
     }
 
     @Test("A request given up on after a stall is dropped with its connection, not delivered whole once the server reads again")
@@ -73,10 +85,15 @@ struct NetworkFailureTests {
         let transport = CurlTransport(configuration: configuration)
         let body = [UInt8](repeating: 0x61, count: 8192)
         let error = await forceError {
-            try await transport.send(HTTPRequest(method: "POST", url: "http://127.0.0.1:\(listener.port)/services/data/v60.0/sobjects/Contact",
-                                                 headers: [HTTPHeader("Content-Type", "application/octet-stream")], body: body))
+            try await transport.send(
+                HTTPRequest(
+                    method: "POST", url: "http://127.0.0.1:\(listener.port)/services/data/v60.0/sobjects/Contact",
+                    headers: [HTTPHeader("Content-Type", "application/octet-stream")], body: body))
         }
-        guard case .timeout(.stalled, _) = error else { Issue.record("expected a stall, got \(String(describing: error))"); return }
+        guard case .timeout(.stalled, _) = error else {
+            Issue.record("expected a stall, got \(String(describing: error))")
+            return
+        }
         // The server wakes up: a connection closed gracefully would now deliver the rest of the
         // request (the kernel sends what it holds, then the end), and a server would act on it.
         let received = listener.readFirstConnection(timeout: 5)
@@ -114,7 +131,10 @@ struct NetworkFailureTests {
         let transport = CurlTransport(configuration: configuration)
         // .invalid never resolves (RFC 6761), so no lookup leaves the machine with an answer.
         let error = await forceError { try await transport.send(HTTPRequest(method: "GET", url: "https://forceterm-test.invalid/services/data/")) }
-        guard case .offline = error else { Issue.record("expected offline, got \(String(describing: error))"); return }
+        guard case .offline = error else {
+            Issue.record("expected offline, got \(String(describing: error))")
+            return
+        }
     }
 
     @Test("A certificate from an untrusted CA is refused with a clear message")
@@ -123,7 +143,10 @@ struct NetworkFailureTests {
         defer { server.remove() }
         let oauth = OAuthClient(loginURL: server.url, transport: CurlTransport(configuration: SignedInOrg.configuration(caFile: nil)))
         let error = await forceError { try await oauth.signIn(username: SignedInOrg.username, password: SignedInOrg.password) }
-        guard case let .tls(detail) = error else { Issue.record("expected a TLS error, got \(String(describing: error))"); return }
+        guard case let .tls(detail) = error else {
+            Issue.record("expected a TLS error, got \(String(describing: error))")
+            return
+        }
         #expect(detail.contains("not trusted"))
         #expect("\(String(describing: error))".contains("--cacert"))
     }
@@ -145,7 +168,10 @@ struct NetworkFailureTests {
         let org = try await SignedInOrg(serverArguments: ["--fail-first", "1"])
         defer { org.remove() }
         let error = await forceError { try await org.client.create("Contact", fields: ["LastName": "Once"]) }
-        guard case let .server(status, errors) = error else { Issue.record("expected a server error, got \(String(describing: error))"); return }
+        guard case let .server(status, errors) = error else {
+            Issue.record("expected a server error, got \(String(describing: error))")
+            return
+        }
         #expect(status == 503)
         #expect(errors.first?.errorCode == "SERVER_UNAVAILABLE")
         #expect(org.log.lines.filter { $0.hasPrefix("POST ") }.count == 1)
@@ -172,7 +198,10 @@ struct NetworkFailureTests {
         try await Task.sleep(for: .milliseconds(200))
         request.cancel()
         let result = await request.result
-        guard case let .failure(error) = result else { Issue.record("expected cancellation"); return }
+        guard case let .failure(error) = result else {
+            Issue.record("expected cancellation")
+            return
+        }
         #expect(error as? ForceAPIError == .cancelled)
     }
 }
@@ -206,8 +235,10 @@ extension NetworkFailureTests {
         #expect(!policy.shouldRetry(after: noAnswer, attempt: 3, elapsed: 45, idempotent: true, nextDelay: 0.4))
         #expect(!policy.shouldRetry(after: noAnswer, attempt: 1, elapsed: 15, idempotent: false, nextDelay: 0.2))
         #expect(policy.shouldRetry(after: noAnswer, attempt: 1, elapsed: 15, idempotent: false, nextDelay: 0.2, requestMayHaveLeft: false))
-        #expect(policy.shouldRetry(after: .connectionLost(detail: "reset"), attempt: 1, elapsed: 1, idempotent: false, nextDelay: 0.2,
-                                   requestMayHaveLeft: false))
+        #expect(
+            policy.shouldRetry(
+                after: .connectionLost(detail: "reset"), attempt: 1, elapsed: 1, idempotent: false, nextDelay: 0.2,
+                requestMayHaveLeft: false))
         #expect(!policy.shouldRetry(after: .connectionLost(detail: "reset"), attempt: 1, elapsed: 1, idempotent: false, nextDelay: 0.2))
         #expect(!policy.shouldRetry(after: .timeout(.stalled, seconds: 20), attempt: 1, elapsed: 20, idempotent: false, nextDelay: 0.2))
         #expect(policy.shouldRetry(after: .timeout(.stalled, seconds: 20), attempt: 1, elapsed: 20, idempotent: true, nextDelay: 0.2))
@@ -237,8 +268,10 @@ extension NetworkFailureTests {
 extension NetworkFailureTests {
     /// A client of `org` whose requests go through `relay` on a transport of its own (so its first
     /// request needs a new connection), with a three-second handshake limit.
-    private static func client(of org: SignedInOrg, through relay: DelayingRelay, stallTimeout: Double = 30,
-                               log: LineLog) async -> (ForceClient, CurlTransport) {
+    private static func client(
+        of org: SignedInOrg, through relay: DelayingRelay, stallTimeout: Double = 30,
+        log: LineLog
+    ) async -> (ForceClient, CurlTransport) {
         var configuration = SignedInOrg.configuration(caFile: org.server.caFile)
         configuration.connectTimeout = 3
         configuration.stallTimeout = stallTimeout
@@ -286,7 +319,10 @@ extension NetworkFailureTests {
         for task in waiting { task.cancel() }
         for task in waiting {
             let result = await task.value
-            guard case let .failure(failure) = result else { Issue.record("expected a cancellation, got \(result)"); continue }
+            guard case let .failure(failure) = result else {
+                Issue.record("expected a cancellation, got \(result)")
+                continue
+            }
             #expect(failure.error == .cancelled && !failure.requestMayHaveLeft, "\(failure)")
         }
         // Long before the 30 s connect timeout would have let curl look at them.
@@ -327,7 +363,10 @@ extension NetworkFailureTests {
         let (client, transport) = await Self.client(of: org, through: relay, stallTimeout: 1, log: log)
         defer { transport.shutdown() }
         let error = await forceError { try await client.create("Contact", fields: ["LastName": "Stalled"]) }
-        guard case .timeout(.stalled, _) = error else { Issue.record("expected a stall, got \(String(describing: error))"); return }
+        guard case .timeout(.stalled, _) = error else {
+            Issue.record("expected a stall, got \(String(describing: error))")
+            return
+        }
         #expect(log.lines.filter { $0.hasPrefix("POST ") }.count == 1, "\(log.lines)")
         // The query waits out the server's latency too, so the create, if it was made, is there by then.
         #expect(try await org.client.query("SELECT Id FROM Contact WHERE LastName = 'Stalled'").totalSize <= 1)

@@ -25,10 +25,16 @@ struct RecordAPITests {
         try await Task.sleep(for: .milliseconds(1100))
         try await org.server.command(["edit", "Contact", id, "Title=Changed elsewhere"])
         let conflict = await forceError { try await client.update("Contact", id: id, fields: ["Title": "Mine"], ifUnmodifiedSince: modified) }
-        guard case .preconditionFailed = conflict else { Issue.record("expected 412, got \(String(describing: conflict))"); return }
+        guard case .preconditionFailed = conflict else {
+            Issue.record("expected 412, got \(String(describing: conflict))")
+            return
+        }
 
         let missingField = await forceError { try await client.create("Contact", fields: ["FirstName": "NoLastName"]) }
-        guard case let .validation(status, errors) = missingField else { Issue.record("expected validation, got \(String(describing: missingField))"); return }
+        guard case let .validation(status, errors) = missingField else {
+            Issue.record("expected validation, got \(String(describing: missingField))")
+            return
+        }
         #expect(status == 400)
         #expect(errors.first?.errorCode == "REQUIRED_FIELD_MISSING")
         #expect(errors.first?.fields == ["LastName"])
@@ -41,9 +47,15 @@ struct RecordAPITests {
 
         try await client.delete("Contact", id: id)
         let deleted = await forceError { try await client.delete("Contact", id: id) }
-        guard case .entityDeleted = deleted else { Issue.record("expected ENTITY_IS_DELETED, got \(String(describing: deleted))"); return }
+        guard case .entityDeleted = deleted else {
+            Issue.record("expected ENTITY_IS_DELETED, got \(String(describing: deleted))")
+            return
+        }
         let missing = await forceError { try await client.retrieve("Contact", id: "003Lo00000009zzAAA") }
-        guard case .notFound = missing else { Issue.record("expected not found, got \(String(describing: missing))"); return }
+        guard case .notFound = missing else {
+            Issue.record("expected not found, got \(String(describing: missing))")
+            return
+        }
         let all = try await client.queryAll("SELECT Id, IsDeleted FROM Contact WHERE Id = '\(id)'")
         #expect(all.records.first?["IsDeleted"] == .bool(true))
     }
@@ -115,10 +127,11 @@ struct RecordAPITests {
         #expect(retrieved[1] == nil)
 
         let base = client.dataPath
-        let composite = try await client.composite([
-            CompositeSubrequest(method: "POST", url: "\(base)/sobjects/Account", referenceId: "account", body: ["Name": "Composite Co"]),
-            CompositeSubrequest(method: "POST", url: "\(base)/sobjects/Contact", referenceId: "contact", body: ["LastName": "Ref", "AccountId": "@{account.id}"]),
-        ], allOrNone: true)
+        let composite = try await client.composite(
+            [
+                CompositeSubrequest(method: "POST", url: "\(base)/sobjects/Account", referenceId: "account", body: ["Name": "Composite Co"]),
+                CompositeSubrequest(method: "POST", url: "\(base)/sobjects/Contact", referenceId: "contact", body: ["LastName": "Ref", "AccountId": "@{account.id}"]),
+            ], allOrNone: true)
         #expect(composite.map(\.httpStatusCode) == [201, 201])
         #expect(composite.allSatisfy { $0.error == nil })
 
@@ -160,7 +173,10 @@ struct RecordAPITests {
         defer { org.remove() }
         _ = try await org.client.limits()
         let error = await forceError { try await org.client.limits() }
-        guard case let .apiLimit(detail) = error else { Issue.record("expected apiLimit, got \(String(describing: error))"); return }
+        guard case let .apiLimit(detail) = error else {
+            Issue.record("expected apiLimit, got \(String(describing: error))")
+            return
+        }
         #expect(detail.errorCode == "REQUEST_LIMIT_EXCEEDED")
         #expect(await org.client.lastAPIUsage == APIUsage(header: "api-usage=1/1"))
     }

@@ -7,10 +7,12 @@ import Testing
 struct ServerCertificateTests {
     static let fingerprint = "F8:21:9A:64:4B:20:B3:09:D4:82:0B:0E:64:F0:BC:EA:3A:4F:EF:99:F4:24:6B:6D:1F:39:C5:9C:5B:C9:45:65"
 
-    @Test("A fingerprint is read as people paste it", arguments: [
-        fingerprint, "SHA256:" + fingerprint, "sha256 Fingerprint=" + fingerprint.lowercased(),
-        fingerprint.replacingOccurrences(of: ":", with: ""), "SHA256 " + fingerprint.replacingOccurrences(of: ":", with: " "),
-    ])
+    @Test(
+        "A fingerprint is read as people paste it",
+        arguments: [
+            fingerprint, "SHA256:" + fingerprint, "sha256 Fingerprint=" + fingerprint.lowercased(),
+            fingerprint.replacingOccurrences(of: ":", with: ""), "SHA256 " + fingerprint.replacingOccurrences(of: ":", with: " "),
+        ])
     func fingerprintForms(text: String) {
         #expect(ServerCertificate.normalizedFingerprint(text) == Self.fingerprint)
     }

@@ -52,7 +52,8 @@ struct SessionTests {
         let refreshedCredentials = await org.client.credentials
         var dumped = ""
         dump(refreshedCredentials, to: &dumped)
-        let texts = org.log.lines + [notFound, badQuery, expired].map { String(describing: $0) }
+        let texts =
+            org.log.lines + [notFound, badQuery, expired].map { String(describing: $0) }
             + ["\(credentials)", "\(refreshedCredentials)", dumped, "\(SignedInOrg.password)", String(reflecting: credentials.accessToken)]
         #expect(!org.log.lines.isEmpty)
         for text in texts {

@@ -39,7 +39,10 @@ struct SignInTests {
         #expect(authorization.verificationURL.hasSuffix("/setup/connect"))
         #expect(authorization.userCode.count >= 6)
         let first = try await oauth.poll(authorization)
-        guard case .pending = first else { Issue.record("expected pending before approval, got \(first)"); return }
+        guard case .pending = first else {
+            Issue.record("expected pending before approval, got \(first)")
+            return
+        }
         try await server.command(["approve", authorization.userCode, "--as", "trainer@localorg.test"])
         let token = try await oauth.waitForApproval(authorization)
         let identity = try await oauth.identity(of: token)
@@ -55,7 +58,10 @@ struct SignInTests {
         let authorization = try await oauth.startDeviceFlow()
         try await server.command(["approve", authorization.userCode, "--deny"])
         let error = await forceError { try await oauth.waitForApproval(authorization) }
-        guard case let .authentication(code, _) = error else { Issue.record("expected an authentication error, got \(String(describing: error))"); return }
+        guard case let .authentication(code, _) = error else {
+            Issue.record("expected an authentication error, got \(String(describing: error))")
+            return
+        }
         #expect(code == "access_denied")
     }
 
@@ -68,7 +74,10 @@ struct SignInTests {
         let waiting = Task { try await oauth.waitForApproval(authorization) }
         waiting.cancel()
         let result = await waiting.result
-        guard case let .failure(error) = result else { Issue.record("expected cancellation"); return }
+        guard case let .failure(error) = result else {
+            Issue.record("expected cancellation")
+            return
+        }
         #expect(error as? ForceAPIError == .cancelled)
     }
 
@@ -80,7 +89,10 @@ struct SignInTests {
         var authorization = try await oauth.startDeviceFlow()
         authorization.expiresAt = Date().addingTimeInterval(1)
         let error = await forceError { try await oauth.waitForApproval(authorization) }
-        guard case let .authentication(code, description) = error else { Issue.record("expected expiry, got \(String(describing: error))"); return }
+        guard case let .authentication(code, description) = error else {
+            Issue.record("expected expiry, got \(String(describing: error))")
+            return
+        }
         #expect(code == "expired_token")
         #expect(description.contains("forceterm login"))
     }

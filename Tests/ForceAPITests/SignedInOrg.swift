@@ -32,9 +32,10 @@ struct SignedInOrg {
         let credentials = OAuthCredentials(loginURL: server.url, clientId: OAuthClient.defaultClientId, token: token, identity: identity, caFile: server.caFile)
         let log = LineLog()
         self.log = log
-        client = ForceClient(credentials: credentials, transport: transport, retryPolicy: retryPolicy,
-                             onCredentialsRefreshed: { refreshed?.append($0.accessToken.revealed) },
-                             requestLog: { log.append($0) })
+        client = ForceClient(
+            credentials: credentials, transport: transport, retryPolicy: retryPolicy,
+            onCredentialsRefreshed: { refreshed?.append($0.accessToken.revealed) },
+            requestLog: { log.append($0) })
     }
 
     static func configuration(caFile: String?) -> TransportConfiguration {

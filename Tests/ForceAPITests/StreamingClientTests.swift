@@ -85,7 +85,8 @@ struct StreamingClientTests {
         defer { org.remove() }
         let heard = Heard()
         let streaming = StreamingClient(client: org.client, holdSeconds: 2)
-        let contacts = "/data/ContactChangeEvent", accounts = "/data/AccountChangeEvent"
+        let contacts = "/data/ContactChangeEvent"
+        let accounts = "/data/AccountChangeEvent"
         let task = Task { await streaming.run(channels: [contacts, accounts], replayFrom: [contacts: 999_999]) { heard.append($0) } }
         try await heard.wait("subscribed", Self.listening)
         let all = heard.all

@@ -11,7 +11,10 @@ struct JSONTests {
 
     @Test func keepsIntegersDoublesAndBooleansApart() throws {
         let value = try JSONParser.parse("[1, 1.0, true, 9223372036854775807, 1e400]".replacingOccurrences(of: ", 1e400", with: ""))
-        guard case let .array(items) = value else { Issue.record("expected an array"); return }
+        guard case let .array(items) = value else {
+            Issue.record("expected an array")
+            return
+        }
         guard case .int(1) = items[0], case .double(1.0) = items[1], case .bool(true) = items[2], case .int(Int64.max) = items[3] else {
             Issue.record("kinds were mixed up: \(items)")
             return

@@ -68,8 +68,9 @@ struct CrashPointTests {
         #expect(contents(contacts, ["LastName", "Title"]) == contents(expected, ["LastName", "Title"]), "\(variable)=\(step)")
         #expect(contacts.allSatisfy { $0["__local__"] == false && ($0["Id"]?.stringValue?.hasPrefix("003") ?? false) }, "\(variable)=\(step)")
         let accounts = try user.documents("accounts")
-        #expect(accounts.count == 1 && accounts.allSatisfy { $0["__local__"] == false && $0["Id"]?.stringValue?.hasPrefix("001") == true },
-                "\(variable)=\(step)")
+        #expect(
+            accounts.count == 1 && accounts.allSatisfy { $0["__local__"] == false && $0["Id"]?.stringValue?.hasPrefix("001") == true },
+            "\(variable)=\(step)")
         // The server: a fresh store fetches exactly the same records.
         let freshPath = user.root + "/fresh.sqlite"
         let fresh = try Forceterm.run(["sync", "--down-only", "--store", freshPath], environment: user.environment)

@@ -55,8 +55,9 @@ struct DemoTmuxTests {
         session.kill()
         // The demo's store is encrypted like everyone's, with its own key file (asked nothing).
         let demoUsers = scratch.root + "/.local/share/forceterm/demo/users"
-        let demoStore = try #require(FileManager.default.enumerator(atPath: demoUsers)?.allObjects.compactMap { $0 as? String }
-            .first { $0.hasSuffix("/store.sqlite") }.map { demoUsers + "/" + $0 })
+        let demoStore = try #require(
+            FileManager.default.enumerator(atPath: demoUsers)?.allObjects.compactMap { $0 as? String }
+                .first { $0.hasSuffix("/store.sqlite") }.map { demoUsers + "/" + $0 })
         #expect(try !PasscodeTests.isPlain(demoStore) && FileManager.default.fileExists(atPath: demoStore + ".key"))
         #expect(try !Data(contentsOf: URL(fileURLWithPath: demoStore)).contains(Data(title.utf8)), "\(title) is not readable in the file")
 
@@ -78,8 +79,9 @@ struct DemoTmuxTests {
         let scratch = Scratch()
         defer { scratch.remove() }
         // 1.5 s per data request: the first sync takes a dozen requests, 18 s or more.
-        let session = try TmuxSession(command: [Forceterm.executable.path, "--demo", "--demo-latency", "1500"], width: 120, height: 40,
-                                      environment: scratch.environment)
+        let session = try TmuxSession(
+            command: [Forceterm.executable.path, "--demo", "--demo-latency", "1500"], width: 120, height: 40,
+            environment: scratch.environment)
         defer { session.kill() }
         let screen = try session.waitFor("syncing", timeout: Self.startTimeout)
         #expect(screen.contains("Contacts ("), "the list is on screen while the first sync runs\n\(screen)")
@@ -118,8 +120,9 @@ struct DemoTmuxTests {
         let scratch = Scratch()
         defer { scratch.remove() }
         let listener = try SilentListener()
-        let session = try TmuxSession(command: [Forceterm.executable.path, "--demo", "--demo-port", "\(listener.port)"], width: 200, height: 30,
-                                      environment: scratch.environment)
+        let session = try TmuxSession(
+            command: [Forceterm.executable.path, "--demo", "--demo-port", "\(listener.port)"], width: 200, height: 30,
+            environment: scratch.environment)
         defer { session.kill() }
         let screen = try session.waitFor("already in use", timeout: Self.startTimeout)
         #expect(screen.contains("forceterm: port \(listener.port) on 127.0.0.1 is already in use; pick another with --demo-port"))
@@ -128,8 +131,10 @@ struct DemoTmuxTests {
 
     @Test("--demo rejects options that do not fit it as usage errors")
     func usage() throws {
-        for (arguments, message) in [(["--reset"], "--reset goes with --demo"), (["--demo", "--store", "/tmp/x.sqlite"], "leave out --store"),
-                                     (["--demo", "--offline"], "exclude each other")] {
+        for (arguments, message) in [
+            (["--reset"], "--reset goes with --demo"), (["--demo", "--store", "/tmp/x.sqlite"], "leave out --store"),
+            (["--demo", "--offline"], "exclude each other"),
+        ] {
             let output = try Forceterm.run(arguments)
             #expect(output.exitCode == 2, "\(arguments): \(output)")
             #expect(output.standardError.contains(message), "\(arguments): \(output)")
@@ -151,7 +156,8 @@ enum ServerProcess {
     /// Running, not a zombie waiting for its parent to collect it.
     static func isAlive(_ pid: Int32) -> Bool {
         guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-              let close = stat.lastIndex(of: ")") else { return false }
+            let close = stat.lastIndex(of: ")")
+        else { return false }
         let state = stat[stat.index(after: close)...].trimmingCharacters(in: .whitespaces).prefix(1)
         return state != "Z" && state != "X"
     }

@@ -20,8 +20,9 @@ struct EncryptedSessionTests {
     /// Signs the demo user in to `server` from `home`, with a passcode when given.
     @discardableResult
     static func signIn(_ server: LocalOrgProcess, _ home: Home, passcode: String? = nil) throws -> CommandOutput {
-        try run(home, ["login", "--username", "demo@localorg.test", "--password-stdin", "--login-url", server.url, "--cacert", server.caFile],
-                passcode: passcode, input: "localorg-demo\n")
+        try run(
+            home, ["login", "--username", "demo@localorg.test", "--password-stdin", "--login-url", server.url, "--cacert", server.caFile],
+            passcode: passcode, input: "localorg-demo\n")
     }
 
     static func storeFile(_ home: Home) throws -> String {
@@ -41,7 +42,10 @@ struct EncryptedSessionTests {
     @Test func aPasscodeAtSignInEncryptsTheStoreAndSealsTheSession() throws {
         let server = try LocalOrgProcess()
         let home = try Home()
-        defer { server.remove(); home.remove() }
+        defer {
+            server.remove()
+            home.remove()
+        }
         _ = try server.command(["seed", "--accounts", "3", "--contacts", "40"])
         let login = try Self.signIn(server, home, passcode: "field-rep-7")
         #expect(login.exitCode == 0 && login.standardOutput.contains("Passcode set"), "\(login)")
@@ -80,7 +84,10 @@ struct EncryptedSessionTests {
     @Test func aForgottenPasscodeSetsTheStoreAsideAndTheNextSignInStartsAFreshOne() throws {
         let server = try LocalOrgProcess()
         let home = try Home()
-        defer { server.remove(); home.remove() }
+        defer {
+            server.remove()
+            home.remove()
+        }
         _ = try server.command(["seed", "--accounts", "2", "--contacts", "12"])
         let signIn = ["login", "--username", "demo@localorg.test", "--password-stdin", "--login-url", server.url, "--cacert", server.caFile]
         #expect(try Self.run(home, signIn, passcode: "first-one", input: "localorg-demo\n").exitCode == 0)
@@ -109,7 +116,10 @@ struct EncryptedSessionTests {
     @Test func withoutATerminalOrAPasscodeTheStoreIsEncryptedWithAKeyFileUntilAPasscodeSealsIt() throws {
         let server = try LocalOrgProcess()
         let home = try Home()
-        defer { server.remove(); home.remove() }
+        defer {
+            server.remove()
+            home.remove()
+        }
         _ = try server.command(["seed", "--accounts", "1", "--contacts", "5"])
         let login = try Self.signIn(server, home)
         #expect(login.exitCode == 0 && login.standardOutput.contains("encrypted with a key kept beside it") && login.standardOutput.contains("forceterm passcode"), "\(login)")
@@ -150,7 +160,10 @@ struct EncryptedSessionTests {
     @Test func aStoreFromBeforeEncryptionWithUnsentChangesAConflictAndASyncCutShortIsEncryptedOnItsFirstOpen() throws {
         let server = try LocalOrgProcess()
         let home = try Home()
-        defer { server.remove(); home.remove() }
+        defer {
+            server.remove()
+            home.remove()
+        }
         _ = try server.command(["seed", "--accounts", "3", "--contacts", "40"])
         _ = try Self.signIn(server, home)
         // An older forceterm's store: unencrypted. Made and used here as a file from elsewhere
@@ -205,13 +218,17 @@ struct EncryptedSessionTests {
     @Test func theWriteAheadLogOfASyncCutShortHoldsNothingReadable() throws {
         let server = try LocalOrgProcess()
         let home = try Home()
-        defer { server.remove(); home.remove() }
+        defer {
+            server.remove()
+            home.remove()
+        }
         _ = try server.command(["seed", "--accounts", "2", "--contacts", "60"])
         _ = try Self.signIn(server, home, passcode: "wal-check-1")
         // The same sync cut short into an unencrypted store (the control: its log shows the names,
         // so the check can fail) and into the user's: after the first commit that puts contacts in the log.
         let names = try server.command(["query", "SELECT LastName FROM Contact"])
-        let seededName = try #require(names.split(separator: "\n").dropFirst().map { $0.trimmingCharacters(in: .whitespaces) }.first { $0.count >= 5 && $0 != "LastName" && $0.allSatisfy { $0.isASCII && $0.isLetter } })
+        let seededName = try #require(
+            names.split(separator: "\n").dropFirst().map { $0.trimmingCharacters(in: .whitespaces) }.first { $0.count >= 5 && $0 != "LastName" && $0.allSatisfy { $0.isASCII && $0.isLetter } })
         var crashing = home.environment
         var logs: [String: Data] = [:]
         var tried: [String] = []
@@ -245,11 +262,17 @@ struct EncryptedSessionTests {
     @Test func aPasswordPipedAtATerminalStillHasThePasscodeAskedOnTheTerminal() throws {
         let server = try LocalOrgProcess()
         let home = try Home()
-        defer { server.remove(); home.remove() }
-        let login = [Forceterm.executable.path, "login", "--username", "demo@localorg.test", "--password-stdin", "--login-url", server.url,
-                     "--cacert", server.caFile].joined(separator: " ")
-        let session = try TmuxSession(command: ["sh", "-c", "echo localorg-demo | \(login)"], width: 120, height: 20,
-                                      environment: home.environment.compactMapValues { $0 })
+        defer {
+            server.remove()
+            home.remove()
+        }
+        let login = [
+            Forceterm.executable.path, "login", "--username", "demo@localorg.test", "--password-stdin", "--login-url", server.url,
+            "--cacert", server.caFile,
+        ].joined(separator: " ")
+        let session = try TmuxSession(
+            command: ["sh", "-c", "echo localorg-demo | \(login)"], width: 120, height: 20,
+            environment: home.environment.compactMapValues { $0 })
         defer { session.kill() }
         try session.waitFor("New passcode")
         try session.send("tty-pass-1", literal: true)
@@ -266,15 +289,19 @@ struct EncryptedSessionTests {
     @Test func theForgottenPasscodeQuestionSaysUnsentChangesAreLostBeforeAnythingHappens() throws {
         let server = try LocalOrgProcess()
         let home = try Home()
-        defer { server.remove(); home.remove() }
+        defer {
+            server.remove()
+            home.remove()
+        }
         _ = try server.command(["seed", "--accounts", "1", "--contacts", "3"])
         _ = try Self.signIn(server, home, passcode: "first-one")
         #expect(try Self.run(home, ["sync"]).exitCode == 0)
         let store = try Self.storeFile(home)
         _ = try Self.run(home, ["lock"])
         // At a terminal: the question, then "no" changes nothing.
-        let session = try TmuxSession(command: [Forceterm.executable.path, "passcode", "--forgotten"], width: 100, height: 20,
-                                      environment: home.environment.compactMapValues { $0 })
+        let session = try TmuxSession(
+            command: [Forceterm.executable.path, "passcode", "--forgotten"], width: 100, height: 20,
+            environment: home.environment.compactMapValues { $0 })
         defer { session.kill() }
         let asked = try session.waitFor("(yes/no)?").replacingOccurrences(of: "\n", with: "")
         #expect(asked.contains("changes it never sent are NOT sent") && asked.contains("cannot be opened without its passcode"), "\(asked)")
@@ -289,7 +316,12 @@ struct EncryptedSessionTests {
         let home = try Home()
         let elsewhere = try Home()
         let wholeCopy = try Home()
-        defer { server.remove(); home.remove(); elsewhere.remove(); wholeCopy.remove() }
+        defer {
+            server.remove()
+            home.remove()
+            elsewhere.remove()
+            wholeCopy.remove()
+        }
         _ = try server.command(["seed", "--accounts", "1", "--contacts", "3"])
         _ = try Self.signIn(server, home, passcode: "mine-only")
         #expect(try Self.run(home, ["sync"]).exitCode == 0)
@@ -297,7 +329,8 @@ struct EncryptedSessionTests {
         try FileManager.default.createDirectory(atPath: elsewhere.dataHome + "/forceterm", withIntermediateDirectories: true)
         try FileManager.default.copyItem(atPath: home.credentialsPath, toPath: elsewhere.credentialsPath)
         let copied = try Self.run(elsewhere, ["sync"])
-        #expect(copied.exitCode == 1 && copied.standardError.contains("is sealed with the key of the store")
+        #expect(
+            copied.exitCode == 1 && copied.standardError.contains("is sealed with the key of the store")
                 && copied.standardError.contains("sign in again"), "\(copied)")
         #expect(try Self.run(elsewhere, ["sync"], passcode: "mine-only").exitCode == 1, "the passcode alone is no key either")
         // The whole data directory (store, sealed key, session): locked until the passcode comes.
@@ -313,7 +346,10 @@ struct EncryptedSessionTests {
     @Test func aPasscodeShorterThanTheOrgsNewPolicyIsSaidAtUnlock() throws {
         let server = try LocalOrgProcess()
         let home = try Home()
-        defer { server.remove(); home.remove() }
+        defer {
+            server.remove()
+            home.remove()
+        }
         let login = try Self.signIn(server, home, passcode: "six-ch")
         #expect(login.exitCode == 0 && login.standardOutput.contains("Passcode set"), "\(login)")
         // The org raised its pin length since (a later sign-in saved the identity's new mobile_policy).

@@ -92,22 +92,24 @@ struct ExchangeCommandTests {
     /// Three programs' cards in one file: Apple's (groups, folded NOTE), an old phone's vCard 2.1
     /// (quoted-printable UTF-8 with a soft line break, bare parameters), Google's (CJK), and an
     /// organisation card (vCard 4.0) the first contact's ORG names. CRLF line ends and a BOM.
-    static let mixedVCards = "\u{FEFF}" + [
-        "BEGIN:VCARD", "VERSION:3.0", "PRODID:-//Apple Inc.//macOS 14.0//EN", "N:Ørsted;Zoë;;;", "FN:Zoë Ørsted",
-        "ORG:Nordlys Energi;Procurement", "TITLE:Head of Procurement\\, Nordics",
-        "item1.EMAIL;type=INTERNET;type=pref:zoe@nordlys.example", "item1.X-ABLabel:_$!<Work>!$_",
-        "TEL;type=CELL;type=VOICE;type=pref:+47 912 34 567", "TEL;type=HOME;type=VOICE:+47 22 11 00 00",
-        "NOTE:Met at the Oslo fair. Prefers email over phone calls\\, and morning mee", " tings.", "END:VCARD",
-        "BEGIN:VCARD", "VERSION:2.1", "N;CHARSET=UTF-8;ENCODING=QUOTED-PRINTABLE:Garc=C3=ADa;Jos=C3=A9;;;",
-        "FN;CHARSET=UTF-8;ENCODING=QUOTED-PRINTABLE:Jos=C3=A9 Garc=C3=ADa", "TEL;CELL;PREF:+34600111222", "EMAIL;INTERNET:jose.garcia@example.es",
-        "TITLE;CHARSET=UTF-8;ENCODING=QUOTED-PRINTABLE:Director de Ventas y Desarrollo de Negocio Internacional =", "para el Sur de Europa",
-        "END:VCARD",
-        "", "BEGIN:VCARD", "VERSION:3.0", "FN:Taro Yamada", "N:山田;太郎;;;", "EMAIL;TYPE=INTERNET;TYPE=WORK:taro@example.jp",
-        "TEL;TYPE=CELL:090-1234-5678", "ORG:東京テクノ Partners", "CATEGORIES:myContacts", "END:VCARD",
-        "BEGIN:VCARD", "VERSION:4.0", "KIND:org", "FN:Nordlys Energi", "ORG:Nordlys Energi",
-        "TEL;VALUE=uri;TYPE=\"work,voice\":tel:+47-22-00-00-00", "URL:https://nordlys.example",
-        "ADR;TYPE=work:;;Storgata 1;Oslo;;0155;Norway", "END:VCARD",
-    ].joined(separator: "\r\n") + "\r\n"
+    static let mixedVCards =
+        "\u{FEFF}"
+        + [
+            "BEGIN:VCARD", "VERSION:3.0", "PRODID:-//Apple Inc.//macOS 14.0//EN", "N:Ørsted;Zoë;;;", "FN:Zoë Ørsted",
+            "ORG:Nordlys Energi;Procurement", "TITLE:Head of Procurement\\, Nordics",
+            "item1.EMAIL;type=INTERNET;type=pref:zoe@nordlys.example", "item1.X-ABLabel:_$!<Work>!$_",
+            "TEL;type=CELL;type=VOICE;type=pref:+47 912 34 567", "TEL;type=HOME;type=VOICE:+47 22 11 00 00",
+            "NOTE:Met at the Oslo fair. Prefers email over phone calls\\, and morning mee", " tings.", "END:VCARD",
+            "BEGIN:VCARD", "VERSION:2.1", "N;CHARSET=UTF-8;ENCODING=QUOTED-PRINTABLE:Garc=C3=ADa;Jos=C3=A9;;;",
+            "FN;CHARSET=UTF-8;ENCODING=QUOTED-PRINTABLE:Jos=C3=A9 Garc=C3=ADa", "TEL;CELL;PREF:+34600111222", "EMAIL;INTERNET:jose.garcia@example.es",
+            "TITLE;CHARSET=UTF-8;ENCODING=QUOTED-PRINTABLE:Director de Ventas y Desarrollo de Negocio Internacional =", "para el Sur de Europa",
+            "END:VCARD",
+            "", "BEGIN:VCARD", "VERSION:3.0", "FN:Taro Yamada", "N:山田;太郎;;;", "EMAIL;TYPE=INTERNET;TYPE=WORK:taro@example.jp",
+            "TEL;TYPE=CELL:090-1234-5678", "ORG:東京テクノ Partners", "CATEGORIES:myContacts", "END:VCARD",
+            "BEGIN:VCARD", "VERSION:4.0", "KIND:org", "FN:Nordlys Energi", "ORG:Nordlys Energi",
+            "TEL;VALUE=uri;TYPE=\"work,voice\":tel:+47-22-00-00-00", "URL:https://nordlys.example",
+            "ADR;TYPE=work:;;Storgata 1;Oslo;;0155;Norway", "END:VCARD",
+        ].joined(separator: "\r\n") + "\r\n"
 
     @Test("import of other programs' vCards: a dry run writes nothing; then contacts, the organisation's account and one for a company, linked")
     func importVCards() throws {
@@ -117,14 +119,15 @@ struct ExchangeCommandTests {
         let before = try Self.documents(store.path)
         let dry = try Forceterm.run(["import", file, "--dry-run", "--store", store.path])
         #expect(dry.exitCode == 0, "\(dry)")
-        #expect(dry.standardOutput == """
-            line 1: create contact Zoë Ørsted
-            line 15: create contact José García
-            line 25: create account 東京テクノ Partners
-            line 25: update contact 太郎 山田 (its email matches)
-            line 34: create account Nordlys Energi
+        #expect(
+            dry.standardOutput == """
+                line 1: create contact Zoë Ørsted
+                line 15: create contact José García
+                line 25: create account 東京テクノ Partners
+                line 25: update contact 太郎 山田 (its email matches)
+                line 34: create account Nordlys Energi
 
-            """, "\(dry)")
+                """, "\(dry)")
         #expect(dry.standardError.contains("note: kept in Description (no field of their own): Categories ×1"), "\(dry)")
         #expect(dry.standardError.contains("1 new account for a company no account is named after: 東京テクノ Partners"), "\(dry)")
         #expect(dry.standardError.contains("Dry run: 4 to create, 1 to update, 0 unchanged; nothing was written"))
@@ -134,7 +137,8 @@ struct ExchangeCommandTests {
         #expect(real.exitCode == 0 && real.standardError.contains("Imported 5 records: 4 created, 1 updated"), "\(real)")
         let contacts = try Self.documents(store.path)
         let account = try #require(try Self.documents(store.path, "accounts").first { $0["Name"] == "Nordlys Energi" })
-        #expect(account["Phone"] == "+47-22-00-00-00" && account["Website"] == "https://nordlys.example" && account["BillingStreet"] == "Storgata 1"
+        #expect(
+            account["Phone"] == "+47-22-00-00-00" && account["Website"] == "https://nordlys.example" && account["BillingStreet"] == "Storgata 1"
                 && account["BillingCity"] == "Oslo" && account["BillingPostalCode"] == "0155" && account["BillingCountry"] == "Norway", "\(account)")
         let zoe = try #require(contacts.first { $0["Email"] == "zoe@nordlys.example" })
         #expect(zoe["FirstName"] == "Zoë" && zoe["LastName"] == "Ørsted" && zoe["Title"] == "Head of Procurement, Nordics" && zoe["Department"] == "Procurement")
@@ -159,7 +163,8 @@ struct ExchangeCommandTests {
 
     /// An Outlook-style export: BOM, CRLF, its column names, a semicolon and a quoted line break in
     /// cells, a column no field takes, and a bad row.
-    static let outlookCSV = "\u{FEFF}First Name,Last Name,E-mail Address,Job Title,Mobile Phone,Company,Notes\r\n"
+    static let outlookCSV =
+        "\u{FEFF}First Name,Last Name,E-mail Address,Job Title,Mobile Phone,Company,Notes\r\n"
         + "Ana,Smith,ana@example.com,\"Buyer; EMEA\",+44 20 7946 0000,,\"Two lines\r\nof notes\"\r\n"
         + "Łukasz,Nowak,lukasz@example.pl,Kierownik,,Nordlys AS,\r\n"
         + "Bad,,not-an-email,,,,\r\n"
@@ -226,8 +231,9 @@ struct ExchangeCommandTests {
         #expect(vcard.standardOutput.hasPrefix("BEGIN:VCARD\r\nVERSION:4.0\r\n") && vcard.standardOutput.contains("UID;VALUE=text:003000000000001"), "\(vcard)")
         #expect(vcard.standardOutput.contains("ORG:Nordlys AS;Line one\\nline two"), "\(vcard)")
         let csv = try Forceterm.run(["export", "accounts", "--format", "csv", "--store", store.path])
-        #expect(csv.standardOutput == "Id,Name,Industry,Phone,Website,BillingStreet,BillingCity,BillingState,BillingPostalCode,BillingCountry,Description\r\n"
-            + "001000000000001AAA,Nordlys AS,,,,,,,,,\r\n", "\(csv)")
+        #expect(
+            csv.standardOutput == "Id,Name,Industry,Phone,Website,BillingStreet,BillingCity,BillingState,BillingPostalCode,BillingCountry,Description\r\n"
+                + "001000000000001AAA,Nordlys AS,,,,,,,,,\r\n", "\(csv)")
         let nowhere = try Forceterm.run(["export", "contacts", "-o", store.absentPath("no/such/dir/x.vcf"), "--store", store.path])
         #expect(nowhere.exitCode == 1 && nowhere.standardError.contains("there is no directory"), "\(nowhere)")
         let leftovers = try FileManager.default.contentsOfDirectory(atPath: store.directory.path).filter { $0.contains("partial") }
@@ -271,11 +277,12 @@ struct ExchangeCommandTests {
     struct LocalText: Equatable {
         let text: String
         init(_ value: JSONValue?) {
-            text = switch value {
-            case let .string(string)?: string
-            case nil, .null?: ""
-            case let other?: JSONWriter.string(other)
-            }
+            text =
+                switch value {
+                case let .string(string)?: string
+                case nil, .null?: ""
+                case let other?: JSONWriter.string(other)
+                }
         }
     }
 

@@ -9,8 +9,10 @@ struct ExportFormatsTests {
     func fixture() throws -> StoreFixture {
         let store = try StoreFixture()
         #expect(try Forceterm.run(["create", "accounts", "Name=Fjord Café", "--store", store.path]).exitCode == 0)
-        let created = try Forceterm.run(["create", "contacts", "LastName=Lie", "FirstName=Åse", "AccountId=Fjord Café", "Phone=+47 22 00 00 00",
-                                         "MailingCity=Bergen", "--store", store.path])
+        let created = try Forceterm.run([
+            "create", "contacts", "LastName=Lie", "FirstName=Åse", "AccountId=Fjord Café", "Phone=+47 22 00 00 00",
+            "MailingCity=Bergen", "--store", store.path,
+        ])
         #expect(created.exitCode == 0, "\(created)")
         return store
     }

@@ -11,8 +11,9 @@ struct FirstContactTrustTests {
     typealias Home = SignInCommandTests.Home
 
     func login(_ url: String, _ home: Home, _ extra: [String]) throws -> CommandOutput {
-        try ChildProcess.run(Forceterm.executable, ["login", "--username", "demo@localorg.test", "--password-stdin", "--login-url", url] + extra,
-                             environment: home.environment, input: "localorg-demo\n")
+        try ChildProcess.run(
+            Forceterm.executable, ["login", "--username", "demo@localorg.test", "--password-stdin", "--login-url", url] + extra,
+            environment: home.environment, input: "localorg-demo\n")
     }
 
     func trustedFile(_ home: Home, port: Int) -> String { home.dataHome + "/forceterm/trusted-servers/127.0.0.1_\(port).pem" }
@@ -21,7 +22,10 @@ struct FirstContactTrustTests {
     func trustAheadThenSync() throws {
         let server = try LocalOrgProcess()
         let home = try Home()
-        defer { server.remove(); home.remove() }
+        defer {
+            server.remove()
+            home.remove()
+        }
         let fingerprint = try #require(server.caFingerprint)
         // Pasted as openssl prints it, lowercase: the same fingerprint.
         let output = try login(server.url, home, ["--trust", "sha256 Fingerprint=" + fingerprint.lowercased()])
@@ -40,14 +44,18 @@ struct FirstContactTrustTests {
     func printedCommandLineWorks() throws {
         let server = try LocalOrgProcess(arguments: ["--listen", "127.0.0.2"])
         let home = try Home()
-        defer { server.remove(); home.remove() }
+        defer {
+            server.remove()
+            home.remove()
+        }
         let printed = try String(contentsOfFile: server.dataDirectory + "/serve-output.txt", encoding: .utf8)
         let line = try #require(printed.split(separator: "\n").first { $0.hasPrefix("Sign in with:") })
         let words = line.split(separator: " ").map(String.init)
         let arguments = Array(try #require(words.firstIndex(of: "login")).map { words[$0...] } ?? [])
         #expect(arguments == ["login", "--login-url", "https://127.0.0.2:\(server.port)", "--trust", "SHA256:" + (try #require(server.caFingerprint))])
-        let output = try ChildProcess.run(Forceterm.executable, arguments + ["--username", "demo@localorg.test", "--password-stdin"],
-                                          environment: home.environment, input: "localorg-demo\n")
+        let output = try ChildProcess.run(
+            Forceterm.executable, arguments + ["--username", "demo@localorg.test", "--password-stdin"],
+            environment: home.environment, input: "localorg-demo\n")
         #expect(output.exitCode == 0, "\(output)")
     }
 
@@ -55,7 +63,10 @@ struct FirstContactTrustTests {
     func wrongFingerprintRefused() throws {
         let server = try LocalOrgProcess()
         let home = try Home()
-        defer { server.remove(); home.remove() }
+        defer {
+            server.remove()
+            home.remove()
+        }
         let fingerprint = try #require(server.caFingerprint)
         let wrong = String(repeating: "AB:", count: 31) + "AB"
         let output = try login(server.url, home, ["--trust", wrong])
@@ -99,7 +110,10 @@ struct FirstContactTrustTests {
     func questionAnsweredInTerminal() throws {
         let server = try LocalOrgProcess()
         let home = try Home()
-        defer { server.remove(); home.remove() }
+        defer {
+            server.remove()
+            home.remove()
+        }
         let fingerprint = try #require(server.caFingerprint)
         let environment = home.environment.compactMapValues { $0 }
         let session = try TmuxSession(command: [Forceterm.executable.path, "login", "--login-url", server.url], width: 140, environment: environment)
@@ -127,7 +141,10 @@ struct FirstContactTrustTests {
     func questionAnsweredNo() throws {
         let server = try LocalOrgProcess()
         let home = try Home()
-        defer { server.remove(); home.remove() }
+        defer {
+            server.remove()
+            home.remove()
+        }
         let environment = home.environment.compactMapValues { $0 }
         let session = try TmuxSession(command: [Forceterm.executable.path, "login", "--login-url", server.url], width: 140, environment: environment)
         defer { session.kill() }

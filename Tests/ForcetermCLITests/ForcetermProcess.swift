@@ -48,8 +48,10 @@ enum Forceterm {
 enum ChildProcess {
     /// `input`, when given, is the child's standard input (else /dev/null). `whileRunning`, when
     /// given, hears what the child has written to stderr so far, every 20 ms until it exits.
-    static func run(_ executable: URL, _ arguments: [String], environment: [String: String?] = [:], input: String? = nil,
-                    whileRunning: ((_ standardErrorSoFar: String) -> Void)? = nil) throws -> CommandOutput {
+    static func run(
+        _ executable: URL, _ arguments: [String], environment: [String: String?] = [:], input: String? = nil,
+        whileRunning: ((_ standardErrorSoFar: String) -> Void)? = nil
+    ) throws -> CommandOutput {
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("forceterm-run-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: scratch) }

@@ -20,7 +20,8 @@ struct ImportRejectsTests {
         let imported = try Forceterm.run(["import", file, "--skip-invalid", "--store", store.path])
         #expect(imported.exitCode == 0, "\(imported)")
         #expect(imported.standardError.contains("people.csv:3: First name is 49 characters; the limit is 40"), "\(imported)")
-        #expect(imported.standardError.contains("Imported 2 records: 2 created, 0 updated, 0 unchanged; 1 skipped, written with the reason to \(store.absentPath("people.rejected.csv"))"), "\(imported)")
+        #expect(
+            imported.standardError.contains("Imported 2 records: 2 created, 0 updated, 0 unchanged; 1 skipped, written with the reason to \(store.absentPath("people.rejected.csv"))"), "\(imported)")
         #expect(try ExchangeCommandTests.documents(store.path).map { $0["LastName"] } == ["Ok", "Fine"])
         let rejects = try String(contentsOfFile: store.absentPath("people.rejected.csv"), encoding: .utf8)
         #expect(rejects == "Last Name,First Name,Email,Import error\r\nLong,\(Self.longName),long@example.com,First name is 49 characters; the limit is 40\r\n")

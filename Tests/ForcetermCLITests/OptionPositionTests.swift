@@ -25,7 +25,8 @@ struct OptionPositionTests {
 
     /// One `people` soup and two syncs whose names are not the built-in ones, so a run shows
     /// whether this file or the built-in one was read.
-    static let peopleStore = #"{"soups": [{"soupName": "people", "indexes": [{"path": "Id", "type": "string"}, {"path": "LastName", "type": "string"}, {"path": "LastModifiedDate", "type": "string"}, {"path": "__local__", "type": "string"}]}]}"#
+    static let peopleStore =
+        #"{"soups": [{"soupName": "people", "indexes": [{"path": "Id", "type": "string"}, {"path": "LastName", "type": "string"}, {"path": "LastModifiedDate", "type": "string"}, {"path": "__local__", "type": "string"}]}]}"#
     static let peopleSyncs = #"""
         {"syncs": [
           {"syncName": "peopleDown", "syncType": "syncDown", "soupName": "people",
@@ -41,8 +42,10 @@ struct OptionPositionTests {
     func syncConfigInEveryPosition() throws {
         let config = try Scratch(["usersyncs.json": #"{"syncs": 5}"#])
         defer { config.remove() }
-        for arguments in [["sync", "--config", config.path], ["--config", config.path, "sync"], ["sync", "--up-only", "--config", config.path, "--json"],
-                          ["--config=\(config.path)", "sync", "--down-only"]] {
+        for arguments in [
+            ["sync", "--config", config.path], ["--config", config.path, "sync"], ["sync", "--up-only", "--config", config.path, "--json"],
+            ["--config=\(config.path)", "sync", "--down-only"],
+        ] {
             let output = try Forceterm.run(arguments, environment: config.environment)
             #expect(output.exitCode == 1, "\(arguments): \(output)")
             #expect(output.standardError.contains(config.path + "/usersyncs.json is not a valid usersyncs.json"), "\(arguments): \(output)")
@@ -67,14 +70,17 @@ struct OptionPositionTests {
     func rootOptionsASubcommandDoesNotRead() throws {
         let scratch = try Scratch()
         defer { scratch.remove() }
-        let tuiOptions = [["--offline"], ["--ascii"], ["--no-color"], ["--demo"], ["--demo", "--reset"], ["--demo", "--demo-port", "9000"],
-                          ["--demo", "--demo-latency", "100"]]
+        let tuiOptions = [
+            ["--offline"], ["--ascii"], ["--no-color"], ["--demo"], ["--demo", "--reset"], ["--demo", "--demo-port", "9000"],
+            ["--demo", "--demo-latency", "100"],
+        ]
         for subcommand in [["sync"], ["status"], ["query", "SELECT 1"], ["login"], ["logout"]] {
             for option in tuiOptions {
                 let output = try Forceterm.run(option + subcommand, environment: scratch.environment)
                 #expect(output.exitCode == 2, "\(option + subcommand): \(output)")
-                #expect(output.standardError.contains("forceterm \(subcommand[0]) does not take \(option[0]): it is an option of the terminal UI"),
-                        "\(option + subcommand): \(output)")
+                #expect(
+                    output.standardError.contains("forceterm \(subcommand[0]) does not take \(option[0]): it is an option of the terminal UI"),
+                    "\(option + subcommand): \(output)")
             }
         }
         for subcommand in [["status"], ["query", "SELECT 1"], ["logout"]] {
@@ -122,14 +128,16 @@ struct OptionPositionTests {
             .write(toFile: config.path + "/usersyncs.json", atomically: true, encoding: .utf8)
         let options = try Forceterm.run(["sync", "--store", user.storePath, "--config", config.path], environment: user.environment)
         #expect(options.exitCode == 0, "\(options)")
-        #expect(options.standardError.contains("sync peopleDown changed in usersyncs.json (mergeMode OVERWRITE → LEAVE_IF_CHANGED): it keeps its place"),
-                "\(options)")
+        #expect(
+            options.standardError.contains("sync peopleDown changed in usersyncs.json (mergeMode OVERWRITE → LEAVE_IF_CHANGED): it keeps its place"),
+            "\(options)")
         try Self.peopleSyncs.replacingOccurrences(of: "LastModifiedDate FROM Contact", with: "LastModifiedDate, Title FROM Contact")
             .write(toFile: config.path + "/usersyncs.json", atomically: true, encoding: .utf8)
         let query = try Forceterm.run(["sync", "--store", user.storePath, "--config", config.path], environment: user.environment)
         #expect(query.exitCode == 0, "\(query)")
-        #expect(query.standardError.contains("sync peopleDown changed in usersyncs.json (target query; mergeMode LEAVE_IF_CHANGED → OVERWRITE): it starts over and fetches every record again"),
-                "\(query)")
+        #expect(
+            query.standardError.contains("sync peopleDown changed in usersyncs.json (target query; mergeMode LEAVE_IF_CHANGED → OVERWRITE): it starts over and fetches every record again"),
+            "\(query)")
     }
 
     @Test("login --config DIR reads DIR/bootconfig.json in either position: an unknown consumer key is refused naming the file")
@@ -142,8 +150,9 @@ struct OptionPositionTests {
         for arguments in [["login", "--config", config.path] + login, ["--config", config.path, "login"] + login, ["login"] + login + ["--config", config.path]] {
             let output = try ChildProcess.run(Forceterm.executable, arguments, environment: config.environment, input: "localorg-demo\n")
             #expect(output.exitCode == 1, "\(arguments): \(output)")
-            #expect(output.standardError.contains("the org does not know the consumer key 3MVG9madeUpKey (remoteAccessConsumerKey in \(config.path)/bootconfig.json)"),
-                    "\(arguments): \(output)")
+            #expect(
+                output.standardError.contains("the org does not know the consumer key 3MVG9madeUpKey (remoteAccessConsumerKey in \(config.path)/bootconfig.json)"),
+                "\(arguments): \(output)")
         }
         let plain = try ChildProcess.run(Forceterm.executable, ["login"] + login, environment: config.environment, input: "localorg-demo\n")
         #expect(plain.exitCode == 0, "\(plain)")

@@ -14,13 +14,20 @@ struct OrgResetTests {
     func restoreWhileLaptopsHoldChanges() throws {
         let server = try LocalOrgProcess()
         let home = try Home()
-        defer { server.remove(); home.remove() }
+        defer {
+            server.remove()
+            home.remove()
+        }
         try server.command(["seed", "--accounts", "3", "--contacts", "20"])
         try server.command(["snapshot", "save", "class-start"])
         let login = { () throws -> CommandOutput in
-            try ChildProcess.run(Forceterm.executable, ["login", "--username", "demo@localorg.test", "--password-stdin",
-                                                        "--login-url", server.url, "--cacert", server.caFile],
-                                 environment: home.environment, input: "localorg-demo\n")
+            try ChildProcess.run(
+                Forceterm.executable,
+                [
+                    "login", "--username", "demo@localorg.test", "--password-stdin",
+                    "--login-url", server.url, "--cacert", server.caFile,
+                ],
+                environment: home.environment, input: "localorg-demo\n")
         }
         #expect(try login().exitCode == 0)
         #expect(try Forceterm.run(["sync"], environment: home.environment).exitCode == 0)

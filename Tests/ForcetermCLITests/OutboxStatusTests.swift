@@ -1,5 +1,5 @@
-import Foundation
 import ForceJSON
+import Foundation
 import LocalOrgProcess
 import Testing
 
@@ -26,7 +26,8 @@ struct OutboxStatusTests {
         #expect(entry["attempts"] == 2 && entry["lastError"]?.stringValue?.contains("connection refused") == true, "\(entry)")
         #expect((entry["waitingSeconds"]?.int64Value ?? -1) >= 0 && entry["since"]?.stringValue?.hasSuffix("Z") == true)
         let text = try user.forceterm(["status"]).standardOutput
-        #expect(text.contains("Waiting to send (1), oldest first:") && text.contains("Tess Tunnel (local_") && text.contains("2 tries")
+        #expect(
+            text.contains("Waiting to send (1), oldest first:") && text.contains("Tess Tunnel (local_") && text.contains("2 tries")
                 && text.contains("sent by the next sync"), "\(text)")
 
         let back = try LocalOrgProcess(arguments: ["--port", String(port)], dataDirectory: user.server.dataDirectory)

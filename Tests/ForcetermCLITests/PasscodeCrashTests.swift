@@ -23,7 +23,10 @@ struct PasscodeCrashTests {
     func sealingAKeyFilesKey(step: String) throws {
         let server = try LocalOrgProcess()
         let home = try Home()
-        defer { server.remove(); home.remove() }
+        defer {
+            server.remove()
+            home.remove()
+        }
         _ = try server.command(["seed", "--accounts", "2", "--contacts", "12"])
         _ = try EncryptedSessionTests.signIn(server, home)
         #expect(try Self.run(home, ["sync"]).exitCode == 0)
@@ -64,8 +67,9 @@ struct PasscodeCrashTests {
     @Test(arguments: ["sealed", "remembered", "encrypted"])
     func encryptingAnUnencryptedStore(step: String) throws {
         let fixture = try PasscodeTests.fixture()
-        let cut = try ChildProcess.run(Forceterm.executable, ["passcode", "--store", fixture.path], environment: ["FORCETERM_TEST_EXIT_AFTER_PASSCODE_STEP": step],
-                                       input: "chosen-98\n")
+        let cut = try ChildProcess.run(
+            Forceterm.executable, ["passcode", "--store", fixture.path], environment: ["FORCETERM_TEST_EXIT_AFTER_PASSCODE_STEP": step],
+            input: "chosen-98\n")
         #expect(cut.exitCode == 86, "\(cut)")
         _ = try Forceterm.run(["lock", "--store", fixture.path])
         let locked = try Forceterm.run(["list", "contacts", "--store", fixture.path])

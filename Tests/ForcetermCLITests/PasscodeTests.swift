@@ -1,5 +1,5 @@
-import Foundation
 import ForceJSON
+import Foundation
 import SmartStore
 import Testing
 
@@ -90,8 +90,9 @@ struct PasscodeTests {
         _ = try Forceterm.run(["lock", "--store", fixture.path])
         let refused = try ChildProcess.run(tool, ["seed", "--store", fixture.path, "--config", config, "--contacts", "1"])
         #expect(refused.exitCode != 0 && refused.standardError.contains("is locked"), "\(refused)")
-        let withPasscode = try ChildProcess.run(tool, ["seed", "--store", fixture.path, "--config", config, "--contacts", "1"],
-                                                environment: ["FORCETERM_PASSCODE": "query-pass-1"])
+        let withPasscode = try ChildProcess.run(
+            tool, ["seed", "--store", fixture.path, "--config", config, "--contacts", "1"],
+            environment: ["FORCETERM_PASSCODE": "query-pass-1"])
         #expect(withPasscode.exitCode == 0, "\(withPasscode)")
         _ = try Forceterm.run(["lock", "--store", fixture.path])
     }
@@ -106,8 +107,9 @@ struct PasscodeTests {
         _ = try Forceterm.run(["lock", "--store", fixture.path])
         #expect(try Self.list(fixture, passcode: "first-pass").exitCode == 1)
         #expect(try Self.list(fixture, passcode: "second-pass").exitCode == 0)
-        let short = try ChildProcess.run(Forceterm.executable, ["passcode", "--store", fixture.path],
-                                         environment: ["FORCETERM_PASSCODE": "second-pass"], input: "abc\n")
+        let short = try ChildProcess.run(
+            Forceterm.executable, ["passcode", "--store", fixture.path],
+            environment: ["FORCETERM_PASSCODE": "second-pass"], input: "abc\n")
         #expect(short.exitCode == 1 && short.standardError.contains("at least 4 characters"), "\(short)")
         _ = try Forceterm.run(["lock", "--store", fixture.path])
     }

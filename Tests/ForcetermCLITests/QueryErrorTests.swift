@@ -36,8 +36,9 @@ struct QueryErrorTests {
         expectFailure(output, mentioning: ["no such column: nosuch", "at character 8"])
     }
 
-    @Test("Statements that would change the store are refused, and the store is unchanged",
-          arguments: ["DELETE FROM {contacts}", "UPDATE {contacts} SET soup = '{}'", "DROP TABLE {contacts}", "INSERT INTO {contacts} (soup) VALUES ('{}')"])
+    @Test(
+        "Statements that would change the store are refused, and the store is unchanged",
+        arguments: ["DELETE FROM {contacts}", "UPDATE {contacts} SET soup = '{}'", "DROP TABLE {contacts}", "INSERT INTO {contacts} (soup) VALUES ('{}')"])
     func nonSelect(_ statement: String) throws {
         let fixture = try StoreFixture()
         try fixture.add(contacts: SampleRecords.numberedContacts(3))
@@ -106,16 +107,18 @@ struct QueryErrorTests {
 
 @Suite("forceterm usage errors exit with 2")
 struct UsageErrorTests {
-    @Test("Bad flags and values are usage errors", arguments: [
-        ["query", "SELECT 1", "--page-size", "0"],
-        ["query", "SELECT 1", "--page-size", "-5"],
-        ["query", "SELECT 1", "--page", "0"],
-        ["query", "SELECT 1", "--page-size", "ten"],
-        ["query", "SELECT 1", "--no-such-flag"],
-        ["query", "SELECT 1", "--store", ""],
-        ["query"],
-        ["no-such-command"],
-    ])
+    @Test(
+        "Bad flags and values are usage errors",
+        arguments: [
+            ["query", "SELECT 1", "--page-size", "0"],
+            ["query", "SELECT 1", "--page-size", "-5"],
+            ["query", "SELECT 1", "--page", "0"],
+            ["query", "SELECT 1", "--page-size", "ten"],
+            ["query", "SELECT 1", "--no-such-flag"],
+            ["query", "SELECT 1", "--store", ""],
+            ["query"],
+            ["no-such-command"],
+        ])
     func usageErrors(_ arguments: [String]) throws {
         let output = try Forceterm.run(arguments)
         #expect(output.exitCode == 2, "\(output)")

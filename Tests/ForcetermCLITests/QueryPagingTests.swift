@@ -1,5 +1,5 @@
-import Foundation
 import ForceJSON
+import Foundation
 import Testing
 
 @Suite("forceterm query pages through long results")

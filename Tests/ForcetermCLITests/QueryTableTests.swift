@@ -1,5 +1,5 @@
-import Foundation
 import ForceJSON
+import Foundation
 import Testing
 
 @Suite("forceterm query prints an aligned table")
@@ -34,13 +34,14 @@ struct QueryTableTests {
             "SELECT {contacts:_soupEntryId} AS entry, {contacts:LastName}, length({contacts:LastName}) AS letters FROM {contacts} "
                 + "WHERE {contacts:_soupEntryId} IN (1, 3) ORDER BY entry")
         #expect(output.exitCode == 0, "\(output)")
-        #expect(output.standardOutput == """
-            entry  LastName  letters
-            -----  --------  -------
-                1  Smith           5
-                3  山田            2
+        #expect(
+            output.standardOutput == """
+                entry  LastName  letters
+                -----  --------  -------
+                    1  Smith           5
+                    3  山田            2
 
-            """)
+                """)
     }
 
     @Test("An unindexed field read through json_extract is headed by its path")

@@ -24,8 +24,9 @@ struct RecordCommandTests {
         let output = try Forceterm.run(["list", "--store", store.path])
         #expect(output.exitCode == 0, "\(output)")
         let lines = output.standardOutput.split(separator: "\n").map(String.init)
-        #expect(lines.first == "Id\tState\tFirstName\tLastName\tTitle\tMobilePhone\tEmail\tDepartment\tHomePhone\tAccountId\tPhone\tSalutation\t"
-            + "MailingStreet\tMailingCity\tMailingState\tMailingPostalCode\tMailingCountry\tDescription")
+        #expect(
+            lines.first == "Id\tState\tFirstName\tLastName\tTitle\tMobilePhone\tEmail\tDepartment\tHomePhone\tAccountId\tPhone\tSalutation\t"
+                + "MailingStreet\tMailingCity\tMailingState\tMailingPostalCode\tMailingCountry\tDescription")
         #expect(lines.count == 6)
         #expect(lines.contains { $0.hasPrefix("local_42\tcreated\t") })
         #expect(lines.contains { $0.hasPrefix("003000000000001\tclean\tAna\tSmith\tBuyer with a tab\t") }, "a tab in a value is a space")

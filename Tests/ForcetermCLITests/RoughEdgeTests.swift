@@ -11,8 +11,9 @@ struct RoughEdgeTests {
         let directory = NSTemporaryDirectory() + "forceterm-dumb-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let session = try TmuxSession(command: ["sh", "-c", "\(Forceterm.executable.path) --store \(directory)/store.sqlite; echo exit=$?"],
-                                      width: 250, environment: ["TERM": "dumb"])
+        let session = try TmuxSession(
+            command: ["sh", "-c", "\(Forceterm.executable.path) --store \(directory)/store.sqlite; echo exit=$?"],
+            width: 250, environment: ["TERM": "dumb"])
         defer { session.kill() }
         let screen = try session.waitFor("exit=")
         #expect(screen.contains("TERM=dumb cannot move the cursor"), "\(screen)")
@@ -41,11 +42,15 @@ struct RoughEdgeTests {
         #expect(syncs.contains(#""createFieldlist""#))
         try syncs.replacingOccurrences(of: #""createFieldlist""#, with: #""createFieldList""#)
             .write(toFile: directory + "/usersyncs.json", atomically: true, encoding: .utf8)
-        try FileManager.default.copyItem(atPath: Forceterm.packageRoot.appendingPathComponent("config/userstore.json").path,
-                                         toPath: directory + "/userstore.json")
-        let output = try Forceterm.run(["sync", "--config", directory, "--store", directory + "/store.sqlite"],
-                                       environment: ["XDG_DATA_HOME": directory + "/data", "XDG_CONFIG_HOME": directory + "/config"])
-        #expect(output.standardError.contains(#"forceterm: note: sync "syncUpContacts": "target.createFieldList" is not a key the SDK reads, so it is ignored; did you mean "createFieldlist"?"#), "\(output)")
+        try FileManager.default.copyItem(
+            atPath: Forceterm.packageRoot.appendingPathComponent("config/userstore.json").path,
+            toPath: directory + "/userstore.json")
+        let output = try Forceterm.run(
+            ["sync", "--config", directory, "--store", directory + "/store.sqlite"],
+            environment: ["XDG_DATA_HOME": directory + "/data", "XDG_CONFIG_HOME": directory + "/config"])
+        #expect(
+            output.standardError.contains(#"forceterm: note: sync "syncUpContacts": "target.createFieldList" is not a key the SDK reads, so it is ignored; did you mean "createFieldlist"?"#),
+            "\(output)")
     }
 
     @Test("An http:// login URL pointed at localorg's HTTPS port says to use https://")
@@ -55,9 +60,10 @@ struct RoughEdgeTests {
         let home = NSTemporaryDirectory() + "forceterm-http-" + UUID().uuidString
         defer { try? FileManager.default.removeItem(atPath: home) }
         let plain = server.url.replacingOccurrences(of: "https://", with: "http://")
-        let output = try ChildProcess.run(Forceterm.executable, ["login", "--username", "demo@localorg.test", "--password-stdin", "--login-url", plain],
-                                          environment: ["XDG_DATA_HOME": home + "/data", "XDG_CONFIG_HOME": home + "/config"],
-                                          input: "localorg-demo\n")
+        let output = try ChildProcess.run(
+            Forceterm.executable, ["login", "--username", "demo@localorg.test", "--password-stdin", "--login-url", plain],
+            environment: ["XDG_DATA_HOME": home + "/data", "XDG_CONFIG_HOME": home + "/config"],
+            input: "localorg-demo\n")
         #expect(output.exitCode != 0)
         #expect(output.standardError.contains("use https:// in the URL"), "\(output)")
     }

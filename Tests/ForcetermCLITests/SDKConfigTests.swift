@@ -21,8 +21,10 @@ struct SDKConfigTests {
     /// A usersyncs.json of SOQL sync downs: (name, soup, query) each.
     static func syncDowns(_ syncs: [(name: String, soup: String, query: String)]) -> String {
         let entries = syncs.map { sync -> JSONValue in
-            ["syncName": .string(sync.name), "syncType": "syncDown", "soupName": .string(sync.soup),
-             "target": ["type": "soql", "query": .string(sync.query)]]
+            [
+                "syncName": .string(sync.name), "syncType": "syncDown", "soupName": .string(sync.soup),
+                "target": ["type": "soql", "query": .string(sync.query)],
+            ]
         }
         return JSONWriter.string(.object(["syncs": .array(entries)]))
     }
@@ -30,16 +32,22 @@ struct SDKConfigTests {
     static let seededAccounts = 4
     static let seededContacts = 9
 
-    @Test("sync --config DIR runs the SDK's syncs DONE into its soups, and the TUI opens on them", .enabled(if: RealSalesforce.isAvailable, "needs ../shared/real-salesforce"), arguments: [
-        Expected(directory: "templates-MobileSyncExplorerSwift", syncs: ["syncDownContacts", "syncUpContacts"], soups: ["contacts": seededContacts],
-                 tabs: "1 Contacts   2 Syncs   3 Inspector"),
-        Expected(directory: "templates-MobileSyncExplorerKotlinTemplate", syncs: ["syncDownContacts", "syncUpContacts"],
-                 soups: ["contacts": seededContacts], tabs: "1 Contacts   2 Syncs   3 Inspector"),
-        Expected(directory: "shared-samples-mobilesyncexplorer-hybrid", syncs: ["syncDownContacts", "syncUpContacts"],
-                 soups: ["contacts": seededContacts], tabs: "1 Contacts   2 Syncs   3 Inspector"),
-        Expected(directory: "templates-iOSNativeSwiftTemplate", syncs: ["syncDownAccounts"], soups: ["Account": seededAccounts],
-                 tabs: "1 Accounts   2 Syncs   3 Inspector"),
-    ])
+    @Test(
+        "sync --config DIR runs the SDK's syncs DONE into its soups, and the TUI opens on them", .enabled(if: RealSalesforce.isAvailable, "needs ../shared/real-salesforce"),
+        arguments: [
+            Expected(
+                directory: "templates-MobileSyncExplorerSwift", syncs: ["syncDownContacts", "syncUpContacts"], soups: ["contacts": seededContacts],
+                tabs: "1 Contacts   2 Syncs   3 Inspector"),
+            Expected(
+                directory: "templates-MobileSyncExplorerKotlinTemplate", syncs: ["syncDownContacts", "syncUpContacts"],
+                soups: ["contacts": seededContacts], tabs: "1 Contacts   2 Syncs   3 Inspector"),
+            Expected(
+                directory: "shared-samples-mobilesyncexplorer-hybrid", syncs: ["syncDownContacts", "syncUpContacts"],
+                soups: ["contacts": seededContacts], tabs: "1 Contacts   2 Syncs   3 Inspector"),
+            Expected(
+                directory: "templates-iOSNativeSwiftTemplate", syncs: ["syncDownAccounts"], soups: ["Account": seededAccounts],
+                tabs: "1 Accounts   2 Syncs   3 Inspector"),
+        ])
     func sdkConfig(expected: Expected) throws {
         let user = try SyncCommandTests.SignedIn(accounts: Self.seededAccounts, contacts: Self.seededContacts)
         defer { user.remove() }
@@ -56,8 +64,9 @@ struct SDKConfigTests {
         let again = try user.forceterm(["sync", "--config", config])
         #expect(again.exitCode == 0 && !again.standardError.contains("changed in usersyncs.json"), "\(again)")
 
-        let tui = try TmuxSession(command: [Forceterm.executable.path, "--store", user.storePath, "--config", config], width: 110, height: 24,
-                                  environment: user.environment.compactMapValues { $0 })
+        let tui = try TmuxSession(
+            command: [Forceterm.executable.path, "--store", user.storePath, "--config", config], width: 110, height: 24,
+            environment: user.environment.compactMapValues { $0 })
         defer { tui.kill() }
         let screen = try tui.waitFor(expected.tabs)
         let first = try #require(expected.soups.first)
@@ -65,9 +74,12 @@ struct SDKConfigTests {
         try tui.send("q")
     }
 
-    @Test("The SDK test apps' files: every sync of a supported target with the org's fields is DONE; the IdX tree sync down fails alone, named", .enabled(if: RealSalesforce.isAvailable, "needs ../shared/real-salesforce"), arguments: [
-        "ios-MobileSyncTestApp", "android-MobileSyncTest",
-    ])
+    @Test(
+        "The SDK test apps' files: every sync of a supported target with the org's fields is DONE; the IdX tree sync down fails alone, named",
+        .enabled(if: RealSalesforce.isAvailable, "needs ../shared/real-salesforce"),
+        arguments: [
+            "ios-MobileSyncTestApp", "android-MobileSyncTest",
+        ])
     func sdkTestApps(directory: String) throws {
         let user = try SyncCommandTests.SignedIn(accounts: Self.seededAccounts, contacts: Self.seededContacts)
         defer { user.remove() }
@@ -79,12 +91,16 @@ struct SDKConfigTests {
         #expect(failed.first?.hasPrefix("parentChildrenSyncDown failed") == true, "\(sync)")
         #expect(failed.first?.contains("No such column 'IdX' on entity 'Account'") == true, "\(sync)")
         let (status, json) = try user.json(["status"])
-        let states = Dictionary(uniqueKeysWithValues: (json["syncs"]?.arrayValue ?? []).compactMap { sync in
-            sync["name"]?.stringValue.map { ($0, sync["status"]?.stringValue ?? "") }
-        })
+        let states = Dictionary(
+            uniqueKeysWithValues: (json["syncs"]?.arrayValue ?? []).compactMap { sync in
+                sync["name"]?.stringValue.map { ($0, sync["status"]?.stringValue ?? "") }
+            })
         #expect(states["parentChildrenSyncDown"] == "FAILED", "\(status)")
-        let done = ["soqlSyncDown", "soqlSyncDownWithBatchSize", "soslSyncDown", "mruSyncDown", "refreshSyncDown", "layoutSyncDown",
-                    "metadataSyncDown", "briefcaseSyncDown", "batchSyncUp", "parentChildrenSyncUp"]
+        let done =
+            [
+                "soqlSyncDown", "soqlSyncDownWithBatchSize", "soslSyncDown", "mruSyncDown", "refreshSyncDown", "layoutSyncDown",
+                "metadataSyncDown", "briefcaseSyncDown", "batchSyncUp", "parentChildrenSyncUp",
+            ]
             + (directory == "ios-MobileSyncTestApp" ? ["noBatchSyncUp"] : ["singleRecordSyncUp", "collectionSyncUp"])
         for name in done { #expect(states[name] == "DONE", "\(name): \(status)") }
         #expect(states.count == done.count + 1, "\(status)")
@@ -93,8 +109,9 @@ struct SDKConfigTests {
         #expect(accounts.contains { $0["Id"] == "Account-Medium-Compact-Edit-null" && $0["sections"] != nil }, "the layout sync's layout")
         #expect(accounts.filter { $0["attributes"]?["type"] == "Account" }.count == Self.seededAccounts, "the soql sync's records")
 
-        let tui = try TmuxSession(command: [Forceterm.executable.path, "--store", user.storePath, "--config", config], width: 110, height: 24,
-                                  environment: user.environment.compactMapValues { $0 })
+        let tui = try TmuxSession(
+            command: [Forceterm.executable.path, "--store", user.storePath, "--config", config], width: 110, height: 24,
+            environment: user.environment.compactMapValues { $0 })
         defer { tui.kill() }
         _ = try tui.waitFor("1 Contacts   2 Accounts   3 Syncs   4 Inspector")
         try tui.send("2")
@@ -103,8 +120,10 @@ struct SDKConfigTests {
         try tui.send("q")
     }
 
-    @Test("Soups without syncs (the SmartStore test app, the SDK's empty defaults): registered, and the TUI opens on Syncs and the Inspector", .enabled(if: RealSalesforce.isAvailable, "needs ../shared/real-salesforce"),
-          arguments: [("ios-SmartStoreTestApp", ["userSoup1", "userSoup2"]), ("android-lib-defaults", [])])
+    @Test(
+        "Soups without syncs (the SmartStore test app, the SDK's empty defaults): registered, and the TUI opens on Syncs and the Inspector",
+        .enabled(if: RealSalesforce.isAvailable, "needs ../shared/real-salesforce"),
+        arguments: [("ios-SmartStoreTestApp", ["userSoup1", "userSoup2"]), ("android-lib-defaults", [])])
     func soupsWithoutSyncs(directory: String, soups: [String]) throws {
         let user = try SyncCommandTests.SignedIn()
         defer { user.remove() }
@@ -114,8 +133,9 @@ struct SDKConfigTests {
         let (status, json) = try user.json(["status"])
         #expect(json["soups"]?.arrayValue?.compactMap { $0["soup"]?.stringValue }.sorted() == soups, "\(status)")
         #expect(json["syncs"]?.arrayValue?.isEmpty == true, "\(status)")
-        let tui = try TmuxSession(command: [Forceterm.executable.path, "--store", user.storePath, "--config", config], width: 100, height: 20,
-                                  environment: user.environment.compactMapValues { $0 })
+        let tui = try TmuxSession(
+            command: [Forceterm.executable.path, "--store", user.storePath, "--config", config], width: 100, height: 20,
+            environment: user.environment.compactMapValues { $0 })
         defer { tui.kill() }
         _ = try tui.waitFor("1 Syncs   2 Inspector")
         try tui.send("2", "o")
@@ -124,7 +144,9 @@ struct SDKConfigTests {
         try tui.send("q")
     }
 
-    @Test("The global store: sync --global runs the SDK's globalsyncs.json into it, status and query --global read it, in either position; the user's store is left alone", .enabled(if: RealSalesforce.isAvailable, "needs ../shared/real-salesforce"))
+    @Test(
+        "The global store: sync --global runs the SDK's globalsyncs.json into it, status and query --global read it, in either position; the user's store is left alone",
+        .enabled(if: RealSalesforce.isAvailable, "needs ../shared/real-salesforce"))
     func globalStore() throws {
         let user = try SyncCommandTests.SignedIn(accounts: Self.seededAccounts, contacts: 2)
         defer { user.remove() }
@@ -146,25 +168,31 @@ struct SDKConfigTests {
         let own = try Forceterm.run(["status", "--json"], environment: env)
         #expect(own.exitCode == 1 && own.standardError.contains("nothing is synced yet"), "the user's own store was never made: \(own)")
 
-        let noFile = try Forceterm.run(["sync", "--global", "--config", RealSalesforce.mobileSyncConfig("templates-MobileSyncExplorerSwift").path],
-                                       environment: env)
+        let noFile = try Forceterm.run(
+            ["sync", "--global", "--config", RealSalesforce.mobileSyncConfig("templates-MobileSyncExplorerSwift").path],
+            environment: env)
         #expect(noFile.exitCode == 1 && noFile.standardError.contains("has neither globalstore.json nor globalsyncs.json"), "\(noFile)")
         // The SmartStore test app's globalstore.json alone: its soups, no syncs (as a userstore.json alone).
-        let soupsOnly = try Forceterm.run(["sync", "--global", "--config", RealSalesforce.mobileSyncConfig("ios-SmartStoreTestApp").path],
-                                          environment: env)
+        let soupsOnly = try Forceterm.run(
+            ["sync", "--global", "--config", RealSalesforce.mobileSyncConfig("ios-SmartStoreTestApp").path],
+            environment: env)
         #expect(soupsOnly.exitCode == 0, "\(soupsOnly)")
         let soups = try Forceterm.run(["status", "--global", "--json"], environment: env)
         #expect(try JSONParser.parse(soups.standardOutput)["soups"]?.arrayValue?.contains { $0["soup"] == "globalSoup1" } == true, "\(soups)")
         let builtIn = try Forceterm.run(["sync", "--global"], environment: env)
         #expect(builtIn.exitCode == 1 && builtIn.standardError.contains("no global syncs are built in"), "\(builtIn)")
-        for arguments in [["--global"], ["--global", "--offline"], ["logout", "--global"], ["--global", "logout"], ["login", "--global"],
-                          ["status", "--global", "--store", user.storePath]] {
+        for arguments in [
+            ["--global"], ["--global", "--offline"], ["logout", "--global"], ["--global", "logout"], ["login", "--global"],
+            ["status", "--global", "--store", user.storePath],
+        ] {
             let output = try Forceterm.run(arguments, environment: env)
             #expect(output.exitCode == 2, "\(arguments): \(output)")
         }
     }
 
-    @Test("A global store with soups and no syncs: status names the global files; list of a soup with no object points to query", .enabled(if: RealSalesforce.isAvailable, "needs ../shared/real-salesforce"))
+    @Test(
+        "A global store with soups and no syncs: status names the global files; list of a soup with no object points to query",
+        .enabled(if: RealSalesforce.isAvailable, "needs ../shared/real-salesforce"))
     func globalSoupsWithoutSyncs() throws {
         let user = try SyncCommandTests.SignedIn(accounts: 1, contacts: 1)
         defer { user.remove() }
@@ -175,8 +203,9 @@ struct SDKConfigTests {
         #expect(status.standardOutput.contains("No named syncs in this store: forceterm sync --global adds those of globalsyncs.json"), "\(status)")
         let list = try Forceterm.run(["list", "globalSoup1", "--global", "--config", config], environment: env)
         #expect(list.exitCode == 1, "\(list)")
-        #expect(list.standardError.contains("globalSoup1 is a soup of this store, but no sync of the config says which Salesforce object it holds")
-            && list.standardError.contains("forceterm query --store"), "\(list)")
+        #expect(
+            list.standardError.contains("globalSoup1 is a soup of this store, but no sync of the config says which Salesforce object it holds")
+                && list.standardError.contains("forceterm query --store"), "\(list)")
     }
 
     @Test("A sync naming a field the org lacks or hides from the user syncs the other fields and says which, once")
@@ -185,8 +214,10 @@ struct SDKConfigTests {
         defer { user.remove() }
         let scratch = try OptionPositionTests.Scratch([
             "userstore.json": OptionPositionTests.peopleStore,
-            "usersyncs.json": Self.syncDowns([("broken", "people", "SELECT Id, LastName, NoSuchField__c, LastModifiedDate FROM Contact"),
-                                              ("peopleDown", "people", "SELECT Id, FirstName, LastName, LastModifiedDate FROM Contact")]),
+            "usersyncs.json": Self.syncDowns([
+                ("broken", "people", "SELECT Id, LastName, NoSuchField__c, LastModifiedDate FROM Contact"),
+                ("peopleDown", "people", "SELECT Id, FirstName, LastName, LastModifiedDate FROM Contact"),
+            ]),
         ])
         defer { scratch.remove() }
         let output = try user.forceterm(["sync", "--config", scratch.path])
@@ -195,9 +226,10 @@ struct SDKConfigTests {
         #expect(output.standardOutput.contains("The org hides NoSuchField__c from you: broken synced the other fields"), "\(output)")
         #expect(try user.documents("people").count == 5)
         let (status, json) = try user.json(["status"])
-        let states = Dictionary(uniqueKeysWithValues: (json["syncs"]?.arrayValue ?? []).compactMap { sync in
-            sync["name"]?.stringValue.map { ($0, sync["status"]?.stringValue ?? "") }
-        })
+        let states = Dictionary(
+            uniqueKeysWithValues: (json["syncs"]?.arrayValue ?? []).compactMap { sync in
+                sync["name"]?.stringValue.map { ($0, sync["status"]?.stringValue ?? "") }
+            })
         #expect(states == ["broken": "DONE", "peopleDown": "DONE"], "\(status)")
         let (jsonRun, summary) = try user.json(["sync", "--config", scratch.path])
         #expect(jsonRun.exitCode == 0)
@@ -209,8 +241,10 @@ struct SDKConfigTests {
     func soupMissingAtLoad() throws {
         let scratch = try OptionPositionTests.Scratch([
             "userstore.json": OptionPositionTests.peopleStore,
-            "usersyncs.json": Self.syncDowns([("peopleDown", "people", "SELECT Id, LastName, LastModifiedDate FROM Contact"),
-                                              ("accountsDown", "Account", "SELECT Id, Name, LastModifiedDate FROM Account")]),
+            "usersyncs.json": Self.syncDowns([
+                ("peopleDown", "people", "SELECT Id, LastName, LastModifiedDate FROM Contact"),
+                ("accountsDown", "Account", "SELECT Id, Name, LastModifiedDate FROM Account"),
+            ]),
         ])
         defer { scratch.remove() }
         // Not signed in: the config is checked first, so no org is needed to hear about it.
@@ -239,4 +273,3 @@ struct SDKConfigTests {
         #expect(lines[2].contains("OVERWRITE or LEAVE_IF_CHANGED"), "\(output)")
     }
 }
-

@@ -11,15 +11,22 @@ struct SharedKeyStoreTests {
     static let run = EncryptedSessionTests.run
 
     static func signIn(_ server: LocalOrgProcess, _ home: Home, passcode: String) throws {
-        let login = try run(home, ["login", "--username", "demo@localorg.test", "--password-stdin", "--login-url", server.url,
-                                   "--cacert", server.caFile], passcode, "localorg-demo\n")
+        let login = try run(
+            home,
+            [
+                "login", "--username", "demo@localorg.test", "--password-stdin", "--login-url", server.url,
+                "--cacert", server.caFile,
+            ], passcode, "localorg-demo\n")
         #expect(login.exitCode == 0 && login.standardOutput.contains("Passcode set"), "\(login)")
     }
 
     @Test func aNewStoreIsEncryptedWithTheUsersKeyAndLocksWithIt() throws {
         let server = try LocalOrgProcess()
         let home = try Home()
-        defer { server.remove(); home.remove() }
+        defer {
+            server.remove()
+            home.remove()
+        }
         _ = try server.command(["seed", "--accounts", "2", "--contacts", "15"])
         try Self.signIn(server, home, passcode: "field-rep-7")
         #expect(try Self.run(home, ["sync"], nil, nil).exitCode == 0)
@@ -66,12 +73,16 @@ struct SharedKeyStoreTests {
     @Test func aNewStoreWhileTheUsersIsLockedSaysWhichPasscodeItNeedsAndLeavesNothing() throws {
         let server = try LocalOrgProcess()
         let home = try Home()
-        defer { server.remove(); home.remove() }
+        defer {
+            server.remove()
+            home.remove()
+        }
         try Self.signIn(server, home, passcode: "field-rep-7")
         _ = try Self.run(home, ["lock"], nil, nil)
         let fresh = home.root + "/scratch.sqlite"
         let refused = try Self.run(home, ["create", "contacts", "LastName=Nakamura", "--store", fresh], nil, nil)
-        #expect(refused.exitCode == 1 && refused.standardError.contains("is to be encrypted with the key of your store")
+        #expect(
+            refused.exitCode == 1 && refused.standardError.contains("is to be encrypted with the key of your store")
                 && refused.standardError.contains("forceterm unlock"), "\(refused)")
         #expect(!FileManager.default.fileExists(atPath: fresh) && !FileManager.default.fileExists(atPath: fresh + ".key-of"))
         let created = try Self.run(home, ["create", "contacts", "LastName=Nakamura", "--store", fresh], "field-rep-7", nil)
@@ -83,7 +94,10 @@ struct SharedKeyStoreTests {
     @Test func encryptingAPlainStoreWhileTheUsersHasAPasscodeSharesItsKey() throws {
         let server = try LocalOrgProcess()
         let home = try Home()
-        defer { server.remove(); home.remove() }
+        defer {
+            server.remove()
+            home.remove()
+        }
         let plain = home.root + "/from-before.sqlite"
         // A store from elsewhere (an older forceterm's, a copy): unencrypted, and used as it is.
         try SmartStore(path: plain).setup(from: try StoreConfig(contentsOf: Forceterm.packageRoot.appendingPathComponent("config/userstore.json")))

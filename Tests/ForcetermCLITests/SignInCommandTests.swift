@@ -5,7 +5,7 @@ import SmartStore
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `forceterm login` and `logout` run as built binaries against a real localorg over HTTPS.
@@ -31,16 +31,23 @@ struct SignInCommandTests {
     }
 
     func passwordLogin(_ server: LocalOrgProcess, _ home: Home, password: String = "localorg-demo", extra: [String] = []) throws -> CommandOutput {
-        try ChildProcess.run(Forceterm.executable, ["login", "--username", "demo@localorg.test", "--password-stdin",
-                                                    "--login-url", server.url, "--cacert", server.caFile] + extra,
-                             environment: home.environment, input: password + "\n")
+        try ChildProcess.run(
+            Forceterm.executable,
+            [
+                "login", "--username", "demo@localorg.test", "--password-stdin",
+                "--login-url", server.url, "--cacert", server.caFile,
+            ] + extra,
+            environment: home.environment, input: password + "\n")
     }
 
     @Test("Password login saves private credentials; no token reaches the output")
     func passwordLoginSavesCredentials() throws {
         let server = try LocalOrgProcess()
         let home = try Home()
-        defer { server.remove(); home.remove() }
+        defer {
+            server.remove()
+            home.remove()
+        }
         let output = try passwordLogin(server, home, extra: ["--verbose"])
         #expect(output.exitCode == 0, "\(output)")
         #expect(output.standardOutput.contains("Signed in as demo@localorg.test"), "\(output)")
@@ -60,11 +67,17 @@ struct SignInCommandTests {
     func typedPasswordIsNotEchoed() throws {
         let server = try LocalOrgProcess()
         let home = try Home()
-        defer { server.remove(); home.remove() }
+        defer {
+            server.remove()
+            home.remove()
+        }
         let environment = home.environment.compactMapValues { $0 }
-        let session = try TmuxSession(command: [Forceterm.executable.path, "login", "--username", "demo@localorg.test", "--password-stdin",
-                                                "--login-url", server.url, "--cacert", server.caFile],
-                                      width: 120, height: 20, environment: environment)
+        let session = try TmuxSession(
+            command: [
+                Forceterm.executable.path, "login", "--username", "demo@localorg.test", "--password-stdin",
+                "--login-url", server.url, "--cacert", server.caFile,
+            ],
+            width: 120, height: 20, environment: environment)
         defer { session.kill() }
         try session.waitFor("Password for demo@localorg.test:")
         try session.send("localorg-demo", literal: true)
@@ -89,7 +102,10 @@ struct SignInCommandTests {
     func wrongPassword() throws {
         let server = try LocalOrgProcess()
         let home = try Home()
-        defer { server.remove(); home.remove() }
+        defer {
+            server.remove()
+            home.remove()
+        }
         let output = try passwordLogin(server, home, password: "not-the-password")
         #expect(output.exitCode == 1, "\(output)")
         // A blocked username-password flow answers the same: both are said, and the way that works.
@@ -104,7 +120,10 @@ struct SignInCommandTests {
     func blockedPasswordFlow() throws {
         let server = try LocalOrgProcess(arguments: ["--block-password-flow"])
         let home = try Home()
-        defer { server.remove(); home.remove() }
+        defer {
+            server.remove()
+            home.remove()
+        }
         let output = try passwordLogin(server, home)
         #expect(output.exitCode == 1, "\(output)")
         #expect(output.standardError.contains("does not allow the username-password flow for this app"), "\(output)")
@@ -127,10 +146,17 @@ struct SignInCommandTests {
     func insecureLogin() throws {
         let server = try LocalOrgProcess()
         let home = try Home()
-        defer { server.remove(); home.remove() }
-        let output = try ChildProcess.run(Forceterm.executable, ["login", "--insecure", "--username", "demo@localorg.test", "--password-stdin",
-                                                                 "--login-url", server.url],
-                                          environment: home.environment, input: "localorg-demo\n")
+        defer {
+            server.remove()
+            home.remove()
+        }
+        let output = try ChildProcess.run(
+            Forceterm.executable,
+            [
+                "login", "--insecure", "--username", "demo@localorg.test", "--password-stdin",
+                "--login-url", server.url,
+            ],
+            environment: home.environment, input: "localorg-demo\n")
         #expect(output.exitCode == 0, "\(output)")
         #expect(output.standardError.contains("WARNING: --insecure turns off certificate checks"), "\(output)")
         let device = try Forceterm.run(["login", "--device", "--username", "a@b.c", "--password-stdin"], environment: home.environment)
@@ -141,9 +167,13 @@ struct SignInCommandTests {
     func untrustedCertificate() throws {
         let server = try LocalOrgProcess()
         let home = try Home()
-        defer { server.remove(); home.remove() }
-        let output = try ChildProcess.run(Forceterm.executable, ["login", "--username", "demo@localorg.test", "--password-stdin", "--login-url", server.url],
-                                          environment: home.environment, input: "localorg-demo\n")
+        defer {
+            server.remove()
+            home.remove()
+        }
+        let output = try ChildProcess.run(
+            Forceterm.executable, ["login", "--username", "demo@localorg.test", "--password-stdin", "--login-url", server.url],
+            environment: home.environment, input: "localorg-demo\n")
         let fingerprint = try #require(server.caFingerprint)
         #expect(output.exitCode == 1, "\(output)")
         #expect(output.standardError.contains("SHA256 fingerprint: \(fingerprint)"), "\(output)")
@@ -152,14 +182,19 @@ struct SignInCommandTests {
         #expect(!FileManager.default.fileExists(atPath: home.dataHome + "/forceterm/trusted-servers"))
     }
 
-    @Test("Device flow (the default, or --device): the code printed is approved with localorg approve, and the login completes",
-          arguments: [[], ["--device"]])
+    @Test(
+        "Device flow (the default, or --device): the code printed is approved with localorg approve, and the login completes",
+        arguments: [[], ["--device"]])
     func deviceFlowLogin(flag: [String]) throws {
         let server = try LocalOrgProcess()
         let home = try Home()
-        defer { server.remove(); home.remove() }
-        let login = try BackgroundCommand(Forceterm.executable, ["login"] + flag + ["--login-url", server.url, "--cacert", server.caFile],
-                                          environment: home.environment)
+        defer {
+            server.remove()
+            home.remove()
+        }
+        let login = try BackgroundCommand(
+            Forceterm.executable, ["login"] + flag + ["--login-url", server.url, "--cacert", server.caFile],
+            environment: home.environment)
         let printed = try login.waitForOutput(containing: "enter the code: ", timeout: 60)
         let code = try #require(printed.components(separatedBy: "enter the code: ").last?.prefix { $0.isLetter || $0.isNumber })
         #expect(printed.contains("/setup/connect"))
@@ -174,7 +209,10 @@ struct SignInCommandTests {
     func deviceFlowInterrupted() throws {
         let server = try LocalOrgProcess()
         let home = try Home()
-        defer { server.remove(); home.remove() }
+        defer {
+            server.remove()
+            home.remove()
+        }
         let login = try BackgroundCommand(Forceterm.executable, ["login", "--login-url", server.url, "--cacert", server.caFile], environment: home.environment)
         _ = try login.waitForOutput(containing: "Waiting for approval", timeout: 60)
         login.interrupt()
@@ -188,7 +226,10 @@ struct SignInCommandTests {
     func readableCredentialsRefused() throws {
         let server = try LocalOrgProcess()
         let home = try Home()
-        defer { server.remove(); home.remove() }
+        defer {
+            server.remove()
+            home.remove()
+        }
         #expect(try passwordLogin(server, home).exitCode == 0)
         try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: home.credentialsPath)
         let output = try Forceterm.run(["logout"], environment: home.environment)
@@ -222,11 +263,18 @@ struct SignInCommandTests {
     func logoutGuardsLocalChanges() throws {
         let server = try LocalOrgProcess()
         let home = try Home()
-        defer { server.remove(); home.remove() }
+        defer {
+            server.remove()
+            home.remove()
+        }
         #expect(try passwordLogin(server, home).exitCode == 0)
         // The signed-in user's own store, with two locally changed contacts and one clean account.
-        let storePath = try signedInUserStore(home, contacts: [["LastName": "Local", "__local__": true], ["LastName": "Also", "__local__": true],
-                                                               ["LastName": "Clean", "__local__": false]])
+        let storePath = try signedInUserStore(
+            home,
+            contacts: [
+                ["LastName": "Local", "__local__": true], ["LastName": "Also", "__local__": true],
+                ["LastName": "Clean", "__local__": false],
+            ])
         _ = try SmartStore.asForcetermOpensIt(storePath).create([["Name": "Clean account", "__local__": false]], in: "accounts")
 
         let refused = try Forceterm.run(["logout"], environment: home.environment)
@@ -251,14 +299,21 @@ struct SignInCommandTests {
     func switchingUsersGuardsLocalChanges() throws {
         let server = try LocalOrgProcess()
         let home = try Home()
-        defer { server.remove(); home.remove() }
+        defer {
+            server.remove()
+            home.remove()
+        }
         #expect(try passwordLogin(server, home).exitCode == 0)
         let storePath = try signedInUserStore(home, contacts: [["LastName": "Unsent", "__local__": true]])
 
         func trainerLogin(_ extra: [String]) throws -> CommandOutput {
-            try ChildProcess.run(Forceterm.executable, ["login", "--username", "trainer@localorg.test", "--password-stdin",
-                                                        "--login-url", server.url, "--cacert", server.caFile] + extra,
-                                 environment: home.environment, input: "localorg-trainer\n")
+            try ChildProcess.run(
+                Forceterm.executable,
+                [
+                    "login", "--username", "trainer@localorg.test", "--password-stdin",
+                    "--login-url", server.url, "--cacert", server.caFile,
+                ] + extra,
+                environment: home.environment, input: "localorg-trainer\n")
         }
         let refused = try trainerLogin([])
         #expect(refused.exitCode == 1, "\(refused)")
@@ -278,7 +333,10 @@ struct SignInCommandTests {
     func logoutRevokes() throws {
         let server = try LocalOrgProcess()
         let home = try Home()
-        defer { server.remove(); home.remove() }
+        defer {
+            server.remove()
+            home.remove()
+        }
         #expect(try passwordLogin(server, home).exitCode == 0)
         let saved = try String(contentsOfFile: home.credentialsPath, encoding: .utf8)
         let range = try #require(saved.range(of: "\"refreshToken\""))
@@ -286,9 +344,12 @@ struct SignInCommandTests {
         let output = try Forceterm.run(["logout"], environment: home.environment)
         #expect(output.exitCode == 0, "\(output)")
         #expect(output.standardOutput.contains("Signed out demo@localorg.test"))
-        let refresh = try ChildProcess.run(URL(fileURLWithPath: "/usr/bin/env"), [
-            "curl", "-s", "--cacert", server.caFile, "-d", "grant_type=refresh_token", "-d", "client_id=forceterm",
-            "--data-urlencode", "refresh_token=\(refreshToken)", server.url + "/services/oauth2/token"])
+        let refresh = try ChildProcess.run(
+            URL(fileURLWithPath: "/usr/bin/env"),
+            [
+                "curl", "-s", "--cacert", server.caFile, "-d", "grant_type=refresh_token", "-d", "client_id=forceterm",
+                "--data-urlencode", "refresh_token=\(refreshToken)", server.url + "/services/oauth2/token",
+            ])
         #expect(refresh.standardOutput.contains("invalid_grant"), "\(refresh)")
         let again = try Forceterm.run(["logout"], environment: home.environment)
         #expect(again.exitCode == 0)

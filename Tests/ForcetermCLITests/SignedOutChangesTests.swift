@@ -34,9 +34,13 @@ struct SignedOutChangesTests {
         }
 
         func login() throws -> CommandOutput {
-            try ChildProcess.run(Forceterm.executable, ["login", "--username", "demo@localorg.test", "--password-stdin",
-                                                        "--login-url", server.url, "--cacert", server.caFile],
-                                 environment: environment, input: "localorg-demo\n")
+            try ChildProcess.run(
+                Forceterm.executable,
+                [
+                    "login", "--username", "demo@localorg.test", "--password-stdin",
+                    "--login-url", server.url, "--cacert", server.caFile,
+                ],
+                environment: environment, input: "localorg-demo\n")
         }
 
         /// The signed-in user's own store (`users/<org>/<user>/store.sqlite`).
@@ -85,14 +89,16 @@ struct SignedOutChangesTests {
         let imported = try user.forceterm(["import", file])
         #expect(imported.exitCode == 0 && imported.standardError.contains("forceterm login moves it"), "the ORG card names the account created above: \(imported)")
         #expect(try NewUser.documents("contacts", in: user.signedOutStore).count == 2)
-        #expect(try !PasscodeTests.isPlain(user.signedOutStore) && FileManager.default.fileExists(atPath: user.signedOutStore + ".key"),
-                "the signed-out store is encrypted too")
+        #expect(
+            try !PasscodeTests.isPlain(user.signedOutStore) && FileManager.default.fileExists(atPath: user.signedOutStore + ".key"),
+            "the signed-out store is encrypted too")
         #expect(try !Data(contentsOf: URL(fileURLWithPath: user.signedOutStore)).contains(Data("ingrid@fjord.example".utf8)))
 
         let login = try user.login()
         #expect(login.exitCode == 0, "\(login)")
-        #expect(login.standardOutput.contains("Moved 3 records created while nobody was signed in (accounts: 1, contacts: 2) from \(user.signedOutStore) into your store"),
-                "\(login)")
+        #expect(
+            login.standardOutput.contains("Moved 3 records created while nobody was signed in (accounts: 1, contacts: 2) from \(user.signedOutStore) into your store"),
+            "\(login)")
         #expect(try NewUser.documents("contacts", in: user.signedOutStore).isEmpty, "gone from the signed-out store")
         let moved = try NewUser.documents("contacts", in: try user.userStore())
         #expect(moved.count == 2 && moved.allSatisfy { $0["__locally_created__"] == true && $0["Id"]?.stringValue?.hasPrefix("local_") == true })
@@ -119,7 +125,8 @@ struct SignedOutChangesTests {
         var held: SyncLock? = try #require(try SyncLock.tryAcquire(storePath: user.signedOutStore), "as a TUI's sync holds it")
         let login = try user.login()
         #expect(login.exitCode == 0, "signing in itself succeeds: \(login)")
-        #expect(login.standardError.contains("could not move the records created while nobody was signed in")
+        #expect(
+            login.standardError.contains("could not move the records created while nobody was signed in")
                 && login.standardError.contains("a sync of \(user.signedOutStore) is running"), "\(login)")
         #expect(try NewUser.documents("contacts", in: user.signedOutStore).count == 1, "left for that sync")
         withExtendedLifetime(held) {}

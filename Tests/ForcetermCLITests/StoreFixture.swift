@@ -1,5 +1,5 @@
-import Foundation
 import ForceJSON
+import Foundation
 import SmartStore
 
 /// A temporary directory holding a store set up from the repo's `config/userstore.json` (contacts and

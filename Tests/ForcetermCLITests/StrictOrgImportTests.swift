@@ -1,5 +1,5 @@
-import Foundation
 import ForceJSON
+import Foundation
 import LocalOrgProcess
 import Testing
 

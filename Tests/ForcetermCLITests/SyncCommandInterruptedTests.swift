@@ -40,7 +40,8 @@ extension SyncCommandTests {
         withExtendedLifetime(held) {}
         #expect(blocked.exitCode == 1, "\(blocked)")
         #expect(blocked.standardOutput.isEmpty, "no \"Sent 0 changes\" line: \(blocked)")
-        #expect(blocked.standardError.contains("another sync of this store is running") && !blocked.standardError.contains(user.storePath),
-                "said in a line a toast can hold, without the store's path: \(blocked)")
+        #expect(
+            blocked.standardError.contains("another sync of this store is running") && !blocked.standardError.contains(user.storePath),
+            "said in a line a toast can hold, without the store's path: \(blocked)")
     }
 }

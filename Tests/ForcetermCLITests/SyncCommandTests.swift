@@ -6,7 +6,7 @@ import SmartStore
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `forceterm sync` and `status` as built binaries, signed in to a real localorg over HTTPS.
@@ -26,9 +26,13 @@ struct SyncCommandTests {
             if accounts + contacts > 0 {
                 try server.command(["seed", "--accounts", String(accounts), "--contacts", String(contacts)])
             }
-            let login = try ChildProcess.run(Forceterm.executable, ["login", "--username", "demo@localorg.test", "--password-stdin",
-                                                                    "--login-url", server.url, "--cacert", server.caFile],
-                                             environment: environment, input: "localorg-demo\n")
+            let login = try ChildProcess.run(
+                Forceterm.executable,
+                [
+                    "login", "--username", "demo@localorg.test", "--password-stdin",
+                    "--login-url", server.url, "--cacert", server.caFile,
+                ],
+                environment: environment, input: "localorg-demo\n")
             guard login.exitCode == 0 else { throw LocalOrgProcessError("login failed: \(login)") }
             // The TUI tests of `s` drive each sync by hand; the automatic syncs' own tests say otherwise.
             try writeSettings("[sync]\nauto = false\n")
@@ -78,8 +82,9 @@ struct SyncCommandTests {
 
         /// The TUI on this user's store, in a tmux session of its own.
         func tui(width: Int = 120, height: Int = 40) throws -> TmuxSession {
-            try TmuxSession(command: [Forceterm.executable.path, "--store", storePath], width: width, height: height,
-                            environment: environment.compactMapValues { $0 })
+            try TmuxSession(
+                command: [Forceterm.executable.path, "--store", storePath], width: width, height: height,
+                environment: environment.compactMapValues { $0 })
         }
 
         func documents(_ soup: String) throws -> [JSONObject] {
@@ -124,11 +129,12 @@ struct SyncCommandTests {
         _ = try SmartStore(path: path)
         let output = try Forceterm.run(["status", "--store", path], environment: scratch.environment)
         #expect(output.exitCode == 0, "\(output)")
-        #expect(output.standardOutput == """
-            No soups in this store yet: forceterm sync registers those of userstore.json.
-            No named syncs in this store: forceterm sync adds those of usersyncs.json, if it has any.
+        #expect(
+            output.standardOutput == """
+                No soups in this store yet: forceterm sync registers those of userstore.json.
+                No named syncs in this store: forceterm sync adds those of usersyncs.json, if it has any.
 
-            """, "\(output)")
+                """, "\(output)")
     }
 
     @Test("sync --verbose prints a line per request on stderr and never a token; --cacert replaces the CA saved at sign-in")
@@ -193,7 +199,10 @@ struct SyncCommandTests {
     func untrustedCertificate() throws {
         let user = try SignedIn(contacts: 1)
         let stranger = try LocalOrgProcess()
-        defer { user.remove(); stranger.remove() }
+        defer {
+            user.remove()
+            stranger.remove()
+        }
         let sync = try user.forceterm(["sync", "--cacert", stranger.caFile])
         #expect(sync.exitCode == 1, "\(sync)")
         #expect(sync.standardError.contains("no trusted connection") && sync.standardError.contains("--cacert"), "\(sync)")

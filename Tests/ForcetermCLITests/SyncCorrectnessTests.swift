@@ -6,7 +6,7 @@ import SmartStore
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Issue 14's reports, replayed with the real binaries against a real localorg: the TUI in tmux
@@ -48,8 +48,9 @@ struct SyncCorrectnessTests {
         try session.waitFor("Sync complete!", timeout: 60)
 
         let afterFirst = try #require(try Self.contact(user, where: "Id", is: id))
-        #expect(afterFirst["Title"] == "Second edit" && afterFirst["__local__"] == true && afterFirst["__conflict__"] == nil,
-                "the newer edit stays, pending: \(afterFirst)")
+        #expect(
+            afterFirst["Title"] == "Second edit" && afterFirst["__local__"] == true && afterFirst["__conflict__"] == nil,
+            "the newer edit stays, pending: \(afterFirst)")
         let token = try OrgREST.accessToken(user.server)
         #expect(try OrgREST.contact(id, server: user.server, token: token)["Title"] == "First edit")
         let screen = try session.screen()

@@ -40,8 +40,9 @@ extension SyncCommandTests {
         #expect(killed, "\(sync)")
         #expect(sync.exitCode == 1, "\(sync)")
         // A broken connection ("cannot reach") or, asking again, the refusal of the dead server's port.
-        #expect((sync.standardError.contains("cannot reach") || sync.standardError.contains("cannot connect"))
-            && sync.standardError.contains("Local changes are kept"), "\(sync)")
+        #expect(
+            (sync.standardError.contains("cannot reach") || sync.standardError.contains("cannot connect"))
+                && sync.standardError.contains("Local changes are kept"), "\(sync)")
         let summary = try JSONParser.parse(sync.standardOutput)
         let stored = try user.count("contacts")
         #expect(stored > 0 && stored < total, "\(sync)")

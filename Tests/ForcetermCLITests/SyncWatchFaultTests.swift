@@ -1,10 +1,10 @@
-import Foundation
 import ForceJSON
+import Foundation
 import LocalOrgProcess
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The fault tests with automatic sync on: `forceterm sync --watch` as the built binary against a

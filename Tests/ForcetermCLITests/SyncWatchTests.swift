@@ -1,10 +1,10 @@
-import Foundation
 import ForceJSON
+import Foundation
 import LocalOrgProcess
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `forceterm sync --watch` as the built binary against a real localorg: it syncs by itself and
@@ -114,8 +114,9 @@ struct SyncWatchTests {
     func lastRuns(_ user: SyncCommandTests.SignedIn) throws -> [String: String] {
         let status = try user.forceterm(["status", "--json"])
         let syncs = try JSONParser.parse(status.standardOutput)["syncs"]?.arrayValue ?? []
-        return Dictionary(syncs.compactMap { sync in sync["name"]?.stringValue.map { ($0, sync["lastRun"]?.stringValue ?? "") } },
-                          uniquingKeysWith: { first, _ in first })
+        return Dictionary(
+            syncs.compactMap { sync in sync["name"]?.stringValue.map { ($0, sync["lastRun"]?.stringValue ?? "") } },
+            uniquingKeysWith: { first, _ in first })
     }
 
     @Test("Offline, it says so with the next try and sends the change once the org is back on the same address")

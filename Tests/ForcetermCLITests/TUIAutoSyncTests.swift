@@ -1,5 +1,5 @@
-import Foundation
 import ForceJSON
+import Foundation
 import LocalOrgProcess
 import Testing
 
@@ -36,8 +36,9 @@ struct TUIAutoSyncTests {
         try waitUntil("the edit reaches the org") {
             try OrgREST.query("SELECT Id FROM Contact WHERE Title = 'Field manager'", server: user.server, token: token).count == 1
         }
-        let edited = try #require(try OrgREST.query("SELECT Id FROM Contact WHERE Title = 'Field manager'", server: user.server, token: token)
-            .first?["Id"]?.stringValue)
+        let edited = try #require(
+            try OrgREST.query("SELECT Id FROM Contact WHERE Title = 'Field manager'", server: user.server, token: token)
+                .first?["Id"]?.stringValue)
 
         // The org goes down; an edit saved meanwhile waits, said on the status line, and goes up once it is back.
         let port = user.server.port

@@ -1,11 +1,11 @@
-import Foundation
 import ForceJSON
+import Foundation
 import LocalOrgProcess
 import SmartStore
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Conflicts end to end: the real forceterm in tmux against a real localorg. Two contacts are
@@ -76,9 +76,12 @@ struct TUIConflictTests {
 /// The org's REST API read with curl, an independent client, to check what the server holds.
 enum OrgREST {
     static func accessToken(_ server: LocalOrgProcess) throws -> String {
-        let output = try ChildProcess.run(URL(fileURLWithPath: "/usr/bin/env"), [
-            "curl", "-s", "--cacert", server.caFile, "-d", "grant_type=password", "-d", "client_id=forceterm",
-            "-d", "username=demo@localorg.test", "-d", "password=localorg-demo", server.url + "/services/oauth2/token"])
+        let output = try ChildProcess.run(
+            URL(fileURLWithPath: "/usr/bin/env"),
+            [
+                "curl", "-s", "--cacert", server.caFile, "-d", "grant_type=password", "-d", "client_id=forceterm",
+                "-d", "username=demo@localorg.test", "-d", "password=localorg-demo", server.url + "/services/oauth2/token",
+            ])
         guard let token = (try? JSONParser.parse(output.standardOutput))?["access_token"]?.stringValue else {
             throw LocalOrgProcessError("no access token from the org: \(output)")
         }
@@ -86,9 +89,12 @@ enum OrgREST {
     }
 
     static func contact(_ id: String, server: LocalOrgProcess, token: String) throws -> JSONValue {
-        let output = try ChildProcess.run(URL(fileURLWithPath: "/usr/bin/env"), [
-            "curl", "-s", "--cacert", server.caFile, "-H", "Authorization: Bearer \(token)",
-            server.url + "/services/data/v62.0/sobjects/Contact/\(id)"])
+        let output = try ChildProcess.run(
+            URL(fileURLWithPath: "/usr/bin/env"),
+            [
+                "curl", "-s", "--cacert", server.caFile, "-H", "Authorization: Bearer \(token)",
+                server.url + "/services/data/v62.0/sobjects/Contact/\(id)",
+            ])
         return try JSONParser.parse(output.standardOutput)
     }
 }

@@ -15,8 +15,9 @@ struct TUILockTests {
         defer { user.remove() }
         let synced = try user.forceterm(["sync"])
         #expect(synced.exitCode == 0, "\(synced)")
-        let set = try ChildProcess.run(Forceterm.executable, ["passcode", "--store", user.storePath], environment: user.environment,
-                                       input: "tui-pass-1\n")
+        let set = try ChildProcess.run(
+            Forceterm.executable, ["passcode", "--store", user.storePath], environment: user.environment,
+            input: "tui-pass-1\n")
         #expect(set.exitCode == 0 && set.standardOutput.contains("Passcode set"), "\(set)")
         let listed = try JSONParser.parse(try user.forceterm(["list", "contacts", "--json"]).standardOutput)
         let someone = try #require(listed.arrayValue?.compactMap { $0["LastName"]?.stringValue }.max { $0.count < $1.count })
@@ -24,8 +25,9 @@ struct TUILockTests {
         try FileManager.default.createDirectory(atPath: config, withIntermediateDirectories: true)
         try "[security]\nlock-after = 3\n".write(toFile: config + "/config.toml", atomically: true, encoding: .utf8)
 
-        let session = try TmuxSession(command: [Forceterm.executable.path, "--store", user.storePath], width: 100, height: 30,
-                                      environment: user.environment.compactMapValues { $0 })
+        let session = try TmuxSession(
+            command: [Forceterm.executable.path, "--store", user.storePath], width: 100, height: 30,
+            environment: user.environment.compactMapValues { $0 })
         defer { session.kill() }
         try session.waitFor(String(someone))
         try session.send("s")
@@ -68,13 +70,21 @@ struct TUILockTests {
         try server.command(["seed", "--accounts", "1", "--contacts", "5"])
         let environment: [String: String?] = ["XDG_DATA_HOME": root + "/data", "XDG_CONFIG_HOME": root + "/config"]
         func login(passcode: String) throws -> CommandOutput {
-            try ChildProcess.run(Forceterm.executable, ["login", "--username", "demo@localorg.test", "--password-stdin",
-                                                        "--login-url", server.url, "--cacert", server.caFile],
-                                 environment: environment.merging(["FORCETERM_PASSCODE": passcode]) { $1 }, input: "localorg-demo\n")
+            try ChildProcess.run(
+                Forceterm.executable,
+                [
+                    "login", "--username", "demo@localorg.test", "--password-stdin",
+                    "--login-url", server.url, "--cacert", server.caFile,
+                ],
+                environment: environment.merging(["FORCETERM_PASSCODE": passcode]) { $1 }, input: "localorg-demo\n")
         }
-        let none = try ChildProcess.run(Forceterm.executable, ["login", "--username", "demo@localorg.test", "--password-stdin",
-                                                               "--login-url", server.url, "--cacert", server.caFile],
-                                        environment: environment, input: "localorg-demo\n")
+        let none = try ChildProcess.run(
+            Forceterm.executable,
+            [
+                "login", "--username", "demo@localorg.test", "--password-stdin",
+                "--login-url", server.url, "--cacert", server.caFile,
+            ],
+            environment: environment, input: "localorg-demo\n")
         #expect(none.exitCode == 1 && none.standardError.contains("your org's policy asks for a passcode"), "no terminal, no passcode: \(none)")
         let short = try login(passcode: "seven-7")
         #expect(short.exitCode == 1 && short.standardError.contains("fewer than the 8 characters"), "\(short)")
@@ -114,18 +124,23 @@ struct TUILockTests {
             return try ChildProcess.run(Forceterm.executable, arguments, environment: environment)
         }
         // The user's own store, its passcode chosen at sign-in (so the session's tokens are sealed too).
-        let login = try ChildProcess.run(Forceterm.executable, ["login", "--username", "demo@localorg.test", "--password-stdin",
-                                                                "--login-url", server.url, "--cacert", server.caFile],
-                                         environment: environment.merging(["FORCETERM_PASSCODE": "tui-pass-2"]) { $1 },
-                                         input: "localorg-demo\n")
+        let login = try ChildProcess.run(
+            Forceterm.executable,
+            [
+                "login", "--username", "demo@localorg.test", "--password-stdin",
+                "--login-url", server.url, "--cacert", server.caFile,
+            ],
+            environment: environment.merging(["FORCETERM_PASSCODE": "tui-pass-2"]) { $1 },
+            input: "localorg-demo\n")
         #expect(login.exitCode == 0 && login.standardOutput.contains("Passcode set"), "\(login)")
         #expect(try forceterm(["sync"]).exitCode == 0)
         let listed = try JSONParser.parse(try forceterm(["list", "contacts", "--json"]).standardOutput)
         let someone = try #require(listed.arrayValue?.compactMap { $0["LastName"]?.stringValue }.max { $0.count < $1.count })
 
         // No idle lock configured: only the login's lock applies.
-        let session = try TmuxSession(command: [Forceterm.executable.path], width: 100, height: 30,
-                                      environment: environment.compactMapValues { $0 })
+        let session = try TmuxSession(
+            command: [Forceterm.executable.path], width: 100, height: 30,
+            environment: environment.compactMapValues { $0 })
         defer { session.kill() }
         try session.waitFor(String(someone))
         #expect(try forceterm(["lock"]).exitCode == 0)

@@ -1,5 +1,5 @@
-import Foundation
 import ForceJSON
+import Foundation
 import LocalOrgProcess
 import Testing
 
@@ -13,9 +13,12 @@ struct TUIOrgRulesTests {
     static func config(metadata: Bool) throws -> String {
         let directory = NSTemporaryDirectory() + "forceterm-rules-config-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        try FileManager.default.copyItem(atPath: LocalOrgProcess.packageRoot.appendingPathComponent("config/userstore.json").path,
-                                         toPath: directory + "/userstore.json")
-        let describes = metadata ? #"""
+        try FileManager.default.copyItem(
+            atPath: LocalOrgProcess.packageRoot.appendingPathComponent("config/userstore.json").path,
+            toPath: directory + "/userstore.json")
+        let describes =
+            metadata
+            ? #"""
             ,
             {"syncName": "contactMetadata", "syncType": "syncDown", "soupName": "sobject_metadata",
              "target": {"type": "metadata", "sobjectType": "Contact"}, "options": {"mergeMode": "OVERWRITE"}},
@@ -43,8 +46,9 @@ struct TUIOrgRulesTests {
     }
 
     static func tui(_ user: SyncCommandTests.SignedIn, config: String) throws -> TmuxSession {
-        try TmuxSession(command: [Forceterm.executable.path, "--store", user.storePath, "--config", config], width: 120, height: 40,
-                        environment: user.environment.compactMapValues { $0 })
+        try TmuxSession(
+            command: [Forceterm.executable.path, "--store", user.storePath, "--config", config], width: 120, height: 40,
+            environment: user.environment.compactMapValues { $0 })
     }
 
     @Test("With the describe: a partner account's record type and its own types picked from lists; the org's validation rule shown on Website and repaired")
@@ -95,8 +99,9 @@ struct TUIOrgRulesTests {
         try session.waitFor("Sync complete!")
         try session.send("q")
 
-        let partnerType = try #require(try user.documents("sobject_metadata").first { $0["Id"] == "Account" }?["recordTypeInfos"]?
-            .arrayValue?.first { $0["developerName"] == "Partner" }?["recordTypeId"]?.stringValue)
+        let partnerType = try #require(
+            try user.documents("sobject_metadata").first { $0["Id"] == "Account" }?["recordTypeInfos"]?
+                .arrayValue?.first { $0["developerName"] == "Partner" }?["recordTypeId"]?.stringValue)
         // As the sync down of the same run brought it back from the org.
         let stored = try #require(try user.documents("accounts").first { $0["Name"] == "Fin Partners" })
         #expect(stored["__local__"] == false && stored["Id"]?.stringValue?.hasPrefix("001") == true)

@@ -1,11 +1,11 @@
-import Foundation
 import ForceJSON
+import Foundation
 import LocalOrgProcess
 import SmartStore
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The real forceterm in tmux against localorg answering as a production org: a duplicate the
@@ -81,9 +81,12 @@ struct TUIProductionOrgTests {
 
 extension OrgREST {
     static func query(_ soql: String, server: LocalOrgProcess, token: String) throws -> [JSONValue] {
-        let output = try ChildProcess.run(URL(fileURLWithPath: "/usr/bin/env"), [
-            "curl", "-s", "--cacert", server.caFile, "-H", "Authorization: Bearer \(token)", "-G",
-            "--data-urlencode", "q=\(soql)", server.url + "/services/data/v62.0/query"])
+        let output = try ChildProcess.run(
+            URL(fileURLWithPath: "/usr/bin/env"),
+            [
+                "curl", "-s", "--cacert", server.caFile, "-H", "Authorization: Bearer \(token)", "-G",
+                "--data-urlencode", "q=\(soql)", server.url + "/services/data/v62.0/query",
+            ])
         return try JSONParser.parse(output.standardOutput)["records"]?.arrayValue ?? []
     }
 }

@@ -1,5 +1,5 @@
-import Foundation
 import ForceJSON
+import Foundation
 import SmartStore
 import Testing
 
@@ -12,8 +12,9 @@ struct TUISyncTests {
         let user = try SyncCommandTests.SignedIn(accounts: 2, contacts: 6)
         defer { user.remove() }
         let environment = user.environment.compactMapValues { $0 }
-        let session = try TmuxSession(command: [Forceterm.executable.path, "--store", user.storePath], width: 120, height: 40,
-                                      environment: environment)
+        let session = try TmuxSession(
+            command: [Forceterm.executable.path, "--store", user.storePath], width: 120, height: 40,
+            environment: environment)
         defer { session.kill() }
         try session.waitFor("Contacts (0)")
         try session.send("n")
@@ -46,8 +47,9 @@ struct TUISyncTests {
         let credentials = user.root + "/data/forceterm/credentials.json"
         let saved = try Data(contentsOf: URL(fileURLWithPath: credentials))
         try FileManager.default.removeItem(atPath: credentials)
-        let session = try TmuxSession(command: [Forceterm.executable.path, "--store", user.storePath], width: 120, height: 30,
-                                      environment: environment)
+        let session = try TmuxSession(
+            command: [Forceterm.executable.path, "--store", user.storePath], width: 120, height: 30,
+            environment: environment)
         defer { session.kill() }
         try session.waitFor("not signed in — forceterm login")
         try session.send("s")

@@ -1,5 +1,5 @@
-import Foundation
 import ForceJSON
+import Foundation
 import SmartStore
 import Testing
 
@@ -220,12 +220,12 @@ extension TUITmuxTests {
     func asciiWithoutUTF8Locale() throws {
         let (directory, path) = try Self.seededStore()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let session = try TmuxSession(command: [Forceterm.executable.path, "--store", path, "--offline"], width: 120, height: 30,
-                                      environment: ["LANG": "C", "LC_ALL": "C"])
+        let session = try TmuxSession(
+            command: [Forceterm.executable.path, "--store", path, "--offline"], width: 120, height: 30,
+            environment: ["LANG": "C", "LC_ALL": "C"])
         let screen = try session.waitFor("Zoe Nunez")
         #expect(screen.contains("is not UTF-8: names are shown in ASCII; run export LANG=C.UTF-8"), "\(screen)")
         #expect(!screen.contains("Zoë"), "no character ncurses would draw as a blank")
         try session.send("q")
     }
 }
-

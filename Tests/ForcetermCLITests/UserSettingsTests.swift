@@ -19,8 +19,9 @@ struct UserSettingsTests {
             var environment = ["XDG_CONFIG_HOME": directory.appendingPathComponent("config").path]
             // Set either way: the test runner's own NO_COLOR would reach the TUI through tmux.
             environment["NO_COLOR"] = colors ? "" : "1"
-            session = try TmuxSession(command: [Forceterm.executable.path, "--store", path, "--offline"], width: 120, height: 30,
-                                      environment: environment)
+            session = try TmuxSession(
+                command: [Forceterm.executable.path, "--store", path, "--offline"], width: 120, height: 30,
+                environment: environment)
             try session.waitFor("Contacts (3)")
         }
 
@@ -32,7 +33,8 @@ struct UserSettingsTests {
 
     @Test("keys, colours, the order and the second column from the file; ? lists the user's keys")
     func applied() throws {
-        let tui = try ConfiguredTUI("""
+        let tui = try ConfiguredTUI(
+            """
             # a user's settings
             [keys]
             help = "h"

@@ -113,8 +113,10 @@ extension FilesAndSettingsTests {
         #expect(try UserSettings.parse("[sync]\ninterval = 60\n").automaticSync == AutoSyncSettings(enabled: true, interval: 60))
         #expect(UserSettings().automaticSync.serverPush)
         #expect(try !UserSettings.parse("[sync]\nlisten = false\n").automaticSync.serverPush)
-        for (bad, says) in [("auto = \"no\"", "true or false"), ("interval = 2", "from 5 to 86400"), ("interval = 90.5", "whole seconds"),
-                            ("listen = 1", "listen takes true or false"), ("push = true", "[sync] has auto, interval and listen")] {
+        for (bad, says) in [
+            ("auto = \"no\"", "true or false"), ("interval = 2", "from 5 to 86400"), ("interval = 90.5", "whole seconds"),
+            ("listen = 1", "listen takes true or false"), ("push = true", "[sync] has auto, interval and listen"),
+        ] {
             #expect { try UserSettings.parse("# mine\n[sync]\n\(bad)\n") } throws: { error in
                 (error as? SettingsProblem)?.line == 3 && (error as? SettingsProblem)?.reason.contains(says) == true
             }

@@ -2,6 +2,7 @@ import ContactsApp
 import Foundation
 import SmartStore
 import Testing
+
 @testable import ForcetermServices
 
 @Suite("Wrong passcodes in a row make the next try wait")

@@ -3,6 +3,7 @@ import ForceAPI
 import Foundation
 import SmartStore
 import Testing
+
 @testable import ForcetermServices
 
 @Suite("The store key: sealed by the passcode, kept unlocked in the kernel keyring")

@@ -36,13 +36,14 @@ struct SyncRunTests {
 
     @Test("Every sync up runs before every sync down, in the file's order")
     func order() throws {
-        let config = try SyncsConfig(json: """
-            {"syncs": [
-              {"syncName": "downContacts", "syncType": "syncDown", "soupName": "contacts", "target": {"type": "soql", "query": "SELECT Id FROM Contact"}, "options": {"mergeMode": "LEAVE_IF_CHANGED"}},
-              {"syncName": "upContacts", "syncType": "syncUp", "soupName": "contacts", "target": {"createFieldlist": ["LastName"]}, "options": {"fieldlist": ["LastName"], "mergeMode": "LEAVE_IF_CHANGED"}},
-              {"syncName": "downAccounts", "syncType": "syncDown", "soupName": "accounts", "target": {"type": "soql", "query": "SELECT Id FROM Account"}, "options": {"mergeMode": "OVERWRITE"}}
-            ]}
-            """)
+        let config = try SyncsConfig(
+            json: """
+                {"syncs": [
+                  {"syncName": "downContacts", "syncType": "syncDown", "soupName": "contacts", "target": {"type": "soql", "query": "SELECT Id FROM Contact"}, "options": {"mergeMode": "LEAVE_IF_CHANGED"}},
+                  {"syncName": "upContacts", "syncType": "syncUp", "soupName": "contacts", "target": {"createFieldlist": ["LastName"]}, "options": {"fieldlist": ["LastName"], "mergeMode": "LEAVE_IF_CHANGED"}},
+                  {"syncName": "downAccounts", "syncType": "syncDown", "soupName": "accounts", "target": {"type": "soql", "query": "SELECT Id FROM Account"}, "options": {"mergeMode": "OVERWRITE"}}
+                ]}
+                """)
         #expect(SyncRun(entries: config.entries, up: true, down: true, forceDelete: false).order == ["upContacts", "downContacts", "downAccounts"])
         #expect(SyncRun(entries: config.entries, up: false, down: true, forceDelete: false).order == ["downContacts", "downAccounts"])
         #expect(SyncRun(entries: config.entries, up: true, down: false, forceDelete: false).order == ["upContacts"])
@@ -50,12 +51,14 @@ struct SyncRunTests {
 
     @Test("The failure line names the sync and says local changes are kept")
     func failureMessage() {
-        #expect(SyncRun.failureMessage("syncDownContacts", ForceClientRemote.remoteError(.offline(.connectionRefused, host: "10.99.0.2")))
-            == "syncDownContacts stopped: cannot connect to Salesforce (10.99.0.2: connection refused: is the server running, and on that port?); "
-            + "sync again once it is. Local changes are kept in the store.",
-                "what to do is said once")
-        #expect(SyncRun.failureMessage("syncDownContacts", SyncRemoteError.server(status: 500, errorCode: "UNKNOWN_EXCEPTION", message: "boom"))
-            .hasSuffix("Local changes are kept in the store; run forceterm sync again."))
+        #expect(
+            SyncRun.failureMessage("syncDownContacts", ForceClientRemote.remoteError(.offline(.connectionRefused, host: "10.99.0.2")))
+                == "syncDownContacts stopped: cannot connect to Salesforce (10.99.0.2: connection refused: is the server running, and on that port?); "
+                + "sync again once it is. Local changes are kept in the store.",
+            "what to do is said once")
+        #expect(
+            SyncRun.failureMessage("syncDownContacts", SyncRemoteError.server(status: 500, errorCode: "UNKNOWN_EXCEPTION", message: "boom"))
+                .hasSuffix("Local changes are kept in the store; run forceterm sync again."))
     }
 
     @Test("A sync up run twice counts each record once: the first run's refusals are sent again and counted by the second")
@@ -88,8 +91,9 @@ struct SyncRunTests {
         down.keptLocalChanges = 1
         report.add(down, of: "syncDownContacts")
         report.updated = 2
-        #expect(report.text == "Sent 2 changes (0 created, 2 updated, 0 deleted); received 16 records (10 new or changed on the server, "
-            + "5 you had already, 1 kept as changed here); removed 0 deleted on the server.\n")
+        #expect(
+            report.text == "Sent 2 changes (0 created, 2 updated, 0 deleted); received 16 records (10 new or changed on the server, "
+                + "5 you had already, 1 kept as changed here); removed 0 deleted on the server.\n")
         var quiet = SyncRunReport()
         var unchanged = SyncDownSummary()
         unchanged.unchanged = 1

@@ -1,7 +1,7 @@
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A real `localorg serve` process on 127.0.0.1 with an ephemeral port and its own data directory,
@@ -102,8 +102,9 @@ public final class LocalOrgProcess: @unchecked Sendable {
         /// or, with --listen, https://ADDRESS:PORT.
         func announced() -> (host: String, port: Int)? {
             guard let data = FileManager.default.contents(atPath: readyFile),
-                  let ready = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
-                  let url = (ready["url"] as? String).flatMap(URLComponents.init(string:)), let host = url.host, let port = url.port else { return nil }
+                let ready = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+                let url = (ready["url"] as? String).flatMap(URLComponents.init(string:)), let host = url.host, let port = url.port
+            else { return nil }
             return (host == "localhost" ? "127.0.0.1" : host.trimmingCharacters(in: CharacterSet(charactersIn: "[]")), port)
         }
     }
@@ -230,7 +231,10 @@ public final class SilentListener: @unchecked Sendable {
         let bound = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
-        guard bound == 0, listen(descriptor, 16) == 0 else { close(descriptor); throw LocalOrgProcessError("bind/listen failed") }
+        guard bound == 0, listen(descriptor, 16) == 0 else {
+            close(descriptor)
+            throw LocalOrgProcessError("bind/listen failed")
+        }
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         _ = withUnsafeMutablePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) }
@@ -331,7 +335,11 @@ public final class DelayingRelay: @unchecked Sendable {
                 let connected = withUnsafePointer(to: &address) {
                     $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(server, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
                 }
-                guard connected == 0 else { close(client); close(server); continue }
+                guard connected == 0 else {
+                    close(client)
+                    close(server)
+                    continue
+                }
                 Self.pump(from: client, to: server, delay: delay) { silence.isSilenced(number) }
                 Self.pump(from: server, to: client, delay: delay) { silence.isSilenced(number) }
             }
@@ -376,7 +384,12 @@ final class RelaySilence: @unchecked Sendable {
     private var count = 0
     private var silencedThrough = 0
 
-    func opened() -> Int { lock.withLock { count += 1; return count } }
+    func opened() -> Int {
+        lock.withLock {
+            count += 1
+            return count
+        }
+    }
     func silenceOpen() { lock.withLock { silencedThrough = count } }
     func isSilenced(_ number: Int) -> Bool { lock.withLock { number <= silencedThrough } }
 }

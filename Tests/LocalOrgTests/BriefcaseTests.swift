@@ -1,12 +1,20 @@
 import ForceJSON
 import Testing
+
 @testable import LocalOrg
 
 @Suite struct BriefcaseTests {
-    static let rules: JSONValue = ["briefcases": [["name": "Field sales", "rules": [
-        ["object": "Account", "where": "Industry = 'Technology'"],
-        ["object": "Contact"],
-    ]]]]
+    static let rules: JSONValue = [
+        "briefcases": [
+            [
+                "name": "Field sales",
+                "rules": [
+                    ["object": "Account", "where": "Industry = 'Technology'"],
+                    ["object": "Contact"],
+                ],
+            ]
+        ]
+    ]
 
     @Test func primingRecordsWalkEveryRuleThroughRelayTokens() async throws {
         let org = try await TestOrg(briefcases: Self.rules)

@@ -1,6 +1,7 @@
 import ForceJSON
 import SalesforceTime
 import Testing
+
 @testable import LocalOrg
 
 @Suite struct CompositeTests {
@@ -8,13 +9,15 @@ import Testing
         let org = try await TestOrg()
         defer { org.remove() }
         let id = try await org.create("Account", #"{"Name":"Batch"}"#)
-        let response = await org.call("POST", "/services/data/v59.0/composite/batch", body: """
-            {"haltOnError":true,"batchRequests":[
-              {"method":"PATCH","url":"v59.0/sobjects/Account/\(id)","richInput":{"Name":"Renamed"}},
-              {"method":"GET","url":"v59.0/sobjects/Account/\(id)?fields=Name"},
-              {"method":"POST","url":"v59.0/sobjects/Contact","richInput":{"FirstName":"no last name"}},
-              {"method":"GET","url":"v59.0/limits"}]}
-            """)
+        let response = await org.call(
+            "POST", "/services/data/v59.0/composite/batch",
+            body: """
+                {"haltOnError":true,"batchRequests":[
+                  {"method":"PATCH","url":"v59.0/sobjects/Account/\(id)","richInput":{"Name":"Renamed"}},
+                  {"method":"GET","url":"v59.0/sobjects/Account/\(id)?fields=Name"},
+                  {"method":"POST","url":"v59.0/sobjects/Contact","richInput":{"FirstName":"no last name"}},
+                  {"method":"GET","url":"v59.0/limits"}]}
+                """)
         #expect(response.status == 200)
         let body = try JSONParser.parse(response.body)
         #expect(body["hasErrors"] == true)
@@ -31,14 +34,16 @@ import Testing
     @Test func compositeResolvesReferencesBetweenSubrequests() async throws {
         let org = try await TestOrg()
         defer { org.remove() }
-        let response = await org.call("POST", "/services/data/v59.0/composite", body: """
-            {"allOrNone":false,"compositeRequest":[
-              {"method":"POST","url":"/services/data/v59.0/sobjects/Account","referenceId":"refAccount","body":{"Name":"Composite"}},
-              {"method":"POST","url":"/services/data/v59.0/sobjects/Contact","referenceId":"refContact","body":{"LastName":"Child","AccountId":"@{refAccount.id}"}},
-              {"method":"GET","url":"/services/data/v59.0/query?q=SELECT+Id,Account.Name+FROM+Contact","referenceId":"refQuery"},
-              {"method":"GET","url":"/services/data/v59.0/sobjects/Contact/@{refQuery.records[0].Id}?fields=LastName","referenceId":"refRead"},
-              {"method":"GET","url":"/services/data/v59.0/sobjects/Account/@{refMissing.id}","referenceId":"refMissing2"}]}
-            """)
+        let response = await org.call(
+            "POST", "/services/data/v59.0/composite",
+            body: """
+                {"allOrNone":false,"compositeRequest":[
+                  {"method":"POST","url":"/services/data/v59.0/sobjects/Account","referenceId":"refAccount","body":{"Name":"Composite"}},
+                  {"method":"POST","url":"/services/data/v59.0/sobjects/Contact","referenceId":"refContact","body":{"LastName":"Child","AccountId":"@{refAccount.id}"}},
+                  {"method":"GET","url":"/services/data/v59.0/query?q=SELECT+Id,Account.Name+FROM+Contact","referenceId":"refQuery"},
+                  {"method":"GET","url":"/services/data/v59.0/sobjects/Contact/@{refQuery.records[0].Id}?fields=LastName","referenceId":"refRead"},
+                  {"method":"GET","url":"/services/data/v59.0/sobjects/Account/@{refMissing.id}","referenceId":"refMissing2"}]}
+                """)
         #expect(response.status == 200)
         let results = try #require(try JSONParser.parse(response.body)["compositeResponse"]?.arrayValue)
         #expect(results.map { $0["httpStatusCode"] } == [201, 201, 200, 200, 400])
@@ -58,18 +63,20 @@ import Testing
         let changed = try await org.create("Contact", #"{"LastName":"Changed","Title":"Before"}"#)
         let removed = try await org.create("Contact", #"{"LastName":"Removed"}"#)
         let stale = SalesforceDate.formatHTTPDate(OrgStore.now() - 3600)
-        let response = await org.call("POST", "/services/data/v59.0/composite", body: """
-            {"allOrNone":false,"compositeRequest":[
-              {"method":"POST","url":"/services/data/v59.0/sobjects/Account","referenceId":"account","body":{"Name":"One commit"}},
-              {"method":"PATCH","url":"/services/data/v59.0/sobjects/Contact/\(kept)","referenceId":"refused","body":{"Title":"Mine"},
-               "httpHeaders":{"If-Unmodified-Since":"\(stale)"}},
-              {"method":"POST","url":"/services/data/v59.0/sobjects/Contact","referenceId":"invalid","body":{"LastName":"Bad","Email":"nope"}},
-              {"method":"PATCH","url":"/services/data/v59.0/sobjects/Contact/\(changed)","referenceId":"update","body":{"Title":"After","AccountId":"@{account.id}"}},
-              {"method":"GET","url":"/services/data/v59.0/sobjects/Contact/\(changed)?fields=Title,AccountId","referenceId":"read"},
-              {"method":"DELETE","url":"/services/data/v59.0/sobjects/Contact/\(removed)","referenceId":"delete"},
-              {"method":"DELETE","url":"/services/data/v59.0/sobjects/Contact/\(removed)","referenceId":"again"},
-              {"method":"PATCH","url":"/services/data/v59.0/sobjects/Contact/\(kept)","referenceId":"missing","body":{"AccountId":"@{invalid.id}"}}]}
-            """)
+        let response = await org.call(
+            "POST", "/services/data/v59.0/composite",
+            body: """
+                {"allOrNone":false,"compositeRequest":[
+                  {"method":"POST","url":"/services/data/v59.0/sobjects/Account","referenceId":"account","body":{"Name":"One commit"}},
+                  {"method":"PATCH","url":"/services/data/v59.0/sobjects/Contact/\(kept)","referenceId":"refused","body":{"Title":"Mine"},
+                   "httpHeaders":{"If-Unmodified-Since":"\(stale)"}},
+                  {"method":"POST","url":"/services/data/v59.0/sobjects/Contact","referenceId":"invalid","body":{"LastName":"Bad","Email":"nope"}},
+                  {"method":"PATCH","url":"/services/data/v59.0/sobjects/Contact/\(changed)","referenceId":"update","body":{"Title":"After","AccountId":"@{account.id}"}},
+                  {"method":"GET","url":"/services/data/v59.0/sobjects/Contact/\(changed)?fields=Title,AccountId","referenceId":"read"},
+                  {"method":"DELETE","url":"/services/data/v59.0/sobjects/Contact/\(removed)","referenceId":"delete"},
+                  {"method":"DELETE","url":"/services/data/v59.0/sobjects/Contact/\(removed)","referenceId":"again"},
+                  {"method":"PATCH","url":"/services/data/v59.0/sobjects/Contact/\(kept)","referenceId":"missing","body":{"AccountId":"@{invalid.id}"}}]}
+                """)
         #expect(response.status == 200)
         let results = try #require(try JSONParser.parse(response.body)["compositeResponse"]?.arrayValue)
         #expect(results.map { $0["httpStatusCode"] } == [201, 412, 400, 204, 200, 204, 404, 400])
@@ -112,7 +119,8 @@ import Testing
         #expect(results[2]["body"]?["AccountId"] == results[0]["body"]?["id"])  // reads see the transaction's own writes
         #expect(try await org.query("SELECT COUNT() FROM Contact").body["totalSize"] == 2)
 
-        let unsupported = await org.call("POST", "/services/data/v59.0/composite", body: #"{"allOrNone":true,"compositeRequest":[{"method":"GET","url":"/services/data/v59.0/limits","referenceId":"a"}]}"#)
+        let unsupported = await org.call(
+            "POST", "/services/data/v59.0/composite", body: #"{"allOrNone":true,"compositeRequest":[{"method":"GET","url":"/services/data/v59.0/limits","referenceId":"a"}]}"#)
         #expect(try JSONParser.parse(unsupported.body)["compositeResponse"]?.arrayValue?.first?["httpStatusCode"] == 400)
     }
 
@@ -122,10 +130,12 @@ import Testing
         let id = try await org.create("Contact", #"{"LastName":"Conditional"}"#)
         let stale = SalesforceDate.formatHTTPDate(OrgStore.now() - 3600)
         for allOrNone in [false, true] {
-            let response = await org.call("POST", "/services/data/v59.0/composite", body: """
-                {"allOrNone":\(allOrNone),"compositeRequest":[{"method":"PATCH","url":"/services/data/v59.0/sobjects/Contact/\(id)","referenceId":"update",
-                  "body":{"Title":"Mine"},"httpHeaders":{"If-Unmodified-Since":"\(stale)"}}]}
-                """)
+            let response = await org.call(
+                "POST", "/services/data/v59.0/composite",
+                body: """
+                    {"allOrNone":\(allOrNone),"compositeRequest":[{"method":"PATCH","url":"/services/data/v59.0/sobjects/Contact/\(id)","referenceId":"update",
+                      "body":{"Title":"Mine"},"httpHeaders":{"If-Unmodified-Since":"\(stale)"}}]}
+                    """)
             let result = try JSONParser.parse(response.body)["compositeResponse"]?.arrayValue?.first
             #expect(result?["httpStatusCode"] == 412)
             #expect(result?["body"]?.firstErrorCode == "PRECONDITION_FAILED")
@@ -137,10 +147,12 @@ import Testing
         defer { org.remove() }
         let id = try await org.create("Contact", #"{"LastName":"Conditional"}"#)
         let stale = SalesforceDate.formatHTTPDate(OrgStore.now() - 3600)
-        let response = await org.call("POST", "/services/data/v59.0/composite", body: """
-            {"allOrNone":false,"compositeRequest":[{"method":"DELETE","url":"/services/data/v59.0/sobjects/Contact/\(id)","referenceId":"delete",
-              "httpHeaders":{"If-Unmodified-Since":"\(stale)"}}]}
-            """)
+        let response = await org.call(
+            "POST", "/services/data/v59.0/composite",
+            body: """
+                {"allOrNone":false,"compositeRequest":[{"method":"DELETE","url":"/services/data/v59.0/sobjects/Contact/\(id)","referenceId":"delete",
+                  "httpHeaders":{"If-Unmodified-Since":"\(stale)"}}]}
+                """)
         #expect(try JSONParser.parse(response.body)["compositeResponse"]?.arrayValue?.first?["httpStatusCode"] == 204)
         #expect(try await org.query("SELECT COUNT() FROM Contact").body["totalSize"] == 0)
     }
@@ -150,10 +162,12 @@ import Testing
         defer { org.remove() }
         let id = try await org.create("Contact", #"{"LastName":"Conditional"}"#)
         let stale = SalesforceDate.formatHTTPDate(OrgStore.now() - 3600)
-        let response = await org.call("POST", "/services/data/v59.0/composite", body: """
-            {"allOrNone":false,"compositeRequest":[{"method":"DELETE","url":"/services/data/v59.0/sobjects/Contact/\(id)","referenceId":"delete",
-              "httpHeaders":{"If-Unmodified-Since":"\(stale)"}}]}
-            """)
+        let response = await org.call(
+            "POST", "/services/data/v59.0/composite",
+            body: """
+                {"allOrNone":false,"compositeRequest":[{"method":"DELETE","url":"/services/data/v59.0/sobjects/Contact/\(id)","referenceId":"delete",
+                  "httpHeaders":{"If-Unmodified-Since":"\(stale)"}}]}
+                """)
         let result = try JSONParser.parse(response.body)["compositeResponse"]?.arrayValue?.first
         #expect(result?["httpStatusCode"] == 412)
         #expect(result?["body"]?.firstErrorCode == "PRECONDITION_FAILED")

@@ -1,5 +1,6 @@
 import ForceJSON
 import Testing
+
 @testable import LocalOrg
 
 @Suite struct CompressionTests {
@@ -27,10 +28,11 @@ import Testing
         var body = APIResponse(status: 200, body: Array(#"{"LastName":"Gzipped \#(String(repeating: " ", count: 2000))"}"#.utf8))
         HTTPCompression.compress(&body, acceptEncoding: "gzip")
         #expect(body.header("Content-Encoding") == "gzip")
-        let created = await org.api.handle(APIRequest(
-            method: "POST", path: "/services/data/v59.0/sobjects/Contact",
-            headers: ["Authorization": "Bearer \(org.accessToken)", "Content-Type": "application/json", "Content-Encoding": "gzip"],
-            body: body.body, baseURL: TestOrg.baseURL))
+        let created = await org.api.handle(
+            APIRequest(
+                method: "POST", path: "/services/data/v59.0/sobjects/Contact",
+                headers: ["Authorization": "Bearer \(org.accessToken)", "Content-Type": "application/json", "Content-Encoding": "gzip"],
+                body: body.body, baseURL: TestOrg.baseURL))
         #expect(created.status == 400)  // 2000 spaces make LastName too long: the body really was inflated and read
         #expect(try JSONParser.parse(created.body).firstErrorCode == "STRING_TOO_LONG")
         let garbage = await org.call("POST", "/services/data/v59.0/sobjects/Contact", body: "not gzip", headers: ["Content-Encoding": "gzip"])

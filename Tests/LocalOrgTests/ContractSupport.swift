@@ -143,13 +143,17 @@ struct HTTPSOrg {
 
     /// Sends one request. `body` goes as is with `contentType`; `token` nil sends no
     /// Authorization header (the admin's token by default).
-    func send(_ method: String, _ pathAndQuery: String, body: String? = nil, contentType: String = "application/json",
-              headers: [String: String] = [:], token: String? = nil, authorized: Bool = true) async throws -> WireAnswer {
+    func send(
+        _ method: String, _ pathAndQuery: String, body: String? = nil, contentType: String = "application/json",
+        headers: [String: String] = [:], token: String? = nil, authorized: Bool = true
+    ) async throws -> WireAnswer {
         let scratch = server.org.directory + "/curl-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: scratch) }
-        var arguments = ["--silent", "--show-error", "--max-time", "90", "--cacert", caFile, "-X", method,
-                         "-D", scratch + "/headers", "-o", scratch + "/body"]
+        var arguments = [
+            "--silent", "--show-error", "--max-time", "90", "--cacert", caFile, "-X", method,
+            "-D", scratch + "/headers", "-o", scratch + "/body",
+        ]
         if authorized { arguments += ["-H", "Authorization: Bearer \(token ?? accessToken)"] }
         for (name, value) in headers { arguments += ["-H", "\(name): \(value)"] }
         if let body {

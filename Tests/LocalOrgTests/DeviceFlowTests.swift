@@ -1,12 +1,15 @@
 import ForceJSON
 import Foundation
 import Testing
+
 @testable import LocalOrg
 
 @Suite struct DeviceFlowTests {
     func post(_ org: TestOrg, _ path: String, form: String) async -> APIResponse {
-        await org.api.handle(APIRequest(method: "POST", path: path, headers: ["Content-Type": "application/x-www-form-urlencoded"],
-                                        body: Array(form.utf8), baseURL: TestOrg.baseURL))
+        await org.api.handle(
+            APIRequest(
+                method: "POST", path: path, headers: ["Content-Type": "application/x-www-form-urlencoded"],
+                body: Array(form.utf8), baseURL: TestOrg.baseURL))
     }
 
     @Test func salesforceDialectFromStartToTokens() async throws {
@@ -14,10 +17,13 @@ import Testing
         defer { org.remove() }
         // sfdx-core starts the flow with a multipart body.
         let boundary = "----localorgtest"
-        let multipart = "--\(boundary)\r\nContent-Disposition: form-data; name=\"response_type\"\r\n\r\ndevice_code\r\n--\(boundary)\r\nContent-Disposition: form-data; name=\"client_id\"\r\n\r\nforceterm\r\n--\(boundary)\r\nContent-Disposition: form-data; name=\"scope\"\r\n\r\nrefresh_token web api\r\n--\(boundary)--\r\n"
-        let start = await org.api.handle(APIRequest(method: "POST", path: "/services/oauth2/token",
-                                                    headers: ["Content-Type": "multipart/form-data; boundary=\(boundary)"],
-                                                    body: Array(multipart.utf8), baseURL: TestOrg.baseURL))
+        let multipart =
+            "--\(boundary)\r\nContent-Disposition: form-data; name=\"response_type\"\r\n\r\ndevice_code\r\n--\(boundary)\r\nContent-Disposition: form-data; name=\"client_id\"\r\n\r\nforceterm\r\n--\(boundary)\r\nContent-Disposition: form-data; name=\"scope\"\r\n\r\nrefresh_token web api\r\n--\(boundary)--\r\n"
+        let start = await org.api.handle(
+            APIRequest(
+                method: "POST", path: "/services/oauth2/token",
+                headers: ["Content-Type": "multipart/form-data; boundary=\(boundary)"],
+                body: Array(multipart.utf8), baseURL: TestOrg.baseURL))
         #expect(start.status == 200)
         let started = try JSONParser.parse(start.body)
         let deviceCode = try #require(started["device_code"]?.stringValue)

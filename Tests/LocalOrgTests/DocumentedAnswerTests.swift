@@ -1,6 +1,7 @@
 import ForceJSON
 import Foundation
 import Testing
+
 @testable import LocalOrg
 
 /// What Salesforce's REST API documentation states about answers no recording covers —
@@ -29,13 +30,15 @@ struct DocumentedAnswerTests {
     /// empty. The request itself answers 200.
     @Test func compositeSubrequestResults() async throws {
         try await HTTPSOrg.with { org in
-            let answer = try await org.send("POST", "\(Self.data)/composite", body: #"""
-                {"allOrNone": false, "compositeRequest": [
-                  {"method": "POST", "url": "\#(Self.data)/sobjects/Account", "referenceId": "newAccount", "body": {"Name": "Composite"}},
-                  {"method": "GET", "url": "\#(Self.data)/sobjects/Account/@{newAccount.id}?fields=Name", "referenceId": "readBack"},
-                  {"method": "POST", "url": "\#(Self.data)/sobjects/Contact", "referenceId": "badContact",
-                   "body": {"LastName": "Mail", "Email": "not an address"}}]}
-                """#)
+            let answer = try await org.send(
+                "POST", "\(Self.data)/composite",
+                body: #"""
+                    {"allOrNone": false, "compositeRequest": [
+                      {"method": "POST", "url": "\#(Self.data)/sobjects/Account", "referenceId": "newAccount", "body": {"Name": "Composite"}},
+                      {"method": "GET", "url": "\#(Self.data)/sobjects/Account/@{newAccount.id}?fields=Name", "referenceId": "readBack"},
+                      {"method": "POST", "url": "\#(Self.data)/sobjects/Contact", "referenceId": "badContact",
+                       "body": {"LastName": "Mail", "Email": "not an address"}}]}
+                    """#)
             #expect(answer.status == 200)
             let entries = answer.json["compositeResponse"]?.arrayValue ?? []
             #expect(entries.count == 3)
@@ -54,11 +57,13 @@ struct DocumentedAnswerTests {
     /// PROCESSING_HALTED.
     @Test func compositeAllOrNoneRollsBackAndHaltsTheOthers() async throws {
         try await HTTPSOrg.with { org in
-            let answer = try await org.send("POST", "\(Self.data)/composite", body: #"""
-                {"allOrNone": true, "compositeRequest": [
-                  {"method": "POST", "url": "\#(Self.data)/sobjects/Account", "referenceId": "kept", "body": {"Name": "Rolled back"}},
-                  {"method": "POST", "url": "\#(Self.data)/sobjects/Contact", "referenceId": "broken", "body": {"FirstName": "No last name"}}]}
-                """#)
+            let answer = try await org.send(
+                "POST", "\(Self.data)/composite",
+                body: #"""
+                    {"allOrNone": true, "compositeRequest": [
+                      {"method": "POST", "url": "\#(Self.data)/sobjects/Account", "referenceId": "kept", "body": {"Name": "Rolled back"}},
+                      {"method": "POST", "url": "\#(Self.data)/sobjects/Contact", "referenceId": "broken", "body": {"FirstName": "No last name"}}]}
+                    """#)
             #expect(answer.status == 200)
             let entries = answer.json["compositeResponse"]?.arrayValue ?? []
             #expect(entries.map { $0["httpStatusCode"]?.int64Value } == [400, 400])
@@ -72,12 +77,14 @@ struct DocumentedAnswerTests {
     @Test func compositeBatchResults() async throws {
         try await HTTPSOrg.with { org in
             let id = try await create(org, "Account", #"{"Name":"Batch"}"#)
-            let answer = try await org.send("POST", "\(Self.data)/composite/batch", body: #"""
-                {"batchRequests": [
-                  {"method": "PATCH", "url": "v62.0/sobjects/Account/\#(id)", "richInput": {"Name": "NewName"}},
-                  {"method": "GET", "url": "v62.0/sobjects/Account/\#(id)?fields=Name,BillingPostalCode"},
-                  {"method": "GET", "url": "v62.0/sobjects/Account/001000000000000AAA"}]}
-                """#)
+            let answer = try await org.send(
+                "POST", "\(Self.data)/composite/batch",
+                body: #"""
+                    {"batchRequests": [
+                      {"method": "PATCH", "url": "v62.0/sobjects/Account/\#(id)", "richInput": {"Name": "NewName"}},
+                      {"method": "GET", "url": "v62.0/sobjects/Account/\#(id)?fields=Name,BillingPostalCode"},
+                      {"method": "GET", "url": "v62.0/sobjects/Account/001000000000000AAA"}]}
+                    """#)
             #expect(answer.status == 200)
             #expect(Self.keys(answer.json) == ["hasErrors", "results"])
             #expect(answer.json["hasErrors"] == true)
@@ -94,18 +101,22 @@ struct DocumentedAnswerTests {
     /// failing records' `{referenceId, errors}` and nothing saved.
     @Test func compositeTreeResults() async throws {
         try await HTTPSOrg.with { org in
-            let created = try await org.send("POST", "\(Self.data)/composite/tree/Account", body: #"""
-                {"records": [{"attributes": {"type": "Account", "referenceId": "ref1"}, "Name": "Tree",
-                  "Contacts": {"records": [{"attributes": {"type": "Contact", "referenceId": "ref2"}, "LastName": "Leaf"}]}}]}
-                """#)
+            let created = try await org.send(
+                "POST", "\(Self.data)/composite/tree/Account",
+                body: #"""
+                    {"records": [{"attributes": {"type": "Account", "referenceId": "ref1"}, "Name": "Tree",
+                      "Contacts": {"records": [{"attributes": {"type": "Contact", "referenceId": "ref2"}, "LastName": "Leaf"}]}}]}
+                    """#)
             #expect(created.status == 201)
             #expect(created.json["hasErrors"] == false)
             let results = created.json["results"]?.arrayValue ?? []
             #expect(results.map { Self.keys($0) } == [["referenceId", "id"], ["referenceId", "id"]])
-            let failed = try await org.send("POST", "\(Self.data)/composite/tree/Account", body: #"""
-                {"records": [{"attributes": {"type": "Account", "referenceId": "ok"}, "Name": "Tree 2",
-                  "Contacts": {"records": [{"attributes": {"type": "Contact", "referenceId": "bad"}, "LastName": "Leaf", "Email": "123"}]}}]}
-                """#)
+            let failed = try await org.send(
+                "POST", "\(Self.data)/composite/tree/Account",
+                body: #"""
+                    {"records": [{"attributes": {"type": "Account", "referenceId": "ok"}, "Name": "Tree 2",
+                      "Contacts": {"records": [{"attributes": {"type": "Contact", "referenceId": "bad"}, "LastName": "Leaf", "Email": "123"}]}}]}
+                    """#)
             #expect(failed.status == 400)
             #expect(failed.json["hasErrors"] == true)
             let failure = failed.json["results"]?.arrayValue?.first
@@ -122,11 +133,13 @@ struct DocumentedAnswerTests {
     /// records (null for an id without one); delete answers results like create's.
     @Test func collectionsCreateRetrieveDelete() async throws {
         try await HTTPSOrg.with { org in
-            let created = try await org.send("POST", "\(Self.data)/composite/sobjects", body: #"""
-                {"allOrNone": false, "records": [
-                  {"attributes": {"type": "Account"}, "Name": "Collected"},
-                  {"attributes": {"type": "Contact"}, "FirstName": "No last name"}]}
-                """#)
+            let created = try await org.send(
+                "POST", "\(Self.data)/composite/sobjects",
+                body: #"""
+                    {"allOrNone": false, "records": [
+                      {"attributes": {"type": "Account"}, "Name": "Collected"},
+                      {"attributes": {"type": "Contact"}, "FirstName": "No last name"}]}
+                    """#)
             #expect(created.status == 200)
             let results = created.json.arrayValue ?? []
             #expect(Self.keys(results.first) == ["id", "success", "errors"] && results.first?["errors"] == .array([]))
@@ -149,11 +162,13 @@ struct DocumentedAnswerTests {
     /// With allOrNone, the records that would have saved answer ALL_OR_NONE_OPERATION_ROLLED_BACK.
     @Test func collectionsAllOrNoneRollsBack() async throws {
         try await HTTPSOrg.with { org in
-            let answer = try await org.send("POST", "\(Self.data)/composite/sobjects", body: #"""
-                {"allOrNone": true, "records": [
-                  {"attributes": {"type": "Account"}, "Name": "Rolled back"},
-                  {"attributes": {"type": "Contact"}, "FirstName": "No last name"}]}
-                """#)
+            let answer = try await org.send(
+                "POST", "\(Self.data)/composite/sobjects",
+                body: #"""
+                    {"allOrNone": true, "records": [
+                      {"attributes": {"type": "Account"}, "Name": "Rolled back"},
+                      {"attributes": {"type": "Contact"}, "FirstName": "No last name"}]}
+                    """#)
             #expect(answer.status == 200)
             let results = answer.json.arrayValue ?? []
             #expect(results.map { $0["errors"]?.arrayValue?.first?["statusCode"] } == ["ALL_OR_NONE_OPERATION_ROLLED_BACK", "REQUIRED_FIELD_MISSING"])

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import LocalOrg
 
 /// What a client sees of localorg's HTTP/2 connections over many requests.
@@ -17,15 +18,18 @@ struct HTTP2ConnectionTests {
             let urls = (0..<requests).map { _ in "url = \"\(org.baseURL)/services/data/v59.0/limits\"\noutput = \"/dev/null\"\n" }
             try urls.joined().write(toFile: directory + "/urls", atomically: true, encoding: .utf8)
             let status = try await HTTPSOrg.run(
-                ["--silent", "--show-error", "--no-progress-meter", "--max-time", "120", "--http2", "--parallel", "--parallel-max", "8",
-                 "--cacert", org.caFile, "-H", "Authorization: Bearer \(org.accessToken)",
-                 "--write-out", "%{http_version} %{response_code}\\n", "--config", directory + "/urls"],
+                [
+                    "--silent", "--show-error", "--no-progress-meter", "--max-time", "120", "--http2", "--parallel", "--parallel-max", "8",
+                    "--cacert", org.caFile, "-H", "Authorization: Bearer \(org.accessToken)",
+                    "--write-out", "%{http_version} %{response_code}\\n", "--config", directory + "/urls",
+                ],
                 errors: directory + "/curl-errors", output: directory + "/curl-output")
             let errors = (try? String(contentsOfFile: directory + "/curl-errors", encoding: .utf8)) ?? ""
             let answers = try String(contentsOfFile: directory + "/curl-output", encoding: .utf8).split(separator: "\n")
             #expect(status == 0, "curl exit \(status): \(errors.prefix(500))")
-            #expect(answers.count == requests && answers.allSatisfy { $0 == "2 200" },
-                    "\(answers.filter { $0 != "2 200" }.count) of \(answers.count) without an HTTP/2 200: \(errors.prefix(500))")
+            #expect(
+                answers.count == requests && answers.allSatisfy { $0 == "2 200" },
+                "\(answers.filter { $0 != "2 200" }.count) of \(answers.count) without an HTTP/2 200: \(errors.prefix(500))")
         }
     }
 }
@@ -39,9 +43,11 @@ extension HTTP2ConnectionTests {
             let directory = org.server.org.directory
             for round in 0..<2 {
                 let status = try await HTTPSOrg.run(
-                    ["--silent", "--show-error", "--max-time", "60", "--http1.1", "--cacert", org.caFile,
-                     "-H", "Authorization: Bearer \(org.accessToken)", "--write-out", "%{http_version} %{response_code}",
-                     "-o", "/dev/null", org.baseURL + "/services/data/v59.0/limits"],
+                    [
+                        "--silent", "--show-error", "--max-time", "60", "--http1.1", "--cacert", org.caFile,
+                        "-H", "Authorization: Bearer \(org.accessToken)", "--write-out", "%{http_version} %{response_code}",
+                        "-o", "/dev/null", org.baseURL + "/services/data/v59.0/limits",
+                    ],
                     errors: directory + "/errors-\(round)", output: directory + "/output-\(round)")
                 let errors = (try? String(contentsOfFile: directory + "/errors-\(round)", encoding: .utf8)) ?? ""
                 #expect(status == 0, "round \(round): curl exit \(status): \(errors)")

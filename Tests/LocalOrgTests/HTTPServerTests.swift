@@ -1,10 +1,12 @@
 import ForceJSON
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import Testing
+
 @testable import LocalOrg
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
 
 /// Lines a server logged, collected across threads.
 final class RequestLog: @unchecked Sendable {
@@ -34,10 +36,16 @@ struct RunningServer {
         let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
         let task = Task { try await server.run(stopOnSignals: false) { port in continuation.yield(port) } }
         let port = await withTaskGroup(of: Int?.self) { group in
-            group.addTask { for await port in ports { return port }; return nil }
+            group.addTask {
+                for await port in ports { return port }
+                return nil
+            }
             // Generous: the server's start runs on Swift's cooperative pool, which two other tests
             // blocking in child processes or tmux (synchronous waits) can hold for tens of seconds.
-            group.addTask { try? await Task.sleep(for: .seconds(120)); return nil }
+            group.addTask {
+                try? await Task.sleep(for: .seconds(120))
+                return nil
+            }
             let first = await group.next() ?? nil
             group.cancelAll()
             return first
@@ -108,7 +116,9 @@ struct RunningServer {
             collection.httpMethod = "POST"
             collection.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
             collection.setValue("application/json", forHTTPHeaderField: "Content-Type")
-            collection.httpBody = Data(#"{"allOrNone":false,"records":[{"attributes":{"type":"Contact"},"LastName":"One"},{"attributes":{"type":"Contact"},"LastName":"Two"},{"attributes":{"type":"Contact"},"FirstName":"No last name"}]}"#.utf8)
+            collection.httpBody = Data(
+                #"{"allOrNone":false,"records":[{"attributes":{"type":"Contact"},"LastName":"One"},{"attributes":{"type":"Contact"},"LastName":"Two"},{"attributes":{"type":"Contact"},"FirstName":"No last name"}]}"#
+                    .utf8)
             let (_, collectionResponse) = try await session.data(for: collection)
             #expect((collectionResponse as? HTTPURLResponse)?.statusCode == 200)
             // The request log names time, user, method, path, status and what a composite answer
@@ -187,9 +197,11 @@ struct RunningServer {
             }
             let untrusted = try await run(["https://127.0.0.1:\(server.port)/services/data/"])
             #expect(untrusted.status != 0)  // not trusted without the local CA
-            let login = try await run(["--cacert", caPath, "-d", "grant_type=password", "-d", "client_id=forceterm",
-                                 "--data-urlencode", "username=demo@localorg.test", "-d", "password=localorg-demo",
-                                 "https://localhost:\(server.port)/services/oauth2/token"])
+            let login = try await run([
+                "--cacert", caPath, "-d", "grant_type=password", "-d", "client_id=forceterm",
+                "--data-urlencode", "username=demo@localorg.test", "-d", "password=localorg-demo",
+                "https://localhost:\(server.port)/services/oauth2/token",
+            ])
             #expect(login.status == 0, "\(login.output)")
             #expect(try JSONParser.parse(login.output)["instance_url"] == .string("https://localhost:\(server.port)"))
         } catch {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import X509
+
 @testable import LocalOrg
 
 @Suite struct ListenAddressTests {
@@ -38,8 +39,9 @@ import X509
     }
 
     @Test func certificateNamesCoverEveryAddressServed() {
-        let names = CertificateNames.serving([ListenAddress(host: "10.99.0.2", port: 8443), ListenAddress(host: "fd00::5")],
-                                             hostNames: ["Trainer.Local"])
+        let names = CertificateNames.serving(
+            [ListenAddress(host: "10.99.0.2", port: 8443), ListenAddress(host: "fd00::5")],
+            hostNames: ["Trainer.Local"])
         #expect(names.hostNames == ["localhost", "trainer.local"])
         #expect(names.addresses == ["127.0.0.1", "::1", "10.99.0.2", "fd00::5"])
         // One address however it is written.

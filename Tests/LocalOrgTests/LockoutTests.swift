@@ -1,6 +1,7 @@
 import Foundation
-@testable import LocalOrg
 import Testing
+
+@testable import LocalOrg
 
 @Suite("Failed sign-ins lock a user out as Salesforce's default policy does")
 struct LockoutTests {

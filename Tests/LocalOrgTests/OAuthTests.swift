@@ -1,12 +1,15 @@
 import ForceJSON
 import Foundation
 import Testing
+
 @testable import LocalOrg
 
 @Suite struct OAuthTests {
     func form(_ org: TestOrg, _ body: String, path: String = "/services/oauth2/token") async -> APIResponse {
-        await org.api.handle(APIRequest(method: "POST", path: path, headers: ["Content-Type": "application/x-www-form-urlencoded"],
-                                        body: Array(body.utf8), baseURL: TestOrg.baseURL))
+        await org.api.handle(
+            APIRequest(
+                method: "POST", path: path, headers: ["Content-Type": "application/x-www-form-urlencoded"],
+                body: Array(body.utf8), baseURL: TestOrg.baseURL))
     }
 
     @Test func passwordGrantGivesSalesforceShapedTokens() async throws {
@@ -54,7 +57,8 @@ import Testing
         defer { org.remove() }
         let login = try JSONParser.parse(await form(org, "grant_type=password&client_id=forceterm&username=demo%40localorg.test&password=localorg-demo").body)
         let refresh = try #require(login["refresh_token"]?.stringValue)
-        let refreshed = try JSONParser.parse(await form(org, "grant_type=refresh_token&client_id=forceterm&refresh_token=\(refresh.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")").body)
+        let refreshed = try JSONParser.parse(
+            await form(org, "grant_type=refresh_token&client_id=forceterm&refresh_token=\(refresh.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")").body)
         let token = try #require(refreshed["access_token"]?.stringValue)
         #expect(token != login["access_token"]?.stringValue)
         #expect(refreshed["refresh_token"] == nil)
@@ -115,24 +119,27 @@ import Testing
         try FileManager.default.createDirectory(atPath: directory.path, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory.path) }
         try """
-            {"connectedApps": [
-              {"clientId": "field-app", "clientSecret": "s1", "mobilePolicy": {"pinLength": 8, "screenLock": 5}},
-              {"clientId": "kiosk-app", "clientSecret": "s2", "mobilePolicy": {}},
-              {"clientId": "plain-app", "clientSecret": "s3"}
-            ]}
-            """.write(toFile: directory.connectedAppsPath, atomically: true, encoding: .utf8)
+        {"connectedApps": [
+          {"clientId": "field-app", "clientSecret": "s1", "mobilePolicy": {"pinLength": 8, "screenLock": 5}},
+          {"clientId": "kiosk-app", "clientSecret": "s2", "mobilePolicy": {}},
+          {"clientId": "plain-app", "clientSecret": "s3"}
+        ]}
+        """.write(toFile: directory.connectedAppsPath, atomically: true, encoding: .utf8)
         let policies = try directory.connectedAppPolicies()
         #expect(policies == ["field-app": OrgSettings.MobilePolicy(pinLength: 8, screenLockMinutes: 5), "kiosk-app": OrgSettings.MobilePolicy()])
 
-        let org = try await TestOrg(connectedApps: try directory.connectedApps(), mobilePolicy: OrgSettings.MobilePolicy(pinLength: 6),
-                                    connectedAppPolicies: policies)
+        let org = try await TestOrg(
+            connectedApps: try directory.connectedApps(), mobilePolicy: OrgSettings.MobilePolicy(pinLength: 6),
+            connectedAppPolicies: policies)
         defer { org.remove() }
         func policy(signingInWith client: String, secret: String?) async throws -> JSONValue? {
             let grant = "grant_type=password&username=demo%40localorg.test&password=localorg-demo&client_id=\(client)" + (secret.map { "&client_secret=\($0)" } ?? "")
             let login = try JSONParser.parse(await form(org, grant).body)
             let identity = try #require(login["id"]?.stringValue, "\(login)")
-            let answer = await org.api.handle(APIRequest(method: "GET", path: String(identity.dropFirst(TestOrg.baseURL.count)),
-                                                         headers: ["Authorization": "Bearer " + (login["access_token"]?.stringValue ?? "")], baseURL: TestOrg.baseURL))
+            let answer = await org.api.handle(
+                APIRequest(
+                    method: "GET", path: String(identity.dropFirst(TestOrg.baseURL.count)),
+                    headers: ["Authorization": "Bearer " + (login["access_token"]?.stringValue ?? "")], baseURL: TestOrg.baseURL))
             return try JSONParser.parse(answer.body)["mobile_policy"]
         }
         #expect(try await policy(signingInWith: "field-app", secret: "s1") == ["pin_length": 8, "screen_lock": 5])
@@ -171,7 +178,8 @@ import Testing
         let org = try await TestOrg(connectedApps: ["training-app": "s3cret"])
         defer { org.remove() }
         let login = try JSONParser.parse(await form(org, "grant_type=password&client_id=forceterm&username=demo%40localorg.test&password=localorg-demo").body)
-        let access = try #require(login["access_token"]?.stringValue), refresh = try #require(login["refresh_token"]?.stringValue)
+        let access = try #require(login["access_token"]?.stringValue)
+        let refresh = try #require(login["refresh_token"]?.stringValue)
         let encoded = { (token: String) in token.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "" }
         let introspect = { (body: String) async throws -> JSONValue in
             try JSONParser.parse(await self.form(org, body, path: "/services/oauth2/introspect").body)
@@ -180,7 +188,8 @@ import Testing
         #expect(active["active"] == true && active["token_type"] == "access_token" && active["client_id"] == "forceterm")
         #expect(active["username"] == "demo@localorg.test" && active["scope"] == "api refresh_token")
         #expect(active["sub"]?.stringValue?.hasPrefix("https://localhost:8443/id/00D") == true)
-        let issued = try #require(active["iat"]?.int64Value), expires = try #require(active["exp"]?.int64Value)
+        let issued = try #require(active["iat"]?.int64Value)
+        let expires = try #require(active["exp"]?.int64Value)
         #expect(active["nbf"]?.int64Value == issued && expires > issued)
         // A refresh token, found without the hint; it has no expiry.
         let refreshAnswer = try await introspect("token=\(encoded(refresh))&client_id=forceterm")
@@ -204,10 +213,11 @@ import Testing
         #expect(try JSONParser.parse(await form(org, grant + "&client_secret=wrong").body)["error"] == "invalid_client")
         #expect(try JSONParser.parse(await form(org, grant).body)["error"] == "invalid_client")
         // HTTP Basic client authentication works too.
-        let basic = await org.api.handle(APIRequest(
-            method: "POST", path: "/services/oauth2/token",
-            headers: ["Content-Type": "application/x-www-form-urlencoded", "Authorization": "Basic dHJhaW5pbmctYXBwOnMzY3JldA=="],
-            body: Array("grant_type=password&username=demo%40localorg.test&password=localorg-demo".utf8), baseURL: TestOrg.baseURL))
+        let basic = await org.api.handle(
+            APIRequest(
+                method: "POST", path: "/services/oauth2/token",
+                headers: ["Content-Type": "application/x-www-form-urlencoded", "Authorization": "Basic dHJhaW5pbmctYXBwOnMzY3JldA=="],
+                body: Array("grant_type=password&username=demo%40localorg.test&password=localorg-demo".utf8), baseURL: TestOrg.baseURL))
         #expect(basic.status == 200)
     }
 

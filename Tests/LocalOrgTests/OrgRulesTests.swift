@@ -1,6 +1,7 @@
 import ForceJSON
 import Foundation
 import Testing
+
 @testable import LocalOrg
 
 /// The rules a real org puts on a save: record types with their own picklist values, restricted
@@ -52,8 +53,9 @@ import Testing
         // A partner's type on a record of the default (Customer) record type.
         let wrongType = await org.call("POST", "\(Self.v)/sobjects/Account", body: #"{"Name":"A","Type":"Technology Partner"}"#)
         #expect(try Self.firstError(wrongType).code == "INVALID_OR_NULL_FOR_RESTRICTED_PICKLIST")
-        let created = await org.call("POST", "\(Self.v)/sobjects/Account",
-                                     body: #"{"Name":"A","Type":"Technology Partner","Website":"a.example","RecordTypeId":"\#(partner)"}"#)
+        let created = await org.call(
+            "POST", "\(Self.v)/sobjects/Account",
+            body: #"{"Name":"A","Type":"Technology Partner","Website":"a.example","RecordTypeId":"\#(partner)"}"#)
         #expect(created.status == 201)
         let id = try #require(try Self.json(created)["id"]?.stringValue)
         // Moving it to Customer makes its partner type invalid: checked though Type is not sent.
@@ -90,10 +92,12 @@ import Testing
         let cleared = await org.call("PATCH", "\(Self.v)/sobjects/Contact/\(id)", body: #"{"Email":null}"#)
         #expect(try Self.firstError(cleared).code == "FIELD_CUSTOM_VALIDATION_EXCEPTION")
         // In a collection, the refusal is that record's alone.
-        let collection = await org.call("POST", "\(Self.v)/composite/sobjects", body: #"""
-            {"allOrNone":false,"records":[{"attributes":{"type":"Contact"},"LastName":"A","LeadSource":"Web"},
-                                          {"attributes":{"type":"Contact"},"LastName":"B","LeadSource":"Phone Inquiry"}]}
-            """#)
+        let collection = await org.call(
+            "POST", "\(Self.v)/composite/sobjects",
+            body: #"""
+                {"allOrNone":false,"records":[{"attributes":{"type":"Contact"},"LastName":"A","LeadSource":"Web"},
+                                              {"attributes":{"type":"Contact"},"LastName":"B","LeadSource":"Phone Inquiry"}]}
+                """#)
         let results = try Self.json(collection).arrayValue ?? []
         #expect(results.map { $0["success"] } == [false, true])
         #expect(results.first?["errors"]?.arrayValue?.first?["statusCode"] == "FIELD_CUSTOM_VALIDATION_EXCEPTION")
@@ -133,27 +137,30 @@ import Testing
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
         try #"""
-            {"fields": {"Contact": [{"name": "Region__c", "label": "Region", "type": "picklist", "restrictedPicklist": true,
-                                      "picklistValues": ["North", "South"]},
-                                     {"name": "Tags__c", "type": "multipicklist", "length": 4099, "restrictedPicklist": true,
-                                      "picklistValues": ["A", "B"]},
-                                     {"name": "Score__c", "type": "percent", "precision": 5, "scale": 2}]},
-             "objects": [{"name": "Visit__c", "label": "Visit", "keyPrefix": "a01",
-                          "fields": [{"name": "Name", "type": "string", "length": 80, "nillable": false, "nameField": true},
-                                     {"name": "Account__c", "label": "Account", "type": "reference", "referenceTo": "Account",
-                                      "relationshipName": "Account__r", "childRelationshipName": "Visits__r"}]}]}
-            """#.write(toFile: directory + "/custom-schema.json", atomically: true, encoding: .utf8)
+        {"fields": {"Contact": [{"name": "Region__c", "label": "Region", "type": "picklist", "restrictedPicklist": true,
+                                  "picklistValues": ["North", "South"]},
+                                 {"name": "Tags__c", "type": "multipicklist", "length": 4099, "restrictedPicklist": true,
+                                  "picklistValues": ["A", "B"]},
+                                 {"name": "Score__c", "type": "percent", "precision": 5, "scale": 2}]},
+         "objects": [{"name": "Visit__c", "label": "Visit", "keyPrefix": "a01",
+                      "fields": [{"name": "Name", "type": "string", "length": 80, "nillable": false, "nameField": true},
+                                 {"name": "Account__c", "label": "Account", "type": "reference", "referenceTo": "Account",
+                                  "relationshipName": "Account__r", "childRelationshipName": "Visits__r"}]}]}
+        """#.write(toFile: directory + "/custom-schema.json", atomically: true, encoding: .utf8)
         let store = try OrgDirectory(path: directory).openStore(firstUsers: .demo)
         let api = try LocalOrgAPI(store: store, settings: OrgSettings())
         let token = try await TestOrg.signIn(api, username: "demo@localorg.test", password: "localorg-demo")
         func call(_ method: String, _ path: String, _ body: String = "") async -> APIResponse {
-            await api.handle(APIRequest(method: method, path: path, headers: ["Authorization": "Bearer \(token)", "Content-Type": "application/json"],
-                                        body: Array(body.utf8), baseURL: TestOrg.baseURL))
+            await api.handle(
+                APIRequest(
+                    method: method, path: path, headers: ["Authorization": "Bearer \(token)", "Content-Type": "application/json"],
+                    body: Array(body.utf8), baseURL: TestOrg.baseURL))
         }
         let region = try Self.json(await call("GET", "\(Self.v)/sobjects/Contact/describe"))["fields"]?.arrayValue?.first { $0["name"] == "Region__c" }
         #expect(region?["custom"] == true && region?["restrictedPicklist"] == true)
-        #expect(try Self.firstError(await call("POST", "\(Self.v)/sobjects/Contact", #"{"LastName":"X","Region__c":"East"}"#)).code
-            == "INVALID_OR_NULL_FOR_RESTRICTED_PICKLIST")
+        #expect(
+            try Self.firstError(await call("POST", "\(Self.v)/sobjects/Contact", #"{"LastName":"X","Region__c":"East"}"#)).code
+                == "INVALID_OR_NULL_FOR_RESTRICTED_PICKLIST")
         #expect(await call("POST", "\(Self.v)/sobjects/Contact", #"{"LastName":"X","Region__c":"North"}"#).status == 201)
         // A multi-select picklist's values are checked one by one; a percent is a number.
         #expect(await call("POST", "\(Self.v)/sobjects/Contact", #"{"LastName":"X","Tags__c":"A;B","Score__c":87.5}"#).status == 201)

@@ -2,6 +2,7 @@ import ForceJSON
 import Foundation
 import LocalOrgProcess
 import Testing
+
 @testable import LocalOrg
 
 /// The answers Salesforce's published Postman collection saved with its requests (recorded from
@@ -35,8 +36,12 @@ struct PostmanExampleContractTests {
 
     @Test func passwordToken() async throws {
         try await HTTPSOrg.with { org in
-            let answer = try await org.postForm("/services/oauth2/token", [("grant_type", "password"), ("client_id", "forceterm"),
-                                                                           ("username", "demo@localorg.test"), ("password", "localorg-demo")])
+            let answer = try await org.postForm(
+                "/services/oauth2/token",
+                [
+                    ("grant_type", "password"), ("client_id", "forceterm"),
+                    ("username", "demo@localorg.test"), ("password", "localorg-demo"),
+                ])
             // The built-in public client also gets a refresh token (a documented localorg
             // difference); `scope` is in Salesforce's answers of the other flows (docs).
             try expectShape(of: answer, like: "OAuth Username Password", justifiedExtras: ["refresh_token", "scope"])
@@ -52,9 +57,10 @@ struct PostmanExampleContractTests {
             let difference = JSONShape.compare(recorded: saved.body, ours: answer.json)
             #expect(answer.status == 200 && difference == JSONShape.Difference(), "\(difference)")
             // The labels follow Salesforce's release names.
-            let savedLabels = Dictionary((saved.body.arrayValue ?? []).compactMap { entry in
-                entry["version"]?.stringValue.flatMap { version in entry["label"]?.stringValue.map { (version, $0) } }
-            }, uniquingKeysWith: { first, _ in first })
+            let savedLabels = Dictionary(
+                (saved.body.arrayValue ?? []).compactMap { entry in
+                    entry["version"]?.stringValue.flatMap { version in entry["label"]?.stringValue.map { (version, $0) } }
+                }, uniquingKeysWith: { first, _ in first })
             for entry in answer.json.arrayValue ?? [] {
                 guard let version = entry["version"]?.stringValue, let label = savedLabels[version] else { continue }
                 #expect(entry["label"]?.stringValue == label, "\(version)")
@@ -64,12 +70,14 @@ struct PostmanExampleContractTests {
 
     @Test func compositeGraph() async throws {
         try await HTTPSOrg.with { org in
-            let answer = try await org.send("POST", "/services/data/v53.0/composite/graph", body: #"""
-                {"graphs": [{"graphId": "graph1", "compositeRequest": [
-                  {"method": "POST", "url": "/services/data/v53.0/sobjects/Account/", "referenceId": "newAccount", "body": {"Name": "Graph Co"}},
-                  {"method": "POST", "url": "/services/data/v53.0/sobjects/Contact/", "referenceId": "newContact",
-                   "body": {"LastName": "Graph", "AccountId": "@{newAccount.id}"}}]}]}
-                """#)
+            let answer = try await org.send(
+                "POST", "/services/data/v53.0/composite/graph",
+                body: #"""
+                    {"graphs": [{"graphId": "graph1", "compositeRequest": [
+                      {"method": "POST", "url": "/services/data/v53.0/sobjects/Account/", "referenceId": "newAccount", "body": {"Name": "Graph Co"}},
+                      {"method": "POST", "url": "/services/data/v53.0/sobjects/Contact/", "referenceId": "newContact",
+                       "body": {"LastName": "Graph", "AccountId": "@{newAccount.id}"}}]}]}
+                    """#)
             try expectShape(of: answer, like: "Composite Graph")
         }
     }

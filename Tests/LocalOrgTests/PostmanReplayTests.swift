@@ -3,6 +3,7 @@ import Foundation
 import LocalOrgProcess
 import SalesforceTime
 import Testing
+
 @testable import LocalOrg
 
 /// Every request of the REST and Composite folders of Salesforce's published Postman collection
@@ -16,9 +17,11 @@ struct PostmanReplayTests {
 
     /// sObjects the collection names that localorg's org does not have (a real org without them
     /// answers NOT_FOUND too).
-    static let absentObjects = ["PlatformAction", "LightningToggleMetrics", "LightningUsageByBrowserMetrics", "LightningUsageByAppTypeMetrics",
-                                "LightningUsageByFlexiPageMetrics", "LightningExitByPageMetrics", "EventLogFile", "OpportunityLineItem",
-                                "SelfServiceUser", "Product__c"]
+    static let absentObjects = [
+        "PlatformAction", "LightningToggleMetrics", "LightningUsageByBrowserMetrics", "LightningUsageByAppTypeMetrics",
+        "LightningUsageByFlexiPageMetrics", "LightningExitByPageMetrics", "EventLogFile", "OpportunityLineItem",
+        "SelfServiceUser", "Product__c",
+    ]
 
     /// Fields the collection's requests name that the org's Account lacks: `Body`, the blob of
     /// "SObject Blob Retrieve" (a real Account has no blob field either, and answers NOT_FOUND).
@@ -45,7 +48,8 @@ struct PostmanReplayTests {
                     continue
                 }
                 guard let top = folder.first, top == "REST" || top == "Composite", let request = item["request"],
-                      let raw = request["url"]?["raw"]?.stringValue, let method = request["method"]?.stringValue else { continue }
+                    let raw = request["url"]?["raw"]?.stringValue, let method = request["method"]?.stringValue
+                else { continue }
                 let pathPart = raw.split(separator: "?", maxSplits: 1).first.map(String.init) ?? raw
                 let query = (request["url"]?["query"]?.arrayValue ?? []).compactMap { entry -> (String, String)? in
                     guard entry["disabled"]?.boolValue != true, let key = entry["key"]?.stringValue else { return nil }
@@ -53,8 +57,10 @@ struct PostmanReplayTests {
                 }
                 let variables = (request["url"]?["variable"]?.arrayValue ?? []).compactMap { $0["key"]?.stringValue }
                 let body = request["body"]?["raw"]?.stringValue
-                found.append(Replay(folder: folder.joined(separator: "/"), name: item["name"]?.stringValue ?? "", method: method,
-                                    path: pathPart, variables: variables, query: query, body: body?.isEmpty == true ? nil : body))
+                found.append(
+                    Replay(
+                        folder: folder.joined(separator: "/"), name: item["name"]?.stringValue ?? "", method: method,
+                        path: pathPart, variables: variables, query: query, body: body?.isEmpty == true ? nil : body))
             }
         }
         walk(document["items"]?.arrayValue ?? document["item"]?.arrayValue ?? [], folder: [])
@@ -73,8 +79,12 @@ struct PostmanReplayTests {
         for (index, replay) in replays.enumerated() {
             // A fresh account per request, so a DELETE replayed earlier leaves the next one a record.
             let number = "PM-\(index)"
-            let account = try JSONParser.parse(await org.call("POST", "/services/data/v53.0/sobjects/Account",
-                                                               body: #"{"Name":"Postman \#(index)","AccountNumber":"\#(number)"}"#).body)["id"]?.stringValue ?? ""
+            let account =
+                try JSONParser.parse(
+                    await org.call(
+                        "POST", "/services/data/v53.0/sobjects/Account",
+                        body: #"{"Name":"Postman \#(index)","AccountNumber":"\#(number)"}"#
+                    ).body)["id"]?.stringValue ?? ""
             let values: [String: String] = [
                 "SOBJECT_API_NAME": "Account", "RECORD_ID": account, "FIELD_NAME": "AccountNumber", "FIELD_VALUE": number,
                 "USER_ID": me, "RECORD_TYPE_ID": "012000000000000AAA", "LAYOUT_NAME": "Default", "BLOB_FIELD": "Body",
@@ -111,7 +121,8 @@ struct PostmanReplayTests {
                 continue
             }
             if code == "NOT_FOUND", !Self.absentObjects.contains(where: { path.contains("/sobjects/\($0)") || path.contains("/\($0)/") }),
-               !Self.absentFields.contains(where: { path.hasSuffix("/\($0)") }) {
+                !Self.absentFields.contains(where: { path.hasSuffix("/\($0)") })
+            {
                 unrouted.append("\(replay) → \(response.status) \(response.bodyText.prefix(160))")
             }
         }

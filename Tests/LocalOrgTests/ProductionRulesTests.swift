@@ -2,6 +2,7 @@ import ForceJSON
 import Foundation
 import GRDB
 import Testing
+
 @testable import LocalOrg
 
 /// A production org's rules, each request compared with what Salesforce's documentation or a
@@ -67,8 +68,10 @@ import Testing
         defer { org.remove() }
         _ = try await org.create("Contact", #"{"LastName":"Long","Description":"notes"}"#)
         let cases: [(String, String, String)] = [
-            ("SELECT Id FROM Contact WHERE Description = 'notes'", "INVALID_FIELD",
-             "\nSELECT Id FROM Contact WHERE Description = 'notes'\n                             ^\nERROR at Row:1:Column:30\nfield 'Description' can not be filtered in a query call"),
+            (
+                "SELECT Id FROM Contact WHERE Description = 'notes'", "INVALID_FIELD",
+                "\nSELECT Id FROM Contact WHERE Description = 'notes'\n                             ^\nERROR at Row:1:Column:30\nfield 'Description' can not be filtered in a query call"
+            ),
             ("SELECT Id FROM Contact WHERE Description LIKE '%no%'", "INVALID_FIELD", "field 'Description' can not be filtered in a query call"),
             ("SELECT Id FROM Contact WHERE Description != null", "INVALID_FIELD", "field 'Description' can not be filtered in a query call"),
             ("SELECT Id FROM Contact WHERE Description IN ('a')", "INVALID_FIELD", "field 'Description' can not be filtered in a query call"),
@@ -99,8 +102,10 @@ import Testing
     /// An org whose trainer profile hides Department and makes HomePhone read-only.
     static func orgWithFieldSales(rules: ProductionRules? = nil) async throws -> (admin: TestOrg, rep: TestOrg) {
         let admin = try await TestOrg(rules: rules)
-        try admin.store.saveAccessDefinition(AccessDefinition(name: "Field Sales", kind: .profile,
-                                                              fields: ["Contact.Department": .hidden, "Contact.HomePhone": .read]))
+        try admin.store.saveAccessDefinition(
+            AccessDefinition(
+                name: "Field Sales", kind: .profile,
+                fields: ["Contact.Department": .hidden, "Contact.HomePhone": .read]))
         try admin.store.setProfile(username: "trainer@localorg.test", "Field Sales")
         return (admin, try await admin.signedIn(as: "trainer@localorg.test", password: "localorg-trainer"))
     }
@@ -120,7 +125,10 @@ import Testing
         let (status, body) = try await rep.query("SELECT Id, Department FROM Contact")
         #expect(status == 400)
         #expect(body.firstErrorCode == "INVALID_FIELD")
-        #expect(body.firstErrorMessage == "\nSELECT Id, Department FROM Contact\n           ^\nERROR at Row:1:Column:12\nNo such column 'Department' on entity 'Contact'. If you are attempting to use a custom field, be sure to append the '__c' after the custom field name. Please reference your WSDL or the describe call for the appropriate names.")
+        #expect(
+            body.firstErrorMessage
+                == "\nSELECT Id, Department FROM Contact\n           ^\nERROR at Row:1:Column:12\nNo such column 'Department' on entity 'Contact'. If you are attempting to use a custom field, be sure to append the '__c' after the custom field name. Please reference your WSDL or the describe call for the appropriate names."
+        )
         #expect(body.arrayValue?.first?["fields"] == nil)
         #expect(try await rep.query("SELECT Id FROM Contact WHERE Department = 'Engines'").status == 400)
         let all = try await rep.query("SELECT FIELDS(ALL) FROM Contact LIMIT 10").body["records"]?.arrayValue?.first
@@ -138,13 +146,21 @@ import Testing
         #expect(try Self.json(hidden) == [["message": "No such column 'Department' on sobject of type Contact", "errorCode": "INVALID_FIELD"]])
         let readOnly = await rep.call("PATCH", "\(Self.v)/sobjects/Contact/\(id)", body: #"{"HomePhone":"2","Title":"Countess"}"#)
         #expect(readOnly.status == 400)
-        #expect(try Self.json(readOnly) == [["message": "Unable to create/update fields: HomePhone. Please check the security settings of this field and verify that it is read/write for your profile or permission set.",
-                                             "errorCode": "INVALID_FIELD_FOR_INSERT_UPDATE", "fields": ["HomePhone"]]])
+        #expect(
+            try Self.json(readOnly) == [
+                [
+                    "message": "Unable to create/update fields: HomePhone. Please check the security settings of this field and verify that it is read/write for your profile or permission set.",
+                    "errorCode": "INVALID_FIELD_FOR_INSERT_UPDATE", "fields": ["HomePhone"],
+                ]
+            ])
         #expect(await rep.call("PATCH", "\(Self.v)/sobjects/Contact/\(id)", body: #"{"Title":"Countess"}"#).status == 204)
         // In a collection the same refusal is the record's own.
-        let collection = try Self.json(await rep.call("POST", "\(Self.v)/composite/sobjects", body: """
-            {"allOrNone":false,"records":[{"attributes":{"type":"Contact"},"LastName":"C","HomePhone":"3"},{"attributes":{"type":"Contact"},"LastName":"D"}]}
-            """))
+        let collection = try Self.json(
+            await rep.call(
+                "POST", "\(Self.v)/composite/sobjects",
+                body: """
+                    {"allOrNone":false,"records":[{"attributes":{"type":"Contact"},"LastName":"C","HomePhone":"3"},{"attributes":{"type":"Contact"},"LastName":"D"}]}
+                    """))
         #expect(collection.arrayValue?.first?["errors"]?.arrayValue?.first?["statusCode"] == "INVALID_FIELD_FOR_INSERT_UPDATE")
         #expect(collection.arrayValue?.last?["success"] == true)
     }
@@ -181,13 +197,14 @@ import Testing
         let first = try await org.create("Contact", #"{"FirstName":"Ada","LastName":"Lovelace","Email":"ada@example.org"}"#)
         let refused = await org.call("POST", "\(Self.v)/sobjects/Contact", body: #"{"FirstName":"Augusta","LastName":"King","Email":"ADA@example.org"}"#)
         #expect(refused.status == 400)
-        #expect(refused.bodyText == """
-            [{"duplicateResut":{"allowSave":true,"duplicateRule":"Standard_Contact_Duplicate_Rule","duplicateRuleEntityType":"Contact",\
-            "errorMessage":"Use one of these records?","matchResults":[{"entityType":"Contact","errors":[],"matchEngine":"FuzzyMatchEngine",\
-            "matchRecords":[{"additionalInformation":[],"fieldDiffs":[],"matchConfidence":100.0,"record":{"attributes":{"type":"Contact",\
-            "url":"/services/data/v62.0/sobjects/Contact/\(first)"},"Id":"\(first)"}}],"rule":"Standard_Contact_Match_Rule_v1_1","size":1,\
-            "success":true}]},"errorCode":"DUPLICATES_DETECTED","message":"Use one of these records?"}]
-            """)
+        #expect(
+            refused.bodyText == """
+                [{"duplicateResut":{"allowSave":true,"duplicateRule":"Standard_Contact_Duplicate_Rule","duplicateRuleEntityType":"Contact",\
+                "errorMessage":"Use one of these records?","matchResults":[{"entityType":"Contact","errors":[],"matchEngine":"FuzzyMatchEngine",\
+                "matchRecords":[{"additionalInformation":[],"fieldDiffs":[],"matchConfidence":100.0,"record":{"attributes":{"type":"Contact",\
+                "url":"/services/data/v62.0/sobjects/Contact/\(first)"},"Id":"\(first)"}}],"rule":"Standard_Contact_Match_Rule_v1_1","size":1,\
+                "success":true}]},"errorCode":"DUPLICATES_DETECTED","message":"Use one of these records?"}]
+                """)
         // The same name within the same account, typed differently.
         let account = try await org.create("Account", #"{"Name":"Analytical Engines"}"#)
         _ = try await org.create("Contact", #"{"FirstName":"Charles","LastName":"Babbage","AccountId":"\#(account)"}"#)
@@ -197,15 +214,19 @@ import Testing
         #expect(await org.call("POST", "\(Self.v)/sobjects/Contact", body: #"{"FirstName":"Charles","LastName":"Babbage"}"#).status == 201)
 
         // allowSave=true lets an alerting rule's duplicate through, from v52.0 on.
-        let allowed = await org.call("POST", "\(Self.v)/sobjects/Contact", body: #"{"LastName":"King","Email":"ada@example.org"}"#,
-                                     headers: ["Sforce-Duplicate-Rule-Header": "allowSave=true; includeRecordDetails=false"])
+        let allowed = await org.call(
+            "POST", "\(Self.v)/sobjects/Contact", body: #"{"LastName":"King","Email":"ada@example.org"}"#,
+            headers: ["Sforce-Duplicate-Rule-Header": "allowSave=true; includeRecordDetails=false"])
         #expect(allowed.status == 201)
-        let old = await org.call("POST", "/services/data/v51.0/sobjects/Contact", body: #"{"LastName":"King","Email":"ada@example.org"}"#,
-                                 headers: ["Sforce-Duplicate-Rule-Header": "allowSave=true"])
+        let old = await org.call(
+            "POST", "/services/data/v51.0/sobjects/Contact", body: #"{"LastName":"King","Email":"ada@example.org"}"#,
+            headers: ["Sforce-Duplicate-Rule-Header": "allowSave=true"])
         #expect(try Self.json(old).firstErrorCode == "DUPLICATES_DETECTED")
         // includeRecordDetails puts the matching record's fields beside its Id.
-        let detailed = try Self.json(await org.call("POST", "\(Self.v)/sobjects/Contact", body: #"{"LastName":"X","Email":"ada@example.org"}"#,
-                                                    headers: ["Sforce-Duplicate-Rule-Header": "includeRecordDetails=true"]))
+        let detailed = try Self.json(
+            await org.call(
+                "POST", "\(Self.v)/sobjects/Contact", body: #"{"LastName":"X","Email":"ada@example.org"}"#,
+                headers: ["Sforce-Duplicate-Rule-Header": "includeRecordDetails=true"]))
         let matched = detailed.arrayValue?.first?["duplicateResut"]?["matchResults"]?.arrayValue?.first?["matchRecords"]?.arrayValue ?? []
         #expect(matched.count == 2)
         #expect(matched.first?["record"]?["LastName"] == "Lovelace")
@@ -218,11 +239,14 @@ import Testing
         let org = try await TestOrg()
         defer { org.remove() }
         _ = try await org.create("Contact", #"{"LastName":"Lovelace","Email":"ada@example.org"}"#)
-        let answer = try Self.json(await org.call("POST", "\(Self.v)/composite/sobjects", body: """
-            {"allOrNone":false,"records":[{"attributes":{"type":"Contact"},"LastName":"Again","Email":"ada@example.org"},
-             {"attributes":{"type":"Contact"},"LastName":"Twin","Email":"twin@example.org"},
-             {"attributes":{"type":"Contact"},"LastName":"Twin","Email":"twin@example.org"}]}
-            """))
+        let answer = try Self.json(
+            await org.call(
+                "POST", "\(Self.v)/composite/sobjects",
+                body: """
+                    {"allOrNone":false,"records":[{"attributes":{"type":"Contact"},"LastName":"Again","Email":"ada@example.org"},
+                     {"attributes":{"type":"Contact"},"LastName":"Twin","Email":"twin@example.org"},
+                     {"attributes":{"type":"Contact"},"LastName":"Twin","Email":"twin@example.org"}]}
+                    """))
         let results = answer.arrayValue ?? []
         #expect(results.first == ["success": false, "errors": [["statusCode": "DUPLICATES_DETECTED", "message": "Use one of these records?", "fields": []]]])
         // "Records within the same save aren't compared to each other."
@@ -235,8 +259,9 @@ import Testing
         try org.store.setDuplicateAction(.block, for: "Account")
         try await Task.sleep(for: .seconds(1.1))  // the server reads the org's rules again each second
         let first = try await org.create("Account", #"{"Name":"Acme, Inc.","Phone":"+1 (415) 555-0100"}"#)
-        let refused = await org.call("POST", "\(Self.v)/sobjects/Account", body: #"{"Name":"ACME","Phone":"415.555.0100"}"#,
-                                     headers: ["Sforce-Duplicate-Rule-Header": "allowSave=true"])
+        let refused = await org.call(
+            "POST", "\(Self.v)/sobjects/Account", body: #"{"Name":"ACME","Phone":"415.555.0100"}"#,
+            headers: ["Sforce-Duplicate-Rule-Header": "allowSave=true"])
         let result = try Self.json(refused).arrayValue?.first?["duplicateResut"]
         #expect(result?["allowSave"] == false && result?["duplicateRule"] == "Standard_Account_Duplicate_Rule")
         #expect(result?["matchResults"]?.arrayValue?.first?["matchRecords"]?.arrayValue?.first?["record"]?["Id"] == .string(first))
@@ -267,9 +292,11 @@ import Testing
         settings.passwordFlowBlocked = [LocalOrgAPI.builtInClientId]
         let api = try LocalOrgAPI(store: store, settings: settings)
         func signIn(_ password: String) async -> APIResponse {
-            await api.handle(APIRequest(method: "POST", path: "/services/oauth2/token", headers: ["Content-Type": "application/x-www-form-urlencoded"],
-                                        body: Array("grant_type=password&client_id=forceterm&username=demo@localorg.test&password=\(password)".utf8),
-                                        baseURL: TestOrg.baseURL))
+            await api.handle(
+                APIRequest(
+                    method: "POST", path: "/services/oauth2/token", headers: ["Content-Type": "application/x-www-form-urlencoded"],
+                    body: Array("grant_type=password&client_id=forceterm&username=demo@localorg.test&password=\(password)".utf8),
+                    baseURL: TestOrg.baseURL))
         }
         let blocked = await signIn("localorg-demo")
         let wrong = await signIn("wrong")

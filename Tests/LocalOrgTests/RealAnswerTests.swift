@@ -2,6 +2,7 @@ import ForceJSON
 import Foundation
 import LocalOrgProcess
 import Testing
+
 @testable import LocalOrg
 
 /// Requests whose real answers were recorded from Salesforce orgs (or documented by Salesforce),
@@ -16,12 +17,14 @@ import Testing
 
     @Test func collectionsUpsertCreatesAndUpdatesByExternalId() async throws {
         let org = try await TestOrg()
-        let first = await org.call("PATCH", "\(Self.v)/composite/sobjects/Contact/ExternalKey__c", body: #"""
-            {"allOrNone": false, "records": [
-              {"attributes": {"type": "Contact"}, "ExternalKey__c": "K-1", "LastName": "One"},
-              {"attributes": {"type": "Contact"}, "ExternalKey__c": "K-2", "LastName": "Two"},
-              {"ExternalKey__c": "K-3", "LastName": "No attributes"}]}
-            """#)
+        let first = await org.call(
+            "PATCH", "\(Self.v)/composite/sobjects/Contact/ExternalKey__c",
+            body: #"""
+                {"allOrNone": false, "records": [
+                  {"attributes": {"type": "Contact"}, "ExternalKey__c": "K-1", "LastName": "One"},
+                  {"attributes": {"type": "Contact"}, "ExternalKey__c": "K-2", "LastName": "Two"},
+                  {"ExternalKey__c": "K-3", "LastName": "No attributes"}]}
+                """#)
         #expect(first.status == 200)
         let results = try Self.json(first).arrayValue ?? []
         #expect(results.count == 3)
@@ -29,26 +32,34 @@ import Testing
         #expect(Set(results[0].objectValue?.keys.map { $0 } ?? []) == ["id", "success", "errors", "created"])
         #expect(results[2]["success"] == false && Self.first(results[2]["errors"])?["statusCode"] == "JSON_PARSER_ERROR")
 
-        let second = try Self.json(await org.call("PATCH", "\(Self.v)/composite/sobjects/Contact/ExternalKey__c", body: #"""
-            {"records": [{"attributes": {"type": "Contact"}, "ExternalKey__c": "K-1", "Title": "Updated"}]}
-            """#))
+        let second = try Self.json(
+            await org.call(
+                "PATCH", "\(Self.v)/composite/sobjects/Contact/ExternalKey__c",
+                body: #"""
+                    {"records": [{"attributes": {"type": "Contact"}, "ExternalKey__c": "K-1", "Title": "Updated"}]}
+                    """#))
         #expect(Self.first(second)?["created"] == false && Self.first(second)?["id"] == results[0]["id"])
         let id = try #require(results[0]["id"]?.stringValue)
         #expect(try Self.json(await org.call("GET", "\(Self.v)/sobjects/Contact/\(id)"))["Title"] == "Updated")
 
         // An idLookup field that is no external id (Contact.Email) works too; Name is neither.
-        let byEmail = await org.call("PATCH", "\(Self.v)/composite/sobjects/Contact/Email", body: #"""
-            {"records": [{"attributes": {"type": "Contact"}, "Email": "new@example.com", "LastName": "Mail"}]}
-            """#)
+        let byEmail = await org.call(
+            "PATCH", "\(Self.v)/composite/sobjects/Contact/Email",
+            body: #"""
+                {"records": [{"attributes": {"type": "Contact"}, "Email": "new@example.com", "LastName": "Mail"}]}
+                """#)
         #expect(Self.first(try Self.json(byEmail))?["created"] == true)
         #expect(await org.call("PATCH", "\(Self.v)/composite/sobjects/Contact/Title", body: #"{"records": []}"#).status == 404)
     }
 
     @Test func aCollectionUpdateOfAnIdThatDoesNotExistIsAnInvalidCrossReference() async throws {
         let org = try await TestOrg()
-        let answer = try Self.json(await org.call("PATCH", "\(Self.v)/composite/sobjects", body: #"""
-            {"records": [{"attributes": {"type": "Contact"}, "Id": "003Lo0000099999AAA", "Title": "x"}]}
-            """#))
+        let answer = try Self.json(
+            await org.call(
+                "PATCH", "\(Self.v)/composite/sobjects",
+                body: #"""
+                    {"records": [{"attributes": {"type": "Contact"}, "Id": "003Lo0000099999AAA", "Title": "x"}]}
+                    """#))
         let result = try #require(Self.first(answer)?.objectValue)
         #expect(result["id"] == nil && result["success"] == false)
         let error = Self.first(result["errors"])
@@ -115,8 +126,10 @@ import Testing
         let org = try await TestOrg()
         _ = await org.call("POST", "\(Self.v)/sobjects/Account", body: #"{"Name":"Counted"}"#)
         let limits = try Self.json(await org.call("GET", "\(Self.v)/limits"))
-        for name in ["DailyApiRequests", "DailyBulkApiBatches", "DataStorageMB", "FileStorageMB", "HourlyPublishedPlatformEvents",
-                     "SingleEmail", "MassEmail", "DailyAsyncApexExecutions", "StreamingApiConcurrentClients"] {
+        for name in [
+            "DailyApiRequests", "DailyBulkApiBatches", "DataStorageMB", "FileStorageMB", "HourlyPublishedPlatformEvents",
+            "SingleEmail", "MassEmail", "DailyAsyncApexExecutions", "StreamingApiConcurrentClients",
+        ] {
             #expect(limits[name]?["Max"]?.int64Value != nil && limits[name]?["Remaining"]?.int64Value != nil, "\(name)")
         }
         let counts = try Self.json(await org.call("GET", "\(Self.v)/limits/recordCount?sObjects=Account,Nope"))
@@ -126,16 +139,19 @@ import Testing
 
     @Test func compositeGraphRunsEachGraphAllOrNone() async throws {
         let org = try await TestOrg()
-        let answer = try Self.json(await org.call("POST", "\(Self.v)/composite/graph", body: #"""
-            {"graphs": [
-              {"graphId": "good", "compositeRequest": [
-                {"method": "POST", "url": "/services/data/v62.0/sobjects/Account", "referenceId": "acct", "body": {"Name": "Graph Co"}},
-                {"method": "POST", "url": "/services/data/v62.0/sobjects/Contact", "referenceId": "person",
-                 "body": {"LastName": "Graph", "AccountId": "@{acct.id}"}}]},
-              {"graphId": "bad", "compositeRequest": [
-                {"method": "POST", "url": "/services/data/v62.0/sobjects/Account", "referenceId": "kept", "body": {"Name": "Rolled Back"}},
-                {"method": "POST", "url": "/services/data/v62.0/sobjects/Contact", "referenceId": "broken", "body": {"FirstName": "No last name"}}]}]}
-            """#))
+        let answer = try Self.json(
+            await org.call(
+                "POST", "\(Self.v)/composite/graph",
+                body: #"""
+                    {"graphs": [
+                      {"graphId": "good", "compositeRequest": [
+                        {"method": "POST", "url": "/services/data/v62.0/sobjects/Account", "referenceId": "acct", "body": {"Name": "Graph Co"}},
+                        {"method": "POST", "url": "/services/data/v62.0/sobjects/Contact", "referenceId": "person",
+                         "body": {"LastName": "Graph", "AccountId": "@{acct.id}"}}]},
+                      {"graphId": "bad", "compositeRequest": [
+                        {"method": "POST", "url": "/services/data/v62.0/sobjects/Account", "referenceId": "kept", "body": {"Name": "Rolled Back"}},
+                        {"method": "POST", "url": "/services/data/v62.0/sobjects/Contact", "referenceId": "broken", "body": {"FirstName": "No last name"}}]}]}
+                    """#))
         let graphs = answer["graphs"]?.arrayValue ?? []
         #expect(graphs.map { $0["graphId"] } == ["good", "bad"])
         #expect(graphs.map { $0["isSuccessful"] } == [true, false])

@@ -2,6 +2,7 @@ import ForceJSON
 import Foundation
 import SalesforceTime
 import Testing
+
 @testable import LocalOrg
 
 @Suite struct RecordAPITests {
@@ -39,17 +40,21 @@ import Testing
         #expect(await org.call("DELETE", "/services/data/v59.0/sobjects/Contact/\(id)").status == 404)
     }
 
-    @Test(arguments: [
-        (#"{"FirstName":"No last name"}"#, "REQUIRED_FIELD_MISSING", "Required fields are missing: [LastName]"),
-        (#"{"LastName":"\#(String(repeating: "x", count: 81))"}"#, "STRING_TOO_LONG", "Last Name: data value too large: \(String(repeating: "x", count: 81)) (max length=80)"),
-        (#"{"LastName":"A","Email":"not an email"}"#, "INVALID_EMAIL_ADDRESS", "Email: invalid email address: not an email"),
-        (#"{"LastName":"A","AccountId":"garbage"}"#, "MALFORMED_ID", "Account ID: id value of incorrect type: garbage"),
-        (#"{"LastName":"A","AccountId":"001Lo0000000zzzAAA"}"#, "INVALID_CROSS_REFERENCE_KEY", "invalid cross reference id"),
-        (#"{"LastName":"A","Name":"B"}"#, "INVALID_FIELD_FOR_INSERT_UPDATE", "Unable to create/update fields: Name. Please check the security settings of this field and verify that it is read/write for your profile or permission set."),
-        (#"{"LastName":"A","Nope":"B"}"#, "INVALID_FIELD", "No such column 'Nope' on sobject of type Contact"),
-        (#"{"LastName":5.5,"Birthdate":"yesterday"}"#, "JSON_PARSER_ERROR", nil),
-        (#"{"LastName":"A""#, "JSON_PARSER_ERROR", nil),
-    ] as [(String, String, String?)])
+    @Test(
+        arguments: [
+            (#"{"FirstName":"No last name"}"#, "REQUIRED_FIELD_MISSING", "Required fields are missing: [LastName]"),
+            (#"{"LastName":"\#(String(repeating: "x", count: 81))"}"#, "STRING_TOO_LONG", "Last Name: data value too large: \(String(repeating: "x", count: 81)) (max length=80)"),
+            (#"{"LastName":"A","Email":"not an email"}"#, "INVALID_EMAIL_ADDRESS", "Email: invalid email address: not an email"),
+            (#"{"LastName":"A","AccountId":"garbage"}"#, "MALFORMED_ID", "Account ID: id value of incorrect type: garbage"),
+            (#"{"LastName":"A","AccountId":"001Lo0000000zzzAAA"}"#, "INVALID_CROSS_REFERENCE_KEY", "invalid cross reference id"),
+            (
+                #"{"LastName":"A","Name":"B"}"#, "INVALID_FIELD_FOR_INSERT_UPDATE",
+                "Unable to create/update fields: Name. Please check the security settings of this field and verify that it is read/write for your profile or permission set."
+            ),
+            (#"{"LastName":"A","Nope":"B"}"#, "INVALID_FIELD", "No such column 'Nope' on sobject of type Contact"),
+            (#"{"LastName":5.5,"Birthdate":"yesterday"}"#, "JSON_PARSER_ERROR", nil),
+            (#"{"LastName":"A""#, "JSON_PARSER_ERROR", nil),
+        ] as [(String, String, String?)])
     func invalidRecordsGetSalesforceErrors(body: String, code: String, message: String?) async throws {
         let org = try await TestOrg()
         defer { org.remove() }
@@ -98,8 +103,9 @@ import Testing
         defer { org.remove() }
         let id = try await org.create("Contact", #"{"LastName":"Gone"}"#)
         let before = SalesforceDate.formatHTTPDate(OrgStore.now() - 3600)
-        let response = await org.call("DELETE", "/services/data/v59.0/sobjects/Contact/\(id)",
-                                      headers: ["If-Unmodified-Since": before, "If-Match": "\"no-such-tag\""])
+        let response = await org.call(
+            "DELETE", "/services/data/v59.0/sobjects/Contact/\(id)",
+            headers: ["If-Unmodified-Since": before, "If-Match": "\"no-such-tag\""])
         #expect(response.status == 204)
         #expect(try await org.query("SELECT COUNT() FROM Contact").body["totalSize"] == 0)
     }
@@ -157,8 +163,9 @@ import Testing
         // at the last whole minute (windows ignore seconds, as Salesforce's do).
         let fiveMinutesAgo = OrgStore.now() - 300
         try org.store.writeNow { db in
-            try db.execute(sql: "UPDATE sobject_Account SET SystemModstamp = ?, localorg_deleted_at = CASE WHEN IsDeleted = 1 THEN ? END",
-                           arguments: [fiveMinutesAgo, fiveMinutesAgo])
+            try db.execute(
+                sql: "UPDATE sobject_Account SET SystemModstamp = ?, localorg_deleted_at = CASE WHEN IsDeleted = 1 THEN ? END",
+                arguments: [fiveMinutesAgo, fiveMinutesAgo])
         }
         let start = SalesforceDate.formatDateTime(OrgStore.now() - 3600).replacingOccurrences(of: ".000+0000", with: "+00:00")
         let end = SalesforceDate.formatDateTime(OrgStore.now()).replacingOccurrences(of: ".000+0000", with: "+00:00")
@@ -200,19 +207,23 @@ import Testing
     @Test func compositeCollectionsHonourAllOrNone() async throws {
         let org = try await TestOrg()
         defer { org.remove() }
-        var response = await org.call("POST", "/services/data/v59.0/composite/sobjects", body: """
-            {"allOrNone":false,"records":[{"attributes":{"type":"Contact"},"LastName":"One"},{"attributes":{"type":"Contact"},"FirstName":"NoLast"},
-             {"attributes":{"type":"Account"},"Name":"Acc"}]}
-            """)
+        var response = await org.call(
+            "POST", "/services/data/v59.0/composite/sobjects",
+            body: """
+                {"allOrNone":false,"records":[{"attributes":{"type":"Contact"},"LastName":"One"},{"attributes":{"type":"Contact"},"FirstName":"NoLast"},
+                 {"attributes":{"type":"Account"},"Name":"Acc"}]}
+                """)
         #expect(response.status == 200)
         var results = try #require(try JSONParser.parse(response.body).arrayValue)
         #expect(results.map { $0["success"] } == [true, false, true])
         #expect(results[1]["errors"]?.arrayValue?.first?["statusCode"] == "REQUIRED_FIELD_MISSING")
         let first = try #require(results[0]["id"]?.stringValue)
 
-        response = await org.call("PATCH", "/services/data/v59.0/composite/sobjects", body: """
-            {"allOrNone":true,"records":[{"attributes":{"type":"Contact"},"id":"\(first)","LastName":"Changed"},{"attributes":{"type":"Contact"},"id":"\(first)","Email":"bad"}]}
-            """)
+        response = await org.call(
+            "PATCH", "/services/data/v59.0/composite/sobjects",
+            body: """
+                {"allOrNone":true,"records":[{"attributes":{"type":"Contact"},"id":"\(first)","LastName":"Changed"},{"attributes":{"type":"Contact"},"id":"\(first)","Email":"bad"}]}
+                """)
         results = try #require(try JSONParser.parse(response.body).arrayValue)
         #expect(results[0]["errors"]?.arrayValue?.first?["statusCode"] == "ALL_OR_NONE_OPERATION_ROLLED_BACK")
         #expect(results[1]["errors"]?.arrayValue?.first?["statusCode"] == "INVALID_EMAIL_ADDRESS")
@@ -239,8 +250,13 @@ import Testing
         let recent = try JSONParser.parse(await org.call("GET", "/services/data/v59.0/recent/?limit=10").body)
         #expect(Set(recent.arrayValue?.compactMap { $0["Id"]?.stringValue } ?? []) == [account, contact])
         let basic = try JSONParser.parse(await org.call("GET", "/services/data/v59.0/sobjects/Contact/").body)
-        #expect(basic["recentItems"] == [["attributes": ["type": "Contact", "url": .string("/services/data/v59.0/sobjects/Contact/\(contact)")],
-                                         "Id": .string(contact), "Name": "Rae Recent"]])
+        #expect(
+            basic["recentItems"] == [
+                [
+                    "attributes": ["type": "Contact", "url": .string("/services/data/v59.0/sobjects/Contact/\(contact)")],
+                    "Id": .string(contact), "Name": "Rae Recent",
+                ]
+            ])
         #expect(basic["objectDescribe"]?["keyPrefix"] == "003")
     }
 

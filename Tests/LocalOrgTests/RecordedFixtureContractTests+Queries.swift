@@ -3,6 +3,7 @@ import Foundation
 import LocalOrgProcess
 import SalesforceTime
 import Testing
+
 @testable import LocalOrg
 
 /// The recorded answers of queries, recent items and search.
@@ -34,8 +35,10 @@ extension RecordedFixtureContractTests {
             let soql = "SELECT IsDeleted, Phone, Birthdate, CreatedDate, LeadSource, Account.Name, Account.Phone FROM Contact"
             let parents = try await org.send("GET", "\(Self.data)/query?q=\(soql.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")")
             #expect(parents.status == 200)
-            let renaming = ["Checkbox_Label": "IsDeleted", "Text_Label": "Phone", "Date_Label": "Birthdate", "DateTime_Label": "CreatedDate",
-                            "Picklist_Multiselect_Label": "LeadSource", "ParentWhizbang__r": "Account"]
+            let renaming = [
+                "Checkbox_Label": "IsDeleted", "Text_Label": "Phone", "Date_Label": "Birthdate", "DateTime_Label": "CreatedDate",
+                "Picklist_Multiselect_Label": "LeadSource", "ParentWhizbang__r": "Account",
+            ]
             #expect(JSONShape.compare(recorded: .object(recordedWithoutChildren), ours: parents.json, renaming: renaming) == JSONShape.Difference())
 
             let withChildren = "SELECT Name, (SELECT Name FROM Contacts) FROM Account WHERE Id = '\(account)'"

@@ -3,6 +3,7 @@ import Foundation
 import LocalOrgProcess
 import SalesforceTime
 import Testing
+
 @testable import LocalOrg
 
 /// One test per response body restforce recorded from Salesforce (`restforce-fixtures/`, read in
@@ -24,8 +25,10 @@ struct RecordedFixtureContractTests {
 
     /// The answer has every key the recording has; its other keys are exactly `justifiedExtras`;
     /// it is JSON as Salesforce labels it.
-    func expectShape(of answer: WireAnswer, like fixture: String, renaming: [String: String] = [:], justifiedExtras: Set<String> = [],
-                     sourceLocation: SourceLocation = #_sourceLocation) throws {
+    func expectShape(
+        of answer: WireAnswer, like fixture: String, renaming: [String: String] = [:], justifiedExtras: Set<String> = [],
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
         let difference = JSONShape.compare(recorded: try Self.recorded(fixture), ours: answer.json, renaming: renaming)
         #expect(difference.missing.isEmpty, "\(fixture): localorg lacks \(difference.missing)", sourceLocation: sourceLocation)
         #expect(Set(difference.extra) == justifiedExtras, "\(fixture): extra keys \(difference.extra)", sourceLocation: sourceLocation)
@@ -52,8 +55,12 @@ struct RecordedFixtureContractTests {
     static let tokenExtras: Set<String> = ["token_type", "scope"]
 
     func passwordGrant(_ org: HTTPSOrg, password: String = "localorg-demo") async throws -> WireAnswer {
-        try await org.postForm("/services/oauth2/token", [("grant_type", "password"), ("client_id", "forceterm"),
-                                                          ("username", "demo@localorg.test"), ("password", password)])
+        try await org.postForm(
+            "/services/oauth2/token",
+            [
+                ("grant_type", "password"), ("client_id", "forceterm"),
+                ("username", "demo@localorg.test"), ("password", password),
+            ])
     }
 
     @Test func authSuccess() async throws {
@@ -96,8 +103,12 @@ struct RecordedFixtureContractTests {
     @Test func refreshSuccess() async throws {
         try await HTTPSOrg.with { org in
             let refreshToken = try #require(try await passwordGrant(org).json["refresh_token"]?.stringValue)
-            let answer = try await org.postForm("/services/oauth2/token", [("grant_type", "refresh_token"), ("client_id", "forceterm"),
-                                                                           ("refresh_token", refreshToken)])
+            let answer = try await org.postForm(
+                "/services/oauth2/token",
+                [
+                    ("grant_type", "refresh_token"), ("client_id", "forceterm"),
+                    ("refresh_token", refreshToken),
+                ])
             #expect(answer.status == 200)
             try expectShape(of: answer, like: "refresh_success_response", justifiedExtras: Self.tokenExtras)
         }
@@ -105,8 +116,12 @@ struct RecordedFixtureContractTests {
 
     @Test func refreshError() async throws {
         try await HTTPSOrg.with { org in
-            let answer = try await org.postForm("/services/oauth2/token", [("grant_type", "refresh_token"), ("client_id", "forceterm"),
-                                                                           ("refresh_token", "5Aep861-no-such-token")])
+            let answer = try await org.postForm(
+                "/services/oauth2/token",
+                [
+                    ("grant_type", "refresh_token"), ("client_id", "forceterm"),
+                    ("refresh_token", "5Aep861-no-such-token"),
+                ])
             #expect(answer.status == 400)
             #expect(answer.json["error"] == "invalid_grant")
             try expectShape(of: answer, like: "refresh_error_response")
@@ -223,8 +238,10 @@ struct RecordedFixtureContractTests {
 
     /// Keys of the describe answers that API versions after the recording's (v23) added, which
     /// localorg sends at every version (docs: the current describe has them all).
-    static let newerSObjectSummaryKeys: Set<String> = ["associateEntityType", "associateParentEntity", "deepCloneable", "hasSubtypes",
-                                                       "isInterface", "isSubtype", "mruEnabled"]
+    static let newerSObjectSummaryKeys: Set<String> = [
+        "associateEntityType", "associateParentEntity", "deepCloneable", "hasSubtypes",
+        "isInterface", "isSubtype", "mruEnabled",
+    ]
 
     @Test func describeGlobal() async throws {
         try await HTTPSOrg.with { org in
@@ -261,8 +278,9 @@ struct RecordedFixtureContractTests {
                 "recordTypeInfos[].active", "recordTypeInfos[].developerName", "recordTypeInfos[].master", "recordTypeInfos[].urls",
                 "urls.approvalLayouts", "urls.compactLayouts", "urls.defaultValues", "urls.layouts", "urls.listviews", "urls.quickActions",
             ]
-            try expectShape(of: answer, like: "sobject/sobject_describe_success_response",
-                            justifiedExtras: newerDescribeKeys.union(Self.newerSObjectSummaryKeys))
+            try expectShape(
+                of: answer, like: "sobject/sobject_describe_success_response",
+                justifiedExtras: newerDescribeKeys.union(Self.newerSObjectSummaryKeys))
             #expect(answer.header("ETag") != nil && answer.header("Last-Modified") != nil)
         }
     }
@@ -276,8 +294,9 @@ struct RecordedFixtureContractTests {
         func flags(_ field: JSONValue?) -> [JSONValue?] { ["filterable", "sortable", "groupable", "type"].map { field?[$0] } }
         let recordedLong = recorded.first { $0["name"] == "TextAreaLong_Field" }
         let recordedShort = recorded.first { $0["name"] == "TextArea_Field" }
-        #expect(flags(recordedLong) == [false, false, false, "textarea"] && flags(recordedShort) == [true, true, true, "textarea"],
-                "the recording as read")
+        #expect(
+            flags(recordedLong) == [false, false, false, "textarea"] && flags(recordedShort) == [true, true, true, "textarea"],
+            "the recording as read")
         try await HTTPSOrg.with { org in
             let fields = try await org.send("GET", "\(Self.data)/sobjects/Account/describe").json["fields"]?.arrayValue ?? []
             #expect(flags(fields.first { $0["name"] == "Description" }) == flags(recordedLong))
@@ -295,8 +314,9 @@ struct RecordedFixtureContractTests {
         let object = try #require(store.schema.object(named: objectName))
         let earlier = OrgStore.now() - 120
         try await store.write { db in
-            try db.execute(sql: "UPDATE \(quoted(object.tableName)) SET SystemModstamp = ?, \(quoted(OrgStore.deletedAtColumn)) = CASE WHEN IsDeleted = 1 THEN ? ELSE NULL END WHERE Id = ?",
-                           arguments: [earlier, earlier, id])
+            try db.execute(
+                sql: "UPDATE \(quoted(object.tableName)) SET SystemModstamp = ?, \(quoted(OrgStore.deletedAtColumn)) = CASE WHEN IsDeleted = 1 THEN ? ELSE NULL END WHERE Id = ?",
+                arguments: [earlier, earlier, id])
         }
     }
 

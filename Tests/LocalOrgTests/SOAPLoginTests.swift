@@ -2,6 +2,7 @@ import ForceJSON
 import Foundation
 import LocalOrgProcess
 import Testing
+
 @testable import LocalOrg
 
 @Suite struct SOAPLoginTests {
@@ -14,8 +15,10 @@ import Testing
     }
 
     func login(_ org: TestOrg, _ body: String, version: String = "59.0") async -> APIResponse {
-        await org.api.handle(APIRequest(method: "POST", path: "/services/Soap/u/\(version)", headers: ["Content-Type": "text/xml", "SOAPAction": "login"],
-                                        body: Array(body.utf8), baseURL: TestOrg.baseURL))
+        await org.api.handle(
+            APIRequest(
+                method: "POST", path: "/services/Soap/u/\(version)", headers: ["Content-Type": "text/xml", "SOAPAction": "login"],
+                body: Array(body.utf8), baseURL: TestOrg.baseURL))
     }
 
     @Test func loginAnswersWithASessionTheRESTAPIAccepts() async throws {
@@ -61,8 +64,9 @@ extension SOAPLoginTests {
         return names
     }
 
-    @Test("The Postman collection's own SOAP login (values in CDATA) signs in, and userInfo has every element of Salesforce's recorded answer",
-          .enabled(if: RealSalesforce.isAvailable, "needs ../shared/real-salesforce"))
+    @Test(
+        "The Postman collection's own SOAP login (values in CDATA) signs in, and userInfo has every element of Salesforce's recorded answer",
+        .enabled(if: RealSalesforce.isAvailable, "needs ../shared/real-salesforce"))
     func postmansSOAPLoginAsPublished() async throws {
         let collection = try JSONParser.parse(try Data(contentsOf: PostmanReplayTests.collection))
         var found: JSONValue?

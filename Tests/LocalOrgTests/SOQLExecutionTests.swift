@@ -1,5 +1,6 @@
 import ForceJSON
 import Testing
+
 @testable import LocalOrg
 
 @Suite struct SOQLExecutionTests {
@@ -69,7 +70,8 @@ import Testing
     @Test func childSubqueriesNestTheirRecords() async throws {
         let (org, _) = try await makeOrg()
         defer { org.remove() }
-        let result = try await org.query("""
+        let result = try await org.query(
+            """
             SELECT Name, (SELECT LastName, Account.Name FROM Contacts WHERE Title != null ORDER BY LastName DESC LIMIT 1)
             FROM Account ORDER BY Name
             """)
@@ -155,7 +157,8 @@ import Testing
         defer { org.remove() }
         var result = try await org.query("SELECT COUNT(Id), COUNT_DISTINCT(AccountId) accounts FROM Contact")
         #expect(result.body["records"] == [["attributes": ["type": "AggregateResult"], "expr0": 4, "accounts": 2]])
-        result = try await org.query("""
+        result = try await org.query(
+            """
             SELECT Account.Name, COUNT(Id) total, MAX(LastName), MIN(CreatedDate) FROM Contact
             WHERE AccountId != null GROUP BY Account.Name ORDER BY COUNT(Id) DESC, Account.Name
             """)
@@ -189,16 +192,19 @@ import Testing
         for (last, birthdate) in [("March", "1990-03-15"), ("Late March", "1985-03-31"), ("November", "1990-11-02"), ("January", "1992-01-07")] {
             _ = try await org.create("Contact", #"{"LastName":"\#(last)","Birthdate":"\#(birthdate)"}"#)
         }
-        let byYear = try await org.query("""
+        let byYear = try await org.query(
+            """
             SELECT CALENDAR_YEAR(Birthdate) born, COUNT(Id) FROM Contact WHERE Birthdate != null
             GROUP BY CALENDAR_YEAR(Birthdate) ORDER BY CALENDAR_YEAR(Birthdate) DESC
             """)
-        #expect(byYear.body["records"] == [
-            ["attributes": ["type": "AggregateResult"], "born": 1992, "expr0": 1],
-            ["attributes": ["type": "AggregateResult"], "born": 1990, "expr0": 2],
-            ["attributes": ["type": "AggregateResult"], "born": 1985, "expr0": 1],
-        ])
-        let unaliased = try await org.query("SELECT CALENDAR_QUARTER(Birthdate), COUNT(Id) cnt FROM Contact WHERE Birthdate != null GROUP BY CALENDAR_QUARTER(Birthdate) ORDER BY CALENDAR_QUARTER(Birthdate)")
+        #expect(
+            byYear.body["records"] == [
+                ["attributes": ["type": "AggregateResult"], "born": 1992, "expr0": 1],
+                ["attributes": ["type": "AggregateResult"], "born": 1990, "expr0": 2],
+                ["attributes": ["type": "AggregateResult"], "born": 1985, "expr0": 1],
+            ])
+        let unaliased = try await org.query(
+            "SELECT CALENDAR_QUARTER(Birthdate), COUNT(Id) cnt FROM Contact WHERE Birthdate != null GROUP BY CALENDAR_QUARTER(Birthdate) ORDER BY CALENDAR_QUARTER(Birthdate)")
         #expect(unaliased.body["records"]?.arrayValue?.map { [$0["expr0"], $0["cnt"]] } == [[1, 3], [4, 1]])
         func names(_ condition: String) async throws -> [String] {
             lastNames(try await org.query("SELECT LastName FROM Contact WHERE \(condition) ORDER BY LastName").body)

@@ -1,5 +1,6 @@
 import ForceJSON
 import Testing
+
 @testable import LocalOrg
 
 @Suite struct SOQLParserTests {
@@ -12,7 +13,10 @@ import Testing
     }
 
     func compileError(_ text: String) -> SOQLError? {
-        do { _ = try compile(text); return nil } catch let error as SOQLError { return error } catch { return nil }
+        do {
+            _ = try compile(text)
+            return nil
+        } catch let error as SOQLError { return error } catch { return nil }
     }
 
     @Test func valuesBecomeArgumentsAndNeverSQLText() throws {

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import LocalOrg
 
 @Suite struct SalesforceIdTests {

@@ -1,6 +1,7 @@
 import ForceJSON
 import Foundation
 import Testing
+
 @testable import LocalOrg
 
 @Suite struct SchemaTests {
@@ -30,9 +31,11 @@ import Testing
         let token = try await TestOrg.signIn(api, username: "demo@localorg.test", password: "localorg-demo")
         func call(_ method: String, _ path: String, _ body: String = "") async -> APIResponse {
             let parts = path.split(separator: "?", maxSplits: 1)
-            return await api.handle(APIRequest(method: method, path: String(parts[0]), query: parts.count > 1 ? String(parts[1]) : "",
-                                               headers: ["Authorization": "Bearer \(token)", "Content-Type": "application/json"],
-                                               body: Array(body.utf8), baseURL: TestOrg.baseURL))
+            return await api.handle(
+                APIRequest(
+                    method: method, path: String(parts[0]), query: parts.count > 1 ? String(parts[1]) : "",
+                    headers: ["Authorization": "Bearer \(token)", "Content-Type": "application/json"],
+                    body: Array(body.utf8), baseURL: TestOrg.baseURL))
         }
         let account = try #require(try JSONParser.parse(await call("POST", "/services/data/v59.0/sobjects/Account", #"{"Name":"Buyer"}"#).body)["id"]?.stringValue)
         let missing = await call("POST", "/services/data/v59.0/sobjects/Opportunity", #"{"Name":"No date"}"#)

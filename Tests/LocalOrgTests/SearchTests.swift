@@ -1,6 +1,7 @@
 import ForceJSON
 import Foundation
 import Testing
+
 @testable import LocalOrg
 
 @Suite struct SearchTests {
@@ -53,8 +54,10 @@ import Testing
         #expect(try JSONParser.parse(parameterized.body)["searchRecords"]?.arrayValue?.count == 2)
     }
 
-    @Test(arguments: ["FIND Müller", "FIND {Müller", "FIND {a}", "FIND {ab} IN NOWHERE FIELDS", "FIND {ab} RETURNING Widget(Name)",
-                      "FIND {ab} RETURNING Contact(Bogus)", "FIND {ab} RETURNING Contact(Name WHERE)", "SELECT Id FROM Contact"])
+    @Test(arguments: [
+        "FIND Müller", "FIND {Müller", "FIND {a}", "FIND {ab} IN NOWHERE FIELDS", "FIND {ab} RETURNING Widget(Name)",
+        "FIND {ab} RETURNING Contact(Bogus)", "FIND {ab} RETURNING Contact(Name WHERE)", "SELECT Id FROM Contact",
+    ])
     func badSearchesGetSalesforceErrors(sosl: String) async throws {
         let org = try await TestOrg()
         defer { org.remove() }

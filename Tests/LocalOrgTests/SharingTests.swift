@@ -1,5 +1,6 @@
 import ForceJSON
 import Testing
+
 @testable import LocalOrg
 
 @Suite struct SharingTests {

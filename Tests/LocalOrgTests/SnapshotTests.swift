@@ -1,7 +1,8 @@
 import ForceJSON
 import Foundation
-@testable import LocalOrg
 import Testing
+
+@testable import LocalOrg
 
 /// `localorg snapshot`: a class's starting state kept and brought back as a new org.
 @Suite("Snapshots: save and restore as a new org")
@@ -52,7 +53,10 @@ struct SnapshotTests {
     func orgIdsDiffer() async throws {
         let first = try await TestOrg()
         let second = try await TestOrg()
-        defer { first.remove(); second.remove() }
+        defer {
+            first.remove()
+            second.remove()
+        }
         #expect(try first.store.organizationId() != (try second.store.organizationId()))
     }
 

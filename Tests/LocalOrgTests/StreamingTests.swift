@@ -1,6 +1,7 @@
 import ForceJSON
 import Foundation
 import Testing
+
 @testable import LocalOrg
 
 /// The Streaming API at `/cometd/<version>`, called in-process: Bayeux's exchanges, the refusals
@@ -10,9 +11,10 @@ struct StreamingTests {
     /// Bayeux messages sent with `token` (the org's signed-in admin by default; "" sends none).
     func bayeux(_ org: TestOrg, _ messages: [JSONValue], version: String = "45.0", token: String? = nil) async -> (status: Int, replies: [JSONValue]) {
         let bearer = token ?? org.accessToken
-        let response = await org.api.handle(APIRequest(
-            method: "POST", path: "/cometd/\(version)", headers: bearer.isEmpty ? [:] : ["Authorization": "Bearer \(bearer)"],
-            body: Array(JSONWriter.string(.array(messages)).utf8), baseURL: TestOrg.baseURL))
+        let response = await org.api.handle(
+            APIRequest(
+                method: "POST", path: "/cometd/\(version)", headers: bearer.isEmpty ? [:] : ["Authorization": "Bearer \(bearer)"],
+                body: Array(JSONWriter.string(.array(messages)).utf8), baseURL: TestOrg.baseURL))
         return (response.status, (try? JSONParser.parse(response.body))?.arrayValue ?? [])
     }
 
@@ -22,8 +24,15 @@ struct StreamingTests {
     }
 
     func subscribe(_ org: TestOrg, _ clientId: String, _ channel: String, replay: Int64 = -1, token: String? = nil) async -> JSONValue? {
-        await bayeux(org, [["channel": "/meta/subscribe", "clientId": .string(clientId), "subscription": .string(channel),
-                            "ext": ["replay": .object([channel: .int(replay)])]]], token: token).replies.first
+        await bayeux(
+            org,
+            [
+                [
+                    "channel": "/meta/subscribe", "clientId": .string(clientId), "subscription": .string(channel),
+                    "ext": ["replay": .object([channel: .int(replay)])],
+                ]
+            ], token: token
+        ).replies.first
     }
 
     func connect(_ org: TestOrg, _ clientId: String, token: String? = nil) async -> [JSONValue] {
@@ -34,8 +43,10 @@ struct StreamingTests {
     func refusals() async throws {
         let org = try await TestOrg()
         defer { org.remove() }
-        let malformed = await org.api.handle(APIRequest(method: "POST", path: "/cometd/45.0", headers: ["Authorization": "Bearer \(org.accessToken)"],
-                                                        body: Array("{not json".utf8), baseURL: TestOrg.baseURL))
+        let malformed = await org.api.handle(
+            APIRequest(
+                method: "POST", path: "/cometd/45.0", headers: ["Authorization": "Bearer \(org.accessToken)"],
+                body: Array("{not json".utf8), baseURL: TestOrg.baseURL))
         #expect(malformed.status == 400 && malformed.bodyText.contains("400::The request is not a Bayeux message"), "\(malformed.bodyText)")
         let noVersion = await org.api.handle(APIRequest(method: "POST", path: "/cometd", body: Array("[]".utf8), baseURL: TestOrg.baseURL))
         #expect(noVersion.bodyText.contains("400::API version in the URI is mandatory. URI format: '/cometd/"))

@@ -1,5 +1,6 @@
 import ForceJSON
 import Foundation
+
 @testable import LocalOrg
 
 /// A fresh org in a temporary directory, with a signed-in demo admin, for tests that call the
@@ -11,12 +12,14 @@ struct TestOrg {
     private(set) var accessToken: String
     static let baseURL = "https://localhost:8443"
 
-    init(tokenLifetime: Int64 = 3600, apiLimit: Int = 100_000, sharing: OrgSettings.Sharing = .public,
-         latencyMilliseconds: Int = 0, failureRate: Double = 0, connectedApps: [String: String] = [:],
-         maximumBodyBytes: Int = 8 * 1024 * 1024, briefcases: JSONValue? = nil,
-         mobilePolicy: OrgSettings.MobilePolicy = OrgSettings.MobilePolicy(),
-         connectedAppPolicies: [String: OrgSettings.MobilePolicy] = [:], rules: ProductionRules? = nil,
-         streamingTimeoutMilliseconds: Int = 110_000, streamingClientGraceMilliseconds: Int = 30_000) async throws {
+    init(
+        tokenLifetime: Int64 = 3600, apiLimit: Int = 100_000, sharing: OrgSettings.Sharing = .public,
+        latencyMilliseconds: Int = 0, failureRate: Double = 0, connectedApps: [String: String] = [:],
+        maximumBodyBytes: Int = 8 * 1024 * 1024, briefcases: JSONValue? = nil,
+        mobilePolicy: OrgSettings.MobilePolicy = OrgSettings.MobilePolicy(),
+        connectedAppPolicies: [String: OrgSettings.MobilePolicy] = [:], rules: ProductionRules? = nil,
+        streamingTimeoutMilliseconds: Int = 110_000, streamingClientGraceMilliseconds: Int = 30_000
+    ) async throws {
         directory = NSTemporaryDirectory() + "localorg-test-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         store = try OrgStore(path: directory + "/org.sqlite", schema: try OrgSchema.bundled())
@@ -40,10 +43,11 @@ struct TestOrg {
 
     /// An access token from the password grant.
     static func signIn(_ api: LocalOrgAPI, username: String, password: String) async throws -> String {
-        let login = await api.handle(APIRequest(
-            method: "POST", path: "/services/oauth2/token", headers: ["Content-Type": "application/x-www-form-urlencoded"],
-            body: Array("grant_type=password&client_id=forceterm&username=\(username)&password=\(password)".utf8),
-            baseURL: Self.baseURL))
+        let login = await api.handle(
+            APIRequest(
+                method: "POST", path: "/services/oauth2/token", headers: ["Content-Type": "application/x-www-form-urlencoded"],
+                body: Array("grant_type=password&client_id=forceterm&username=\(username)&password=\(password)".utf8),
+                baseURL: Self.baseURL))
         guard login.status == 200, let token = try JSONParser.parse(login.body)["access_token"]?.stringValue else {
             throw TestFailure("login failed: \(login.status) \(login.bodyText)")
         }
@@ -63,8 +67,10 @@ struct TestOrg {
         var allHeaders = ["Authorization": "Bearer \(accessToken)"]
         if body != nil { allHeaders["Content-Type"] = "application/json" }
         for (name, value) in headers { allHeaders[name] = value }
-        return await api.handle(APIRequest(method: method, path: String(parts[0]), query: parts.count > 1 ? String(parts[1]) : "",
-                                           headers: allHeaders, body: Array((body ?? "").utf8), baseURL: Self.baseURL))
+        return await api.handle(
+            APIRequest(
+                method: method, path: String(parts[0]), query: parts.count > 1 ? String(parts[1]) : "",
+                headers: allHeaders, body: Array((body ?? "").utf8), baseURL: Self.baseURL))
     }
 
     /// Runs SOQL through `/query` and returns the decoded body.

@@ -1,13 +1,15 @@
 import ForceJSON
 import Foundation
+import Testing
+
+@testable import LocalOrg
+
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
-import Testing
-@testable import LocalOrg
 
 @Suite("Field history: every change with time, user, field, old and new value")
 struct FieldHistoryTests {
@@ -17,16 +19,20 @@ struct FieldHistoryTests {
         defer { org.remove() }
         let trainee = try await org.signedIn(as: "trainer@localorg.test", password: "localorg-trainer")
         let id = try await trainee.create("Contact", #"{"LastName":"Lovelace","Title":"Analyst"}"#)
-        let update = await trainee.call("PATCH", "/services/data/v59.0/sobjects/Contact/\(id)",
-                                        body: #"{"LastName":"Lovelace","Title":"Countess","Email":"ada@example.com","Department":"Research"}"#)
+        let update = await trainee.call(
+            "PATCH", "/services/data/v59.0/sobjects/Contact/\(id)",
+            body: #"{"LastName":"Lovelace","Title":"Countess","Email":"ada@example.com","Department":"Research"}"#)
         #expect(update.status == 204)
         let removed = await org.call("DELETE", "/services/data/v59.0/sobjects/Contact/\(id)")
         #expect(removed.status == 204)
 
         let history = try await org.store.history(of: id)
         #expect(history.map(\.field) == ["created", "Title", "Email", "Department", "deleted"])
-        #expect(history.map(\.username) == ["trainer@localorg.test", "trainer@localorg.test", "trainer@localorg.test",
-                                            "trainer@localorg.test", "demo@localorg.test"])
+        #expect(
+            history.map(\.username) == [
+                "trainer@localorg.test", "trainer@localorg.test", "trainer@localorg.test",
+                "trainer@localorg.test", "demo@localorg.test",
+            ])
         #expect(history[1].oldValue == "Analyst" && history[1].newValue == "Countess")
         #expect(history[2].oldValue == nil && history[2].newValue == "ada@example.com")
         #expect(history[3].oldValue == nil && history[3].newValue == "Research")
@@ -71,12 +77,16 @@ struct FieldHistoryTests {
 
 @Suite("The trainer's page: admins only, counts from the log, a live feed", .serialized)
 struct TrainerPageTests {
-    func page(_ org: TestOrg, _ method: String, _ path: String, query: String = "", body: String = "",
-              headers: [String: String] = [:]) async -> APIResponse {
+    func page(
+        _ org: TestOrg, _ method: String, _ path: String, query: String = "", body: String = "",
+        headers: [String: String] = [:]
+    ) async -> APIResponse {
         var all = headers
         if !body.isEmpty { all["Content-Type"] = "application/x-www-form-urlencoded" }
-        return await org.api.handle(APIRequest(method: method, path: path, query: query, headers: all, body: Array(body.utf8),
-                                               baseURL: TestOrg.baseURL))
+        return await org.api.handle(
+            APIRequest(
+                method: method, path: path, query: query, headers: all, body: Array(body.utf8),
+                baseURL: TestOrg.baseURL))
     }
 
     func signInCookie(_ org: TestOrg) async throws -> String {
@@ -124,18 +134,24 @@ struct TrainerPageTests {
         defer { org.remove() }
         let trainee = try await org.signedIn(as: "trainer@localorg.test", password: "localorg-trainer")
         let id = try await trainee.create("Contact", #"{"LastName":"Turing"}"#)
-        let composite = await trainee.call("POST", "/services/data/v59.0/composite/sobjects", body: """
-            {"allOrNone":false,"records":[{"attributes":{"type":"Contact"},"LastName":"One"},{"attributes":{"type":"Contact"}}]}
-            """)
+        let composite = await trainee.call(
+            "POST", "/services/data/v59.0/composite/sobjects",
+            body: """
+                {"allOrNone":false,"records":[{"attributes":{"type":"Contact"},"LastName":"One"},{"attributes":{"type":"Contact"}}]}
+                """)
         let entries = [
-            RequestLogEntry(time: Date(), username: "trainer@localorg.test", method: "POST", path: "/services/data/v59.0/sobjects/Contact/",
-                            status: 201, inner: nil, milliseconds: 1),
-            RequestLogEntry(time: Date(), username: "trainer@localorg.test", method: "POST", path: "/services/data/v59.0/composite/sobjects",
-                            status: 200, inner: composite.innerOutcomes, milliseconds: 1),
-            RequestLogEntry(time: Date(), username: "trainer@localorg.test", method: "POST", path: "/services/data/v59.0/composite",
-                            status: 200, inner: "200×3 412×2 PRECONDITION_FAILED×1 400×1", milliseconds: 1),
-            RequestLogEntry(time: Date(), username: "TRAINER@localorg.test", method: "PATCH", path: "/services/data/v59.0/sobjects/Contact/\(id)",
-                            status: 412, inner: nil, milliseconds: 1),
+            RequestLogEntry(
+                time: Date(), username: "trainer@localorg.test", method: "POST", path: "/services/data/v59.0/sobjects/Contact/",
+                status: 201, inner: nil, milliseconds: 1),
+            RequestLogEntry(
+                time: Date(), username: "trainer@localorg.test", method: "POST", path: "/services/data/v59.0/composite/sobjects",
+                status: 200, inner: composite.innerOutcomes, milliseconds: 1),
+            RequestLogEntry(
+                time: Date(), username: "trainer@localorg.test", method: "POST", path: "/services/data/v59.0/composite",
+                status: 200, inner: "200×3 412×2 PRECONDITION_FAILED×1 400×1", milliseconds: 1),
+            RequestLogEntry(
+                time: Date(), username: "TRAINER@localorg.test", method: "PATCH", path: "/services/data/v59.0/sobjects/Contact/\(id)",
+                status: 412, inner: nil, milliseconds: 1),
         ]
         try await org.store.appendEvents(entries)
         let cookie = try await signInCookie(org)
@@ -173,13 +189,19 @@ struct TrainerPageTests {
     func feedStream() async throws {
         let org = try await TestOrg()
         defer { org.remove() }
-        try await org.store.appendEvents([RequestLogEntry(time: Date(), username: "a@class.test", method: "GET", path: "/old",
-                                                          status: 200, inner: nil, milliseconds: 1)])
+        try await org.store.appendEvents([
+            RequestLogEntry(
+                time: Date(), username: "a@class.test", method: "GET", path: "/old",
+                status: 200, inner: nil, milliseconds: 1)
+        ])
         let response = await page(org, "GET", "/trainer/events", headers: ["Authorization": "Bearer \(org.accessToken)", "Last-Event-ID": "1"])
         #expect(response.status == 200 && response.header("Content-Type")?.hasPrefix("text/event-stream") == true)
         let stream = try #require(response.stream)
-        try await org.store.appendEvents([RequestLogEntry(time: Date(), username: "b@class.test", method: "POST", path: "/new",
-                                                          status: 201, inner: nil, milliseconds: 1)])
+        try await org.store.appendEvents([
+            RequestLogEntry(
+                time: Date(), username: "b@class.test", method: "POST", path: "/new",
+                status: 201, inner: nil, milliseconds: 1)
+        ])
         var received = ""
         for await chunk in stream {
             received += String(decoding: chunk, as: UTF8.self)
@@ -242,9 +264,11 @@ struct TrainerPageHTTPTests {
         let token = server.org.accessToken
         let port = server.port
         let reader = Task {
-            try await Self.onOwnThread { try Self.readUntil(port: port, request: "GET /trainer/events HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(token)\r\n\r\n") {
-                $0.contains("/services/data/v59.0/query")
-            } }
+            try await Self.onOwnThread {
+                try Self.readUntil(port: port, request: "GET /trainer/events HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(token)\r\n\r\n") {
+                    $0.contains("/services/data/v59.0/query")
+                }
+            }
         }
         try await Task.sleep(for: .milliseconds(500))
         let trainee = try await server.org.signedIn(as: "trainer@localorg.test", password: "localorg-trainer")

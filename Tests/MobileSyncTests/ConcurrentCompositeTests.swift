@@ -3,6 +3,7 @@ import ForcetermServices
 import Foundation
 import Synchronization
 import Testing
+
 @testable import MobileSync
 
 /// LEAVE_IF_CHANGED updates and deletes travel as composite requests of 25; several of them are in
@@ -11,18 +12,22 @@ import Testing
 @Suite("Concurrent composite requests")
 struct ConcurrentCompositeTests {
     private static func request(_ action: PlannedWrite.Action, _ route: WriteRoute, entry: Int64) -> WriteRequest {
-        let write: RecordWrite = switch action {
-        case .delete: .delete(sobjectType: "Contact", id: "003\(entry)", ifUnmodifiedSince: 1)
-        case .update: .update(sobjectType: "Contact", id: "003\(entry)", fields: [:], ifUnmodifiedSince: 1)
-        case .create, .upsert: .create(sobjectType: "Contact", fields: [:])
-        }
+        let write: RecordWrite =
+            switch action {
+            case .delete: .delete(sobjectType: "Contact", id: "003\(entry)", ifUnmodifiedSince: 1)
+            case .update: .update(sobjectType: "Contact", id: "003\(entry)", fields: [:], ifUnmodifiedSince: 1)
+            case .create, .upsert: .create(sobjectType: "Contact", fields: [:])
+            }
         return WriteRequest(route: route, writes: [PlannedWrite(entryId: entry, action: action, recordId: "003\(entry)", write: write)])
     }
 
     @Test("Consecutive composite or collection requests of one route and action form one run; single ones travel alone")
     func runs() {
-        let requests = [Self.request(.delete, .composite, entry: 1), Self.request(.delete, .composite, entry: 2),
-                        Self.request(.create, .collection, entry: 3), Self.request(.create, .collection, entry: 4)]
+        let requests =
+            [
+                Self.request(.delete, .composite, entry: 1), Self.request(.delete, .composite, entry: 2),
+                Self.request(.create, .collection, entry: 3), Self.request(.create, .collection, entry: 4),
+            ]
             + (5...24).map { Self.request(.update, .composite, entry: $0) }
             + [Self.request(.update, .single, entry: 25), Self.request(.update, .single, entry: 26)]
         let runs: [[Int64]] = SyncUpTask.runs(requests).map { $0.map { $0.writes[0].entryId } }
@@ -56,8 +61,9 @@ struct ConcurrentCompositeTests {
         let deleted = Set(ids.prefix(30))
         for id in ids {
             let stored = try #require(try live.local.document("contacts", id: id))
-            try live.saveLocally(deleted.contains(id) ? Records.edited(stored, delete: true) : Records.edited(stored, ["Title": "Mine"]),
-                                 in: "contacts")
+            try live.saveLocally(
+                deleted.contains(id) ? Records.edited(stored, delete: true) : Records.edited(stored, ["Title": "Mine"]),
+                in: "contacts")
         }
         // 30 deletes (2 composites) then 100 updates (4 composites), each group sent at once.
         let remote = OverlapRecordingRemote(remote: ForceClientRemote(client: live.client))
@@ -119,7 +125,13 @@ struct ConcurrentCompositeTests {
 /// The real remote, holding its first write request (up to 30 s) until the `until`-th has started,
 /// and counting how many are in flight at once.
 final class HoldFirstRemote: ForwardingRemote {
-    struct Log: Sendable { var sends = 0; var inFlight = 0; var maxInFlight = 0; var startedWhileFirstHeld = false; var firstDone = false }
+    struct Log: Sendable {
+        var sends = 0
+        var inFlight = 0
+        var maxInFlight = 0
+        var startedWhileFirstHeld = false
+        var firstDone = false
+    }
 
     let remote: any SyncRemote
     let until: Int
@@ -161,8 +173,17 @@ final class HoldFirstRemote: ForwardingRemote {
 /// that sends several at once is seen to, however the machine schedules it; a sync that sent one
 /// at a time would be held 30 s per request and fail the overlap check.
 final class OverlapRecordingRemote: ForwardingRemote {
-    struct Call: Sendable { var action: PlannedWrite.Action; var start: Int; var end: Int }
-    struct Log: Sendable { var calls: [Call] = []; var inFlight = 0; var maxInFlight = 0; var clock = 0 }
+    struct Call: Sendable {
+        var action: PlannedWrite.Action
+        var start: Int
+        var end: Int
+    }
+    struct Log: Sendable {
+        var calls: [Call] = []
+        var inFlight = 0
+        var maxInFlight = 0
+        var clock = 0
+    }
 
     let remote: any SyncRemote
     private let state = Mutex(Log())
@@ -172,11 +193,12 @@ final class OverlapRecordingRemote: ForwardingRemote {
     var log: Log { state.withLock { $0 } }
 
     func send(_ writes: [RecordWrite], route: WriteRoute) async throws(SyncRemoteError) -> [RecordOutcome] {
-        let action: PlannedWrite.Action = switch writes.first {
-        case .delete: .delete
-        case .update: .update
-        default: .create
-        }
+        let action: PlannedWrite.Action =
+            switch writes.first {
+            case .delete: .delete
+            case .update: .update
+            default: .create
+            }
         let start = state.withLock { log in
             log.clock += 1
             log.inFlight += 1

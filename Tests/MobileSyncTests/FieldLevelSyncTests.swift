@@ -2,6 +2,7 @@ import ForceJSON
 import PropertyBased
 import SmartStore
 import Testing
+
 @testable import MobileSync
 
 /// The field-level rules on a real store file, one rule per test: what sync up sends,
@@ -19,8 +20,9 @@ struct FieldLevelSyncTests {
 
     init() throws {
         fixture = try SyncStore()
-        var ada = Records.contact("003A", last: "Lovelace", modified: Self.synced,
-                                  extra: ["FirstName": "Ada", "Title": "Engineer", "Department": "R&D", "Email": "ada@example.com"])
+        var ada = Records.contact(
+            "003A", last: "Lovelace", modified: Self.synced,
+            extra: ["FirstName": "Ada", "Title": "Engineer", "Department": "R&D", "Email": "ada@example.com"])
         ada[LocalField.local] = false
         _ = try fixture.store.create(ada, in: "contacts")
     }
@@ -44,8 +46,9 @@ struct FieldLevelSyncTests {
     }
 
     func serverCopy(_ changes: JSONObject, modified: String = later) -> JSONObject {
-        var copy = Records.contact("003A", last: "Lovelace", modified: modified,
-                                   extra: ["FirstName": "Ada", "Title": "Engineer", "Department": "R&D", "Email": "ada@example.com"])
+        var copy = Records.contact(
+            "003A", last: "Lovelace", modified: modified,
+            extra: ["FirstName": "Ada", "Title": "Engineer", "Department": "R&D", "Email": "ada@example.com"])
         for (key, value) in changes { copy[key] = value }
         return copy
     }
@@ -56,9 +59,10 @@ struct FieldLevelSyncTests {
         try edit(["Title": "Countess"])
         try edit(["Title": "Countess of Lovelace"])
         #expect(try ada().baseValues == ["Title": "Engineer"], "the base is the value before the first change")
-        #expect(try plan().writes.map(\.write) == [
-            .update(sobjectType: "Contact", id: "003A", fields: ["Title": "Countess of Lovelace"], ifUnmodifiedSince: SalesforceTimestamp.parse(Self.synced)),
-        ])
+        #expect(
+            try plan().writes.map(\.write) == [
+                .update(sobjectType: "Contact", id: "003A", fields: ["Title": "Countess of Lovelace"], ifUnmodifiedSince: SalesforceTimestamp.parse(Self.synced))
+            ])
     }
 
     @Test func anEditBackToTheBaseLeavesNothingToSendAndTheRecordIsSettled() throws {
@@ -83,9 +87,10 @@ struct FieldLevelSyncTests {
         #expect(record["Title"] == "Second" && record["Department"] == "Sales" && record.isDirty && record.isLocallyUpdated)
         #expect(record.baseValues == ["Title": "First", "Department": "R&D"], "the server now holds what was sent")
         #expect(record["LastModifiedDate"] == .null, "our write made the known date stale")
-        #expect(try plan().writes.map(\.write) == [
-            .update(sobjectType: "Contact", id: "003A", fields: ["Title": "Second", "Department": "Sales"], ifUnmodifiedSince: nil),
-        ])
+        #expect(
+            try plan().writes.map(\.write) == [
+                .update(sobjectType: "Contact", id: "003A", fields: ["Title": "Second", "Department": "Sales"], ifUnmodifiedSince: nil)
+            ])
     }
 
     @Test func anUpdateAnsweredWithNothingChangedMeanwhileLeavesTheRecordClean() throws {
@@ -97,14 +102,17 @@ struct FieldLevelSyncTests {
     }
 
     @Test func anEditMadeWhileTheCreateWasOnItsWayStaysToBeSentAsAnUpdate() throws {
-        let created = try fixture.store.create(LocalEdit.created(fields: ["LastName": "Hopper", "Title": "Rear Admiral"],
-                                                                  sObjectType: "Contact", localId: "local_1"), in: "contacts")
+        let created = try fixture.store.create(
+            LocalEdit.created(
+                fields: ["LastName": "Hopper", "Title": "Rear Admiral"],
+                sObjectType: "Contact", localId: "local_1"), in: "contacts")
         let write = try #require(try plan().writes.first { $0.action == .create })
         try fixture.store.write { try recorder.markCreatesInFlight([write], now: 1, in: $0) }
         let entryId = try #require(created.soupEntryId)
         let inFlight = try #require(try fixture.store.retrieve([entryId], from: "contacts").first)
-        #expect(inFlight[LocalField.createInFlight]?["fields"] == ["LastName": "Hopper", "Title": "Rear Admiral"],
-                "the journal keeps the values sent, for recognising the create later even if the record changes")
+        #expect(
+            inFlight[LocalField.createInFlight]?["fields"] == ["LastName": "Hopper", "Title": "Rear Admiral"],
+            "the journal keeps the values sent, for recognising the create later even if the record changes")
         _ = try fixture.store.update(try #require(LocalEdit.updated(inFlight, fields: ["Title": "Commodore"])), id: entryId, in: "contacts")
         try answer(.success(id: "003H"), to: write)
         let record = try #require(try fixture.document("contacts", id: "003H"))
@@ -198,9 +206,10 @@ struct FieldLevelSyncTests {
         #expect(summary.conflicts == 0 && again == [write.entryId])
         let record = try ada()
         #expect(record["Title"] == "Countess" && record["Department"] == "Sales" && !record.hasConflict)
-        #expect(try plan().writes.map(\.write) == [
-            .update(sobjectType: "Contact", id: "003A", fields: ["Title": "Countess"], ifUnmodifiedSince: SalesforceTimestamp.parse(Self.later)),
-        ], "only my field, against the version just merged")
+        #expect(
+            try plan().writes.map(\.write) == [
+                .update(sobjectType: "Contact", id: "003A", fields: ["Title": "Countess"], ifUnmodifiedSince: SalesforceTimestamp.parse(Self.later))
+            ], "only my field, against the version just merged")
     }
 
     @Test func aRefusedUpdateTheServerAlreadyHoldsIsSettled() throws {
@@ -252,10 +261,12 @@ struct FieldLevelSyncTests {
         try resolver.resolve(entryId: write.entryId, fields: ["Department"], choice: .takeServer)
         let record = try ada()
         #expect(!record.hasConflict && record["Title"] == "Countess" && record["Department"] == "Engines")
-        #expect(try plan().writes.map(\.write) == [
-            .update(sobjectType: "Contact", id: "003A", fields: ["Title": "Countess", "Email": "ada@lovelace.org"],
-                    ifUnmodifiedSince: SalesforceTimestamp.parse(Self.later)),
-        ], "the field kept and the change only I made go; the server's Department and FirstName stay")
+        #expect(
+            try plan().writes.map(\.write) == [
+                .update(
+                    sobjectType: "Contact", id: "003A", fields: ["Title": "Countess", "Email": "ada@lovelace.org"],
+                    ifUnmodifiedSince: SalesforceTimestamp.parse(Self.later))
+            ], "the field kept and the change only I made go; the server's Department and FirstName stay")
     }
 
     @Test func aConflictStoredByAnOlderForcetermIsSettledFieldByFieldToo() throws {
@@ -265,10 +276,12 @@ struct FieldLevelSyncTests {
         let resolver = ConflictResolver(store: fixture.store, soupName: "contacts")
         #expect(try resolver.conflict(entryId: try #require(record.soupEntryId))?.fields.map(\.name) == ["Title", "Department"])
         try resolver.keepLocal(entryId: try #require(record.soupEntryId))
-        #expect(try plan().writes.map(\.write) == [
-            .update(sobjectType: "Contact", id: "003A", fields: ["Title": "Mine", "Department": "R&D"],
-                    ifUnmodifiedSince: SalesforceTimestamp.parse(Self.later)),
-        ])
+        #expect(
+            try plan().writes.map(\.write) == [
+                .update(
+                    sobjectType: "Contact", id: "003A", fields: ["Title": "Mine", "Department": "R&D"],
+                    ifUnmodifiedSince: SalesforceTimestamp.parse(Self.later))
+            ])
     }
 
     /// Shrunk from the interleaved property test: deleted here, changed on the server, "keep mine"
@@ -283,9 +296,10 @@ struct FieldLevelSyncTests {
         try resolver.keepLocal(entryId: entryId)
         #expect(try plan().writes.map(\.write) == [.delete(sobjectType: "Contact", id: "003A", ifUnmodifiedSince: SalesforceTimestamp.parse(Self.later))])
         _ = try fixture.store.upsert(LocalEdit.undeleted(try ada()), in: "contacts")
-        #expect(try plan().writes.map(\.write) == [
-            .update(sobjectType: "Contact", id: "003A", fields: ["Department": "R&D"], ifUnmodifiedSince: SalesforceTimestamp.parse(Self.later)),
-        ], "my Department goes back over the server's")
+        #expect(
+            try plan().writes.map(\.write) == [
+                .update(sobjectType: "Contact", id: "003A", fields: ["Department": "R&D"], ifUnmodifiedSince: SalesforceTimestamp.parse(Self.later))
+            ], "my Department goes back over the server's")
     }
 
     @Test func revertPutsARecordBackAtItsBase() throws {
@@ -293,11 +307,15 @@ struct FieldLevelSyncTests {
         try edit(["Title": "Countess", "Department": "Analytics"])
         _ = try fixture.store.upsert(LocalEdit.deleted(try ada()), in: "contacts")
         let entryId = try #require(try ada().soupEntryId)
-        guard case let .reverted(record) = try reverter.revert(entryId: entryId) else { Issue.record("not reverted"); return }
+        guard case let .reverted(record) = try reverter.revert(entryId: entryId) else {
+            Issue.record("not reverted")
+            return
+        }
         #expect(record["Title"] == "Engineer" && record["Department"] == "R&D" && !record.isDirty && !record.isLocallyDeleted)
 
-        let created = try fixture.store.create(LocalEdit.created(fields: ["LastName": "Hopper"], sObjectType: "Contact", localId: "local_9"),
-                                               in: "contacts")
+        let created = try fixture.store.create(
+            LocalEdit.created(fields: ["LastName": "Hopper"], sObjectType: "Contact", localId: "local_9"),
+            in: "contacts")
         #expect(try reverter.revert(entryId: try #require(created.soupEntryId)) == .removed)
 
         let legacy = Records.editedWithoutBase(try ada(), ["Title": "Mine"])

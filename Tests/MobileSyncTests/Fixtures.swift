@@ -1,6 +1,7 @@
-import Foundation
 import ForceJSON
+import Foundation
 import SmartStore
+
 @testable import MobileSync
 
 /// A store in a fresh temporary directory with the repo's soups, removed when the test ends.
@@ -54,7 +55,8 @@ enum Records {
     /// (a hook cannot fail the call; a contact not found is left alone).
     static func editStored(_ store: SmartStore, contact id: String, _ changes: JSONObject) {
         guard let record = try? store.query(.exact("contacts", path: "Id", matchKey: .string(id))).first?.objectValue,
-              let edited = LocalEdit.updated(record, fields: changes), let entryId = record.soupEntryId else { return }
+            let edited = LocalEdit.updated(record, fields: changes), let entryId = record.soupEntryId
+        else { return }
         _ = try? store.update(edited, id: entryId, in: "contacts")
     }
 

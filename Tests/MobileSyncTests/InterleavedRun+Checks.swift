@@ -6,6 +6,7 @@ import LocalOrgProcess
 import SmartStore
 import Synchronization
 import Testing
+
 @testable import MobileSync
 
 /// The interleaved run's conflicts (observed and resolved as a user would) and its final check.
@@ -21,12 +22,15 @@ extension InterleavedRun {
             switch conflict.kind {
             case let .fields(fields):
                 for field in fields where Self.fields.contains(field.name) {
-                    #expect(model.knows(name, field.name, field.mine) && model.knows(name, field.name, field.server),
-                            "\(name).\(field.name) holds a value nobody wrote: \(field)\n\(model.history(name))\n\(trail)")
+                    #expect(
+                        model.knows(name, field.name, field.mine) && model.knows(name, field.name, field.server),
+                        "\(name).\(field.name) holds a value nobody wrote: \(field)\n\(model.history(name))\n\(trail)")
                 }
-                justified = !fields.isEmpty && fields.allSatisfy { field in
-                    Self.fields.contains(field.name) ? model.areConcurrent(field.mine, field.server, name, field.name) : true
-                }
+                justified =
+                    !fields.isEmpty
+                    && fields.allSatisfy { field in
+                        Self.fields.contains(field.name) ? model.areConcurrent(field.mine, field.server, name, field.name) : true
+                    }
             case .deletedHere:
                 justified = Self.fields.contains { field in
                     let deletion = model.heads(name, field).first { $0.side == .local && VersionModel.isDeletion($0.value) }?.value
@@ -40,7 +44,8 @@ extension InterleavedRun {
                     }
                 }
             }
-            #expect(justified, "a conflict of \(name) (\(conflict.kind)) between writes that knew of each other\n\(model.history(name))\nstored: \(JSONWriter.string(.object(conflict.local)))\n\(trail)")
+            #expect(
+                justified, "a conflict of \(name) (\(conflict.kind)) between writes that knew of each other\n\(model.history(name))\nstored: \(JSONWriter.string(.object(conflict.local)))\n\(trail)")
         }
     }
 
@@ -138,12 +143,15 @@ extension InterleavedRun {
         let serverNames = serverRecords.compactMap { $0["LastName"]?.stringValue }
         #expect(Set(serverNames).count == serverNames.count, "a contact exists twice on the server\n\(trail)")
         #expect(Set(contacts.compactMap { $0["Id"]?.stringValue }).count == contacts.count, "duplicate ids in the store\n\(trail)")
-        #expect(contacts.allSatisfy { !$0.isDirty && !$0.hasConflict && $0[LocalField.lastError] == nil },
-                "records left dirty, in conflict or with errors\n\(trail)")
-        let onServer = Dictionary(serverRecords.compactMap { record in record["LastName"]?.stringValue.map { ($0, record) } },
-                                  uniquingKeysWith: { first, _ in first })
-        let inStore = Dictionary(contacts.compactMap { record in record["LastName"]?.stringValue.map { ($0, record) } },
-                                 uniquingKeysWith: { first, _ in first })
+        #expect(
+            contacts.allSatisfy { !$0.isDirty && !$0.hasConflict && $0[LocalField.lastError] == nil },
+            "records left dirty, in conflict or with errors\n\(trail)")
+        let onServer = Dictionary(
+            serverRecords.compactMap { record in record["LastName"]?.stringValue.map { ($0, record) } },
+            uniquingKeysWith: { first, _ in first })
+        let inStore = Dictionary(
+            contacts.compactMap { record in record["LastName"]?.stringValue.map { ($0, record) } },
+            uniquingKeysWith: { first, _ in first })
         for name in Set(onServer.keys).union(inStore.keys) where !model.isKnown(name) {
             Issue.record("\(name) exists but nobody created it\n\(trail)")
         }
@@ -175,8 +183,9 @@ extension InterleavedRun {
             }
             #expect(stored["Id"] == server["Id"], "\(name): the store and the server disagree on its id\n\(trail)")
             for field in Self.fields {
-                #expect(FieldText.same(server[field], expected[field]) && FieldText.same(stored[field], expected[field]),
-                        "\(name).\(field): expected \(FieldText.of(expected[field])), server \(FieldText.of(server[field])), store \(FieldText.of(stored[field]))\n\(model.history(name))\n\(trail)")
+                #expect(
+                    FieldText.same(server[field], expected[field]) && FieldText.same(stored[field], expected[field]),
+                    "\(name).\(field): expected \(FieldText.of(expected[field])), server \(FieldText.of(server[field])), store \(FieldText.of(stored[field]))\n\(model.history(name))\n\(trail)")
             }
         }
 

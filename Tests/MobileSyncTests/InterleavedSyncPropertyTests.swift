@@ -6,6 +6,7 @@ import LocalOrgProcess
 import SmartStore
 import Synchronization
 import Testing
+
 @testable import MobileSync
 
 /// The model-based property: random local creates, edits of random fields, deletes and
@@ -70,10 +71,13 @@ final class InterleavedRun: @unchecked Sendable {
         let calm = try await LocalOrgProcess()
         let setupClient = try await LiveSync.signIn(to: calm)
         for chunk in Array(0..<Self.seededContacts).chunked(into: 200) {
-            _ = try await setupClient.createRecords(chunk.map { index in
-                ["attributes": ["type": "Contact"], "LastName": .string("Seed \(index)"), "FirstName": .string("F\(index)"),
-                 "Title": .string("T\(index)"), "Department": index % 3 == 0 ? .null : .string("D\(index)")]
-            })
+            _ = try await setupClient.createRecords(
+                chunk.map { index in
+                    [
+                        "attributes": ["type": "Contact"], "LastName": .string("Seed \(index)"), "FirstName": .string("F\(index)"),
+                        "Title": .string("T\(index)"), "Department": index % 3 == 0 ? .null : .string("D\(index)"),
+                    ]
+                })
         }
         local = try SyncStore()
         _ = try SyncsSoup(store: local.store).apply(LiveSync.config(syncingUpWith: mode))
@@ -96,7 +100,7 @@ final class InterleavedRun: @unchecked Sendable {
         for attempt in 1...5 where signedIn == nil {
             do {
                 signedIn = try await LiveSync.signIn(to: server, retryPolicy: RetryPolicy(), username: username, password: password)
-            } catch where attempt < 5 { continue }
+            } catch  where attempt < 5 { continue }
         }
         return try #require(signedIn)
     }
@@ -180,7 +184,8 @@ final class InterleavedRun: @unchecked Sendable {
     /// `FORCETERM_SYNC_MODEL_WATCH=<LastName>` notes that record's stored document after each sync.
     func watch() {
         guard let name = ProcessInfo.processInfo.environment["FORCETERM_SYNC_MODEL_WATCH"],
-              let record = try? local.documents("contacts").first(where: { $0["LastName"]?.stringValue == name }) else { return }
+            let record = try? local.documents("contacts").first(where: { $0["LastName"]?.stringValue == name })
+        else { return }
         note("  [\(name)] \(JSONWriter.string(.object(record.filter { !$0.key.hasPrefix("_soup") && $0.key != "attributes" })))")
     }
 
@@ -216,7 +221,8 @@ final class InterleavedRun: @unchecked Sendable {
         var change: (name: String, parent: JSONValue)?
         try local.store.write { transaction in
             guard let record = try pick(transaction, where: { !$0.isLocallyDeleted }), let entryId = record.soupEntryId,
-                  let name = record["LastName"]?.stringValue, let edited = LocalEdit.updated(record, fields: [field: value]) else { return }
+                let name = record["LastName"]?.stringValue, let edited = LocalEdit.updated(record, fields: [field: value])
+            else { return }
             _ = try transaction.update(edited, id: entryId, in: "contacts")
             change = (name, record[field] ?? .null)
         }
@@ -254,7 +260,10 @@ final class InterleavedRun: @unchecked Sendable {
     }
 
     func createLocally(at moment: String) throws {
-        let number = created.withLock { $0 += 1; return $0 }
+        let number = created.withLock {
+            $0 += 1
+            return $0
+        }
         let name = "P\(seed)-\(number)"
         var values: JSONObject = ["LastName": .string(name)]
         for field in Self.fields { values[field] = model.newValue("L") }
@@ -327,7 +336,10 @@ final class InterleavedRun: @unchecked Sendable {
     }
 
     func createOnServer(at moment: String) async throws {
-        let number = created.withLock { $0 += 1; return $0 }
+        let number = created.withLock {
+            $0 += 1
+            return $0
+        }
         let name = "S\(seed)-\(number)"
         var values: JSONObject = ["LastName": .string(name)]
         for field in Self.fields { values[field] = model.newValue("S") }

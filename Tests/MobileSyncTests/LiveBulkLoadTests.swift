@@ -5,6 +5,7 @@ import GRDB
 import SmartStore
 import Synchronization
 import Testing
+
 @testable import MobileSync
 
 /// A first sync down into an empty soup, large enough (here: `bulkLoadMinimum` lowered to 1),
@@ -21,8 +22,9 @@ struct LiveBulkLoadTests {
     static func indexNames(_ store: SmartStore) throws -> [String] {
         let table = try store.soupInfo("contacts").tableName
         return try DatabaseQueue(path: store.path).read {
-            try String.fetchAll($0, sql: "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL ORDER BY name",
-                               arguments: [table])
+            try String.fetchAll(
+                $0, sql: "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL ORDER BY name",
+                arguments: [table])
         }
     }
 
@@ -63,11 +65,13 @@ struct LiveBulkLoadTests {
         // Queries on every kind of index answer as on the store that indexed as it went.
         for path in ["LastName", "AccountId", "Email"] {
             let value = try #require(expected[350][path])
-            #expect(try live.local.store.count(.exact("contacts", path: path, matchKey: value))
+            #expect(
+                try live.local.store.count(.exact("contacts", path: path, matchKey: value))
                     == plain.store.count(.exact("contacts", path: path, matchKey: value)), "\(path)")
         }
         let word = try #require(expected[123]["LastName"]?.stringValue)
-        #expect(try live.local.store.count(.match("contacts", path: nil, matchKey: word))
+        #expect(
+            try live.local.store.count(.match("contacts", path: nil, matchKey: word))
                 == plain.store.count(.match("contacts", path: nil, matchKey: word)))
     }
 
@@ -108,8 +112,9 @@ struct LiveBulkLoadTests {
         let tables = try ["accounts", "contacts"].map { try store.soupInfo($0).tableName }
         let indexes = { (table: String) throws -> [String] in
             try DatabaseQueue(path: store.path).read {
-                try String.fetchAll($0, sql: "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL ORDER BY name",
-                                   arguments: [table])
+                try String.fetchAll(
+                    $0, sql: "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL ORDER BY name",
+                    arguments: [table])
             }
         }
         let complete = try tables.map(indexes)
@@ -123,8 +128,9 @@ struct LiveBulkLoadTests {
         let remote = SlowReadsRemote(remote: ForceClientRemote(client: live.client), delay: .milliseconds(100))
         let manager = try SyncManager(store: store, remote: remote, bulkLoadMinimum: 1)
         let options = SyncOptions(mergeMode: .leaveIfChanged)
-        async let accounts = manager.syncDown(.soql("SELECT Id, Name, Phone, LastModifiedDate FROM Account", maxBatchSize: 200),
-                                              options: options, soupName: "accounts", progress: watch)
+        async let accounts = manager.syncDown(
+            .soql("SELECT Id, Name, Phone, LastModifiedDate FROM Account", maxBatchSize: 200),
+            options: options, soupName: "accounts", progress: watch)
         async let contacts = manager.syncDown(Self.target, options: options, soupName: "contacts", progress: watch)
         let states = try await [accounts, contacts]
         #expect(states.allSatisfy { $0.status == .done })

@@ -2,6 +2,7 @@ import ForceJSON
 import Foundation
 import SmartStore
 import Testing
+
 @testable import MobileSync
 
 /// A capped query (a user's soql target with LIMIT) against a real localorg holding more records
@@ -53,14 +54,16 @@ struct LiveCappedSyncTests {
         let live = try await LiveSync()
         defer { live.remove() }
         try await Self.seed(live)
-        let sync = try await live.manager.createSyncDown(.soql(Self.query), options: SyncOptions(mergeMode: .leaveIfChanged),
-                                                         soupName: "contacts", name: "cappedContacts")
+        let sync = try await live.manager.createSyncDown(
+            .soql(Self.query), options: SyncOptions(mergeMode: .leaveIfChanged),
+            soupName: "contacts", name: "cappedContacts")
         let expected = try await Self.cappedSet(live)
         try #require(expected.count == Self.cap)
         let boundary = try await live.serverRecords(
             "SELECT Id, LastModifiedDate FROM Contact ORDER BY LastModifiedDate, Id LIMIT 2 OFFSET \(Self.cap - 1)")
-        #expect(boundary.count == 2 && boundary[0]["LastModifiedDate"] == boundary[1]["LastModifiedDate"],
-                "the cap falls inside a run of records sharing a modification time")
+        #expect(
+            boundary.count == 2 && boundary[0]["LastModifiedDate"] == boundary[1]["LastModifiedDate"],
+            "the cap falls inside a run of records sharing a modification time")
         #expect(expected[0].modified != expected[expected.count - 1].modified, "the set spans more than its newest second")
 
         let (first, firstRemoved) = try await Self.syncAndClean(live, sync.id)
@@ -71,12 +74,14 @@ struct LiveCappedSyncTests {
         for run in 2...3 {
             let (summary, removed) = try await Self.syncAndClean(live, sync.id)
             #expect(summary.stored == 0 && summary.unchanged == Self.cap && removed == 0, "run \(run): \(summary), \(removed) removed")
-            #expect(try live.local.documents("contacts").map { $0[SmartStore.soupLastModifiedDate] } == written,
-                    "run \(run): nothing rewritten")
+            #expect(
+                try live.local.documents("contacts").map { $0[SmartStore.soupLastModifiedDate] } == written,
+                "run \(run): nothing rewritten")
         }
         let state = try #require(try await live.manager.getSyncStatus(id: sync.id))
-        #expect(state.maxTimeStamp == SalesforceTimestamp.parse(expected[expected.count - 1].modified),
-                "the mark is the newest of the set, recorded at the end of each run")
+        #expect(
+            state.maxTimeStamp == SalesforceTimestamp.parse(expected[expected.count - 1].modified),
+            "the mark is the newest of the set, recorded at the end of each run")
 
         // Another user edits the oldest record of the set: it becomes the newest, leaves the set,
         // and the next record after the cap takes its place.

@@ -3,6 +3,7 @@ import ForcetermServices
 import Foundation
 import LocalOrgProcess
 import Testing
+
 @testable import MobileSync
 
 /// The SDK's metadata and layout sync downs against localorg: each stores one description of an
@@ -55,8 +56,9 @@ struct LiveDescriptionTargetTests {
         var stored = try #require(try live.local.document("accounts", id: "Account"))
         // As the last run saw the org: a third record type, deleted since, and a describe that has changed.
         let retired = "012000000000099AAA"
-        stored["recordTypeInfos"] = .array((stored["recordTypeInfos"]?.arrayValue ?? [])
-            + [["available": true, "master": false, "recordTypeId": .string(retired), "developerName": "Retired"]])
+        stored["recordTypeInfos"] = .array(
+            (stored["recordTypeInfos"]?.arrayValue ?? [])
+                + [["available": true, "master": false, "recordTypeId": .string(retired), "developerName": "Retired"]])
         var values = stored[SObjectDescribeKeys.picklistsByRecordType]?.objectValue ?? [:]
         values[retired] = ["Type": ["Old"]]
         stored[SObjectDescribeKeys.picklistsByRecordType] = .object(values)
@@ -87,8 +89,9 @@ struct LiveDescriptionTargetTests {
             .flatMap { $0["layoutItems"]?.arrayValue ?? [] }.flatMap { $0["layoutComponents"]?.arrayValue ?? [] }
         #expect(components.compactMap { $0["apiName"]?.stringValue } == ["Name", "Title", "AccountId", "Phone", "Email"])
 
-        let full = try await live.manager.syncDown(try SyncDownTarget(json: ["type": "layout", "sobjectType": "Account"]), options: SyncOptions(),
-                                                   soupName: "accounts", name: "accountLayout")
+        let full = try await live.manager.syncDown(
+            try SyncDownTarget(json: ["type": "layout", "sobjectType": "Account"]), options: SyncOptions(),
+            soupName: "accounts", name: "accountLayout")
         #expect(full.status == .done, "\(full.error)")
         let page = try #require(try live.local.document("accounts", id: "Account-null-null-null-null"))
         #expect(page["layoutType"] == "Full" && page["mode"] == "View", "the UI API's defaults")

@@ -3,6 +3,7 @@ import ForcetermServices
 import Foundation
 import Synchronization
 import Testing
+
 @testable import MobileSync
 
 /// A remote that forwards every call to the real one and notes, for each `queryMore`, its offset
@@ -16,8 +17,19 @@ struct WatchedRemote: ForwardingRemote {
 
     final class PageLog: Sendable {
         private let state = Mutex<(running: Int, most: Int, order: [String])>((0, 0, []))
-        func start(_ offset: Int) { state.withLock { $0.running += 1; $0.most = max($0.most, $0.running); $0.order.append("start \(offset)") } }
-        func end(_ offset: Int) { state.withLock { $0.running -= 1; $0.order.append("end \(offset)") } }
+        func start(_ offset: Int) {
+            state.withLock {
+                $0.running += 1
+                $0.most = max($0.most, $0.running)
+                $0.order.append("start \(offset)")
+            }
+        }
+        func end(_ offset: Int) {
+            state.withLock {
+                $0.running -= 1
+                $0.order.append("end \(offset)")
+            }
+        }
         var mostInFlight: Int { state.withLock { $0.most } }
         var order: [String] { state.withLock { $0.order } }
     }

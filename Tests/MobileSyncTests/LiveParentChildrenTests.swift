@@ -2,6 +2,7 @@ import ForceJSON
 import Foundation
 import LocalOrgProcess
 import Testing
+
 @testable import MobileSync
 
 /// The parent_children sync down (accounts with their contacts in one query) against localorg.
@@ -29,8 +30,9 @@ struct LiveParentChildrenTests {
         let berry = try await live.createOnServer("Contact", ["LastName": "Berry", "AccountId": .string(other)])
 
         // Another sync brings the Bush tree: its contact is outside this target and must survive it.
-        _ = try await live.manager.syncDown(.soql("SELECT Id, LastName, AccountId, LastModifiedDate FROM Contact WHERE AccountId = '\(other)'"),
-                                            options: SyncOptions(), soupName: "contacts", name: "bush")
+        _ = try await live.manager.syncDown(
+            .soql("SELECT Id, LastName, AccountId, LastModifiedDate FROM Contact WHERE AccountId = '\(other)'"),
+            options: SyncOptions(), soupName: "contacts", name: "bush")
         let tree = try await live.manager.syncDown(try SyncDownTarget(json: Self.target), options: SyncOptions(), soupName: "accounts", name: "tree")
         #expect(tree.status == .done, "\(tree.error)")
         #expect(Set(try live.local.documents("accounts").compactMap { $0["Name"]?.stringValue }) == ["Tree Oak", "Tree Elm"])
@@ -65,8 +67,10 @@ struct LiveParentChildrenSyncUpTests {
             "androidImpl": "com.salesforce.androidsdk.mobilesync.target.ParentChildrenSyncUpTarget",
             "parent": ["idFieldName": "Id", "sobjectType": "Account", "modificationDateFieldName": "LastModifiedDate", "soupName": "accounts"],
             "createFieldlist": ["Name", "Industry"], "updateFieldlist": ["Name", "Industry"],
-            "children": ["parentIdFieldName": "AccountId", "idFieldName": "Id", "sobjectType": "Contact", "modificationDateFieldName": "LastModifiedDate",
-                         "soupName": "contacts", "sobjectTypePlural": "Contacts"],
+            "children": [
+                "parentIdFieldName": "AccountId", "idFieldName": "Id", "sobjectType": "Contact", "modificationDateFieldName": "LastModifiedDate",
+                "soupName": "contacts", "sobjectTypePlural": "Contacts",
+            ],
             "childrenCreateFieldlist": ["LastName", "Title"], "childrenUpdateFieldlist": ["LastName", "Title"],
             "relationshipType": .string(relationship),
         ]
@@ -110,14 +114,17 @@ struct LiveParentChildrenSyncUpTests {
         defer { live.remove() }
         let accountId = try await live.createOnServer("Account", ["Name": "Doomed"])
         let child = try await live.createOnServer("Contact", ["LastName": "Kid", "AccountId": .string(accountId)])
-        _ = try await live.manager.syncDown(.soql("SELECT Id, Name, LastModifiedDate FROM Account WHERE Id = '\(accountId)'"),
-                                            options: SyncOptions(), soupName: "accounts", name: "parents")
-        _ = try await live.manager.syncDown(.soql("SELECT Id, LastName, AccountId, LastModifiedDate FROM Contact WHERE Id = '\(child)'"),
-                                            options: SyncOptions(), soupName: "contacts", name: "kids")
+        _ = try await live.manager.syncDown(
+            .soql("SELECT Id, Name, LastModifiedDate FROM Account WHERE Id = '\(accountId)'"),
+            options: SyncOptions(), soupName: "accounts", name: "parents")
+        _ = try await live.manager.syncDown(
+            .soql("SELECT Id, LastName, AccountId, LastModifiedDate FROM Contact WHERE Id = '\(child)'"),
+            options: SyncOptions(), soupName: "contacts", name: "kids")
         try live.saveLocally(Records.edited(try #require(try live.local.document("accounts", id: accountId)), delete: true), in: "accounts")
         try live.saveLocally(Records.edited(try #require(try live.local.document("contacts", id: child)), ["Title": "Edited"]), in: "contacts")
-        let state = try await live.manager.syncUp(try SyncUpTarget(json: Self.target("MASTER_DETAIL")), options: SyncOptions(mergeMode: .overwrite),
-                                                  soupName: "accounts", name: "tree")
+        let state = try await live.manager.syncUp(
+            try SyncUpTarget(json: Self.target("MASTER_DETAIL")), options: SyncOptions(mergeMode: .overwrite),
+            soupName: "accounts", name: "tree")
         #expect(state.status == .done, "\(state.error)")
         #expect(try live.local.document("accounts", id: accountId) == nil)
         #expect(try await live.serverRecords("SELECT Id FROM Account WHERE Id = '\(accountId)'").isEmpty)

@@ -5,6 +5,7 @@ import Foundation
 import LocalOrgProcess
 import SmartStore
 import Testing
+
 @testable import MobileSync
 
 /// The engine against localorg answering as a production org: each rule a real org enforces met
@@ -22,8 +23,13 @@ struct LiveProductionOrgTests {
         let live = try await LiveSync()
         defer { live.remove() }
         let notes = String(repeating: "Met at the fair; wants a demo of the new line. ", count: 40)
-        try live.saveLocally(Records.created(nil, type: "Contact", fields: ["LastName": "Long", "FirstName": "Lena", "Email": "lena@example.org",
-                                                                            "Description": .string(notes)]), in: "contacts")
+        try live.saveLocally(
+            Records.created(
+                nil, type: "Contact",
+                fields: [
+                    "LastName": "Long", "FirstName": "Lena", "Email": "lena@example.org",
+                    "Description": .string(notes),
+                ]), in: "contacts")
         try await Self.loseTheNextAnswer(live)
         #expect(try await live.manager.reSync(name: "syncUpContacts").status == .done)
         let rows = try await live.serverRecords("SELECT Id FROM Contact WHERE LastName = 'Long'")
@@ -87,8 +93,9 @@ struct LiveProductionOrgTests {
         let live = try await LiveSync()
         defer { live.remove() }
         let existing = try await live.createOnServer("Contact", ["LastName": "Lovelace", "FirstName": "Ada", "Email": "ada@example.org"])
-        try live.saveLocally(Records.created(nil, type: "Contact", fields: ["LastName": "King", "FirstName": "Augusta", "Email": "ada@example.org"]),
-                             in: "contacts")
+        try live.saveLocally(
+            Records.created(nil, type: "Contact", fields: ["LastName": "King", "FirstName": "Augusta", "Email": "ada@example.org"]),
+            in: "contacts")
         #expect(try await live.manager.reSync(name: "syncUpContacts").status == .done)
         let refused = try #require(try live.local.documents("contacts").first)
         let error = try #require(RecordError.stored(refused[LocalField.lastError]).first)
@@ -124,8 +131,9 @@ struct LiveProductionOrgTests {
         #expect(await live.manager.lastSyncDownSummary[second.id]?.leftOutFields == ["Department"])
 
         // A create leaves out the empty fields the user may not write; an edit of a read-only one waits, named.
-        try live.saveLocally(Records.created(nil, type: "Contact", fields: ["LastName": "New", "Department": .null, "HomePhone": .null, "Title": "Intern"]),
-                             in: "contacts")
+        try live.saveLocally(
+            Records.created(nil, type: "Contact", fields: ["LastName": "New", "Department": .null, "HomePhone": .null, "Title": "Intern"]),
+            in: "contacts")
         let held = try #require(try live.local.document("contacts", id: id))
         try live.saveLocally(Records.edited(held, ["HomePhone": "2"]), in: "contacts")
         #expect(try await live.manager.reSync(name: "syncUpContacts").status == .done)
@@ -171,8 +179,10 @@ struct LiveProductionOrgTests {
         defer { live.remove() }
         await live.manager.setSyncUpRetryDelays([.seconds(2), .seconds(2), .seconds(2)])
         let account = try await live.createOnServer("Account", ["Name": "Busy"])
-        let ids = [try await live.createOnServer("Contact", ["LastName": "One", "AccountId": .string(account)]),
-                   try await live.createOnServer("Contact", ["LastName": "Two", "AccountId": .string(account)])]
+        let ids = [
+            try await live.createOnServer("Contact", ["LastName": "One", "AccountId": .string(account)]),
+            try await live.createOnServer("Contact", ["LastName": "Two", "AccountId": .string(account)]),
+        ]
         try await live.syncDown()
         for id in ids {
             try live.saveLocally(Records.edited(try #require(try live.local.document("contacts", id: id)), ["Title": "Edited"]), in: "contacts")

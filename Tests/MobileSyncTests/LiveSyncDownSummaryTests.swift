@@ -3,6 +3,7 @@ import ForcetermServices
 import Foundation
 import Synchronization
 import Testing
+
 @testable import MobileSync
 
 /// `SyncManager.lastSyncDownSummary`: what a sync down's committed pages did, kept when the sync
@@ -15,22 +16,26 @@ struct LiveSyncDownSummaryTests {
         func stop() async { await manager.withLock { $0 }?.stop() }
     }
 
-    @Test("A sync down failing or stopped after its first page reports that page; the rerun reports the rest",
-          arguments: [false, true])
+    @Test(
+        "A sync down failing or stopped after its first page reports that page; the rerun reports the rest",
+        arguments: [false, true])
     func talliesOfAnInterruptedSyncDown(stop: Bool) async throws {
         let live = try await LiveSync()
         defer { live.remove() }
         try await live.server.command(["seed", "--contacts", "500"])
         let stopper = Stopper()
         // Call 1 is the first page (200 records), call 2 the next one, fetched while page 1 is written.
-        let stepped = SteppedRemote(remote: ForceClientRemote(client: live.client), beforeCall: { _ in }, afterAnswer: { (call) async throws(SyncRemoteError) in
-            guard call == 2 else { return }
-            if stop { await stopper.stop() } else { throw .offline("cut after the second page's answer") }
-        })
+        let stepped = SteppedRemote(
+            remote: ForceClientRemote(client: live.client), beforeCall: { _ in },
+            afterAnswer: { (call) async throws(SyncRemoteError) in
+                guard call == 2 else { return }
+                if stop { await stopper.stop() } else { throw .offline("cut after the second page's answer") }
+            })
         let manager = try SyncManager(store: live.local.store, remote: stepped)
         stopper.manager.withLock { $0 = manager }
-        let sync = try await manager.createSyncDown(SyncDownTarget.soql("SELECT LastName FROM Contact", maxBatchSize: 200),
-                                                    options: SyncOptions(mergeMode: .leaveIfChanged), soupName: "contacts")
+        let sync = try await manager.createSyncDown(
+            SyncDownTarget.soql("SELECT LastName FROM Contact", maxBatchSize: 200),
+            options: SyncOptions(mergeMode: .leaveIfChanged), soupName: "contacts")
         let status: SyncStatus
         do {
             status = try await manager.reSync(id: sync.id).status

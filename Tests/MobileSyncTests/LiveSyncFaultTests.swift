@@ -5,6 +5,7 @@ import Foundation
 import LocalOrgProcess
 import Synchronization
 import Testing
+
 @testable import MobileSync
 
 /// Counts token refreshes heard from ForceClient.
@@ -34,8 +35,9 @@ struct LiveSyncFaultTests {
         #expect(try live.local.documents("contacts").count == 5)
     }
 
-    @Test("A 503 on a create is not retried blindly; the rerun creates each record exactly once",
-          arguments: SyncUpTarget.Mode.allCases)
+    @Test(
+        "A 503 on a create is not retried blindly; the rerun creates each record exactly once",
+        arguments: SyncUpTarget.Mode.allCases)
     func createNeverDuplicated(mode: SyncUpTarget.Mode) async throws {
         let live = try await LiveSync(serverArguments: ["--fail-first", "1"], retryPolicy: RetryPolicy())
         defer { live.remove() }
@@ -45,7 +47,10 @@ struct LiveSyncFaultTests {
             _ = try await live.manager.reSync(name: "syncUpContacts")
             Issue.record("\(mode): a create refused with 503 was retried or ignored")
         } catch let error as SyncRemoteError {
-            guard case .server(503, _, _) = error else { Issue.record("\(mode): expected a 503, got \(error)"); return }
+            guard case .server(503, _, _) = error else {
+                Issue.record("\(mode): expected a 503, got \(error)")
+                return
+            }
         }
         #expect(try live.local.documents("contacts").allSatisfy(\.isDirty), "\(mode)")
         #expect(try await live.manager.reSync(name: "syncUpContacts").status == .done, "\(mode)")
@@ -133,9 +138,11 @@ struct LiveSyncFaultTests {
         try await live.server.command(["seed", "--accounts", "10", "--contacts", "5000"])
         // Call 1 is the first page; call 2, the next page's cursor, is refused as Salesforce
         // refuses an expired one. Pages are 2,000 records.
-        let stepped = SteppedRemote(remote: ForceClientRemote(client: live.client), beforeCall: { call throws(SyncRemoteError) in
-            if call == 2 { throw .server(status: 400, errorCode: "INVALID_QUERY_LOCATOR", message: "invalid query locator") }
-        }, afterAnswer: { _ in })
+        let stepped = SteppedRemote(
+            remote: ForceClientRemote(client: live.client),
+            beforeCall: { call throws(SyncRemoteError) in
+                if call == 2 { throw .server(status: 400, errorCode: "INVALID_QUERY_LOCATOR", message: "invalid query locator") }
+            }, afterAnswer: { _ in })
         let manager = try SyncManager(store: live.local.store, remote: stepped)
         let sync = try await manager.reSync(name: "syncDownContacts")
         #expect(sync.status == .done)
@@ -148,8 +155,9 @@ struct LiveSyncFaultTests {
         #expect(summary.stored == 5000, "\(summary)")
     }
 
-    @Test("The server stopped mid-sync: the sync fails as offline, done records stay done, a rerun finishes",
-          arguments: SyncUpTarget.Mode.allCases)
+    @Test(
+        "The server stopped mid-sync: the sync fails as offline, done records stay done, a rerun finishes",
+        arguments: SyncUpTarget.Mode.allCases)
     func serverStoppedMidSync(mode: SyncUpTarget.Mode) async throws {
         let live = try await LiveSync()
         defer { live.remove() }
@@ -169,7 +177,10 @@ struct LiveSyncFaultTests {
             _ = try await manager.reSync(name: "syncUpContacts")
             Issue.record("\(mode): a sync up with the server stopped did not fail")
         } catch let error as SyncRemoteError {
-            guard case .offline = error else { Issue.record("\(mode): expected offline, got \(error)"); return }
+            guard case .offline = error else {
+                Issue.record("\(mode): expected offline, got \(error)")
+                return
+            }
         }
         #expect(try await manager.getSyncStatus(name: "syncUpContacts")?.status == .failed, "\(mode)")
         let done = try live.local.documents("contacts").filter { !$0.isDirty }
@@ -197,11 +208,17 @@ final class InFlightGauge: Sendable {
     private let counts = Mutex<(now: Int, most: Int)>((0, 0))
     var most: Int { counts.withLock { $0.most } }
     func wrapping(_ remote: any SyncRemote) -> SteppedRemote {
-        SteppedRemote(remote: remote, beforeCall: { (_) async throws(SyncRemoteError) in
-            self.counts.withLock { $0.now += 1; $0.most = max($0.most, $0.now) }
-        }, afterAnswer: { (_) async throws(SyncRemoteError) in
-            self.counts.withLock { $0.now -= 1 }
-        })
+        SteppedRemote(
+            remote: remote,
+            beforeCall: { (_) async throws(SyncRemoteError) in
+                self.counts.withLock {
+                    $0.now += 1
+                    $0.most = max($0.most, $0.now)
+                }
+            },
+            afterAnswer: { (_) async throws(SyncRemoteError) in
+                self.counts.withLock { $0.now -= 1 }
+            })
     }
 }
 
@@ -254,10 +271,12 @@ extension LiveSyncFaultTests {
         defer { live.remove() }
         let stopper = LiveSyncDownSummaryTests.Stopper()
         let calls = Mutex(0)
-        let stepped = SteppedRemote(remote: ForceClientRemote(client: live.client), beforeCall: { (call) async throws(SyncRemoteError) in
-            calls.withLock { $0 = max($0, call) }
-            if call == 2 { await stopper.stop() }
-        }, afterAnswer: { _ in })
+        let stepped = SteppedRemote(
+            remote: ForceClientRemote(client: live.client),
+            beforeCall: { (call) async throws(SyncRemoteError) in
+                calls.withLock { $0 = max($0, call) }
+                if call == 2 { await stopper.stop() }
+            }, afterAnswer: { _ in })
         let manager = try SyncManager(store: live.local.store, remote: stepped)
         stopper.manager.withLock { $0 = manager }
         let status = try await manager.reSync(name: "syncUpContacts").status
@@ -305,12 +324,15 @@ extension LiveSyncFaultTests {
         // is changed here while that read is on its way.
         try live.saveLocally(Records.edited(try #require(try live.local.document("contacts", id: read)), ["Department": "Mine"]), in: "contacts")
         let store = live.local.store
-        let stepped = SteppedRemote(remote: ForceClientRemote(client: live.client), beforeCall: { (call) async throws(SyncRemoteError) in
-            if call == 1 { Records.editStored(store, contact: late, ["Title": "Mine"]) }
-        }, afterAnswer: { _ in })
+        let stepped = SteppedRemote(
+            remote: ForceClientRemote(client: live.client),
+            beforeCall: { (call) async throws(SyncRemoteError) in
+                if call == 1 { Records.editStored(store, contact: late, ["Title": "Mine"]) }
+            }, afterAnswer: { _ in })
         #expect(try await SyncManager(store: store, remote: stepped).reSync(name: "syncUpContacts").status == .done)
-        #expect(try await live.serverRecords("SELECT Title FROM Contact WHERE Id = '\(late)'").first?["Title"] == "Server",
-                "sent without a precondition over another user's change")
+        #expect(
+            try await live.serverRecords("SELECT Title FROM Contact WHERE Id = '\(late)'").first?["Title"] == "Server",
+            "sent without a precondition over another user's change")
         #expect(try await live.serverRecords("SELECT Department FROM Contact WHERE Id = '\(read)'").first?["Department"] == "Mine")
         #expect(try live.local.document("contacts", id: late)?.isDirty == true)
         _ = try await live.manager.reSync(name: "syncUpContacts")

@@ -3,6 +3,7 @@ import ForcetermServices
 import Foundation
 import Synchronization
 import Testing
+
 @testable import MobileSync
 
 /// A remote whose every read takes `delay` longer (a slow link's round trip), counting how many
@@ -21,7 +22,10 @@ final class SlowReadsRemote: ForwardingRemote {
     }
 
     private func slowly<T>(_ read: () async throws(SyncRemoteError) -> T) async throws(SyncRemoteError) -> T {
-        reads.withLock { $0.out += 1; $0.most = max($0.most, $0.out) }
+        reads.withLock {
+            $0.out += 1
+            $0.most = max($0.most, $0.out)
+        }
         defer { reads.withLock { $0.out -= 1 } }
         try? await Task.sleep(for: delay)
         return try await read()

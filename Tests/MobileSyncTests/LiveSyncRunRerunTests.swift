@@ -4,6 +4,7 @@ import Foundation
 import LocalOrgProcess
 import Synchronization
 import Testing
+
 @testable import MobileSync
 
 /// A remote whose `lostAnswer`-th write request reaches the server and is applied, but whose
@@ -22,7 +23,10 @@ final class LostAnswerRemote: ForwardingRemote {
     }
 
     func send(_ writes: [RecordWrite], route: WriteRoute) async throws(SyncRemoteError) -> [RecordOutcome] {
-        let number = sends.withLock { $0 += 1; return $0 }
+        let number = sends.withLock {
+            $0 += 1
+            return $0
+        }
         if number == lostAnswer && !arrives { throw .offline("127.0.0.1: connection refused") }
         let outcomes = try await remote.send(writes, route: route)
         if number == lostAnswer { throw .offline("the transfer stalled, after 20 s", requestMayHaveArrived: true) }

@@ -3,6 +3,7 @@ import ForcetermServices
 import Foundation
 import Synchronization
 import Testing
+
 @testable import MobileSync
 
 /// A remote whose every write request takes `delay` longer (a slow link's round trip), noting
@@ -63,8 +64,9 @@ struct LiveSyncRunUpTests {
         defer { live.remove() }
         let localAccount = "local_1700000000000"
         try live.saveLocally(Records.created(localAccount, type: "Account", fields: ["Name": "Field Lead Ltd"]), in: "accounts")
-        try live.saveLocally(Records.created("local_1700000000001", fields: ["LastName": "Lead", "AccountId": .string(localAccount)]),
-                             in: "contacts")
+        try live.saveLocally(
+            Records.created("local_1700000000001", fields: ["LastName": "Lead", "AccountId": .string(localAccount)]),
+            in: "contacts")
         let remote = SlowWritesRemote(remote: ForceClientRemote(client: live.client), delay: .milliseconds(300))
         let manager = try SyncManager(store: live.local.store, remote: remote)
         let report = try await SyncRun(entries: try SyncsConfig(contentsOf: Self.config).entries, up: true, down: false, forceDelete: false)
@@ -83,8 +85,11 @@ struct LiveSyncRunUpTests {
         #expect(names(try SyncUpWaves.plan(entries, store: fixture.store)) == [["syncUpAccounts", "syncUpContacts"]])
 
         // A new contact (its own id local_) and an edited account: still together.
-        let account = try fixture.store.create(["attributes": ["type": "Account"], "Id": "001000000000001AAA", "Name": "Acme",
-                                                "LastModifiedDate": "2024-05-01T10:00:00.000+0000"], in: "accounts")
+        let account = try fixture.store.create(
+            [
+                "attributes": ["type": "Account"], "Id": "001000000000001AAA", "Name": "Acme",
+                "LastModifiedDate": "2024-05-01T10:00:00.000+0000",
+            ], in: "accounts")
         let contact = try fixture.store.create(Records.created("local_2", fields: ["LastName": "New"]), in: "contacts")
         _ = try fixture.store.update(Records.edited(account, ["Name": "Acme Ltd"]), id: try #require(account.soupEntryId), in: "accounts")
         #expect(names(try SyncUpWaves.plan(entries, store: fixture.store)) == [["syncUpAccounts", "syncUpContacts"]])

@@ -5,6 +5,7 @@ import Foundation
 import LocalOrgProcess
 import SmartStore
 import Testing
+
 @testable import MobileSync
 
 /// The engine end to end: a real store file, `ForceClientRemote` over a real ForceClient, and a
@@ -17,15 +18,20 @@ final class LiveSync {
 
     /// `retryPolicy` is ForceClient's (none by default, so a fault shows at once); `onRefresh`
     /// hears each transparent token refresh.
-    convenience init(serverArguments: [String] = [], retryPolicy: RetryPolicy = .never, username: String = "demo@localorg.test",
-                     password: String = "localorg-demo", onRefresh: (@Sendable (OAuthCredentials) -> Void)? = nil) async throws {
-        try await self.init(server: try LocalOrgProcess(arguments: serverArguments), retryPolicy: retryPolicy, username: username,
-                            password: password, onRefresh: onRefresh)
+    convenience init(
+        serverArguments: [String] = [], retryPolicy: RetryPolicy = .never, username: String = "demo@localorg.test",
+        password: String = "localorg-demo", onRefresh: (@Sendable (OAuthCredentials) -> Void)? = nil
+    ) async throws {
+        try await self.init(
+            server: try LocalOrgProcess(arguments: serverArguments), retryPolicy: retryPolicy, username: username,
+            password: password, onRefresh: onRefresh)
     }
 
     /// The engine against `server`, signed in as `username`.
-    init(server: LocalOrgProcess, retryPolicy: RetryPolicy = .never, username: String = "demo@localorg.test",
-         password: String = "localorg-demo", onRefresh: (@Sendable (OAuthCredentials) -> Void)? = nil) async throws {
+    init(
+        server: LocalOrgProcess, retryPolicy: RetryPolicy = .never, username: String = "demo@localorg.test",
+        password: String = "localorg-demo", onRefresh: (@Sendable (OAuthCredentials) -> Void)? = nil
+    ) async throws {
         self.server = server
         client = try await Self.signIn(to: server, retryPolicy: retryPolicy, username: username, password: password, onRefresh: onRefresh)
         local = try SyncStore()
@@ -34,8 +40,10 @@ final class LiveSync {
     }
 
     /// A REST client signed in to `server` as the demo user (or `username`), over HTTPS with its CA.
-    static func signIn(to server: LocalOrgProcess, retryPolicy: RetryPolicy = .never, username: String = "demo@localorg.test",
-                       password: String = "localorg-demo", onRefresh: (@Sendable (OAuthCredentials) -> Void)? = nil) async throws -> ForceClient {
+    static func signIn(
+        to server: LocalOrgProcess, retryPolicy: RetryPolicy = .never, username: String = "demo@localorg.test",
+        password: String = "localorg-demo", onRefresh: (@Sendable (OAuthCredentials) -> Void)? = nil
+    ) async throws -> ForceClient {
         var configuration = TransportConfiguration(caFile: server.caFile)
         configuration.connectTimeout = 15
         configuration.stallTimeout = 30
@@ -44,9 +52,11 @@ final class LiveSync {
         let oauth = OAuthClient(loginURL: server.url, transport: transport)
         let token = try await oauth.signIn(username: username, password: Secret(password))
         let identity = try await oauth.identity(of: token)
-        return ForceClient(credentials: OAuthCredentials(loginURL: server.url, clientId: OAuthClient.defaultClientId, token: token,
-                                                         identity: identity, caFile: server.caFile),
-                           transport: transport, retryPolicy: retryPolicy, onCredentialsRefreshed: onRefresh)
+        return ForceClient(
+            credentials: OAuthCredentials(
+                loginURL: server.url, clientId: OAuthClient.defaultClientId, token: token,
+                identity: identity, caFile: server.caFile),
+            transport: transport, retryPolicy: retryPolicy, onCredentialsRefreshed: onRefresh)
     }
 
     /// Makes the named sync up write through `mode` (single record, batch or collection),
@@ -61,8 +71,10 @@ final class LiveSync {
         config.entries = config.entries.map { entry in
             guard names(entry.name), case let .up(target) = entry.target else { return entry }
             var changed = entry
-            changed.target = .up(SyncUpTarget(mode: mode, createFieldlist: target.createFieldlist, updateFieldlist: target.updateFieldlist,
-                                              externalIdFieldName: target.externalIdFieldName))
+            changed.target = .up(
+                SyncUpTarget(
+                    mode: mode, createFieldlist: target.createFieldlist, updateFieldlist: target.updateFieldlist,
+                    externalIdFieldName: target.externalIdFieldName))
             return changed
         }
         return config
@@ -251,11 +263,14 @@ struct LiveSyncTests {
     func aLostCreateIsAdoptedBeforeASyncDownStoresItAgain() async throws {
         let live = try await LiveSync()
         defer { live.remove() }
-        try live.saveLocally(LocalEdit.created(fields: ["LastName": "Lamarr", "Title": "Inventor"], sObjectType: "Contact",
-                                               localId: "local_lamarr"), in: "contacts")
+        try live.saveLocally(
+            LocalEdit.created(
+                fields: ["LastName": "Lamarr", "Title": "Inventor"], sObjectType: "Contact",
+                localId: "local_lamarr"), in: "contacts")
         // The connection drops after the server made the contact: its answer is lost.
-        let dropping = SteppedRemote(remote: ForceClientRemote(client: live.client), beforeCall: { _ in },
-                                     afterAnswer: { (_) async throws(SyncRemoteError) in throw .offline("answer lost (test fault)") })
+        let dropping = SteppedRemote(
+            remote: ForceClientRemote(client: live.client), beforeCall: { _ in },
+            afterAnswer: { (_) async throws(SyncRemoteError) in throw .offline("answer lost (test fault)") })
         let lossy = try SyncManager(store: live.local.store, remote: dropping)
         await #expect(throws: (any Error).self) { _ = try await lossy.reSync(name: "syncUpContacts") }
         #expect(try await live.serverRecords("SELECT Id FROM Contact WHERE LastName = 'Lamarr'").count == 1)
@@ -276,9 +291,10 @@ struct LiveSyncTests {
             try live.saveLocally(Records.created(nil, type: "Contact", fields: ["LastName": .string("Batch \(index)")]), in: "contacts")
         }
         // The second request never leaves: the network is gone.
-        let remote = SteppedRemote(remote: ForceClientRemote(client: live.client),
-                                   beforeCall: { (call) async throws(SyncRemoteError) in if call == 2 { throw .offline("gone (test fault)") } },
-                                   afterAnswer: { _ in })
+        let remote = SteppedRemote(
+            remote: ForceClientRemote(client: live.client),
+            beforeCall: { (call) async throws(SyncRemoteError) in if call == 2 { throw .offline("gone (test fault)") } },
+            afterAnswer: { _ in })
         let manager = try SyncManager(store: live.local.store, remote: remote, requestConcurrency: 1)
         await #expect(throws: (any Error).self) { _ = try await manager.reSync(name: "syncUpContacts") }
         let id = try #require(try await manager.getSyncStatus(name: "syncUpContacts")?.id)
@@ -296,9 +312,11 @@ struct LiveSyncTests {
         try live.saveLocally(Records.edited(try #require(try live.local.document("contacts", id: id)), ["Title": "First"]), in: "contacts")
         let store = live.local.store
         // The edit lands after the server has applied "First" and before the answer is recorded.
-        let remote = SteppedRemote(remote: ForceClientRemote(client: live.client), afterCall: { _ in
-            Records.editStored(store, contact: id, ["Title": "Second"])
-        })
+        let remote = SteppedRemote(
+            remote: ForceClientRemote(client: live.client),
+            afterCall: { _ in
+                Records.editStored(store, contact: id, ["Title": "Second"])
+            })
         let manager = try SyncManager(store: store, remote: remote)
         for name in LiveSync.syncOrder { _ = try await manager.reSync(name: name) }
         let afterFirst = try #require(try live.local.document("contacts", id: id))
@@ -409,7 +427,8 @@ struct LiveSyncTests {
             let mark = try #require(try await live.manager.getSyncStatus(name: "syncDownContacts")).maxTimeStamp
             let second = try await live.createOnServer("Contact", ["LastName": .string("Second \(attempt)")])
             let stamps = try await live.serverRecords("SELECT Id, LastModifiedDate FROM Contact WHERE Id IN ('\(first)', '\(second)')")
-            sameSecondSeen = Set(stamps.compactMap { $0["LastModifiedDate"]?.stringValue }).count == 1
+            sameSecondSeen =
+                Set(stamps.compactMap { $0["LastModifiedDate"]?.stringValue }).count == 1
                 && SalesforceTimestamp.parse(stamps.first?["LastModifiedDate"]?.stringValue ?? "") == mark
             _ = try await live.manager.reSync(name: "syncDownContacts")
             #expect(try live.local.document("contacts", id: second) != nil, "attempt \(attempt)")
@@ -431,7 +450,10 @@ struct LiveSyncTests {
             _ = try await live.manager.reSync(name: "syncUpContacts")
             Issue.record("a sync up with the server stopped did not fail")
         } catch let error as SyncRemoteError {
-            guard case .offline = error else { Issue.record("expected offline, got \(error)"); return }
+            guard case .offline = error else {
+                Issue.record("expected offline, got \(error)")
+                return
+            }
             // A stopped server on this machine refuses: "cannot connect … is the server running".
             #expect("\(error)".contains("cannot connect to Salesforce") && "\(error)".contains("sync again"), "\(error)")
         }

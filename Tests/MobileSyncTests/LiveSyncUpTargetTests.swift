@@ -1,6 +1,7 @@
 import ForceJSON
 import Foundation
 import Testing
+
 @testable import MobileSync
 
 /// Each sync-up target (single record, batch/composite, collection) against a real localorg:
@@ -86,8 +87,9 @@ extension LiveSyncUpTargetTests {
         _ = try await live.manager.reSync(name: "syncUpContacts")
         let syncId = try #require(try await live.manager.getSyncStatus(name: "syncUpContacts")?.id)
         let summary = try #require(await live.manager.lastSyncUpSummary[syncId])
-        #expect(summary.mergedFromServer == 1 && summary.conflicts == 0 && summary.sent == 1 && summary.updated == 1,
-                "one record sent (twice on the wire), counted once: \(summary)")
+        #expect(
+            summary.mergedFromServer == 1 && summary.conflicts == 0 && summary.sent == 1 && summary.updated == 1,
+            "one record sent (twice on the wire), counted once: \(summary)")
         let local = try #require(try live.local.document("contacts", id: id))
         #expect(local["Department"] == "Physics" && local["Title"] == "Mine" && !local.isDirty)
         let server = try #require(try await live.serverRecords("SELECT Title, Department FROM Contact").first)

@@ -6,6 +6,7 @@ import LocalOrgProcess
 import SmartStore
 import Synchronization
 import Testing
+
 @testable import MobileSync
 
 /// The property's final check: store and server agree, no edit lost, nothing twice.
@@ -29,17 +30,21 @@ extension PropertyRun {
         func rows(_ records: [JSONObject], _ fields: [String]) -> [String] {
             records.map { record in fields.map { record[$0]?.stringValue ?? "-" }.joined(separator: "|") }.sorted()
         }
-        #expect(rows(contacts, ["Id", "LastName", "Title", "AccountId"]) == rows(serverContacts, ["Id", "LastName", "Title", "AccountId"]),
-                "store and server differ\n\(trail)")
+        #expect(
+            rows(contacts, ["Id", "LastName", "Title", "AccountId"]) == rows(serverContacts, ["Id", "LastName", "Title", "AccountId"]),
+            "store and server differ\n\(trail)")
         #expect(rows(accounts, ["Id", "Name"]) == rows(serverAccounts, ["Id", "Name"]), "accounts differ\n\(trail)")
-        #expect((contacts + accounts).allSatisfy { !$0.isDirty && !$0.hasConflict && $0[LocalField.lastError] == nil },
-                "records left dirty or with errors\n\(trail)")
+        #expect(
+            (contacts + accounts).allSatisfy { !$0.isDirty && !$0.hasConflict && $0[LocalField.lastError] == nil },
+            "records left dirty or with errors\n\(trail)")
 
         // Each contact exists as its history says, with a Title no later edit overrode.
-        let byName = Dictionary(serverContacts.compactMap { record in record["LastName"]?.stringValue.map { ($0, record) } },
-                                uniquingKeysWith: { first, _ in first })
-        let accountIds = Dictionary(serverAccounts.compactMap { record in record["Name"]?.stringValue.map { ($0, record["Id"]) } },
-                                    uniquingKeysWith: { first, _ in first })
+        let byName = Dictionary(
+            serverContacts.compactMap { record in record["LastName"]?.stringValue.map { ($0, record) } },
+            uniquingKeysWith: { first, _ in first })
+        let accountIds = Dictionary(
+            serverAccounts.compactMap { record in record["Name"]?.stringValue.map { ($0, record["Id"]) } },
+            uniquingKeysWith: { first, _ in first })
         for (name, history) in histories.sorted(by: { $0.key < $1.key }) {
             let record = byName[name]
             if history.deletedOnServer || history.isLocallyDeleted {

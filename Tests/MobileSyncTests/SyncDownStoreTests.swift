@@ -1,12 +1,15 @@
 import ForceJSON
 import SmartStore
 import Testing
+
 @testable import MobileSync
 
 @Suite("Saving downloaded records and cleaning ghosts, on a real store")
 struct SyncDownStoreTests {
-    func save(_ records: [JSONObject], _ fixture: SyncStore, skip: DownloadedRecordWriter.SkipUnchanged = .never,
-              syncId: Int64 = 7) throws -> DownloadedRecordWriter.Result {
+    func save(
+        _ records: [JSONObject], _ fixture: SyncStore, skip: DownloadedRecordWriter.SkipUnchanged = .never,
+        syncId: Int64 = 7
+    ) throws -> DownloadedRecordWriter.Result {
         let writer = DownloadedRecordWriter(soupName: "contacts", syncId: syncId)
         return try fixture.store.write { try writer.save(records, skip: skip, in: $0) }
     }
@@ -40,8 +43,11 @@ struct SyncDownStoreTests {
             "_soupLastModifiedDate": 1, "_private": "kept", LocalField.syncId: 3, "Title": "Engineer",
         ]
         let merged = DownloadedRecordWriter.merge(server: server, over: nil, syncId: 7)
-        #expect(Array(merged.keys) == ["Id", "LastName", "_private", "Title", LocalField.syncId, LocalField.local,
-                                       LocalField.locallyCreated, LocalField.locallyUpdated, LocalField.locallyDeleted])
+        #expect(
+            Array(merged.keys) == [
+                "Id", "LastName", "_private", "Title", LocalField.syncId, LocalField.local,
+                LocalField.locallyCreated, LocalField.locallyUpdated, LocalField.locallyDeleted,
+            ])
         #expect(merged[LocalField.syncId] == 7 && merged[LocalField.local] == false)
         #expect(merged == DownloadedRecordWriter.merge(server: server, over: [:], syncId: 7), "the same as merging over an empty copy")
         #expect(LocalField.bookkeeping.allSatisfy { $0.hasPrefix("_") }, "the merge's fast check for engine-owned keys relies on it")
@@ -60,8 +66,9 @@ struct SyncDownStoreTests {
         _ = try fixture.store.upsert(Records.editedWithoutBase(bob, ["Title": "Mine"]), in: "contacts")
         let later = "2024-06-01T00:00:00.000+0000"
         let server = [
-            Records.contact("003A", last: "Ada", modified: later,
-                            extra: ["Title": "Theirs", "Department": "Sales", "Email": "same@example.com"]),
+            Records.contact(
+                "003A", last: "Ada", modified: later,
+                extra: ["Title": "Theirs", "Department": "Sales", "Email": "same@example.com"]),
             Records.contact("003B", last: "Bob", modified: later, extra: ["Title": "Theirs", "Department": "Sales", "Email": "ada@example.com"]),
         ]
         let result = try save(server, fixture)
@@ -78,8 +85,9 @@ struct SyncDownStoreTests {
         #expect(merged.isDirty && merged[LocalField.syncId] == 7)
 
         let untouched = try #require(try fixture.document("contacts", id: "003B"))
-        #expect(untouched["Title"] == "Mine" && untouched["Department"] == "R&D" && untouched.isDirty && !untouched.hasConflict,
-                "without a recorded base the record is left as it is")
+        #expect(
+            untouched["Title"] == "Mine" && untouched["Department"] == "R&D" && untouched.isDirty && !untouched.hasConflict,
+            "without a recorded base the record is left as it is")
     }
 
     @Test func aMergeWhereTheServerChangedOnlyOtherFieldsLeavesMineToSendAndNoConflict() throws {
@@ -87,8 +95,12 @@ struct SyncDownStoreTests {
         _ = try save([Records.contact("003A", last: "Ada", extra: ["Title": "Engineer", "Department": "R&D"])], fixture)
         let ada = try #require(try fixture.document("contacts", id: "003A"))
         _ = try fixture.store.upsert(Records.edited(ada, ["Title": "Mine"]), in: "contacts")
-        let result = try save([Records.contact("003A", last: "Ada", modified: "2024-06-01T00:00:00.000+0000",
-                                               extra: ["Title": "Engineer", "Department": "Sales"])], fixture)
+        let result = try save(
+            [
+                Records.contact(
+                    "003A", last: "Ada", modified: "2024-06-01T00:00:00.000+0000",
+                    extra: ["Title": "Engineer", "Department": "Sales"])
+            ], fixture)
         #expect(result.merged == 1 && result.conflicts == 0)
         let merged = try #require(try fixture.document("contacts", id: "003A"))
         #expect(merged["Title"] == "Mine" && merged["Department"] == "Sales" && merged.isDirty && !merged.hasConflict)
@@ -121,8 +133,9 @@ struct SyncDownStoreTests {
         let ada = try #require(try fixture.document("contacts", id: "003A"))
         _ = try fixture.store.upsert(Records.edited(ada, ["Title": "Mine"]), in: "contacts")
         _ = try save([Records.contact("003A", last: "Ada", modified: "2024-06-01T00:00:00.000+0000", extra: ["Title": "Theirs", "Department": "R&D"])], fixture)
-        let newer = Records.contact("003A", last: "Ada", modified: "2024-06-02T00:00:00.000+0000",
-                                    extra: ["Title": "Theirs again", "Department": "Sales"])
+        let newer = Records.contact(
+            "003A", last: "Ada", modified: "2024-06-02T00:00:00.000+0000",
+            extra: ["Title": "Theirs again", "Department": "Sales"])
         let result = try save([newer], fixture)
         #expect(result.merged == 1)
         let stored = try #require(try fixture.document("contacts", id: "003A"))
@@ -195,9 +208,12 @@ struct SyncDownStoreTests {
         let boundary = try #require(SalesforceTimestamp.parse(boundaryText))
         _ = try save([Records.contact("003A", last: "Ada", modified: boundaryText)], fixture)
         // The `>=` query returns the held record again, plus one changed in the same second we had not seen.
-        let result = try save([Records.contact("003A", last: "Ada", modified: boundaryText),
-                               Records.contact("003B", last: "Same second", modified: boundaryText),
-                               Records.contact("003C", last: "Later", modified: "2024-05-01T10:00:01.000+0000")], fixture, skip: .atBoundary(boundary))
+        let result = try save(
+            [
+                Records.contact("003A", last: "Ada", modified: boundaryText),
+                Records.contact("003B", last: "Same second", modified: boundaryText),
+                Records.contact("003C", last: "Later", modified: "2024-05-01T10:00:01.000+0000"),
+            ], fixture, skip: .atBoundary(boundary))
         #expect(result == Self.result(saved: 2, unchanged: 1))
         #expect(try fixture.document("contacts", id: "003B") != nil, "a same-second change is never missed")
     }
@@ -209,8 +225,11 @@ struct SyncDownStoreTests {
         let fixture = try SyncStore()
         let early = "2024-05-01T10:00:00.000+0000"
         let late = "2024-05-01T10:00:05.000+0000"
-        _ = try save([Records.contact("003A", last: "Ada", modified: early), Records.contact("003B", last: "Bob", modified: early),
-                      Records.contact("003D", last: "Dirty", modified: early)], fixture)
+        _ = try save(
+            [
+                Records.contact("003A", last: "Ada", modified: early), Records.contact("003B", last: "Bob", modified: early),
+                Records.contact("003D", last: "Dirty", modified: early),
+            ], fixture)
         _ = try save([Records.contact("003C", last: "Cy", modified: early)], fixture, syncId: 8)
         try fixture.store.write { transaction in
             var dirty = try #require(try fixture.document("contacts", id: "003D"))
@@ -222,11 +241,14 @@ struct SyncDownStoreTests {
 
         // The server's copies: A unchanged, B changed since, C held by another sync, D edited
         // locally (without a base: left alone in either mode), E new.
-        let result = try save([Records.contact("003A", last: "Ada", modified: early),
-                               Records.contact("003B", last: "Bobby", modified: late),
-                               Records.contact("003C", last: "Cy", modified: early),
-                               Records.contact("003D", last: "Dirty", modified: early),
-                               Records.contact("003E", last: "Eve", modified: early)], fixture, skip: .always)
+        let result = try save(
+            [
+                Records.contact("003A", last: "Ada", modified: early),
+                Records.contact("003B", last: "Bobby", modified: late),
+                Records.contact("003C", last: "Cy", modified: early),
+                Records.contact("003D", last: "Dirty", modified: early),
+                Records.contact("003E", last: "Eve", modified: early),
+            ], fixture, skip: .always)
         // C is written (another sync's record) but brings nothing new: held already.
         #expect(result == Self.result(saved: 3, dirty: 1, unchanged: 1, held: 1))
         let after = try #require(try fixture.document("contacts", id: "003A"))
@@ -237,8 +259,10 @@ struct SyncDownStoreTests {
         #expect(try fixture.document("contacts", id: "003E") != nil)
 
         // Another change in the same second carries the same time: its values tell it apart.
-        #expect(try save([Records.contact("003A", last: "Changed in the same second", modified: early)], fixture,
-                         skip: .always) == Self.result(saved: 1))
+        #expect(
+            try save(
+                [Records.contact("003A", last: "Changed in the same second", modified: early)], fixture,
+                skip: .always) == Self.result(saved: 1))
 
         // Without a skip (a first run of a changed definition) everything is written again.
         #expect(try save([Records.contact("003A", last: "Rewritten", modified: early)], fixture, skip: .never) == Self.result(saved: 1))
@@ -246,10 +270,13 @@ struct SyncDownStoreTests {
     }
 
     @Test func theLatestModificationOfABatchFollowsTheSDKsRule() {
-        let records = [Records.contact("1", last: "a", modified: "2024-05-01T10:00:00.000+0000"),
-                       Records.contact("2", last: "b", modified: "2024-05-02T10:00:00.000+0000")]
-        #expect(DownloadedRecordWriter.latestModification(of: records, field: "LastModifiedDate")
-            == SalesforceTimestamp.parse("2024-05-02T10:00:00.000Z"))
+        let records = [
+            Records.contact("1", last: "a", modified: "2024-05-01T10:00:00.000+0000"),
+            Records.contact("2", last: "b", modified: "2024-05-02T10:00:00.000+0000"),
+        ]
+        #expect(
+            DownloadedRecordWriter.latestModification(of: records, field: "LastModifiedDate")
+                == SalesforceTimestamp.parse("2024-05-02T10:00:00.000Z"))
         var broken = records
         broken[1]["LastModifiedDate"] = .null
         #expect(DownloadedRecordWriter.latestModification(of: broken, field: "LastModifiedDate") == -1)

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import MobileSync
 
 /// Another process holding a store's sync lock: a shell that opens the lock file, locks it with

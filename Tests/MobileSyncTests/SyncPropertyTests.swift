@@ -6,6 +6,7 @@ import LocalOrgProcess
 import SmartStore
 import Synchronization
 import Testing
+
 @testable import MobileSync
 
 /// A deterministic random source (SplitMix64), so a failing seed can be replayed.
@@ -82,7 +83,8 @@ struct ContactHistory {
             return serverWrites.last.map { [$0.title] } ?? []
         }
         guard let arrived = serverWrites.first(where: { $0.sequence > lastLocal.sequence && $0.replaced == lastLocal.title }),
-              let lastServer = serverWrites.last else {
+            let lastServer = serverWrites.last
+        else {
             return [lastLocal.title]
         }
         var allowed: Set<String> = [lastServer.title]
@@ -145,7 +147,7 @@ struct PropertyRun {
         server = try await LocalOrgProcess(arguments: Self.faultArguments)
         var signedIn: ForceClient?
         for attempt in 1...3 where signedIn == nil {
-            do { signedIn = try await LiveSync.signIn(to: server, retryPolicy: RetryPolicy()) } catch where attempt < 3 { continue }
+            do { signedIn = try await LiveSync.signIn(to: server, retryPolicy: RetryPolicy()) } catch  where attempt < 3 { continue }
         }
         client = try #require(signedIn)
         colleague = try await InterleavedRun.signIn(to: server, username: "trainer@localorg.test", password: "localorg-trainer")
@@ -190,8 +192,9 @@ struct PropertyRun {
     }
 
     static func manager(store: SmartStore, client: ForceClient, seed: UInt64) throws -> SyncManager {
-        let remote = DroppingRemote.wrapping(ForceClientRemote(client: client), dice: DroppingRemote.Dice(seed: seed &* 31),
-                                    dropBefore: 0.05, dropAfter: 0.08)
+        let remote = DroppingRemote.wrapping(
+            ForceClientRemote(client: client), dice: DroppingRemote.Dice(seed: seed &* 31),
+            dropBefore: 0.05, dropAfter: 0.08)
         return try SyncManager(store: store, remote: remote)
     }
 
@@ -296,7 +299,7 @@ struct PropertyRun {
         let title = "S\(nextSequence())"
         do {
             try await server.command(["edit", "Contact", id, "Title=\(title)"])
-        } catch where histories[name]?.isLocallyDeleted == true {
+        } catch  where histories[name]?.isLocallyDeleted == true {
             log.append("server edit \(name): already deleted by our sync")
             return
         }

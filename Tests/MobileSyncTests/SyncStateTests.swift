@@ -1,7 +1,8 @@
-import Foundation
 import ForceJSON
+import Foundation
 import SmartStore
 import Testing
+
 @testable import MobileSync
 
 @Suite("Sync states in syncs_soup")
@@ -16,9 +17,10 @@ struct SyncStateTests {
     @Test func aNewSyncStartsWithTheSDKsDefaultsAndRoundTrips() throws {
         let fixture = try SyncStore()
         let syncs = try SyncsSoup(store: fixture.store)
-        let created = try syncs.create(SyncState(
-            name: "down", target: .down(.soql("SELECT Name FROM Account")), options: SyncOptions(mergeMode: .leaveIfChanged),
-            soupName: "accounts"))
+        let created = try syncs.create(
+            SyncState(
+                name: "down", target: .down(.soql("SELECT Name FROM Account")), options: SyncOptions(mergeMode: .leaveIfChanged),
+                soupName: "accounts"))
         #expect(created.id > 0)
         #expect(created.status == .new && created.progress == 0 && created.totalSize == -1)
         #expect(created.maxTimeStamp == -1 && created.startTime == 0 && created.endTime == 0 && created.error == "")
@@ -38,9 +40,10 @@ struct SyncStateTests {
     @Test func theStoredDocumentHasTheSDKsKeys() throws {
         let fixture = try SyncStore()
         let syncs = try SyncsSoup(store: fixture.store)
-        let state = try syncs.create(SyncState(
-            name: "up", target: .up(SyncUpTarget(createFieldlist: ["Name"])), options: SyncOptions(mergeMode: .overwrite, fieldlist: ["Id", "Name"]),
-            soupName: "accounts"))
+        let state = try syncs.create(
+            SyncState(
+                name: "up", target: .up(SyncUpTarget(createFieldlist: ["Name"])), options: SyncOptions(mergeMode: .overwrite, fieldlist: ["Id", "Name"]),
+                soupName: "accounts"))
         let document = try #require(try fixture.store.retrieve([state.id], from: "syncs_soup").first)
         for key in ["type", "name", "target", "options", "soupName", "status", "progress", "totalSize", "maxTimeStamp", "startTime", "endTime", "error"] {
             #expect(document[key] != nil, "missing \(key)")
@@ -57,8 +60,9 @@ struct SyncStateTests {
         let state = SyncState(name: "same", target: .down(.soql("SELECT Name FROM Account")), options: SyncOptions(), soupName: "accounts")
         _ = try syncs.create(state)
         #expect(throws: MobileSyncError.duplicateSyncName(type: .syncDown, name: "same")) { try syncs.create(state) }
-        #expect("\(MobileSyncError.duplicateSyncName(type: .syncDown, name: "same"))"
-            == "Failed to create sync down: there is already a sync with name:same")
+        #expect(
+            "\(MobileSyncError.duplicateSyncName(type: .syncDown, name: "same"))"
+                == "Failed to create sync down: there is already a sync with name:same")
     }
 
     @Test func reSyncAfterAStopRewindsOneMillisecond() {
@@ -78,8 +82,10 @@ struct SyncStateTests {
         let syncs = try SyncsSoup(store: fixture.store)
         var ids: [SyncStatus: Int64] = [:]
         for status in SyncStatus.allCases {
-            var state = try syncs.create(SyncState(name: status.rawValue, target: .down(.soql("SELECT Name FROM Account")),
-                                                   options: SyncOptions(), soupName: "accounts"))
+            var state = try syncs.create(
+                SyncState(
+                    name: status.rawValue, target: .down(.soql("SELECT Name FROM Account")),
+                    options: SyncOptions(), soupName: "accounts"))
             state.status = status
             try syncs.save(state)
             ids[status] = state.id
@@ -98,8 +104,10 @@ struct SyncStateTests {
     @Test func aSyncRunningInAnotherProcessIsNotMarkedStopped() throws {
         let fixture = try SyncStore()
         let syncs = try SyncsSoup(store: fixture.store)
-        var state = try syncs.create(SyncState(name: "busy", target: .down(.soql("SELECT Name FROM Account")),
-                                               options: SyncOptions(), soupName: "accounts"))
+        var state = try syncs.create(
+            SyncState(
+                name: "busy", target: .down(.soql("SELECT Name FROM Account")),
+                options: SyncOptions(), soupName: "accounts"))
         state.status = .running
         try syncs.save(state)
         let holder = try LockHolder(storePath: fixture.path)

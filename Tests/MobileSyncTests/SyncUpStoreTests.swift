@@ -1,6 +1,7 @@
 import ForceJSON
 import SmartStore
 import Testing
+
 @testable import MobileSync
 
 @Suite("Planning a sync up and recording its answers, on a real store")
@@ -11,8 +12,10 @@ struct SyncUpStoreTests {
         try fixture.store.read { try SyncUpTask.dirtyRecords(soup: soup, in: $0) }
     }
 
-    func plan(_ fixture: SyncStore, target: SyncUpTarget = SyncUpTarget(), mode: MergeMode = .leaveIfChanged,
-              fieldlist: [String]? = fields) throws -> SyncUpPlan {
+    func plan(
+        _ fixture: SyncStore, target: SyncUpTarget = SyncUpTarget(), mode: MergeMode = .leaveIfChanged,
+        fieldlist: [String]? = fields
+    ) throws -> SyncUpPlan {
         let planner = SyncUpPlanner(target: target, options: SyncOptions(mergeMode: mode, fieldlist: fieldlist), soupName: "contacts")
         let serverIds = try fixture.store.read { try LocalIdMap.all(in: $0) }
         return try planner.plan(try dirty(fixture), serverIds: serverIds)
@@ -22,10 +25,16 @@ struct SyncUpStoreTests {
     func mixedStore() throws -> SyncStore {
         let fixture = try SyncStore()
         let clean = (1...3).map { Records.contact("003\($0)", last: "C\($0)") }
-        _ = try fixture.store.create(clean.map { var r = $0; r[LocalField.local] = false; return r }, in: "contacts")
-        _ = try fixture.store.create([
-            Records.created("local_9", fields: ["LastName": "Created then deleted"]).merging([LocalField.locallyDeleted: true]) { $1 },
-        ], in: "contacts")
+        _ = try fixture.store.create(
+            clean.map {
+                var r = $0
+                r[LocalField.local] = false
+                return r
+            }, in: "contacts")
+        _ = try fixture.store.create(
+            [
+                Records.created("local_9", fields: ["LastName": "Created then deleted"]).merging([LocalField.locallyDeleted: true]) { $1 }
+            ], in: "contacts")
         _ = try fixture.store.create(Records.created("local_5", fields: ["FirstName": "Nova", "LastName": "New", "Title": "not listed"]), in: "contacts")
         let updated = try #require(try fixture.document("contacts", id: "0032"))
         _ = try fixture.store.upsert(Records.edited(updated, ["LastName": "Changed"]), in: "contacts")
@@ -42,9 +51,12 @@ struct SyncUpStoreTests {
         #expect(plan.removeLocally.count == 1)
         let modified = SalesforceTimestamp.parse("2024-05-01T10:00:00.000+0000")
         #expect(plan.writes[0].write == .delete(sobjectType: "Contact", id: "0033", ifUnmodifiedSince: modified))
-        #expect(plan.writes[2].write == .update(sobjectType: "Contact", id: "0032",
-                                                fields: ["LastName": "Changed"], ifUnmodifiedSince: modified),
-                "LEAVE_IF_CHANGED: the last known modification time is the precondition")
+        #expect(
+            plan.writes[2].write
+                == .update(
+                    sobjectType: "Contact", id: "0032",
+                    fields: ["LastName": "Changed"], ifUnmodifiedSince: modified),
+            "LEAVE_IF_CHANGED: the last known modification time is the precondition")
     }
 
     @Test func overwriteSendsUnconditionally() throws {
@@ -57,13 +69,15 @@ struct SyncUpStoreTests {
         let target = SyncUpTarget(createFieldlist: ["FirstName", "LastName", "Id", "LastModifiedDate"], updateFieldlist: ["FirstName"])
         let plan = try plan(fixture, target: target)
         #expect(plan.writes[1].write == .create(sobjectType: "Contact", fields: ["FirstName": "Nova", "LastName": "New"]))
-        #expect(plan.writes.count == 2 && plan.unchanged.count == 1,
-                "the update changed only LastName, which its list leaves out: nothing to send, and it is settled locally")
+        #expect(
+            plan.writes.count == 2 && plan.unchanged.count == 1,
+            "the update changed only LastName, which its list leaves out: nothing to send, and it is settled locally")
         let legacy = try SyncStore()
         _ = try legacy.store.create(Records.editedWithoutBase(Records.contact("0032", last: "C2"), ["LastName": "Changed"]), in: "contacts")
-        #expect(try self.plan(legacy, target: target).writes.map(\.write) == [
-            .update(sobjectType: "Contact", id: "0032", fields: [:], ifUnmodifiedSince: SalesforceTimestamp.parse("2024-05-01T10:00:00.000+0000")),
-        ], "without a recorded base every listed field is sent, as the SDK does; a field the record lacks is omitted")
+        #expect(
+            try self.plan(legacy, target: target).writes.map(\.write) == [
+                .update(sobjectType: "Contact", id: "0032", fields: [:], ifUnmodifiedSince: SalesforceTimestamp.parse("2024-05-01T10:00:00.000+0000"))
+            ], "without a recorded base every listed field is sent, as the SDK does; a field the record lacks is omitted")
         let onlyOptions = try self.plan(fixture, target: SyncUpTarget(), fieldlist: ["LastName"])
         #expect(onlyOptions.writes[1].write == .create(sobjectType: "Contact", fields: ["LastName": "New"]))
         #expect(throws: MobileSyncError.noFieldsSpecified(soup: "contacts")) { try self.plan(fixture, fieldlist: nil) }
@@ -71,16 +85,18 @@ struct SyncUpStoreTests {
 
     @Test func aCreatedRecordWithAnExternalIdIsUpserted() throws {
         let fixture = try SyncStore()
-        _ = try fixture.store.create([
-            Records.created("local_1", fields: ["LastName": "Ext", "Email": "ext@example.com"]),
-            Records.created("local_2", fields: ["LastName": "NoExt", "Email": .null]),
-        ], in: "contacts")
+        _ = try fixture.store.create(
+            [
+                Records.created("local_1", fields: ["LastName": "Ext", "Email": "ext@example.com"]),
+                Records.created("local_2", fields: ["LastName": "NoExt", "Email": .null]),
+            ], in: "contacts")
         let target = SyncUpTarget(createFieldlist: ["LastName", "Email"], externalIdFieldName: "Email")
         let plan = try plan(fixture, target: target)
-        #expect(plan.writes.map(\.write) == [
-            .upsert(sobjectType: "Contact", externalIdField: "Email", externalId: "ext@example.com", fields: ["LastName": "Ext"]),
-            .create(sobjectType: "Contact", fields: ["LastName": "NoExt", "Email": .null]),
-        ])
+        #expect(
+            plan.writes.map(\.write) == [
+                .upsert(sobjectType: "Contact", externalIdField: "Email", externalId: "ext@example.com", fields: ["LastName": "Ext"]),
+                .create(sobjectType: "Contact", fields: ["LastName": "NoExt", "Email": .null]),
+            ])
     }
 
     @Test(arguments: [(SyncUpTarget.Mode.singleRecord, [1, 1, 1]), (.batch, [25, 25, 10]), (.collection, [60])])
@@ -153,9 +169,12 @@ struct SyncUpStoreTests {
         #expect(kept["LastName"] == "Changed" && kept.isDirty && !kept.hasConflict)
         #expect(kept["LastModifiedDate"] == "2024-07-01T00:00:00.000+0000" && !kept.overwritesServer)
         let resent = try #require(try self.plan(fixture).writes.first { $0.recordId == "0032" })
-        #expect(resent.write == .update(sobjectType: "Contact", id: "0032", fields: ["LastName": "Changed"],
-                                        ifUnmodifiedSince: SalesforceTimestamp.parse("2024-07-01T00:00:00.000+0000")),
-                "keep mine sends my value, conditional on the server version the conflict showed")
+        #expect(
+            resent.write
+                == .update(
+                    sobjectType: "Contact", id: "0032", fields: ["LastName": "Changed"],
+                    ifUnmodifiedSince: SalesforceTimestamp.parse("2024-07-01T00:00:00.000+0000")),
+            "keep mine sends my value, conditional on the server version the conflict showed")
         try fixture.store.write { _ = try recorder.apply(.success(id: nil), to: resent, serverValues: nil, now: 100, summary: &summary, in: $0) }
         let written = try #require(try fixture.document("contacts", id: "0032"))
         #expect(!written.isDirty && written["LastModifiedDate"] == .null, "once written, the server's new date is unknown until read")
@@ -217,20 +236,26 @@ struct SyncUpStoreTests {
         let journaled = try #require(try fixture.documents("contacts").first)
         #expect(journaled[LocalField.createInFlight]?["sentAt"] == 1_700_000_000_000)
         #expect(journaled["Id"]?.stringValue?.hasPrefix("local_") == true, "a record without an id gets a stable local one")
-        #expect(CreateRecovery.query(sobjectType: "Contact", fields: ["LastName": "O'Brien", "FirstName": .null], sentAt: 1_700_000_000_000)
-            == "select Id from Contact where CreatedDate >= 2023-11-14T22:08:20.000Z and LastName = 'O\\'Brien' order by CreatedDate limit 3")
+        #expect(
+            CreateRecovery.query(sobjectType: "Contact", fields: ["LastName": "O'Brien", "FirstName": .null], sentAt: 1_700_000_000_000)
+                == "select Id from Contact where CreatedDate >= 2023-11-14T22:08:20.000Z and LastName = 'O\\'Brien' order by CreatedDate limit 3")
     }
 
     @Test func aLostCreatesLookupFiltersOnlyOnWhatARealOrgCanFilterAndStaysUnderTheURLLimit() throws {
-        let describe: JSONObject = ["name": "Contact", "fields": [
-            ["name": "LastName", "type": "string", "length": 80, "filterable": true],
-            ["name": "Email", "type": "email", "length": 80, "filterable": true],
-            ["name": "Description", "type": "textarea", "length": 32000, "filterable": false],
-            ["name": "Notes__c", "type": "textarea", "length": 1000],
-        ]]
+        let describe: JSONObject = [
+            "name": "Contact",
+            "fields": [
+                ["name": "LastName", "type": "string", "length": 80, "filterable": true],
+                ["name": "Email", "type": "email", "length": 80, "filterable": true],
+                ["name": "Description", "type": "textarea", "length": 32000, "filterable": false],
+                ["name": "Notes__c", "type": "textarea", "length": 1000],
+            ],
+        ]
         let described = try #require(DescribedFields(describe: describe))
-        let fields: JSONObject = ["LastName": "Lovelace", "Email": "ada@example.org", "Description": "short", "Notes__c": "kept out",
-                                  "Title": .null, "Secret__c": "not in the describe"]
+        let fields: JSONObject = [
+            "LastName": "Lovelace", "Email": "ada@example.org", "Description": "short", "Notes__c": "kept out",
+            "Title": .null, "Secret__c": "not in the describe",
+        ]
         let query = CreateRecovery.query(sobjectType: "Contact", fields: fields, sentAt: 1_700_000_000_000, described: described)
         #expect(query == "select Id from Contact where CreatedDate >= 2023-11-14T22:08:20.000Z and LastName = 'Lovelace' and Email = 'ada@example.org' order by CreatedDate limit 3")
         // Without a describe, a value over 255 characters is still left out, and the encoded

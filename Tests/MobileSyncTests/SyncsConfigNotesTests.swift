@@ -1,6 +1,7 @@
 import Foundation
 import LocalOrgProcess
 import Testing
+
 @testable import MobileSync
 
 @Suite("Keys of usersyncs.json that look misspelled")
@@ -11,10 +12,11 @@ struct SyncsConfigNotesTests {
             .replacingOccurrences(of: #"{"type":"soql","#, with: #"{"type":"soql", "IdFieldName":"Id", "colour":"red","#)
             .replacingOccurrences(of: #""createFieldlist""#, with: #""createFieldList""#)
         let config = try SyncsConfig(json: json)
-        #expect(config.notes == [
-            #"sync "syncDownContacts": "target.IdFieldName" is not a key the SDK reads, so it is ignored; did you mean "idFieldName"?"#,
-            #"sync "syncUpContacts": "target.createFieldList" is not a key the SDK reads, so it is ignored; did you mean "createFieldlist"?"#,
-        ])
+        #expect(
+            config.notes == [
+                #"sync "syncDownContacts": "target.IdFieldName" is not a key the SDK reads, so it is ignored; did you mean "idFieldName"?"#,
+                #"sync "syncUpContacts": "target.createFieldList" is not a key the SDK reads, so it is ignored; did you mean "createFieldlist"?"#,
+            ])
         #expect(config.entries.count == 2, "the syncs still run, as the SDK runs them")
     }
 

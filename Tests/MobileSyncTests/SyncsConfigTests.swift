@@ -1,32 +1,33 @@
-import Foundation
 import ForceJSON
+import Foundation
 import SmartStore
 import Testing
+
 @testable import MobileSync
 
 @Suite("Named syncs from usersyncs.json")
 struct SyncsConfigTests {
     /// MobileSyncExplorer's file, as the SDK's templates ship it.
     static let explorerConfig = """
-    {
-      "syncs": [
         {
-          "syncName": "syncDownContacts",
-          "syncType": "syncDown",
-          "soupName": "contacts",
-          "target": {"type":"soql", "query":"SELECT FirstName, LastName, Title, MobilePhone, Email, Department, HomePhone FROM Contact LIMIT 10000"},
-          "options": {"mergeMode":"OVERWRITE"}
-        },
-        {
-          "syncName": "syncUpContacts",
-          "syncType": "syncUp",
-          "soupName": "contacts",
-          "target": {"createFieldlist":["FirstName", "LastName", "Title", "MobilePhone", "Email", "Department", "HomePhone"]},
-          "options": {"fieldlist":["Id", "FirstName", "LastName", "Title", "MobilePhone", "Email", "Department", "HomePhone"], "mergeMode":"LEAVE_IF_CHANGED"}
+          "syncs": [
+            {
+              "syncName": "syncDownContacts",
+              "syncType": "syncDown",
+              "soupName": "contacts",
+              "target": {"type":"soql", "query":"SELECT FirstName, LastName, Title, MobilePhone, Email, Department, HomePhone FROM Contact LIMIT 10000"},
+              "options": {"mergeMode":"OVERWRITE"}
+            },
+            {
+              "syncName": "syncUpContacts",
+              "syncType": "syncUp",
+              "soupName": "contacts",
+              "target": {"createFieldlist":["FirstName", "LastName", "Title", "MobilePhone", "Email", "Department", "HomePhone"]},
+              "options": {"fieldlist":["Id", "FirstName", "LastName", "Title", "MobilePhone", "Email", "Department", "HomePhone"], "mergeMode":"LEAVE_IF_CHANGED"}
+            }
+          ]
         }
-      ]
-    }
-    """
+        """
 
     @Test func theExplorerConfigWorksUnchanged() throws {
         let config = try SyncsConfig(json: Self.explorerConfig)
@@ -72,12 +73,16 @@ struct SyncsConfigTests {
         config.entries[1].options.mergeMode = .overwrite
         config.entries[0].target = .down(.soql("SELECT FirstName, LastName, AccountId FROM Contact"))
         let changes = try syncs.apply(config)
-        #expect(changes == [.updated(name: "syncDownContacts", restarted: true, differences: ["target query"]),
-                            .updated(name: "syncUpContacts", restarted: false, differences: ["mergeMode LEAVE_IF_CHANGED → OVERWRITE"])])
-        #expect(changes.compactMap(\.notice) == [
-            "sync syncDownContacts changed in usersyncs.json (target query): it starts over and fetches every record again",
-            "sync syncUpContacts changed in usersyncs.json (mergeMode LEAVE_IF_CHANGED → OVERWRITE): it keeps its place",
-        ])
+        #expect(
+            changes == [
+                .updated(name: "syncDownContacts", restarted: true, differences: ["target query"]),
+                .updated(name: "syncUpContacts", restarted: false, differences: ["mergeMode LEAVE_IF_CHANGED → OVERWRITE"]),
+            ])
+        #expect(
+            changes.compactMap(\.notice) == [
+                "sync syncDownContacts changed in usersyncs.json (target query): it starts over and fetches every record again",
+                "sync syncUpContacts changed in usersyncs.json (mergeMode LEAVE_IF_CHANGED → OVERWRITE): it keeps its place",
+            ])
 
         let down = try #require(try syncs.state(name: "syncDownContacts"))
         #expect(down.maxTimeStamp == -1, "a new query starts from scratch")
@@ -121,13 +126,14 @@ struct SyncsConfigTests {
 
     @Test("An app's own target class is set aside with its reason; the file's other syncs load")
     func unsupportedTargetsAreSetAside() throws {
-        let config = try SyncsConfig(json: #"""
-            {"syncs": [
-              {"syncName": "down", "syncType": "syncDown", "soupName": "accounts", "target": {"type": "soql", "query": "SELECT Name FROM Account"}},
-              {"syncName": "mine", "syncType": "syncUp", "soupName": "accounts",
-               "target": {"iOSImpl": "MyAppSyncUpTarget", "androidImpl": "com.example.app.MyAppSyncUpTarget"}}
-            ]}
-            """#)
+        let config = try SyncsConfig(
+            json: #"""
+                {"syncs": [
+                  {"syncName": "down", "syncType": "syncDown", "soupName": "accounts", "target": {"type": "soql", "query": "SELECT Name FROM Account"}},
+                  {"syncName": "mine", "syncType": "syncUp", "soupName": "accounts",
+                   "target": {"iOSImpl": "MyAppSyncUpTarget", "androidImpl": "com.example.app.MyAppSyncUpTarget"}}
+                ]}
+                """#)
         #expect(config.entries.map(\.name) == ["down"])
         #expect(config.unsupported.map(\.name) == ["mine"] && config.unsupported.first?.type == .syncUp)
         #expect(config.unsupported.first?.reason.contains("not supported by forceterm yet: the custom sync up target com.example.app.MyAppSyncUpTarget") == true)
@@ -137,10 +143,11 @@ struct SyncsConfigTests {
     func soupsTheStoreLacks() throws {
         let config = try SyncsConfig(json: Self.explorerConfig)
         #expect(config.soupProblems(soups: ["contacts"]).isEmpty)
-        #expect(config.soupProblems(soups: ["accounts"]) == [
-            "sync \"syncDownContacts\" uses the soup \"contacts\", which userstore.json does not define; add it there or change the sync's soupName",
-            "sync \"syncUpContacts\" uses the soup \"contacts\", which userstore.json does not define; add it there or change the sync's soupName",
-        ])
+        #expect(
+            config.soupProblems(soups: ["accounts"]) == [
+                "sync \"syncDownContacts\" uses the soup \"contacts\", which userstore.json does not define; add it there or change the sync's soupName",
+                "sync \"syncUpContacts\" uses the soup \"contacts\", which userstore.json does not define; add it there or change the sync's soupName",
+            ])
     }
 
     @Test(arguments: [
@@ -148,7 +155,10 @@ struct SyncsConfigTests {
         (#"{"syncs": [{"syncType": "syncDown"}]}"#, "sync #1 needs a \"syncName\""),
         (#"{"syncs": [{"syncName": "a", "syncType": "sideways", "soupName": "s"}]}"#, "needs \"syncType\": \"syncDown\" or \"syncUp\""),
         (#"{"syncs": [{"syncName": "a", "syncType": "syncDown", "soupName": "s", "target": {"type": "layout"}}]}"#, "a layout target needs a \"sobjectType\""),
-        (#"{"syncs": [{"syncName": "a", "syncType": "syncDown", "soupName": "s", "target": {"type": "picklist"}}]}"#, "\"picklist\" is not supported; use soql, sosl, mru, refresh, parent_children, briefcase, metadata or layout"),
+        (
+            #"{"syncs": [{"syncName": "a", "syncType": "syncDown", "soupName": "s", "target": {"type": "picklist"}}]}"#,
+            "\"picklist\" is not supported; use soql, sosl, mru, refresh, parent_children, briefcase, metadata or layout"
+        ),
         (#"{"syncs": [{"syncName": "a", "syncType": "syncDown", "soupName": "s", "target": {"type": "soql"}}]}"#, "a soql target needs a \"query\""),
         (#"{"syncs": [{"syncName": "a", "syncType": "syncUp", "soupName": "s", "target": {"createFieldlist": "Name"}}]}"#, "\"createFieldlist\" must be a list"),
         (#"{"syncs": [{"syncName": "a", "syncType": "syncUp", "soupName": "s"}, {"syncName": "a", "syncType": "syncUp", "soupName": "s"}]}"#, "appears twice"),
@@ -170,9 +180,11 @@ struct SyncsConfigTests {
             ["type": "layout", "sobjectType": "Account", "formFactor": "Medium", "layoutType": "Compact", "mode": "Edit"],
             ["type": "mru", "sobjectType": "Contact", "fieldlist": ["LastName"]],
             ["type": "refresh", "sobjectType": "Contact", "fieldlist": ["LastName"], "soupName": "contacts", "countIdsPerSoql": 100],
-            ["type": "parent_children", "parent": ["sobjectType": "Account", "soupName": "accounts"],
-             "children": ["sobjectType": "Contact", "sobjectTypePlural": "Contacts", "soupName": "contacts", "parentIdFieldName": "AccountId"],
-             "parentFieldlist": ["Name"], "childrenFieldlist": ["LastName"], "relationshipType": "LOOKUP"],
+            [
+                "type": "parent_children", "parent": ["sobjectType": "Account", "soupName": "accounts"],
+                "children": ["sobjectType": "Contact", "sobjectTypePlural": "Contacts", "soupName": "contacts", "parentIdFieldName": "AccountId"],
+                "parentFieldlist": ["Name"], "childrenFieldlist": ["LastName"], "relationshipType": "LOOKUP",
+            ],
             ["type": "briefcase", "infos": [["sobjectType": "Account", "fieldlist": ["Name"], "soupName": "accounts"]], "countIdsPerRetrieve": 100],
         ]
         for json in downs {
@@ -201,9 +213,12 @@ struct SyncsConfigTests {
             "parentFieldlist": ["Name"], "childrenFieldlist": ["LastName"], "parentSoqlFilter": "Industry = 'Tech' or Name = 'x'",
         ])
         guard case let .parentChildren(spec) = target.kind else { throw MobileSyncError.invalidTarget("not parent_children") }
-        #expect(spec.query(after: nil)
-            == "select Id, LastModifiedDate, Name, (select Id, LastModifiedDate, LastName from Contacts) from Account where (Industry = 'Tech' or Name = 'x') order by LastModifiedDate")
-        #expect(spec.query(after: "2024-01-01T00:00:00.000Z")
-            == "select Id, LastModifiedDate, Name, (select Id, LastModifiedDate, LastName from Contacts where LastModifiedDate > 2024-01-01T00:00:00.000Z) from Account where LastModifiedDate > 2024-01-01T00:00:00.000Z and (Industry = 'Tech' or Name = 'x') order by LastModifiedDate")
+        #expect(
+            spec.query(after: nil)
+                == "select Id, LastModifiedDate, Name, (select Id, LastModifiedDate, LastName from Contacts) from Account where (Industry = 'Tech' or Name = 'x') order by LastModifiedDate")
+        #expect(
+            spec.query(after: "2024-01-01T00:00:00.000Z")
+                == "select Id, LastModifiedDate, Name, (select Id, LastModifiedDate, LastName from Contacts where LastModifiedDate > 2024-01-01T00:00:00.000Z) from Account where LastModifiedDate > 2024-01-01T00:00:00.000Z and (Industry = 'Tech' or Name = 'x') order by LastModifiedDate"
+        )
     }
 }

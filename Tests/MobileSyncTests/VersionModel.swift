@@ -29,7 +29,13 @@ final class VersionModel: Sendable {
 
     /// A fresh value no one has written before.
     func newValue(_ prefix: String) -> JSONValue {
-        .string(prefix + String(counter.withLock { $0 += 1; return $0 }))
+        .string(
+            prefix
+                + String(
+                    counter.withLock {
+                        $0 += 1
+                        return $0
+                    }))
     }
 
     static func isDeletion(_ value: JSONValue?) -> Bool { value?.stringValue?.hasPrefix("DEL") ?? false }
@@ -110,10 +116,11 @@ final class VersionModel: Sendable {
         state.withLock { records in
             let writes = records[name]?[field] ?? []
             return writes.filter { write in
-                !write.dead && !writes.contains { other in
-                    !other.dead && !FieldText.same(other.value, write.value)
-                        && Self.chain(of: other.value, in: writes).contains { FieldText.same($0, write.value) }
-                }
+                !write.dead
+                    && !writes.contains { other in
+                        !other.dead && !FieldText.same(other.value, write.value)
+                            && Self.chain(of: other.value, in: writes).contains { FieldText.same($0, write.value) }
+                    }
             }
         }
     }

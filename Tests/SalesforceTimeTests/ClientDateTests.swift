@@ -7,8 +7,10 @@ struct ClientDateTests {
     @Test("The forms Salesforce and SOQL use all parse to the same instant")
     func parsesEveryForm() throws {
         let expected = Date(timeIntervalSince1970: 1_704_164_645)
-        for text in ["2024-01-02T03:04:05.000+0000", "2024-01-02T03:04:05Z", "2024-01-02T03:04:05+00:00", "2024-01-02T05:04:05.000+0200",
-                     "2024-01-01T22:04:05-05:00"] {
+        for text in [
+            "2024-01-02T03:04:05.000+0000", "2024-01-02T03:04:05Z", "2024-01-02T03:04:05+00:00", "2024-01-02T05:04:05.000+0200",
+            "2024-01-01T22:04:05-05:00",
+        ] {
             #expect(SalesforceDate.parse(text) == expected, "\(text)")
         }
         #expect(SalesforceDate.parse("2024-01-02T03:04:05.250Z")?.timeIntervalSince1970 == 1_704_164_645.25)

@@ -13,8 +13,10 @@ struct OrgDateTests {
         #expect(SalesforceDate.formatDateTime(-1) == "1969-12-31T23:59:59.000+0000")
     }
 
-    @Test(arguments: ["2024-01-02T03:04:05Z", "2024-01-02T03:04:05+00:00", "2024-01-02T03:04:05.000+0000",
-                      "2024-01-02T03:04:05.123Z", "2024-01-01T22:04:05-05:00", "2024-01-02T04:04:05.000+0100"])
+    @Test(arguments: [
+        "2024-01-02T03:04:05Z", "2024-01-02T03:04:05+00:00", "2024-01-02T03:04:05.000+0000",
+        "2024-01-02T03:04:05.123Z", "2024-01-01T22:04:05-05:00", "2024-01-02T04:04:05.000+0100",
+    ])
     func everyClientFormReadsAsTheSameInstant(text: String) {
         #expect(SalesforceDate.parseDateTime(text) == Self.sample)
     }

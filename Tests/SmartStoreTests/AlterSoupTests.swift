@@ -1,6 +1,7 @@
 import ForceJSON
 import GRDB
 import Testing
+
 @testable import SmartStore
 
 @Suite("alterSoup and reIndexSoup")
@@ -14,11 +15,12 @@ struct AlterSoupTests {
     func makeStore(specs: [IndexSpec] = oldSpecs) throws -> TemporaryStore {
         let temporary = try TemporaryStore()
         try temporary.store.registerSoup("people", indexSpecs: specs)
-        _ = try temporary.store.create([
-            ["firstName": "Ada", "lastName": "Lovelace", "city": "London", "bio": "first programmer"],
-            ["firstName": "Grace", "lastName": "Hopper", "city": "New York", "bio": "compilers"],
-            ["firstName": "Tomás", "lastName": "García", "city": "Sevilla", "bio": "ñandú"],
-        ], in: "people")
+        _ = try temporary.store.create(
+            [
+                ["firstName": "Ada", "lastName": "Lovelace", "city": "London", "bio": "first programmer"],
+                ["firstName": "Grace", "lastName": "Hopper", "city": "New York", "bio": "compilers"],
+                ["firstName": "Tomás", "lastName": "García", "city": "Sevilla", "bio": "ñandú"],
+            ], in: "people")
         return temporary
     }
 

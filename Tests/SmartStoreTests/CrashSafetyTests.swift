@@ -1,11 +1,13 @@
-import Foundation
 import ForceJSON
+import Foundation
 import GRDB
 import Testing
-#if canImport(Glibc)
-import Glibc
-#endif
+
 @testable import SmartStore
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// The built `smartstore-tool`, run as a separate process that writes to the same store.
 enum ToolProcess {
@@ -22,8 +24,11 @@ enum ToolProcess {
     static func startLoad(store: String, count: Int, announceAfter: Int, extra: [String] = []) throws -> (Process, FileHandle) {
         let process = Process()
         process.executableURL = executable
-        process.arguments = ["load", "--store", store, "--config", packageRoot.appendingPathComponent("config").path,
-                             "--count", "\(count)", "--announce-after", "\(announceAfter)"] + extra
+        process.arguments =
+            [
+                "load", "--store", store, "--config", packageRoot.appendingPathComponent("config").path,
+                "--count", "\(count)", "--announce-after", "\(announceAfter)",
+            ] + extra
         let output = Pipe()
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
@@ -115,8 +120,9 @@ struct CrashSafetyTests {
             try temporary.raw { try String.fetchAll($0, sql: "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'TABLE_1' AND sql IS NOT NULL ORDER BY name") }
         }
         let complete = try indexes()
-        let (process, output) = try ToolProcess.startLoad(store: temporary.path, count: 20_000, announceAfter: 3_500,
-                                                          extra: ["--bulk", "--batch", "1000"])
+        let (process, output) = try ToolProcess.startLoad(
+            store: temporary.path, count: 20_000, announceAfter: 3_500,
+            extra: ["--bulk", "--batch", "1000"])
         let seen = await ToolProcess.read(output, until: "LOADING")
         #expect(seen.contains("LOADING"), "the loader must reach the kill point: \(seen)")
         // The loader is alive and holds the lock: another open leaves its indexes to it.

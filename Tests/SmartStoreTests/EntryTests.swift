@@ -1,21 +1,24 @@
-import Foundation
 import ForceJSON
+import Foundation
 import GRDB
 import Testing
+
 @testable import SmartStore
 
 @Suite("Entries: create, update, upsert, retrieve, delete")
 struct EntryTests {
     func makeStore() throws -> TemporaryStore {
         let temporary = try TemporaryStore()
-        try temporary.store.registerSoup("test", indexSpecs: [
-            IndexSpec(path: "key", type: .string),
-            IndexSpec(path: "value", type: .string),
-            IndexSpec(path: "nested.path", type: .string),
-            IndexSpec(path: "amount", type: .floating),
-            IndexSpec(path: "count", type: .integer),
-            IndexSpec(path: "tag", type: .json1),
-        ])
+        try temporary.store.registerSoup(
+            "test",
+            indexSpecs: [
+                IndexSpec(path: "key", type: .string),
+                IndexSpec(path: "value", type: .string),
+                IndexSpec(path: "nested.path", type: .string),
+                IndexSpec(path: "amount", type: .floating),
+                IndexSpec(path: "count", type: .integer),
+                IndexSpec(path: "tag", type: .json1),
+            ])
         return temporary
     }
 
@@ -109,8 +112,9 @@ struct EntryTests {
         #expect(throws: SmartStoreError.emptyExternalIdValue(path: "key")) {
             try temporary.store.upsert(["value": "no key"], in: "test", externalIdPath: "key")
         }
-        #expect(SmartStoreError.emptyExternalIdValue(path: "key").description
-            == "For upsert with external ID path 'key', value cannot be empty for any entries.")
+        #expect(
+            SmartStoreError.emptyExternalIdValue(path: "key").description
+                == "For upsert with external ID path 'key', value cannot be empty for any entries.")
         _ = try temporary.store.create([["key": "dup"], ["key": "dup"]], in: "test")
         #expect(throws: SmartStoreError.nonUniqueExternalId(soup: "test", path: "key", value: "\"dup\"")) {
             try temporary.store.upsert(["key": "dup"], in: "test", externalIdPath: "key")
@@ -218,12 +222,14 @@ struct EntryTests {
     /// stamped document, keys in place when the document had them and after its last key when not.
     @Test func storedTextAndColumnsAreTheStampedDocumentWhicheverWayItIsWritten() throws {
         let temporary = try TemporaryStore()
-        try temporary.store.registerSoup("stamped", indexSpecs: [
-            IndexSpec(path: "_soupEntryId", type: .integer),
-            IndexSpec(path: "_soupLastModifiedDate", type: .integer),
-            IndexSpec(path: "key", type: .string),
-            IndexSpec(path: "_soupEntryId.below", type: .string),
-        ])
+        try temporary.store.registerSoup(
+            "stamped",
+            indexSpecs: [
+                IndexSpec(path: "_soupEntryId", type: .integer),
+                IndexSpec(path: "_soupLastModifiedDate", type: .integer),
+                IndexSpec(path: "key", type: .string),
+                IndexSpec(path: "_soupEntryId.below", type: .string),
+            ])
         let documents: [JSONObject] = [
             ["key": "plain", "n": 1.5, "s": "q\"uote\n"],
             ["_soupLastModifiedDate": 5, "key": "stale stamp first", "_soupEntryId": .null],
@@ -258,12 +264,14 @@ struct EntryTests {
     @Test func updatesOfAnyMixOfFieldsLeaveColumnsAndFullTextAsAFreshWriteWould() throws {
         let temporary = try TemporaryStore()
         let fields = ["name", "title", "city", "code", "rank", "score", "note"]
-        try temporary.store.registerSoup("mixed", indexSpecs: [
-            IndexSpec(path: "name", type: .fullText), IndexSpec(path: "title", type: .fullText),
-            IndexSpec(path: "city", type: .string), IndexSpec(path: "code", type: .string),
-            IndexSpec(path: "rank", type: .integer), IndexSpec(path: "score", type: .floating),
-            IndexSpec(path: "note", type: .fullText),
-        ])
+        try temporary.store.registerSoup(
+            "mixed",
+            indexSpecs: [
+                IndexSpec(path: "name", type: .fullText), IndexSpec(path: "title", type: .fullText),
+                IndexSpec(path: "city", type: .string), IndexSpec(path: "code", type: .string),
+                IndexSpec(path: "rank", type: .integer), IndexSpec(path: "score", type: .floating),
+                IndexSpec(path: "note", type: .fullText),
+            ])
         var seed: UInt64 = 0x9E37_79B9_7F4A_7C15
         func next(_ bound: UInt64) -> UInt64 {
             seed = seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407

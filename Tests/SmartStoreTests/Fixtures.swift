@@ -1,6 +1,7 @@
-import Foundation
 import ForceJSON
+import Foundation
 import GRDB
+
 @testable import SmartStore
 
 /// A store in a fresh temporary directory, removed when the test's scope ends.

@@ -8,7 +8,8 @@ struct FreedMemoryTests {
     static func residentAnonymousMB() throws -> Int {
         let status = try String(contentsOfFile: "/proc/self/status", encoding: .utf8)
         guard let line = status.split(separator: "\n").first(where: { $0.hasPrefix("RssAnon:") }),
-              let kilobytes = line.split(separator: " ").dropFirst().first.flatMap({ Int($0) }) else {
+            let kilobytes = line.split(separator: " ").dropFirst().first.flatMap({ Int($0) })
+        else {
             throw CocoaError(.fileReadCorruptFile)
         }
         return kilobytes / 1024

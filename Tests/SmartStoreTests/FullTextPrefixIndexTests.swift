@@ -1,6 +1,7 @@
 import ForceJSON
 import GRDB
 import Testing
+
 @testable import SmartStore
 
 /// The FTS5 prefix indexes that make one- and two-letter searches fast, and the migration that adds
@@ -12,20 +13,23 @@ struct FullTextPrefixIndexTests {
 
     init() throws {
         temporary = try TemporaryStore()
-        try store.registerSoup("people", indexSpecs: [
-            IndexSpec(path: "first", type: .fullText),
-            IndexSpec(path: "last", type: .fullText),
-            IndexSpec(path: "code", type: .string),
-        ])
-        _ = try store.create([
-            ["first": "José", "last": "Núñez", "code": "1"],
-            ["first": "JOSE", "last": "Garcia", "code": "2"],
-            ["first": "Zoë", "last": "Ærøskøbing", "code": "3"],
-            ["first": "太郎", "last": "山田", "code": "4"],
-            ["first": "Дмитрий", "last": "Иванов", "code": "5"],
-            ["first": "Sam", "last": "Smith", "code": "6"],
-            ["first": "Noa", "last": "Nunes", "code": "7"],
-        ], in: "people")
+        try store.registerSoup(
+            "people",
+            indexSpecs: [
+                IndexSpec(path: "first", type: .fullText),
+                IndexSpec(path: "last", type: .fullText),
+                IndexSpec(path: "code", type: .string),
+            ])
+        _ = try store.create(
+            [
+                ["first": "José", "last": "Núñez", "code": "1"],
+                ["first": "JOSE", "last": "Garcia", "code": "2"],
+                ["first": "Zoë", "last": "Ærøskøbing", "code": "3"],
+                ["first": "太郎", "last": "山田", "code": "4"],
+                ["first": "Дмитрий", "last": "Иванов", "code": "5"],
+                ["first": "Sam", "last": "Smith", "code": "6"],
+                ["first": "Noa", "last": "Nunes", "code": "7"],
+            ], in: "people")
     }
 
     /// Prefixes of one to three characters (the indexed lengths and one beyond), accented, in
@@ -45,11 +49,12 @@ struct FullTextPrefixIndexTests {
     /// Makes the soup's FTS table as stores made before the prefix index have it.
     func makeTableWithoutPrefixIndex() throws {
         try store.write { transaction in
-            try transaction.db.execute(sql: """
-                DROP TABLE TABLE_1_fts;
-                CREATE VIRTUAL TABLE TABLE_1_fts USING fts5(TABLE_1_0, TABLE_1_1, tokenize = 'unicode61 remove_diacritics 2');
-                INSERT INTO TABLE_1_fts (rowid, TABLE_1_0, TABLE_1_1) SELECT id, TABLE_1_0, TABLE_1_1 FROM TABLE_1;
-                """)
+            try transaction.db.execute(
+                sql: """
+                    DROP TABLE TABLE_1_fts;
+                    CREATE VIRTUAL TABLE TABLE_1_fts USING fts5(TABLE_1_0, TABLE_1_1, tokenize = 'unicode61 remove_diacritics 2');
+                    INSERT INTO TABLE_1_fts (rowid, TABLE_1_0, TABLE_1_1) SELECT id, TABLE_1_0, TABLE_1_1 FROM TABLE_1;
+                    """)
         }
     }
 
@@ -95,10 +100,11 @@ struct FullTextPrefixIndexTests {
     /// Letters unicode61 does not fold (Æ, ø) are found by their plain spelling, and a CJK word
     /// inside a run; writes, updates and a rebuilt table all index them.
     @Test func foldedLettersAndWordsInsideCJKRunsAreFound() throws {
-        _ = try store.create([
-            ["first": "Łukasz", "last": "Østergaard", "code": "8"],
-            ["first": "東京テクノ", "last": "Partners", "code": "9"],
-        ], in: "people")
+        _ = try store.create(
+            [
+                ["first": "Łukasz", "last": "Østergaard", "code": "8"],
+                ["first": "東京テクノ", "last": "Partners", "code": "9"],
+            ], in: "people")
         #expect(try codes(matching: "aero") == ["3"], "Ærøskøbing")
         #expect(try codes(matching: "ostergaard") == ["8"])
         #expect(try codes(matching: "lukasz oster") == ["8"])

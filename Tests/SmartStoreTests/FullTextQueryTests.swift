@@ -1,5 +1,6 @@
 import ForceJSON
 import Testing
+
 @testable import SmartStore
 
 @Suite("Search text typed by people")

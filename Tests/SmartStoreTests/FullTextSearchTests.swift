@@ -1,6 +1,7 @@
 import ForceJSON
 import GRDB
 import Testing
+
 @testable import SmartStore
 
 @Suite("Full-text search")
@@ -10,23 +11,26 @@ struct FullTextSearchTests {
 
     init() throws {
         temporary = try TemporaryStore()
-        try temporary.store.registerSoup("employees", indexSpecs: [
-            IndexSpec(path: "firstName", type: .fullText),
-            IndexSpec(path: "lastName", type: .fullText),
-            IndexSpec(path: "employeeId", type: .string),
-        ])
+        try temporary.store.registerSoup(
+            "employees",
+            indexSpecs: [
+                IndexSpec(path: "firstName", type: .fullText),
+                IndexSpec(path: "lastName", type: .fullText),
+                IndexSpec(path: "employeeId", type: .string),
+            ])
     }
 
     func load() throws {
-        _ = try store.create([
-            ["firstName": "Christine", "lastName": "Haas", "employeeId": "00010"],
-            ["firstName": "Michael", "lastName": "Thompson", "employeeId": "00020"],
-            ["firstName": "Sally", "lastName": "Kwan", "employeeId": "00310"],
-            ["firstName": "Eileen", "lastName": "Henderson", "employeeId": "00070"],
-            ["firstName": "Eva", "lastName": "Pulaski", "employeeId": "00060"],
-            ["firstName": "Christopher", "lastName": "Ali", "employeeId": "00080"],
-            ["firstName": "Eva", "lastName": "Haas", "employeeId": "00090"],
-        ], in: "employees")
+        _ = try store.create(
+            [
+                ["firstName": "Christine", "lastName": "Haas", "employeeId": "00010"],
+                ["firstName": "Michael", "lastName": "Thompson", "employeeId": "00020"],
+                ["firstName": "Sally", "lastName": "Kwan", "employeeId": "00310"],
+                ["firstName": "Eileen", "lastName": "Henderson", "employeeId": "00070"],
+                ["firstName": "Eva", "lastName": "Pulaski", "employeeId": "00060"],
+                ["firstName": "Christopher", "lastName": "Ali", "employeeId": "00080"],
+                ["firstName": "Eva", "lastName": "Haas", "employeeId": "00090"],
+            ], in: "employees")
     }
 
     func ftsRows() throws -> [String] {
@@ -93,12 +97,13 @@ struct FullTextSearchTests {
     }
 
     @Test func accentsAndCaseFoldForNames() throws {
-        _ = try store.create([
-            ["firstName": "José", "lastName": "Núñez", "employeeId": "1"],
-            ["firstName": "JOSE", "lastName": "Garcia", "employeeId": "2"],
-            ["firstName": "Zoë", "lastName": "Ærøskøbing", "employeeId": "3"],
-            ["firstName": "Jose\u{301}", "lastName": "Combining", "employeeId": "4"],
-        ], in: "employees")
+        _ = try store.create(
+            [
+                ["firstName": "José", "lastName": "Núñez", "employeeId": "1"],
+                ["firstName": "JOSE", "lastName": "Garcia", "employeeId": "2"],
+                ["firstName": "Zoë", "lastName": "Ærøskøbing", "employeeId": "3"],
+                ["firstName": "Jose\u{301}", "lastName": "Combining", "employeeId": "4"],
+            ], in: "employees")
         #expect(try search("firstName", "jose") == ["1", "2", "4"])
         #expect(try search("firstName", "JOSÉ") == ["1", "2", "4"])
         #expect(try search("lastName", "nunez") == ["1"])
@@ -106,11 +111,12 @@ struct FullTextSearchTests {
     }
 
     @Test func nonLatinScriptsAreSearchable() throws {
-        _ = try store.create([
-            ["firstName": "太郎", "lastName": "山田", "employeeId": "1"],
-            ["firstName": "Дмитрий", "lastName": "Иванов", "employeeId": "2"],
-            ["firstName": "Ελένη", "lastName": "Παπαδοπούλου", "employeeId": "3"],
-        ], in: "employees")
+        _ = try store.create(
+            [
+                ["firstName": "太郎", "lastName": "山田", "employeeId": "1"],
+                ["firstName": "Дмитрий", "lastName": "Иванов", "employeeId": "2"],
+                ["firstName": "Ελένη", "lastName": "Παπαδοπούλου", "employeeId": "3"],
+            ], in: "employees")
         #expect(try search("lastName", "山田") == ["1"])
         #expect(try search("lastName", "иванов") == ["2"], "Cyrillic folds case")
         #expect(try search(nil, "ΕΛΈΝΗ") == ["3"], "Greek folds case (unicode61 folds diacritics of Latin letters only)")

@@ -1,5 +1,6 @@
 import ForceJSON
 import Testing
+
 @testable import SmartStore
 
 @Suite("Query specs generate the SDK's Smart SQL")
@@ -27,17 +28,23 @@ struct QuerySpecTests {
     }
 
     @Test func exactAndLikeQueries() {
-        #expect(QuerySpec.exact("employees", path: "lastName", matchKey: "Bond", orderPath: "firstName").smartSql
-            == "SELECT {employees:_soup} FROM {employees} WHERE {employees:lastName} = ? ORDER BY {employees:firstName} ASC ")
-        #expect(QuerySpec.like("employees", path: "lastName", likeKey: "Bon%", orderPath: "firstName").smartSql
-            == "SELECT {employees:_soup} FROM {employees} WHERE {employees:lastName} LIKE ? ORDER BY {employees:firstName} ASC ")
-        #expect(QuerySpec.exact("employees", path: "lastName", matchKey: "Bond").idsSmartSql
-            == "SELECT id FROM {employees} WHERE {employees:lastName} = ? ")
+        #expect(
+            QuerySpec.exact("employees", path: "lastName", matchKey: "Bond", orderPath: "firstName").smartSql
+                == "SELECT {employees:_soup} FROM {employees} WHERE {employees:lastName} = ? ORDER BY {employees:firstName} ASC ")
+        #expect(
+            QuerySpec.like("employees", path: "lastName", likeKey: "Bon%", orderPath: "firstName").smartSql
+                == "SELECT {employees:_soup} FROM {employees} WHERE {employees:lastName} LIKE ? ORDER BY {employees:firstName} ASC ")
+        #expect(
+            QuerySpec.exact("employees", path: "lastName", matchKey: "Bond").idsSmartSql
+                == "SELECT id FROM {employees} WHERE {employees:lastName} = ? ")
     }
 
     @Test func matchQuery() {
         let spec = QuerySpec.match("employees", path: "lastName", matchKey: "Bond", orderPath: "firstName")
-        #expect(spec.smartSql == "SELECT {employees:_soup} FROM {employees} WHERE {employees:_soupEntryId} IN (SELECT rowid FROM {employees}_fts WHERE {employees}_fts MATCH '{employees:lastName}:Bond') ORDER BY {employees:firstName} ASC ")
+        #expect(
+            spec.smartSql
+                == "SELECT {employees:_soup} FROM {employees} WHERE {employees:_soupEntryId} IN (SELECT rowid FROM {employees}_fts WHERE {employees}_fts MATCH '{employees:lastName}:Bond') ORDER BY {employees:firstName} ASC "
+        )
         let allFields = QuerySpec.match("employees", path: nil, matchKey: "Bond", selectPaths: ["_soupEntryId"])
         #expect(allFields.smartSql == "SELECT {employees:_soupEntryId} FROM {employees} WHERE {employees:_soupEntryId} IN (SELECT rowid FROM {employees}_fts WHERE {employees}_fts MATCH 'Bond') ")
     }

@@ -1,7 +1,8 @@
-import Foundation
 import ForceJSON
+import Foundation
 import GRDB
 import Testing
+
 @testable import SmartStore
 
 @Suite("Search pages read ahead on an encrypted store")

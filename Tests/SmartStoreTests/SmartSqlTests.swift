@@ -1,6 +1,7 @@
 import ForceJSON
 import GRDB
 import Testing
+
 @testable import SmartStore
 
 @Suite("Smart SQL translation and queries")
@@ -16,37 +17,46 @@ struct SmartSqlTests {
     func convert(_ sql: String) throws -> String { try store.convertSmartSql(sql) }
 
     @Test func simpleConversion() throws {
-        #expect(try convert("select {employees:firstName}, {employees:lastName} from {employees} order by {employees:lastName}")
-            == "select TABLE_1_0, TABLE_1_1 from TABLE_1 order by TABLE_1_1")
+        #expect(
+            try convert("select {employees:firstName}, {employees:lastName} from {employees} order by {employees:lastName}")
+                == "select TABLE_1_0, TABLE_1_1 from TABLE_1 order by TABLE_1_1")
         #expect(try convert("select {departments:name} from {departments}") == "select TABLE_2_1 from TABLE_2")
     }
 
     @Test func joinsKeepAliasesAndUnqualifiedColumns() throws {
-        #expect(try convert("select mgr.{employees:lastName}, e.{employees:lastName} from {employees} as mgr, {employees} as e where mgr.{employees:employeeId} = e.{employees:managerId}")
-            == "select mgr.TABLE_1_1, e.TABLE_1_1 from TABLE_1 as mgr, TABLE_1 as e where mgr.TABLE_1_3 = e.TABLE_1_4")
-        #expect(try convert("select {employees:lastName}, {departments:name} from {employees}, {departments} where {departments:deptCode} = {employees:deptCode}")
-            == "select TABLE_1_1, TABLE_2_1 from TABLE_1, TABLE_2 where TABLE_2_0 = TABLE_1_2")
+        #expect(
+            try convert("select mgr.{employees:lastName}, e.{employees:lastName} from {employees} as mgr, {employees} as e where mgr.{employees:employeeId} = e.{employees:managerId}")
+                == "select mgr.TABLE_1_1, e.TABLE_1_1 from TABLE_1 as mgr, TABLE_1 as e where mgr.TABLE_1_3 = e.TABLE_1_4")
+        #expect(
+            try convert("select {employees:lastName}, {departments:name} from {employees}, {departments} where {departments:deptCode} = {employees:deptCode}")
+                == "select TABLE_1_1, TABLE_2_1 from TABLE_1, TABLE_2 where TABLE_2_0 = TABLE_1_2")
     }
 
     @Test func specialColumns() throws {
-        #expect(try convert("select {employees:_soupEntryId}, {employees:_soupCreatedDate}, {employees:_soupLastModifiedDate}, {employees:_soup} from {employees}")
-            == "select TABLE_1.id, TABLE_1.created, TABLE_1.lastModified, TABLE_1.soup from TABLE_1")
-        #expect(try convert("select e.{employees:_soup}, e.{employees:_soupEntryId} from {employees} as e")
-            == "select e.soup, e.id from TABLE_1 as e")
+        #expect(
+            try convert("select {employees:_soupEntryId}, {employees:_soupCreatedDate}, {employees:_soupLastModifiedDate}, {employees:_soup} from {employees}")
+                == "select TABLE_1.id, TABLE_1.created, TABLE_1.lastModified, TABLE_1.soup from TABLE_1")
+        #expect(
+            try convert("select e.{employees:_soup}, e.{employees:_soupEntryId} from {employees} as e")
+                == "select e.soup, e.id from TABLE_1 as e")
     }
 
     @Test func json1AndUnindexedPaths() throws {
-        #expect(try convert("select {employees:education}, {employees:address.zipcode} from {employees} where {employees:address.city} = 'San Francisco'")
-            == "select json_extract(soup, '$.education'), json_extract(soup, '$.address.zipcode') from TABLE_1 where json_extract(soup, '$.address.city') = 'San Francisco'")
-        #expect(try convert("select {employees}.{employees:education} from {employees}")
-            == "select json_extract(TABLE_1.soup, '$.education') from TABLE_1")
-        #expect(try convert("select mgr.{employees:education}, e.{employees:isManager} from {employees} as mgr, {employees} as e")
-            == "select json_extract(mgr.soup, '$.education'), json_extract(e.soup, '$.isManager') from TABLE_1 as mgr, TABLE_1 as e")
+        #expect(
+            try convert("select {employees:education}, {employees:address.zipcode} from {employees} where {employees:address.city} = 'San Francisco'")
+                == "select json_extract(soup, '$.education'), json_extract(soup, '$.address.zipcode') from TABLE_1 where json_extract(soup, '$.address.city') = 'San Francisco'")
+        #expect(
+            try convert("select {employees}.{employees:education} from {employees}")
+                == "select json_extract(TABLE_1.soup, '$.education') from TABLE_1")
+        #expect(
+            try convert("select mgr.{employees:education}, e.{employees:isManager} from {employees} as mgr, {employees} as e")
+                == "select json_extract(mgr.soup, '$.education'), json_extract(e.soup, '$.isManager') from TABLE_1 as mgr, TABLE_1 as e")
     }
 
     @Test func quotedBracesAreLeftAlone() throws {
-        #expect(try convert("select {employees:lastName} from {employees} where {employees:lastName} like 'Account(where: {Name: {eq: \"Jason\"}})'")
-            == "select TABLE_1_1 from TABLE_1 where TABLE_1_1 like 'Account(where: {Name: {eq: \"Jason\"}})'")
+        #expect(
+            try convert("select {employees:lastName} from {employees} where {employees:lastName} like 'Account(where: {Name: {eq: \"Jason\"}})'")
+                == "select TABLE_1_1 from TABLE_1 where TABLE_1_1 like 'Account(where: {Name: {eq: \"Jason\"}})'")
         #expect(try convert("select '{a:b}', {employees:lastName} from {employees}") == "select '{a:b}', TABLE_1_1 from TABLE_1")
         #expect(try convert("select ' { { { } } ', 'it''s {x}' from {employees}") == "select ' { { { } } ', 'it''s {x}' from TABLE_1")
         #expect(try convert("select 1 where x match '{employees:lastName}:Haas'") == "select 1 where x match 'TABLE_1_1:Haas'")
@@ -58,9 +68,11 @@ struct SmartSqlTests {
     }
 
     @Test func writesAreRefused() throws {
-        for statement in ["insert into {employees} values (1)", "  UPDATE {employees} set soup = ''", "delete from {employees}",
-                          "DROP TABLE {employees}", "select 1; delete from {employees}", "PRAGMA user_version = 3",
-                          "WITH x AS (SELECT 1) DELETE FROM {employees} WHERE id IN x"] {
+        for statement in [
+            "insert into {employees} values (1)", "  UPDATE {employees} set soup = ''", "delete from {employees}",
+            "DROP TABLE {employees}", "select 1; delete from {employees}", "PRAGMA user_version = 3",
+            "WITH x AS (SELECT 1) DELETE FROM {employees} WHERE id IN x",
+        ] {
             #expect(throws: SmartStoreError.self, "\(statement)") { try store.query(.smart(statement)) }
         }
         #expect(try store.count(.all("employees")) == 7)
@@ -83,8 +95,9 @@ struct SmartSqlTests {
         #expect(throws: SmartStoreError.smartSql(SmartSqlError(.unclosedBrace, position: 15))) {
             try store.query(.smart("select * from {employees"))
         }
-        #expect(SmartSqlError(.unclosedBrace, position: 8).description
-            == "The { at character 8 is not closed: write {soup}, {soup:path} or {soup:_soup}")
+        #expect(
+            SmartSqlError(.unclosedBrace, position: 8).description
+                == "The { at character 8 is not closed: write {soup}, {soup:path} or {soup:_soup}")
         do {
             _ = try store.query(.smart("select {employees:lastName} from {employees} order {employees:lastName}"))
             Issue.record("a syntax error must throw")
@@ -108,8 +121,9 @@ struct SmartSqlTests {
         #expect(try store.query(.smart("select count(*) from {employees}")) == [[7]])
         #expect(try store.query(.smart("select sum({departments:budget}) from {departments}")) == [[3_500_000]])
         #expect(try store.query(.smart("select count(*), max({employees:salary}) from {employees}")) == [[7, 200_000]])
-        #expect(try store.query(.smart("select {employees:salary} from {employees} where {employees:salary} > 110000 order by {employees:salary}"))
-            == [[120_000], [200_000]])
+        #expect(
+            try store.query(.smart("select {employees:salary} from {employees} where {employees:salary} > 110000 order by {employees:salary}"))
+                == [[120_000], [200_000]])
         let mixed = try store.query(.smart("select {employees:_soup}, {employees:firstName}, {employees:salary} from {employees} where {employees:lastName} = 'Haas'"))
         let row = try #require(mixed.first?.arrayValue)
         #expect(row.count == 3)
@@ -118,10 +132,12 @@ struct SmartSqlTests {
     }
 
     @Test func joinedSoupColumnsAreBothParsed() throws {
-        let rows = try store.query(.smart("""
-            select {employees:_soup}, {departments:_soup} from {employees}, {departments} \
-            where {employees:deptCode} = {departments:deptCode} and {employees:lastName} = 'Kwan'
-            """))
+        let rows = try store.query(
+            .smart(
+                """
+                select {employees:_soup}, {departments:_soup} from {employees}, {departments} \
+                where {employees:deptCode} = {departments:deptCode} and {employees:lastName} = 'Kwan'
+                """))
         let row = try #require(rows.first?.arrayValue)
         #expect(row[0]["lastName"] == "Kwan")
         #expect(row[1]["name"] == "Sales")

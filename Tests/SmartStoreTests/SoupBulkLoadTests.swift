@@ -1,7 +1,8 @@
-import Foundation
 import ForceJSON
+import Foundation
 import GRDB
 import Testing
+
 @testable import SmartStore
 
 @Suite("Bulk loads: indexes built once at the end")
@@ -22,8 +23,9 @@ struct SoupBulkLoadTests {
 
     func indexNames(_ temporary: TemporaryStore, table: String) throws -> [String] {
         try temporary.raw {
-            try String.fetchAll($0, sql: "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL ORDER BY name",
-                               arguments: [table])
+            try String.fetchAll(
+                $0, sql: "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL ORDER BY name",
+                arguments: [table])
         }
     }
 
@@ -33,8 +35,10 @@ struct SoupBulkLoadTests {
 
     static func people(_ range: Range<Int>) -> [JSONObject] {
         range.map { n in
-            ["Id": .string("003\(n)"), "LastName": .string("Name\(n * 7919 % 1000)"), "Rank": .int(Int64(n % 13)),
-             "Nested": ["City": .string(n.isMultiple(of: 2) ? "Lyon" : "Oslo")]]
+            [
+                "Id": .string("003\(n)"), "LastName": .string("Name\(n * 7919 % 1000)"), "Rank": .int(Int64(n % 13)),
+                "Nested": ["City": .string(n.isMultiple(of: 2) ? "Lyon" : "Oslo")],
+            ]
         }
     }
 
@@ -42,8 +46,11 @@ struct SoupBulkLoadTests {
         let temporary = try makeStore()
         try temporary.store.ensureTextSortIndex(soup: "people", path: "LastName")
         let before = try indexNames(temporary, table: "TABLE_1")
-        #expect(before == ["TABLE_1_0_idx", "TABLE_1_1_idx", "TABLE_1_1_text_idx", "TABLE_1_2_idx", "TABLE_1_3_idx",
-                           "TABLE_1_created_idx", "TABLE_1_lastModified_idx"])
+        #expect(
+            before == [
+                "TABLE_1_0_idx", "TABLE_1_1_idx", "TABLE_1_1_text_idx", "TABLE_1_2_idx", "TABLE_1_3_idx",
+                "TABLE_1_created_idx", "TABLE_1_lastModified_idx",
+            ])
 
         let load = try #require(try temporary.store.beginBulkLoad(soups: ["people"], keeping: ["Id"]))
         #expect(load.soups == ["people"])
@@ -77,8 +84,9 @@ struct SoupBulkLoadTests {
 
     func fullTextMergeSettings(_ temporary: TemporaryStore) throws -> [String: Int] {
         try temporary.raw { db in
-            Dictionary(uniqueKeysWithValues: try Row.fetchAll(db, sql: "SELECT k, v FROM TABLE_1_fts_config WHERE k IN ('automerge', 'crisismerge')")
-                .map { ($0["k"] as String, $0["v"] as Int) })
+            Dictionary(
+                uniqueKeysWithValues: try Row.fetchAll(db, sql: "SELECT k, v FROM TABLE_1_fts_config WHERE k IN ('automerge', 'crisismerge')")
+                    .map { ($0["k"] as String, $0["v"] as Int) })
         }
     }
 
@@ -142,7 +150,8 @@ struct SoupBulkLoadTests {
     @Test func loadsOfOneProcessIntoSoupsOfTheirOwnEachRebuildTheirOwn() throws {
         let temporary = try makeStore()
         let lockPath = SoupBulkLoad.lockPath(forStore: temporary.store.path)
-        let people = try indexNames(temporary, table: "TABLE_1"), others = try indexNames(temporary, table: "TABLE_2")
+        let people = try indexNames(temporary, table: "TABLE_1")
+        let others = try indexNames(temporary, table: "TABLE_2")
         var first = try temporary.store.beginBulkLoad(soups: ["people"], keeping: ["Id"])
         // A second load, from another handle of this process (a first sync's other sync down).
         var second = try temporary.reopen().beginBulkLoad(soups: ["others", "people"], keeping: ["Id"])

@@ -1,6 +1,7 @@
-import Foundation
 import ForceJSON
+import Foundation
 import Testing
+
 @testable import SmartStore
 
 @Suite("userstore.json")
@@ -15,8 +16,10 @@ struct StoreConfigTests {
         let changes = try temporary.store.setup(from: config)
         #expect(changes == [.registered(soup: "contacts"), .registered(soup: "accounts"), .registered(soup: "sobject_metadata")])
         let contactPaths = try temporary.store.indexSpecs(soup: "contacts").map(\.path)
-        for path in ["Id", "LastName", "FirstName", "AccountId", "__local__", "__locally_created__", "__locally_updated__",
-                     "__locally_deleted__", "__sync_id__"] {
+        for path in [
+            "Id", "LastName", "FirstName", "AccountId", "__local__", "__locally_created__", "__locally_updated__",
+            "__locally_deleted__", "__sync_id__",
+        ] {
             #expect(contactPaths.contains(path), "contacts must index \(path)")
         }
         #expect(try temporary.store.soupInfo("contacts").hasFullTextSearch)
@@ -28,10 +31,11 @@ struct StoreConfigTests {
         let before = try StoreConfig(json: #"{"soups":[{"soupName":"contacts","indexes":[{"path":"Id","type":"string"}]}]}"#)
         try temporary.store.setup(from: before)
         _ = try temporary.store.create([["Id": "003A", "Email": "ada@example.com", "__local__": true]], in: "contacts")
-        let after = try StoreConfig(json: """
-            {"soups":[{"soupName":"contacts","indexes":[{"path":"Id","type":"string"},
-             {"path":"Email","type":"full_text"},{"path":"__local__","type":"string"}]}]}
-            """)
+        let after = try StoreConfig(
+            json: """
+                {"soups":[{"soupName":"contacts","indexes":[{"path":"Id","type":"string"},
+                 {"path":"Email","type":"full_text"},{"path":"__local__","type":"string"}]}]}
+                """)
         let changes = try temporary.store.setup(from: after)
         #expect(changes == [.indexesAdded(soup: "contacts", specs: [IndexSpec(path: "Email", type: .fullText), IndexSpec(path: "__local__", type: .string)])])
         #expect(try temporary.store.query(.exact("contacts", path: "__local__", matchKey: true)).count == 1, "existing entries are reindexed")

@@ -1,7 +1,8 @@
-import Foundation
 import ForceJSON
+import Foundation
 import GRDB
 import Testing
+
 @testable import SmartStore
 
 @Suite("Stores encrypted at rest", .serialized)
@@ -10,8 +11,10 @@ struct StoreEncryptionTests {
     static let secretEmail = "zbigniewska.secret@customer.example"
 
     static func contact(_ index: Int) -> JSONObject {
-        ["Id": .string("003SECRET\(index)"), "LastName": .string("\(secretName) \(index)"),
-         "Email": .string(secretEmail), "__local__": true, "__locally_updated__": true]
+        [
+            "Id": .string("003SECRET\(index)"), "LastName": .string("\(secretName) \(index)"),
+            "Email": .string(secretEmail), "__local__": true, "__locally_updated__": true,
+        ]
     }
 
     static func setUp(_ store: SmartStore, contacts: Int = 200) throws {

@@ -2,6 +2,7 @@ import ForceJSON
 import GRDB
 import PropertyBased
 import Testing
+
 @testable import SmartStore
 
 /// Any sequence of writes leaves the store equal to a plain dictionary model, and every index
@@ -44,7 +45,9 @@ struct StorePropertyTests {
         try store.registerSoup("s", indexSpecs: specs)
         var model: [Int64: JSONObject] = [:]
         for operation in operations {
-            let kind = operation % 4, key = (operation / 4) % 6, seed = operation / 24
+            let kind = operation % 4
+            let key = (operation / 4) % 6
+            let seed = operation / 24
             let ids = model.keys.sorted()
             switch kind {
             case 0:

@@ -1,6 +1,7 @@
 import Foundation
 import PropertyBased
 import Testing
+
 @testable import SmartStore
 
 /// The folding table must order exactly as Foundation's folding does: `_text_idx` indexes
@@ -62,8 +63,10 @@ struct TextCollationTests {
     }
 
     @Test func namesSortAsPeopleExpect() throws {
-        let names = ["Zoë", "ñúñez", "Nuñez", "de la Cruz", "Élise", "elise", "Øster", "Æble", "Łukasz", "Lukas", "Straße", "Strasse",
-                     "Ōno", "ono", "Über", "Смирнова", "смирнов", "Ёлкин", "Елкин", "王芳", "Παπαδόπουλος", "παπαδοπουλος", "علي"]
+        let names = [
+            "Zoë", "ñúñez", "Nuñez", "de la Cruz", "Élise", "elise", "Øster", "Æble", "Łukasz", "Lukas", "Straße", "Strasse",
+            "Ōno", "ono", "Über", "Смирнова", "смирнов", "Ёлкин", "Елкин", "王芳", "Παπαδόπουλος", "παπαδοπουλος", "علي",
+        ]
         let sorted = names.sorted { TextCollation.compare($0, $1) == .orderedAscending }
         let reference = names.sorted { lhs, rhs in
             let order = TextCollation.foundationOrder(lhs, rhs)

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import TerminalUI
 
 @Suite("The cell grid keeps wide characters whole")
@@ -88,4 +89,3 @@ extension CanvasTests {
         #expect(row.count == 30, "every column still has one character")
     }
 }
-

@@ -1,8 +1,8 @@
 import ContactsApp
 import ForceJSON
 import SmartStore
-import Testing
 import TerminalUI
+import Testing
 
 /// A detail longer than its pane (a 60x15 terminal over SSH, an account with many contacts) says
 /// how much is hidden and scrolls; a toast never covers one of its lines.

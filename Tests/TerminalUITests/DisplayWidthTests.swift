@@ -1,4 +1,5 @@
 import Testing
+
 @testable import TerminalUI
 
 @Suite("Display width of characters and strings")
@@ -17,9 +18,11 @@ struct DisplayWidthTests {
         #expect(DisplayWidth.of(Character("\u{85}")) == 0)
     }
 
-    @Test("Precomposed and combining accents are one column", arguments: [
-        "é", "e\u{301}", "ñ", "n\u{303}", "ộ", "o\u{323}\u{302}", "Å", "A\u{30A}",
-    ])
+    @Test(
+        "Precomposed and combining accents are one column",
+        arguments: [
+            "é", "e\u{301}", "ñ", "n\u{303}", "ộ", "o\u{323}\u{302}", "Å", "A\u{30A}",
+        ])
     func accents(_ text: String) {
         #expect(text.count == 1)
         #expect(text.displayWidth == 1)
@@ -33,9 +36,11 @@ struct DisplayWidthTests {
         #expect(decomposed.displayWidth == 11)
     }
 
-    @Test("CJK ideographs, kana, Hangul and fullwidth forms are two columns", arguments: [
-        "漢", "字", "の", "カ", "한", "ｱ" /* halfwidth katakana stays 1 */, "Ａ", "！", "\u{3000}",
-    ])
+    @Test(
+        "CJK ideographs, kana, Hangul and fullwidth forms are two columns",
+        arguments: [
+            "漢", "字", "の", "カ", "한", "ｱ" /* halfwidth katakana stays 1 */, "Ａ", "！", "\u{3000}",
+        ])
     func wide(_ text: String) {
         let expected = text == "ｱ" ? 1 : 2
         #expect(text.displayWidth == expected)
@@ -60,17 +65,19 @@ struct DisplayWidthTests {
         #expect(text.displayWidth == 2)
     }
 
-    @Test("Skin tones, ZWJ families, flags and keycaps are one two-column picture", arguments: [
-        "👍🏽",
-        "☝🏽",
-        "👨‍👩‍👧‍👦",
-        "👩‍💻",
-        "🏳️‍🌈",
-        "🇫🇷",
-        "🇯🇵",
-        "1️⃣",
-        "❤️",
-    ])
+    @Test(
+        "Skin tones, ZWJ families, flags and keycaps are one two-column picture",
+        arguments: [
+            "👍🏽",
+            "☝🏽",
+            "👨‍👩‍👧‍👦",
+            "👩‍💻",
+            "🏳️‍🌈",
+            "🇫🇷",
+            "🇯🇵",
+            "1️⃣",
+            "❤️",
+        ])
     func emojiSequences(_ text: String) {
         #expect(text.count == 1)
         #expect(text.displayWidth == 2)
@@ -164,9 +171,11 @@ struct TruncationTests {
         #expect("漢字".truncated(toWidth: 1) == "…")
     }
 
-    @Test("Padding fills exactly the width on either side, whatever the script", arguments: [
-        "Ana", "José", "Jose\u{301}", "山田", "👍🏽", "",
-    ])
+    @Test(
+        "Padding fills exactly the width on either side, whatever the script",
+        arguments: [
+            "Ana", "José", "Jose\u{301}", "山田", "👍🏽", "",
+        ])
     func padding(_ text: String) {
         for width in 0...9 {
             let left = text.padded(toWidth: width)

@@ -1,6 +1,7 @@
-import Foundation
 import ContactsApp
+import Foundation
 import Testing
+
 @testable import TerminalUI
 
 @Suite("One keymap table drives keys and help")
@@ -46,13 +47,15 @@ struct KeymapTests {
         }
     }
 
-    @Test("The design's keys are bound", arguments: [
-        (Key.character("/"), AppCommand.startSearch), (.character("n"), .newRecord), (.character("e"), .editRecord),
-        (.character("d"), .deleteRecord), (.character("u"), .undeleteRecord), (.character("s"), .sync),
-        (.character("c"), .resolveConflict), (.character("?"), .toggleHelp), (.character("q"), .quit),
-        (.character("j"), .moveDown), (.character("k"), .moveUp), (.character("g"), .moveToTop),
-        (.character("G"), .moveToBottom), (.pageDown, .pageDown), (.enter, .openDetail), (.tab, .nextTab),
-    ])
+    @Test(
+        "The design's keys are bound",
+        arguments: [
+            (Key.character("/"), AppCommand.startSearch), (.character("n"), .newRecord), (.character("e"), .editRecord),
+            (.character("d"), .deleteRecord), (.character("u"), .undeleteRecord), (.character("s"), .sync),
+            (.character("c"), .resolveConflict), (.character("?"), .toggleHelp), (.character("q"), .quit),
+            (.character("j"), .moveDown), (.character("k"), .moveUp), (.character("g"), .moveToTop),
+            (.character("G"), .moveToBottom), (.pageDown, .pageDown), (.enter, .openDetail), (.tab, .nextTab),
+        ])
     func designKeys(key: Key, command: AppCommand) {
         #expect(AppKeymap.table.action(for: key, in: .browsing) == command)
     }
@@ -66,8 +69,9 @@ struct KeymapTests {
         let builtIn = AppKeymap.helpSections(ascii: false)[0].lines.prefix(5).map { "\($0.keys) \($0.help)" }
         #expect(builtIn == ["1 Contacts tab", "2 Accounts tab", "3 Syncs tab: each named sync", "4 Inspector tab: Smart SQL, soups, indices", "Tab next tab"])
         let sdk = AppKeymap.helpSections(ascii: false, tabs: ["Contacts", "Syncs", "Inspector"])
-        #expect(sdk[0].lines.prefix(4).map { "\($0.keys) \($0.help)" }
-            == ["1 Contacts tab", "2 Syncs tab: each named sync", "3 Inspector tab: Smart SQL, soups, indices", "Tab next tab"])
+        #expect(
+            sdk[0].lines.prefix(4).map { "\($0.keys) \($0.help)" }
+                == ["1 Contacts tab", "2 Syncs tab: each named sync", "3 Inspector tab: Smart SQL, soups, indices", "Tab next tab"])
         #expect(sdk.contains { $0.title == "Inspector (3)" })
         #expect(!sdk.flatMap(\.lines).contains { $0.help.hasPrefix("tab ") }, "no bare \"tab n\" line")
     }

@@ -1,10 +1,10 @@
 import ContactsApp
-import Foundation
 import ForceJSON
+import Foundation
 import MobileSync
 import SmartStore
-import Testing
 import TerminalUI
+import Testing
 
 /// A real store with a fixed, multilingual set of records (accents, CJK, emoji, over-long names),
 /// and an app over it on the in-memory screen.
@@ -58,8 +58,10 @@ final class ScreenFixture {
             ("003B", "太郎", "山田", "営業部長", "001B", [:]),
             ("003C", "Zoë", "Ñúñez", "Field Engineer 🚀", "001C", ["__local__": true, "__locally_updated__": true]),
             ("003D", "Priya", "Lovelace", "👩‍💻 Lead Developer", "001A", ["__local__": true, "__locally_deleted__": true]),
-            ("003E", "Maximiliano Alejandro", "de la Santísima Trinidad y Hernández-Oyarzábal", "Chief Procurement and Logistics Officer for the Iberian Peninsula", "001C",
-             ["__local__": true, "__locally_updated__": true, "__last_error__": "FIELD_CUSTOM_VALIDATION_EXCEPTION: Title is too long for the Iberian region's approval workflow"]),
+            (
+                "003E", "Maximiliano Alejandro", "de la Santísima Trinidad y Hernández-Oyarzábal", "Chief Procurement and Logistics Officer for the Iberian Peninsula", "001C",
+                ["__local__": true, "__locally_updated__": true, "__last_error__": "FIELD_CUSTOM_VALIDATION_EXCEPTION: Title is too long for the Iberian region's approval workflow"]
+            ),
             ("003F", "Ελένη", "Παπαδόπουλος", "CFO", "001B", ["__local__": true, "__locally_created__": true]),
             // A conflict is always on a record with local changes (MobileSync keeps it dirty).
             ("003G", "Ömer", "Okafor", "Buyer", "001A", ["__local__": true, "__locally_updated__": true, "__conflict__": .object(conflict)]),

@@ -2,8 +2,8 @@ import ContactsApp
 import ForceJSON
 import Foundation
 import SmartStore
-import Testing
 import TerminalUI
+import Testing
 
 @Suite("Screens on the in-memory terminal at 80x24 and 120x40")
 struct ScreenSnapshotTests {
@@ -140,8 +140,10 @@ struct ScreenSnapshotTests {
     func asciiEverywhere() throws {
         for size in [Self.small, Self.large] {
             let fixture = try ScreenFixture(size: size, colors: false, ascii: true)
-            let screens = [try fixture.press([]), try fixture.press(text: "?"), try fixture.press(text: "?"), try fixture.press(text: "n"),
-                           try fixture.press([.escape]), try fixture.press(text: "3"), try fixture.press(text: "4")]
+            let screens = [
+                try fixture.press([]), try fixture.press(text: "?"), try fixture.press(text: "?"), try fixture.press(text: "n"),
+                try fixture.press([.escape]), try fixture.press(text: "3"), try fixture.press(text: "4"),
+            ]
             for canvas in screens {
                 // Data stays as it is: letters of any script, and the fixture's emoji contact.
                 let symbols = canvas.text.unicodeScalars.filter {

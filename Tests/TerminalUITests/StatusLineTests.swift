@@ -1,6 +1,6 @@
 import ContactsApp
-import Testing
 import TerminalUI
+import Testing
 
 @Suite("The status line shortens its facts to fit instead of cutting them off")
 struct StatusLineTests {
@@ -12,8 +12,9 @@ struct StatusLineTests {
     ]
 
     @Test func everythingInFullWhenItFits() {
-        #expect(StatusLine.fit(facts.map(\.wordings), width: 200)
-            == "not signed in — forceterm login · 4 local changes · last sync 2025-03-04 10:00:05 · API 12/15000")
+        #expect(
+            StatusLine.fit(facts.map(\.wordings), width: 200)
+                == "not signed in — forceterm login · 4 local changes · last sync 2025-03-04 10:00:05 · API 12/15000")
     }
 
     @Test func shrinksFromTheRightOneRoundAtATime() {
@@ -34,13 +35,16 @@ struct StatusLineTests {
 
     @Test("During a sync at 80 columns the progress and every fact fit whole: the label gives way before the facts are cut")
     func aRunningSyncFitsEightyColumns() {
-        let syncing = [StatusFact("syncing"), StatusFact("1 local change", ["1 pending"]),
-                       StatusFact("last sync 2025-03-04 10:00:05", ["synced 03-04 10:00", "synced 03-04", ""])]
+        let syncing = [
+            StatusFact("syncing"), StatusFact("1 local change", ["1 pending"]),
+            StatusFact("last sync 2025-03-04 10:00:05", ["synced 03-04 10:00", "synced 03-04", ""]),
+        ]
         let theme = Theme(colors: false, ascii: false)
         for (width, right) in [(80, "146/300"), (80, "14,600/100,000"), (60, "146/300"), (44, "1/5")] {
             var canvas = Canvas(size: Size(width: width, height: 1))
-            StatusLine.draw(in: &canvas, y: 0, width: width, left: syncing.map(\.wordings),
-                            progress: (label: "Sync down contacts 4/6", fraction: 0.62), right: right, theme: theme)
+            StatusLine.draw(
+                in: &canvas, y: 0, width: width, left: syncing.map(\.wordings),
+                progress: (label: "Sync down contacts 4/6", fraction: 0.62), right: right, theme: theme)
             let line = canvas.line(0)
             #expect(!line.contains("…") && line.contains("syncing") && line.contains("1 pending") && line.contains("62%"), "\(width): \(line)")
             if width == 80 { #expect(line.contains("Sync down contacts 4/6"), "room for the label at 80: \(line)") }

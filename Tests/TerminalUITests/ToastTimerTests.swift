@@ -1,6 +1,6 @@
 import ContactsApp
-import Testing
 import TerminalUI
+import Testing
 
 @Suite("Toasts time out instead of vanishing on the next key")
 struct ToastTimerTests {

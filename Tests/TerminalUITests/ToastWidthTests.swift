@@ -1,7 +1,7 @@
 import ContactsApp
 import Foundation
-import Testing
 import TerminalUI
+import Testing
 
 /// At 80 columns a toast has 76: every message the app composes from fixed words fits in one line
 /// with realistic values, and one carrying outside words (an error, a long name) wraps to a second
@@ -29,13 +29,22 @@ struct ToastWidthTests {
             messages.offlineSkipped(queued: 1234), messages.notSignedIn(queued: 1234), messages.syncOffline(queued: 1234),
             messages.syncFinished(SyncSummary(recordsWithErrors: 0, conflicts: 0, sent: 1234, receivedChanges: 12345)).message,
             messages.syncFinished(SyncSummary(recordsWithErrors: 0, conflicts: 0, sent: 1234, receivedChanges: 12345, removedOnServer: 1234)).message,
-            messages.syncFinished(SyncSummary(recordsWithErrors: 123, conflicts: 45, sent: 1234, receivedChanges: 12345,
-                                              removedOnServer: 12)).message,
+            messages.syncFinished(
+                SyncSummary(
+                    recordsWithErrors: 123, conflicts: 45, sent: 1234, receivedChanges: 12345,
+                    removedOnServer: 12)
+            ).message,
             messages.syncFinished(SyncSummary(recordsWithErrors: 123, conflicts: 45, sent: 1234, receivedChanges: 12345)).message,
-            messages.syncFinished(SyncSummary(recordsWithErrors: 12, conflicts: 3, failedSyncs: ["syncDownOpportunities"], sent: 1234,
-                                              receivedChanges: 12345)).message,
-            messages.syncFinished(SyncSummary(recordsWithErrors: 12, conflicts: 3, failedSyncs: ["syncDownA", "syncDownB"], sent: 1234,
-                                              receivedChanges: 12345)).message,
+            messages.syncFinished(
+                SyncSummary(
+                    recordsWithErrors: 12, conflicts: 3, failedSyncs: ["syncDownOpportunities"], sent: 1234,
+                    receivedChanges: 12345)
+            ).message,
+            messages.syncFinished(
+                SyncSummary(
+                    recordsWithErrors: 12, conflicts: 3, failedSyncs: ["syncDownA", "syncDownB"], sent: 1234,
+                    receivedChanges: 12345)
+            ).message,
         ]
         let tooWide = texts.filter { $0.displayWidth > Self.toastWidth }
         #expect(tooWide.isEmpty, "wider than \(Self.toastWidth) columns:\n\(tooWide.joined(separator: "\n"))")
@@ -43,7 +52,8 @@ struct ToastWidthTests {
 
     @Test("A failed sync says first that local changes are kept, and its reason wraps to a second line")
     func failedSyncWraps() {
-        let reason = "syncUpContacts stopped: the server accepted the connection but never answered (limit 2 s). "
+        let reason =
+            "syncUpContacts stopped: the server accepted the connection but never answered (limit 2 s). "
             + "Local changes are kept in the store; run forceterm sync again."
         let message = messages.syncFailed(reason)
         #expect(message.hasPrefix("Sync failed, local changes kept: syncUpContacts stopped"))

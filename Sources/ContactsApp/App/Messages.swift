@@ -58,7 +58,9 @@ public struct Messages: Sendable {
     // MARK: Local changes
 
     public func deleteQuestion(name: String, cascade: Int) -> String {
-        let withContacts = cascade == 0 ? ""
+        let withContacts =
+            cascade == 0
+            ? ""
             : " Salesforce deletes its \(Self.plural(cascade, "contact")) with it; \(cascade == 1 ? "it is" : "they are") marked deleted here too."
         return "Delete \(name)? It stays here, marked -, until the next sync deletes it on the server.\(withContacts)"
     }
@@ -75,7 +77,8 @@ public struct Messages: Sendable {
     }
     public func noChangesToRevert(_ kind: RecordKind) -> String { "This \(kind.singular) has no local changes to revert" }
     public func revertQuestion(name: String, createdHere: Bool) -> String {
-        createdHere ? "Revert \(name)? It was created here and never synced, so it is removed."
+        createdHere
+            ? "Revert \(name)? It was created here and never synced, so it is removed."
             : "Revert \(name)? Your local changes are dropped and it goes back to the server's version."
     }
     public var reverted: String { "Reverted to the server's version" }
@@ -109,14 +112,21 @@ public struct Messages: Sendable {
     public func createDecision(_ dialog: CreateDecisionDialog, name: String) -> (question: String, choices: String) {
         switch dialog.kind {
         case let .duplicate(message, matches):
-            let like = matches.isEmpty ? "records like it" : matches.prefix(3).map(\.label).joined(separator: ", ")
-                + (matches.count > 3 ? " and \(matches.count - 3) more" : "")
-            return ("The org refused \(name) as a duplicate (\(message)): it has \(like).",
-                    "a = save anyway   o = open the org's   x = discard mine   Esc = later")
+            let like =
+                matches.isEmpty
+                ? "records like it"
+                : matches.prefix(3).map(\.label).joined(separator: ", ")
+                    + (matches.count > 3 ? " and \(matches.count - 3) more" : "")
+            return (
+                "The org refused \(name) as a duplicate (\(message)): it has \(like).",
+                "a = save anyway   o = open the org's   x = discard mine   Esc = later"
+            )
         case let .inDoubt(reason, candidates):
             let listed = candidates.prefix(9).enumerated().map { "\($0 + 1) \($1.label)" }.joined(separator: "   ")
-            return ("\(name)'s create may be on the server already: \(reason)." + (candidates.isEmpty ? "" : " It may be: \(listed)."),
-                    (candidates.isEmpty ? "" : "1-\(min(candidates.count, 9)) = that is it   ") + "n = create it anew   Esc = later")
+            return (
+                "\(name)'s create may be on the server already: \(reason)." + (candidates.isEmpty ? "" : " It may be: \(listed)."),
+                (candidates.isEmpty ? "" : "1-\(min(candidates.count, 9)) = that is it   ") + "n = create it anew   Esc = later"
+            )
         }
     }
 

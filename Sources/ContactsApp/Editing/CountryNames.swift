@@ -39,8 +39,9 @@ public struct CountryNames: Sendable {
         }
         var englishToCode: [String: String] = [:]
         if let data = FileManager.default.contents(atPath: root + "/iso-codes/json/iso_3166-1.json"),
-           let json = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
-           let entries = json["3166-1"] as? [[String: String]] {
+            let json = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+            let entries = json["3166-1"] as? [[String: String]]
+        {
             for entry in entries {
                 guard let code = entry["alpha_2"] else { continue }
                 add(code, code)
@@ -88,16 +89,19 @@ enum GettextCatalog {
         default: return []
         }
         guard let count = word(8, littleEndian: little), let originals = word(12, littleEndian: little),
-              let translations = word(16, littleEndian: little), count < 100_000 else { return [] }
+            let translations = word(16, littleEndian: little), count < 100_000
+        else { return [] }
         func string(table: Int, index: Int) -> String? {
             guard let length = word(table + index * 8, littleEndian: little), let offset = word(table + index * 8 + 4, littleEndian: little),
-                  offset >= 0, length >= 0, offset + length <= bytes.count else { return nil }
+                offset >= 0, length >= 0, offset + length <= bytes.count
+            else { return nil }
             return String(decoding: bytes[offset..<offset + length], as: UTF8.self)
         }
         var pairs: [(String, String)] = []
         for index in 0..<count {
             guard let original = string(table: originals, index: index), !original.isEmpty,
-                  let translated = string(table: translations, index: index), !translated.isEmpty else { continue }
+                let translated = string(table: translations, index: index), !translated.isEmpty
+            else { continue }
             // A context ("msgctxt\u{4}msgid") or plural forms ("a\0b") keep their first form.
             let id = original.split(separator: "\u{4}").last.map { String($0.split(separator: "\0").first ?? $0) } ?? original
             pairs.append((id, String(translated.split(separator: "\0").first ?? Substring(translated))))

@@ -37,25 +37,27 @@ public struct FieldRule: Sendable, Equatable {
 
     /// The rule the org's describe gives `field`, for a record being created or updated.
     public init(_ field: FieldDescription, creating: Bool) {
-        let format: Format = switch field.kind {
-        case .text, .reference: .text
-        case .textArea: .textArea
-        case .email: .email
-        case .phone: .phone
-        case .url: .url
-        case .picklist: .picklist(restricted: field.restrictedPicklist)
-        case .multiPicklist: .multiPicklist(restricted: field.restrictedPicklist)
-        case .checkbox: .checkbox
-        case .date: .date
-        case .dateTime: .dateTime
-        case .integer: .number(precision: max(field.precision, 1), scale: 0)
-        case .number, .currency, .percent: .number(precision: max(field.precision, 1), scale: field.scale)
-        }
+        let format: Format =
+            switch field.kind {
+            case .text, .reference: .text
+            case .textArea: .textArea
+            case .email: .email
+            case .phone: .phone
+            case .url: .url
+            case .picklist: .picklist(restricted: field.restrictedPicklist)
+            case .multiPicklist: .multiPicklist(restricted: field.restrictedPicklist)
+            case .checkbox: .checkbox
+            case .date: .date
+            case .dateTime: .dateTime
+            case .integer: .number(precision: max(field.precision, 1), scale: 0)
+            case .number, .currency, .percent: .number(precision: max(field.precision, 1), scale: field.scale)
+            }
         let hasLength = [.text, .textArea, .email, .phone, .url, .picklist, .multiPicklist].contains(field.kind)
-        self.init(label: field.label,
-                  required: creating ? field.isRequired : !field.nillable && field.updateable && field.kind != .checkbox,
-                  maxLength: hasLength ? field.length : 0, format: format,
-                  editable: creating ? field.createable : field.updateable)
+        self.init(
+            label: field.label,
+            required: creating ? field.isRequired : !field.nillable && field.updateable && field.kind != .checkbox,
+            maxLength: hasLength ? field.length : 0, format: format,
+            editable: creating ? field.createable : field.updateable)
     }
 
     /// Picked from a list rather than typed.
@@ -68,11 +70,12 @@ public struct FieldRule: Sendable, Equatable {
 
     /// The rule for `field` of `kind`.
     public static func rule(for field: String, of kind: RecordKind) -> FieldRule {
-        let table: [String: FieldRule] = switch kind.role {
-        case .contact: contactRules
-        case .account: accountRules
-        case .other: [:]
-        }
+        let table: [String: FieldRule] =
+            switch kind.role {
+            case .contact: contactRules
+            case .account: accountRules
+            case .other: [:]
+            }
         return table[field] ?? FieldRule(label: field)
     }
 

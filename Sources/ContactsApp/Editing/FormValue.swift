@@ -6,8 +6,9 @@ enum FormValue {
     static func date(_ text: String) -> String? {
         let parts = text.split(separator: "-", omittingEmptySubsequences: false)
         guard parts.count == 3, parts[0].count == 4, parts[1].count == 2, parts[2].count == 2,
-              let year = Int(parts[0]), let month = Int(parts[1]), let day = Int(parts[2]),
-              (1...12).contains(month), day >= 1, day <= daysIn(month: month, year: year) else { return nil }
+            let year = Int(parts[0]), let month = Int(parts[1]), let day = Int(parts[2]),
+            (1...12).contains(month), day >= 1, day <= daysIn(month: month, year: year)
+        else { return nil }
         return text
     }
 
@@ -26,7 +27,8 @@ enum FormValue {
         }
         let clock = rest.split(separator: ":", omittingEmptySubsequences: false)
         guard clock.count == 2 || clock.count == 3, clock.allSatisfy({ $0.count == 2 && $0.allSatisfy(\.isNumber) }),
-              let hour = Int(clock[0]), let minute = Int(clock[1]), hour < 24, minute < 60 else { return nil }
+            let hour = Int(clock[0]), let minute = Int(clock[1]), hour < 24, minute < 60
+        else { return nil }
         let second = clock.count == 3 ? Int(clock[2]) ?? 60 : 0
         guard second < 60 else { return nil }
         return "\(date)T\(clock[0]):\(clock[1]):\(two(second)).000+0000"
@@ -38,7 +40,8 @@ enum FormValue {
         if digits.first == "-" { digits = digits.dropFirst() }
         let parts = digits.split(separator: ".", omittingEmptySubsequences: false)
         guard !digits.isEmpty, parts.count <= 2, parts.allSatisfy({ $0.allSatisfy { $0.isASCII && $0.isNumber } }),
-              !(parts.first ?? "").isEmpty || parts.count == 2 else {
+            !(parts.first ?? "").isEmpty || parts.count == 2
+        else {
             return scale == 0 ? "\(label) is a whole number" : "\(label) is a number, like 1234.5"
         }
         let decimals = parts.count == 2 ? parts[1].count : 0

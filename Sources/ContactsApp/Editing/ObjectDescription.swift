@@ -1,5 +1,5 @@
-import Foundation
 import ForceJSON
+import Foundation
 import MobileSync
 import SmartStore
 
@@ -43,23 +43,24 @@ public struct FieldDescription: Sendable, Equatable {
     init?(_ json: JSONValue) {
         guard let name = json["name"]?.stringValue else { return nil }
         self.name = name
-        let kind: Kind = switch json["type"]?.stringValue ?? "string" {
-        case "textarea": .textArea
-        case "email": .email
-        case "phone": .phone
-        case "url": .url
-        case "picklist", "combobox": .picklist
-        case "multipicklist": .multiPicklist
-        case "boolean": .checkbox
-        case "date": .date
-        case "datetime": .dateTime
-        case "int": .integer
-        case "double", "long": .number
-        case "currency": .currency
-        case "percent": .percent
-        case "reference": .reference
-        default: .text
-        }
+        let kind: Kind =
+            switch json["type"]?.stringValue ?? "string" {
+            case "textarea": .textArea
+            case "email": .email
+            case "phone": .phone
+            case "url": .url
+            case "picklist", "combobox": .picklist
+            case "multipicklist": .multiPicklist
+            case "boolean": .checkbox
+            case "date": .date
+            case "datetime": .dateTime
+            case "int": .integer
+            case "double", "long": .number
+            case "currency": .currency
+            case "percent": .percent
+            case "reference": .reference
+            default: .text
+            }
         self.kind = kind
         // A lookup is labelled by what it points at, as Salesforce's pages do ("Account", not "Account ID").
         let label = json["label"]?.stringValue ?? name
@@ -136,9 +137,13 @@ public struct ObjectDescription: Sendable, Equatable {
     /// has the code picklists beside them.
     public func addressChoices(for fieldName: String) -> AddressChoices? {
         let prefix: String
-        if fieldName.hasSuffix("Country") { prefix = String(fieldName.dropLast("Country".count)) }
-        else if fieldName.hasSuffix("State") { prefix = String(fieldName.dropLast("State".count)) }
-        else { return nil }
+        if fieldName.hasSuffix("Country") {
+            prefix = String(fieldName.dropLast("Country".count))
+        } else if fieldName.hasSuffix("State") {
+            prefix = String(fieldName.dropLast("State".count))
+        } else {
+            return nil
+        }
         guard let countryCodes = fields[prefix + "CountryCode"], !countryCodes.picklistEntries.isEmpty else { return nil }
         let countries = countryCodes.picklistEntries.map { AddressChoices.Entry(code: $0.value, label: $0.label) }
         var states: [String: [AddressChoices.Entry]] = [:]
@@ -196,7 +201,8 @@ public struct ObjectDescriptions: Sendable {
         let rows = (try? store.query(.smart(sql, pageSize: 10), arguments: [.string(sobjectType)])) ?? []
         for row in rows {
             guard let document = row.arrayValue?.first?.objectValue, document["Id"]?.stringValue == sobjectType,
-                  document["fields"] != nil else { continue }
+                document["fields"] != nil
+            else { continue }
             return ObjectDescription(describe: document)
         }
         return nil

@@ -52,17 +52,23 @@ public struct RecordDraft: Sendable {
                     continue
                 }
             } else if let address = form.description?.addressChoices(for: field.name), field.name.hasSuffix("Country"),
-                      !text.trimmingWhitespace.isEmpty {
+                !text.trimmingWhitespace.isEmpty
+            {
                 // The org takes only its own countries: a code or a name in any language is
                 // mapped to its label here, before anything is queued, when it names one country.
                 switch address.country(text) {
                 case let .country(entry): value = entry.label
                 case let .ambiguous(entries):
-                    problems.append(Problem(field: field.name, message: "\(field.rule.label): \(text) may be "
-                                            + entries.map(\.label).joined(separator: " or ") + "; give the one you mean"))
+                    problems.append(
+                        Problem(
+                            field: field.name,
+                            message: "\(field.rule.label): \(text) may be "
+                                + entries.map(\.label).joined(separator: " or ") + "; give the one you mean"))
                     continue
                 case let .unknown(suggestions):
-                    let hint = suggestions.isEmpty ? "give its name as the org has it (e.g. Germany) or its ISO code (DE)"
+                    let hint =
+                        suggestions.isEmpty
+                        ? "give its name as the org has it (e.g. Germany) or its ISO code (DE)"
                         : "did you mean " + suggestions.map(\.label).joined(separator: ", ") + "?"
                     problems.append(Problem(field: field.name, message: "\(field.rule.label): \(text) is not one of the org's countries; \(hint)"))
                     continue
@@ -83,8 +89,10 @@ public struct RecordDraft: Sendable {
         // A state by its code or any case becomes the org's label, once its country is known.
         for field in form.fields where field.isChanged {
             guard let states = form.stateChoices(for: field) else { continue }
-            if let state = states.first(where: { CountryNames.fold($0.label) == CountryNames.fold(field.value)
-                                                 || $0.code.caseInsensitiveCompare(field.value.trimmingWhitespace) == .orderedSame }) {
+            if let state = states.first(where: {
+                CountryNames.fold($0.label) == CountryNames.fold(field.value)
+                    || $0.code.caseInsensitiveCompare(field.value.trimmingWhitespace) == .orderedSame
+            }) {
                 _ = form.set(field.name, text: state.label)
             }
         }

@@ -70,8 +70,10 @@ public struct RecordForm: Sendable, Equatable {
     /// RecordTypeId is picked from the org's record types; other `…Id` fields are left out: they
     /// are set by where the record is created, not typed. With a `description`, labels, types and
     /// rules are the org's.
-    public init(kind: RecordKind, purpose: Purpose, title: String, fieldNames: [String], record: LocalRecord?,
-                lookups: [String: RecordKind] = [:], description: ObjectDescription? = nil, rulesNote: String? = nil) {
+    public init(
+        kind: RecordKind, purpose: Purpose, title: String, fieldNames: [String], record: LocalRecord?,
+        lookups: [String: RecordKind] = [:], description: ObjectDescription? = nil, rulesNote: String? = nil
+    ) {
         self.kind = kind
         self.purpose = purpose
         self.title = title
@@ -83,7 +85,8 @@ public struct RecordForm: Sendable, Equatable {
             preset = values
             creating = true
             if let description, fieldNames.contains("RecordTypeId"), preset["RecordTypeId"] == nil,
-               let id = description.defaultRecordTypeId ?? description.recordTypes.first?.id {
+                let id = description.defaultRecordTypeId ?? description.recordTypes.first?.id
+            {
                 preset["RecordTypeId"] = .string(id)
             }
         }
@@ -96,8 +99,9 @@ public struct RecordForm: Sendable, Equatable {
             } else if let field = description?.field(name), name.hasSuffix("Country"), description?.addressChoices(for: name) != nil {
                 // State and Country/Territory Picklists: the country is one of the org's, picked.
                 let base = FieldRule(field, creating: creating)
-                rule = FieldRule(label: base.label, required: base.required, maxLength: base.maxLength, format: .picklist(restricted: true),
-                                 editable: base.editable)
+                rule = FieldRule(
+                    label: base.label, required: base.required, maxLength: base.maxLength, format: .picklist(restricted: true),
+                    editable: base.editable)
             } else if let field = description?.field(name) {
                 rule = FieldRule(field, creating: creating)
             } else {
@@ -132,7 +136,8 @@ public struct RecordForm: Sendable, Equatable {
         guard field.name.hasSuffix("State"), let address = description?.addressChoices(for: field.name) else { return nil }
         let countryField = String(field.name.dropLast("State".count)) + "Country"
         guard let country = fields.first(where: { $0.name == countryField })?.value,
-              case let .country(entry) = address.country(country), let states = address.states[entry.code], !states.isEmpty else { return nil }
+            case let .country(entry) = address.country(country), let states = address.states[entry.code], !states.isEmpty
+        else { return nil }
         return states
     }
 
@@ -237,21 +242,26 @@ public struct RecordForm: Sendable, Equatable {
             let countryField = fields.first { $0.name == String(field.name.dropLast("State".count)) + "Country" }
             let countryChanged = countryField?.isChanged ?? false
             if problems[field.name] == nil, field.isChanged || countryChanged, field.name.hasSuffix("State"),
-               description?.addressChoices(for: field.name) != nil, !field.value.trimmingWhitespace.isEmpty,
-               let countryField, countryField.value.trimmingWhitespace.isEmpty {
+                description?.addressChoices(for: field.name) != nil, !field.value.trimmingWhitespace.isEmpty,
+                let countryField, countryField.value.trimmingWhitespace.isEmpty
+            {
                 // The org takes a state only with its country (FIELD_INTEGRITY_EXCEPTION otherwise).
                 problems[field.name] = "\(field.rule.label) needs its country: give the \(countryField.rule.label) too, or clear it"
             }
             if problems[field.name] == nil, field.isChanged || countryChanged, !field.value.trimmingWhitespace.isEmpty,
-               let states = stateChoices(for: field) {
-                if let state = states.first(where: { CountryNames.fold($0.label) == CountryNames.fold(field.value)
-                                                     || $0.code.caseInsensitiveCompare(field.value.trimmingWhitespace) == .orderedSame }) {
+                let states = stateChoices(for: field)
+            {
+                if let state = states.first(where: {
+                    CountryNames.fold($0.label) == CountryNames.fold(field.value)
+                        || $0.code.caseInsensitiveCompare(field.value.trimmingWhitespace) == .orderedSame
+                }) {
                     // The org keeps the state's name in the text field: a code typed becomes it.
                     if state.label != field.value, let index = fields.firstIndex(where: { $0.name == field.name }) {
                         fields[index].input = TextInput(state.label)
                     }
                 } else {
-                    problems[field.name] = "\(field.rule.label) must be one of the org's states of that country: "
+                    problems[field.name] =
+                        "\(field.rule.label) must be one of the org's states of that country: "
                         + states.prefix(8).map(\.label).joined(separator: ", ") + (states.count > 8 ? ", …" : "")
                 }
             }

@@ -57,9 +57,12 @@ public struct RecordSchema: Sendable {
         } else if let description = descriptions.description(of: kind.sObjectType) {
             return (description, nil)
         }
-        return (nil, descriptions.isSynced(kind.sObjectType)
-            ? "Built-in rules: the org's rules for \(kind.plural) arrive with the next sync (s)"
-            : "Built-in rules: usersyncs.json has no metadata sync for \(kind.sObjectType)")
+        return (
+            nil,
+            descriptions.isSynced(kind.sObjectType)
+                ? "Built-in rules: the org's rules for \(kind.plural) arrive with the next sync (s)"
+                : "Built-in rules: usersyncs.json has no metadata sync for \(kind.sObjectType)"
+        )
     }
 
     /// A form of `kind` for a new record (`record` nil) or an edit of `record`.

@@ -77,17 +77,18 @@ public enum AddressBookSource: String, Sendable {
     /// Outlook's `Business Street 2`, `Home Country/Region`, `Other Address PO Box`.
     static func outlookAddress(_ name: String) -> ColumnRole? {
         for (prefix, type) in [("business ", "work"), ("home ", "home"), ("other ", "other")] where name.hasPrefix(prefix) {
-            let part: ColumnRole.AddressPart? = switch name.dropFirst(prefix.count) {
-            case "street": .street
-            case "street 2": .street2
-            case "street 3": .street3
-            case "city": .city
-            case "state": .region
-            case "postal code": .postalCode
-            case "country/region", "country": .country
-            case "address po box": .poBox
-            default: nil
-            }
+            let part: ColumnRole.AddressPart? =
+                switch name.dropFirst(prefix.count) {
+                case "street": .street
+                case "street 2": .street2
+                case "street 3": .street3
+                case "city": .city
+                case "state": .region
+                case "postal code": .postalCode
+                case "country/region", "country": .country
+                case "address po box": .poBox
+                default: nil
+                }
             if let part { return .address([type], part) }
         }
         return nil
@@ -146,17 +147,18 @@ public enum AddressBookSource: String, Sendable {
         }
         if part == "type" || part == "label" { return .numberedType(group: group, number: number) }
         if group == "address" {
-            let addressPart: ColumnRole.AddressPart? = switch part {
-            case "street": .street
-            case "city": .city
-            case "po box": .poBox
-            case "region": .region
-            case "postal code": .postalCode
-            case "country": .country
-            case "extended address": .extended
-            case "formatted": .formatted
-            default: nil
-            }
+            let addressPart: ColumnRole.AddressPart? =
+                switch part {
+                case "street": .street
+                case "city": .city
+                case "po box": .poBox
+                case "region": .region
+                case "postal code": .postalCode
+                case "country": .country
+                case "extended address": .extended
+                case "formatted": .formatted
+                default: nil
+                }
             return addressPart.map { .numberedAddress(number: number, $0) }
         }
         return part == "value" ? .numberedValue(group: group, number: number) : nil
@@ -193,14 +195,15 @@ public enum AddressBookSource: String, Sendable {
     /// Windows Live Mail's German address columns: `Straße (privat)`, `Ort (geschäftlich)`.
     static func germanAddress(_ name: String) -> ColumnRole? {
         for (suffix, type) in [(" (privat)", "home"), (" (geschäftlich)", "work")] where name.hasSuffix(suffix) {
-            let part: ColumnRole.AddressPart? = switch name.dropLast(suffix.count) {
-            case "straße": .street
-            case "ort": .city
-            case "postleitzahl": .postalCode
-            case "bundesland": .region
-            case "land/region", "land": .country
-            default: nil
-            }
+            let part: ColumnRole.AddressPart? =
+                switch name.dropLast(suffix.count) {
+                case "straße": .street
+                case "ort": .city
+                case "postleitzahl": .postalCode
+                case "bundesland": .region
+                case "land/region", "land": .country
+                default: nil
+                }
             if let part { return .address([type], part) }
         }
         return nil

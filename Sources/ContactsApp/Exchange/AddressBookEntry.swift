@@ -133,7 +133,9 @@ public struct PlacementReport: Sendable, Equatable {
         }
         if misfits > 0 {
             let whereTo = noteField.map { "kept in \($0) instead" } ?? "dropped"
-            lines.append("\(misfits) value\(misfits == 1 ? " does" : "s do") not look like what \(misfits == 1 ? "its field holds" : "their fields hold") (an email without a domain, a phone of letters): \(whereTo)")
+            lines.append(
+                "\(misfits) value\(misfits == 1 ? " does" : "s do") not look like what \(misfits == 1 ? "its field holds" : "their fields hold") (an email without a domain, a phone of letters): \(whereTo)"
+            )
         }
         if !lastNameFallbacks.isEmpty {
             let total = lastNameFallbacks.values.reduce(0, +)

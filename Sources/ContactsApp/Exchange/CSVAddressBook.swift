@@ -20,7 +20,8 @@ struct CSVAddressBook {
                 continue
             }
             guard let formField = RecordDraft.field(named: field, in: form) else {
-                throw ImportProblem(line: 0, message: "--map \(field)=\(column): \(kind.plural) have no field \(field) that the sync sends; they have \(form.fields.map(\.name).joined(separator: ", "))")
+                throw ImportProblem(
+                    line: 0, message: "--map \(field)=\(column): \(kind.plural) have no field \(field) that the sync sends; they have \(form.fields.map(\.name).joined(separator: ", "))")
             }
             roles[index] = AddressBookSource.role(ofField: formField.name, kind: kind)
         }

@@ -12,7 +12,8 @@ public enum CSVText {
         do {
             return try CSVTable.read(text)
         } catch {
-            let message = error.line == 1 && error.message.hasPrefix("the file has no header row")
+            let message =
+                error.line == 1 && error.message.hasPrefix("the file has no header row")
                 ? "the file has no header row; the first line must name the columns (LastName,FirstName,Email,…)" : error.message
             throw ImportProblem(line: error.line, message: message)
         }

@@ -160,7 +160,9 @@ struct CompanyLinker {
         }
         if ignored > 0 { notes.append("companies left out (--accounts ignore): \(ignored) contact\(ignored == 1 ? "" : "s") named one") }
         if !unknownIds.isEmpty {
-            notes.append("\(unknownIds.count) contact\(unknownIds.count == 1 ? " gives" : "s give") an account id that is neither in this store nor in the file (\(unknownIds.prefix(3).joined(separator: ", "))); imported without an account")
+            notes.append(
+                "\(unknownIds.count) contact\(unknownIds.count == 1 ? " gives" : "s give") an account id that is neither in this store nor in the file (\(unknownIds.prefix(3).joined(separator: ", "))); imported without an account"
+            )
         }
         if unsyncedIds > 0 {
             notes.append("\(unsyncedIds) contact\(unsyncedIds == 1 ? " links" : "s link") to accounts by a Salesforce id this store has not synced down yet")

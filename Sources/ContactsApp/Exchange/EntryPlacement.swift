@@ -157,7 +157,8 @@ public struct EntryPlacement: Sendable {
         }
         let digits = day.filter(\.isNumber)
         guard digits.count == 8, !text.hasPrefix("--"), let year = Int(digits.prefix(4)), let month = Int(digits.dropFirst(4).prefix(2)),
-              let day = Int(digits.suffix(2)) else { return nil }
+            let day = Int(digits.suffix(2))
+        else { return nil }
         return valid(year, month, day)
     }
 }

@@ -114,8 +114,9 @@ public struct ImportReader: Sendable {
     /// An entry placed into the fields the sync sends for `kind`.
     func row(_ entry: AddressBookEntry, kind: RecordKind, accepts: @escaping FieldCheck) -> ImportRow {
         let placed = EntryPlacement(kind: kind, fields: schema.fieldNames(for: kind)).place(entry, accepts: accepts)
-        return ImportRow(line: entry.line, kind: kind, pairs: placed.pairs, id: entry.id.flatMap { Self.usableId($0, kind: kind) },
-                         accountName: placed.accountName, accountId: placed.accountId, report: placed.report)
+        return ImportRow(
+            line: entry.line, kind: kind, pairs: placed.pairs, id: entry.id.flatMap { Self.usableId($0, kind: kind) },
+            accountName: placed.accountName, accountId: placed.accountId, report: placed.report)
     }
 
     /// An id worth matching: a local id, or a valid Salesforce id of `kind`'s object.
@@ -137,7 +138,10 @@ public struct ImportReader: Sendable {
             let form = schema.form(kind: kind, purpose: .create(preset: [:]), title: "", record: nil)
             let book = try CSVAddressBook(header: header, kind: kind, form: form, columnMap: columnMap, ignoring: soupColumn.map { [$0] } ?? [])
             guard book.readsAnything else {
-                throw ImportProblem(line: 1, message: "no column of the header names a field the sync sends for \(kind.plural) (\(form.fields.map(\.name).joined(separator: ", "))); name the columns so, or give --map Field=Column")
+                throw ImportProblem(
+                    line: 1,
+                    message:
+                        "no column of the header names a field the sync sends for \(kind.plural) (\(form.fields.map(\.name).joined(separator: ", "))); name the columns so, or give --map Field=Column")
             }
             books[kind] = book
             return book
@@ -149,7 +153,9 @@ public struct ImportReader: Sendable {
         if !settings.isEmpty { notes.append("not imported: \(settings.joined(separator: ", ")) (settings of the program that wrote the file, not data)") }
         let short = csvRows.filter { $0.cells.count < header.count }.map(\.line)
         if !short.isEmpty {
-            notes.append("\(short.count) row\(short.count == 1 ? " has" : "s have") fewer cells than the header (line\(short.count == 1 ? "" : "s") \(Self.lineList(short))); the missing cells are read as empty")
+            notes.append(
+                "\(short.count) row\(short.count == 1 ? " has" : "s have") fewer cells than the header (line\(short.count == 1 ? "" : "s") \(Self.lineList(short))); the missing cells are read as empty"
+            )
         }
         var rows: [ImportRow] = []
         let checks = FieldChecks(schema: schema)
@@ -226,8 +232,9 @@ public struct ImportReader: Sendable {
             let id = object["id"]?.stringValue ?? object["Id"]?.stringValue
             let accountId = pairs.first { $0.field == "AccountId" }?.text
             pairs.removeAll { $0.field == "AccountId" }
-            var row = ImportRow(line: line, kind: target, pairs: pairs, id: id.flatMap { Self.usableId($0, kind: target) },
-                                accountId: accountId?.isEmpty == false ? accountId : nil)
+            var row = ImportRow(
+                line: line, kind: target, pairs: pairs, id: id.flatMap { Self.usableId($0, kind: target) },
+                accountId: accountId?.isEmpty == false ? accountId : nil)
             row.original = .json(object)
             rows.append(row)
         }

@@ -14,11 +14,12 @@ public enum ImportRejects {
         let slash = input.lastIndex(of: "/").map { input.index(after: $0) } ?? input.startIndex
         let name = input[slash...]
         let base = name.lastIndex(of: ".").map { name[..<$0] } ?? name
-        let ext = switch format {
-        case .csv: "csv"
-        case .vcard: "vcf"
-        case .json: "json"
-        }
+        let ext =
+            switch format {
+            case .csv: "csv"
+            case .vcard: "vcf"
+            case .json: "json"
+            }
         return String(input[..<slash]) + base + ".rejected." + ext
     }
 

@@ -30,8 +30,10 @@ public struct ImportRow: Sendable {
         case json(JSONObject)
     }
 
-    public init(line: Int, kind: RecordKind, pairs: [(field: String, text: String)], id: String? = nil, accountName: String? = nil,
-                accountId: String? = nil, report: PlacementReport = PlacementReport(), problem: String? = nil) {
+    public init(
+        line: Int, kind: RecordKind, pairs: [(field: String, text: String)], id: String? = nil, accountName: String? = nil,
+        accountId: String? = nil, report: PlacementReport = PlacementReport(), problem: String? = nil
+    ) {
         self.line = line
         self.kind = kind
         self.pairs = pairs
@@ -154,7 +156,8 @@ public struct RecordImporter: Sendable {
                 matchedBy = "id"
             }
             if existing == nil, kind.role == .account, let name = row.pairs.first(where: { $0.field == "Name" })?.text,
-               let id = companies.storedAccount(named: name) {
+                let id = companies.storedAccount(named: name)
+            {
                 existing = try repository.record(id: id)
                 matchedBy = "name"
             }
@@ -179,7 +182,8 @@ public struct RecordImporter: Sendable {
             if kind.role == .contact, !keepsAccount, !pairs.contains(where: { $0.field == "AccountId" }) {
                 switch companies.link(row, draft: &draft, issued: issuedIds) {
                 case let .linked(id): pairs.append((field: "AccountId", text: id))
-                case let .create(action): newAccount = action
+                case let .create(action):
+                    newAccount = action
                     pairs.append((field: "AccountId", text: action.localId ?? ""))
                 case .none: break
                 case let .refused(message):
@@ -206,10 +210,11 @@ public struct RecordImporter: Sendable {
             let name = (try? LocalRecord(document: shown)).map(kind.displayName) ?? ""
             if let existing {
                 let changed = LocalEdit.updated(existing.document, fields: values) != nil
-                plan.actions.append(ImportPlan.Action(
-                    line: row.line, kind: kind, name: name,
-                    change: changed ? .update(entryId: existing.entryId, matchedBy: matchedBy) : .unchanged(entryId: existing.entryId, matchedBy: matchedBy),
-                    values: values))
+                plan.actions.append(
+                    ImportPlan.Action(
+                        line: row.line, kind: kind, name: name,
+                        change: changed ? .update(entryId: existing.entryId, matchedBy: matchedBy) : .unchanged(entryId: existing.entryId, matchedBy: matchedBy),
+                        values: values))
                 if kind.role == .account { companies.fileAccount(id: row.id, name: values["Name"]?.stringValue, storedId: existing.serverId, draft: &draft) }
             } else if let id = row.id, !LocalField.isLocalId(id), !repository.holds(id: id), !issuedIds.contains(id) {
                 issuedIds.insert(id)
@@ -239,12 +244,15 @@ public struct RecordImporter: Sendable {
         }
         plan.notes += report.lines + companies.notes
         if !likelyDuplicates.isEmpty {
-            plan.notes.append("\(likelyDuplicates.count) new contact\(likelyDuplicates.count == 1 ? "" : "s") may be duplicates: "
-                              + likelyDuplicates.prefix(10).joined(separator: "; ") + (likelyDuplicates.count > 10 ? "; …" : "")
-                              + " (if the org refuses one, forceterm status names its match and forceterm resolve ID --allow-duplicate keeps it)")
+            plan.notes.append(
+                "\(likelyDuplicates.count) new contact\(likelyDuplicates.count == 1 ? "" : "s") may be duplicates: "
+                    + likelyDuplicates.prefix(10).joined(separator: "; ") + (likelyDuplicates.count > 10 ? "; …" : "")
+                    + " (if the org refuses one, forceterm status names its match and forceterm resolve ID --allow-duplicate keeps it)")
         }
         if keptAccounts > 0 {
-            plan.notes.append("\(keptAccounts) stored contact\(keptAccounts == 1 ? " keeps its" : "s keep their") account; the file's company for \(keptAccounts == 1 ? "it" : "them") is not used (an AccountId column or X-SALESFORCE-ACCOUNTID moves a contact)")
+            plan.notes.append(
+                "\(keptAccounts) stored contact\(keptAccounts == 1 ? " keeps its" : "s keep their") account; the file's company for \(keptAccounts == 1 ? "it" : "them") is not used (an AccountId column or X-SALESFORCE-ACCOUNTID moves a contact)"
+            )
         }
         // Stable, so an account made for a company comes before the contact that names it.
         plan.actions = plan.actions.enumerated().sorted { ($0.element.line, $0.offset) < ($1.element.line, $1.offset) }.map(\.element)

@@ -252,7 +252,8 @@ public enum VCardFormat {
         }
         guard let bytes else { return property }
         let named = property.parameters["CHARSET"]?.first.flatMap(TextEncodingName.encoding(named:))
-        let text = named.flatMap { String(data: bytes, encoding: $0) }
+        let text =
+            named.flatMap { String(data: bytes, encoding: $0) }
             ?? String(data: bytes, encoding: .utf8) ?? String(data: bytes, encoding: .windowsCP1252)
         guard let text else { return property }
         var decoded = property
@@ -271,7 +272,8 @@ public enum VCardFormat {
         while index < utf8.count {
             let byte = utf8[index]
             if byte == UInt8(ascii: "="), index + 2 < utf8.count,
-               let high = hexValue(utf8[index + 1]), let low = hexValue(utf8[index + 2]) {
+                let high = hexValue(utf8[index + 1]), let low = hexValue(utf8[index + 2])
+            {
                 bytes.append(high << 4 | low)
                 index += 3
             } else {

@@ -191,7 +191,8 @@ public struct VCardMapping: Sendable {
                 // LABEL is the printed form of an ADR; only a card without an ADR needs it.
                 if Self.bookkeeping.contains(property.name) || (property.name == "LABEL" && card.first("ADR") != nil) { continue }
                 let label = Self.propertyLabels[property.name] ?? property.name
-                let text = property.name == "CATEGORIES" || property.name == "NICKNAME"
+                let text =
+                    property.name == "CATEGORIES" || property.name == "NICKNAME"
                     ? VCardFormat.split(property.value, on: ",").map(VCardFormat.unescape).map(\.trimmingWhitespace).joined(separator: ", ")
                     : property.text
                 entry.addOther(label, text)

@@ -9,8 +9,10 @@ public struct LikelyDuplicate: Sendable {
 
     public static func find(for new: LocalRecord, in repository: RecordRepository) throws -> LikelyDuplicate? {
         let email = new.string("Email").trimmingWhitespace
-        if !email.isEmpty, let match = try repository.records(where: "Email", equalsIgnoringCase: email, limit: 3)
-            .first(where: { $0.entryId != new.entryId && !$0.isLocallyDeleted }) {
+        if !email.isEmpty,
+            let match = try repository.records(where: "Email", equalsIgnoringCase: email, limit: 3)
+                .first(where: { $0.entryId != new.entryId && !$0.isLocallyDeleted })
+        {
             return LikelyDuplicate(record: match, reason: "the same email")
         }
         let last = new.string("LastName").trimmingWhitespace

@@ -128,15 +128,19 @@ public struct RecordSyncError: Sendable, Equatable {
         switch value {
         case let .array(items):
             return items.map { item in
-                var error = RecordSyncError(code: item["errorCode"]?.stringValue ?? item["statusCode"]?.stringValue ?? "",
-                                            message: item["message"]?.stringValue ?? LocalRecord.text(item),
-                                            fields: item["fields"]?.arrayValue?.compactMap(\.stringValue) ?? [])
+                var error = RecordSyncError(
+                    code: item["errorCode"]?.stringValue ?? item["statusCode"]?.stringValue ?? "",
+                    message: item["message"]?.stringValue ?? LocalRecord.text(item),
+                    fields: item["fields"]?.arrayValue?.compactMap(\.stringValue) ?? [])
                 error.duplicates = item["duplicates"]?.arrayValue?.compactMap(RecordReference.init) ?? []
                 return error
             }
         default:
-            return [RecordSyncError(code: value["errorCode"]?.stringValue ?? "", message: value["message"]?.stringValue ?? LocalRecord.text(value),
-                                    fields: value["fields"]?.arrayValue?.compactMap(\.stringValue) ?? [])]
+            return [
+                RecordSyncError(
+                    code: value["errorCode"]?.stringValue ?? "", message: value["message"]?.stringValue ?? LocalRecord.text(value),
+                    fields: value["fields"]?.arrayValue?.compactMap(\.stringValue) ?? [])
+            ]
         }
     }
 

@@ -22,11 +22,12 @@ public struct RecordKind: Sendable, Hashable {
     public init(soupName: String, sObjectType: String, fetchedFields: [String] = [], isSyncedUp: Bool = true) {
         self.soupName = soupName
         self.sObjectType = sObjectType
-        role = switch sObjectType.lowercased() {
-        case "contact": .contact
-        case "account": .account
-        default: .other
-        }
+        role =
+            switch sObjectType.lowercased() {
+            case "contact": .contact
+            case "account": .account
+            default: .other
+            }
         self.fetchedFields = fetchedFields
         self.isSyncedUp = isSyncedUp
     }
@@ -89,10 +90,11 @@ public struct RecordKind: Sendable, Hashable {
     /// The name a row shows: "First Last" trimmed for contacts (either part may be missing), Name
     /// for accounts and other records (their Id when they have none).
     public func displayName(of document: LocalRecord) -> String {
-        let name: String = switch role {
-        case .contact: [document.string("FirstName"), document.string("LastName")].filter { !$0.isEmpty }.joined(separator: " ")
-        case .account, .other: document.string("Name")
-        }
+        let name: String =
+            switch role {
+            case .contact: [document.string("FirstName"), document.string("LastName")].filter { !$0.isEmpty }.joined(separator: " ")
+            case .account, .other: document.string("Name")
+            }
         // Nameless and no sObject record (a metadata or layout sync's document, which the SDK's test
         // app stores among its accounts), or any other record without a Name: its Id.
         if name.isEmpty, role == .other || document.document["attributes"] == nil { return document.string("Id") }
@@ -117,17 +119,20 @@ public struct RecordKind: Sendable, Hashable {
     /// shown as the first; a soup whose sObject a target does not name (a SOSL query over several)
     /// is listed generically.
     public static func tabs(for syncs: SyncsConfig, soups: Set<String>) -> [RecordKind] {
-        let syncedUp = Set(syncs.entries.flatMap { entry -> [String] in
-            guard case let .up(target) = entry.target else { return [] }
-            return [entry.soupName] + (target.parentChildren.map { [$0.children.soupName] } ?? [])
-        })
+        let syncedUp = Set(
+            syncs.entries.flatMap { entry -> [String] in
+                guard case let .up(target) = entry.target else { return [] }
+                return [entry.soupName] + (target.parentChildren.map { [$0.children.soupName] } ?? [])
+            })
         var kinds: [RecordKind] = []
         for entry in syncs.entries {
             guard case let .down(target) = entry.target else { continue }
             for filled in target.filledSoups(soupName: entry.soupName)
             where filled.holdsRecords && soups.contains(filled.soupName) && !kinds.contains(where: { $0.soupName == filled.soupName }) {
-                kinds.append(RecordKind(soupName: filled.soupName, sObjectType: filled.sobjectType ?? filled.soupName,
-                                        fetchedFields: filled.fields, isSyncedUp: syncedUp.contains(filled.soupName)))
+                kinds.append(
+                    RecordKind(
+                        soupName: filled.soupName, sObjectType: filled.sobjectType ?? filled.soupName,
+                        fetchedFields: filled.fields, isSyncedUp: syncedUp.contains(filled.soupName)))
             }
         }
         let order: [Role] = [.contact, .account, .other]

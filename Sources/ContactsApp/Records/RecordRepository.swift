@@ -1,5 +1,5 @@
-import Foundation
 import ForceJSON
+import Foundation
 import MobileSync
 import SmartStore
 
@@ -94,7 +94,8 @@ public struct RecordRepository: Sendable {
             return try idsSortedInMemory("SELECT \(idColumn), {\(soup):FirstName}, {\(soup):\(kind.sortPath)} FROM {\(soup)}")
         case .account:
             guard let accounts = accountsSoup else { return try integers("SELECT \(idColumn) FROM {\(soup)} ORDER BY \(sortColumn), \(idColumn)") }
-            return try idsSortedInMemory("""
+            return try idsSortedInMemory(
+                """
                 SELECT \(idColumn), {\(accounts):Name}, {\(soup):\(kind.sortPath)} FROM {\(soup)} \
                 LEFT JOIN {\(accounts)} ON {\(soup):AccountId} = {\(accounts):Id}
                 """)
@@ -107,7 +108,12 @@ public struct RecordRepository: Sendable {
     /// collation orders text, rows without a first key last. Each key is folded once and the sort
     /// runs here: SQLite calling the collation for each of 100k × 17 comparisons took seconds.
     private func idsSortedInMemory(_ sql: String) throws -> [Int64] {
-        struct Row { let id: Int64; let first: String; let second: String; let hasFirst: Bool }
+        struct Row {
+            let id: Int64
+            let first: String
+            let second: String
+            let hasFirst: Bool
+        }
         let rows = try store.query(.smart(sql, pageSize: Int.max / 2)).compactMap { value -> Row? in
             guard let columns = value.arrayValue, let id = columns.first?.int64Value else { return nil }
             let first = columns.count > 1 ? columns[1].stringValue ?? "" : ""
@@ -142,11 +148,13 @@ public struct RecordRepository: Sendable {
     /// there is no accounts soup to look in, or too many accounts match.
     private func entryIdsOfAccounts(matching terms: String) throws -> [Int64]? {
         guard let accounts = accountsForSearch, accounts != soup, indexedPaths.contains("AccountId"),
-              try store.hasSoup(accounts), try store.indexSpecs(soup: accounts).contains(where: { $0.type == .fullText }) else { return nil }
+            try store.hasSoup(accounts), try store.indexSpecs(soup: accounts).contains(where: { $0.type == .fullText })
+        else { return nil }
         let matched = try store.fullTextMatchIds(soup: accounts, matching: terms)
         guard !matched.isEmpty, matched.count <= Self.accountMatchesForSearch else { return nil }
         let placeholders = Array(repeating: "?", count: matched.count).joined(separator: ", ")
-        return try integers("""
+        return try integers(
+            """
             SELECT \(idColumn) FROM {\(soup)} JOIN {\(accounts)} ON {\(soup):AccountId} = {\(accounts):Id} \
             WHERE {\(accounts):_soupEntryId} IN (\(placeholders)) ORDER BY \(idColumn)
             """, arguments: matched.map { .int($0) })
@@ -170,14 +178,15 @@ public struct RecordRepository: Sendable {
     /// The entry ids of the records `filter` keeps, in id order.
     public func entryIds(in filter: RecordFilter) throws -> [Int64] {
         let local = "{\(soup):\(LocalField.local)} IN ('true', '1', 1)"
-        let condition = switch filter {
-        case .all: "1"
-        case .pending: local
-        // A record with a sync error or a conflict is always one with local changes: the indexed
-        // flag narrows 100k records to those first (reading every JSON took 0.6 s at start).
-        case .errors: "\(local) AND {\(soup):\(LocalField.lastError)} IS NOT NULL"
-        case .conflicts: "\(local) AND {\(soup):\(LocalField.conflict)} IS NOT NULL"
-        }
+        let condition =
+            switch filter {
+            case .all: "1"
+            case .pending: local
+            // A record with a sync error or a conflict is always one with local changes: the indexed
+            // flag narrows 100k records to those first (reading every JSON took 0.6 s at start).
+            case .errors: "\(local) AND {\(soup):\(LocalField.lastError)} IS NOT NULL"
+            case .conflicts: "\(local) AND {\(soup):\(LocalField.conflict)} IS NOT NULL"
+            }
         return try integers("SELECT \(idColumn) FROM {\(soup)} WHERE \(condition) ORDER BY \(idColumn)")
     }
 

@@ -2,7 +2,7 @@ import ForceJSON
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Why the credentials file could not be used. Each says what to do.

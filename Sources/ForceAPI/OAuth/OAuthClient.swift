@@ -93,14 +93,16 @@ public struct OAuthClient: Sendable {
     public func startDeviceFlow(scope: String = "api refresh_token") async throws(ForceAPIError) -> DeviceAuthorization {
         let body = try await postToken(["response_type": "device_code", "scope": scope])
         guard let deviceCode = body["device_code"]?.stringValue, let userCode = body["user_code"]?.stringValue,
-              let verification = body["verification_uri"]?.stringValue else {
+            let verification = body["verification_uri"]?.stringValue
+        else {
             throw .authentication(error: "invalid_response", description: "the device-flow answer lacks device_code, user_code or verification_uri")
         }
         let interval = Int(body["interval"]?.int64Value ?? 5)
         let lifetime = Double(body["expires_in"]?.int64Value ?? 600)
-        return DeviceAuthorization(deviceCode: Secret(deviceCode), userCode: userCode, verificationURL: verification,
-                                   verificationURLComplete: body["verification_uri_complete"]?.stringValue,
-                                   interval: max(1, interval), expiresAt: Date().addingTimeInterval(lifetime))
+        return DeviceAuthorization(
+            deviceCode: Secret(deviceCode), userCode: userCode, verificationURL: verification,
+            verificationURLComplete: body["verification_uri_complete"]?.stringValue,
+            interval: max(1, interval), expiresAt: Date().addingTimeInterval(lifetime))
     }
 
     /// One poll's answer.
@@ -145,9 +147,10 @@ public struct OAuthClient: Sendable {
 
     /// Revokes an access or refresh token (revoking a refresh token ends its access tokens too).
     public func revoke(_ token: Secret) async throws(ForceAPIError) {
-        let request = HTTPRequest(method: "POST", url: "\(loginURL)/services/oauth2/revoke",
-                                  headers: [HTTPHeader("Content-Type", "application/x-www-form-urlencoded")],
-                                  body: Array(FormEncoding.encode(["token": token.revealed]).utf8), isIdempotent: true)
+        let request = HTTPRequest(
+            method: "POST", url: "\(loginURL)/services/oauth2/revoke",
+            headers: [HTTPHeader("Content-Type", "application/x-www-form-urlencoded")],
+            body: Array(FormEncoding.encode(["token": token.revealed]).utf8), isIdempotent: true)
         let response = try await sendToLoginServer(request)
         guard response.status == 200 else {
             throw Self.oauthError(response)
@@ -156,8 +159,9 @@ public struct OAuthClient: Sendable {
 
     /// Who the token belongs to, from its identity URL.
     public func identity(of token: OAuthToken) async throws(ForceAPIError) -> UserIdentity {
-        let request = HTTPRequest(method: "GET", url: token.identityURL,
-                                  headers: [HTTPHeader("Authorization", "Bearer \(token.accessToken.revealed)"), HTTPHeader("Accept", "application/json")])
+        let request = HTTPRequest(
+            method: "GET", url: token.identityURL,
+            headers: [HTTPHeader("Authorization", "Bearer \(token.accessToken.revealed)"), HTTPHeader("Accept", "application/json")])
         let response = try await sendToLoginServer(request)
         guard response.status == 200 else {
             if response.status == 401 || response.status == 403 { throw .sessionExpired }
@@ -167,11 +171,13 @@ public struct OAuthClient: Sendable {
             throw .nonJSON(status: response.status, contentType: response.header("Content-Type"))
         }
         guard let userId = body["user_id"]?.stringValue, let organizationId = body["organization_id"]?.stringValue,
-              let username = body["username"]?.stringValue ?? body["preferred_username"]?.stringValue else {
+            let username = body["username"]?.stringValue ?? body["preferred_username"]?.stringValue
+        else {
             throw .authentication(error: "invalid_response", description: "the identity answer lacks user_id, organization_id or username")
         }
-        return UserIdentity(userId: userId, organizationId: organizationId, username: username, displayName: body["display_name"]?.stringValue,
-                            mobilePolicy: MobilePolicy(json: body["mobile_policy"]))
+        return UserIdentity(
+            userId: userId, organizationId: organizationId, username: username, displayName: body["display_name"]?.stringValue,
+            mobilePolicy: MobilePolicy(json: body["mobile_policy"]))
     }
 
     /// Sends one request to the login server. One whose TLS handshake never finished (a lossy,
@@ -206,9 +212,10 @@ public struct OAuthClient: Sendable {
         var form = fields
         form["client_id"] = clientId
         if let clientSecret { form["client_secret"] = clientSecret.revealed }
-        let request = HTTPRequest(method: "POST", url: "\(loginURL)/services/oauth2/token",
-                                  headers: [HTTPHeader("Content-Type", "application/x-www-form-urlencoded"), HTTPHeader("Accept", "application/json")],
-                                  body: Array(FormEncoding.encode(form).utf8), isIdempotent: false)
+        let request = HTTPRequest(
+            method: "POST", url: "\(loginURL)/services/oauth2/token",
+            headers: [HTTPHeader("Content-Type", "application/x-www-form-urlencoded"), HTTPHeader("Accept", "application/json")],
+            body: Array(FormEncoding.encode(form).utf8), isIdempotent: false)
         let response = try await sendToLoginServer(request)
         guard response.status == 200 else { throw Self.oauthError(response) }
         guard let body = try? JSONParser.parse(response.body), body.objectValue != nil else {
@@ -219,14 +226,16 @@ public struct OAuthClient: Sendable {
 
     private func parseToken(_ body: JSONValue) throws(ForceAPIError) -> OAuthToken {
         guard let access = body["access_token"]?.stringValue, let instance = body["instance_url"]?.stringValue,
-              let identity = body["id"]?.stringValue else {
+            let identity = body["id"]?.stringValue
+        else {
             throw .authentication(error: "invalid_response", description: "the token answer lacks access_token, instance_url or id")
         }
         let issuedAt = body["issued_at"]?.stringValue.flatMap(Double.init).map { Date(timeIntervalSince1970: $0 / 1000) }
         var instanceURL = instance
         while instanceURL.hasSuffix("/") { instanceURL.removeLast() }
-        return OAuthToken(accessToken: Secret(access), refreshToken: body["refresh_token"]?.stringValue.map(Secret.init),
-                          instanceURL: instanceURL, identityURL: identity, issuedAt: issuedAt, scope: body["scope"]?.stringValue)
+        return OAuthToken(
+            accessToken: Secret(access), refreshToken: body["refresh_token"]?.stringValue.map(Secret.init),
+            instanceURL: instanceURL, identityURL: identity, issuedAt: issuedAt, scope: body["scope"]?.stringValue)
     }
 
     /// OAuth errors are flat objects; anything else becomes a server or non-JSON error.

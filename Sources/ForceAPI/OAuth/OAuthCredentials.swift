@@ -56,9 +56,10 @@ public struct OAuthCredentials: Sendable, Equatable {
 
     public init?(json: JSONValue) {
         guard let loginURL = json["loginUrl"]?.stringValue, let clientId = json["clientId"]?.stringValue,
-              let instanceURL = json["instanceUrl"]?.stringValue, let identityURL = json["identityUrl"]?.stringValue,
-              let accessToken = json["accessToken"]?.stringValue, let userId = json["userId"]?.stringValue,
-              let organizationId = json["organizationId"]?.stringValue, let username = json["username"]?.stringValue else { return nil }
+            let instanceURL = json["instanceUrl"]?.stringValue, let identityURL = json["identityUrl"]?.stringValue,
+            let accessToken = json["accessToken"]?.stringValue, let userId = json["userId"]?.stringValue,
+            let organizationId = json["organizationId"]?.stringValue, let username = json["username"]?.stringValue
+        else { return nil }
         self.loginURL = loginURL
         self.clientId = clientId
         self.instanceURL = instanceURL

@@ -37,8 +37,10 @@ public struct CompositeSubresponse: Sendable {
     /// The subrequest's failure as the error a single request would have thrown; nil on success.
     public var error: ForceAPIError? {
         guard !(200..<300).contains(httpStatusCode) else { return nil }
-        return ForceClient.error(for: HTTPResponse(status: httpStatusCode, headers: [HTTPHeader("Content-Type", "application/json")],
-                                                   body: Array(JSONWriter.string(body).utf8)))
+        return ForceClient.error(
+            for: HTTPResponse(
+                status: httpStatusCode, headers: [HTTPHeader("Content-Type", "application/json")],
+                body: Array(JSONWriter.string(body).utf8)))
     }
 }
 
@@ -67,8 +69,9 @@ extension ForceClient {
     /// Creates records (each carrying `attributes.type`); results in request order.
     /// `allowDuplicates`: alerting duplicate rules let the records save.
     public func createRecords(_ records: [JSONObject], allOrNone: Bool = false, allowDuplicates: Bool = false) async throws(ForceAPIError) -> [SaveResult] {
-        let body = try await sendJSON("POST", "composite/sobjects", json: ["allOrNone": .bool(allOrNone), "records": .array(records.map(JSONValue.object))],
-                                      headers: allowDuplicates ? [Self.allowDuplicateHeader] : [], idempotent: false)
+        let body = try await sendJSON(
+            "POST", "composite/sobjects", json: ["allOrNone": .bool(allOrNone), "records": .array(records.map(JSONValue.object))],
+            headers: allowDuplicates ? [Self.allowDuplicateHeader] : [], idempotent: false)
         return (body.arrayValue ?? []).map(SaveResult.init)
     }
 
@@ -80,8 +83,9 @@ extension ForceClient {
 
     /// Upserts records of one type by an external id field each record carries.
     public func upsertRecords(_ type: String, externalIdField: String, records: [JSONObject], allOrNone: Bool = false) async throws(ForceAPIError) -> [SaveResult] {
-        let body = try await sendJSON("PATCH", "composite/sobjects/\(Self.segment(type))/\(Self.segment(externalIdField))",
-                                      json: ["allOrNone": .bool(allOrNone), "records": .array(records.map(JSONValue.object))], idempotent: true)
+        let body = try await sendJSON(
+            "PATCH", "composite/sobjects/\(Self.segment(type))/\(Self.segment(externalIdField))",
+            json: ["allOrNone": .bool(allOrNone), "records": .array(records.map(JSONValue.object))], idempotent: true)
         return (body.arrayValue ?? []).map(SaveResult.init)
     }
 
@@ -94,8 +98,9 @@ extension ForceClient {
     /// Reads records of one type by id (up to 2000, sent in the body); `nil` for each id that is
     /// missing, deleted or not visible, in request order.
     public func retrieveRecords(_ type: String, ids: [String], fields: [String]) async throws(ForceAPIError) -> [JSONValue?] {
-        let body = try await sendJSON("POST", "composite/sobjects/\(Self.segment(type))",
-                                      json: ["ids": .array(ids.map(JSONValue.string)), "fields": .array(fields.map(JSONValue.string))], idempotent: true)
+        let body = try await sendJSON(
+            "POST", "composite/sobjects/\(Self.segment(type))",
+            json: ["ids": .array(ids.map(JSONValue.string)), "fields": .array(fields.map(JSONValue.string))], idempotent: true)
         return (body.arrayValue ?? []).map { $0.isNull ? nil : $0 }
     }
 
@@ -105,11 +110,13 @@ extension ForceClient {
     /// The call succeeds when the request was well formed; look at each subresponse's `error`.
     public func composite(_ subrequests: [CompositeSubrequest], allOrNone: Bool, allowDuplicates: Bool = false) async throws(ForceAPIError) -> [CompositeSubresponse] {
         let readOnly = subrequests.allSatisfy { $0.method == "GET" }
-        let body = try await sendJSON("POST", "composite", json: ["allOrNone": .bool(allOrNone), "compositeRequest": .array(subrequests.map(\.json))],
-                                      headers: allowDuplicates ? [Self.allowDuplicateHeader] : [], idempotent: readOnly)
+        let body = try await sendJSON(
+            "POST", "composite", json: ["allOrNone": .bool(allOrNone), "compositeRequest": .array(subrequests.map(\.json))],
+            headers: allowDuplicates ? [Self.allowDuplicateHeader] : [], idempotent: readOnly)
         return (body["compositeResponse"]?.arrayValue ?? []).map { item in
-            CompositeSubresponse(referenceId: item["referenceId"]?.stringValue ?? "", httpStatusCode: Int(item["httpStatusCode"]?.int64Value ?? 0),
-                                 body: item["body"] ?? .null, httpHeaders: item["httpHeaders"]?.objectValue ?? [:])
+            CompositeSubresponse(
+                referenceId: item["referenceId"]?.stringValue ?? "", httpStatusCode: Int(item["httpStatusCode"]?.int64Value ?? 0),
+                body: item["body"] ?? .null, httpHeaders: item["httpHeaders"]?.objectValue ?? [:])
         }
     }
 

@@ -140,8 +140,10 @@ extension ForceClient {
     /// or handshake to carry it): a lost answer could mean it exists.
     /// `allowDuplicate`: an alerting duplicate rule lets the record save.
     public func create(_ type: String, fields: JSONObject, allowDuplicate: Bool = false) async throws(ForceAPIError) -> String {
-        let result = SaveResult(try await sendJSON("POST", "sobjects/\(Self.segment(type))/", json: .object(fields),
-                                                   headers: allowDuplicate ? [Self.allowDuplicateHeader] : [], idempotent: false))
+        let result = SaveResult(
+            try await sendJSON(
+                "POST", "sobjects/\(Self.segment(type))/", json: .object(fields),
+                headers: allowDuplicate ? [Self.allowDuplicateHeader] : [], idempotent: false))
         guard result.success, let id = result.id else { throw .validation(status: 201, errors: result.errors) }
         return id
     }
@@ -163,8 +165,9 @@ extension ForceClient {
     /// Creates or updates the record whose external id field has `value`. Safe to repeat, so it
     /// is retried like a read.
     public func upsert(_ type: String, externalIdField: String, value: String, fields: JSONObject) async throws(ForceAPIError) -> SaveResult {
-        let response = try await send("PATCH", "sobjects/\(Self.segment(type))/\(Self.segment(externalIdField))/\(Self.segment(value))",
-                                      json: .object(fields), idempotent: true)
+        let response = try await send(
+            "PATCH", "sobjects/\(Self.segment(type))/\(Self.segment(externalIdField))/\(Self.segment(value))",
+            json: .object(fields), idempotent: true)
         if response.status == 204 { return SaveResult(id: nil, success: true, created: false) }
         if response.status == 300 {
             throw .refused(status: 300, errors: [SalesforceError(errorCode: "MULTIPLE_CHOICES", message: "several records have \(externalIdField) = \(value)", fields: [externalIdField])])
@@ -176,23 +179,27 @@ extension ForceClient {
 
     /// Ids of records changed (by `SystemModstamp`) between `start` and `end` (at most 30 days).
     public func updated(_ type: String, start: Date, end: Date) async throws(ForceAPIError) -> UpdatedRecords {
-        let body = try await sendJSON("GET", "sobjects/\(Self.segment(type))/updated/",
-                                      query: [("start", SalesforceDate.format(start)), ("end", SalesforceDate.format(end))])
-        return UpdatedRecords(ids: body["ids"]?.arrayValue?.compactMap(\.stringValue) ?? [],
-                              latestDateCovered: body["latestDateCovered"]?.stringValue.flatMap(SalesforceDate.parse))
+        let body = try await sendJSON(
+            "GET", "sobjects/\(Self.segment(type))/updated/",
+            query: [("start", SalesforceDate.format(start)), ("end", SalesforceDate.format(end))])
+        return UpdatedRecords(
+            ids: body["ids"]?.arrayValue?.compactMap(\.stringValue) ?? [],
+            latestDateCovered: body["latestDateCovered"]?.stringValue.flatMap(SalesforceDate.parse))
     }
 
     /// Records deleted between `start` and `end` (at most 15 days back).
     public func deleted(_ type: String, start: Date, end: Date) async throws(ForceAPIError) -> DeletedRecords {
-        let body = try await sendJSON("GET", "sobjects/\(Self.segment(type))/deleted/",
-                                      query: [("start", SalesforceDate.format(start)), ("end", SalesforceDate.format(end))])
+        let body = try await sendJSON(
+            "GET", "sobjects/\(Self.segment(type))/deleted/",
+            query: [("start", SalesforceDate.format(start)), ("end", SalesforceDate.format(end))])
         let deletions = (body["deletedRecords"]?.arrayValue ?? []).compactMap { item -> DeletedRecords.Deletion? in
             guard let id = item["id"]?.stringValue else { return nil }
             return DeletedRecords.Deletion(id: id, deletedDate: item["deletedDate"]?.stringValue.flatMap(SalesforceDate.parse))
         }
-        return DeletedRecords(deletions: deletions,
-                              earliestDateAvailable: body["earliestDateAvailable"]?.stringValue.flatMap(SalesforceDate.parse),
-                              latestDateCovered: body["latestDateCovered"]?.stringValue.flatMap(SalesforceDate.parse))
+        return DeletedRecords(
+            deletions: deletions,
+            earliestDateAvailable: body["earliestDateAvailable"]?.stringValue.flatMap(SalesforceDate.parse),
+            latestDateCovered: body["latestDateCovered"]?.stringValue.flatMap(SalesforceDate.parse))
     }
 
     // MARK: Helpers

@@ -23,10 +23,12 @@ public struct ForceClient: Sendable {
 
     public static let defaultAPIVersion = "62.0"
 
-    public init(credentials: OAuthCredentials, transport: CurlTransport, apiVersion: String = ForceClient.defaultAPIVersion,
-                retryPolicy: RetryPolicy = RetryPolicy(), clientSecret: Secret? = nil,
-                onCredentialsRefreshed: (@Sendable (OAuthCredentials) -> Void)? = nil,
-                requestLog: (@Sendable (String) -> Void)? = nil) {
+    public init(
+        credentials: OAuthCredentials, transport: CurlTransport, apiVersion: String = ForceClient.defaultAPIVersion,
+        retryPolicy: RetryPolicy = RetryPolicy(), clientSecret: Secret? = nil,
+        onCredentialsRefreshed: (@Sendable (OAuthCredentials) -> Void)? = nil,
+        requestLog: (@Sendable (String) -> Void)? = nil
+    ) {
         self.apiVersion = apiVersion
         self.transport = transport
         self.retryPolicy = retryPolicy
@@ -64,8 +66,10 @@ public struct ForceClient: Sendable {
 
     /// Sends a request to the instance and returns the successful (2xx, 300 or 304) response.
     /// `path` is root-relative (`/services/…`) or relative to `dataPath` (`sobjects/Contact`).
-    public func send(_ method: String, _ path: String, query: [(String, String)] = [], json: JSONValue? = nil,
-                     headers: [HTTPHeader] = [], idempotent: Bool? = nil) async throws(ForceAPIError) -> HTTPResponse {
+    public func send(
+        _ method: String, _ path: String, query: [(String, String)] = [], json: JSONValue? = nil,
+        headers: [HTTPHeader] = [], idempotent: Bool? = nil
+    ) async throws(ForceAPIError) -> HTTPResponse {
         let fullPath = path.hasPrefix("/") ? path : "\(dataPath)/\(path)"
         let queryText = query.isEmpty ? "" : "?" + query.map { "\(FormEncoding.escape($0.0))=\(FormEncoding.escape($0.1))" }.joined(separator: "&")
         var allHeaders = [HTTPHeader("Accept", "application/json")] + headers
@@ -83,9 +87,10 @@ public struct ForceClient: Sendable {
         var stalled = false
         var credentials = await session.credentials
         while true {
-            let request = HTTPRequest(method: method, url: credentials.instanceURL + fullPath + queryText,
-                                      headers: allHeaders + [HTTPHeader("Authorization", "Bearer \(credentials.accessToken.revealed)")],
-                                      body: body, isIdempotent: isIdempotent)
+            let request = HTTPRequest(
+                method: method, url: credentials.instanceURL + fullPath + queryText,
+                headers: allHeaders + [HTTPHeader("Authorization", "Bearer \(credentials.accessToken.revealed)")],
+                body: body, isIdempotent: isIdempotent)
             let attemptStarted = ContinuousClock.now
             let response: HTTPResponse
             switch await transport.attempt(request) {
@@ -96,8 +101,11 @@ public struct ForceClient: Sendable {
                 requestLog?("\(method) \(fullPath) failed: \(error)\(failure.requestMayHaveLeft ? "" : ", not sent") (\(Self.milliseconds(since: attemptStarted)) ms)")
                 if case .timeout(.stalled, _) = error { stalled = true }
                 let delay = stalled ? retryPolicy.delayAfterStall(beforeRetry: attempt - 1) : retryPolicy.delay(beforeRetry: attempt - 1)
-                guard retryPolicy.shouldRetry(after: error, attempt: attempt, elapsed: Self.seconds(since: started), idempotent: isIdempotent,
-                                              nextDelay: delay, afterStall: stalled, requestMayHaveLeft: failure.requestMayHaveLeft) else { throw error }
+                guard
+                    retryPolicy.shouldRetry(
+                        after: error, attempt: attempt, elapsed: Self.seconds(since: started), idempotent: isIdempotent,
+                        nextDelay: delay, afterStall: stalled, requestMayHaveLeft: failure.requestMayHaveLeft)
+                else { throw error }
                 try await Self.sleep(delay)
                 attempt += 1
                 continue
@@ -122,8 +130,10 @@ public struct ForceClient: Sendable {
     }
 
     /// Sends and decodes a JSON body.
-    func sendJSON(_ method: String, _ path: String, query: [(String, String)] = [], json: JSONValue? = nil,
-                  headers: [HTTPHeader] = [], idempotent: Bool? = nil) async throws(ForceAPIError) -> JSONValue {
+    func sendJSON(
+        _ method: String, _ path: String, query: [(String, String)] = [], json: JSONValue? = nil,
+        headers: [HTTPHeader] = [], idempotent: Bool? = nil
+    ) async throws(ForceAPIError) -> JSONValue {
         let response = try await send(method, path, query: query, json: json, headers: headers, idempotent: idempotent)
         return try Self.decode(response)
     }

@@ -42,8 +42,10 @@ public struct RetryPolicy: Sendable {
     /// Whether to retry after `error` on attempt `attempt` (1-based), `elapsed` seconds in.
     /// `afterStall`: an earlier attempt of the same request stalled mid-transfer.
     /// `requestMayHaveLeft`: false when the transport knows nothing of the request was sent.
-    public func shouldRetry(after error: ForceAPIError, attempt: Int, elapsed: Double, idempotent: Bool, nextDelay: Double,
-                            afterStall: Bool = false, requestMayHaveLeft: Bool = true) -> Bool {
+    public func shouldRetry(
+        after error: ForceAPIError, attempt: Int, elapsed: Double, idempotent: Bool, nextDelay: Double,
+        afterStall: Bool = false, requestMayHaveLeft: Bool = true
+    ) -> Bool {
         guard idempotent || !requestMayHaveLeft, attempt < maximumAttempts else { return false }
         switch error {
         case .connectionLost: return true

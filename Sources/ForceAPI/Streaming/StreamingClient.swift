@@ -134,13 +134,16 @@ public struct StreamingClient: Sendable {
     func post(_ messages: [JSONObject], cookies: inout [String: String]) async throws -> [JSONObject] {
         let credentials = await client.session.credentials
         let path = "/cometd/\(client.apiVersion)"
-        var headers = [HTTPHeader("Content-Type", "application/json"), HTTPHeader("Accept", "application/json"),
-                       HTTPHeader("Authorization", "Bearer \(credentials.accessToken.revealed)")]
+        var headers = [
+            HTTPHeader("Content-Type", "application/json"), HTTPHeader("Accept", "application/json"),
+            HTTPHeader("Authorization", "Bearer \(credentials.accessToken.revealed)"),
+        ]
         if !cookies.isEmpty {
             headers.append(HTTPHeader("Cookie", cookies.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: "; ")))
         }
-        let request = HTTPRequest(method: "POST", url: credentials.instanceURL + path, headers: headers,
-                                  body: Array(JSONWriter.string(.array(messages.map(JSONValue.object))).utf8), isIdempotent: false)
+        let request = HTTPRequest(
+            method: "POST", url: credentials.instanceURL + path, headers: headers,
+            body: Array(JSONWriter.string(.array(messages.map(JSONValue.object))).utf8), isIdempotent: false)
         let started = ContinuousClock.now
         let response: HTTPResponse
         do {
@@ -206,8 +209,12 @@ struct BayeuxConversation {
 
     mutating func handshake(_ client: StreamingClient) async throws {
         clientId = nil
-        let hello = message("/meta/handshake", ["version": "1.0", "minimumVersion": "1.0",
-                                                "supportedConnectionTypes": ["long-polling"], "ext": ["replay": true]])
+        let hello = message(
+            "/meta/handshake",
+            [
+                "version": "1.0", "minimumVersion": "1.0",
+                "supportedConnectionTypes": ["long-polling"], "ext": ["replay": true],
+            ])
         let reply = try await client.post([hello], cookies: &cookies).first { $0["channel"]?.stringValue == "/meta/handshake" }
         guard let reply else { throw BayeuxError.refused("no handshake reply") }
         guard reply["successful"]?.boolValue == true, let id = reply["clientId"]?.stringValue else {
@@ -228,7 +235,8 @@ struct BayeuxConversation {
     /// Subscribes to every channel in one request. Returns the channels subscribed, those refused
     /// with the reason, and those whose replay id was too old (subscribed again for new events).
     mutating func subscribe(_ client: StreamingClient, to channels: [String]) async throws
-        -> (listening: [String], refused: [(String, String)], replayGone: [String]) {
+        -> (listening: [String], refused: [(String, String)], replayGone: [String])
+    {
         var listening: [String] = []
         var refused: [(String, String)] = []
         var gone: [String] = []
@@ -288,11 +296,13 @@ struct BayeuxConversation {
             guard !channel.hasPrefix("/meta/"), let data = reply["data"], let replayId = data["event"]?["replayId"]?.int64Value else { continue }
             replay[channel] = max(replay[channel] ?? replayId, replayId)
             let header = data["payload"]?["ChangeEventHeader"]
-            notices.append(ChangeNotice(channel: channel, replayId: replayId, entityName: header?["entityName"]?.stringValue ?? "",
-                                        changeType: header?["changeType"]?.stringValue ?? "",
-                                        recordIds: header?["recordIds"]?.arrayValue?.compactMap(\.stringValue) ?? [],
-                                        changeOrigin: header?["changeOrigin"]?.stringValue ?? "",
-                                        commitUser: header?["commitUser"]?.stringValue ?? ""))
+            notices.append(
+                ChangeNotice(
+                    channel: channel, replayId: replayId, entityName: header?["entityName"]?.stringValue ?? "",
+                    changeType: header?["changeType"]?.stringValue ?? "",
+                    recordIds: header?["recordIds"]?.arrayValue?.compactMap(\.stringValue) ?? [],
+                    changeOrigin: header?["changeOrigin"]?.stringValue ?? "",
+                    commitUser: header?["commitUser"]?.stringValue ?? ""))
         }
         return notices
     }

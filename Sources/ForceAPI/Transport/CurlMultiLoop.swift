@@ -74,8 +74,11 @@ struct CurlMultiLoop: @unchecked Sendable {
     static let pollMilliseconds: Int32 = 100
     static let idleMilliseconds: Int32 = 60_000
     /// The codes of a transfer whose connection went silent or broke under it.
-    static let linkFailures: Set<UInt32> = Set([CURLE_OPERATION_TIMEDOUT, CURLE_RECV_ERROR, CURLE_SEND_ERROR, CURLE_HTTP2,
-                                                 CURLE_HTTP2_STREAM, CURLE_PARTIAL_FILE, CURLE_GOT_NOTHING].map(\.rawValue))
+    static let linkFailures: Set<UInt32> = Set(
+        [
+            CURLE_OPERATION_TIMEDOUT, CURLE_RECV_ERROR, CURLE_SEND_ERROR, CURLE_HTTP2,
+            CURLE_HTTP2_STREAM, CURLE_PARTIAL_FILE, CURLE_GOT_NOTHING,
+        ].map(\.rawValue))
 
     func run() {
         guard let multiHandle = multi.handle else {
@@ -151,8 +154,12 @@ struct CurlMultiLoop: @unchecked Sendable {
                 if waiting.transfer.isCancelled {
                     end(handle, with: .failure(TransportFailure(.cancelled, requestMayHaveLeft: waiting.sink.requestStarting)))
                 } else if now - waiting.startedAt > overdue {
-                    end(handle, with: .failure(TransportFailure(.timeout(.deadline, seconds: configuration.requestDeadline),
-                                                                requestMayHaveLeft: waiting.sink.requestStarting)))
+                    end(
+                        handle,
+                        with: .failure(
+                            TransportFailure(
+                                .timeout(.deadline, seconds: configuration.requestDeadline),
+                                requestMayHaveLeft: waiting.sink.requestStarting)))
                 }
             }
             // Idle, it sleeps until `wake` (a new transfer, or the close): no wakeups on a laptop's battery.
@@ -201,8 +208,9 @@ struct CurlMultiLoop: @unchecked Sendable {
         // No "Expect: 100-continue" round trip before bodies.
         headerList = curl_slist_append(headerList, "Expect:")
 
-        CurlTransport.setConnection(handle, url: request.url, errorBuffer: running.errorBuffer, configuration: configuration,
-                                    verifies: !configuration.allowsInsecureTLS)
+        CurlTransport.setConnection(
+            handle, url: request.url, errorBuffer: running.errorBuffer, configuration: configuration,
+            verifies: !configuration.allowsInsecureTLS)
         if let shareHandle = share.handle { forceterm_curl_set_pointer(handle, CURLOPT_SHARE, shareHandle) }
         forceterm_curl_set_string(handle, CURLOPT_USERAGENT, configuration.userAgent)
         forceterm_curl_set_string(handle, CURLOPT_ACCEPT_ENCODING, "gzip, deflate")
@@ -227,7 +235,8 @@ struct CurlMultiLoop: @unchecked Sendable {
         }
         if var body = request.body, !body.isEmpty {
             if configuration.compressesRequestBodies, body.count >= GzipBody.minimumBytes, CurlTransport.isJSON(request),
-               let compressed = GzipBody.compress(body) {
+                let compressed = GzipBody.compress(body)
+            {
                 body = compressed
                 headerList = curl_slist_append(headerList, "Content-Encoding: gzip")
             }
@@ -267,11 +276,14 @@ struct CurlMultiLoop: @unchecked Sendable {
             return Unmanaged<ResponseSink>.fromOpaque(context).takeUnretainedValue().transfer.isCancelled ? 1 : 0
         }
         forceterm_curl_set_pointer(handle, CURLOPT_XFERINFODATA, context)
-        running.knowsWhenRequestStarts = forceterm_curl_set_prereq_callback(handle, { context, _, _, _, _ in
-            guard let context else { return 0 }
-            Unmanaged<ResponseSink>.fromOpaque(context).takeUnretainedValue().requestStarting = true
-            return 0
-        }, context) == CURLE_OK
+        running.knowsWhenRequestStarts =
+            forceterm_curl_set_prereq_callback(
+                handle,
+                { context, _, _, _, _ in
+                    guard let context else { return 0 }
+                    Unmanaged<ResponseSink>.fromOpaque(context).takeUnretainedValue().requestStarting = true
+                    return 0
+                }, context) == CURLE_OK
         return running
     }
 
@@ -292,14 +304,17 @@ struct CurlMultiLoop: @unchecked Sendable {
             var pretransfer: curl_off_t = 0
             forceterm_curl_get_offset(handle, CURLINFO_PRETRANSFER_TIME_T, &pretransfer)
             let mayHaveLeft = running.knowsWhenRequestStarts ? running.sink.requestStarting : true
-            let error = CurlTransport.classify(code, handle: handle, message: String(cString: running.errorBuffer),
-                                               url: running.transfer.request.url, configuration: configuration,
-                                               requestStarted: running.knowsWhenRequestStarts ? running.sink.requestStarting : pretransfer > 0)
+            let error = CurlTransport.classify(
+                code, handle: handle, message: String(cString: running.errorBuffer),
+                url: running.transfer.request.url, configuration: configuration,
+                requestStarted: running.knowsWhenRequestStarts ? running.sink.requestStarting : pretransfer > 0)
             return .failure(TransportFailure(error, requestMayHaveLeft: mayHaveLeft))
         }
         var status = 0
         forceterm_curl_get_long(handle, CURLINFO_RESPONSE_CODE, &status)
-        return .success(HTTPResponse(status: status, headers: CurlTransport.finalHeaders(running.sink.headerLines), body: running.sink.body,
-                                     transferred: (sent: Int(sent), received: Int(received))))
+        return .success(
+            HTTPResponse(
+                status: status, headers: CurlTransport.finalHeaders(running.sink.headerLines), body: running.sink.body,
+                transferred: (sent: Int(sent), received: Int(received))))
     }
 }

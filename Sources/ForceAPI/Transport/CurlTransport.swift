@@ -80,8 +80,10 @@ public final class CurlTransport: Sendable {
 extension CurlTransport {
     /// What every connection needs, for requests and for the trust check's bare handshakes alike:
     /// the URL, no signals, the error text, the connect timeout and how the certificate is checked.
-    static func setConnection(_ handle: UnsafeMutableRawPointer, url: String, errorBuffer: UnsafeMutablePointer<CChar>,
-                              configuration: TransportConfiguration, verifies: Bool) {
+    static func setConnection(
+        _ handle: UnsafeMutableRawPointer, url: String, errorBuffer: UnsafeMutablePointer<CChar>,
+        configuration: TransportConfiguration, verifies: Bool
+    ) {
         forceterm_curl_set_string(handle, CURLOPT_URL, url)
         forceterm_curl_set_long(handle, CURLOPT_NOSIGNAL, 1)
         forceterm_curl_set_pointer(handle, CURLOPT_ERRORBUFFER, errorBuffer)
@@ -104,16 +106,20 @@ extension CurlTransport {
             if line.hasPrefix("HTTP/") {
                 headers.removeAll()
             } else if let colon = line.firstIndex(of: ":") {
-                headers.append(HTTPHeader(String(line[..<colon]).trimmingCharacters(in: .whitespaces),
-                                          String(line[line.index(after: colon)...]).trimmingCharacters(in: .whitespaces)))
+                headers.append(
+                    HTTPHeader(
+                        String(line[..<colon]).trimmingCharacters(in: .whitespaces),
+                        String(line[line.index(after: colon)...]).trimmingCharacters(in: .whitespaces)))
             }
         }
         return headers
     }
 
     /// Sorts curl's error codes into the kinds a caller acts on.
-    static func classify(_ code: CURLcode, handle: UnsafeMutableRawPointer, message: String, url: String,
-                         configuration: TransportConfiguration, requestStarted: Bool) -> ForceAPIError {
+    static func classify(
+        _ code: CURLcode, handle: UnsafeMutableRawPointer, message: String, url: String,
+        configuration: TransportConfiguration, requestStarted: Bool
+    ) -> ForceAPIError {
         let host = URLComponents(string: url)?.host ?? "the server"
         let detail = message.isEmpty ? String(cString: curl_easy_strerror(code)) : message
         switch code {
@@ -157,10 +163,10 @@ extension CurlTransport {
             // a question of trust; "check the system clock" would send the user the wrong way.
             return .connectionLost(detail: detail)
         case CURLE_SSL_CONNECT_ERROR, CURLE_SSL_CERTPROBLEM, CURLE_SSL_CIPHER, CURLE_SSL_ISSUER_ERROR,
-             CURLE_SSL_PINNEDPUBKEYNOTMATCH, CURLE_SSL_INVALIDCERTSTATUS, CURLE_SSL_CRL_BADFILE, CURLE_SSL_SHUTDOWN_FAILED:
+            CURLE_SSL_PINNEDPUBKEYNOTMATCH, CURLE_SSL_INVALIDCERTSTATUS, CURLE_SSL_CRL_BADFILE, CURLE_SSL_SHUTDOWN_FAILED:
             return .tls(detail: detail)
         case CURLE_GOT_NOTHING where url.lowercased().hasPrefix("http://"),
-             CURLE_RECV_ERROR where url.lowercased().hasPrefix("http://"):
+            CURLE_RECV_ERROR where url.lowercased().hasPrefix("http://"):
             // Plain HTTP sent to a TLS port: the server hangs up or answers bytes curl cannot read.
             return .connectionLost(detail: "\(detail) from \(host); the server may speak HTTPS only: use https:// in the URL")
         case CURLE_SEND_ERROR, CURLE_RECV_ERROR, CURLE_GOT_NOTHING, CURLE_PARTIAL_FILE, CURLE_HTTP2, CURLE_HTTP2_STREAM:

@@ -1,6 +1,7 @@
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Whether a host can be reached now: a TCP connection opened and closed, no TLS and no request
@@ -15,7 +16,8 @@ public enum LinkProbe {
         let port = target.port ?? (target.scheme == "http" ? 80 : 443)
         let proxy = ["https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY"].lazy.compactMap { environment[$0] }.first { !$0.isEmpty }
         if let proxy, !bypassesProxy(host, noProxy: environment["no_proxy"] ?? environment["NO_PROXY"] ?? ""),
-           let through = URLComponents(string: proxy.contains("://") ? proxy : "http://" + proxy), let proxyHost = through.host, !proxyHost.isEmpty {
+            let through = URLComponents(string: proxy.contains("://") ? proxy : "http://" + proxy), let proxyHost = through.host, !proxyHost.isEmpty
+        {
             return (proxyHost, through.port ?? 1080)
         }
         return (host, port)
@@ -61,8 +63,9 @@ public enum LinkProbe {
     }
 
     private static func connects(to address: addrinfo, timeoutMilliseconds: Int32) -> Bool {
-        let socket = Glibc.socket(address.ai_family, address.ai_socktype | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue),
-                                  address.ai_protocol)
+        let socket = Glibc.socket(
+            address.ai_family, address.ai_socktype | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue),
+            address.ai_protocol)
         guard socket >= 0 else { return false }
         defer { close(socket) }
         if connect(socket, address.ai_addr, address.ai_addrlen) == 0 { return true }

@@ -86,8 +86,9 @@ extension CurlTransport {
         forceterm_curl_set_long(handle, CURLOPT_CERTINFO, verify ? 0 : 1)
         let code = curl_easy_perform(handle)
         guard code == CURLE_OK else {
-            throw CurlTransport.classify(code, handle: handle, message: String(cString: errorBuffer), url: url, configuration: configuration,
-                                      requestStarted: false)
+            throw CurlTransport.classify(
+                code, handle: handle, message: String(cString: errorBuffer), url: url, configuration: configuration,
+                requestStarted: false)
         }
         var chain: [ServerCertificate] = []
         for index in 0..<forceterm_curl_certificate_count(handle) {

@@ -22,7 +22,8 @@ public struct SyncConfiguration {
             let lead = bytes[index]
             let length = lead < 0x80 ? 1 : lead >> 5 == 0b110 ? 2 : lead >> 4 == 0b1110 ? 3 : lead >> 3 == 0b11110 ? 4 : 0
             guard length > 0, index + length <= bytes.count,
-                  String(bytes: bytes[index..<(index + length)], encoding: .utf8) != nil else { return index }
+                String(bytes: bytes[index..<(index + length)], encoding: .utf8) != nil
+            else { return index }
             index += length
         }
         return index
@@ -59,8 +60,11 @@ public struct SyncConfiguration {
             throw ConfigError("\(directory) has neither \(storeName) nor \(syncsName); give --config the directory that holds them")
         }
         let storeText = storeFile ?? (DefaultConfig.userstoreJSON, "the built-in userstore.json")
-        let syncsText = syncsFile ?? (directory == nil ? (DefaultConfig.usersyncsJSON, "the built-in usersyncs.json")
-                                                       : (#"{"syncs": []}"#, "no \(syncsName)"))
+        let syncsText =
+            syncsFile
+            ?? (directory == nil
+                ? (DefaultConfig.usersyncsJSON, "the built-in usersyncs.json")
+                : (#"{"syncs": []}"#, "no \(syncsName)"))
         let store: StoreConfig
         do {
             store = try StoreConfig(json: storeText.text)
@@ -75,8 +79,11 @@ public struct SyncConfiguration {
         }
         let missing = syncs.soupProblems(soups: Set(store.soups.map(\.name)))
         if !missing.isEmpty {
-            throw ConfigError("\(syncsText.source) does not match \(storeText.source): " + (missing.count == 1 ? missing[0]
-                : "\(missing.count) problems:\n  - " + missing.joined(separator: "\n  - ")))
+            throw ConfigError(
+                "\(syncsText.source) does not match \(storeText.source): "
+                    + (missing.count == 1
+                        ? missing[0]
+                        : "\(missing.count) problems:\n  - " + missing.joined(separator: "\n  - ")))
         }
         return SyncConfiguration(store: store, syncs: syncs, syncsJSON: syncsText.text)
     }

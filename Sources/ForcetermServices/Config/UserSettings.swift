@@ -1,8 +1,8 @@
 import ContactsApp
 import ForceAPI
 import Foundation
-import TerminalUI
 import TOMLKit
+import TerminalUI
 
 /// The user's `config.toml` ($XDG_CONFIG_HOME/forceterm/config.toml): keys, colours and list
 /// settings for the terminal UI. A file that cannot be used is reported with its line, and the
@@ -61,7 +61,8 @@ public struct UserSettings: Equatable {
 
     /// Where the file is: $XDG_CONFIG_HOME/forceterm/config.toml, else ~/.config/forceterm/config.toml.
     public static func path(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
-        let base = environment["XDG_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : $0 }
+        let base =
+            environment["XDG_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : $0 }
             ?? (NSHomeDirectory() as NSString).appendingPathComponent(".config")
         return (base as NSString).appendingPathComponent("forceterm/config.toml")
     }
@@ -100,8 +101,9 @@ public struct UserSettings: Equatable {
         var settings = UserSettings()
         func line(_ key: String, in section: String) -> Int? { Self.line(of: key, in: section, text: text) }
         for key in table.keys where !["keys", "colors", "list", "network", "security", "sync"].contains(key) {
-            throw SettingsProblem(line: Self.line(ofSection: key, text: text) ?? line(key, in: ""),
-                                  reason: "[\(key)] is not a section forceterm reads; it reads [keys], [colors], [list], [network], [security] and [sync]")
+            throw SettingsProblem(
+                line: Self.line(ofSection: key, text: text) ?? line(key, in: ""),
+                reason: "[\(key)] is not a section forceterm reads; it reads [keys], [colors], [list], [network], [security] and [sync]")
         }
         if let keys = table["keys"] {
             guard let keys = keys.table else { throw SettingsProblem(line: line("keys", in: ""), reason: "keys must be a table: [keys]") }
@@ -116,7 +118,8 @@ public struct UserSettings: Equatable {
                 }
                 settings.keys[name] = try values.map { value in
                     guard let key = Key(configName: value) else {
-                        throw SettingsProblem(line: line(name, in: "keys"), reason: "\(value) is not a key; write one character, ctrl-x, f1 to f12, enter, esc, tab, space, up, down, pgup, pgdn, home or end")
+                        throw SettingsProblem(
+                            line: line(name, in: "keys"), reason: "\(value) is not a key; write one character, ctrl-x, f1 to f12, enter, esc, tab, space, up, down, pgup, pgdn, home or end")
                     }
                     return key
                 }
@@ -141,8 +144,10 @@ public struct UserSettings: Equatable {
                     continue
                 }
                 guard let role = Theme.role(named: name) else {
-                    throw SettingsProblem(line: line(name, in: "colors"), reason: "\(name) is not a part of the screen; the parts are theme, "
-                                          + StyleRole.allCases.map(Theme.configName).joined(separator: ", "))
+                    throw SettingsProblem(
+                        line: line(name, in: "colors"),
+                        reason: "\(name) is not a part of the screen; the parts are theme, "
+                            + StyleRole.allCases.map(Theme.configName).joined(separator: ", "))
                 }
                 switch Theme.style(described: value) {
                 case let .success(style): settings.styles[role] = style
@@ -179,8 +184,9 @@ public struct UserSettings: Equatable {
             for name in network.keys {
                 let value = network[name]?.double ?? network[name]?.int.map(Double.init)
                 guard ["connect-timeout", "stall-timeout", "pages-in-flight"].contains(name) else {
-                    throw SettingsProblem(line: line(name, in: "network"),
-                                          reason: "\(name) is not a network setting; [network] has connect-timeout, stall-timeout and pages-in-flight")
+                    throw SettingsProblem(
+                        line: line(name, in: "network"),
+                        reason: "\(name) is not a network setting; [network] has connect-timeout, stall-timeout and pages-in-flight")
                 }
                 if name == "pages-in-flight" {
                     guard let pages = network[name]?.int, (1...8).contains(pages) else {

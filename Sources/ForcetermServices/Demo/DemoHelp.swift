@@ -31,8 +31,9 @@ public struct DemoHelp: Sendable {
         lines += Self.labelled("Sign in", "\(username)  password \(password)")
         lines += Self.labelled("CA file", "\(ShellCommand.typed(caFile))  (curl --cacert)")
         // A continuation after a cut starts at the margin: an indent there would end up in the path.
-        lines += ShellCommand.wrapped(["tail", "-f", ShellCommand.typed(serverLog)], width: Self.width,
-                                      lead: "Requests".padding(toLength: Self.indent, withPad: " ", startingAt: 0))
+        lines += ShellCommand.wrapped(
+            ["tail", "-f", ShellCommand.typed(serverLog)], width: Self.width,
+            lead: "Requests".padding(toLength: Self.indent, withPad: " ", startingAt: 0))
         lines.append("Conflict: edit the first contact here (e), then in another terminal run")
         lines.append("this and press s (without the local edit, s just brings the change):")
         lines += ShellCommand.wrapped(["sh", ShellCommand.typed(script)], width: Self.width)

@@ -26,29 +26,37 @@ public enum DemoLauncher {
         }
         let reused = FileManager.default.fileExists(atPath: directory.orgPath + "/org.sqlite")
         try directory.create()
-        say(reused ? "Demo state in \(directory.path), kept from the last run (--reset starts over)."
-                   : "Demo state in \(directory.path).")
+        say(
+            reused
+                ? "Demo state in \(directory.path), kept from the last run (--reset starts over)."
+                : "Demo state in \(directory.path).")
         if !reused { say("Creating the demo org with \(accountCount) accounts and \(contactCount) contacts...") }
-        try program.run(["seed", "--demo", "--data", directory.orgPath, "--accounts", "\(accountCount)", "--contacts", "\(contactCount)", "--if-empty"],
-                        log: directory.serverLog, truncate: true)
-        let server = try program.serve(dataDirectory: directory.orgPath, port: demo.port ?? 0,
-                                       latencyMilliseconds: demo.latencyMilliseconds ?? 0, log: directory.serverLog)
+        try program.run(
+            ["seed", "--demo", "--data", directory.orgPath, "--accounts", "\(accountCount)", "--contacts", "\(contactCount)", "--if-empty"],
+            log: directory.serverLog, truncate: true)
+        let server = try program.serve(
+            dataDirectory: directory.orgPath, port: demo.port ?? 0,
+            latencyMilliseconds: demo.latencyMilliseconds ?? 0, log: directory.serverLog)
         defer { server.stop() }
         say("localorg is serving \(server.url) (its requests: \(directory.serverLog)).")
         let session = try signIn(to: server, directory: directory)
         let queued = try queuedChanges(session: session, configDirectory: configDirectory)
         var listCommand = [Self.forcetermPath(), "list", "contacts", "--store", session.storePath]
         if let configDirectory { listCommand += ["--config", configDirectory] }
-        let help = DemoHelp(url: server.url, username: username, password: password, caFile: directory.caFile, serverLog: directory.serverLog,
-                            localorgPath: program.path, orgDirectory: directory.orgPath, listCommand: listCommand, script: directory.serverChangeScript)
+        let help = DemoHelp(
+            url: server.url, username: username, password: password, caFile: directory.caFile, serverLog: directory.serverLog,
+            localorgPath: program.path, orgDirectory: directory.orgPath, listCommand: listCommand, script: directory.serverChangeScript)
         try help.scriptText.write(toFile: directory.serverChangeScript, atomically: true, encoding: .utf8)
         try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: directory.serverChangeScript)
         say("To change a contact on the server from another terminal: sh \(ShellCommand.quoted(ShellCommand.typed(directory.serverChangeScript)))")
         defer { say("The demo org stopped with forceterm; forceterm --demo starts it again (--reset starts over).") }
-        say(queued > 0 ? "Opening forceterm: \(queued) local change\(queued == 1 ? "" : "s") from the last demo wait for s (? shows how to reach the demo org)."
-                       : "Opening forceterm; its first sync runs in the background (? shows how to reach the demo org).")
-        try TUILauncher.run(store: StoreLocation(explicitPath: session.storePath), configDirectory: configDirectory, options: tui, session: session,
-                            helpNotes: help.notes, syncOnOpen: queued == 0)
+        say(
+            queued > 0
+                ? "Opening forceterm: \(queued) local change\(queued == 1 ? "" : "s") from the last demo wait for s (? shows how to reach the demo org)."
+                : "Opening forceterm; its first sync runs in the background (? shows how to reach the demo org).")
+        try TUILauncher.run(
+            store: StoreLocation(explicitPath: session.storePath), configDirectory: configDirectory, options: tui, session: session,
+            helpNotes: help.notes, syncOnOpen: queued == 0)
     }
 
     /// The demo user's session, saved in the demo directory (never over the user's own).

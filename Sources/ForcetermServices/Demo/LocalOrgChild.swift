@@ -43,8 +43,10 @@ public struct LocalOrgProgram: Sendable {
         let readyFile = dataDirectory + "/ready.json"
         // The last run's file (a server killed with SIGKILL leaves it) is not this one's readiness.
         try? FileManager.default.removeItem(atPath: readyFile)
-        var arguments = ["serve", "--demo", "--data", dataDirectory, "--port", "\(port)", "--parent-pid", "\(getpid())",
-                         "--ready-file", readyFile]
+        var arguments = [
+            "serve", "--demo", "--data", dataDirectory, "--port", "\(port)", "--parent-pid", "\(getpid())",
+            "--ready-file", readyFile,
+        ]
         if latencyMilliseconds > 0 { arguments += ["--latency", "\(latencyMilliseconds)"] }
         let pid = try ChildSpawn.start(path, arguments, outputFile: log, truncate: false)
         let server = RunningLocalOrg(pid: pid, port: 0)
@@ -63,7 +65,8 @@ public struct LocalOrgProgram: Sendable {
     /// The port in `localorg serve --ready-file`'s file, once it is written.
     static func readyPort(_ path: String) -> Int? {
         guard let data = FileManager.default.contents(atPath: path), let text = String(data: data, encoding: .utf8),
-              let port = (try? JSONParser.parse(text))?["port"]?.int64Value else { return nil }
+            let port = (try? JSONParser.parse(text))?["port"]?.int64Value
+        else { return nil }
         return Int(port)
     }
 

@@ -17,7 +17,8 @@ public final class AtomicFile {
         }
         temporaryPath = (directory.isEmpty ? "." : directory) + "/." + (path as NSString).lastPathComponent + ".partial-\(getpid())"
         guard FileManager.default.createFile(atPath: temporaryPath, contents: nil),
-              let handle = FileHandle(forWritingAtPath: temporaryPath) else {
+            let handle = FileHandle(forWritingAtPath: temporaryPath)
+        else {
             throw ConfigError("cannot write \(path): permission denied in \(directory.isEmpty ? "this directory" : directory)")
         }
         self.handle = handle

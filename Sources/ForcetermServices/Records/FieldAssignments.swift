@@ -27,7 +27,8 @@ public struct FieldAssignments {
         for index in 1..<Int(CommandLine.argc) {
             guard let raw = CommandLine.unsafeArgv[index], String(validatingCString: raw) == nil else { continue }
             let shown = String(decoding: UnsafeRawBufferPointer(start: raw, count: strlen(raw)), as: UTF8.self)
-            throw UsageError("the argument \(shown) is not UTF-8 text (the terminal or the file it came from uses another encoding: check LANG, or convert it with iconv -f latin1 -t utf-8); nothing was changed")
+            throw UsageError(
+                "the argument \(shown) is not UTF-8 text (the terminal or the file it came from uses another encoding: check LANG, or convert it with iconv -f latin1 -t utf-8); nothing was changed")
         }
     }
 }

@@ -83,9 +83,10 @@ public struct RecordCatalog {
         let wanted = name.lowercased()
         if let kind = kinds.first(where: { $0.soupName.lowercased() == wanted || $0.plural.lowercased() == wanted }) { return kind }
         if let soup = try store.soupNames().first(where: { $0.lowercased() == wanted }) {
-            throw UsageError("\(soup) is a soup of this store, but no sync of the config says which Salesforce object it holds, "
-                + "so there are no records to show; read it with Smart SQL: "
-                + "\(Self.command("query", storePath: store.path)) \"SELECT {\(soup):_soup} FROM {\(soup)}\"")
+            throw UsageError(
+                "\(soup) is a soup of this store, but no sync of the config says which Salesforce object it holds, "
+                    + "so there are no records to show; read it with Smart SQL: "
+                    + "\(Self.command("query", storePath: store.path)) \"SELECT {\(soup):_soup} FROM {\(soup)}\"")
         }
         let names = kinds.map(\.soupName).joined(separator: ", ")
         throw UsageError("no records called \(name) here; the config's record soups are: \(names.isEmpty ? "none" : names)")
@@ -120,7 +121,8 @@ public struct RecordCatalog {
     public func display(_ field: String, of record: LocalRecord) -> String {
         let value = record.string(field)
         guard field == "AccountId", !value.isEmpty, let accounts = kinds.first(where: { $0.role == .account }),
-              let account = try? RecordRepository(store: store, kind: accounts).record(id: value) else { return value }
+            let account = try? RecordRepository(store: store, kind: accounts).record(id: value)
+        else { return value }
         return "\(account.string("Name")) (\(value))"
     }
 

@@ -1,7 +1,8 @@
 import ContactsApp
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Small files only their owner may read (sealed keys, key references), replaced whole or not at

@@ -2,7 +2,7 @@ import ContactsApp
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Where a passcode comes from: `FORCETERM_PASSCODE` for scripts and tests (as borg and restic take

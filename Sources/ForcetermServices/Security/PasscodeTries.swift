@@ -50,7 +50,8 @@ public struct PasscodeRefused: Error, Equatable, CustomStringConvertible {
     }
 
     public var description: String {
-        let head = tooSoon
+        let head =
+            tooSoon
             ? "too many wrong passcodes for \(store) (\(failures) in a row): this one was not tried"
             : "wrong passcode for \(store)" + (failures == 1 ? "" : " (\(failures) wrong in a row)") + "; nothing was opened"
         return head + "; \(next). Forgotten? forceterm passcode --forgotten\(storeOption) sets this store aside and signs you out; "

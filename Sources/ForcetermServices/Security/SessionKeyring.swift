@@ -29,9 +29,11 @@ public struct SessionKeyring: Sendable {
 
     /// What to add to "unlocked" when the login has no keyring of its own.
     public static var sharedLoginsNote: String? {
-        isPerLogin ? nil : "Note: this login has no keyring of its own (no pam_keyinit in its PAM session), so every such login of "
-            + "this user on this machine shares the unlocked key until it times out or forceterm lock; "
-            + "\"session optional pam_keyinit.so force revoke\" in its PAM file (/etc/pam.d/sshd for SSH) keeps it to one login."
+        isPerLogin
+            ? nil
+            : "Note: this login has no keyring of its own (no pam_keyinit in its PAM session), so every such login of "
+                + "this user on this machine shares the unlocked key until it times out or forceterm lock; "
+                + "\"session optional pam_keyinit.so force revoke\" in its PAM file (/etc/pam.d/sshd for SSH) keeps it to one login."
     }
 
     /// `sharedLoginsNote` on a line of its own, or nothing.

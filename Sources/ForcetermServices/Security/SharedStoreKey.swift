@@ -32,8 +32,9 @@ public struct SharedStoreKey: Codable, Sendable, Equatable {
     }
 
     public static func read(forStore path: String) throws -> SharedStoreKey? {
-        try OwnerOnlyFile.readJSON(SharedStoreKey.self, from: file(forStore: path),
-                                   damaged: "it names the store whose key opens \(path), which cannot be opened without it")
+        try OwnerOnlyFile.readJSON(
+            SharedStoreKey.self, from: file(forStore: path),
+            damaged: "it names the store whose key opens \(path), which cannot be opened without it")
     }
 
     /// Replaces the file whole, owner-only.

@@ -14,8 +14,10 @@ public enum StorePasscode {
     /// passcode, takes the user's key instead (`share`).
     /// `policy` is the saved session's unless given (at sign-in, before the session is saved).
     /// `sharing: false` at sign-in, where the signed-in user is still the previous one, whose key is not this store's to take.
-    public static func set(store path: String, current: Passcode = Passcode(), keyring: SessionKeyring? = nil, policy: LockPolicy? = nil,
-                           sharing: Bool = true, newPasscode: (_ minimumLength: Int) throws -> String) throws -> String {
+    public static func set(
+        store path: String, current: Passcode = Passcode(), keyring: SessionKeyring? = nil, policy: LockPolicy? = nil,
+        sharing: Bool = true, newPasscode: (_ minimumLength: Int) throws -> String
+    ) throws -> String {
         let policy = policy ?? LockPolicy.forStore(path)
         let keyring = keyring ?? SessionKeyring(timeout: policy.idleSeconds)
         let keyFile = StoreKeys.keyFile(forStore: path)
@@ -23,8 +25,9 @@ public enum StorePasscode {
             throw ConfigError("\(path) is the demo's store: its key file (\(keyFile)) is its key, so the demo runs without questions; it takes no passcode")
         }
         if let shared = try SharedStoreKey.read(forStore: path) {
-            throw ConfigError("\(path) is encrypted with the key of the store \(shared.store) and opens with its passcode: "
-                              + "forceterm passcode --store \(shared.store) changes that passcode, for both")
+            throw ConfigError(
+                "\(path) is encrypted with the key of the store \(shared.store) and opens with its passcode: "
+                    + "forceterm passcode --store \(shared.store) changes that passcode, for both")
         }
         if let wrapped = try WrappedStoreKey.read(forStore: path) {
             guard let given = current.fromEnvironment ?? PasswordInput.readLine(prompt: "Current passcode: ") else {
@@ -126,10 +129,12 @@ public enum StorePasscode {
     /// (no `FORCETERM_PASSCODE`, no terminal) for a store that has none yet.
     public static func checkCanProtectAtSignIn(store path: String, org: MobilePolicy?, passcode: Passcode = Passcode()) throws {
         guard let org, org.pinLength != nil || org.screenLockMinutes != nil, !StoreKeys.hasPasscode(path), !StoreKeys.isDemoStore(path),
-              passcode.fromEnvironment == nil, !Passcode.canAsk, !Passcode.canAskOnTerminal else { return }
+            passcode.fromEnvironment == nil, !Passcode.canAsk, !Passcode.canAskOnTerminal
+        else { return }
         let length = LockPolicy(org: org, userLockAfter: nil).minimumPasscodeLength
-        throw ConfigError("your org's policy asks for a passcode (\(length) characters or more), and there is no terminal to "
-                          + "choose one at: give it in \(Passcode.variable), or sign in at a terminal; nothing was saved")
+        throw ConfigError(
+            "your org's policy asks for a passcode (\(length) characters or more), and there is no terminal to "
+                + "choose one at: give it in \(Passcode.variable), or sign in at a terminal; nothing was saved")
     }
 
     public static func protectAtSignIn(store path: String, org: MobilePolicy?, passcode: Passcode = Passcode()) throws -> String {
@@ -149,7 +154,8 @@ public enum StorePasscode {
             return "Your store on this machine is encrypted with a key kept beside it, which a lost laptop gives away too: forceterm passcode "
                 + "protects the key with a passcode (scripts give it in \(Passcode.variable))."
         }
-        let intro = "forceterm keeps your contacts encrypted on this machine. Choose a passcode: forceterm asks for it after \(policy.idleDescription) "
+        let intro =
+            "forceterm keeps your contacts encrypted on this machine. Choose a passcode: forceterm asks for it after \(policy.idleDescription) "
             + "without use, and a forgotten one means signing in again and starting a fresh store.\n"
         StandardStreams.writeError(intro)
         return try set(store: path, keyring: keyring, policy: policy, sharing: false) { try Passcode.new(minimumLength: $0, onTerminal: onTerminal) }
@@ -174,7 +180,8 @@ public enum StorePasscode {
     private static func unlockOwnKey(store path: String, passcode: Passcode, keyring: SessionKeyring, policy: LockPolicy) throws -> String {
         guard let wrapped = try WrappedStoreKey.read(forStore: path) else {
             guard FileManager.default.fileExists(atPath: path) else { throw ConfigError("there is no store at \(path); nothing to unlock") }
-            let how = FileManager.default.fileExists(atPath: StoreKeys.keyFile(forStore: path))
+            let how =
+                FileManager.default.fileExists(atPath: StoreKeys.keyFile(forStore: path))
                 ? "it opens with the key file beside it; forceterm passcode\(StoreKeys.storeOption(for: path)) seals that key with one"
                 : "forceterm passcode\(StoreKeys.storeOption(for: path)) sets one and encrypts it"
             throw ConfigError("the store \(path) has no passcode, so there is nothing to unlock (\(how))")
@@ -188,7 +195,8 @@ public enum StorePasscode {
             throw ConfigError("no passcode given: type it at the prompt, give it on standard input, or in \(Passcode.variable)")
         }
         _ = try StoreKeys.unwrap(wrapped, passcode: given, store: path, keyring: keyring)
-        let unlocked = "Unlocked for \(policy.idleDescription) without use, in every terminal of this login (forceterm lock locks it now)."
+        let unlocked =
+            "Unlocked for \(policy.idleDescription) without use, in every terminal of this login (forceterm lock locks it now)."
             + SessionKeyring.sharedLoginsSuffix
         guard given.count < policy.minimumPasscodeLength else { return unlocked }
         // The org raised its policy's pin length after this passcode was set (or a forceterm before
@@ -204,8 +212,9 @@ public enum StorePasscode {
         }
         if let shared = try SharedStoreKey.read(forStore: path) {
             let owner = StoreKeys.storeOption(for: shared.store)
-            throw ConfigError("\(path) has no passcode of its own: it opens with that of your store \(shared.store) "
-                              + "(forceterm passcode --forgotten\(owner) sets that one aside, and this one cannot be opened after)")
+            throw ConfigError(
+                "\(path) has no passcode of its own: it opens with that of your store \(shared.store) "
+                    + "(forceterm passcode --forgotten\(owner) sets that one aside, and this one cannot be opened after)")
         }
         guard FileManager.default.fileExists(atPath: WrappedStoreKey.file(forStore: path)) else {
             throw ConfigError("the store \(path) has no passcode to forget")
@@ -236,7 +245,8 @@ public enum StorePasscode {
             _ = try credentials.remove()
             signedOut = " You are signed out: forceterm login starts a fresh store, synced from the org."
         }
-        return "Set aside, still encrypted, in \(target) (its passcode opens it if you remember it: forceterm status --store \(target)); the changes it never sent are not sent; stores made with --store that shared its key cannot be opened now either.\(signedOut)"
+        return
+            "Set aside, still encrypted, in \(target) (its passcode opens it if you remember it: forceterm status --store \(target)); the changes it never sent are not sent; stores made with --store that shared its key cannot be opened now either.\(signedOut)"
     }
 
     /// Forgets the unlocked key at once (a shared key: for every store sharing it): the next command

@@ -1,8 +1,8 @@
 import ContactsApp
 import Crypto
-import _CryptoExtras
 import Foundation
 import SmartStore
+import _CryptoExtras
 
 /// A store's key, wrapped by the user's passcode, in a file beside the store
 /// (`<store>.passcode-key`, 0600): PBKDF2-HMAC-SHA512 with SQLCipher 4's 256,000 iterations turns
@@ -48,15 +48,17 @@ public struct WrappedStoreKey: Codable, Sendable, Equatable {
     }
 
     private static func derive(passcode: String, salt: [UInt8], iterations: Int) throws -> SymmetricKey {
-        try KDF.Insecure.PBKDF2.deriveKey(from: Array(passcode.utf8), salt: salt, using: .sha512, outputByteCount: 32,
-                                          unsafeUncheckedRounds: iterations)
+        try KDF.Insecure.PBKDF2.deriveKey(
+            from: Array(passcode.utf8), salt: salt, using: .sha512, outputByteCount: 32,
+            unsafeUncheckedRounds: iterations)
     }
 
     // MARK: The file
 
     public static func read(forStore path: String) throws -> WrappedStoreKey? {
-        try OwnerOnlyFile.readJSON(WrappedStoreKey.self, from: file(forStore: path),
-                                   damaged: "the store cannot be unlocked without it: sign in again to start a fresh store")
+        try OwnerOnlyFile.readJSON(
+            WrappedStoreKey.self, from: file(forStore: path),
+            damaged: "the store cannot be unlocked without it: sign in again to start a fresh store")
     }
 
     /// Replaces the file whole, owner-only.

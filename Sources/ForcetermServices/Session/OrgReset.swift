@@ -46,7 +46,9 @@ public struct OrgReset {
             let records = try store.query(LocalChanges.flagged(LocalField.local, soup: soup, in: store, pageSize: Int(Int32.max)))
                 .compactMap { $0.objectValue ?? $0.arrayValue?.first?.objectValue }
             for record in records {
-                let change = record[LocalField.locallyDeleted]?.boolValue == true ? "deleted"
+                let change =
+                    record[LocalField.locallyDeleted]?.boolValue == true
+                    ? "deleted"
                     : record[LocalField.locallyCreated]?.boolValue == true ? "created" : "updated"
                 var fields: JSONObject = [:]
                 for (key, value) in record where !ConflictComparison.isBookkeeping(key) { fields[key] = value }
@@ -66,7 +68,9 @@ public struct OrgReset {
         guard !changes.isEmpty else { return nil }
         let stamp = ISO8601DateFormatter().string(from: now)
         let document: JSONObject = [
-            "about": .string("Local changes made for the org \(previous.organizationId) at \(previous.loginURL), which was replaced by a new org (a sandbox refresh or a localorg snapshot restore) before they were sent. They were not sent to the new org."),
+            "about": .string(
+                "Local changes made for the org \(previous.organizationId) at \(previous.loginURL), which was replaced by a new org (a sandbox refresh or a localorg snapshot restore) before they were sent. They were not sent to the new org."
+            ),
             "organizationId": .string(previous.organizationId), "username": .string(previous.username),
             "loginURL": .string(previous.loginURL), "store": .string(storePath), "setAsideAt": .string(stamp),
             "changes": .array(changes),

@@ -31,8 +31,9 @@ public enum SetAsideChanges {
             throw ConfigError("\(path) is damaged: it names no store or holds nothing sealed")
         }
         guard FileManager.default.fileExists(atPath: store), let key = try StoreKeys.openWithKey(store, mustExist: true).key else {
-            throw ConfigError("\(path) is sealed with the key of the store \(store), which is not there any more (set aside after a forgotten "
-                              + "passcode? forceterm aside on it then needs that store back in its place, with its .passcode-key); it cannot be read")
+            throw ConfigError(
+                "\(path) is sealed with the key of the store \(store), which is not there any more (set aside after a forgotten "
+                    + "passcode? forceterm aside on it then needs that store back in its place, with its .passcode-key); it cannot be read")
         }
         guard let opened = SealedData.open(sealed, with: key, purpose: purpose) else {
             throw ConfigError("\(path) does not open with the key of the store \(store) (its key was replaced since); it cannot be read")

@@ -22,10 +22,12 @@ public struct SignedInSession: Sendable {
     /// `passcode` unlocks a locked store's sealed tokens (the TUI gives one that never asks);
     /// `knownKey`, a store's key already in hand, is used when that store is the session's;
     /// `keeping` hands over the transport of the session before (its connection still open).
-    public static func load(cacert: String?, verbose: Bool,
-                     credentialStore: CredentialStore = CredentialStore(directory: CredentialStore.defaultDirectory()),
-                     passcode: Passcode = Passcode(), knownKey: (path: String, key: StoreKey)? = nil,
-                     keeping kept: KeptTransport? = nil) throws -> SignedInSession {
+    public static func load(
+        cacert: String?, verbose: Bool,
+        credentialStore: CredentialStore = CredentialStore(directory: CredentialStore.defaultDirectory()),
+        passcode: Passcode = Passcode(), knownKey: (path: String, key: StoreKey)? = nil,
+        keeping kept: KeptTransport? = nil
+    ) throws -> SignedInSession {
         guard let saved = try credentialStore.load() else {
             throw ConfigError("not signed in; run forceterm login first")
         }
@@ -36,9 +38,10 @@ public struct SignedInSession: Sendable {
         let sealingKey = try known ?? StoreKeys.sealingKey(forStore: storePath, passcode: passcode)
         if sealingKey == nil, SealedTokens.areSealed(saved) {
             // A credentials.json copied to another machine or account, without the store's key.
-            throw ConfigError("the session in \(credentialStore.path) is sealed with the key of the store \(storePath), which is not here "
-                              + "(neither \(WrappedStoreKey.file(forStore: storePath)) nor \(StoreKeys.keyFile(forStore: storePath))); "
-                              + "it cannot be used without it: sign in again (forceterm login)")
+            throw ConfigError(
+                "the session in \(credentialStore.path) is sealed with the key of the store \(storePath), which is not here "
+                    + "(neither \(WrappedStoreKey.file(forStore: storePath)) nor \(StoreKeys.keyFile(forStore: storePath))); "
+                    + "it cannot be used without it: sign in again (forceterm login)")
         }
         let credentials = try sealingKey.map { try SealedTokens.open(saved, with: $0) } ?? saved
         if let sealingKey, !SealedTokens.areSealed(saved) {
@@ -62,10 +65,12 @@ public struct SignedInSession: Sendable {
             }
         }
         let logLine: @Sendable (String) -> Void = { StandardStreams.writeError("forceterm: \($0)\n") }
-        let client = ForceClient(credentials: credentials, transport: transport, onCredentialsRefreshed: saveRefreshed,
-                                 requestLog: verbose ? logLine : nil)
-        return SignedInSession(client: client, storePath: storePath,
-                               organizationId: credentials.organizationId, loginURL: credentials.loginURL,
-                               pagesInFlight: settings.pagesInFlight ?? UserSettings.defaultPagesInFlight)
+        let client = ForceClient(
+            credentials: credentials, transport: transport, onCredentialsRefreshed: saveRefreshed,
+            requestLog: verbose ? logLine : nil)
+        return SignedInSession(
+            client: client, storePath: storePath,
+            organizationId: credentials.organizationId, loginURL: credentials.loginURL,
+            pagesInFlight: settings.pagesInFlight ?? UserSettings.defaultPagesInFlight)
     }
 }

@@ -62,9 +62,11 @@ public struct SignedOutChanges {
                 if try !transaction.hasSoup(soup) {
                     try transaction.registerSoup(soup, indexSpecs: try from.read { try $0.indexSpecs(soup: soup) })
                 }
-                let held = try transaction.hasIndex(soup: soup, path: "Id")
-                    ? Set(try transaction.entries(whereIndexed: "Id", isOneOf: records.compactMap { $0["Id"]?.stringValue }, in: soup)
-                        .compactMap { $0["Id"]?.stringValue })
+                let held =
+                    try transaction.hasIndex(soup: soup, path: "Id")
+                    ? Set(
+                        try transaction.entries(whereIndexed: "Id", isOneOf: records.compactMap { $0["Id"]?.stringValue }, in: soup)
+                            .compactMap { $0["Id"]?.stringValue })
                     : []
                 let copies: [JSONObject] = records.compactMap { record in
                     if let id = record["Id"]?.stringValue, held.contains(id) { return nil }

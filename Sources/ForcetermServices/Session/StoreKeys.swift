@@ -94,15 +94,17 @@ public enum StoreKeys {
     /// The key a store shares with its owner: the owner's, unlocked as the owner is, when it is still
     /// the key the store was encrypted with.
     static func key(of shared: SharedStoreKey, forStore path: String, passcode: Passcode, keyring: SessionKeyring?) throws -> StoreKey {
-        let replaced = "\(path) is encrypted with the key of the store \(shared.store), which that store no longer has (it was set aside "
+        let replaced =
+            "\(path) is encrypted with the key of the store \(shared.store), which that store no longer has (it was set aside "
             + "after a forgotten passcode, with the key sealed beside it in set-aside/); it cannot be opened with the key there now"
         guard let wrapped = try WrappedStoreKey.read(forStore: shared.store) else { throw ConfigError(replaced) }
         let key: StoreKey
         do {
             key = try unlock(store: shared.store, wrapped: wrapped, passcode: passcode, keyring: keyring ?? .forStore(shared.store))
         } catch is StoreLocked {
-            throw ConfigError("\(path) is encrypted with the key of the store \(shared.store), which is locked in this login: run "
-                              + "forceterm unlock\(storeOption(for: shared.store)) first, or give its passcode in \(Passcode.variable) (scripts)")
+            throw ConfigError(
+                "\(path) is encrypted with the key of the store \(shared.store), which is locked in this login: run "
+                    + "forceterm unlock\(storeOption(for: shared.store)) first, or give its passcode in \(Passcode.variable) (scripts)")
         }
         guard shared.matches(key) else { throw ConfigError(replaced) }
         return key
@@ -123,15 +125,17 @@ public enum StoreKeys {
     static func userKeyToShare(with path: String, environment: [String: String] = ProcessInfo.processInfo.environment) throws -> (owner: String, key: StoreKey)? {
         let standardized = (path as NSString).standardizingPath
         guard !hasKey(path),
-              standardized != (StoreLocation.global(environment: environment).path as NSString).standardizingPath,
-              let owner = StoreLocation.signedInStorePath(environment: environment),
-              (owner as NSString).standardizingPath != standardized,
-              let wrapped = try WrappedStoreKey.read(forStore: owner) else { return nil }
+            standardized != (StoreLocation.global(environment: environment).path as NSString).standardizingPath,
+            let owner = StoreLocation.signedInStorePath(environment: environment),
+            (owner as NSString).standardizingPath != standardized,
+            let wrapped = try WrappedStoreKey.read(forStore: owner)
+        else { return nil }
         do {
             return (owner, try unlock(store: owner, wrapped: wrapped, passcode: Passcode(), keyring: .forStore(owner)))
         } catch is StoreLocked {
-            throw ConfigError("\(path) is to be encrypted with the key of your store \(owner), which is locked in this login: "
-                              + "run forceterm unlock first, or give the passcode in \(Passcode.variable) (scripts)")
+            throw ConfigError(
+                "\(path) is to be encrypted with the key of your store \(owner), which is locked in this login: "
+                    + "run forceterm unlock first, or give the passcode in \(Passcode.variable) (scripts)")
         }
     }
 
@@ -170,8 +174,9 @@ public enum StoreKeys {
         } catch SmartStoreError.storeInUse where migrating && SmartStore.isUnencryptedFile(atPath: path) {
             // An older forceterm still has it open: used as it is this time, and encrypted with the
             // key file (kept: another forceterm may be encrypting with it) once opened alone.
-            StandardStreams.writeError("forceterm: note: your store \(path) is not encrypted yet: another program (an older forceterm?) has it open; "
-                                       + "it is encrypted the first time forceterm opens it with nothing else holding it\n")
+            StandardStreams.writeError(
+                "forceterm: note: your store \(path) is not encrypted yet: another program (an older forceterm?) has it open; "
+                    + "it is encrypted the first time forceterm opens it with nothing else holding it\n")
             return (try SmartStore(path: path, mustExist: mustExist, encryption: .plain), nil)
         } catch {
             if creating, !FileManager.default.fileExists(atPath: path) {
@@ -223,8 +228,9 @@ public enum StoreKeys {
             wrapped.failedAttempts += 1
             wrapped.lastFailure = now.timeIntervalSince1970
             try? wrapped.write(forStore: path)
-            throw PasscodeRefused(store: path, failures: wrapped.failedAttempts, wait: PasscodeTries.wait(afterFailures: wrapped.failedAttempts),
-                                  tooSoon: false, storeOption: storeOption(for: path))
+            throw PasscodeRefused(
+                store: path, failures: wrapped.failedAttempts, wait: PasscodeTries.wait(afterFailures: wrapped.failedAttempts),
+                tooSoon: false, storeOption: storeOption(for: path))
         }
         if wrapped.failedAttempts > 0 || wrapped.lastFailure != nil {
             wrapped.failedAttempts = 0
@@ -278,7 +284,9 @@ public enum StoreKeys {
         let file = keyFile(forStore: path)
         guard !FileManager.default.fileExists(atPath: file) else { return }
         if SmartStore.isEncryptedFile(atPath: path) {
-            throw ConfigError("the store \(path) is encrypted but its key file \(file) is gone; without it the store cannot be read: remove the store to start a fresh one (forceterm --demo --reset does for the demo)")
+            throw ConfigError(
+                "the store \(path) is encrypted but its key file \(file) is gone; without it the store cannot be read: remove the store to start a fresh one (forceterm --demo --reset does for the demo)"
+            )
         }
         let directory = (path as NSString).deletingLastPathComponent
         if !directory.isEmpty {

@@ -35,7 +35,8 @@ public enum StoreOrigin {
 
         public var description: String {
             let own = path == session.storePath ? "" : " Your store for the org you are signed in to is \(session.storePath) (forceterm opens it by default; restart an open forceterm to use it)."
-            return "\(path) holds records of the org \(storeOrganization)\(storeLoginURL.map { " at \($0)" } ?? ""), but you are signed in to the org \(session.organizationId) at \(session.loginURL) (a refreshed or restored org is a new one); nothing was sent, so none of its changes reach the other org.\(own)"
+            return
+                "\(path) holds records of the org \(storeOrganization)\(storeLoginURL.map { " at \($0)" } ?? ""), but you are signed in to the org \(session.organizationId) at \(session.loginURL) (a refreshed or restored org is a new one); nothing was sent, so none of its changes reach the other org.\(own)"
         }
 
         /// For a toast: the essentials in a line.

@@ -19,7 +19,8 @@ public struct TrustedServers: Sendable {
     /// `host:port` of an https URL (443 when the URL names none), lowercased; nil for other URLs.
     public static func serverName(of url: String) -> String? {
         guard let components = URLComponents(string: url), components.scheme?.lowercased() == "https",
-              let host = components.host, !host.isEmpty else { return nil }
+            let host = components.host, !host.isEmpty
+        else { return nil }
         let bare = host.hasPrefix("[") ? String(host.dropFirst().dropLast()) : host
         return "\(bare.contains(":") ? "[\(bare)]" : bare):\(components.port ?? 443)".lowercased()
     }
@@ -77,8 +78,10 @@ public struct FirstContactTrust {
     /// Shows the lines a refusal needs beside its one-line error (the fingerprints to compare).
     public let tell: (String) -> Void
 
-    public init(servers: TrustedServers, configuration: TransportConfiguration, expectedFingerprint: String?,
-                ask: @escaping (FirstContactQuestion) -> Bool?, tell: @escaping (String) -> Void) {
+    public init(
+        servers: TrustedServers, configuration: TransportConfiguration, expectedFingerprint: String?,
+        ask: @escaping (FirstContactQuestion) -> Bool?, tell: @escaping (String) -> Void
+    ) {
         self.servers = servers
         self.configuration = configuration
         self.expectedFingerprint = expectedFingerprint
@@ -100,14 +103,17 @@ public struct FirstContactTrust {
         }
         if let known, known.sha256Fingerprint != authority.sha256Fingerprint {
             guard expectedFingerprint == authority.sha256Fingerprint else {
-                tell("""
+                tell(
+                    """
                     WARNING: the certificate authority of \(server) has CHANGED since you trusted it.
                       trusted before: SHA256 \(known.sha256Fingerprint)
                       presented now:  SHA256 \(authority.sha256Fingerprint)
                     Either its localorg was set up again (a new data directory) or someone between you and it
                     is reading your traffic. Ask the server's owner for the fingerprint it printed at start.
                     """)
-                throw ConfigError("refused: the certificate authority of \(server) changed; nothing was sent or saved. Only if SHA256 \(authority.sha256Fingerprint) is the one its owner gives you, run forceterm login again with --trust SHA256:\(authority.sha256Fingerprint)")
+                throw ConfigError(
+                    "refused: the certificate authority of \(server) changed; nothing was sent or saved. Only if SHA256 \(authority.sha256Fingerprint) is the one its owner gives you, run forceterm login again with --trust SHA256:\(authority.sha256Fingerprint)"
+                )
             }
         }
         // Trusting the CA would not help when the certificate does not name the host, or the
@@ -118,16 +124,22 @@ public struct FirstContactTrust {
             return try Self.check(loginURL, configuration: trial)
         }
         if case let .untrusted(reason, _) = candidate {
-            throw ConfigError("the certificate of \(server) is not valid even with its own CA (\(authority.subject)) trusted: \(reason). If it is a localorg, serve it with --listen or --hostname naming the address you used; otherwise pass the right CA with --cacert FILE")
+            throw ConfigError(
+                "the certificate of \(server) is not valid even with its own CA (\(authority.subject)) trusted: \(reason). If it is a localorg, serve it with --listen or --hostname naming the address you used; otherwise pass the right CA with --cacert FILE"
+            )
         }
         if expectedFingerprint == nil, known == nil, let host = URLComponents(string: loginURL)?.host, !Self.isPrivate(host: host) {
             // On the open internet an unknown CA is what an attacker in between looks like, and a
             // yes would stand in for the system's CAs for the whole session.
-            throw ConfigError("the certificate of \(server) is not trusted (\(detail)). forceterm offers to trust a server's own CA only on a private network (a private address, localhost, a .local name); for a public host check the system clock and any proxy that intercepts TLS (pass its CA with --cacert FILE), or give --trust SHA256:… with the fingerprint the server's owner gave you")
+            throw ConfigError(
+                "the certificate of \(server) is not trusted (\(detail)). forceterm offers to trust a server's own CA only on a private network (a private address, localhost, a .local name); for a public host check the system clock and any proxy that intercepts TLS (pass its CA with --cacert FILE), or give --trust SHA256:… with the fingerprint the server's owner gave you"
+            )
         }
         if let expectedFingerprint {
             guard expectedFingerprint == authority.sha256Fingerprint else {
-                throw ConfigError("the certificate authority of \(server) has the fingerprint SHA256 \(authority.sha256Fingerprint), not the \(expectedFingerprint) given with --trust; it was not trusted and nothing was sent or saved")
+                throw ConfigError(
+                    "the certificate authority of \(server) has the fingerprint SHA256 \(authority.sha256Fingerprint), not the \(expectedFingerprint) given with --trust; it was not trusted and nothing was sent or saved"
+                )
             }
         } else {
             let question = FirstContactQuestion(server: server, authority: authority)
@@ -138,7 +150,9 @@ public struct FirstContactTrust {
                 throw ConfigError("not trusted: nothing was sent to \(server) or saved")
             case nil:
                 tell(question.explanation)
-                throw ConfigError("no terminal to ask whether to trust it: if that is the fingerprint the server's owner gave you, run again with --trust SHA256:\(authority.sha256Fingerprint) (or --cacert FILE with its CA)")
+                throw ConfigError(
+                    "no terminal to ask whether to trust it: if that is the fingerprint the server's owner gave you, run again with --trust SHA256:\(authority.sha256Fingerprint) (or --cacert FILE with its CA)"
+                )
             }
         }
         return try servers.remember(authority, forServer: server)

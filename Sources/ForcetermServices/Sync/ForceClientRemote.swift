@@ -115,8 +115,10 @@ public struct ForceClientRemote: SyncRemote {
     /// decide. sObject Collections answer `DUPLICATES_DETECTED` without the matches (as the REST
     /// guide's example shows), so such a create is asked again alone, where the org names them
     /// (refused again, it creates nothing; saved this time, it is done).
-    private func namingDuplicates(_ outcomes: [RecordOutcome], of writes: [RecordWrite],
-                                  allowingDuplicates: Bool) async throws(SyncRemoteError) -> [RecordOutcome] {
+    private func namingDuplicates(
+        _ outcomes: [RecordOutcome], of writes: [RecordWrite],
+        allowingDuplicates: Bool
+    ) async throws(SyncRemoteError) -> [RecordOutcome] {
         var outcomes = outcomes
         var found: [String: Set<String>] = [:]
         for index in outcomes.indices {
@@ -148,11 +150,12 @@ public struct ForceClientRemote: SyncRemote {
         }
         return outcomes.map { outcome in
             guard case let .failed(errors) = outcome else { return outcome }
-            return .failed(errors.map { error in
-                var named = error
-                named.duplicates = error.duplicates.map { RecordReference(id: $0.id, name: names[$0.id]) }
-                return named
-            })
+            return .failed(
+                errors.map { error in
+                    var named = error
+                    named.duplicates = error.duplicates.map { RecordReference(id: $0.id, name: names[$0.id]) }
+                    return named
+                })
         }
     }
 
@@ -187,14 +190,17 @@ public struct ForceClientRemote: SyncRemote {
             case let .create(type, fields):
                 return CompositeSubrequest(method: "POST", url: "\(base)/\(Self.segment(type))", referenceId: reference, body: .object(fields))
             case let .upsert(type, field, value, fields):
-                return CompositeSubrequest(method: "PATCH", url: "\(base)/\(Self.segment(type))/\(Self.segment(field))/\(Self.segment(value))",
-                                           referenceId: reference, body: .object(fields))
+                return CompositeSubrequest(
+                    method: "PATCH", url: "\(base)/\(Self.segment(type))/\(Self.segment(field))/\(Self.segment(value))",
+                    referenceId: reference, body: .object(fields))
             case let .update(type, id, fields, since):
-                return CompositeSubrequest(method: "PATCH", url: "\(base)/\(Self.segment(type))/\(Self.segment(id))", referenceId: reference,
-                                           body: .object(fields), httpHeaders: Self.preconditionHeaders(since))
+                return CompositeSubrequest(
+                    method: "PATCH", url: "\(base)/\(Self.segment(type))/\(Self.segment(id))", referenceId: reference,
+                    body: .object(fields), httpHeaders: Self.preconditionHeaders(since))
             case let .delete(type, id, since):
-                return CompositeSubrequest(method: "DELETE", url: "\(base)/\(Self.segment(type))/\(Self.segment(id))", referenceId: reference,
-                                           httpHeaders: Self.preconditionHeaders(since))
+                return CompositeSubrequest(
+                    method: "DELETE", url: "\(base)/\(Self.segment(type))/\(Self.segment(id))", referenceId: reference,
+                    httpHeaders: Self.preconditionHeaders(since))
             }
         }
         let responses = try await call { try await client.composite(subrequests, allOrNone: false, allowDuplicates: allowingDuplicates) }
@@ -353,8 +359,9 @@ public struct ForceClientRemote: SyncRemote {
     }
 
     static func recordError(_ error: SalesforceError) -> RecordError {
-        RecordError(errorCode: error.errorCode, message: error.message, fields: error.fields,
-                    duplicates: error.duplicateIds.map { RecordReference(id: $0) })
+        RecordError(
+            errorCode: error.errorCode, message: error.message, fields: error.fields,
+            duplicates: error.duplicateIds.map { RecordReference(id: $0) })
     }
 
     static func page(_ page: QueryPage) throws(SyncRemoteError) -> RemoteQueryPage {

@@ -132,13 +132,14 @@ public final class ServerChangeListener: Sendable {
     /// The last replay id seen on each channel, as saved in the store.
     func replayIds() -> [String: Int64] {
         let objects = self.objects
-        return (try? store.read { transaction in
-            var ids: [String: Int64] = [:]
-            for channel in objects.keys {
-                if let text = try transaction.setting(Self.replayKeyPrefix + channel), let id = Int64(text) { ids[channel] = id }
-            }
-            return ids
-        }) ?? [:]
+        return
+            (try? store.read { transaction in
+                var ids: [String: Int64] = [:]
+                for channel in objects.keys {
+                    if let text = try transaction.setting(Self.replayKeyPrefix + channel), let id = Int64(text) { ids[channel] = id }
+                }
+                return ids
+            }) ?? [:]
     }
 
     /// Saves each channel's newest replay id (one transaction for a poll's events).

@@ -81,10 +81,12 @@ public struct SoupChanges: Sendable {
                 problem.candidates = record[LocalField.createInDoubt]?["candidates"]?.arrayValue?.compactMap(RecordReference.init) ?? []
                 let name = id ?? String(entryId)
                 if !problem.duplicates.isEmpty {
-                    problem.detail += "; the org has " + problem.duplicates.prefix(3).map(\.label).joined(separator: ", ")
+                    problem.detail +=
+                        "; the org has " + problem.duplicates.prefix(3).map(\.label).joined(separator: ", ")
                         + (problem.duplicates.count > 3 ? " and \(problem.duplicates.count - 3) more" : "")
-                        + (record.isLocallyCreated ? "; forceterm resolve \(name) --allow-duplicate saves it anyway, or delete it here"
-                                                   : "; change the fields that match, or revert the edit")
+                        + (record.isLocallyCreated
+                            ? "; forceterm resolve \(name) --allow-duplicate saves it anyway, or delete it here"
+                            : "; change the fields that match, or revert the edit")
                 }
                 changes.problems.append(problem)
             }

@@ -60,9 +60,10 @@ public struct StoreSyncService: SyncService {
         case .signedInUser:
             do {
                 // Never a prompt: the terminal is the TUI's; a locked store is unlocked on its lock screen.
-                return try SignedInSession.load(cacert: nil, verbose: false, passcode: .withoutAsking,
-                                                knownKey: storeKey.map { ((try? StoreKeys.keyOwner(ofStore: store.path)) ?? store.path, $0) },
-                                                keeping: transports)
+                return try SignedInSession.load(
+                    cacert: nil, verbose: false, passcode: .withoutAsking,
+                    knownKey: storeKey.map { ((try? StoreKeys.keyOwner(ofStore: store.path)) ?? store.path, $0) },
+                    keeping: transports)
             } catch let locked as StoreLocked {
                 throw SyncFailure(reason: "\(locked.short); your changes stay queued", needsUser: true)
             } catch {
@@ -95,11 +96,13 @@ public struct StoreSyncService: SyncService {
         } catch let mismatch as StoreOrigin.Mismatch {
             throw SyncFailure(reason: mismatch.short)
         }
-        let manager = try SyncManager(store: store, remote: ForceClientRemote(client: StoreDevice.naming(session.client, store: store)), lockTimeout: SyncManager.briefLockWait,
-                                      pagesInFlight: session.pagesInFlight)
+        let manager = try SyncManager(
+            store: store, remote: ForceClientRemote(client: StoreDevice.naming(session.client, store: store)), lockTimeout: SyncManager.briefLockWait,
+            pagesInFlight: session.pagesInFlight)
         // A narrower run leaves out the file's unsupported sync downs too: the full runs report them.
-        let plan = SyncRun(entries: scope.entries(of: entries), up: true, down: true, forceDelete: false,
-                           unsupported: scope == .everything ? unsupported : unsupported.filter { $0.type == .syncUp })
+        let plan = SyncRun(
+            entries: scope.entries(of: entries), up: true, down: true, forceDelete: false,
+            unsupported: scope == .everything ? unsupported : unsupported.filter { $0.type == .syncUp })
         let bar = Mutex(SyncRunProgress(order: plan.order))
         // An object's description (metadata, layout) is stored in a soup of its own whose name
         // (sobject_metadata) means nothing to a user: the bar names only the record soups.
@@ -109,8 +112,10 @@ public struct StoreSyncService: SyncService {
             let soup = descriptions.contains(state.name ?? "") ? "" : state.soupName
             // Under the lock: two sync downs' reports reach the bar in the order it took them.
             bar.withLock {
-                progress($0.update(name: state.name ?? "", phase: phase, soup: soup, percent: state.progress,
-                                   ended: state.status != .running))
+                progress(
+                    $0.update(
+                        name: state.name ?? "", phase: phase, soup: soup, percent: state.progress,
+                        ended: state.status != .running))
             }
         }
         let usage = await session.client.lastAPIUsage.map { APIUsageLevel(used: $0.used, limit: $0.limit) }
@@ -118,10 +123,11 @@ public struct StoreSyncService: SyncService {
             let connection: Connection = report.offline ? .offline : (report.stoppedBeforeAsking ? .unknown : .online)
             throw SyncFailure(reason: failure, connection: connection, apiUsage: usage, session: report.sessionExpired ? .expired : nil)
         }
-        return SyncSummary(recordsWithErrors: report.recordErrors, conflicts: report.conflicts, apiUsage: usage,
-                           failedSyncs: report.failedSyncs.map(\.name), sent: report.created + report.updated + report.deleted,
-                           receivedChanges: report.changedOnServer + report.arrived, removedOnServer: report.ghostsRemoved,
-                           hiddenFields: Array(Set(report.hiddenFields.flatMap(\.fields))).sorted())
+        return SyncSummary(
+            recordsWithErrors: report.recordErrors, conflicts: report.conflicts, apiUsage: usage,
+            failedSyncs: report.failedSyncs.map(\.name), sent: report.created + report.updated + report.deleted,
+            receivedChanges: report.changedOnServer + report.arrived, removedOnServer: report.ghostsRemoved,
+            hiddenFields: Array(Set(report.hiddenFields.flatMap(\.fields))).sorted())
     }
 }
 

@@ -41,8 +41,10 @@ public struct SyncRun: Sendable {
     }
 
     /// `progress` hears every sync state change; by default it prints a line to stderr.
-    public func run(manager: SyncManager, store: SmartStore,
-             progress: @escaping SyncManager.ProgressCallback = SyncRun.printProgress) async throws -> SyncRunReport {
+    public func run(
+        manager: SyncManager, store: SmartStore,
+        progress: @escaping SyncManager.ProgressCallback = SyncRun.printProgress
+    ) async throws -> SyncRunReport {
         var report = SyncRunReport()
         for sync in unsupported where (sync.type == .syncUp && up) || (sync.type == .syncDown && down) {
             report.failedSyncs.append((sync.name, sync.reason))
@@ -107,8 +109,9 @@ public struct SyncRun: Sendable {
                     report.failure = report.failure ?? "\(entry.name): \(guarded)"
                 }
             }
-            report.hiddenFields = try SyncRunLog.noteHiddenFields(report.syncDowns.filter { !$0.summary.leftOutFields.isEmpty }
-                .map { ($0.name, $0.summary.leftOutFields) }, syncedDowns: report.syncDowns.map(\.name), in: store)
+            report.hiddenFields = try SyncRunLog.noteHiddenFields(
+                report.syncDowns.filter { !$0.summary.leftOutFields.isEmpty }
+                    .map { ($0.name, $0.summary.leftOutFields) }, syncedDowns: report.syncDowns.map(\.name), in: store)
             if let stop {
                 try report.stop(stop.message, after: stop.error, entries: entries, store: store)
                 return report
@@ -134,8 +137,10 @@ public struct SyncRun: Sendable {
     typealias Stop = (message: String, error: any Error)
 
     /// Runs `body` for every entry at once; the outcomes in the entries' order.
-    private static func sideBySide<Outcome: Sendable>(_ entries: [SyncsConfig.Entry],
-                                                      _ body: @escaping @Sendable (SyncsConfig.Entry) async -> Outcome) async -> [Outcome] {
+    private static func sideBySide<Outcome: Sendable>(
+        _ entries: [SyncsConfig.Entry],
+        _ body: @escaping @Sendable (SyncsConfig.Entry) async -> Outcome
+    ) async -> [Outcome] {
         await withTaskGroup(of: (Int, Outcome).self) { group in
             for (position, entry) in entries.enumerated() { group.addTask { (position, await body(entry)) } }
             var outcomes: [(Int, Outcome)] = []
@@ -168,8 +173,10 @@ public struct SyncRun: Sendable {
     /// its first request had left. The engine journals what it sends, so the rerun checks the
     /// server's copies of those records before anything is sent again. A link that refused the
     /// first connection is plainly down: said at once.
-    private func runUp(_ entry: SyncsConfig.Entry, manager: SyncManager,
-                       progress: @escaping SyncManager.ProgressCallback) async -> UpOutcome {
+    private func runUp(
+        _ entry: SyncsConfig.Entry, manager: SyncManager,
+        progress: @escaping SyncManager.ProgressCallback
+    ) async -> UpOutcome {
         var failure: (any Error)?
         var summaries: [SyncUpSummary] = []
         var lastStart: Int64?
@@ -184,7 +191,8 @@ public struct SyncRun: Sendable {
             // refused before it started (a stop) left the first run's tallies there.
             do {
                 if let state = try await manager.getSyncStatus(name: entry.name), state.startTime != lastStart,
-                   let summary = await manager.lastSyncUpSummary[state.id] {
+                    let summary = await manager.lastSyncUpSummary[state.id]
+                {
                     summaries.append(summary)
                     lastStart = state.startTime
                 }
@@ -192,7 +200,8 @@ public struct SyncRun: Sendable {
                 failure = failure ?? error
             }
             guard let failure, summaries.count == 1, Self.isLinkFailure(failure),
-                  summaries[0].sent > 0 || Self.requestMayHaveArrived(failure) else { break }
+                summaries[0].sent > 0 || Self.requestMayHaveArrived(failure)
+            else { break }
             onRerun("\(entry.name): the link lost an answer; running it once more, first checking what reached the server")
         } while true
         return UpOutcome(entry: entry, summary: Self.combined(summaries), failure: failure)
@@ -211,8 +220,10 @@ public struct SyncRun: Sendable {
         var massDeletion: MobileSyncError?
     }
 
-    private static func runDown(_ entry: SyncsConfig.Entry, manager: SyncManager, forceDelete: Bool,
-                                progress: @escaping SyncManager.ProgressCallback) async -> DownOutcome {
+    private static func runDown(
+        _ entry: SyncsConfig.Entry, manager: SyncManager, forceDelete: Bool,
+        progress: @escaping SyncManager.ProgressCallback
+    ) async -> DownOutcome {
         var outcome = DownOutcome(entry: entry)
         do {
             _ = try await manager.reSyncBeforeGhostCheck(name: entry.name, progress: progress)

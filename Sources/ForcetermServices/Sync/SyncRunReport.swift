@@ -128,7 +128,8 @@ public struct SyncRunReport: Sendable {
     /// already (the last second's records asked again, this run's own changes coming back), and
     /// what waits behind a local change. Its parts after the first are left out when zero.
     var receivedText: String {
-        let news = down.changedOnServer, held = down.unchanged + down.heldAlready
+        let news = down.changedOnServer
+        let held = down.unchanged + down.heldAlready
         var parts = ["\(news) new or changed on the server"]
         if held > 0 { parts.append("\(held) you had already") }
         if down.keptLocalChanges > 0 { parts.append("\(down.keptLocalChanges) kept as changed here") }
@@ -162,8 +163,10 @@ extension SyncDownSummary {
     /// `received` (every record committed) = `stored` + `unchanged` + `keptLocalChanges`; of
     /// `stored`, `heldAlready` held every value already (mostly the sync's own changes back).
     public var json: JSONObject {
-        var object: JSONObject = ["received": .int(Int64(received)), "stored": .int(Int64(stored)), "unchanged": .int(Int64(unchanged)),
-                                  "keptLocalChanges": .int(Int64(keptLocalChanges)), "heldAlready": .int(Int64(heldAlready))]
+        var object: JSONObject = [
+            "received": .int(Int64(received)), "stored": .int(Int64(stored)), "unchanged": .int(Int64(unchanged)),
+            "keptLocalChanges": .int(Int64(keptLocalChanges)), "heldAlready": .int(Int64(heldAlready)),
+        ]
         if !leftOutFields.isEmpty { object["leftOutFields"] = .array(leftOutFields.map(JSONValue.string)) }
         return object
     }

@@ -42,8 +42,10 @@ public struct SyncWatch {
             if let result = controller.takeFinished() {
                 try? SyncRunLog.noteNextTry(of: controller.automatic, in: store)
                 seen = store.changeStamp()
-                report(Run(ended: clock.now(), reason: controller.startedBy ?? .opened, result: result,
-                           nextTry: controller.automatic?.nextTry))
+                report(
+                    Run(
+                        ended: clock.now(), reason: controller.startedBy ?? .opened, result: result,
+                        nextTry: controller.automatic?.nextTry))
             }
             if let signal = stop.caught {
                 // The running sync ends first (its own timeouts bound it), unless a second signal says now.
@@ -91,8 +93,10 @@ public struct SyncWatch {
         switch run.result {
         case let .success(summary):
             fields["ok"] = true
-            for (name, count) in [("sent", summary.sent), ("received", summary.receivedChanges), ("removed", summary.removedOnServer),
-                                  ("refused", summary.recordsWithErrors), ("conflicts", summary.conflicts)] {
+            for (name, count) in [
+                ("sent", summary.sent), ("received", summary.receivedChanges), ("removed", summary.removedOnServer),
+                ("refused", summary.recordsWithErrors), ("conflicts", summary.conflicts),
+            ] {
                 fields[name] = .int(Int64(count))
             }
             fields["failedSyncs"] = .array(summary.failedSyncs.map { .string($0) })

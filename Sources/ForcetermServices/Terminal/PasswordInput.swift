@@ -1,7 +1,7 @@
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Reads the password for `--password-stdin`. From a pipe it is the first line, as is; from a

@@ -11,8 +11,10 @@ public enum TUILauncher {
     /// `session` is the org `s` syncs with (default: whoever signed in with `forceterm login`);
     /// `helpNotes` go on the `?` screen above the keys; `syncOnOpen` starts a sync as `s` would,
     /// with the list already on screen.
-    public static func run(store location: StoreLocation, configDirectory: String?, options: TUIPreferences, session: SignedInSession? = nil,
-                    helpNotes: HelpOverlay.Notes? = nil, syncOnOpen: Bool = false) throws {
+    public static func run(
+        store location: StoreLocation, configDirectory: String?, options: TUIPreferences, session: SignedInSession? = nil,
+        helpNotes: HelpOverlay.Notes? = nil, syncOnOpen: Bool = false
+    ) throws {
         let config = try SyncConfiguration.load(directory: configDirectory)
         let fields = try SyncedFields(usersyncsJSON: config.syncsJSON)
         let (store, storeKey) = try StoreKeys.openWithKey(location.path)
@@ -21,9 +23,12 @@ public enum TUILauncher {
         let settingsPath = UserSettings.path(environment: environment)
         var (settings, problem) = UserSettings.load(path: settingsPath)
         // A read-only store is shown, not synced: a sync would only fail on its first write.
-        let (sync, listener, notices) = store.isReadOnly ? (nil, nil, [])
-            : try syncController(store: store, config: config, options: options, session: session, storeKey: storeKey,
-                                 automatic: settings.automaticSync)
+        let (sync, listener, notices) =
+            store.isReadOnly
+            ? (nil, nil, [])
+            : try syncController(
+                store: store, config: config, options: options, session: session, storeKey: storeKey,
+                automatic: settings.automaticSync)
         listener?.start()
         defer {
             listener?.stop()
@@ -31,12 +36,14 @@ public enum TUILauncher {
         }
         let kinds = RecordKind.tabs(for: config.syncs, soups: Set(try store.soupNames()))
         let descriptions = ObjectDescriptions(store: store, soupBySObject: ObjectDescriptions.soups(in: config.syncs))
-        var model = try AppModel(store: store, syncedFields: fields, kinds: kinds, sync: sync, offline: options.offline,
-                                 descriptions: descriptions)
+        var model = try AppModel(
+            store: store, syncedFields: fields, kinds: kinds, sync: sync, offline: options.offline,
+            descriptions: descriptions)
         if !notices.isEmpty { model.announce(notices.joined(separator: "; ")) }
         if problem == nil, let soup = settings.unknownColumnSoups(kinds).first {
             let line = UserSettings.line(of: soup, in: "list.columns", text: (try? String(contentsOfFile: settingsPath, encoding: .utf8)) ?? "")
-            problem = "\(settingsPath)\(line.map { " line \($0)" } ?? ""): [list.columns] names \(soup), which is not a record list here ("
+            problem =
+                "\(settingsPath)\(line.map { " line \($0)" } ?? ""): [list.columns] names \(soup), which is not a record list here ("
                 + kinds.map(\.soupName).joined(separator: ", ") + "); using the defaults"
             settings = UserSettings()
         }
@@ -55,8 +62,9 @@ public enum TUILauncher {
         defer { if let localeNote { StandardStreams.writeError("forceterm: \(localeNote)\n") } }
         // Automatic sync starts one as the TUI opens anyway.
         if syncOnOpen, !model.syncsAutomatically { model.perform(.sync) }
-        var app = TerminalApp(model: model, screen: screen,
-                              theme: Theme(colors: screen.colors, ascii: options.ascii || !screen.unicode, overrides: settings.styles))
+        var app = TerminalApp(
+            model: model, screen: screen,
+            theme: Theme(colors: screen.colors, ascii: options.ascii || !screen.unicode, overrides: settings.styles))
         // The keys were checked when the file was read.
         if let keymap = try? AppKeymap.table(rebinding: settings.keys) { app.keymap = keymap }
         app.helpNotes = helpNotes
@@ -80,11 +88,13 @@ public enum TUILauncher {
         let policy = LockPolicy.forStore(path)
         guard (try? WrappedStoreKey.read(forStore: path)) != nil else { return nil }
         let keyring = SessionKeyring(timeout: policy.idleSeconds)
-        return ScreenLock(idleLimit: policy.locksScreen ? .seconds(policy.idleSeconds) : nil,
-                          reason: "\(policy.reason): \(policy.idleDescription) without a key",
-                          loginTimeout: .seconds(policy.idleSeconds), loginTimeoutDescription: policy.idleDescription,
-                          isUnlockedInLogin: { keyring.isUnlocked(store: path) },
-                          keepUnlockedInLogin: { _ = keyring.key(forStore: path) }) { typed in
+        return ScreenLock(
+            idleLimit: policy.locksScreen ? .seconds(policy.idleSeconds) : nil,
+            reason: "\(policy.reason): \(policy.idleDescription) without a key",
+            loginTimeout: .seconds(policy.idleSeconds), loginTimeoutDescription: policy.idleDescription,
+            isUnlockedInLogin: { keyring.isUnlocked(store: path) },
+            keepUnlockedInLogin: { _ = keyring.key(forStore: path) }
+        ) { typed in
             do {
                 guard let wrapped = try WrappedStoreKey.read(forStore: path) else { return .refused("The store's sealed key is gone: quit (Ctrl-C).") }
                 _ = try StoreKeys.unwrap(wrapped, passcode: typed, store: path, keyring: keyring)
@@ -109,16 +119,21 @@ public enum TUILauncher {
     /// `storeKey` is the key the TUI opened its store with: its sync uses it for the session's
     /// sealed tokens when the store is the signed-in user's, instead of asking the keyring.
     /// With automatic sync on, also the listener to the org's change events (not started).
-    public static func syncController(store: SmartStore, config: SyncConfiguration, options: TUIPreferences,
-                               session: SignedInSession?, storeKey: StoreKey? = nil, automatic: AutoSyncSettings? = nil)
-        throws -> (SyncController?, ServerChangeListener?, notices: [String]) {
+    public static func syncController(
+        store: SmartStore, config: SyncConfiguration, options: TUIPreferences,
+        session: SignedInSession?, storeKey: StoreKey? = nil, automatic: AutoSyncSettings? = nil
+    )
+        throws -> (SyncController?, ServerChangeListener?, notices: [String])
+    {
         guard !options.offline else { return (nil, nil, []) }
         let notices = try SyncsSoup(store: store).apply(config.syncs).compactMap(\.notice)
-        var service = StoreSyncService(store: store, entries: config.syncs.entries, sessions: session.map { .fixed($0) } ?? .signedInUser,
-                                       unsupported: config.syncs.unsupported)
+        var service = StoreSyncService(
+            store: store, entries: config.syncs.entries, sessions: session.map { .fixed($0) } ?? .signedInUser,
+            unsupported: config.syncs.unsupported)
         service.storeKey = storeKey
         let controller = SyncController(service: service, automatic: automatic)
-        let listener = automatic?.enabled == true && automatic?.serverPush == true
+        let listener =
+            automatic?.enabled == true && automatic?.serverPush == true
             ? ServerChangeListener(service: service, controller: controller) : nil
         return (controller, listener, notices)
     }

@@ -1,7 +1,7 @@
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Asks a question on the controlling terminal (`/dev/tty`), as ssh asks whether to trust a new

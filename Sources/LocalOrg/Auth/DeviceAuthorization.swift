@@ -22,12 +22,13 @@ public struct DeviceAuthorization: Sendable {
     public init(store: OrgStore) { self.store = store }
 
     static func ensureTable(_ db: Database) throws {
-        try db.execute(sql: """
-            CREATE TABLE IF NOT EXISTS localorg_device_code (
-                deviceCodeHash BLOB PRIMARY KEY NOT NULL, userCode TEXT NOT NULL UNIQUE, clientId TEXT NOT NULL,
-                scope TEXT NOT NULL, createdAt INTEGER NOT NULL, expiresAt INTEGER NOT NULL,
-                lastPolledAt INTEGER, approvedUserId TEXT, denied INTEGER NOT NULL DEFAULT 0, consumed INTEGER NOT NULL DEFAULT 0)
-            """)
+        try db.execute(
+            sql: """
+                CREATE TABLE IF NOT EXISTS localorg_device_code (
+                    deviceCodeHash BLOB PRIMARY KEY NOT NULL, userCode TEXT NOT NULL UNIQUE, clientId TEXT NOT NULL,
+                    scope TEXT NOT NULL, createdAt INTEGER NOT NULL, expiresAt INTEGER NOT NULL,
+                    lastPolledAt INTEGER, approvedUserId TEXT, denied INTEGER NOT NULL DEFAULT 0, consumed INTEGER NOT NULL DEFAULT 0)
+                """)
     }
 
     static func hash(_ deviceCode: String) -> Data { Data(SHA256.hash(data: Array(deviceCode.utf8))) }
@@ -39,8 +40,9 @@ public struct DeviceAuthorization: Sendable {
         let now = OrgStore.now()
         try await store.write { db in
             try db.execute(sql: "DELETE FROM localorg_device_code WHERE expiresAt < ?", arguments: [now - 86_400])
-            try db.execute(sql: "INSERT INTO localorg_device_code (deviceCodeHash, userCode, clientId, scope, createdAt, expiresAt) VALUES (?, ?, ?, ?, ?, ?)",
-                           arguments: [Self.hash(deviceCode), userCode, clientId, scope, now, now + Self.lifetime])
+            try db.execute(
+                sql: "INSERT INTO localorg_device_code (deviceCodeHash, userCode, clientId, scope, createdAt, expiresAt) VALUES (?, ?, ?, ?, ?, ?)",
+                arguments: [Self.hash(deviceCode), userCode, clientId, scope, now, now + Self.lifetime])
         }
         return (deviceCode, userCode)
     }
@@ -49,8 +51,11 @@ public struct DeviceAuthorization: Sendable {
     public func poll(deviceCode: String, clientId: String) async throws -> PollOutcome {
         let now = OrgStore.now()
         return try await store.write { db in
-            guard let row = try Row.fetchOne(db, sql: "SELECT clientId, expiresAt, lastPolledAt, approvedUserId, denied, consumed FROM localorg_device_code WHERE deviceCodeHash = ?",
-                                             arguments: [Self.hash(deviceCode)]) else { return .invalid }
+            guard
+                let row = try Row.fetchOne(
+                    db, sql: "SELECT clientId, expiresAt, lastPolledAt, approvedUserId, denied, consumed FROM localorg_device_code WHERE deviceCodeHash = ?",
+                    arguments: [Self.hash(deviceCode)])
+            else { return .invalid }
             let storedClient: String = row[0]
             let consumed: Bool = row[5]
             guard storedClient == clientId, !consumed else { return .invalid }
@@ -74,10 +79,11 @@ public struct DeviceAuthorization: Sendable {
         let normalized = userCode.uppercased().filter { $0 != "-" && $0 != " " }
         let now = OrgStore.now()
         return try await store.write { db in
-            try db.execute(sql: """
-                UPDATE localorg_device_code SET approvedUserId = CASE WHEN ? THEN ? END, denied = CASE WHEN ? THEN 0 ELSE 1 END
-                WHERE userCode = ? AND expiresAt > ? AND approvedUserId IS NULL AND denied = 0 AND consumed = 0
-                """, arguments: [approve, userId, approve, normalized, now])
+            try db.execute(
+                sql: """
+                    UPDATE localorg_device_code SET approvedUserId = CASE WHEN ? THEN ? END, denied = CASE WHEN ? THEN 0 ELSE 1 END
+                    WHERE userCode = ? AND expiresAt > ? AND approvedUserId IS NULL AND denied = 0 AND consumed = 0
+                    """, arguments: [approve, userId, approve, normalized, now])
             return db.changesCount == 1
         }
     }

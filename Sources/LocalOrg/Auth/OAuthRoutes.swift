@@ -16,8 +16,9 @@ extension LocalOrgAPI {
         }
         // Client credentials may come as HTTP Basic instead of body fields.
         if let header = request.header("authorization"), header.lowercased().hasPrefix("basic "),
-           let decoded = Data(base64Encoded: String(header.dropFirst(6))).map({ String(decoding: $0, as: UTF8.self) }),
-           let colon = decoded.firstIndex(of: ":") {
+            let decoded = Data(base64Encoded: String(header.dropFirst(6))).map({ String(decoding: $0, as: UTF8.self) }),
+            let colon = decoded.firstIndex(of: ":")
+        {
             parameters["client_id"] = parameters["client_id"] ?? FormDecoding.percentDecode(String(decoded[..<colon]), plusIsSpace: true)
             parameters["client_secret"] = parameters["client_secret"] ?? FormDecoding.percentDecode(String(decoded[decoded.index(after: colon)...]), plusIsSpace: true)
         }
@@ -67,7 +68,8 @@ extension LocalOrgAPI {
     /// reason (unknown, revoked, expired, another app's), so the answer tells a prober nothing.
     func introspect(_ parameters: [String: String], request: APIRequest) async throws -> APIResponse {
         if let refusal = clientRefusal(parameters) { return refusal }
-        let token = parameters["token"] ?? "", clientId = parameters["client_id"] ?? ""
+        let token = parameters["token"] ?? ""
+        let clientId = parameters["client_id"] ?? ""
         let kinds: [TokenService.Kind] = parameters["token_type_hint"] == "refresh_token" ? [.refresh, .access] : [.access, .refresh]
         for kind in kinds {
             guard let found = try await tokens.lookUp(token, kind: kind), found.clientId == clientId else { continue }
@@ -141,7 +143,8 @@ extension LocalOrgAPI {
             return try await tokenResponse(request, userId: userId, clientId: clientId, refresh: (refresh.token, refresh.selector), scope: "api refresh_token")
         case "refresh_token":
             guard let refreshToken = parameters["refresh_token"],
-                  let found = try await tokens.lookUp(refreshToken, kind: .refresh), found.clientId == clientId else {
+                let found = try await tokens.lookUp(refreshToken, kind: .refresh), found.clientId == clientId
+            else {
                 return .oauthError("invalid_grant", "expired access/refresh token")
             }
             return try await tokenResponse(request, userId: found.userId, clientId: clientId, refresh: (nil, found.selector), scope: "api refresh_token")
@@ -238,9 +241,11 @@ extension LocalOrgAPI {
             switch try await store.checkSignIn(username: username, password: form["password"] ?? "") {
             case let .accepted(userId, _):
                 if try await DeviceAuthorization(store: store).decide(userCode: prefilledCode, userId: userId, approve: approve) {
-                    return htmlPage(title: approve ? "Device connected" : "Request denied",
-                                    body: approve ? "<p>You can go back to your device; it is signed in as \(htmlEscaped(username)).</p>"
-                                                  : "<p>The device was not connected.</p>")
+                    return htmlPage(
+                        title: approve ? "Device connected" : "Request denied",
+                        body: approve
+                            ? "<p>You can go back to your device; it is signed in as \(htmlEscaped(username)).</p>"
+                            : "<p>The device was not connected.</p>")
                 }
                 notice = "That code is unknown, expired or already used."
             case .refused:

@@ -24,8 +24,9 @@ extension LocalOrgAPI {
         let access = try await tokens.issue(kind: .access, userId: userId, clientId: "soap")
         let organizationId = await organizationId()
         guard let userObject = schema.object(named: "User"), let user = try await store.record(userObject, id: userId),
-              let organization = schema.object(named: "Organization"),
-              let organizationRecord = try await store.record(organization, id: organizationId) else { throw APIError.resourceNotFound }
+            let organization = schema.object(named: "Organization"),
+            let organizationRecord = try await store.record(organization, id: organizationId)
+        else { throw APIError.resourceNotFound }
         func text(_ record: StoredRecord, _ field: String) -> String { String.fromDatabaseValue(record.values[field] ?? .null) ?? "" }
         func orDefault(_ value: String, _ fallback: String) -> String { value.isEmpty ? fallback : value }
         let versionText = "\(version).0"

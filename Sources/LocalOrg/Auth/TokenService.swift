@@ -1,7 +1,7 @@
 import Crypto
-import _CryptoExtras
 import Foundation
 import GRDB
+import _CryptoExtras
 
 /// Password hashes as `pbkdf2-sha256$ROUNDS$SALT$HASH` (base64), verified in constant time.
 public enum PasswordHasher {
@@ -17,9 +17,11 @@ public enum PasswordHasher {
     public static func verify(_ password: String, against stored: String) -> Bool {
         let parts = stored.split(separator: "$")
         guard parts.count == 4, parts[0] == "pbkdf2-sha256", let storedRounds = Int(parts[1]), storedRounds >= rounds,
-              let salt = Data(base64Encoded: String(parts[2])), let expected = Data(base64Encoded: String(parts[3])),
-              let key = try? KDF.Insecure.PBKDF2.deriveKey(from: Array(password.utf8), salt: salt, using: .sha256,
-                                                           outputByteCount: expected.count, rounds: storedRounds) else { return false }
+            let salt = Data(base64Encoded: String(parts[2])), let expected = Data(base64Encoded: String(parts[3])),
+            let key = try? KDF.Insecure.PBKDF2.deriveKey(
+                from: Array(password.utf8), salt: salt, using: .sha256,
+                outputByteCount: expected.count, rounds: storedRounds)
+        else { return false }
         return key.withUnsafeBytes { constantTimeEqual(Array($0), Array(expected)) }
     }
 }
@@ -80,10 +82,11 @@ public struct TokenService: Sendable {
         try await store.write { db in
             // Forget access tokens that expired more than a day ago, so the table does not grow forever.
             try db.execute(sql: "DELETE FROM localorg_token WHERE kind = 'access' AND expiresAt < ?", arguments: [now - 86_400])
-            try db.execute(sql: """
-                INSERT INTO localorg_token (selector, verifierHash, kind, userId, clientId, issuedAt, expiresAt, refreshSelector)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-                """, arguments: [selector, verifierHash, kind.rawValue, userId, clientId, now, expiresAt, refreshSelector])
+            try db.execute(
+                sql: """
+                    INSERT INTO localorg_token (selector, verifierHash, kind, userId, clientId, issuedAt, expiresAt, refreshSelector)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                    """, arguments: [selector, verifierHash, kind.rawValue, userId, clientId, now, expiresAt, refreshSelector])
         }
         return ("\(String(await organizationId().prefix(15)))!\(selector).\(verifier)", selector)
     }
@@ -95,9 +98,12 @@ public struct TokenService: Sendable {
         let verifier = String(token[token.index(after: dot)...])
         let presentedHash = Array(SHA256.hash(data: Array(verifier.utf8)))
         let row = try await store.pool.read { db in
-            try Row.fetchOne(db, sql: """
-                SELECT verifierHash, userId, clientId, issuedAt, expiresAt FROM localorg_token WHERE selector = ? AND kind = ? AND revoked = 0
-                """, arguments: [selector, kind.rawValue]).map { row -> (Data, String, String, Int64, Int64?) in (row[0], row[1], row[2], row[3], row[4]) }
+            try Row.fetchOne(
+                db,
+                sql: """
+                    SELECT verifierHash, userId, clientId, issuedAt, expiresAt FROM localorg_token WHERE selector = ? AND kind = ? AND revoked = 0
+                    """, arguments: [selector, kind.rawValue]
+            ).map { row -> (Data, String, String, Int64, Int64?) in (row[0], row[1], row[2], row[3], row[4]) }
         }
         guard let row, constantTimeEqual(Array(row.0), presentedHash) else { return nil }
         return (selector, row.1, row.2, row.3, row.4)
@@ -117,10 +123,12 @@ public struct TokenService: Sendable {
         if let expiresAt = found.expiresAt, expiresAt <= OrgStore.now() { return nil }
         let userTable = quoted(store.schema.object(named: "User")?.tableName ?? "User")
         let (isAdmin, username, fields) = try await store.pool.read { db -> (Bool, String, FieldAccess) in
-            let row = try Row.fetchOne(db, sql: """
-                SELECT c.isAdmin, COALESCE(u.Username, '') FROM localorg_credential c LEFT JOIN \(userTable) u ON u.Id = c.userId
-                WHERE c.userId = ?
-                """, arguments: [found.userId])
+            let row = try Row.fetchOne(
+                db,
+                sql: """
+                    SELECT c.isAdmin, COALESCE(u.Username, '') FROM localorg_credential c LEFT JOIN \(userTable) u ON u.Id = c.userId
+                    WHERE c.userId = ?
+                    """, arguments: [found.userId])
             let isAdmin: Bool = row?[0] ?? false
             return (isAdmin, row?[1] ?? "", try OrgStore.fieldAccess(db, userId: found.userId, isAdmin: isAdmin))
         }
@@ -135,8 +143,9 @@ public struct TokenService: Sendable {
         for kind in [Kind.refresh, .access] {
             guard let found = try await lookUp(token, kind: kind) else { continue }
             try await store.write { db in
-                try db.execute(sql: "UPDATE localorg_token SET revoked = 1 WHERE selector = ? OR refreshSelector = ?",
-                               arguments: [found.selector, kind == .refresh ? found.selector : "-"])
+                try db.execute(
+                    sql: "UPDATE localorg_token SET revoked = 1 WHERE selector = ? OR refreshSelector = ?",
+                    arguments: [found.selector, kind == .refresh ? found.selector : "-"])
             }
             return true
         }

@@ -36,8 +36,9 @@ public struct APIError: Error, Sendable, Equatable {
 
     static let resourceNotFound = APIError(status: 404, errorCode: "NOT_FOUND", message: "The requested resource does not exist")
     static let sessionInvalid = APIError(status: 401, errorCode: "INVALID_SESSION_ID", message: "Session expired or invalid")
-    static let insufficientAccess = APIError(status: 400, errorCode: "INSUFFICIENT_ACCESS_OR_READONLY",
-                                             message: "insufficient access rights on object id", fields: [])
+    static let insufficientAccess = APIError(
+        status: 400, errorCode: "INSUFFICIENT_ACCESS_OR_READONLY",
+        message: "insufficient access rights on object id", fields: [])
     static let entityIsDeleted = APIError(status: 404, errorCode: "ENTITY_IS_DELETED", message: "entity is deleted", fields: [])
 
     static func externalIdFieldMissing(_ segment: String) -> APIError {
@@ -46,8 +47,11 @@ public struct APIError: Error, Sendable, Equatable {
 
     /// A field name an object does not have, in a `fields` list.
     static func noSuchColumn(_ name: String, on object: ObjectDefinition) -> APIError {
-        APIError(status: 400, errorCode: "INVALID_FIELD",
-                 message: "No such column '\(name)' on entity '\(object.name)'. If you are attempting to use a custom field, be sure to append the '__c' after the custom field name. Please reference your WSDL or the describe call for the appropriate names.")
+        APIError(
+            status: 400, errorCode: "INVALID_FIELD",
+            message:
+                "No such column '\(name)' on entity '\(object.name)'. If you are attempting to use a custom field, be sure to append the '__c' after the custom field name. Please reference your WSDL or the describe call for the appropriate names."
+        )
     }
 
     static func jsonParser(_ detail: String) -> APIError {

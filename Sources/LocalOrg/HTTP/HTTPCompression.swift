@@ -24,7 +24,8 @@ enum HTTPCompression {
     /// The inflated body; at most `maximumBytes` are inflated, so a small bomb cannot grow large.
     static func decodedBody(_ body: [UInt8], contentEncoding: String?, maximumBytes: Int) throws(APIError) -> [UInt8] {
         guard let encoding = contentEncoding?.trimmingCharacters(in: .whitespaces), !encoding.isEmpty,
-              encoding.lowercased() != "identity" else { return body }
+            encoding.lowercased() != "identity"
+        else { return body }
         guard let algorithm = algorithm(named: encoding) else {
             throw APIError(status: 415, errorCode: "UNSUPPORTED_MEDIA_TYPE", message: "Content-Encoding \(encoding) is not supported")
         }
@@ -52,8 +53,9 @@ enum HTTPCompression {
 
     static func compress(_ response: inout APIResponse, acceptEncoding: String?) {
         guard response.body.count >= minimumCompressedSize, response.header("content-encoding") == nil,
-              let encoding = preferredEncoding(acceptEncoding),
-              let algorithm = algorithm(named: encoding, configuration: responseConfiguration) else { return }
+            let encoding = preferredEncoding(acceptEncoding),
+            let algorithm = algorithm(named: encoding, configuration: responseConfiguration)
+        else { return }
         var buffer = ByteBuffer(bytes: response.body)
         guard let compressed = try? buffer.compress(with: algorithm) else { return }
         response.body = Array(compressed.readableBytesView)

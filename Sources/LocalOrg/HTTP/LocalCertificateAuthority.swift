@@ -38,7 +38,8 @@ public struct LocalCertificateAuthority: Sendable {
     @discardableResult
     public func ensureCertificates(names: CertificateNames = .loopback) throws -> Change {
         let files = FileManager.default
-        let existing = files.fileExists(atPath: serverCertificatePath) && files.fileExists(atPath: serverKeyPath)
+        let existing =
+            files.fileExists(atPath: serverCertificatePath) && files.fileExists(atPath: serverKeyPath)
             ? try? CertificateNames(certificate: try Certificate(pemEncoded: String(contentsOfFile: serverCertificatePath, encoding: .utf8)))
             : nil
         let hasAuthority = files.fileExists(atPath: caCertificatePath)
@@ -48,9 +49,10 @@ public struct LocalCertificateAuthority: Sendable {
         // The kept key signs only when it is the key of `ca.pem` (a crash between the two writes, or
         // files copied from elsewhere, could pair them wrongly).
         if hasAuthority, files.fileExists(atPath: caKeyPath),
-           let caKey = try? P256.Signing.PrivateKey(pemRepresentation: String(contentsOfFile: caKeyPath, encoding: .utf8)),
-           let caCertificate = try? Certificate(pemEncoded: String(contentsOfFile: caCertificatePath, encoding: .utf8)),
-           caCertificate.publicKey == Certificate.PrivateKey(caKey).publicKey {
+            let caKey = try? P256.Signing.PrivateKey(pemRepresentation: String(contentsOfFile: caKeyPath, encoding: .utf8)),
+            let caCertificate = try? Certificate(pemEncoded: String(contentsOfFile: caCertificatePath, encoding: .utf8)),
+            caCertificate.publicKey == Certificate.PrivateKey(caKey).publicKey
+        {
             try issueServerCertificate(names: wanted, caCertificate: caCertificate, caKey: caKey, now: now)
             return .reissued(added: wanted.all.filter { !(existing ?? CertificateNames()).all.contains($0) })
         }
@@ -95,7 +97,8 @@ public struct LocalCertificateAuthority: Sendable {
             OrganizationName("localorg development certificate")
             CommonName(names.hostNames.first ?? "localhost")
         }
-        let alternativeNames = names.hostNames.map { GeneralName.dnsName($0) }
+        let alternativeNames =
+            names.hostNames.map { GeneralName.dnsName($0) }
             + names.addresses.compactMap { IPAddressBytes.parse($0).map { GeneralName.ipAddress(ASN1OctetString(contentBytes: ArraySlice($0))) } }
         let serverCertificate = try Certificate(
             version: .v3, serialNumber: Certificate.SerialNumber(), publicKey: serverPrivateKey.publicKey,
@@ -195,6 +198,6 @@ public struct CertificateNames: Sendable, Equatable {
     }
 }
 
-private extension String {
-    var nonEmpty: String? { isEmpty ? nil : self }
+extension String {
+    fileprivate var nonEmpty: String? { isEmpty ? nil : self }
 }

@@ -80,18 +80,23 @@ public struct LocalOrgServer: Sendable {
             do {
                 body = Array(try await request.collectBody(upTo: maximumBody).readableBytesView)
             } catch {
-                return Self.response(from: .error(APIError(status: 413, errorCode: "REQUEST_ENTITY_TOO_LARGE",
-                                                           message: "Request body exceeds \(maximumBody) bytes")))
+                return Self.response(
+                    from: .error(
+                        APIError(
+                            status: 413, errorCode: "REQUEST_ENTITY_TOO_LARGE",
+                            message: "Request body exceeds \(maximumBody) bytes")))
             }
             let authority = request.head.authority ?? headers["host"] ?? fallbackAuthority
-            let apiRequest = APIRequest(method: request.method.rawValue, path: request.uri.path, query: request.uri.query ?? "",
-                                        headers: headers, body: body, baseURL: "\(scheme)://\(authority)")
+            let apiRequest = APIRequest(
+                method: request.method.rawValue, path: request.uri.path, query: request.uri.query ?? "",
+                headers: headers, body: body, baseURL: "\(scheme)://\(authority)")
             let started = ContinuousClock.now
             let apiResponse = await api.handle(apiRequest)
             let elapsed = ContinuousClock.now - started
             let milliseconds = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
-            let entry = RequestLogEntry(time: Date(), username: apiResponse.loggedUser, method: apiRequest.method, path: apiRequest.path,
-                                        status: apiResponse.status, inner: apiResponse.innerOutcomes, milliseconds: milliseconds)
+            let entry = RequestLogEntry(
+                time: Date(), username: apiResponse.loggedUser, method: apiRequest.method, path: apiRequest.path,
+                status: apiResponse.status, inner: apiResponse.innerOutcomes, milliseconds: milliseconds)
             // The trainer's page is left out of the log it shows (each of its own requests would be
             // news to it, and it would ask again), but for a non-admin refused at its door.
             if !LocalOrgAPI.isTrainerPath(apiRequest.path) || apiResponse.status == 403 { await api.events.record(entry) }
@@ -125,9 +130,10 @@ public struct LocalOrgServer: Sendable {
             server = .http1()
         }
         @Sendable func serve(host: String, port: Int, onBound: @escaping @Sendable (Int) async -> Void) async throws {
-            let app = Application(responder: responder, server: server,
-                                  configuration: ApplicationConfiguration(address: .hostname(host, port: port), serverName: "localorg"),
-                                  onServerRunning: { channel in await onBound(channel.localAddress?.port ?? 0) }, logger: logger)
+            let app = Application(
+                responder: responder, server: server,
+                configuration: ApplicationConfiguration(address: .hostname(host, port: port), serverName: "localorg"),
+                onServerRunning: { channel in await onBound(channel.localAddress?.port ?? 0) }, logger: logger)
             if stopOnSignals {
                 try await app.runService()  // stops gracefully on SIGTERM and SIGINT
             } else {
@@ -210,13 +216,16 @@ public struct LocalOrgServer: Sendable {
             if let fieldName = HTTPField.Name(name) { fields.append(HTTPField(name: fieldName, value: value)) }
         }
         if let stream = apiResponse.stream {
-            return Response(status: HTTPResponse.Status(code: apiResponse.status), headers: fields, body: ResponseBody { writer in
-                // Ends when the client goes away (the write fails) or the server stops.
-                for try await chunk in stream.cancelOnGracefulShutdown() { try await writer.write(ByteBuffer(bytes: chunk)) }
-                try await writer.finish(nil)
-            })
+            return Response(
+                status: HTTPResponse.Status(code: apiResponse.status), headers: fields,
+                body: ResponseBody { writer in
+                    // Ends when the client goes away (the write fails) or the server stops.
+                    for try await chunk in stream.cancelOnGracefulShutdown() { try await writer.write(ByteBuffer(bytes: chunk)) }
+                    try await writer.finish(nil)
+                })
         }
-        return Response(status: HTTPResponse.Status(code: apiResponse.status), headers: fields,
-                        body: ResponseBody(byteBuffer: ByteBuffer(bytes: apiResponse.body)))
+        return Response(
+            status: HTTPResponse.Status(code: apiResponse.status), headers: fields,
+            body: ResponseBody(byteBuffer: ByteBuffer(bytes: apiResponse.body)))
     }
 }

@@ -49,8 +49,10 @@ public struct RequestLogEntry: Sendable, Equatable {
     /// The command that did it when it was not a request (`localorg edit`), nil for requests.
     public var origin: String?
 
-    public init(time: Date, username: String?, method: String, path: String, status: Int, inner: String?, milliseconds: Double,
-                origin: String? = nil) {
+    public init(
+        time: Date, username: String?, method: String, path: String, status: Int, inner: String?, milliseconds: Double,
+        origin: String? = nil
+    ) {
         self.time = time
         self.username = username
         self.method = method
@@ -63,8 +65,9 @@ public struct RequestLogEntry: Sendable, Equatable {
 
     /// `2026-11-26T17:12:21Z trainee01@class.test POST /services/data/v66.0/composite/sobjects 200 [200×23 REQUIRED_FIELD_MISSING×2] 24.4 ms`
     public var line: String {
-        let stamp = ISO8601DateFormatter.string(from: time, timeZone: TimeZone(identifier: "UTC") ?? .current,
-                                                formatOptions: [.withInternetDateTime])
+        let stamp = ISO8601DateFormatter.string(
+            from: time, timeZone: TimeZone(identifier: "UTC") ?? .current,
+            formatOptions: [.withInternetDateTime])
         // A username is what someone typed: control characters would reach the trainer's terminal.
         let who = username.flatMap { $0.isEmpty ? nil : $0 }.map(Self.printable) ?? "-"
         return "\(stamp) \(who) \(Self.printable(method)) \(Self.printable(path)) \(status)"
@@ -108,7 +111,8 @@ public struct RequestLogEntry: Sendable, Equatable {
             outcomes = parts.map { String($0["httpStatusCode"]?.int64Value ?? 0) }
         } else if let results = document["results"]?.arrayValue, document["hasErrors"] != nil {
             if path.contains("/composite/tree") {
-                outcomes = document["hasErrors"]?.boolValue == true
+                outcomes =
+                    document["hasErrors"]?.boolValue == true
                     ? results.flatMap { ($0["errors"]?.arrayValue ?? []).map { $0["statusCode"]?.stringValue ?? "error" } }
                     : results.map { _ in "201" }
             } else {

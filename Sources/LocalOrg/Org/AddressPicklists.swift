@@ -76,7 +76,8 @@ public struct AddressPicklists: Sendable {
     func settle(_ object: ObjectDefinition, record: inout [String: DatabaseValue], written: [String: DatabaseValue], creating: Bool) throws {
         for prefix in Self.addresses[object.name] ?? [] {
             guard let countryText = object.field(named: prefix + "Country"), let countryCode = object.field(named: prefix + "CountryCode"),
-                  let stateText = object.field(named: prefix + "State"), let stateCode = object.field(named: prefix + "StateCode") else { continue }
+                let stateText = object.field(named: prefix + "State"), let stateCode = object.field(named: prefix + "StateCode")
+            else { continue }
             let touched = [countryText, countryCode, stateText, stateCode].contains { written[$0.name] != nil }
             guard touched else { continue }
             func text(_ field: FieldDefinition) -> String? {
@@ -87,7 +88,8 @@ public struct AddressPicklists: Sendable {
             let codeWritten = written[countryCode.name].flatMap { String.fromDatabaseValue($0) }
             let textWritten = written[countryText.name].flatMap { String.fromDatabaseValue($0) }
             // An explicit null clears the country, whichever of the two fields carries it.
-            let cleared = (written[countryText.name]?.isNull == true && codeWritten == nil)
+            let cleared =
+                (written[countryText.name]?.isNull == true && codeWritten == nil)
                 || (written[countryCode.name]?.isNull == true && textWritten == nil)
             if cleared {
                 country = nil
@@ -104,7 +106,8 @@ public struct AddressPicklists: Sendable {
             // The state, within the country's states when it has any.
             let stateCodeWritten = written[stateCode.name].flatMap { String.fromDatabaseValue($0) }
             let stateTextWritten = written[stateText.name].flatMap { String.fromDatabaseValue($0) }
-            let stateCleared = (written[stateText.name]?.isNull == true && stateCodeWritten == nil)
+            let stateCleared =
+                (written[stateText.name]?.isNull == true && stateCodeWritten == nil)
                 || (written[stateCode.name]?.isNull == true && stateTextWritten == nil)
             let givenCode = stateCleared ? nil : stateCodeWritten ?? (stateTextWritten == nil ? text(stateCode) : nil)
             let givenText = stateCleared ? nil : stateTextWritten ?? (givenCode == nil ? text(stateText) : nil)
@@ -114,9 +117,10 @@ public struct AddressPicklists: Sendable {
                 continue
             }
             guard let country else {
-                throw APIError(status: 400, errorCode: "FIELD_INTEGRITY_EXCEPTION",
-                               message: "A country/territory must be specified before specifying a state value for field: \(stateText.label)",
-                               fields: [stateText.name])
+                throw APIError(
+                    status: 400, errorCode: "FIELD_INTEGRITY_EXCEPTION",
+                    message: "A country/territory must be specified before specifying a state value for field: \(stateText.label)",
+                    fields: [stateText.name])
             }
             if country.states.isEmpty {
                 // No states for this country: the text is kept as typed, without a code.
@@ -124,7 +128,8 @@ public struct AddressPicklists: Sendable {
                 record[stateCode.name] = .null
                 continue
             }
-            let state = givenCode.flatMap { code in country.states.first { $0.code.caseInsensitiveCompare(code) == .orderedSame } }
+            let state =
+                givenCode.flatMap { code in country.states.first { $0.code.caseInsensitiveCompare(code) == .orderedSame } }
                 ?? givenText.flatMap { name in country.states.first { Self.folded($0.label) == Self.folded(name) } }
             guard let state else { throw Self.problem(with: .state, field: givenCode != nil ? stateCode : stateText) }
             if !creating, let name = stateTextWritten, givenCode != nil, Self.folded(state.label) != Self.folded(name) {
@@ -139,7 +144,8 @@ public struct AddressPicklists: Sendable {
 
     /// Salesforce's refusal, as third-party recordings of it read: the help's sentence, then the field's label.
     static func problem(with part: Part, field: FieldDefinition) -> APIError {
-        let sentence = part == .country
+        let sentence =
+            part == .country
             ? "There's a problem with this country, even though it may appear correct. Please select a country/territory from the list of valid countries."
             : "There's a problem with this state, even though it may appear correct. Please select a state from the list of valid states."
         return APIError(status: 400, errorCode: "FIELD_INTEGRITY_EXCEPTION", message: "\(sentence): \(label(of: field))", fields: [field.name])

@@ -37,13 +37,14 @@ extension OrgStore {
     public static let changeEventRetention: Int64 = 72 * 3600 * 1000
 
     static func createChangeEventTable(_ db: Database) throws {
-        try db.execute(sql: """
-            CREATE TABLE IF NOT EXISTS localorg_change_event (
-                replayId INTEGER PRIMARY KEY AUTOINCREMENT, entityName TEXT NOT NULL, changeType TEXT NOT NULL,
-                recordIds TEXT NOT NULL, changedFields TEXT NOT NULL, fields TEXT NOT NULL, commitTimestamp INTEGER NOT NULL,
-                commitUser TEXT NOT NULL, transactionKey TEXT NOT NULL, sequenceNumber INTEGER NOT NULL, changeOrigin TEXT NOT NULL);
-            CREATE INDEX IF NOT EXISTS localorg_change_event_time ON localorg_change_event(commitTimestamp);
-            """)
+        try db.execute(
+            sql: """
+                CREATE TABLE IF NOT EXISTS localorg_change_event (
+                    replayId INTEGER PRIMARY KEY AUTOINCREMENT, entityName TEXT NOT NULL, changeType TEXT NOT NULL,
+                    recordIds TEXT NOT NULL, changedFields TEXT NOT NULL, fields TEXT NOT NULL, commitTimestamp INTEGER NOT NULL,
+                    commitUser TEXT NOT NULL, transactionKey TEXT NOT NULL, sequenceNumber INTEGER NOT NULL, changeOrigin TEXT NOT NULL);
+                CREATE INDEX IF NOT EXISTS localorg_change_event_time ON localorg_change_event(commitTimestamp);
+                """)
     }
 
     /// The transaction key and the next sequence number of the writer's current transaction: every
@@ -56,22 +57,26 @@ extension OrgStore {
             return (next.key, next.sequence, isNew)
         }
         if step.isNew {
-            db.afterNextTransaction(onCommit: { [self] _ in changeTransaction.withLock { $0 = nil } },
-                                    onRollback: { [self] _ in changeTransaction.withLock { $0 = nil } })
+            db.afterNextTransaction(
+                onCommit: { [self] _ in changeTransaction.withLock { $0 = nil } },
+                onRollback: { [self] _ in changeTransaction.withLock { $0 = nil } })
         }
         return (step.key, step.sequence)
     }
 
     /// Records a change in the writer's transaction, so the event exists exactly when the change
     /// does. `now` is in seconds, as the org's dates are.
-    func noteChangeEvent(_ db: Database, object: ObjectDefinition, type: String, recordIds: [String], changedFields: [String] = [],
-                         fields: JSONObject = [:], userId: String, now: Int64, origin: String? = nil) throws {
+    func noteChangeEvent(
+        _ db: Database, object: ObjectDefinition, type: String, recordIds: [String], changedFields: [String] = [],
+        fields: JSONObject = [:], userId: String, now: Int64, origin: String? = nil
+    ) throws {
         guard !Self.objectsWithoutChangeEvents.contains(object.name) else { return }
         let (key, sequence) = transactionStep(db)
-        let statement = try db.cachedStatement(sql: """
-            INSERT INTO localorg_change_event (entityName, changeType, recordIds, changedFields, fields, commitTimestamp,
-                commitUser, transactionKey, sequenceNumber, changeOrigin) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """)
+        let statement = try db.cachedStatement(
+            sql: """
+                INSERT INTO localorg_change_event (entityName, changeType, recordIds, changedFields, fields, commitTimestamp,
+                    commitUser, transactionKey, sequenceNumber, changeOrigin) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """)
         try statement.execute(arguments: [
             object.name, type, JSONWriter.string(.array(recordIds.map(JSONValue.string))),
             JSONWriter.string(.array(changedFields.map(JSONValue.string))), JSONWriter.string(.object(fields)), now * 1000, userId, key, sequence,
@@ -86,13 +91,16 @@ extension OrgStore {
             guard let value = values[field.name], !value.isNull else { continue }
             fields[field.name] = RecordRenderer.json(value, for: field)
         }
-        try noteChangeEvent(db, object: object, type: "CREATE", recordIds: [String.fromDatabaseValue(values["Id"] ?? .null) ?? ""],
-                            fields: fields, userId: userId, now: now, origin: origin)
+        try noteChangeEvent(
+            db, object: object, type: "CREATE", recordIds: [String.fromDatabaseValue(values["Id"] ?? .null) ?? ""],
+            fields: fields, userId: userId, now: now, origin: origin)
     }
 
     /// An update's event: the fields whose values changed, LastModifiedDate among them; none when nothing did.
-    func noteUpdated(_ db: Database, object: ObjectDefinition, id: String, before: [String: DatabaseValue], after: [String: DatabaseValue],
-                     userId: String, now: Int64, origin: String?) throws {
+    func noteUpdated(
+        _ db: Database, object: ObjectDefinition, id: String, before: [String: DatabaseValue], after: [String: DatabaseValue],
+        userId: String, now: Int64, origin: String?
+    ) throws {
         var changed: [String] = []
         var fields: JSONObject = [:]
         for field in object.fields where field.name != "SystemModstamp" && field.name != "LastModifiedById" {
@@ -102,23 +110,28 @@ extension OrgStore {
             fields[field.name] = RecordRenderer.json(value, for: field)
         }
         guard changed.contains(where: { $0 != "LastModifiedDate" }) else { return }
-        try noteChangeEvent(db, object: object, type: "UPDATE", recordIds: [id], changedFields: changed, fields: fields, userId: userId, now: now,
-                            origin: origin)
+        try noteChangeEvent(
+            db, object: object, type: "UPDATE", recordIds: [id], changedFields: changed, fields: fields, userId: userId, now: now,
+            origin: origin)
     }
 
     /// Events after `replayId`, oldest first, of the objects named (all when nil).
     public func changeEvents(after replayId: Int64, objects: Set<String>?, limit: Int = 500) async throws -> [ChangeEvent] {
         try await pool.read { db in
-            try Row.fetchAll(db, sql: """
-                SELECT replayId, entityName, changeType, recordIds, changedFields, fields, commitTimestamp, commitUser, transactionKey,
-                    sequenceNumber, changeOrigin FROM localorg_change_event WHERE replayId > ? ORDER BY replayId LIMIT ?
-                """, arguments: [replayId, limit]).compactMap { row -> ChangeEvent? in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT replayId, entityName, changeType, recordIds, changedFields, fields, commitTimestamp, commitUser, transactionKey,
+                        sequenceNumber, changeOrigin FROM localorg_change_event WHERE replayId > ? ORDER BY replayId LIMIT ?
+                    """, arguments: [replayId, limit]
+            ).compactMap { row -> ChangeEvent? in
                 let entity: String = row[1]
                 if let objects, !objects.contains(entity) { return nil }
                 func strings(_ text: String) -> [String] { ((try? JSONParser.parse(text))?.arrayValue ?? []).compactMap(\.stringValue) }
-                return ChangeEvent(replayId: row[0], entityName: entity, changeType: row[2], recordIds: strings(row[3]), changedFields: strings(row[4]),
-                                   fields: (try? JSONParser.parse(row[5] as String))?.objectValue ?? [:], commitTimestamp: row[6], commitUser: row[7],
-                                   transactionKey: row[8], sequenceNumber: row[9], changeOrigin: row[10])
+                return ChangeEvent(
+                    replayId: row[0], entityName: entity, changeType: row[2], recordIds: strings(row[3]), changedFields: strings(row[4]),
+                    fields: (try? JSONParser.parse(row[5] as String))?.objectValue ?? [:], commitTimestamp: row[6], commitUser: row[7],
+                    transactionKey: row[8], sequenceNumber: row[9], changeOrigin: row[10])
             }
         }
     }

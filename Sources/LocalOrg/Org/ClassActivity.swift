@@ -27,19 +27,25 @@ extension OrgStore {
     public func classActivity() async throws -> [UserActivity] {
         guard let user = schema.object(named: "User") else { return [] }
         return try await pool.read { db in
-            let fromLog = try Row.fetchAll(db, sql: """
-                SELECT username, COUNT(*), SUM(conflicts), SUM(errors),
-                       MAX(CASE WHEN path LIKE '/services/data/%' THEN timeMilliseconds END)
-                FROM localorg_event WHERE username IS NOT NULL GROUP BY username COLLATE NOCASE
-                """).reduce(into: [String: Row]()) { byName, row in byName[(row[0] as String).lowercased()] = row }
+            let fromLog = try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT username, COUNT(*), SUM(conflicts), SUM(errors),
+                           MAX(CASE WHEN path LIKE '/services/data/%' THEN timeMilliseconds END)
+                    FROM localorg_event WHERE username IS NOT NULL GROUP BY username COLLATE NOCASE
+                    """
+            ).reduce(into: [String: Row]()) { byName, row in byName[(row[0] as String).lowercased()] = row }
             let changed = try Row.fetchAll(db, sql: "SELECT userId, COUNT(DISTINCT recordId) FROM \(OrgStore.historyTable) GROUP BY userId")
                 .reduce(into: [String: Int]()) { byId, row in byId[row[0]] = row[1] }
-            return try Row.fetchAll(db, sql: """
-                SELECT u.Id, u.Username, TRIM(COALESCE(u.FirstName, '') || ' ' || COALESCE(u.LastName, '')), c.isAdmin, u.IsActive,
-                       c.lockedUntil, c.lastLoginAt
-                FROM \(quoted(user.tableName)) u JOIN localorg_credential c ON c.userId = u.Id
-                WHERE u.IsDeleted = 0 ORDER BY u.Username
-                """).map { row in
+            return try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT u.Id, u.Username, TRIM(COALESCE(u.FirstName, '') || ' ' || COALESCE(u.LastName, '')), c.isAdmin, u.IsActive,
+                           c.lockedUntil, c.lastLoginAt
+                    FROM \(quoted(user.tableName)) u JOIN localorg_credential c ON c.userId = u.Id
+                    WHERE u.IsDeleted = 0 ORDER BY u.Username
+                    """
+            ).map { row in
                 let username: String = row[1]
                 let log = fromLog[username.lowercased()]
                 let lastSync: Int64? = log?[4]

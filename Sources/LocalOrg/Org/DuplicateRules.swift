@@ -74,7 +74,8 @@ enum MatchingRules {
         let forwards = same("FirstName", firstNamesMatch) && same("LastName") { normalised($0) == normalised($1) }
         let swapped: Bool = {
             guard let firstA = text(a["FirstName"]), let lastA = text(a["LastName"]), let firstB = text(b["FirstName"]),
-                  let lastB = text(b["LastName"]) else { return false }
+                let lastB = text(b["LastName"])
+            else { return false }
             return normalised(firstA) == normalised(lastB) && normalised(lastA) == normalised(firstB)
         }()
         guard forwards || swapped else { return false }
@@ -123,8 +124,10 @@ enum MatchingRules {
 
     /// "Removes words such as Inc and Corp before comparing" (Fuzzy: Company Name).
     static func companyName(_ text: String) -> String {
-        let suffixes: Set<String> = ["inc", "incorporated", "corp", "corporation", "co", "company", "llc", "ltd", "limited", "plc",
-                                     "gmbh", "ag", "sa", "sarl", "srl", "spa", "bv", "nv", "oy", "ab", "as", "kg", "the"]
+        let suffixes: Set<String> = [
+            "inc", "incorporated", "corp", "corporation", "co", "company", "llc", "ltd", "limited", "plc",
+            "gmbh", "ag", "sa", "sarl", "srl", "spa", "bv", "nv", "oy", "ab", "as", "kg", "the",
+        ]
         return normalised(text).split(separator: " ").filter { !suffixes.contains(String($0)) }.joined(separator: " ")
     }
 
@@ -177,15 +180,19 @@ extension OrgStore {
     /// standard rules' record-level security); `excluding` leaves out the record itself and the
     /// records saved by the same request ("records within the same save aren't compared to each
     /// other"). Candidates come from indexed columns; the equation decides.
-    func duplicates(_ db: Database, object: ObjectDefinition, values: [String: DatabaseValue], visibleTo ownerId: String?,
-                    excluding: Set<String>) throws -> [StoredRecord] {
+    func duplicates(
+        _ db: Database, object: ObjectDefinition, values: [String: DatabaseValue], visibleTo ownerId: String?,
+        excluding: Set<String>
+    ) throws -> [StoredRecord] {
         var conditions: [String] = []
         var arguments: [DatabaseValue] = []
         func candidate(_ field: String, _ value: String?, prefix: Bool = false) {
             guard let value, object.field(named: field) != nil else { return }
             conditions.append(prefix ? "\(quoted(field)) LIKE ? ESCAPE '\\'" : "\(quoted(field)) = ?")
-            arguments.append((prefix ? value.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "%", with: "\\%")
-                .replacingOccurrences(of: "_", with: "\\_") + "%" : value).databaseValue)
+            arguments.append(
+                (prefix
+                    ? value.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "%", with: "\\%")
+                        .replacingOccurrences(of: "_", with: "\\_") + "%" : value).databaseValue)
         }
         switch object.name {
         case "Contact":
@@ -213,15 +220,17 @@ extension OrgStore {
         guard ids.contains(where: { !excluding.contains($0) }) else { return [] }
         let compared = ["Id"] + MatchingRules.comparedFields(of: object.name).filter { object.field(named: $0) != nil }
         let columns = compared.compactMap { object.field(named: $0).map { "t.\(quoted($0.columnName))" } }.joined(separator: ", ")
-        let rows = try Row.fetchAll(db.cachedStatement(sql: "SELECT \(columns)" + filter + " ORDER BY t.CreatedDate, t.Id LIMIT 1000"),
-                                    arguments: statementArguments)
+        let rows = try Row.fetchAll(
+            db.cachedStatement(sql: "SELECT \(columns)" + filter + " ORDER BY t.CreatedDate, t.Id LIMIT 1000"),
+            arguments: statementArguments)
         var found: [StoredRecord] = []
         for row in rows where found.count < DuplicateRule.matchLimit {
             var candidate: [String: DatabaseValue] = [:]
             for (index, name) in compared.enumerated() { candidate[name] = row[index] as DatabaseValue }
             guard let id = String.fromDatabaseValue(candidate["Id"] ?? .null), !excluding.contains(id),
-                  MatchingRules.matches(values, candidate, object: object.name),
-                  let record = try fetchRecord(db, object: object, id: id) else { continue }
+                MatchingRules.matches(values, candidate, object: object.name),
+                let record = try fetchRecord(db, object: object, id: id)
+            else { continue }
             found.append(record)
         }
         return found
@@ -230,11 +239,15 @@ extension OrgStore {
     /// The duplicate rule's answer to a save that matches `found`: `DUPLICATES_DETECTED` with the
     /// `duplicateResut` a real org sends (the key misspelled as in every recorded answer, v48 to
     /// v56; keys in alphabetical order; no `fields`).
-    static func duplicatesDetected(_ rule: DuplicateRule, action: DuplicateAction, found: [StoredRecord], object: ObjectDefinition,
-                                   apiVersion: String, recordDetails: Bool, access: FieldAccess = .administrator) -> APIError {
+    static func duplicatesDetected(
+        _ rule: DuplicateRule, action: DuplicateAction, found: [StoredRecord], object: ObjectDefinition,
+        apiVersion: String, recordDetails: Bool, access: FieldAccess = .administrator
+    ) -> APIError {
         let records: [JSONValue] = found.map { stored in
-            var record: JSONObject = ["attributes": RecordRenderer.attributes(type: object.name, id: stored.id, apiVersion: apiVersion),
-                                      "Id": .string(stored.id)]
+            var record: JSONObject = [
+                "attributes": RecordRenderer.attributes(type: object.name, id: stored.id, apiVersion: apiVersion),
+                "Id": .string(stored.id),
+            ]
             if recordDetails {
                 for field in access.readableFields(of: object) where field.type != .id {
                     guard let value = stored.values[field.name], !value.isNull else { continue }
@@ -246,10 +259,12 @@ extension OrgStore {
         let result: JSONObject = [
             "allowSave": .bool(action == .alert), "duplicateRule": .string(rule.name), "duplicateRuleEntityType": .string(rule.object),
             "errorMessage": .string(rule.alertText),
-            "matchResults": [[
-                "entityType": .string(rule.object), "errors": [], "matchEngine": "FuzzyMatchEngine", "matchRecords": .array(records),
-                "rule": .string(rule.matchingRule), "size": .int(Int64(records.count)), "success": true,
-            ]],
+            "matchResults": [
+                [
+                    "entityType": .string(rule.object), "errors": [], "matchEngine": "FuzzyMatchEngine", "matchRecords": .array(records),
+                    "rule": .string(rule.matchingRule), "size": .int(Int64(records.count)), "success": true,
+                ]
+            ],
         ]
         var error = APIError(status: 400, errorCode: "DUPLICATES_DETECTED", message: rule.alertText)
         error.duplicateResult = .object(result)
@@ -276,8 +291,9 @@ extension OrgStore {
             throw SchemaError(description: "\(objectName) has no standard duplicate rule; the rules are Contact's and Account's")
         }
         try pool.write { db in
-            try db.execute(sql: "INSERT INTO localorg_setting (name, value) VALUES (?, ?) ON CONFLICT(name) DO UPDATE SET value = excluded.value",
-                           arguments: ["duplicate-action.\(object.name)", action.rawValue])
+            try db.execute(
+                sql: "INSERT INTO localorg_setting (name, value) VALUES (?, ?) ON CONFLICT(name) DO UPDATE SET value = excluded.value",
+                arguments: ["duplicate-action.\(object.name)", action.rawValue])
             try Self.noteAccessChange(db)
         }
     }

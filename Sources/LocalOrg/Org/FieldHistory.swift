@@ -25,13 +25,14 @@ extension OrgStore {
     static func createHistoryTable(_ db: Database) throws {
         // oldValue and newValue are the values as the API shows them, kept as text so a history
         // reads the same after the schema changes.
-        try db.execute(sql: """
-            CREATE TABLE IF NOT EXISTS \(historyTable) (
-                sequence INTEGER PRIMARY KEY AUTOINCREMENT, recordId TEXT NOT NULL, object TEXT NOT NULL, field TEXT NOT NULL,
-                oldValue TEXT, newValue TEXT, userId TEXT NOT NULL, time INTEGER NOT NULL);
-            CREATE INDEX IF NOT EXISTS localorg_field_history_record ON \(historyTable)(recordId, sequence);
-            CREATE INDEX IF NOT EXISTS localorg_field_history_user ON \(historyTable)(userId);
-            """)
+        try db.execute(
+            sql: """
+                CREATE TABLE IF NOT EXISTS \(historyTable) (
+                    sequence INTEGER PRIMARY KEY AUTOINCREMENT, recordId TEXT NOT NULL, object TEXT NOT NULL, field TEXT NOT NULL,
+                    oldValue TEXT, newValue TEXT, userId TEXT NOT NULL, time INTEGER NOT NULL);
+                CREATE INDEX IF NOT EXISTS localorg_field_history_record ON \(historyTable)(recordId, sequence);
+                CREATE INDEX IF NOT EXISTS localorg_field_history_user ON \(historyTable)(userId);
+                """)
     }
 
     /// Users, the organization and record types are set up by localorg itself, not edited by a class.
@@ -46,16 +47,22 @@ extension OrgStore {
             && !["CreatedDate", "CreatedById", "LastModifiedDate", "LastModifiedById", "SystemModstamp", "IsDeleted"].contains(field.name)
     }
 
-    func noteHistory(_ db: Database, object: ObjectDefinition, id: String, field: String, old: String?, new: String?,
-                     userId: String, now: Int64) throws {
-        try db.cachedStatement(sql: """
-            INSERT INTO \(Self.historyTable) (recordId, object, field, oldValue, newValue, userId, time) VALUES (?, ?, ?, ?, ?, ?, ?)
-            """).execute(arguments: [id, object.name, field, old, new, userId, now])
+    func noteHistory(
+        _ db: Database, object: ObjectDefinition, id: String, field: String, old: String?, new: String?,
+        userId: String, now: Int64
+    ) throws {
+        try db.cachedStatement(
+            sql: """
+                INSERT INTO \(Self.historyTable) (recordId, object, field, oldValue, newValue, userId, time) VALUES (?, ?, ?, ?, ?, ?, ?)
+                """
+        ).execute(arguments: [id, object.name, field, old, new, userId, now])
     }
 
     /// One row per field whose value `written` changed from `before`.
-    func noteChanges(_ db: Database, object: ObjectDefinition, id: String, before: [String: DatabaseValue],
-                     written: [String: DatabaseValue], userId: String, now: Int64) throws {
+    func noteChanges(
+        _ db: Database, object: ObjectDefinition, id: String, before: [String: DatabaseValue],
+        written: [String: DatabaseValue], userId: String, now: Int64
+    ) throws {
         guard Self.tracksHistory(object) else { return }
         for field in object.fields where Self.isTracked(field) {
             guard let new = written[field.name] else { continue }
@@ -83,13 +90,17 @@ extension OrgStore {
     public func history(of id: String) async throws -> [FieldChange] {
         let userTable = quoted(schema.object(named: "User")?.tableName ?? "User")
         return try await pool.read { db in
-            try Row.fetchAll(db, sql: """
-                SELECT h.time, h.recordId, h.object, h.field, h.oldValue, h.newValue, h.userId, COALESCE(u.Username, h.userId)
-                FROM \(Self.historyTable) h LEFT JOIN \(userTable) u ON u.Id = h.userId
-                WHERE h.recordId = ? ORDER BY h.sequence
-                """, arguments: [id]).map { row in
-                FieldChange(time: row[0], recordId: row[1], object: row[2], field: row[3], oldValue: row[4], newValue: row[5],
-                            userId: row[6], username: row[7])
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT h.time, h.recordId, h.object, h.field, h.oldValue, h.newValue, h.userId, COALESCE(u.Username, h.userId)
+                    FROM \(Self.historyTable) h LEFT JOIN \(userTable) u ON u.Id = h.userId
+                    WHERE h.recordId = ? ORDER BY h.sequence
+                    """, arguments: [id]
+            ).map { row in
+                FieldChange(
+                    time: row[0], recordId: row[1], object: row[2], field: row[3], oldValue: row[4], newValue: row[5],
+                    userId: row[6], username: row[7])
             }
         }
     }

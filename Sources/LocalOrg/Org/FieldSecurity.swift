@@ -120,12 +120,13 @@ public struct AccessDefinition: Sendable, Equatable {
 
 extension OrgStore {
     static func createAccessTables(_ db: Database) throws {
-        try db.execute(sql: """
-            CREATE TABLE IF NOT EXISTS localorg_access (
-                name TEXT PRIMARY KEY NOT NULL COLLATE NOCASE, kind TEXT NOT NULL, fields TEXT NOT NULL);
-            CREATE TABLE IF NOT EXISTS localorg_permission_set_assignment (
-                userId TEXT NOT NULL, name TEXT NOT NULL COLLATE NOCASE, PRIMARY KEY (userId, name));
-            """)
+        try db.execute(
+            sql: """
+                CREATE TABLE IF NOT EXISTS localorg_access (
+                    name TEXT PRIMARY KEY NOT NULL COLLATE NOCASE, kind TEXT NOT NULL, fields TEXT NOT NULL);
+                CREATE TABLE IF NOT EXISTS localorg_permission_set_assignment (
+                    userId TEXT NOT NULL, name TEXT NOT NULL COLLATE NOCASE, PRIMARY KEY (userId, name));
+                """)
         let columns = Set(try Row.fetchAll(db, sql: "PRAGMA table_info(localorg_credential)").map { $0["name"] as String })
         if !columns.contains("profile") { try db.execute(sql: "ALTER TABLE localorg_credential ADD COLUMN profile TEXT") }
     }
@@ -133,12 +134,14 @@ extension OrgStore {
     /// The field access of a user (an administrator's is unrestricted), read in `db`.
     static func fieldAccess(_ db: Database, userId: String, isAdmin: Bool) throws -> FieldAccess {
         guard !isAdmin else { return .administrator }
-        let row = try Row.fetchOne(db, sql: """
-            SELECT p.fields, (SELECT json_group_array(s.fields) FROM localorg_permission_set_assignment a
-                              JOIN localorg_access s ON s.name = a.name AND s.kind = 'permissionSet' WHERE a.userId = c.userId)
-            FROM localorg_credential c LEFT JOIN localorg_access p ON p.name = c.profile AND p.kind = 'profile'
-            WHERE c.userId = ?
-            """, arguments: [userId])
+        let row = try Row.fetchOne(
+            db,
+            sql: """
+                SELECT p.fields, (SELECT json_group_array(s.fields) FROM localorg_permission_set_assignment a
+                                  JOIN localorg_access s ON s.name = a.name AND s.kind = 'permissionSet' WHERE a.userId = c.userId)
+                FROM localorg_credential c LEFT JOIN localorg_access p ON p.name = c.profile AND p.kind = 'profile'
+                WHERE c.userId = ?
+                """, arguments: [userId])
         var access = FieldAccess.standardUser
         access.profile = AccessDefinition.levels(row?[0])
         let sets = (try? JSONParser.parse(Array(((row?[1] as String?) ?? "[]").utf8)))?.arrayValue ?? []
@@ -190,12 +193,15 @@ extension OrgStore {
         var stored = definition
         stored.fields = fields
         try pool.write { db in
-            if let other = try String.fetchOne(db, sql: "SELECT kind FROM localorg_access WHERE name = ? AND kind <> ?",
-                                               arguments: [definition.name, definition.kind.rawValue]) {
+            if let other = try String.fetchOne(
+                db, sql: "SELECT kind FROM localorg_access WHERE name = ? AND kind <> ?",
+                arguments: [definition.name, definition.kind.rawValue])
+            {
                 throw SchemaError(description: "\(definition.name) is already a \(other == "profile" ? "profile" : "permission set"); choose another name")
             }
-            try db.execute(sql: "INSERT INTO localorg_access (name, kind, fields) VALUES (?, ?, ?) ON CONFLICT(name) DO UPDATE SET fields = excluded.fields",
-                           arguments: [stored.name, stored.kind.rawValue, stored.fieldsJSON])
+            try db.execute(
+                sql: "INSERT INTO localorg_access (name, kind, fields) VALUES (?, ?, ?) ON CONFLICT(name) DO UPDATE SET fields = excluded.fields",
+                arguments: [stored.name, stored.kind.rawValue, stored.fieldsJSON])
             try Self.noteAccessChange(db)
         }
     }

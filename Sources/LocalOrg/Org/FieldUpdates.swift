@@ -29,10 +29,13 @@ public struct FieldUpdate: Sendable {
         guard let name = json["name"]?.stringValue else { throw SchemaError(description: "every field update of \(object.name) needs a name") }
         let field = json["field"]?.stringValue
         let action: Action
-        if let value = json["set"]?.stringValue { action = .set(value) }
-        else if let value = json["setIfBlank"]?.stringValue { action = .setIfBlank(value) }
-        else if let message = json["refuse"]?.stringValue { action = .refuse(message) }
-        else {
+        if let value = json["set"]?.stringValue {
+            action = .set(value)
+        } else if let value = json["setIfBlank"]?.stringValue {
+            action = .setIfBlank(value)
+        } else if let message = json["refuse"]?.stringValue {
+            action = .refuse(message)
+        } else {
             switch json["transform"]?.stringValue {
             case "lowercase": action = .lowercase
             case "uppercase": action = .uppercase
@@ -42,7 +45,8 @@ public struct FieldUpdate: Sendable {
                 throw SchemaError(description: "field update \(object.name).\(name) needs set, setIfBlank, refuse, or transform (lowercase, uppercase, trim, digitsOnly)")
             }
         }
-        if case .refuse = action {} else {
+        if case .refuse = action {
+        } else {
             guard let field, object.field(named: field) != nil else {
                 throw SchemaError(description: "field update \(object.name).\(name) names no field of \(object.name)")
             }
@@ -52,25 +56,29 @@ public struct FieldUpdate: Sendable {
         let conditions = (json["when"]?.objectValue ?? [:]).sorted { $0.key < $1.key }.map { key, value in
             ValidationRule.Condition(field: key, value: value.stringValue ?? JSONWriter.string(value))
         }
-        return FieldUpdate(name: name, field: field.flatMap { object.field(named: $0)?.name }, action: action, onCreateOnly: on == "create",
-                           conditions: conditions)
+        return FieldUpdate(
+            name: name, field: field.flatMap { object.field(named: $0)?.name }, action: action, onCreateOnly: on == "create",
+            conditions: conditions)
     }
 
     /// Runs the object's flows on `record` (as it will be stored), in order.
     static func apply(_ updates: [FieldUpdate], object: ObjectDefinition, record: inout [String: DatabaseValue], creating: Bool) throws {
         for update in updates where creating || !update.onCreateOnly {
-            guard update.conditions.allSatisfy({ condition in
-                guard let field = object.field(named: condition.field), let text = String.fromDatabaseValue(record[field.name] ?? .null) else { return false }
-                return text.caseInsensitiveCompare(condition.value) == .orderedSame
-            }) else { continue }
+            guard
+                update.conditions.allSatisfy({ condition in
+                    guard let field = object.field(named: condition.field), let text = String.fromDatabaseValue(record[field.name] ?? .null) else { return false }
+                    return text.caseInsensitiveCompare(condition.value) == .orderedSame
+                })
+            else { continue }
             let current = update.field.flatMap { String.fromDatabaseValue(record[$0] ?? .null) }
             let changed: String?
             switch update.action {
             case let .refuse(message):
                 let errorId = "\(Int.random(in: 100_000_000...999_999_999))-\(Int.random(in: 10_000...99_999)) (\(Int.random(in: 1_000_000_000...2_147_483_647)))"
-                throw APIError(status: 400, errorCode: "CANNOT_EXECUTE_FLOW_TRIGGER",
-                               message: "We can't save this record because the \u{201C}\(update.name)\u{201D} process failed. Give your Salesforce admin these details. \(message) Error ID: \(errorId)",
-                               fields: [])
+                throw APIError(
+                    status: 400, errorCode: "CANNOT_EXECUTE_FLOW_TRIGGER",
+                    message: "We can't save this record because the \u{201C}\(update.name)\u{201D} process failed. Give your Salesforce admin these details. \(message) Error ID: \(errorId)",
+                    fields: [])
             case let .set(value): changed = value
             case let .setIfBlank(value): changed = (current ?? "").isEmpty ? value : current
             case .lowercase: changed = current?.lowercased()

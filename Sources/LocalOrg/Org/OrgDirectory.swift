@@ -41,11 +41,13 @@ public struct OrgDirectory: Sendable {
             guard let given = app["mobilePolicy"] else { continue }
             let known: Set<String> = ["pinLength", "screenLock"]
             guard let fields = given.objectValue, Set(fields.keys).isSubset(of: known),
-                  fields.values.allSatisfy({ $0.int64Value != nil }) else {
+                fields.values.allSatisfy({ $0.int64Value != nil })
+            else {
                 throw SchemaError(description: "\(connectedAppsPath): \(id)'s mobilePolicy takes pinLength (characters) and screenLock (minutes), both numbers")
             }
-            let policy = OrgSettings.MobilePolicy(pinLength: fields["pinLength"]?.int64Value.map { Int($0) },
-                                                  screenLockMinutes: fields["screenLock"]?.int64Value.map { Int($0) })
+            let policy = OrgSettings.MobilePolicy(
+                pinLength: fields["pinLength"]?.int64Value.map { Int($0) },
+                screenLockMinutes: fields["screenLock"]?.int64Value.map { Int($0) })
             if let problem = policy.problem { throw SchemaError(description: "\(connectedAppsPath): \(id)'s mobilePolicy: \(problem)") }
             policies[id] = policy
         }

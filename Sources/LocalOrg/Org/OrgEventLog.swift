@@ -15,20 +15,22 @@ extension OrgStore {
     static let eventTable = "localorg_event"
 
     static func createEventTable(_ db: Database) throws {
-        try db.execute(sql: """
-            CREATE TABLE IF NOT EXISTS localorg_event (
-                sequence INTEGER PRIMARY KEY AUTOINCREMENT, timeMilliseconds INTEGER NOT NULL, username TEXT,
-                method TEXT NOT NULL, path TEXT NOT NULL, status INTEGER NOT NULL, inner TEXT, milliseconds REAL NOT NULL,
-                origin TEXT, done INTEGER NOT NULL, conflicts INTEGER NOT NULL, errors INTEGER NOT NULL);
-            CREATE INDEX IF NOT EXISTS localorg_event_username ON localorg_event(username);
-            """)
+        try db.execute(
+            sql: """
+                CREATE TABLE IF NOT EXISTS localorg_event (
+                    sequence INTEGER PRIMARY KEY AUTOINCREMENT, timeMilliseconds INTEGER NOT NULL, username TEXT,
+                    method TEXT NOT NULL, path TEXT NOT NULL, status INTEGER NOT NULL, inner TEXT, milliseconds REAL NOT NULL,
+                    origin TEXT, done INTEGER NOT NULL, conflicts INTEGER NOT NULL, errors INTEGER NOT NULL);
+                CREATE INDEX IF NOT EXISTS localorg_event_username ON localorg_event(username);
+                """)
     }
 
     static func appendEvents(_ db: Database, _ entries: [RequestLogEntry]) throws {
-        let statement = try db.cachedStatement(sql: """
-            INSERT INTO localorg_event (timeMilliseconds, username, method, path, status, inner, milliseconds, origin, done, conflicts, errors)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """)
+        let statement = try db.cachedStatement(
+            sql: """
+                INSERT INTO localorg_event (timeMilliseconds, username, method, path, status, inner, milliseconds, origin, done, conflicts, errors)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """)
         for entry in entries {
             let tally = entry.tally
             try statement.execute(arguments: [
@@ -52,20 +54,26 @@ extension OrgStore {
     /// Lines written after `sequence`, oldest first.
     public func events(after sequence: Int64, limit: Int = 500) async throws -> [LoggedEvent] {
         try await pool.read { db in
-            try Row.fetchAll(db, sql: """
-                SELECT sequence, timeMilliseconds, username, method, path, status, inner, milliseconds, origin
-                FROM localorg_event WHERE sequence > ? ORDER BY sequence LIMIT ?
-                """, arguments: [sequence, limit]).map(Self.loggedEvent)
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT sequence, timeMilliseconds, username, method, path, status, inner, milliseconds, origin
+                    FROM localorg_event WHERE sequence > ? ORDER BY sequence LIMIT ?
+                    """, arguments: [sequence, limit]
+            ).map(Self.loggedEvent)
         }
     }
 
     /// The last `count` lines, oldest first.
     public func latestEvents(_ count: Int) async throws -> [LoggedEvent] {
         try await pool.read { db in
-            try Row.fetchAll(db, sql: """
-                SELECT * FROM (SELECT sequence, timeMilliseconds, username, method, path, status, inner, milliseconds, origin
-                FROM localorg_event ORDER BY sequence DESC LIMIT ?) ORDER BY sequence
-                """, arguments: [count]).map(Self.loggedEvent)
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT * FROM (SELECT sequence, timeMilliseconds, username, method, path, status, inner, milliseconds, origin
+                    FROM localorg_event ORDER BY sequence DESC LIMIT ?) ORDER BY sequence
+                    """, arguments: [count]
+            ).map(Self.loggedEvent)
         }
     }
 
@@ -76,9 +84,11 @@ extension OrgStore {
 
     private static func loggedEvent(_ row: Row) -> LoggedEvent {
         let milliseconds: Int64 = row[1]
-        return LoggedEvent(sequence: row[0], entry: RequestLogEntry(
-            time: Date(timeIntervalSince1970: Double(milliseconds) / 1000), username: row[2], method: row[3], path: row[4],
-            status: row[5], inner: row[6], milliseconds: row[7], origin: row[8]))
+        return LoggedEvent(
+            sequence: row[0],
+            entry: RequestLogEntry(
+                time: Date(timeIntervalSince1970: Double(milliseconds) / 1000), username: row[2], method: row[3], path: row[4],
+                status: row[5], inner: row[6], milliseconds: row[7], origin: row[8]))
     }
 }
 

@@ -28,7 +28,8 @@ public struct OrgSnapshots: Sendable {
 
     public static func checkedName(_ name: String) throws -> String {
         guard !name.isEmpty, name.count <= 64, !name.hasPrefix("."),
-              name.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "._-".contains($0)) }) else {
+            name.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "._-".contains($0)) })
+        else {
             throw SchemaError(description: "snapshot name \"\(name)\" must be 1 to 64 letters, digits, '.', '_' or '-' (e.g. class-start)")
         }
         return name
@@ -41,9 +42,10 @@ public struct OrgSnapshots: Sendable {
         return names.filter { $0.hasSuffix(".sqlite") && !$0.hasPrefix(".") }.sorted().compactMap { file in
             let path = directory + "/" + file
             guard let attributes = try? FileManager.default.attributesOfItem(atPath: path) else { return nil }
-            return Snapshot(name: String(file.dropLast(".sqlite".count)), path: path,
-                            savedAt: attributes[.modificationDate] as? Date ?? Date(timeIntervalSince1970: 0),
-                            bytes: (attributes[.size] as? Int) ?? 0)
+            return Snapshot(
+                name: String(file.dropLast(".sqlite".count)), path: path,
+                savedAt: attributes[.modificationDate] as? Date ?? Date(timeIntervalSince1970: 0),
+                bytes: (attributes[.size] as? Int) ?? 0)
         }
     }
 
@@ -75,7 +77,8 @@ public struct OrgSnapshots: Sendable {
         let source = path(of: name)
         guard FileManager.default.fileExists(atPath: source) else {
             let known = list().map(\.name)
-            throw SchemaError(description: "no snapshot named \(name) in \(directory)\(known.isEmpty ? "; save one with localorg snapshot save NAME" : "; there are: \(known.joined(separator: ", "))")")
+            throw SchemaError(
+                description: "no snapshot named \(name) in \(directory)\(known.isEmpty ? "; save one with localorg snapshot save NAME" : "; there are: \(known.joined(separator: ", "))")")
         }
         return try store.replaceContents(withSnapshotAt: source)
     }
@@ -125,23 +128,30 @@ extension OrgStore {
                     try db.execute(sql: "INSERT INTO main.\(quoted(table)) (\(shared)) SELECT \(shared) FROM snapshot.\(quoted(table))")
                 }
                 for sequence in sequences {
-                    try db.execute(sql: """
-                        INSERT INTO main.localorg_sequence (keyPrefix, lastNumber) VALUES (?, ?)
-                        ON CONFLICT(keyPrefix) DO UPDATE SET lastNumber = MAX(lastNumber, excluded.lastNumber)
-                        """, arguments: [sequence.prefix, sequence.last])
+                    try db.execute(
+                        sql: """
+                            INSERT INTO main.localorg_sequence (keyPrefix, lastNumber) VALUES (?, ?)
+                            ON CONFLICT(keyPrefix) DO UPDATE SET lastNumber = MAX(lastNumber, excluded.lastNumber)
+                            """, arguments: [sequence.prefix, sequence.last])
                 }
                 try db.execute(sql: "DELETE FROM main.localorg_token")
                 try db.execute(sql: "DELETE FROM main.localorg_device_code")
                 try db.execute(sql: "UPDATE main.\(quoted(organization.tableName)) SET Id = ?", arguments: [newId])
                 let name = URL(fileURLWithPath: path).deletingPathExtension().lastPathComponent
-                try Self.appendEvents(db, [RequestLogEntry(time: Date(), username: nil, method: "RESTORE", path: "/snapshots/\(name)", status: 200,
-                                                           inner: nil, milliseconds: 0, origin: "localorg snapshot restore: new org \(newId)")])
+                try Self.appendEvents(
+                    db,
+                    [
+                        RequestLogEntry(
+                            time: Date(), username: nil, method: "RESTORE", path: "/snapshots/\(name)", status: 200,
+                            inner: nil, milliseconds: 0, origin: "localorg snapshot restore: new org \(newId)")
+                    ])
                 for object in schema.objects {
                     counts[object.name] = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM main.\(quoted(object.tableName)) WHERE IsDeleted = 0") ?? 0
                     // Any record may have changed: a gap event per object tells subscribers to sync
                     // again (changeType GAP_OVERFLOW; the wildcard id, `001*`, as the CDC guide writes "all of an object").
-                    try noteChangeEvent(db, object: object, type: "GAP_OVERFLOW", recordIds: [object.keyPrefix + "*"], userId: "",
-                                        now: Self.now(), origin: "localorg snapshot restore")
+                    try noteChangeEvent(
+                        db, object: object, type: "GAP_OVERFLOW", recordIds: [object.keyPrefix + "*"], userId: "",
+                        now: Self.now(), origin: "localorg snapshot restore")
                 }
                 return .commit
             }

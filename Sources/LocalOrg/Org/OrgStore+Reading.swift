@@ -34,8 +34,10 @@ extension OrgStore {
             for start in stride(from: 0, to: others.count, by: 500) {
                 let chunk = others[start..<min(start + 500, others.count)]
                 let placeholders = Array(repeating: "?", count: chunk.count).joined(separator: ",")
-                visible.formUnion(try String.fetchAll(db, sql: "SELECT t.Id FROM \(quoted(object.tableName)) t WHERE t.Id IN (\(placeholders))\(condition.sql)",
-                                                      arguments: StatementArguments(chunk.map(\.databaseValue) + condition.arguments)))
+                visible.formUnion(
+                    try String.fetchAll(
+                        db, sql: "SELECT t.Id FROM \(quoted(object.tableName)) t WHERE t.Id IN (\(placeholders))\(condition.sql)",
+                        arguments: StatementArguments(chunk.map(\.databaseValue) + condition.arguments)))
             }
             for id in others where !visible.contains(id) { found[id] = nil }
             return found
@@ -46,8 +48,10 @@ extension OrgStore {
     /// it is shared with (`localorg share`: an account team or a territory), and, for a record
     /// controlled by its parent (Contact under its Account, a cascade-deleted reference), to
     /// whoever sees the parent. `writing`: a read-only share does not let its user change it.
-    func isVisible(_ db: Database, _ record: StoredRecord, object: ObjectDefinition, to ownerId: String?,
-                   writing: Bool = false) throws -> Bool {
+    func isVisible(
+        _ db: Database, _ record: StoredRecord, object: ObjectDefinition, to ownerId: String?,
+        writing: Bool = false
+    ) throws -> Bool {
         guard let ownerId, object.hasOwner else { return true }
         if String.fromDatabaseValue(record.values["OwnerId"] ?? .null) == ownerId { return true }
         let condition = Self.ownerCondition(object, alias: "t", ownerId: ownerId, schema: schema, writing: writing)
@@ -57,8 +61,10 @@ extension OrgStore {
 
     /// SQL condition (and its arguments) restricting `alias` to records `ownerId` may see (or,
     /// `writing`, change), the same rule as `isVisible`.
-    static func ownerCondition(_ object: ObjectDefinition, alias: String, ownerId: String?, schema: OrgSchema,
-                               writing: Bool = false) -> (sql: String, arguments: [DatabaseValue]) {
+    static func ownerCondition(
+        _ object: ObjectDefinition, alias: String, ownerId: String?, schema: OrgSchema,
+        writing: Bool = false
+    ) -> (sql: String, arguments: [DatabaseValue]) {
         guard let ownerId, object.hasOwner else { return ("", []) }
         let access = writing ? " AND access = 'edit'" : ""
         var parts = ["\(alias).\"OwnerId\" = ?", "\(alias).\"Id\" IN (SELECT recordId FROM localorg_share WHERE userId = ?\(access))"]
@@ -92,8 +98,9 @@ extension OrgStore {
     public func ids(_ object: ObjectDefinition, whereField field: FieldDefinition, equals value: DatabaseValue, visibleTo ownerId: String? = nil) async throws -> [String] {
         let owner = Self.ownerCondition(object, alias: "t", ownerId: ownerId, schema: schema)
         return try await pool.read { db in
-            try String.fetchAll(db, sql: "SELECT Id FROM \(quoted(object.tableName)) t WHERE \(quoted(field.columnName)) = ? AND IsDeleted = 0\(owner.sql) ORDER BY Id LIMIT 10",
-                                arguments: StatementArguments([value] + owner.arguments))
+            try String.fetchAll(
+                db, sql: "SELECT Id FROM \(quoted(object.tableName)) t WHERE \(quoted(field.columnName)) = ? AND IsDeleted = 0\(owner.sql) ORDER BY Id LIMIT 10",
+                arguments: StatementArguments([value] + owner.arguments))
         }
     }
 
@@ -101,8 +108,9 @@ extension OrgStore {
     public func updatedIds(_ object: ObjectDefinition, start: Int64, end: Int64, visibleTo ownerId: String? = nil) async throws -> [String] {
         let owner = Self.ownerCondition(object, alias: "t", ownerId: ownerId, schema: schema)
         return try await pool.read { db in
-            try String.fetchAll(db, sql: "SELECT Id FROM \(quoted(object.tableName)) t WHERE IsDeleted = 0 AND SystemModstamp >= ? AND SystemModstamp <= ?\(owner.sql) ORDER BY SystemModstamp, Id",
-                                arguments: StatementArguments([start.databaseValue, end.databaseValue] + owner.arguments))
+            try String.fetchAll(
+                db, sql: "SELECT Id FROM \(quoted(object.tableName)) t WHERE IsDeleted = 0 AND SystemModstamp >= ? AND SystemModstamp <= ?\(owner.sql) ORDER BY SystemModstamp, Id",
+                arguments: StatementArguments([start.databaseValue, end.databaseValue] + owner.arguments))
         }
     }
 
@@ -110,8 +118,12 @@ extension OrgStore {
     public func deletedRecords(_ object: ObjectDefinition, start: Int64, end: Int64, visibleTo ownerId: String? = nil) async throws -> [(id: String, deletedAt: Int64)] {
         let owner = Self.ownerCondition(object, alias: "t", ownerId: ownerId, schema: schema)
         return try await pool.read { db in
-            try Row.fetchAll(db, sql: "SELECT Id, \(quoted(Self.deletedAtColumn)) FROM \(quoted(object.tableName)) t WHERE IsDeleted = 1 AND \(quoted(Self.deletedAtColumn)) >= ? AND \(quoted(Self.deletedAtColumn)) <= ?\(owner.sql) ORDER BY 2, 1",
-                             arguments: StatementArguments([start.databaseValue, end.databaseValue] + owner.arguments)).map { ($0[0], $0[1]) }
+            try Row.fetchAll(
+                db,
+                sql:
+                    "SELECT Id, \(quoted(Self.deletedAtColumn)) FROM \(quoted(object.tableName)) t WHERE IsDeleted = 1 AND \(quoted(Self.deletedAtColumn)) >= ? AND \(quoted(Self.deletedAtColumn)) <= ?\(owner.sql) ORDER BY 2, 1",
+                arguments: StatementArguments([start.databaseValue, end.databaseValue] + owner.arguments)
+            ).map { ($0[0], $0[1]) }
         }
     }
 
@@ -139,8 +151,10 @@ extension OrgStore {
 
     /// The ids of the records whose external-id `field` holds `key`, visible to `owner`, oldest id
     /// first: more than one is a conflict the caller reports (300 or DUPLICATE_EXTERNAL_ID).
-    func ids(_ db: Database, _ object: ObjectDefinition, externalId field: FieldDefinition, equals key: DatabaseValue,
-             visibleTo owner: String?, limit: Int) throws -> [String] {
+    func ids(
+        _ db: Database, _ object: ObjectDefinition, externalId field: FieldDefinition, equals key: DatabaseValue,
+        visibleTo owner: String?, limit: Int
+    ) throws -> [String] {
         guard !key.isNull else { return [] }
         let ownerFilter = Self.ownerCondition(object, alias: "t", ownerId: owner, schema: schema)
         return try String.fetchAll(
@@ -152,7 +166,8 @@ extension OrgStore {
     /// name field's value when the object has one.
     func recentlyChanged(_ object: ObjectDefinition, byUser userId: String, limit: Int) async throws -> [(id: String, modified: Int64, name: String?)] {
         let nameField = object.nameFieldName
-        let sql = "SELECT Id, LastModifiedDate\(nameField.map { ", \(quoted($0))" } ?? "") FROM \(quoted(object.tableName)) "
+        let sql =
+            "SELECT Id, LastModifiedDate\(nameField.map { ", \(quoted($0))" } ?? "") FROM \(quoted(object.tableName)) "
             + "WHERE IsDeleted = 0 AND LastModifiedById = ? ORDER BY LastModifiedDate DESC, Id DESC LIMIT ?"
         return try await rows(sql: sql, arguments: [userId.databaseValue, Int64(limit).databaseValue]).map { row in
             (String.fromDatabaseValue(row[0]) ?? "", Int64.fromDatabaseValue(row[1]) ?? 0, row.count > 2 ? String.fromDatabaseValue(row[2]) : nil)

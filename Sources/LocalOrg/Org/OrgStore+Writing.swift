@@ -62,9 +62,11 @@ extension OrgStore {
 
     /// Inserts a validated record: checks references and unique fields, fills computed and
     /// system fields, and returns the new id.
-    func insertRow(_ db: Database, object: ObjectDefinition, values: inout [String: DatabaseValue], actingUserId: String,
-                   now: Int64, presetId: String? = nil, checkReferences: Bool = true, visibleTo ownerId: String? = nil,
-                   recordHistory: Bool = true, saving: SaveRules? = nil) throws -> String {
+    func insertRow(
+        _ db: Database, object: ObjectDefinition, values: inout [String: DatabaseValue], actingUserId: String,
+        now: Int64, presetId: String? = nil, checkReferences: Bool = true, visibleTo ownerId: String? = nil,
+        recordHistory: Bool = true, saving: SaveRules? = nil
+    ) throws -> String {
         if !object.recordTypes.isEmpty && (values["RecordTypeId"] ?? .null).isNull {
             values["RecordTypeId"] = object.defaultRecordType.id.databaseValue
         }
@@ -112,8 +114,10 @@ extension OrgStore {
 
     /// Updates a live record. `ifUnmodifiedSince` makes the update conditional (412 when the
     /// record changed after that moment), checked in the same transaction as the write.
-    func updateRow(_ db: Database, object: ObjectDefinition, id: String, values: [String: DatabaseValue], actingUserId: String,
-                   now: Int64, ifUnmodifiedSince: Int64? = nil, visibleTo ownerId: String? = nil, saving: SaveRules? = nil) throws {
+    func updateRow(
+        _ db: Database, object: ObjectDefinition, id: String, values: [String: DatabaseValue], actingUserId: String,
+        now: Int64, ifUnmodifiedSince: Int64? = nil, visibleTo ownerId: String? = nil, saving: SaveRules? = nil
+    ) throws {
         guard var existing = try fetchRecord(db, object: object, id: id) else { throw APIError.resourceNotFound }
         guard try isVisible(db, existing, object: object, to: ownerId, writing: true) else { throw APIError.insufficientAccess }
         if existing.isDeleted { throw APIError.entityIsDeleted }
@@ -144,14 +148,17 @@ extension OrgStore {
         arguments.append(id.databaseValue)
         try db.cachedStatement(sql: object.updateByIdSQL).execute(arguments: StatementArguments(arguments))
         try noteChanges(db, object: object, id: id, before: before, written: values, userId: actingUserId, now: now)
-        try noteUpdated(db, object: object, id: id, before: before, after: existing.values, userId: actingUserId, now: now,
-                        origin: saving?.request?.changeOrigin)
+        try noteUpdated(
+            db, object: object, id: id, before: before, after: existing.values, userId: actingUserId, now: now,
+            origin: saving?.request?.changeOrigin)
     }
 
     /// Moves a record (and its cascade-deleted children) to the recycle bin. `ifUnmodifiedSince`
     /// makes the delete conditional, as Salesforce does: 412 when the record changed after it.
-    func deleteRow(_ db: Database, object: ObjectDefinition, id: String, actingUserId: String, now: Int64,
-                   ifUnmodifiedSince: Int64? = nil, visibleTo ownerId: String? = nil, origin: String? = nil) throws {
+    func deleteRow(
+        _ db: Database, object: ObjectDefinition, id: String, actingUserId: String, now: Int64,
+        ifUnmodifiedSince: Int64? = nil, visibleTo ownerId: String? = nil, origin: String? = nil
+    ) throws {
         guard let existing = try fetchRecord(db, object: object, id: id) else { throw APIError.resourceNotFound }
         guard try isVisible(db, existing, object: object, to: ownerId, writing: true) else { throw APIError.insufficientAccess }
         // A share grants read or read/write, never delete: that takes the record's owner (or the
@@ -162,8 +169,9 @@ extension OrgStore {
         guard object.deletable else {
             throw APIError(status: 400, errorCode: "INSUFFICIENT_ACCESS_OR_READONLY", message: "insufficient access rights on object id", fields: [])
         }
-        try db.execute(sql: "UPDATE \(quoted(object.tableName)) SET IsDeleted = 1, \(quoted(Self.deletedAtColumn)) = ?, SystemModstamp = ?, LastModifiedById = ? WHERE Id = ?",
-                       arguments: [now, now, actingUserId, id])
+        try db.execute(
+            sql: "UPDATE \(quoted(object.tableName)) SET IsDeleted = 1, \(quoted(Self.deletedAtColumn)) = ?, SystemModstamp = ?, LastModifiedById = ? WHERE Id = ?",
+            arguments: [now, now, actingUserId, id])
         if Self.tracksHistory(object) {
             try noteHistory(db, object: object, id: id, field: FieldChange.deletedField, old: nil, new: nil, userId: actingUserId, now: now)
         }
@@ -171,27 +179,33 @@ extension OrgStore {
         for relationship in schema.childRelationships(of: object.name) where relationship.cascadeDelete {
             guard let child = schema.object(named: relationship.childObject), let field = child.field(named: relationship.field) else { continue }
             // The children go in the same transaction: one DELETE event for all of them, as Salesforce merges identical changes.
-            let children = try String.fetchAll(db, sql: "SELECT Id FROM \(quoted(child.tableName)) WHERE \(quoted(field.columnName)) = ? AND IsDeleted = 0",
-                                               arguments: [id])
+            let children = try String.fetchAll(
+                db, sql: "SELECT Id FROM \(quoted(child.tableName)) WHERE \(quoted(field.columnName)) = ? AND IsDeleted = 0",
+                arguments: [id])
             if !children.isEmpty {
                 try noteChangeEvent(db, object: child, type: "DELETE", recordIds: children, userId: actingUserId, now: now, origin: origin)
             }
             if Self.tracksHistory(child) {
-                try db.execute(sql: """
-                    INSERT INTO \(OrgStore.historyTable) (recordId, object, field, userId, time)
-                    SELECT Id, ?, ?, ?, ? FROM \(quoted(child.tableName)) WHERE \(quoted(field.columnName)) = ? AND IsDeleted = 0
-                    """, arguments: [child.name, FieldChange.deletedField, actingUserId, now, id])
+                try db.execute(
+                    sql: """
+                        INSERT INTO \(OrgStore.historyTable) (recordId, object, field, userId, time)
+                        SELECT Id, ?, ?, ?, ? FROM \(quoted(child.tableName)) WHERE \(quoted(field.columnName)) = ? AND IsDeleted = 0
+                        """, arguments: [child.name, FieldChange.deletedField, actingUserId, now, id])
             }
-            try db.execute(sql: "UPDATE \(quoted(child.tableName)) SET IsDeleted = 1, \(quoted(Self.deletedAtColumn)) = ?, SystemModstamp = ?, LastModifiedById = ? WHERE \(quoted(field.columnName)) = ? AND IsDeleted = 0",
-                           arguments: [now, now, actingUserId, id])
+            try db.execute(
+                sql:
+                    "UPDATE \(quoted(child.tableName)) SET IsDeleted = 1, \(quoted(Self.deletedAtColumn)) = ?, SystemModstamp = ?, LastModifiedById = ? WHERE \(quoted(field.columnName)) = ? AND IsDeleted = 0",
+                arguments: [now, now, actingUserId, id])
         }
     }
 
     /// The object's standard duplicate rule, when the org enforces duplicate rules: a create that
     /// matches is refused (alert, unless the request allows the save; block, always); an edit
     /// only with a rule set to Block, as the standard rules merely report edits.
-    func checkDuplicates(_ db: Database, object: ObjectDefinition, record: [String: DatabaseValue], id: String?, creating: Bool,
-                         visibleTo ownerId: String?, saving: SaveRules) throws {
+    func checkDuplicates(
+        _ db: Database, object: ObjectDefinition, record: [String: DatabaseValue], id: String?, creating: Bool,
+        visibleTo ownerId: String?, saving: SaveRules
+    ) throws {
         guard saving.rules.isOn(.duplicateRules), let rule = DuplicateRule.standard[object.name] else { return }
         let action = saving.rules.duplicateActions[object.name] ?? .alert
         if action == .alert && (saving.allowDuplicateSave || !creating) { return }
@@ -199,8 +213,9 @@ extension OrgStore {
         if let id { excluding.insert(id) }
         let found = try duplicates(db, object: object, values: record, visibleTo: ownerId, excluding: excluding)
         guard !found.isEmpty else { return }
-        throw Self.duplicatesDetected(rule, action: action, found: found, object: object, apiVersion: saving.apiVersion,
-                                      recordDetails: saving.includeRecordDetails, access: saving.access)
+        throw Self.duplicatesDetected(
+            rule, action: action, found: found, object: object, apiVersion: saving.apiVersion,
+            recordDetails: saving.includeRecordDetails, access: saving.access)
     }
 
     /// Whether `userId` (nil: everyone may) owns `record`, or the parent record controlling it.
@@ -209,9 +224,14 @@ extension OrgStore {
         if String.fromDatabaseValue(record.values["OwnerId"] ?? .null) == userId { return true }
         for field in object.fields where field.type == .reference && field.cascadeDelete {
             guard let parentId = String.fromDatabaseValue(record.values[field.name] ?? .null),
-                  let parent = field.referenceTo.flatMap({ schema.object(named: $0) }), parent.hasOwner else { continue }
-            if try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM \(quoted(parent.tableName)) WHERE Id = ? AND OwnerId = ?)",
-                                 arguments: [parentId, userId]) == true { return true }
+                let parent = field.referenceTo.flatMap({ schema.object(named: $0) }), parent.hasOwner
+            else { continue }
+            if try Bool.fetchOne(
+                db, sql: "SELECT EXISTS (SELECT 1 FROM \(quoted(parent.tableName)) WHERE Id = ? AND OwnerId = ?)",
+                arguments: [parentId, userId]) == true
+            {
+                return true
+            }
         }
         return false
     }
@@ -219,25 +239,30 @@ extension OrgStore {
     /// The `If-Unmodified-Since` precondition of an update or delete: 412 when the record changed later.
     static func checkUnmodified(_ record: StoredRecord, since: Int64) throws {
         guard record.lastModifiedDate > since else { return }
-        throw APIError(status: 412, errorCode: "PRECONDITION_FAILED",
-                       message: "The requested resource has been modified since the If-Unmodified-Since date: \(SalesforceDate.formatHTTPDate(since))")
+        throw APIError(
+            status: 412, errorCode: "PRECONDITION_FAILED",
+            message: "The requested resource has been modified since the If-Unmodified-Since date: \(SalesforceDate.formatHTTPDate(since))")
     }
 
     /// References must name a live record of the right object; unique fields must be unique.
-    func checkReferencesAndUniqueness(_ db: Database, object: ObjectDefinition, values: [String: DatabaseValue], excludingId: String?,
-                                      visibleTo ownerId: String? = nil) throws {
+    func checkReferencesAndUniqueness(
+        _ db: Database, object: ObjectDefinition, values: [String: DatabaseValue], excludingId: String?,
+        visibleTo ownerId: String? = nil
+    ) throws {
         // RecordTypeId is checked against the object's own record types, in `checkRecordRules`.
         for field in object.fields where field.type == .reference && field.name != "RecordTypeId" {
             guard let value = values[field.name], let id = String.fromDatabaseValue(value),
-                  let targetName = field.referenceTo, let target = schema.object(named: targetName) else { continue }
+                let targetName = field.referenceTo, let target = schema.object(named: targetName)
+            else { continue }
             guard SalesforceId.keyPrefix(of: id) == target.keyPrefix else { throw RecordValidator.malformedReference(field, id) }
             guard let referenced = try referenceTarget(db, object: target, id: id), !referenced.isDeleted else {
                 throw APIError(status: 400, errorCode: "INVALID_CROSS_REFERENCE_KEY", message: "invalid cross reference id", fields: [field.name])
             }
             // Owners may be any user; other references must point at records the user can see.
             if field.name != "OwnerId", try !isVisible(db, referenced, object: target, to: ownerId) {
-                throw APIError(status: 400, errorCode: "INSUFFICIENT_ACCESS_ON_CROSS_REFERENCE_ENTITY",
-                               message: "insufficient access rights on cross-reference id", fields: [field.name])
+                throw APIError(
+                    status: 400, errorCode: "INSUFFICIENT_ACCESS_ON_CROSS_REFERENCE_ENTITY",
+                    message: "insufficient access rights on cross-reference id", fields: [field.name])
             }
         }
         for field in object.fields where field.unique {
@@ -245,8 +270,9 @@ extension OrgStore {
             let statement = try db.cachedStatement(
                 sql: "SELECT Id FROM \(quoted(object.tableName)) WHERE \(quoted(field.columnName)) = ? AND IsDeleted = 0 AND Id IS NOT ?")
             if let other = try String.fetchOne(statement, arguments: [value, excludingId]) {
-                throw APIError(status: 400, errorCode: "DUPLICATE_VALUE",
-                               message: "duplicate value found: \(field.name) duplicates value on record with id: \(other)", fields: [field.name])
+                throw APIError(
+                    status: 400, errorCode: "DUPLICATE_VALUE",
+                    message: "duplicate value found: \(field.name) duplicates value on record with id: \(other)", fields: [field.name])
             }
         }
     }

@@ -56,16 +56,17 @@ public final class OrgStore: Sendable {
     /// creates the organization and its demo users.
     private func migrate(firstUsers: FirstUsers) throws {
         try pool.write { db in
-            try db.execute(sql: """
-                CREATE TABLE IF NOT EXISTS localorg_sequence (keyPrefix TEXT PRIMARY KEY NOT NULL, lastNumber INTEGER NOT NULL);
-                CREATE TABLE IF NOT EXISTS localorg_credential (
-                    userId TEXT PRIMARY KEY NOT NULL, passwordHash TEXT NOT NULL, isAdmin INTEGER NOT NULL);
-                CREATE TABLE IF NOT EXISTS localorg_token (
-                    selector TEXT PRIMARY KEY NOT NULL, verifierHash BLOB NOT NULL, kind TEXT NOT NULL,
-                    userId TEXT NOT NULL, clientId TEXT NOT NULL, issuedAt INTEGER NOT NULL,
-                    expiresAt INTEGER, refreshSelector TEXT, revoked INTEGER NOT NULL DEFAULT 0);
-                CREATE INDEX IF NOT EXISTS localorg_token_refresh ON localorg_token(refreshSelector);
-                """)
+            try db.execute(
+                sql: """
+                    CREATE TABLE IF NOT EXISTS localorg_sequence (keyPrefix TEXT PRIMARY KEY NOT NULL, lastNumber INTEGER NOT NULL);
+                    CREATE TABLE IF NOT EXISTS localorg_credential (
+                        userId TEXT PRIMARY KEY NOT NULL, passwordHash TEXT NOT NULL, isAdmin INTEGER NOT NULL);
+                    CREATE TABLE IF NOT EXISTS localorg_token (
+                        selector TEXT PRIMARY KEY NOT NULL, verifierHash BLOB NOT NULL, kind TEXT NOT NULL,
+                        userId TEXT NOT NULL, clientId TEXT NOT NULL, issuedAt INTEGER NOT NULL,
+                        expiresAt INTEGER, refreshSelector TEXT, revoked INTEGER NOT NULL DEFAULT 0);
+                    CREATE INDEX IF NOT EXISTS localorg_token_refresh ON localorg_token(refreshSelector);
+                    """)
             try Self.addSignInColumns(db)
             try Self.createAccessTables(db)
             try DeviceAuthorization.ensureTable(db)
@@ -86,9 +87,11 @@ public final class OrgStore: Sendable {
                     let columns = object.fields.map(Self.columnDefinition) + ["\(quoted(Self.deletedAtColumn)) INTEGER"]
                     try db.execute(sql: "CREATE TABLE \(quoted(table)) (\(columns.joined(separator: ", ")))")
                 }
-                for field in object.fields where field.type == .reference || field.externalId || field.unique
+                for field in object.fields
+                where field.type == .reference || field.externalId || field.unique
                     || field.nameField || field.name == "SystemModstamp" || field.name == "LastModifiedDate"
-                    || DuplicateRule.candidateFields.contains("\(object.name).\(field.name)") {
+                    || DuplicateRule.candidateFields.contains("\(object.name).\(field.name)")
+                {
                     try db.execute(sql: "CREATE INDEX IF NOT EXISTS \(quoted("\(table)_\(field.name)")) ON \(quoted(table))(\(quoted(field.columnName)))")
                 }
             }
@@ -109,8 +112,9 @@ public final class OrgStore: Sendable {
                         "Name": recordType.label.databaseValue, "DeveloperName": recordType.developerName.databaseValue,
                         "SobjectType": object.name.databaseValue, "IsActive": true.databaseValue,
                     ]
-                    _ = try insertRow(db, object: recordTypeObject, values: &values, actingUserId: adminId, now: Self.now(),
-                                      presetId: recordType.id, checkReferences: false)
+                    _ = try insertRow(
+                        db, object: recordTypeObject, values: &values, actingUserId: adminId, now: Self.now(),
+                        presetId: recordType.id, checkReferences: false)
                 }
             }
         }
@@ -146,10 +150,11 @@ public final class OrgStore: Sendable {
         }
         if hasOrganization { return nil }
         let administrator = NewOrgAdministrator(username: NewOrgAdministrator.defaultUsername, password: Self.generatedPassword())
-        let firstUsers: [(username: String, password: String, first: String, last: String, admin: Bool)] = switch firstUsers {
-        case .demo: Self.demoUsers
-        case .administrator: [(administrator.username, administrator.password, "Org", "Administrator", true)]
-        }
+        let firstUsers: [(username: String, password: String, first: String, last: String, admin: Bool)] =
+            switch firstUsers {
+            case .demo: Self.demoUsers
+            case .administrator: [(administrator.username, administrator.password, "Org", "Administrator", true)]
+            }
         // Hash outside the transaction: each hash takes a noticeable fraction of a second.
         let hashes = try firstUsers.map { try PasswordHasher.hash($0.password) }
         let now = Self.now()
@@ -160,8 +165,9 @@ public final class OrgStore: Sendable {
                 "InstanceName": "LO1".databaseValue, "IsSandbox": true.databaseValue,
                 "DefaultLocaleSidKey": "en_US".databaseValue, "TimeZoneSidKey": "GMT".databaseValue,
             ]
-            _ = try insertRow(db, object: organization, values: &orgValues, actingUserId: firstUserId, now: now,
-                              presetId: Self.newOrganizationId())
+            _ = try insertRow(
+                db, object: organization, values: &orgValues, actingUserId: firstUserId, now: now,
+                presetId: Self.newOrganizationId())
             for (index, first) in firstUsers.enumerated() {
                 var values: [String: DatabaseValue] = [
                     "Username": first.username.databaseValue, "FirstName": first.first.databaseValue,
@@ -170,10 +176,12 @@ public final class OrgStore: Sendable {
                     "IsActive": true.databaseValue, "TimeZoneSidKey": "GMT".databaseValue,
                     "LanguageLocaleKey": "en_US".databaseValue,
                 ]
-                let id = try insertRow(db, object: user, values: &values, actingUserId: firstUserId, now: now,
-                                       presetId: index == 0 ? firstUserId : nil)
-                try db.execute(sql: "INSERT INTO localorg_credential (userId, passwordHash, isAdmin) VALUES (?, ?, ?)",
-                               arguments: [id, hashes[index], first.admin])
+                let id = try insertRow(
+                    db, object: user, values: &values, actingUserId: firstUserId, now: now,
+                    presetId: index == 0 ? firstUserId : nil)
+                try db.execute(
+                    sql: "INSERT INTO localorg_credential (userId, passwordHash, isAdmin) VALUES (?, ?, ?)",
+                    arguments: [id, hashes[index], first.admin])
             }
         }
         return firstUsers.count == 1 ? administrator : nil
@@ -197,8 +205,10 @@ public final class OrgStore: Sendable {
     }
 
     /// Adds a user who can sign in.
-    public func addUser(username: String, password: String, firstName: String?, lastName: String, email: String?,
-                        isAdmin: Bool) throws -> String {
+    public func addUser(
+        username: String, password: String, firstName: String?, lastName: String, email: String?,
+        isAdmin: Bool
+    ) throws -> String {
         let ids = try addUsers([NewOrgUser(username: username, password: password, firstName: firstName, lastName: lastName, isAdmin: isAdmin)])
         guard let id = ids.first else { throw SchemaError(description: "\(username) was not added") }
         return id

@@ -48,8 +48,10 @@ public struct NewOrgUser: Sendable, Equatable {
     /// The profile's name; nil: Standard User (System Administrator for administrators).
     public var profile: String?
 
-    public init(username: String, password: String, firstName: String? = nil, lastName: String? = nil, isAdmin: Bool = false,
-                profile: String? = nil) {
+    public init(
+        username: String, password: String, firstName: String? = nil, lastName: String? = nil, isAdmin: Bool = false,
+        profile: String? = nil
+    ) {
         self.username = username
         self.password = password
         self.profile = profile
@@ -74,11 +76,13 @@ extension OrgStore {
     public func checkSignIn(username: String, password: String, now: Int64 = OrgStore.now()) async throws -> SignInCheck {
         guard let user = schema.object(named: "User") else { return .refused }
         let found = try await pool.read { db -> Row? in
-            try Row.fetchOne(db, sql: """
-                SELECT u.Id, c.passwordHash, c.isAdmin, u.IsActive, c.lockedUntil FROM \(quoted(user.tableName)) u
-                JOIN localorg_credential c ON c.userId = u.Id
-                WHERE u.Username = ? COLLATE NOCASE AND u.IsDeleted = 0
-                """, arguments: [username])
+            try Row.fetchOne(
+                db,
+                sql: """
+                    SELECT u.Id, c.passwordHash, c.isAdmin, u.IsActive, c.lockedUntil FROM \(quoted(user.tableName)) u
+                    JOIN localorg_credential c ON c.userId = u.Id
+                    WHERE u.Username = ? COLLATE NOCASE AND u.IsDeleted = 0
+                    """, arguments: [username])
         }
         guard let found else { return .refused }
         let userId: String = found[0]
@@ -89,23 +93,26 @@ extension OrgStore {
         let matches = PasswordHasher.verify(password, against: found[1])
         return try await pool.write { db in
             guard matches else {
-                try db.execute(sql: """
-                    UPDATE localorg_credential
-                    SET failedLogins = CASE WHEN lockedUntil IS NOT NULL AND lockedUntil <= ? THEN 1 ELSE failedLogins + 1 END,
-                        lockedUntil = CASE WHEN lockedUntil IS NOT NULL AND lockedUntil <= ? THEN NULL ELSE lockedUntil END
-                    WHERE userId = ?
-                    """, arguments: [now, now, userId])
+                try db.execute(
+                    sql: """
+                        UPDATE localorg_credential
+                        SET failedLogins = CASE WHEN lockedUntil IS NOT NULL AND lockedUntil <= ? THEN 1 ELSE failedLogins + 1 END,
+                            lockedUntil = CASE WHEN lockedUntil IS NOT NULL AND lockedUntil <= ? THEN NULL ELSE lockedUntil END
+                        WHERE userId = ?
+                        """, arguments: [now, now, userId])
                 let failures = try Int.fetchOne(db, sql: "SELECT failedLogins FROM localorg_credential WHERE userId = ?", arguments: [userId]) ?? 0
                 if failures >= LockoutPolicy.maximumInvalidAttempts {
-                    try db.execute(sql: "UPDATE localorg_credential SET lockedUntil = ? WHERE userId = ?",
-                                   arguments: [now + LockoutPolicy.lockoutSeconds, userId])
+                    try db.execute(
+                        sql: "UPDATE localorg_credential SET lockedUntil = ? WHERE userId = ?",
+                        arguments: [now + LockoutPolicy.lockoutSeconds, userId])
                     return .lockedOut(until: now + LockoutPolicy.lockoutSeconds)
                 }
                 return .refused
             }
             guard isActive else { return .inactive }
-            try db.execute(sql: "UPDATE localorg_credential SET failedLogins = 0, lockedUntil = NULL, lastLoginAt = ? WHERE userId = ?",
-                           arguments: [now, userId])
+            try db.execute(
+                sql: "UPDATE localorg_credential SET failedLogins = 0, lockedUntil = NULL, lastLoginAt = ? WHERE userId = ?",
+                arguments: [now, userId])
             return .accepted(userId: userId, isAdmin: isAdmin)
         }
     }
@@ -122,14 +129,18 @@ extension OrgStore {
     public func userSummaries() throws -> [OrgUserSummary] {
         guard let user = schema.object(named: "User") else { return [] }
         return try pool.read { db in
-            try Row.fetchAll(db, sql: """
-                SELECT u.Id, u.Username, TRIM(COALESCE(u.FirstName, '') || ' ' || COALESCE(u.LastName, '')), c.isAdmin, u.IsActive,
-                       c.failedLogins, c.lockedUntil, c.lastLoginAt
-                FROM \(quoted(user.tableName)) u JOIN localorg_credential c ON c.userId = u.Id
-                WHERE u.IsDeleted = 0 ORDER BY u.Username
-                """).map {
-                OrgUserSummary(id: $0[0], username: $0[1], name: $0[2], isAdmin: $0[3], isActive: $0[4],
-                               failedLogins: $0[5], lockedUntil: $0[6], lastLoginAt: $0[7])
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT u.Id, u.Username, TRIM(COALESCE(u.FirstName, '') || ' ' || COALESCE(u.LastName, '')), c.isAdmin, u.IsActive,
+                           c.failedLogins, c.lockedUntil, c.lastLoginAt
+                    FROM \(quoted(user.tableName)) u JOIN localorg_credential c ON c.userId = u.Id
+                    WHERE u.IsDeleted = 0 ORDER BY u.Username
+                    """
+            ).map {
+                OrgUserSummary(
+                    id: $0[0], username: $0[1], name: $0[2], isAdmin: $0[3], isActive: $0[4],
+                    failedLogins: $0[5], lockedUntil: $0[6], lastLoginAt: $0[7])
             }
         }
     }
@@ -165,8 +176,9 @@ extension OrgStore {
                     throw APIError(status: error.status, errorCode: error.errorCode, message: "\(new.username): \(error.message)")
                 }
                 let id = try insertRow(db, object: user, values: &values, actingUserId: adminId.isEmpty ? "" : adminId, now: now)
-                try db.execute(sql: "INSERT INTO localorg_credential (userId, passwordHash, isAdmin) VALUES (?, ?, ?)",
-                               arguments: [id, hash, new.isAdmin])
+                try db.execute(
+                    sql: "INSERT INTO localorg_credential (userId, passwordHash, isAdmin) VALUES (?, ?, ?)",
+                    arguments: [id, hash, new.isAdmin])
                 if let profile = new.profile { try assignProfile(profile, toUserIds: [id], in: db) }
                 ids.append(id)
             }
@@ -177,10 +189,13 @@ extension OrgStore {
     /// The credential row of `username`, or an error naming the users there are.
     private func credentialUserId(_ db: Database, username: String) throws -> String {
         guard let user = schema.object(named: "User") else { throw SchemaError(description: "no User object") }
-        if let id = try String.fetchOne(db, sql: """
-            SELECT u.Id FROM \(quoted(user.tableName)) u JOIN localorg_credential c ON c.userId = u.Id
-            WHERE u.Username = ? COLLATE NOCASE AND u.IsDeleted = 0
-            """, arguments: [username]) {
+        if let id = try String.fetchOne(
+            db,
+            sql: """
+                SELECT u.Id FROM \(quoted(user.tableName)) u JOIN localorg_credential c ON c.userId = u.Id
+                WHERE u.Username = ? COLLATE NOCASE AND u.IsDeleted = 0
+                """, arguments: [username])
+        {
             return id
         }
         throw SchemaError(description: "no user \(username) in this org; localorg user list shows them")
@@ -233,10 +248,12 @@ extension OrgStore {
         guard let user = schema.object(named: "User") else { return [] }
         return try Self.demoUsers.filter { demo in
             let hash = try pool.read { db in
-                try String.fetchOne(db, sql: """
-                    SELECT c.passwordHash FROM \(quoted(user.tableName)) u JOIN localorg_credential c ON c.userId = u.Id
-                    WHERE u.Username = ? COLLATE NOCASE AND u.IsActive = 1 AND u.IsDeleted = 0
-                    """, arguments: [demo.username])
+                try String.fetchOne(
+                    db,
+                    sql: """
+                        SELECT c.passwordHash FROM \(quoted(user.tableName)) u JOIN localorg_credential c ON c.userId = u.Id
+                        WHERE u.Username = ? COLLATE NOCASE AND u.IsActive = 1 AND u.IsDeleted = 0
+                        """, arguments: [demo.username])
             }
             return hash.map { PasswordHasher.verify(demo.password, against: $0) } ?? false
         }.map { ($0.username, $0.password, $0.admin) }

@@ -89,8 +89,9 @@ extension OrgStore {
 
     /// Notes that what users are told of fields changed now: describes answer afresh.
     static func noteAccessChange(_ db: Database) throws {
-        try db.execute(sql: "INSERT INTO localorg_setting (name, value) VALUES ('changed.access', ?) ON CONFLICT(name) DO UPDATE SET value = excluded.value",
-                       arguments: [String(OrgStore.now())])
+        try db.execute(
+            sql: "INSERT INTO localorg_setting (name, value) VALUES ('changed.access', ?) ON CONFLICT(name) DO UPDATE SET value = excluded.value",
+            arguments: [String(OrgStore.now())])
     }
 
     /// Saves which rules are on; a running `localorg serve` applies them within a second.
@@ -98,8 +99,9 @@ extension OrgStore {
         try pool.write { db in
             try Self.noteAccessChange(db)
             for rule in ProductionRules.Rule.allCases {
-                try db.execute(sql: "INSERT INTO localorg_setting (name, value) VALUES (?, ?) ON CONFLICT(name) DO UPDATE SET value = excluded.value",
-                               arguments: ["rule.\(rule.rawValue)", rules.isOn(rule) ? "on" : "off"])
+                try db.execute(
+                    sql: "INSERT INTO localorg_setting (name, value) VALUES (?, ?) ON CONFLICT(name) DO UPDATE SET value = excluded.value",
+                    arguments: ["rule.\(rule.rawValue)", rules.isOn(rule) ? "on" : "off"])
             }
         }
     }

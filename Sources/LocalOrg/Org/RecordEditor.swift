@@ -44,13 +44,16 @@ public struct RecordEditor: Sendable {
         }
     }
 
-    private func logged(method: String, object objectName: String, id idText: String, actingUsername: String?, origin: String,
-                        change: @escaping @Sendable (OrgStore, ObjectDefinition, String, String, Database) throws -> Void) async throws -> JSONObject {
+    private func logged(
+        method: String, object objectName: String, id idText: String, actingUsername: String?, origin: String,
+        change: @escaping @Sendable (OrgStore, ObjectDefinition, String, String, Database) throws -> Void
+    ) async throws -> JSONObject {
         let started = Date()
         let version = LocalOrgAPI.supportedVersions.upperBound
         let entry: @Sendable (_ status: Int, _ username: String?) -> RequestLogEntry = { status, username in
-            RequestLogEntry(time: Date(), username: username, method: method, path: "/services/data/v\(version).0/sobjects/\(objectName)/\(idText)",
-                            status: status, inner: nil, milliseconds: Date().timeIntervalSince(started) * 1000, origin: origin)
+            RequestLogEntry(
+                time: Date(), username: username, method: method, path: "/services/data/v\(version).0/sobjects/\(objectName)/\(idText)",
+                status: status, inner: nil, milliseconds: Date().timeIntervalSince(started) * 1000, origin: origin)
         }
         let store = self.store
         do {

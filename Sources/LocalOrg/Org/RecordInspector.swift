@@ -37,8 +37,9 @@ public struct RecordInspector: Sendable {
     public func query(_ soql: String, includeDeleted: Bool = false) async throws -> (totalSize: Int, records: [JSONValue]) {
         let admin = try store.userSummaries().first(where: \.isAdmin)?.id ?? store.userId(username: nil) ?? ""
         let engine = QueryEngine(store: store)
-        var page = try await engine.query(soql, includeDeleted: includeDeleted, batchSize: QueryEngine.defaultBatchSize, userId: admin,
-                                          apiVersion: Self.apiVersion)
+        var page = try await engine.query(
+            soql, includeDeleted: includeDeleted, batchSize: QueryEngine.defaultBatchSize, userId: admin,
+            apiVersion: Self.apiVersion)
         var records = page.records
         while let locator = page.nextLocator {
             page = try await engine.more(locator: locator, userId: admin, apiVersion: Self.apiVersion)

@@ -17,8 +17,9 @@ extension OrgStore {
         try pool.write { db in
             for id in recordIds {
                 guard let canonical = SalesforceId.canonical(id) else { throw SchemaError(description: "\(id) is not a record id") }
-                try db.execute(sql: "INSERT INTO localorg_lock (recordId, until) VALUES (?, ?) ON CONFLICT(recordId) DO UPDATE SET until = excluded.until",
-                               arguments: [canonical, until])
+                try db.execute(
+                    sql: "INSERT INTO localorg_lock (recordId, until) VALUES (?, ?) ON CONFLICT(recordId) DO UPDATE SET until = excluded.until",
+                    arguments: [canonical, until])
             }
         }
     }
@@ -37,10 +38,12 @@ extension OrgStore {
         if let id { ids.append(id) }
         guard !ids.isEmpty else { return }
         let placeholders = Array(repeating: "?", count: ids.count).joined(separator: ",")
-        let locked = try String.fetchAll(db, sql: "SELECT recordId FROM localorg_lock WHERE until > ? AND recordId IN (\(placeholders)) ORDER BY recordId",
-                                         arguments: StatementArguments([(now + lockWait).databaseValue] + ids.map(\.databaseValue)))
+        let locked = try String.fetchAll(
+            db, sql: "SELECT recordId FROM localorg_lock WHERE until > ? AND recordId IN (\(placeholders)) ORDER BY recordId",
+            arguments: StatementArguments([(now + lockWait).databaseValue] + ids.map(\.databaseValue)))
         guard !locked.isEmpty else { return }
-        throw APIError(status: 400, errorCode: "UNABLE_TO_LOCK_ROW",
-                       message: "unable to obtain exclusive access to this record or \(locked.count) records: \(locked.joined(separator: ","))", fields: [])
+        throw APIError(
+            status: 400, errorCode: "UNABLE_TO_LOCK_ROW",
+            message: "unable to obtain exclusive access to this record or \(locked.count) records: \(locked.joined(separator: ","))", fields: [])
     }
 }

@@ -15,8 +15,9 @@ extension RecordValidator {
         if !object.recordTypes.isEmpty {
             if let id = record["RecordTypeId"].flatMap(String.fromDatabaseValue) {
                 guard let found = object.recordType(id: id) else {
-                    throw APIError(status: 400, errorCode: "INVALID_CROSS_REFERENCE_KEY",
-                                   message: "Record Type ID: this ID value isn't valid for the user: \(id)", fields: ["RecordTypeId"])
+                    throw APIError(
+                        status: 400, errorCode: "INVALID_CROSS_REFERENCE_KEY",
+                        message: "Record Type ID: this ID value isn't valid for the user: \(id)", fields: ["RecordTypeId"])
                 }
                 recordType = found
             } else {
@@ -29,8 +30,9 @@ extension RecordValidator {
             let offered = object.picklistValues(of: field, recordType: recordType)
             let values = field.type == .multipicklist ? stored.split(separator: ";").map(String.init) : [stored]
             if let value = values.first(where: { !offered.contains($0) }) {
-                throw APIError(status: 400, errorCode: "INVALID_OR_NULL_FOR_RESTRICTED_PICKLIST",
-                               message: "\(field.label): bad value for restricted picklist field: \(value)", fields: [field.name])
+                throw APIError(
+                    status: 400, errorCode: "INVALID_OR_NULL_FOR_RESTRICTED_PICKLIST",
+                    message: "\(field.label): bad value for restricted picklist field: \(value)", fields: [field.name])
             }
         }
         let recordTypeName = recordType?.developerName ?? "Master"
@@ -44,14 +46,17 @@ extension RecordValidator {
                 missing = Self.isBlank(object.field(named: name).flatMap { record[$0.name] })
             }
             if holds && missing {
-                throw APIError(status: 400, errorCode: "FIELD_CUSTOM_VALIDATION_EXCEPTION", message: rule.errorMessage,
-                               fields: rule.errorField.map { [$0] } ?? [])
+                throw APIError(
+                    status: 400, errorCode: "FIELD_CUSTOM_VALIDATION_EXCEPTION", message: rule.errorMessage,
+                    fields: rule.errorField.map { [$0] } ?? [])
             }
         }
     }
 
-    private static func holds(_ condition: ValidationRule.Condition, object: ObjectDefinition, record: [String: DatabaseValue],
-                              recordTypeName: String) -> Bool {
+    private static func holds(
+        _ condition: ValidationRule.Condition, object: ObjectDefinition, record: [String: DatabaseValue],
+        recordTypeName: String
+    ) -> Bool {
         if condition.field == "RecordType" { return recordTypeName == condition.value }
         guard let field = object.field(named: condition.field) else { return false }
         let text: String

@@ -18,11 +18,12 @@ public struct RecordShare: Sendable, Equatable {
 
 extension OrgStore {
     static func createShareTable(_ db: Database) throws {
-        try db.execute(sql: """
-            CREATE TABLE IF NOT EXISTS localorg_share (
-                userId TEXT NOT NULL, recordId TEXT NOT NULL, access TEXT NOT NULL, reason TEXT NOT NULL, PRIMARY KEY (userId, recordId));
-            CREATE INDEX IF NOT EXISTS localorg_share_record ON localorg_share(recordId);
-            """)
+        try db.execute(
+            sql: """
+                CREATE TABLE IF NOT EXISTS localorg_share (
+                    userId TEXT NOT NULL, recordId TEXT NOT NULL, access TEXT NOT NULL, reason TEXT NOT NULL, PRIMARY KEY (userId, recordId));
+                CREATE INDEX IF NOT EXISTS localorg_share_record ON localorg_share(recordId);
+                """)
     }
 
     /// Shares records with a user (a share already there takes the new access and reason).
@@ -31,13 +32,15 @@ extension OrgStore {
         try pool.write { db in
             for id in recordIds {
                 guard let canonical = SalesforceId.canonical(id), let object = schema.object(keyPrefix: SalesforceId.keyPrefix(of: canonical)),
-                      object.hasOwner, let record = try fetchRecord(db, object: object, id: canonical), !record.isDeleted else {
+                    object.hasOwner, let record = try fetchRecord(db, object: object, id: canonical), !record.isDeleted
+                else {
                     throw SchemaError(description: "\(id) names no live record that can be shared (an account, a contact…)")
                 }
-                try db.execute(sql: """
-                    INSERT INTO localorg_share (userId, recordId, access, reason) VALUES (?, ?, ?, ?)
-                    ON CONFLICT(userId, recordId) DO UPDATE SET access = excluded.access, reason = excluded.reason
-                    """, arguments: [userId, canonical, access.rawValue, reason])
+                try db.execute(
+                    sql: """
+                        INSERT INTO localorg_share (userId, recordId, access, reason) VALUES (?, ?, ?, ?)
+                        ON CONFLICT(userId, recordId) DO UPDATE SET access = excluded.access, reason = excluded.reason
+                        """, arguments: [userId, canonical, access.rawValue, reason])
             }
         }
     }
@@ -58,9 +61,11 @@ extension OrgStore {
     /// The shares of one user, or of everyone.
     public func shares(ofUserId userId: String? = nil) throws -> [RecordShare] {
         try pool.read { db in
-            let rows = try Row.fetchAll(db, sql: "SELECT userId, recordId, access, reason FROM localorg_share"
-                                        + (userId == nil ? "" : " WHERE userId = ?") + " ORDER BY userId, recordId",
-                                        arguments: userId.map { [$0] } ?? [])
+            let rows = try Row.fetchAll(
+                db,
+                sql: "SELECT userId, recordId, access, reason FROM localorg_share"
+                    + (userId == nil ? "" : " WHERE userId = ?") + " ORDER BY userId, recordId",
+                arguments: userId.map { [$0] } ?? [])
             return rows.map { RecordShare(userId: $0[0], recordId: $0[1], access: RecordShare.Access(rawValue: $0[2]) ?? .read, reason: $0[3]) }
         }
     }

@@ -32,9 +32,11 @@ public enum RecordValidator {
             result[field.name] = try convert(value, for: field)
         }
         if !readOnly.isEmpty {
-            throw APIError(status: 400, errorCode: "INVALID_FIELD_FOR_INSERT_UPDATE",
-                           message: "Unable to create/update fields: \(readOnly.joined(separator: ", ")). Please check the security settings of this field and verify that it is read/write for your profile or permission set.",
-                           fields: readOnly)
+            throw APIError(
+                status: 400, errorCode: "INVALID_FIELD_FOR_INSERT_UPDATE",
+                message:
+                    "Unable to create/update fields: \(readOnly.joined(separator: ", ")). Please check the security settings of this field and verify that it is read/write for your profile or permission set.",
+                fields: readOnly)
         }
         if mode == .create {
             for field in object.fields where field.type == .boolean && result[field.name] == nil && !field.isSystem {
@@ -67,8 +69,9 @@ public enum RecordValidator {
             }
             if text.isEmpty { return .null }
             if field.length > 0 && text.utf16.count > field.length {
-                throw APIError(status: 400, errorCode: "STRING_TOO_LONG",
-                               message: "\(field.label): data value too large: \(text) (max length=\(field.length))", fields: [field.name])
+                throw APIError(
+                    status: 400, errorCode: "STRING_TOO_LONG",
+                    message: "\(field.label): data value too large: \(text) (max length=\(field.length))", fields: [field.name])
             }
             if field.type == .email && !isPlausibleEmail(text) {
                 throw APIError(status: 400, errorCode: "INVALID_EMAIL_ADDRESS", message: "\(field.label): invalid email address: \(text)", fields: [field.name])
@@ -117,7 +120,8 @@ public enum RecordValidator {
         case .object: token = "START_OBJECT"
         case .null: token = "VALUE_NULL"
         }
-        return .jsonParser("Cannot deserialize instance of \(field.type.soapType.split(separator: ":").last ?? "") from \(token) value \(JSONWriter.string(value)) or request may be missing a required field")
+        return .jsonParser(
+            "Cannot deserialize instance of \(field.type.soapType.split(separator: ":").last ?? "") from \(token) value \(JSONWriter.string(value)) or request may be missing a required field")
     }
 
     /// Salesforce's email check, roughly: one `@`, a non-empty local part without spaces, and a

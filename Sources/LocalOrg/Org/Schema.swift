@@ -18,7 +18,8 @@ public struct OrgSchema: Sendable {
             }
             prefixes[object.keyPrefix] = object.name
             guard object.keyPrefix.utf8.allSatisfy({ (48...57).contains($0) || (65...90).contains($0) || (97...122).contains($0) }),
-                  object.keyPrefix != "01g" else {
+                object.keyPrefix != "01g"
+            else {
                 throw SchemaError(description: "\(object.name) needs a key prefix of three letters or digits other than 01g (query locators)")
             }
             guard object.name.utf8.allSatisfy({ (48...57).contains($0) || (65...90).contains($0) || (97...122).contains($0) || $0 == 95 }) else {
@@ -89,7 +90,8 @@ public struct OrgSchema: Sendable {
         var objects: [ObjectDefinition] = []
         for objectJSON in objectList {
             guard let name = objectJSON["name"]?.stringValue, let keyPrefix = objectJSON["keyPrefix"]?.stringValue,
-                  keyPrefix.utf8.count == 3 else { throw SchemaError(description: "every object needs a name and a 3-character keyPrefix") }
+                keyPrefix.utf8.count == 3
+            else { throw SchemaError(description: "every object needs a name and a 3-character keyPrefix") }
             let hasOwner = objectJSON["hasOwner"]?.boolValue ?? true
             var fields = [systemField("Id", label: "\(name) ID", type: .id)]
             fields.append(systemField("IsDeleted", label: "Deleted", type: .boolean))
@@ -152,7 +154,8 @@ public struct OrgSchema: Sendable {
         }
         for (objectName, fieldList) in additions["fields"]?.objectValue ?? [:] {
             guard let position = objectList.firstIndex(where: { $0["name"]?.stringValue?.lowercased() == objectName.lowercased() }),
-                  case var .object(object) = objectList[position] else {
+                case var .object(object) = objectList[position]
+            else {
                 throw SchemaError(description: "custom fields are added to \(objectName), which the schema does not have")
             }
             var fields = object["fields"]?.arrayValue ?? []
@@ -168,7 +171,8 @@ public struct OrgSchema: Sendable {
         // A class exercise's flows: appended to an object's own.
         for (objectName, updates) in additions["fieldUpdates"]?.objectValue ?? [:] {
             guard let position = objectList.firstIndex(where: { $0["name"]?.stringValue?.lowercased() == objectName.lowercased() }),
-                  case var .object(object) = objectList[position] else {
+                case var .object(object) = objectList[position]
+            else {
                 throw SchemaError(description: "field updates are added to \(objectName), which the schema does not have")
             }
             object["fieldUpdates"] = .array((object["fieldUpdates"]?.arrayValue ?? []) + (updates.arrayValue ?? []))
@@ -195,9 +199,10 @@ public struct OrgSchema: Sendable {
             picklists[fieldName] = list
         }
         let number = Int64(stableHash("\(objectName).\(developerName)") % 1_000_000_000) + 1
-        return RecordTypeDefinition(id: SalesforceId.make(keyPrefix: "012", number: number), developerName: developerName,
-                                    label: json["label"]?.stringValue ?? developerName,
-                                    isDefault: json["default"]?.boolValue ?? false, picklistValues: picklists)
+        return RecordTypeDefinition(
+            id: SalesforceId.make(keyPrefix: "012", number: number), developerName: developerName,
+            label: json["label"]?.stringValue ?? developerName,
+            isDefault: json["default"]?.boolValue ?? false, picklistValues: picklists)
     }
 
     private static func parseValidationRule(_ json: JSONValue, object: ObjectDefinition) throws -> ValidationRule {

@@ -130,8 +130,10 @@ public struct ObjectDefinition: Sendable {
     /// `UPDATE … SET` every field's column but the Id, in field order, of the row with an Id.
     let updateByIdSQL: String
 
-    init(name: String, label: String, labelPlural: String, keyPrefix: String, hasOwner: Bool,
-         createable: Bool, deletable: Bool, fields: [FieldDefinition]) {
+    init(
+        name: String, label: String, labelPlural: String, keyPrefix: String, hasOwner: Bool,
+        createable: Bool, deletable: Bool, fields: [FieldDefinition]
+    ) {
         self.name = name
         self.label = label
         self.labelPlural = labelPlural
@@ -160,8 +162,11 @@ public struct ObjectDefinition: Sendable {
 
     /// Master followed by the object's own record types.
     public var allRecordTypes: [RecordTypeDefinition] {
-        [RecordTypeDefinition(id: RecordTypeDefinition.masterId, developerName: "Master", label: "Master",
-                              isDefault: recordTypes.isEmpty, picklistValues: [:])] + recordTypes
+        [
+            RecordTypeDefinition(
+                id: RecordTypeDefinition.masterId, developerName: "Master", label: "Master",
+                isDefault: recordTypes.isEmpty, picklistValues: [:])
+        ] + recordTypes
     }
 
     /// The record type new records get: the default one, else Master.

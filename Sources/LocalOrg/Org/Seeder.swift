@@ -18,19 +18,27 @@ struct SeededGenerator: RandomNumberGenerator {
 /// Demo data for trainings: accounts and contacts with names from many languages (accents, CJK,
 /// Cyrillic, Arabic), some very long, and optional fields often left empty.
 public enum Seeder {
-    static let firstNames = ["Ana", "José", "François", "Zoë", "Søren", "Ingrid", "Łukasz", "Dvořák", "Björn", "Ayşe", "Chloé", "Mateus",
-                             "Yuki", "Hiroshi", "さくら", "太郎", "伟", "秀英", "민준", "서연", "Иван", "Ольга", "محمد", "فاطمة", "Priya",
-                             "Ngozi", "Kwame", "Siobhán", "Nguyễn Văn", "Åsa", "Émile", "Renée", "Zoltán", "Oğuz", "Mary", "John", "Wei"]
-    static let lastNames = ["García", "Müller", "Dubois", "Østergaard", "Kowalski", "Novák", "Ångström", "Yılmaz", "Silva", "Rossi",
-                            "Smith", "O'Brien", "van der Berg", "Nakamura", "佐藤", "田中", "王", "李", "김", "박", "Иванова", "Смирнов",
-                            "الحسيني", "Okafor", "Mensah", "Ní Bhriain", "Trần", "Lindqvist", "Lefèvre", "Kiss", "Doe",
-                            "Wolfeschlegelsteinhausenbergerdorff-Montgomery-Ballesteros de la Santísima Trinidad"]
-    static let companyStems = ["Acme", "Globex", "Initech", "Umbrella", "Soylent", "Müller & Söhne", "Café Lumière", "Nordlys", "東京テクノ",
-                               "北京数据", "서울 솔루션", "Москва Логистик", "Al-Noor", "Sakura Foods", "Fjällräven Outfitters", "Zürich Rück",
-                               "Łódź Machines", "Crème Brûlée Bakeries", "Andes Minería", "Kilimanjaro Coffee"]
+    static let firstNames = [
+        "Ana", "José", "François", "Zoë", "Søren", "Ingrid", "Łukasz", "Dvořák", "Björn", "Ayşe", "Chloé", "Mateus",
+        "Yuki", "Hiroshi", "さくら", "太郎", "伟", "秀英", "민준", "서연", "Иван", "Ольга", "محمد", "فاطمة", "Priya",
+        "Ngozi", "Kwame", "Siobhán", "Nguyễn Văn", "Åsa", "Émile", "Renée", "Zoltán", "Oğuz", "Mary", "John", "Wei",
+    ]
+    static let lastNames = [
+        "García", "Müller", "Dubois", "Østergaard", "Kowalski", "Novák", "Ångström", "Yılmaz", "Silva", "Rossi",
+        "Smith", "O'Brien", "van der Berg", "Nakamura", "佐藤", "田中", "王", "李", "김", "박", "Иванова", "Смирнов",
+        "الحسيني", "Okafor", "Mensah", "Ní Bhriain", "Trần", "Lindqvist", "Lefèvre", "Kiss", "Doe",
+        "Wolfeschlegelsteinhausenbergerdorff-Montgomery-Ballesteros de la Santísima Trinidad",
+    ]
+    static let companyStems = [
+        "Acme", "Globex", "Initech", "Umbrella", "Soylent", "Müller & Söhne", "Café Lumière", "Nordlys", "東京テクノ",
+        "北京数据", "서울 솔루션", "Москва Логистик", "Al-Noor", "Sakura Foods", "Fjällräven Outfitters", "Zürich Rück",
+        "Łódź Machines", "Crème Brûlée Bakeries", "Andes Minería", "Kilimanjaro Coffee",
+    ]
     static let companySuffixes = ["GmbH", "S.A.", "Ltd", "Inc.", "株式会社", "有限公司", "AB", "SARL", "LLC", "Group", "Holdings", "Partners"]
-    static let industries = ["Agriculture", "Banking", "Biotechnology", "Consulting", "Education", "Energy", "Finance", "Healthcare",
-                             "Hospitality", "Manufacturing", "Media", "Retail", "Technology", "Telecommunications", "Transportation"]
+    static let industries = [
+        "Agriculture", "Banking", "Biotechnology", "Consulting", "Education", "Energy", "Finance", "Healthcare",
+        "Hospitality", "Manufacturing", "Media", "Retail", "Technology", "Telecommunications", "Transportation",
+    ]
     static let places: [(city: String, postalCode: String, country: String, street: String)] = [
         // Countries as an org with State and Country/Territory Picklists holds them: its labels.
         ("Paris", "75002", "France", "12 rue de la Paix"), ("München", "80331", "Germany", "Marienplatz 8"),
@@ -40,17 +48,22 @@ public enum Seeder {
         ("Montréal", "H2Y 1C6", "Canada", "275 rue Notre-Dame Est"), ("Zürich", "8001", "Switzerland", "Bahnhofstrasse 45"),
         ("San Francisco", "94105", "United States", "415 Mission Street"), ("Lagos", "101241", "Nigeria", "1 Adeola Odeku Street"),
     ]
-    static let titles = ["CEO", "CTO", "Directrice financière", "Head of Sales", "Développeur", "Ingeniera de datos", "営業部長",
-                         "Product Manager", "Einkaufsleiterin", "Account Executive", "Office Manager", "VP Marketing"]
+    static let titles = [
+        "CEO", "CTO", "Directrice financière", "Head of Sales", "Développeur", "Ingeniera de datos", "営業部長",
+        "Product Manager", "Einkaufsleiterin", "Account Executive", "Office Manager", "VP Marketing",
+    ]
     static let departments = ["Sales", "Finance", "Engineering", "Marketing", "Achats", "Recherche et Développement", "人事部", "Support"]
 
     /// Creates `accounts` accounts and `contacts` contacts (spread over the accounts, some with
     /// none) in one transaction. Returns the counts created. Records are owned by the active
     /// users, or only by `owners` (user ids) when given: a trainee's own copy of the data.
-    public static func seed(store: OrgStore, accounts accountCount: Int, contacts contactCount: Int, randomSeed: UInt64,
-                            owners: [String]? = nil) throws -> (accounts: Int, contacts: Int) {
+    public static func seed(
+        store: OrgStore, accounts accountCount: Int, contacts contactCount: Int, randomSeed: UInt64,
+        owners: [String]? = nil
+    ) throws -> (accounts: Int, contacts: Int) {
         guard let account = store.schema.object(named: "Account"), let contact = store.schema.object(named: "Contact"),
-              let user = store.schema.object(named: "User") else { throw SchemaError(description: "the schema needs Account, Contact and User") }
+            let user = store.schema.object(named: "User")
+        else { throw SchemaError(description: "the schema needs Account, Contact and User") }
         var random = SeededGenerator(seed: randomSeed)
         let now = OrgStore.now()
         return try store.writeNow { db in
@@ -84,8 +97,10 @@ public enum Seeder {
                 }
                 let when = now - Int64.random(in: 0..<(30 * 86_400), using: &random)
                 let id = SalesforceId.make(keyPrefix: account.keyPrefix, number: firstAccountNumber + Int64(index))
-                accountIds.append(try store.insertRow(db, object: account, values: &values, actingUserId: firstOwner, now: when,
-                                                      presetId: id, checkReferences: false, recordHistory: false))
+                accountIds.append(
+                    try store.insertRow(
+                        db, object: account, values: &values, actingUserId: firstOwner, now: when,
+                        presetId: id, checkReferences: false, recordHistory: false))
             }
             let firstContactNumber = try store.reserveNumbers(db, keyPrefix: contact.keyPrefix, count: Int64(contactCount))
             // Every full name once while the pairs last (first × last names), so a demo's list never
@@ -113,8 +128,9 @@ public enum Seeder {
                 if Int.random(in: 0..<10, using: &random) < 6 { values["Department"] = (departments.randomElement(using: &random) ?? "Sales").databaseValue }
                 let when = now - Int64.random(in: 0..<(30 * 86_400), using: &random)
                 let id = SalesforceId.make(keyPrefix: contact.keyPrefix, number: firstContactNumber + Int64(index))
-                _ = try store.insertRow(db, object: contact, values: &values, actingUserId: firstOwner, now: when,
-                                        presetId: id, checkReferences: false, recordHistory: false)
+                _ = try store.insertRow(
+                    db, object: contact, values: &values, actingUserId: firstOwner, now: when,
+                    presetId: id, checkReferences: false, recordHistory: false)
             }
             return (accountCount, contactCount)
         }

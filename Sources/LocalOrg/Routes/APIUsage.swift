@@ -6,8 +6,9 @@ extension LocalOrgAPI {
     /// found), or, with `wholeOnly`, not a whole number.
     static func supportedVersion(_ text: some StringProtocol, wholeOnly: Bool = false) -> Int? {
         guard let number = Double(text), number.isFinite,
-              number >= Double(supportedVersions.lowerBound), number < Double(supportedVersions.upperBound + 1),
-              !wholeOnly || number == number.rounded() else { return nil }
+            number >= Double(supportedVersions.lowerBound), number < Double(supportedVersions.upperBound + 1),
+            !wholeOnly || number == number.rounded()
+        else { return nil }
         return Int(number)
     }
 }
@@ -52,8 +53,10 @@ extension LocalOrgAPI {
     }
 
     func versions() -> APIResponse {
-        .json(.array(Self.supportedVersions.map { version in
-            ["label": .string(Self.releaseLabel(version)), "url": .string("/services/data/v\(version).0"), "version": .string("\(version).0")]
-        }))
+        .json(
+            .array(
+                Self.supportedVersions.map { version in
+                    ["label": .string(Self.releaseLabel(version)), "url": .string("/services/data/v\(version).0"), "version": .string("\(version).0")]
+                }))
     }
 }

@@ -111,8 +111,10 @@ extension LocalOrgAPI {
         for rule in rules { total += try await primingCount(rule, changedAfter: changedAfter, context: context) }
         return .json([
             "primingRecords": .object(primingRecords), "relayToken": relayToken, "ruleErrors": [],
-            "stats": ["ruleCountTotal": .int(Int64(rules.count)), "recordCountTotal": .int(Int64(total)),
-                      "ruleCountServed": .int(Int64(rulesServed)), "recordCountServed": .int(Int64(served))],
+            "stats": [
+                "ruleCountTotal": .int(Int64(rules.count)), "recordCountTotal": .int(Int64(total)),
+                "ruleCountServed": .int(Int64(rulesServed)), "recordCountServed": .int(Int64(served)),
+            ],
         ])
     }
 
@@ -131,8 +133,10 @@ extension LocalOrgAPI {
         return "SELECT \(select) FROM \(rule.objectName)" + (conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND "))
     }
 
-    func primingPage(_ rule: BriefcaseRule, after: String?, changedAfter: Int64?, limit: Int,
-                     context: DataContext) async throws -> [(id: String, modstamp: Int64, recordTypeId: String)] {
+    func primingPage(
+        _ rule: BriefcaseRule, after: String?, changedAfter: Int64?, limit: Int,
+        context: DataContext
+    ) async throws -> [(id: String, modstamp: Int64, recordTypeId: String)] {
         let hasRecordTypes = schema.object(named: rule.objectName).map { !$0.recordTypes.isEmpty && $0.field(named: "RecordTypeId") != nil } ?? false
         let select = hasRecordTypes ? "Id, SystemModstamp, RecordTypeId" : "Id, SystemModstamp"
         let soql = primingSOQL(rule, after: after, changedAfter: changedAfter, select: select) + " ORDER BY Id LIMIT \(limit)"

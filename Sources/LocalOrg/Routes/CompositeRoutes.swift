@@ -30,8 +30,9 @@ extension LocalOrgAPI {
         var bodyBytes: [UInt8] = []
         if let body { JSONWriter.write(body, into: &bodyBytes) }
         var context = parent
-        context.request = APIRequest(method: method, path: "/services/data/" + segments.joined(separator: "/"), query: query,
-                                     headers: requestHeaders, body: bodyBytes, baseURL: parent.request.baseURL)
+        context.request = APIRequest(
+            method: method, path: "/services/data/" + segments.joined(separator: "/"), query: query,
+            headers: requestHeaders, body: bodyBytes, baseURL: parent.request.baseURL)
         context.method = method.uppercased()
         context.apiVersion = "\(number).0"
         return .success((context, Array(segments.dropFirst())))
@@ -80,8 +81,9 @@ extension LocalOrgAPI {
                 results.append(["statusCode": 412, "result": [["errorCode": "BATCH_PROCESSING_HALTED", "message": "Batch processing halted per request"]]])
                 continue
             }
-            let response = await subrequest(method: request["method"]?.stringValue ?? "GET", url: request["url"]?.stringValue ?? "",
-                                            body: request["richInput"], headers: [:], parent: context)
+            let response = await subrequest(
+                method: request["method"]?.stringValue ?? "GET", url: request["url"]?.stringValue ?? "",
+                body: request["richInput"], headers: [:], parent: context)
             if response.status >= 400 { failed = true }
             results.append(["statusCode": .int(Int64(response.status)), "result": bodyJSON(response)])
         }
@@ -107,7 +109,8 @@ extension LocalOrgAPI {
         var responses: [JSONValue] = []
         for request in requests {
             guard let method = request["method"]?.stringValue, let url = request["url"]?.stringValue,
-                  let referenceId = request["referenceId"]?.stringValue else {
+                let referenceId = request["referenceId"]?.stringValue
+            else {
                 throw APIError(status: 400, errorCode: "INVALID_FIELD", message: "each subrequest needs method, url and referenceId")
             }
             let headers = request["httpHeaders"]?.objectValue?.compactMapValues(\.stringValue) ?? [:]
@@ -115,8 +118,9 @@ extension LocalOrgAPI {
             do {
                 let resolvedURL = try Self.resolveReferences(in: url, results: resultsByReference)
                 let resolvedBody = try request["body"].map { try Self.resolveReferences(in: $0, results: resultsByReference) }
-                response = await subrequest(method: method, url: resolvedURL, body: resolvedBody,
-                                            headers: Dictionary(uniqueKeysWithValues: headers.map { ($0.key, $0.value) }), parent: context)
+                response = await subrequest(
+                    method: method, url: resolvedURL, body: resolvedBody,
+                    headers: Dictionary(uniqueKeysWithValues: headers.map { ($0.key, $0.value) }), parent: context)
             } catch let error as APIError {
                 response = .error(error)
             }
@@ -132,8 +136,9 @@ extension LocalOrgAPI {
     /// transaction shared with the other subrequests.
     func isRecordSubrequest(_ request: JSONValue, parent: DataContext) -> Bool {
         guard let method = request["method"]?.stringValue, let url = request["url"]?.stringValue, request["referenceId"]?.stringValue != nil,
-              case let .success((subcontext, rest)) = subcontext(method: method, url: url, body: nil, headers: [:], parent: parent),
-              rest.count >= 3, rest[0] == "sobjects", let object = schema.object(named: rest[1]) else { return false }
+            case let .success((subcontext, rest)) = subcontext(method: method, url: url, body: nil, headers: [:], parent: parent),
+            rest.count >= 3, rest[0] == "sobjects", let object = schema.object(named: rest[1])
+        else { return false }
         let path = Array(rest.dropFirst(2))
         if path.count == 1, ["describe", "updated", "deleted"].contains(path[0].lowercased()) { return false }
         if path.count == 2, object.name == "User", path[1].lowercased() == "password" { return false }
@@ -154,8 +159,9 @@ extension LocalOrgAPI {
                 var response = APIResponse.error(.resourceNotFound)
                 try db.inRecordSavepoint {
                     do {
-                        response = try self.performRecordSubrequest(subrequest, results: resultsByReference, context: context, db: db,
-                                                                    notARecord: .resourceNotFound)
+                        response = try self.performRecordSubrequest(
+                            subrequest, results: resultsByReference, context: context, db: db,
+                            notARecord: .resourceNotFound)
                         return .commit
                     } catch let error as APIError {
                         response = .error(error)
@@ -176,8 +182,10 @@ extension LocalOrgAPI {
     /// One record subrequest inside a composite's transaction: its `@{ref}`s resolved against the
     /// earlier results, then the sObject operation its method and path name. `notARecord` is the
     /// error for a path that is not `…/sobjects/T[/id]`.
-    func performRecordSubrequest(_ subrequest: CompositeSubrequest, results: [String: JSONValue], context: DataContext, db: Database,
-                                 notARecord: APIError) throws -> APIResponse {
+    func performRecordSubrequest(
+        _ subrequest: CompositeSubrequest, results: [String: JSONValue], context: DataContext, db: Database,
+        notARecord: APIError
+    ) throws -> APIResponse {
         let url = try Self.resolveReferences(in: subrequest.url, results: results)
         let body = try subrequest.body.map { try Self.resolveReferences(in: $0, results: results) }
         let (subcontext, rest) = try self.subcontext(method: subrequest.method, url: url, body: body, headers: subrequest.headers, parent: context).get()
@@ -200,7 +208,10 @@ extension LocalOrgAPI {
     func compositeAllOrNone(_ requests: [JSONValue], context: DataContext) async throws -> APIResponse {
         let subrequests = try CompositeSubrequest.parse(requests)
         /// Thrown out of the transaction to roll it back, carrying the failing subresponse.
-        struct RolledBack: Error { var index: Int; var entry: JSONValue }
+        struct RolledBack: Error {
+            var index: Int
+            var entry: JSONValue
+        }
         let halted: JSONValue = [["errorCode": "PROCESSING_HALTED", "message": "The transaction was rolled back since another operation in the same transaction failed."]]
         do {
             let entries = try await sessionWrite { db -> [JSONValue] in
@@ -211,8 +222,9 @@ extension LocalOrgAPI {
                     do {
                         response = try self.performRecordSubrequest(
                             subrequest, results: resultsByReference, context: context, db: db,
-                            notARecord: APIError(status: 400, errorCode: "INVALID_INPUT",
-                                                 message: "localorg runs only sObject record subrequests (…/sobjects/T[/id]) in an allOrNone composite request"))
+                            notARecord: APIError(
+                                status: 400, errorCode: "INVALID_INPUT",
+                                message: "localorg runs only sObject record subrequests (…/sobjects/T[/id]) in an allOrNone composite request"))
                     } catch let error as APIError {
                         response = .error(error)
                     }
@@ -227,7 +239,8 @@ extension LocalOrgAPI {
             return .json(["compositeResponse": .array(entries)])
         } catch let rollback as RolledBack {
             let entries: [JSONValue] = subrequests.enumerated().map { index, subrequest in
-                index == rollback.index ? rollback.entry
+                index == rollback.index
+                    ? rollback.entry
                     : ["body": halted, "httpHeaders": [:], "httpStatusCode": 400, "referenceId": .string(subrequest.referenceId)]
             }
             return .json(["compositeResponse": .array(entries)])
@@ -282,11 +295,15 @@ extension LocalOrgAPI {
         var rest = Substring(text)
         while let start = rest.range(of: "@{") {
             output += rest[..<start.lowerBound]
-            guard let end = rest[start.upperBound...].firstIndex(of: "}") else { output += rest; return output }
+            guard let end = rest[start.upperBound...].firstIndex(of: "}") else {
+                output += rest
+                return output
+            }
             let expression = String(rest[start.upperBound..<end])
             guard let value = lookUp(expression, in: results) else {
-                throw APIError(status: 400, errorCode: "PROCESSING_HALTED",
-                               message: "Invalid reference specified. No value for \(expression) found in a previous subrequest.")
+                throw APIError(
+                    status: 400, errorCode: "PROCESSING_HALTED",
+                    message: "Invalid reference specified. No value for \(expression) found in a previous subrequest.")
             }
             switch value {
             case let .string(string): output += string
@@ -330,11 +347,13 @@ struct CompositeSubrequest: Sendable {
     static func parse(_ requests: [JSONValue]) throws -> [CompositeSubrequest] {
         try requests.map { request in
             guard let method = request["method"]?.stringValue, let url = request["url"]?.stringValue,
-                  let referenceId = request["referenceId"]?.stringValue else {
+                let referenceId = request["referenceId"]?.stringValue
+            else {
                 throw APIError(status: 400, errorCode: "INVALID_FIELD", message: "each subrequest needs method, url and referenceId")
             }
-            return CompositeSubrequest(method: method, url: url, referenceId: referenceId, body: request["body"],
-                                       headers: request["httpHeaders"]?.objectValue?.compactMapValues(\.stringValue).reduce(into: [:]) { $0[$1.key] = $1.value } ?? [:])
+            return CompositeSubrequest(
+                method: method, url: url, referenceId: referenceId, body: request["body"],
+                headers: request["httpHeaders"]?.objectValue?.compactMapValues(\.stringValue).reduce(into: [:]) { $0[$1.key] = $1.value } ?? [:])
         }
     }
 }

@@ -40,9 +40,11 @@ extension LocalOrgAPI {
                 }
                 let index = nodes.count
                 do {
-                    nodes.append(Node(object: object, referenceId: referenceId,
-                                      values: try RecordValidator.values(for: object, body: fields, mode: .create, access: context.fieldAccess),
-                                      parentIndex: parentIndex, parentField: parentField))
+                    nodes.append(
+                        Node(
+                            object: object, referenceId: referenceId,
+                            values: try RecordValidator.values(for: object, body: fields, mode: .create, access: context.fieldAccess),
+                            parentIndex: parentIndex, parentField: parentField))
                 } catch {
                     failures.append(["referenceId": .string(referenceId), "errors": [error.collectionEntry]])
                     nodes.append(Node(object: object, referenceId: referenceId, values: [:], parentIndex: parentIndex, parentField: parentField))
@@ -71,16 +73,19 @@ extension LocalOrgAPI {
                     var values = node.values
                     if let parentIndex = node.parentIndex, let field = node.parentField { values[field] = ids[parentIndex].databaseValue }
                     do {
-                        ids.append(try store.insertRow(db, object: node.object, values: &values, actingUserId: userId, now: now, visibleTo: owner,
-                                                       saving: saving))
+                        ids.append(
+                            try store.insertRow(
+                                db, object: node.object, values: &values, actingUserId: userId, now: now, visibleTo: owner,
+                                saving: saving))
                     } catch let error as APIError {
                         throw TreeFailure(referenceId: node.referenceId, error: error)
                     }
                 }
                 return ids
             }
-            return .json(["hasErrors": false, "results": .array(zip(plannedNodes, ids).map { ["referenceId": .string($0.referenceId), "id": .string($1)] })],
-                         status: 201)
+            return .json(
+                ["hasErrors": false, "results": .array(zip(plannedNodes, ids).map { ["referenceId": .string($0.referenceId), "id": .string($1)] })],
+                status: 201)
         } catch let failure as TreeFailure {
             return .json(["hasErrors": true, "results": [["referenceId": .string(failure.referenceId), "errors": [failure.error.collectionEntry]]]], status: 400)
         }

@@ -35,8 +35,10 @@ extension LocalOrgAPI {
 
     func describeGlobal(_ context: DataContext) throws -> APIResponse {
         if notModified(context.request, since: schemaLoadedAt) { return .empty(304) }
-        return .json(["encoding": "UTF-8", "maxBatchSize": 200,
-                      "sobjects": .array(schema.objects.map { .object(sobjectSummary($0, apiVersion: context.apiVersion)) })])
+        return .json([
+            "encoding": "UTF-8", "maxBatchSize": 200,
+            "sobjects": .array(schema.objects.map { .object(sobjectSummary($0, apiVersion: context.apiVersion)) }),
+        ])
     }
 
     func describe(_ object: ObjectDefinition, context: DataContext) -> APIResponse {
@@ -46,25 +48,30 @@ extension LocalOrgAPI {
         var body = sobjectSummary(object, apiVersion: context.apiVersion)
         // A field the user's profile hides is not in their describe at all.
         let access = context.fieldAccess
-        body["fields"] = .array(access.readableFields(of: object).map {
-            describeField($0, of: object, access: access, longTextRefused: context.rules.isOn(.nonFilterableFields))
-        })
-        body["childRelationships"] = .array(schema.childRelationships(of: object.name).map { relationship in
-            ["childSObject": .string(relationship.childObject), "field": .string(relationship.field),
-             "relationshipName": .string(relationship.relationshipName), "cascadeDelete": .bool(relationship.cascadeDelete),
-             "restrictedDelete": false, "deprecatedAndHidden": false, "junctionIdListNames": [], "junctionReferenceTo": []]
-        })
+        body["fields"] = .array(
+            access.readableFields(of: object).map {
+                describeField($0, of: object, access: access, longTextRefused: context.rules.isOn(.nonFilterableFields))
+            })
+        body["childRelationships"] = .array(
+            schema.childRelationships(of: object.name).map { relationship in
+                [
+                    "childSObject": .string(relationship.childObject), "field": .string(relationship.field),
+                    "relationshipName": .string(relationship.relationshipName), "cascadeDelete": .bool(relationship.cascadeDelete),
+                    "restrictedDelete": false, "deprecatedAndHidden": false, "junctionIdListNames": [], "junctionReferenceTo": [],
+                ]
+            })
         let base = Self.sobjectPath(object, apiVersion: context.apiVersion)
-        body["recordTypeInfos"] = .array(object.allRecordTypes.map { recordType in
-            // With record types of its own, an object's Master is not available to users.
-            let available = recordType.isMaster == object.recordTypes.isEmpty
-            return [
-                "active": true, "available": .bool(available), "defaultRecordTypeMapping": .bool(recordType.id == object.defaultRecordType.id),
-                "developerName": .string(recordType.developerName), "master": .bool(recordType.isMaster),
-                "name": .string(recordType.label), "recordTypeId": .string(recordType.id),
-                "urls": ["layout": .string("\(base)/describe/layouts/\(recordType.id)")],
-            ]
-        })
+        body["recordTypeInfos"] = .array(
+            object.allRecordTypes.map { recordType in
+                // With record types of its own, an object's Master is not available to users.
+                let available = recordType.isMaster == object.recordTypes.isEmpty
+                return [
+                    "active": true, "available": .bool(available), "defaultRecordTypeMapping": .bool(recordType.id == object.defaultRecordType.id),
+                    "developerName": .string(recordType.developerName), "master": .bool(recordType.isMaster),
+                    "name": .string(recordType.label), "recordTypeId": .string(recordType.id),
+                    "urls": ["layout": .string("\(base)/describe/layouts/\(recordType.id)")],
+                ]
+            })
         body["actionOverrides"] = []
         body["namedLayoutInfos"] = []
         body["supportedScopes"] = [["label": "All", "name": "everything"], ["label": "My", "name": "mine"]]
@@ -110,8 +117,10 @@ extension LocalOrgAPI {
     /// sortable or groupable, as a real org describes them (a recorded describe of a textarea of
     /// 32,768 characters answers false for all three; the SOQL reference: WHERE takes "any field
     /// except a long text area").
-    func describeField(_ field: FieldDefinition, of object: ObjectDefinition, access: FieldAccess = .administrator,
-                       longTextRefused: Bool = true) -> JSONValue {
+    func describeField(
+        _ field: FieldDefinition, of object: ObjectDefinition, access: FieldAccess = .administrator,
+        longTextRefused: Bool = true
+    ) -> JSONValue {
         let isNumber = field.type.isNumber
         let longText = longTextRefused && field.isLongText
         // State and Country/Territory Picklists: a state code depends on its address's country code.

@@ -47,8 +47,9 @@ public struct LocalOrgAPI: Sendable {
         let rules = await rules.current()
         if rules.isOn(.requestSizeLimit), let refusal = Self.sizeRefusal(request) { return refusal }
         do {
-            request.body = try HTTPCompression.decodedBody(request.body, contentEncoding: request.header("content-encoding"),
-                                                           maximumBytes: settings.maximumBodyBytes)
+            request.body = try HTTPCompression.decodedBody(
+                request.body, contentEncoding: request.header("content-encoding"),
+                maximumBytes: settings.maximumBodyBytes)
         } catch {
             return .error(error)
         }
@@ -98,8 +99,10 @@ public struct LocalOrgAPI: Sendable {
             // (which never contains a token), so the operator can find what happened.
             let errorId = "\(Int.random(in: 100_000_000...999_999_999))-\(Int.random(in: 10_000...99_999)) (\(Int.random(in: 1_000_000...9_999_999)))"
             FileHandle.standardError.write(Data("localorg: ErrorId \(errorId): \(request.method) \(request.path): \(error)\n".utf8))
-            return .error(APIError(status: 500, errorCode: "UNKNOWN_EXCEPTION",
-                                   message: "An unexpected error occurred. Please include this ErrorId if you contact support: \(errorId)"))
+            return .error(
+                APIError(
+                    status: 500, errorCode: "UNKNOWN_EXCEPTION",
+                    message: "An unexpected error occurred. Please include this ErrorId if you contact support: \(errorId)"))
         }
     }
 
@@ -114,8 +117,9 @@ public struct LocalOrgAPI: Sendable {
         for (name, value) in request.headers { total += name.utf8.count + 2 + value.utf8.count + 2 }
         guard total > requestHeadLimit else { return nil }
         let (status, reason) = uri > requestHeadLimit ? (414, "URI Too Long") : (431, "Request Header Fields Too Large")
-        return APIResponse(status: status, headers: [("Content-Type", "text/html;charset=iso-8859-1")],
-                           body: Array("<h1>Bad Message \(status)</h1><pre>reason: \(reason)</pre>".utf8))
+        return APIResponse(
+            status: status, headers: [("Content-Type", "text/html;charset=iso-8859-1")],
+            body: Array("<h1>Bad Message \(status)</h1><pre>reason: \(reason)</pre>".utf8))
     }
 
     // MARK: Versions and authentication
@@ -147,12 +151,16 @@ public struct LocalOrgAPI: Sendable {
         let apiVersion = "\(number).0"
         if settings.latencyMilliseconds > 0 { try? await Task.sleep(for: .milliseconds(settings.latencyMilliseconds)) }
         if settings.failFirstRequests > 0, await injectedFailures.shouldRefuse(limit: settings.failFirstRequests) {
-            return .error(APIError(status: 503, errorCode: "SERVER_UNAVAILABLE",
-                                   message: "Server temporarily unavailable (localorg --fail-first); nothing was changed, try again"))
+            return .error(
+                APIError(
+                    status: 503, errorCode: "SERVER_UNAVAILABLE",
+                    message: "Server temporarily unavailable (localorg --fail-first); nothing was changed, try again"))
         }
         if settings.failureRate > 0, Double.random(in: 0..<1) < settings.failureRate {
-            return .error(APIError(status: 503, errorCode: "SERVER_UNAVAILABLE",
-                                   message: "Server temporarily unavailable (localorg --fail-rate); nothing was changed, try again"))
+            return .error(
+                APIError(
+                    status: 503, errorCode: "SERVER_UNAVAILABLE",
+                    message: "Server temporarily unavailable (localorg --fail-rate); nothing was changed, try again"))
         }
         let session = try await authenticate(request)
         RequestContext.current?.note(changeOrigin: Self.changeOrigin(apiVersion: apiVersion, callOptions: request.header("sforce-call-options")))
@@ -166,8 +174,9 @@ public struct LocalOrgAPI: Sendable {
                 var method = request.method
                 if method == "POST", let override = request.queryItems["_HttpMethod"] { method = override.uppercased() }
                 let visibleOwner = settings.sharing == .private && !session.isAdmin ? session.userId : nil
-                let context = DataContext(request: request, method: method, apiVersion: apiVersion, session: session, apiUsed: used,
-                                          visibleOwner: visibleOwner, rules: rules, lockWait: settings.lockWaitSeconds)
+                let context = DataContext(
+                    request: request, method: method, apiVersion: apiVersion, session: session, apiUsed: used,
+                    visibleOwner: visibleOwner, rules: rules, lockWait: settings.lockWaitSeconds)
                 response = try await routeData(context, rest: rest)
             } catch let error as APIError {
                 response = .error(error)
@@ -195,10 +204,12 @@ public struct LocalOrgAPI: Sendable {
 
         /// The rules a save of this request meets. The duplicate rule header came with v52.0.
         var saveRules: SaveRules {
-            let header: (allowSave: Bool, includeRecordDetails: Bool) = apiVersion(atLeast: 52)
+            let header: (allowSave: Bool, includeRecordDetails: Bool) =
+                apiVersion(atLeast: 52)
                 ? SaveRules.duplicateHeader(request.header("sforce-duplicate-rule-header")) : (false, false)
-            return SaveRules(rules: rules, allowDuplicateSave: header.allowSave, includeRecordDetails: header.includeRecordDetails,
-                             lockWait: lockWait, access: fieldAccess, apiVersion: apiVersion, request: scope)
+            return SaveRules(
+                rules: rules, allowDuplicateSave: header.allowSave, includeRecordDetails: header.includeRecordDetails,
+                lockWait: lockWait, access: fieldAccess, apiVersion: apiVersion, request: scope)
         }
 
         /// What the user may name in SOQL: their fields, and the org's rules for long text areas.
@@ -251,11 +262,13 @@ public struct LocalOrgAPI: Sendable {
                 guard let text = context.request.queryItems["q"], !text.isEmpty else {
                     throw APIError(status: 400, errorCode: "MALFORMED_SEARCH", message: "A search string has to be specified")
                 }
-                records = try await queries.search(text, userId: context.session.userId, visibleTo: context.visibleOwner, access: context.fieldAccess,
-                                                   apiVersion: context.apiVersion)
+                records = try await queries.search(
+                    text, userId: context.session.userId, visibleTo: context.visibleOwner, access: context.fieldAccess,
+                    apiVersion: context.apiVersion)
             } else {
-                records = try await queries.parameterizedSearch(context.request.queryItems, visibleTo: context.visibleOwner, access: context.fieldAccess,
-                                                                apiVersion: context.apiVersion)
+                records = try await queries.parameterizedSearch(
+                    context.request.queryItems, visibleTo: context.visibleOwner, access: context.fieldAccess,
+                    apiVersion: context.apiVersion)
             }
             // Before v36.0 the answer was a bare array.
             return !context.apiVersion(atLeast: 36) ? .json(.array(records)) : .json(["searchRecords": .array(records)])
@@ -330,7 +343,7 @@ public struct LocalOrgAPI: Sendable {
         ("DailyFunctionsApiCallLimit", 235000), ("DailyGenericStreamingApiEvents", 10000), ("DailyScratchOrgs", 6),
         ("DailyStandardVolumePlatformEvents", 10000), ("DailyStreamingApiEvents", 10000), ("DailyWorkflowEmails", 405),
         ("DataStorageMB", 5), ("DurableStreamingApiConcurrentClients", 20), ("FileStorageMB", 20), ("HourlyAsyncReportRuns", 1200),
-        ("HourlyDashboardRefreshes", 200), ("HourlyDashboardResults", 5000), ("HourlyDashboardStatuses", 999999999),
+        ("HourlyDashboardRefreshes", 200), ("HourlyDashboardResults", 5000), ("HourlyDashboardStatuses", 999_999_999),
         ("HourlyLongTermIdMapping", 100000), ("HourlyManagedContentPublicRequests", 50000), ("HourlyODataCallout", 10000),
         ("HourlyPublishedPlatformEvents", 50000), ("HourlyPublishedStandardVolumePlatformEvents", 1000),
         ("HourlyShortTermIdMapping", 100000), ("HourlySyncReportRuns", 500), ("HourlyTimeBasedWorkflow", 50), ("MassEmail", 10),
@@ -360,9 +373,10 @@ public struct LocalOrgAPI: Sendable {
             guard let text = context.request.queryItems["q"], !text.trimmingCharacters(in: .whitespaces).isEmpty else {
                 throw APIError.malformedQuery("A query string has to be specified")
             }
-            page = try await queries.query(text, includeDeleted: includeDeleted, batchSize: batchSize(context.request),
-                                           userId: context.session.userId, visibleTo: context.visibleOwner, policy: context.queryPolicy,
-                                           apiVersion: context.apiVersion)
+            page = try await queries.query(
+                text, includeDeleted: includeDeleted, batchSize: batchSize(context.request),
+                userId: context.session.userId, visibleTo: context.visibleOwner, policy: context.queryPolicy,
+                apiVersion: context.apiVersion)
         }
         return .json(Self.queryResult(page, apiVersion: context.apiVersion))
     }

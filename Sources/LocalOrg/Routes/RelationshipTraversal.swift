@@ -21,7 +21,8 @@ extension LocalOrgAPI {
     func relationshipStep(from object: ObjectDefinition, named name: String) -> RelationshipStep? {
         let wanted = name.lowercased()
         if let lookup = object.fields.first(where: { $0.relationshipName?.lowercased() == wanted }),
-           let parent = lookup.referenceTo.flatMap({ schema.object(named: $0) }) {
+            let parent = lookup.referenceTo.flatMap({ schema.object(named: $0) })
+        {
             return .parent(lookup: lookup, object: parent)
         }
         for relationship in schema.childRelationships(of: object.name) where relationship.relationshipName.lowercased() == wanted {
@@ -81,12 +82,15 @@ extension LocalOrgAPI {
     }
 
     /// Follows `steps` from a record, inside one read transaction.
-    func resolveTraversal(from object: ObjectDefinition, id: String, steps: [RelationshipStep], visibleTo owner: String?,
-                          db: Database) throws -> TraversalTarget {
+    func resolveTraversal(
+        from object: ObjectDefinition, id: String, steps: [RelationshipStep], visibleTo owner: String?,
+        db: Database
+    ) throws -> TraversalTarget {
         var current = (object: object, id: id)
         for step in steps {
             guard let record = try store.fetchRecord(db, object: current.object, id: current.id),
-                  try store.isVisible(db, record, object: current.object, to: owner) else { throw APIError.resourceNotFound }
+                try store.isVisible(db, record, object: current.object, to: owner)
+            else { throw APIError.resourceNotFound }
             if record.isDeleted { throw APIError.entityIsDeleted }
             switch step {
             case let .parent(lookup, parent):
@@ -106,8 +110,9 @@ extension LocalOrgAPI {
         let fields = try context.listedFields(of: child) ?? child.fields
         // Field names come from the schema and ids are canonical (alphanumeric): nothing to escape.
         let soql = "SELECT \(fields.map(\.name).joined(separator: ", ")) FROM \(child.name) WHERE \(lookup.name) = '\(parentId)'"
-        let page = try await queries.query(soql, includeDeleted: false, batchSize: batchSize(context.request), userId: context.session.userId,
-                                           visibleTo: context.visibleOwner, apiVersion: context.apiVersion)
+        let page = try await queries.query(
+            soql, includeDeleted: false, batchSize: batchSize(context.request), userId: context.session.userId,
+            visibleTo: context.visibleOwner, apiVersion: context.apiVersion)
         return .json(Self.queryResult(page, apiVersion: context.apiVersion))
     }
 }

@@ -93,16 +93,19 @@ extension LocalOrgAPI {
         let now = OrgStore.now()
         let outcomes: [Result<String, APIError>]
         do {
-            outcomes = try await writePlans(plans, allOrNone: allOrNone, userId: userId, now: now, visibleTo: context.visibleOwner,
-                                            saving: context.saveRules)
+            outcomes = try await writePlans(
+                plans, allOrNone: allOrNone, userId: userId, now: now, visibleTo: context.visibleOwner,
+                saving: context.saveRules)
         } catch let rollback as AllOrNoneRollback {
             return .json(.array(rollback.rolledBackResults))
         }
         return .json(.array(outcomes.map(collectionResult)))
     }
 
-    private func writePlans(_ plans: [PlannedWrite], allOrNone: Bool, userId: String, now: Int64, visibleTo owner: String?,
-                            saving: SaveRules) async throws -> [Result<String, APIError>] {
+    private func writePlans(
+        _ plans: [PlannedWrite], allOrNone: Bool, userId: String, now: Int64, visibleTo owner: String?,
+        saving: SaveRules
+    ) async throws -> [Result<String, APIError>] {
         let store = self.store
         return try await writeEach(plans, allOrNone: allOrNone, id: { $0 }) { plan, db in
             switch plan {
@@ -149,8 +152,10 @@ extension LocalOrgAPI {
     /// `PATCH /composite/sobjects/T/Field`: each record updates the one record whose `Field` holds
     /// its value, or creates one; answers carry `created`. A record without `attributes` fails
     /// alone with `JSON_PARSER_ERROR`, as Salesforce's does.
-    func upsertMany(_ records: [JSONValue], object: ObjectDefinition, field: FieldDefinition, allOrNone: Bool,
-                    context: DataContext) async throws -> APIResponse {
+    func upsertMany(
+        _ records: [JSONValue], object: ObjectDefinition, field: FieldDefinition, allOrNone: Bool,
+        context: DataContext
+    ) async throws -> APIResponse {
         try checkWriteAccess(object, context: context)
         let userId = context.session.userId
         let owner = context.visibleOwner
@@ -160,23 +165,28 @@ extension LocalOrgAPI {
         let store = self.store
         do {
             let outcomes = try await writeEach(records, allOrNone: allOrNone, id: { $0.id }) { record, db in
-                try Self.upsertOne(record, object: object, field: field, store: store, db: db,
-                                   userId: userId, access: access, now: now, owner: owner, saving: saving)
+                try Self.upsertOne(
+                    record, object: object, field: field, store: store, db: db,
+                    userId: userId, access: access, now: now, owner: owner, saving: saving)
             }
-            return .json(.array(outcomes.map { outcome in
-                switch outcome {
-                case let .success(result): return ["id": .string(result.id), "success": true, "errors": [], "created": .bool(result.created)]
-                case let .failure(error): return ["success": false, "errors": [error.collectionEntry]]
-                }
-            }))
+            return .json(
+                .array(
+                    outcomes.map { outcome in
+                        switch outcome {
+                        case let .success(result): return ["id": .string(result.id), "success": true, "errors": [], "created": .bool(result.created)]
+                        case let .failure(error): return ["success": false, "errors": [error.collectionEntry]]
+                        }
+                    }))
         } catch let rollback as AllOrNoneRollback {
             return .json(.array(rollback.rolledBackResults))
         }
     }
 
-    private static func upsertOne(_ record: JSONValue, object: ObjectDefinition, field: FieldDefinition, store: OrgStore, db: Database,
-                                  userId: String, access: FieldAccess, now: Int64, owner: String?,
-                                  saving: SaveRules) throws -> (id: String, created: Bool) {
+    private static func upsertOne(
+        _ record: JSONValue, object: ObjectDefinition, field: FieldDefinition, store: OrgStore, db: Database,
+        userId: String, access: FieldAccess, now: Int64, owner: String?,
+        saving: SaveRules
+    ) throws -> (id: String, created: Bool) {
         guard var body = record.objectValue else { throw APIError.jsonParser("each record must be a JSON object") }
         guard let type = body["attributes"]?["type"]?.stringValue else {
             throw APIError(status: 400, errorCode: "JSON_PARSER_ERROR", message: "Missing attributes for the record: each record needs \"attributes\": {\"type\": \"\(object.name)\"}")
@@ -194,8 +204,9 @@ extension LocalOrgAPI {
         body.removeValue(forKey: "attributes")
         let matches = try store.ids(db, object, externalId: field, equals: keyValue, visibleTo: owner, limit: 2)
         if matches.count > 1 {
-            throw APIError(status: 300, errorCode: "DUPLICATE_EXTERNAL_ID",
-                           message: "\(field.label): more than one record found for external id field: \(matches)", fields: [field.name])
+            throw APIError(
+                status: 300, errorCode: "DUPLICATE_EXTERNAL_ID",
+                message: "\(field.label): more than one record found for external id field: \(matches)", fields: [field.name])
         }
         if let id = matches.first {
             body.removeValue(forKey: key.key)
@@ -289,9 +300,16 @@ struct AllOrNoneRollback: Error {
             switch outcome {
             case let .failure(error): return ["success": false, "errors": [error.collectionEntry]]
             case .success:
-                return ["success": false, "errors": [["statusCode": "ALL_OR_NONE_OPERATION_ROLLED_BACK",
-                                                      "message": "Record rolled back because not all records were valid and the request was using AllOrNone header",
-                                                      "fields": []]]]
+                return [
+                    "success": false,
+                    "errors": [
+                        [
+                            "statusCode": "ALL_OR_NONE_OPERATION_ROLLED_BACK",
+                            "message": "Record rolled back because not all records were valid and the request was using AllOrNone header",
+                            "fields": [],
+                        ]
+                    ],
+                ]
             }
         }
     }

@@ -46,8 +46,10 @@ extension LocalOrgAPI {
     func recentlyChanged(_ object: ObjectDefinition, limit: Int, context: DataContext) async throws -> [(record: JSONValue, modified: Int64)] {
         let nameField = object.nameFieldName
         return try await store.recentlyChanged(object, byUser: context.session.userId, limit: limit).map { recent in
-            var item: JSONObject = ["attributes": RecordRenderer.attributes(type: object.name, id: recent.id, apiVersion: context.apiVersion),
-                                    "Id": .string(recent.id)]
+            var item: JSONObject = [
+                "attributes": RecordRenderer.attributes(type: object.name, id: recent.id, apiVersion: context.apiVersion),
+                "Id": .string(recent.id),
+            ]
             if let nameField { item[nameField] = recent.name.map(JSONValue.string) ?? .null }
             return (.object(item), recent.modified)
         }
@@ -123,8 +125,9 @@ extension LocalOrgAPI {
                 if let field = object.field(named: segment), field.type == .id, method == "POST" { return .create }
                 if SalesforceId.canonical(segment) != nil { throw APIError.resourceNotFound }
                 if SalesforceId.isShapedLikeId(segment), segment.hasPrefix(object.keyPrefix) {
-                    throw APIError(status: 400, errorCode: "MALFORMED_ID",
-                                   message: "\(object.label) ID: id value of incorrect type: \(segment)", fields: ["Id"])
+                    throw APIError(
+                        status: 400, errorCode: "MALFORMED_ID",
+                        message: "\(object.label) ID: id value of incorrect type: \(segment)", fields: ["Id"])
                 }
                 throw APIError.externalIdFieldMissing(segment)
             }
@@ -157,8 +160,9 @@ extension LocalOrgAPI {
             throw APIError(status: 400, errorCode: "INVALID_TYPE_FOR_OPERATION", message: "entity type \(object.name) does not support insert")
         }
         var values = try RecordValidator.values(for: object, body: try body ?? jsonObjectBody(context.request), mode: .create, access: context.fieldAccess)
-        let id = try store.insertRow(db, object: object, values: &values, actingUserId: context.session.userId, now: OrgStore.now(),
-                                     visibleTo: context.visibleOwner, saving: context.saveRules)
+        let id = try store.insertRow(
+            db, object: object, values: &values, actingUserId: context.session.userId, now: OrgStore.now(),
+            visibleTo: context.visibleOwner, saving: context.saveRules)
         var result: JSONObject = ["id": .string(id), "success": true, "errors": []]
         // An upsert says `created` from v46.0, when it also began to answer updates with a body.
         if upserted, context.apiVersion(atLeast: 46) { result["created"] = true }
@@ -172,13 +176,16 @@ extension LocalOrgAPI {
         // The Id comes with the listed fields, asked for or not.
         if let idField = object.field(named: "Id"), selected?.contains(where: { $0.name == "Id" }) == false { selected?.append(idField) }
         guard let stored = try store.fetchRecord(db, object: object, id: id),
-              try store.isVisible(db, stored, object: object, to: context.visibleOwner) else { throw APIError.resourceNotFound }
+            try store.isVisible(db, stored, object: object, to: context.visibleOwner)
+        else { throw APIError.resourceNotFound }
         if stored.isDeleted { throw APIError.entityIsDeleted }
         let etag = Self.entityTag(stored, object: object)
         if let etag, Self.matches(context.request.header("if-none-match"), etag) { return .empty(304) }
         if notModified(context.request, since: stored.lastModifiedDate) { return .empty(304) }
-        var response = APIResponse.json(RecordRenderer.record(stored, object: object, fields: selected ?? context.fieldAccess.readableFields(of: object),
-                                                              apiVersion: context.apiVersion))
+        var response = APIResponse.json(
+            RecordRenderer.record(
+                stored, object: object, fields: selected ?? context.fieldAccess.readableFields(of: object),
+                apiVersion: context.apiVersion))
         response.headers.append(("Last-Modified", SalesforceDate.formatHTTPDate(stored.lastModifiedDate)))
         if let etag { response.headers.append(("ETag", etag)) }
         return response
@@ -217,15 +224,17 @@ extension LocalOrgAPI {
     func update(_ object: ObjectDefinition, id: String, context: DataContext, db: Database, body: JSONObject? = nil) throws -> APIResponse {
         try checkWriteAccess(object, context: context)
         if object.name == "Account", context.request.header("if-match") != nil || context.request.header("if-none-match") != nil,
-           let current = try store.fetchRecord(db, object: object, id: id), let etag = Self.entityTag(current, object: object) {
+            let current = try store.fetchRecord(db, object: object, id: id), let etag = Self.entityTag(current, object: object)
+        {
             let ifMatch = context.request.header("if-match")
             if (ifMatch != nil && !Self.matches(ifMatch, etag)) || Self.matches(context.request.header("if-none-match"), etag) {
                 throw APIError(status: 412, errorCode: "PRECONDITION_FAILED", message: "The entity tag of the record does not satisfy the request's If-Match / If-None-Match condition")
             }
         }
         let values = try RecordValidator.values(for: object, body: try body ?? jsonObjectBody(context.request), mode: .update, access: context.fieldAccess)
-        try store.updateRow(db, object: object, id: id, values: values, actingUserId: context.session.userId, now: OrgStore.now(),
-                            ifUnmodifiedSince: try ifUnmodifiedSince(context.request), visibleTo: context.visibleOwner, saving: context.saveRules)
+        try store.updateRow(
+            db, object: object, id: id, values: values, actingUserId: context.session.userId, now: OrgStore.now(),
+            ifUnmodifiedSince: try ifUnmodifiedSince(context.request), visibleTo: context.visibleOwner, saving: context.saveRules)
         return .empty(204)
     }
 
@@ -235,8 +244,9 @@ extension LocalOrgAPI {
         // aren't supported". A production org deletes whatever the record's date; a lenient
         // room can still check If-Unmodified-Since, as localorg did before.
         let since = context.rules.isOn(.deleteIgnoresPreconditions) ? nil : try ifUnmodifiedSince(context.request)
-        try store.deleteRow(db, object: object, id: id, actingUserId: context.session.userId, now: OrgStore.now(),
-                            ifUnmodifiedSince: since, visibleTo: context.visibleOwner, origin: context.scope?.changeOrigin)
+        try store.deleteRow(
+            db, object: object, id: id, actingUserId: context.session.userId, now: OrgStore.now(),
+            ifUnmodifiedSince: since, visibleTo: context.visibleOwner, origin: context.scope?.changeOrigin)
         return .empty(204)
     }
 
@@ -278,7 +288,8 @@ extension LocalOrgAPI {
     /// DELETE resets it to a generated one. Users manage their own; admins anyone's.
     func userPassword(userId idText: String, context: DataContext) async throws -> APIResponse {
         guard let userId = SalesforceId.canonical(idText), let user = schema.object(named: "User"),
-              try await store.record(user, id: userId) != nil else { throw APIError.resourceNotFound }
+            try await store.record(user, id: userId) != nil
+        else { throw APIError.resourceNotFound }
         guard context.session.isAdmin || context.session.userId == userId else { throw APIError.insufficientAccess }
         switch context.method {
         case "GET":
@@ -308,7 +319,8 @@ extension LocalOrgAPI {
     func replication(_ object: ObjectDefinition, context: DataContext, deleted: Bool) async throws -> APIResponse {
         let items = context.request.queryItems
         guard let startText = items["start"], let endText = items["end"],
-              let start = SalesforceDate.parseDateTime(startText), let end = SalesforceDate.parseDateTime(endText) else {
+            let start = SalesforceDate.parseDateTime(startText), let end = SalesforceDate.parseDateTime(endText)
+        else {
             throw APIError(status: 400, errorCode: "INVALID_REPLICATION_DATE", message: "start and end must be dateTime values such as 2024-01-02T03:04:05+00:00")
         }
         guard start <= end else {

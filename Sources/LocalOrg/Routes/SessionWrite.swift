@@ -9,8 +9,10 @@ extension LocalOrgAPI {
         let selector = RequestContext.current?.tokenSelector
         return try await store.write { db in
             if let selector {
-                let live = try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM localorg_token WHERE selector = ? AND revoked = 0)",
-                                             arguments: [selector]) ?? false
+                let live =
+                    try Bool.fetchOne(
+                        db, sql: "SELECT EXISTS (SELECT 1 FROM localorg_token WHERE selector = ? AND revoked = 0)",
+                        arguments: [selector]) ?? false
                 guard live else { throw APIError.sessionInvalid }
             }
             return try body(db)

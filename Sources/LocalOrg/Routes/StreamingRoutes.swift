@@ -225,7 +225,8 @@ extension LocalOrgAPI {
             return nil
         }
         guard let object = schema.object(named: objectName), object.name == objectName,
-              !undelivered.contains(object.name) else { return nil }
+            !undelivered.contains(object.name)
+        else { return nil }
         return [object.name]
     }
 
@@ -302,10 +303,13 @@ extension LocalOrgAPI {
         var payload: JSONObject = ["ChangeEventHeader": .object(header)]
         for (name, value) in event.fields { payload[name] = value }
         let created = ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: Double(event.commitTimestamp) / 1000))
-        return ["channel": .string(channel), "data": [
-            "schema": .string("localorg-\(event.entityName)ChangeEvent"), "payload": .object(payload),
-            "event": ["replayId": .int(event.replayId), "createdDate": .string(created)],
-        ]]
+        return [
+            "channel": .string(channel),
+            "data": [
+                "schema": .string("localorg-\(event.entityName)ChangeEvent"), "payload": .object(payload),
+                "event": ["replayId": .int(event.replayId), "createdDate": .string(created)],
+            ],
+        ]
     }
 
     /// A refusal before any message was read, in Bayeux's shape.

@@ -35,8 +35,9 @@ extension LocalOrgAPI {
         }
         switch (request.method, route) {
         case ("GET", ""):
-            return TrainerPage.main(organization: try await organizationSummary(), signedInAs: session.username,
-                                    activity: try await store.classActivity(), latest: try await store.latestEvents(50))
+            return TrainerPage.main(
+                organization: try await organizationSummary(), signedInAs: session.username,
+                activity: try await store.classActivity(), latest: try await store.latestEvents(50))
         case ("GET", "activity"):
             return .json(.array(try await store.classActivity().map(TrainerPage.json)))
         case ("GET", "events"):
@@ -82,8 +83,9 @@ extension LocalOrgAPI {
         case .inactive:
             return TrainerPage.signIn(notice: "This user is deactivated (localorg user activate).", status: 403)
         case .lockedOut:
-            return TrainerPage.signIn(notice: "Too many failed sign-ins: locked out for \(LockoutPolicy.lockoutSeconds / 60) minutes, or until localorg user unlock.",
-                                      status: 403)
+            return TrainerPage.signIn(
+                notice: "Too many failed sign-ins: locked out for \(LockoutPolicy.lockoutSeconds / 60) minutes, or until localorg user unlock.",
+                status: 403)
         }
     }
 

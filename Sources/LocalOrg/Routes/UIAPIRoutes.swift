@@ -14,17 +14,22 @@ extension LocalOrgAPI {
     /// Full page layouts: sections of fields, in order.
     static let pageLayouts: [String: [LayoutSection]] = [
         "Contact": [
-            LayoutSection(heading: "Contact Information",
-                          fields: ["FirstName", "LastName", "AccountId", "Title", "Department", "Email", "Phone", "MobilePhone", "HomePhone",
-                                   "OwnerId"]),
-            LayoutSection(heading: "Address Information",
-                          fields: ["MailingStreet", "MailingCity", "MailingState", "MailingPostalCode", "MailingCountry"]),
+            LayoutSection(
+                heading: "Contact Information",
+                fields: [
+                    "FirstName", "LastName", "AccountId", "Title", "Department", "Email", "Phone", "MobilePhone", "HomePhone",
+                    "OwnerId",
+                ]),
+            LayoutSection(
+                heading: "Address Information",
+                fields: ["MailingStreet", "MailingCity", "MailingState", "MailingPostalCode", "MailingCountry"]),
             LayoutSection(heading: "System Information", fields: ["CreatedById", "LastModifiedById"]),
         ],
         "Account": [
             LayoutSection(heading: "Account Information", fields: ["Name", "Industry", "Phone", "Website", "NumberOfEmployees", "OwnerId"]),
-            LayoutSection(heading: "Address Information",
-                          fields: ["BillingStreet", "BillingCity", "BillingState", "BillingPostalCode", "BillingCountry"]),
+            LayoutSection(
+                heading: "Address Information",
+                fields: ["BillingStreet", "BillingCity", "BillingState", "BillingPostalCode", "BillingCountry"]),
             LayoutSection(heading: "System Information", fields: ["CreatedById", "LastModifiedById"]),
         ],
     ]
@@ -52,7 +57,8 @@ extension LocalOrgAPI {
         guard object.recordType(id: recordTypeId) != nil else {
             throw APIError(status: 400, errorCode: "ILLEGAL_QUERY_PARAMETER_VALUE", message: "Invalid record type id: \(query["recordTypeId"] ?? "")")
         }
-        let sections: [LayoutSection] = layoutType == "Compact"
+        let sections: [LayoutSection] =
+            layoutType == "Compact"
             ? [LayoutSection(heading: "", fields: Self.compactLayouts[object.name] ?? [object.nameFieldName].compactMap { $0 })]
             : Self.pageLayouts[object.name]
                 ?? [LayoutSection(heading: "Information", fields: object.fields.filter { !$0.isSystem && $0.name != "Id" }.map(\.name))]
@@ -61,9 +67,10 @@ extension LocalOrgAPI {
             "layoutType": .string(layoutType), "mode": .string(mode), "objectApiName": .string(object.name),
             "recordTypeId": .string(recordTypeId), "saveOptions": [],
         ]
-        body["sections"] = .array(sections.enumerated().compactMap { index, section in
-            layoutSection(section, index: index, object: object, mode: mode, compact: layoutType == "Compact", access: context.fieldAccess)
-        })
+        body["sections"] = .array(
+            sections.enumerated().compactMap { index, section in
+                layoutSection(section, index: index, object: object, mode: mode, compact: layoutType == "Compact", access: context.fieldAccess)
+            })
         return Self.taggedAnswer(body, request: context.request)
     }
 
@@ -82,8 +89,10 @@ extension LocalOrgAPI {
     /// A section of two columns, its items row by row; nil when none of its fields exists here
     /// (or, creating a record, when all are read-only system fields).
     /// A field the user's profile hides is left out of the layout, as the UI API leaves it out.
-    private func layoutSection(_ section: LayoutSection, index: Int, object: ObjectDefinition, mode: String, compact: Bool,
-                               access: FieldAccess) -> JSONValue? {
+    private func layoutSection(
+        _ section: LayoutSection, index: Int, object: ObjectDefinition, mode: String, compact: Bool,
+        access: FieldAccess
+    ) -> JSONValue? {
         let fields = section.fields.compactMap { object.field(named: $0) }.filter { field in
             access.canRead(field, in: object) && (mode == "View" || !field.isSystem || field.name == "OwnerId")
         }
@@ -133,9 +142,10 @@ extension LocalOrgAPI {
         func fieldValues(_ field: FieldDefinition) -> JSONObject {
             var body: JSONObject = [
                 "controllerValues": [:], "defaultValue": .null, "url": .string("\(base)/\(field.name)"),
-                "values": .array(object.picklistValues(of: field, recordType: recordType).map { value in
-                    ["attributes": .null, "label": .string(value), "validFor": [], "value": .string(value)]
-                }),
+                "values": .array(
+                    object.picklistValues(of: field, recordType: recordType).map { value in
+                        ["attributes": .null, "label": .string(value), "validFor": [], "value": .string(value)]
+                    }),
             ]
             body["eTag"] = .string(Self.eTag(of: body))
             return body
@@ -156,8 +166,9 @@ extension LocalOrgAPI {
     private static func choice(_ given: String?, parameter: String, of values: [String]) throws -> String {
         guard let given else { return values[0] }
         guard let value = values.first(where: { $0.caseInsensitiveCompare(given) == .orderedSame }) else {
-            throw APIError(status: 400, errorCode: "ILLEGAL_QUERY_PARAMETER_VALUE",
-                           message: "Invalid \(parameter): \(given). Use one of \(values.joined(separator: ", ")).")
+            throw APIError(
+                status: 400, errorCode: "ILLEGAL_QUERY_PARAMETER_VALUE",
+                message: "Invalid \(parameter): \(given). Use one of \(values.joined(separator: ", ")).")
         }
         return value
     }

@@ -5,8 +5,9 @@ struct UnservedFeature: Sendable {
     let name: String
 
     var error: APIError {
-        APIError(status: 403, errorCode: "FUNCTIONALITY_NOT_ENABLED",
-                 message: "This feature is not currently enabled for this user type or org: [\(name)]")
+        APIError(
+            status: 403, errorCode: "FUNCTIONALITY_NOT_ENABLED",
+            message: "This feature is not currently enabled for this user type or org: [\(name)]")
     }
 
     /// The first segment of `/services/data/vNN.N/…` of resources localorg does not serve.

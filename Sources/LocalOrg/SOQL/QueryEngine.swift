@@ -35,13 +35,16 @@ public actor QueryEngine {
     /// Runs a query and returns its first page. Errors come back as Salesforce's 400 bodies.
     /// `visibleTo`: with private sharing, the user whose records alone the query sees.
     /// `policy`: the asking user's field-level security and the org's query rules.
-    func query(_ text: String, includeDeleted: Bool, batchSize: Int, userId: String, visibleTo ownerId: String? = nil,
-               policy: QueryPolicy, apiVersion: String) async throws -> Page {
+    func query(
+        _ text: String, includeDeleted: Bool, batchSize: Int, userId: String, visibleTo ownerId: String? = nil,
+        policy: QueryPolicy, apiVersion: String
+    ) async throws -> Page {
         let compiled: CompiledSOQL
         do {
             let parsed = try SOQLParser.parse(text)
-            compiled = try SOQLCompiler.compile(parsed, schema: store.schema, includeDeleted: includeDeleted, now: OrgStore.now(), ownerId: ownerId,
-                                                policy: policy)
+            compiled = try SOQLCompiler.compile(
+                parsed, schema: store.schema, includeDeleted: includeDeleted, now: OrgStore.now(), ownerId: ownerId,
+                policy: policy)
         } catch {
             throw APIError(status: 400, errorCode: error.errorCode, message: error.message(for: text))
         }
@@ -70,10 +73,13 @@ public actor QueryEngine {
 
     /// Runs a query as an administrator sees the org (no field-level security, no query rules):
     /// for localorg's own commands and tests.
-    public func query(_ text: String, includeDeleted: Bool, batchSize: Int, userId: String, visibleTo ownerId: String? = nil,
-                      apiVersion: String) async throws -> Page {
-        try await query(text, includeDeleted: includeDeleted, batchSize: batchSize, userId: userId, visibleTo: ownerId,
-                        policy: QueryPolicy(), apiVersion: apiVersion)
+    public func query(
+        _ text: String, includeDeleted: Bool, batchSize: Int, userId: String, visibleTo ownerId: String? = nil,
+        apiVersion: String
+    ) async throws -> Page {
+        try await query(
+            text, includeDeleted: includeDeleted, batchSize: batchSize, userId: userId, visibleTo: ownerId,
+            policy: QueryPolicy(), apiVersion: apiVersion)
     }
 
     /// The page a `nextRecordsUrl` locator (`01g…-2000`) points at.
@@ -114,21 +120,25 @@ public actor QueryEngine {
         for entry in compiled.root.entries {
             guard case let .children(name, child) = entry else { continue }
             var grouped: [String: [JSONValue]] = [:]
-            let rows = try await store.rows(sql: child.sql(parentCount: ids.count),
-                                            arguments: child.query.fromArguments + child.query.whereArguments + ids.map(\.databaseValue))
+            let rows = try await store.rows(
+                sql: child.sql(parentCount: ids.count),
+                arguments: child.query.fromArguments + child.query.whereArguments + ids.map(\.databaseValue))
             for row in rows {
                 guard let parentId = String.fromDatabaseValue(row[0]), let childId = String.fromDatabaseValue(row[1]) else { continue }
                 if let limit = child.query.limit, grouped[parentId, default: []].count >= limit { continue }
-                grouped[parentId, default: []].append(Self.renderNode(child.query.root, row: Array(row.dropFirst(2)), rootId: childId,
-                                                                      apiVersion: apiVersion))
+                grouped[parentId, default: []].append(
+                    Self.renderNode(
+                        child.query.root, row: Array(row.dropFirst(2)), rootId: childId,
+                        apiVersion: apiVersion))
             }
             childrenByRelationship[name] = grouped
         }
         return ids.compactMap { id in
             guard let row = rowsById[id] else { return nil }
             // Column 0 is the root Id; selected columns start at 1.
-            return Self.renderNode(compiled.root, row: Array(row.dropFirst()), rootId: id, apiVersion: apiVersion,
-                                   children: childrenByRelationship.mapValues { $0[id] ?? [] })
+            return Self.renderNode(
+                compiled.root, row: Array(row.dropFirst()), rootId: id, apiVersion: apiVersion,
+                children: childrenByRelationship.mapValues { $0[id] ?? [] })
         }
     }
 
@@ -171,8 +181,10 @@ public actor QueryEngine {
     }
 
     /// Renders one record; `children` holds, per child relationship, this record's child records.
-    static func renderNode(_ node: SOQLOutputNode, row: [DatabaseValue], rootId: String?, apiVersion: String,
-                           children: [String: [JSONValue]] = [:]) -> JSONValue {
+    static func renderNode(
+        _ node: SOQLOutputNode, row: [DatabaseValue], rootId: String?, apiVersion: String,
+        children: [String: [JSONValue]] = [:]
+    ) -> JSONValue {
         let id = rootId ?? node.idColumn.flatMap { String.fromDatabaseValue(row[$0]) }
         guard let id else { return .null }
         var object: JSONObject = ["attributes": RecordRenderer.attributes(type: node.object.name, id: id, apiVersion: apiVersion)]
@@ -184,7 +196,9 @@ public actor QueryEngine {
                 object[relationshipName] = renderNode(child, row: row, rootId: nil, apiVersion: apiVersion)
             case let .children(relationshipName, _):
                 let records = children[relationshipName] ?? []
-                object[relationshipName] = records.isEmpty ? .null
+                object[relationshipName] =
+                    records.isEmpty
+                    ? .null
                     : ["totalSize": .int(Int64(records.count)), "done": true, "records": .array(records)]
             }
         }

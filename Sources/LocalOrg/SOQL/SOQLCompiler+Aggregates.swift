@@ -100,9 +100,10 @@ extension SOQLCompiler {
         sql += " LIMIT ? OFFSET ?"
         sqlArguments.append(Int64(query.limit ?? QueryEngine.defaultBatchSize).databaseValue)
         sqlArguments.append(Int64(query.offset ?? 0).databaseValue)
-        return CompiledSOQL(object: object, isCount: false, idsSQL: sql, idsArguments: sqlArguments, rowsSQLPrefix: "",
-                            root: SOQLOutputNode(object: object, idColumn: nil), selectedColumnsSQL: "", fromSQL: from,
-                            fromArguments: joinArguments, whereSQL: whereSQL, whereArguments: arguments, orderSQL: orderParts.joined(separator: ", "),
-                            limit: query.limit, aggregate: CompiledAggregate(outputs: outputs))
+        return CompiledSOQL(
+            object: object, isCount: false, idsSQL: sql, idsArguments: sqlArguments, rowsSQLPrefix: "",
+            root: SOQLOutputNode(object: object, idColumn: nil), selectedColumnsSQL: "", fromSQL: from,
+            fromArguments: joinArguments, whereSQL: whereSQL, whereArguments: arguments, orderSQL: orderParts.joined(separator: ", "),
+            limit: query.limit, aggregate: CompiledAggregate(outputs: outputs))
     }
 }

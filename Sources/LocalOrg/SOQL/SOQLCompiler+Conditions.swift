@@ -28,7 +28,10 @@ extension SOQLCompiler {
             var placeholders: [String] = []
             var includesNull = false
             for literal in literals {
-                if case .null = literal { includesNull = true; continue }
+                if case .null = literal {
+                    includesNull = true
+                    continue
+                }
                 arguments.append(try value(of: literal, for: field, offset: offset))
                 placeholders.append(folded ? "\(OrgStore.foldFunction)(?)" : "?")
             }
@@ -83,8 +86,10 @@ extension SOQLCompiler {
         }
     }
 
-    mutating func compileComparison(column: String, field: FieldDefinition, comparison: SOQLComparisonOperator,
-                                            literal: SOQLLiteral, offset: Int) throws(SOQLError) -> String {
+    mutating func compileComparison(
+        column: String, field: FieldDefinition, comparison: SOQLComparisonOperator,
+        literal: SOQLLiteral, offset: Int
+    ) throws(SOQLError) -> String {
         if case .null = literal {
             switch comparison {
             case .equal: return "\(column) IS NULL"
@@ -107,12 +112,24 @@ extension SOQLCompiler {
                 throw typeMismatch(field, offset: offset)
             }
             switch comparison {
-            case .equal: arguments += [start, end]; return "\(column) >= ? AND \(column) < ?"
-            case .notEqual: arguments += [start, end]; return "\(column) IS NULL OR \(column) < ? OR \(column) >= ?"
-            case .less: arguments.append(start); return "\(column) < ?"
-            case .lessOrEqual: arguments.append(end); return "\(column) < ?"
-            case .greater: arguments.append(end); return "\(column) >= ?"
-            case .greaterOrEqual: arguments.append(start); return "\(column) >= ?"
+            case .equal:
+                arguments += [start, end]
+                return "\(column) >= ? AND \(column) < ?"
+            case .notEqual:
+                arguments += [start, end]
+                return "\(column) IS NULL OR \(column) < ? OR \(column) >= ?"
+            case .less:
+                arguments.append(start)
+                return "\(column) < ?"
+            case .lessOrEqual:
+                arguments.append(end)
+                return "\(column) < ?"
+            case .greater:
+                arguments.append(end)
+                return "\(column) >= ?"
+            case .greaterOrEqual:
+                arguments.append(start)
+                return "\(column) >= ?"
             }
         }
         arguments.append(try value(of: literal, for: field, offset: offset))
@@ -168,9 +185,11 @@ extension SOQLCompiler {
         case .id, .reference: typeName = "id"
         default: typeName = field.type.rawValue
         }
-        let quoting = field.type.isText || field.type == .id || field.type == .reference
+        let quoting =
+            field.type.isText || field.type == .id || field.type == .reference
             ? "should be enclosed in quotes" : "should not be enclosed in quotes"
-        return SOQLError(errorCode: "INVALID_QUERY_FILTER_OPERATOR",
-                         detail: "value of filter criterion for field '\(field.name)' must be of type \(typeName) and \(quoting)", offset: offset)
+        return SOQLError(
+            errorCode: "INVALID_QUERY_FILTER_OPERATOR",
+            detail: "value of filter criterion for field '\(field.name)' must be of type \(typeName) and \(quoting)", offset: offset)
     }
 }

@@ -102,26 +102,33 @@ struct SOQLCompiler {
         self.todayStartDays = SalesforceDate.floorDivide(now, 86_400)
     }
 
-    static func compile(_ query: SOQLQuery, schema: OrgSchema, includeDeleted: Bool, now: Int64, ownerId: String? = nil,
-                        policy: QueryPolicy = QueryPolicy()) throws(SOQLError) -> CompiledSOQL {
+    static func compile(
+        _ query: SOQLQuery, schema: OrgSchema, includeDeleted: Bool, now: Int64, ownerId: String? = nil,
+        policy: QueryPolicy = QueryPolicy()
+    ) throws(SOQLError) -> CompiledSOQL {
         var compiler = SOQLCompiler(schema: schema, includeDeleted: includeDeleted, now: now, ownerId: ownerId, policy: policy)
         guard let object = schema.object(named: query.objectName) else { throw unsupportedType(query) }
         return try compiler.compile(query, object: object)
     }
 
     static func unsupportedType(_ query: SOQLQuery) -> SOQLError {
-        SOQLError(errorCode: "INVALID_TYPE",
-                  detail: "sObject type '\(query.objectName)' is not supported. If you are attempting to use a custom object, be sure to append the '__c' after the entity name. Please reference your WSDL or the describe call for the appropriate names.",
-                  offset: query.objectOffset)
+        SOQLError(
+            errorCode: "INVALID_TYPE",
+            detail:
+                "sObject type '\(query.objectName)' is not supported. If you are attempting to use a custom object, be sure to append the '__c' after the entity name. Please reference your WSDL or the describe call for the appropriate names.",
+            offset: query.objectOffset)
     }
 
     /// Compiles `(SELECT … FROM Contacts)` of a query on `parent`.
     func compileChild(_ subquery: SOQLQuery, parent: ObjectDefinition) throws(SOQLError) -> (String, CompiledChildQuery) {
         guard let relationship = schema.childRelationships(of: parent.name).first(where: { $0.relationshipName.lowercased() == subquery.objectName.lowercased() }),
-              let child = schema.object(named: relationship.childObject), let field = child.field(named: relationship.field) else {
-            throw SOQLError(errorCode: "INVALID_TYPE",
-                            detail: "Didn't understand relationship '\(subquery.objectName)' in FROM part of query call. If you are attempting to use a custom relationship, be sure to append the '__r' after the custom relationship name. Please reference your WSDL or the describe call for the appropriate names.",
-                            offset: subquery.objectOffset)
+            let child = schema.object(named: relationship.childObject), let field = child.field(named: relationship.field)
+        else {
+            throw SOQLError(
+                errorCode: "INVALID_TYPE",
+                detail:
+                    "Didn't understand relationship '\(subquery.objectName)' in FROM part of query call. If you are attempting to use a custom relationship, be sure to append the '__r' after the custom relationship name. Please reference your WSDL or the describe call for the appropriate names.",
+                offset: subquery.objectOffset)
         }
         let aggregates = subquery.items.contains { if case .aggregate = $0 { return true } else { return false } }
         guard !subquery.isCount, subquery.offset == nil, !aggregates, subquery.groupBy.isEmpty else {
@@ -135,12 +142,16 @@ struct SOQLCompiler {
     func expandFieldSets(_ query: SOQLQuery, object: ObjectDefinition) throws(SOQLError) -> SOQLQuery {
         var query = query
         var expanded: [SOQLSelectItem] = []
-        let named = Set(query.items.compactMap { item -> String? in
-            if case let .field(path) = item, path.components.count == 1 { return path.components[0].lowercased() }
-            return nil
-        })
+        let named = Set(
+            query.items.compactMap { item -> String? in
+                if case let .field(path) = item, path.components.count == 1 { return path.components[0].lowercased() }
+                return nil
+            })
         for item in query.items {
-            guard case let .fieldSet(set, offset) = item else { expanded.append(item); continue }
+            guard case let .fieldSet(set, offset) = item else {
+                expanded.append(item)
+                continue
+            }
             if set != "STANDARD", (query.limit ?? Int.max) > 200 {
                 throw SOQLError(errorCode: "MALFORMED_QUERY", detail: "The SOQL FIELDS function must have a LIMIT of at most 200", offset: offset)
             }
@@ -206,10 +217,11 @@ struct SOQLCompiler {
             idsArguments.append(Int64(query.offset ?? 0).databaseValue)
         }
         let selected = columns.isEmpty ? "t.\"Id\"" : columns.joined(separator: ", ")
-        return CompiledSOQL(object: object, isCount: query.isCount, idsSQL: idsSQL, idsArguments: idsArguments,
-                            rowsSQLPrefix: "SELECT t.\"Id\", \(selected) \(from) WHERE t.\"Id\" IN (", root: root,
-                            selectedColumnsSQL: selected, fromSQL: from, fromArguments: joinArguments, whereSQL: whereSQL, whereArguments: whereArguments,
-                            orderSQL: orderParts.joined(separator: ", "), limit: query.limit)
+        return CompiledSOQL(
+            object: object, isCount: query.isCount, idsSQL: idsSQL, idsArguments: idsArguments,
+            rowsSQLPrefix: "SELECT t.\"Id\", \(selected) \(from) WHERE t.\"Id\" IN (", root: root,
+            selectedColumnsSQL: selected, fromSQL: from, fromArguments: joinArguments, whereSQL: whereSQL, whereArguments: whereArguments,
+            orderSQL: orderParts.joined(separator: ", "), limit: query.limit)
     }
 
     /// `WHERE` parts common to every query on `object`: the recycle bin and sharing, then the condition.
@@ -239,7 +251,8 @@ struct SOQLCompiler {
         }
         guard let object = schema.object(named: subquery.objectName) else { throw Self.unsupportedType(subquery) }
         guard subquery.items.count == 1, case let .field(path) = subquery.items[0], path.components.count == 1, !subquery.isCount,
-              subquery.groupBy.isEmpty, subquery.offset == nil else {
+            subquery.groupBy.isEmpty, subquery.offset == nil
+        else {
             throw SOQLError(errorCode: "MALFORMED_QUERY", detail: "a semi-join subquery selects exactly one Id or reference field of its object", offset: subquery.objectOffset)
         }
         guard let field = object.field(named: path.components[0]), field.type == .id || field.type == .reference else {
@@ -259,8 +272,10 @@ struct SOQLCompiler {
     }
 
     /// Places a selected field in the output tree, adding parent nodes (and their Id columns) as needed.
-    mutating func insert(field: FieldDefinition, column: Int, chain: ArraySlice<(relationshipName: String, object: ObjectDefinition, alias: String)>,
-                                 into node: inout SOQLOutputNode) {
+    mutating func insert(
+        field: FieldDefinition, column: Int, chain: ArraySlice<(relationshipName: String, object: ObjectDefinition, alias: String)>,
+        into node: inout SOQLOutputNode
+    ) {
         guard let link = chain.first else {
             node.entries.append(.field(field, column: column))
             return
@@ -282,7 +297,8 @@ struct SOQLCompiler {
     /// The SQL value of a field path, through its date function when it has one; the field is then
     /// what the function returns (an integer, or DAY_ONLY's date).
     mutating func valueExpression(_ path: SOQLFieldPath, from object: ObjectDefinition) throws(SOQLError)
-        -> (sql: String, field: FieldDefinition, chain: [(relationshipName: String, object: ObjectDefinition, alias: String)]) {
+        -> (sql: String, field: FieldDefinition, chain: [(relationshipName: String, object: ObjectDefinition, alias: String)])
+    {
         let (alias, field, chain) = try resolve(path, from: object)
         let column = "\(alias).\(quoted(field.columnName))"
         guard let function = path.dateFunction else { return (column, field, chain) }
@@ -318,7 +334,8 @@ struct SOQLCompiler {
 
     /// Resolves `Account.Owner.Name` to the join alias and field, adding LEFT JOINs for each hop.
     mutating func resolve(_ path: SOQLFieldPath, from object: ObjectDefinition) throws(SOQLError)
-        -> (alias: String, field: FieldDefinition, chain: [(relationshipName: String, object: ObjectDefinition, alias: String)]) {
+        -> (alias: String, field: FieldDefinition, chain: [(relationshipName: String, object: ObjectDefinition, alias: String)])
+    {
         var components = path.components
         // A path may start with the object's own name: `Contact.LastName`.
         if components.count > 1, components[0].lowercased() == object.name.lowercased(), object.relationship(named: components[0]) == nil {
@@ -330,11 +347,14 @@ struct SOQLCompiler {
         var chain: [(relationshipName: String, object: ObjectDefinition, alias: String)] = []
         for relationshipName in components.dropLast() {
             guard let reference = current.relationship(named: relationshipName), policy.access.canRead(reference, in: current),
-                  let targetName = reference.referenceTo,
-                  let target = schema.object(named: targetName), let canonicalName = reference.relationshipName else {
-                throw SOQLError(errorCode: "INVALID_FIELD",
-                                detail: "Didn't understand relationship '\(relationshipName)' in field path. If you are attempting to use a custom relationship, be sure to append the '__r' after the custom relationship name. Please reference your WSDL or the describe call for the appropriate names.",
-                                offset: path.offset)
+                let targetName = reference.referenceTo,
+                let target = schema.object(named: targetName), let canonicalName = reference.relationshipName
+            else {
+                throw SOQLError(
+                    errorCode: "INVALID_FIELD",
+                    detail:
+                        "Didn't understand relationship '\(relationshipName)' in field path. If you are attempting to use a custom relationship, be sure to append the '__r' after the custom relationship name. Please reference your WSDL or the describe call for the appropriate names.",
+                    offset: path.offset)
             }
             key += "." + canonicalName.lowercased()
             if let existing = joins.first(where: { $0.key == key }) {
@@ -351,9 +371,11 @@ struct SOQLCompiler {
             current = target
         }
         guard let last = components.last, let field = current.field(named: last), policy.access.canRead(field, in: current) else {
-            throw SOQLError(errorCode: "INVALID_FIELD",
-                            detail: "No such column '\(components.last ?? path.text)' on entity '\(current.name)'. If you are attempting to use a custom field, be sure to append the '__c' after the custom field name. Please reference your WSDL or the describe call for the appropriate names.",
-                            offset: path.offset)
+            throw SOQLError(
+                errorCode: "INVALID_FIELD",
+                detail:
+                    "No such column '\(components.last ?? path.text)' on entity '\(current.name)'. If you are attempting to use a custom field, be sure to append the '__c' after the custom field name. Please reference your WSDL or the describe call for the appropriate names.",
+                offset: path.offset)
         }
         return (alias, field, chain)
     }
@@ -368,8 +390,9 @@ extension SOQLCompiler {
     /// MALFORMED_QUERY, as a reproduction against a live org reported (no recording found).
     func refuseLongText(_ field: FieldDefinition, _ use: LongTextUse, offset: Int) throws(SOQLError) {
         guard policy.refusesLongText, field.isLongText else { return }
-        throw SOQLError(errorCode: use == .filtering ? "INVALID_FIELD" : "MALFORMED_QUERY",
-                        detail: "field '\(field.name)' can not be \(use.rawValue) in a query call", offset: offset)
+        throw SOQLError(
+            errorCode: use == .filtering ? "INVALID_FIELD" : "MALFORMED_QUERY",
+            detail: "field '\(field.name)' can not be \(use.rawValue) in a query call", offset: offset)
     }
 }
 
@@ -381,7 +404,10 @@ extension SOQLError {
         let clamped = min(max(offset, 0), bytes.count)
         var lineStart = 0
         var row = 1
-        for index in 0..<clamped where bytes[index] == 10 { row += 1; lineStart = index + 1 }
+        for index in 0..<clamped where bytes[index] == 10 {
+            row += 1
+            lineStart = index + 1
+        }
         var lineEnd = lineStart
         while lineEnd < bytes.count, bytes[lineEnd] != 10 { lineEnd += 1 }
         let line = String(decoding: bytes[lineStart..<lineEnd], as: UTF8.self)

@@ -110,22 +110,46 @@ struct SOQLLexer {
             guard let current = byte(at: index) else {
                 throw SOQLError(errorCode: "MALFORMED_QUERY", detail: "line 1:\(start) mismatched character '<EOF>' expecting '''", offset: start)
             }
-            if current == UInt8(ascii: "'") { index += 1; break }
+            if current == UInt8(ascii: "'") {
+                index += 1
+                break
+            }
             if current == UInt8(ascii: "\\") {
-                guard let escaped = byte(at: index + 1) else { index += 1; continue }
+                guard let escaped = byte(at: index + 1) else {
+                    index += 1
+                    continue
+                }
                 switch escaped {
-                case UInt8(ascii: "n"), UInt8(ascii: "N"): value.append(10); pattern.append(10)
-                case UInt8(ascii: "r"), UInt8(ascii: "R"): value.append(13); pattern.append(13)
-                case UInt8(ascii: "t"), UInt8(ascii: "T"): value.append(9); pattern.append(9)
-                case UInt8(ascii: "b"), UInt8(ascii: "B"): value.append(8); pattern.append(8)
-                case UInt8(ascii: "f"), UInt8(ascii: "F"): value.append(12); pattern.append(12)
-                case UInt8(ascii: "'"), UInt8(ascii: "\""): value.append(escaped); pattern.append(escaped)
-                case UInt8(ascii: "\\"): value.append(escaped); pattern.append(contentsOf: [92, 92])
-                case UInt8(ascii: "%"), UInt8(ascii: "_"): value.append(escaped); pattern.append(contentsOf: [92, escaped])
+                case UInt8(ascii: "n"), UInt8(ascii: "N"):
+                    value.append(10)
+                    pattern.append(10)
+                case UInt8(ascii: "r"), UInt8(ascii: "R"):
+                    value.append(13)
+                    pattern.append(13)
+                case UInt8(ascii: "t"), UInt8(ascii: "T"):
+                    value.append(9)
+                    pattern.append(9)
+                case UInt8(ascii: "b"), UInt8(ascii: "B"):
+                    value.append(8)
+                    pattern.append(8)
+                case UInt8(ascii: "f"), UInt8(ascii: "F"):
+                    value.append(12)
+                    pattern.append(12)
+                case UInt8(ascii: "'"), UInt8(ascii: "\""):
+                    value.append(escaped)
+                    pattern.append(escaped)
+                case UInt8(ascii: "\\"):
+                    value.append(escaped)
+                    pattern.append(contentsOf: [92, 92])
+                case UInt8(ascii: "%"), UInt8(ascii: "_"):
+                    value.append(escaped)
+                    pattern.append(contentsOf: [92, escaped])
                 default:
-                    throw SOQLError(errorCode: "MALFORMED_QUERY",
-                                    detail: "Invalid string literal '\\\(String(decoding: [escaped], as: UTF8.self))'. Illegal character sequence '\\\(String(decoding: [escaped], as: UTF8.self))' in string literal.",
-                                    offset: index)
+                    throw SOQLError(
+                        errorCode: "MALFORMED_QUERY",
+                        detail:
+                            "Invalid string literal '\\\(String(decoding: [escaped], as: UTF8.self))'. Illegal character sequence '\\\(String(decoding: [escaped], as: UTF8.self))' in string literal.",
+                        offset: index)
                 }
                 index += 2
                 continue
@@ -135,21 +159,25 @@ struct SOQLLexer {
             index += 1
         }
         position = index
-        return SOQLToken(kind: .string(value: String(decoding: value, as: UTF8.self), likePattern: String(decoding: pattern, as: UTF8.self)),
-                         offset: start, text: String(decoding: bytes[start..<index], as: UTF8.self))
+        return SOQLToken(
+            kind: .string(value: String(decoding: value, as: UTF8.self), likePattern: String(decoding: pattern, as: UTF8.self)),
+            offset: start, text: String(decoding: bytes[start..<index], as: UTF8.self))
     }
 
     /// Numbers, and the unquoted date (`2024-01-02`) and datetime literals in every form clients send.
     private mutating func numberOrDate() throws(SOQLError) -> SOQLToken {
         let start = position
-        let looksLikeDate = bytes.count >= start + 10 && (0..<10).allSatisfy { offset in
-            let character = bytes[start + offset]
-            return offset == 4 || offset == 7 ? character == UInt8(ascii: "-") : Self.isDigit(character)
-        }
+        let looksLikeDate =
+            bytes.count >= start + 10
+            && (0..<10).allSatisfy { offset in
+                let character = bytes[start + offset]
+                return offset == 4 || offset == 7 ? character == UInt8(ascii: "-") : Self.isDigit(character)
+            }
         if looksLikeDate {
             var end = start + 10
             if byte(at: end) == UInt8(ascii: "T") {
-                while let next = byte(at: end), Self.isDigit(next) || [UInt8(ascii: "T"), UInt8(ascii: ":"), UInt8(ascii: "."), UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "Z")].contains(next) { end += 1 }
+                while let next = byte(at: end), Self.isDigit(next) || [UInt8(ascii: "T"), UInt8(ascii: ":"), UInt8(ascii: "."), UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "Z")].contains(next)
+                { end += 1 }
             }
             let text = String(decoding: bytes[start..<end], as: UTF8.self)
             position = end

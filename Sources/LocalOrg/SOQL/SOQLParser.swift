@@ -127,7 +127,9 @@ struct SOQLParser {
         var items: [SOQLSelectItem] = []
         var isCount = false
         if current.isKeyword("COUNT"), tokens[index + 1].kind == .leftParenthesis, tokens[index + 2].kind == .rightParenthesis {
-            advance(); advance(); advance()
+            advance()
+            advance()
+            advance()
             isCount = true
         } else {
             repeat {
@@ -141,7 +143,8 @@ struct SOQLParser {
                 } else if case let .identifier(name) = current.kind, tokens[index + 1].kind == .leftParenthesis {
                     if name.uppercased() == "FIELDS" {
                         let offset = current.offset
-                        advance(); advance()
+                        advance()
+                        advance()
                         guard case let .identifier(set) = current.kind, ["ALL", "STANDARD", "CUSTOM"].contains(set.uppercased()) else { throw unexpected() }
                         advance()
                         guard current.kind == .rightParenthesis else { throw unexpected() }
@@ -171,8 +174,9 @@ struct SOQLParser {
         guard case let .identifier(objectName) = current.kind, !objectName.contains(".") else { throw unexpected() }
         let objectOffset = current.offset
         advance()
-        var query = SOQLQuery(items: items, isCount: isCount, objectName: objectName, objectOffset: objectOffset,
-                              condition: nil, ordering: [], limit: nil, offset: nil)
+        var query = SOQLQuery(
+            items: items, isCount: isCount, objectName: objectName, objectOffset: objectOffset,
+            condition: nil, ordering: [], limit: nil, offset: nil)
         try parseClauses(into: &query)
         return query
     }
@@ -202,7 +206,8 @@ struct SOQLParser {
                 if current.kind == .comma { advance() }
                 var ordering: SOQLOrdering
                 if case let .identifier(name) = current.kind, tokens[index + 1].kind == .leftParenthesis,
-                   SOQLDateFunction(rawValue: name.uppercased()) != nil {
+                    SOQLDateFunction(rawValue: name.uppercased()) != nil
+                {
                     ordering = SOQLOrdering(field: try parseFieldExpression(), descending: false, nullsFirst: nil)
                 } else if case .identifier = current.kind, tokens[index + 1].kind == .leftParenthesis {
                     let aggregate = try parseAggregate()
@@ -210,7 +215,12 @@ struct SOQLParser {
                 } else {
                     ordering = SOQLOrdering(field: try parseFieldPath(), descending: false, nullsFirst: nil)
                 }
-                if current.isKeyword("ASC") { advance() } else if current.isKeyword("DESC") { ordering.descending = true; advance() }
+                if current.isKeyword("ASC") {
+                    advance()
+                } else if current.isKeyword("DESC") {
+                    ordering.descending = true
+                    advance()
+                }
                 if current.isKeyword("NULLS") {
                     advance()
                     if current.isKeyword("FIRST") { ordering.nullsFirst = true } else if current.isKeyword("LAST") { ordering.nullsFirst = false } else { throw unexpected() }
@@ -252,7 +262,8 @@ struct SOQLParser {
     /// A field path, or a date function of one: `CALENDAR_YEAR(CreatedDate)`.
     mutating func parseFieldExpression() throws(SOQLError) -> SOQLFieldPath {
         guard case let .identifier(name) = current.kind, let function = SOQLDateFunction(rawValue: name.uppercased()),
-              tokens[index + 1].kind == .leftParenthesis else {
+            tokens[index + 1].kind == .leftParenthesis
+        else {
             return try parseFieldPath()
         }
         let offset = current.offset

@@ -35,17 +35,21 @@ extension SOQLParser {
                 index += 2
                 continue
             }
-            if bytes[index] == UInt8(ascii: "}") { index += 1; break }
+            if bytes[index] == UInt8(ascii: "}") {
+                index += 1
+                break
+            }
             term.append(bytes[index])
             index += 1
         }
         let alternatives = try searchAlternatives(term, escaped: escapedPositions, offset: index)
         let restText = String(decoding: bytes[index...], as: UTF8.self)
-        var parser = SOQLParser(tokens: try SOQLLexer.tokenize(restText).map { token in
-            var shifted = token
-            shifted.offset += index
-            return shifted
-        })
+        var parser = SOQLParser(
+            tokens: try SOQLLexer.tokenize(restText).map { token in
+                var shifted = token
+                shifted.offset += index
+                return shifted
+            })
         var search = SOSLSearch(alternatives: alternatives, scope: .all, returning: [], limit: nil)
         if parser.current.isKeyword("IN") {
             parser.advance()
@@ -59,8 +63,9 @@ extension SOQLParser {
             repeat {
                 if parser.current.kind == .comma { parser.advance() }
                 guard case let .identifier(objectName) = parser.current.kind, !objectName.contains(".") else { throw parser.unexpected() }
-                var query = SOQLQuery(items: [], isCount: false, objectName: objectName, objectOffset: parser.current.offset,
-                                      condition: nil, ordering: [], limit: nil, offset: nil)
+                var query = SOQLQuery(
+                    items: [], isCount: false, objectName: objectName, objectOffset: parser.current.offset,
+                    condition: nil, ordering: [], limit: nil, offset: nil)
                 parser.advance()
                 if parser.current.kind == .leftParenthesis {
                     parser.advance()

@@ -5,8 +5,10 @@ extension QueryEngine {
     /// Runs a SOSL search: each RETURNING object becomes a SOQL query whose WHERE also requires
     /// the search words in the scope's fields, compiled to parameterised LIKE conditions.
     /// `access`: the user's field-level security; a hidden field is neither searched nor returned.
-    public func search(_ text: String, userId: String, visibleTo ownerId: String?, access: FieldAccess = .administrator,
-                       apiVersion: String) async throws -> [JSONValue] {
+    public func search(
+        _ text: String, userId: String, visibleTo ownerId: String?, access: FieldAccess = .administrator,
+        apiVersion: String
+    ) async throws -> [JSONValue] {
         let search: SOSLSearch
         do { search = try SOQLParser.parseSearch(text) } catch {
             throw APIError(status: 400, errorCode: error.errorCode, message: error.message(for: text))
@@ -16,7 +18,8 @@ extension QueryEngine {
 
     func run(_ search: SOSLSearch, sourceText: String, visibleTo ownerId: String?, access: FieldAccess, apiVersion: String) async throws -> [JSONValue] {
         let schema = store.schema
-        let queries = search.returning.isEmpty
+        let queries =
+            search.returning.isEmpty
             ? schema.objects.filter(\.createable).map { SOQLQuery(items: [], isCount: false, objectName: $0.name, objectOffset: 0, condition: nil, ordering: [], limit: nil, offset: nil) }
             : search.returning
         var remaining = search.limit ?? QueryEngine.defaultBatchSize
@@ -28,22 +31,27 @@ extension QueryEngine {
             }
             let fields = Self.searchFields(of: object, scope: search.scope).filter { access.canRead($0, in: object) }
             if fields.isEmpty { continue }
-            let matches: SOQLCondition = .or(search.alternatives.map { words in
-                .and(words.map { word in
-                    .or(fields.map { field in
-                        .like(SOQLFieldPath(components: [field.name], offset: query.objectOffset), .string(value: word, likePattern: "%\(word)%"),
-                              literalOffset: query.objectOffset)
-                    })
+            let matches: SOQLCondition = .or(
+                search.alternatives.map { words in
+                    .and(
+                        words.map { word in
+                            .or(
+                                fields.map { field in
+                                    .like(
+                                        SOQLFieldPath(components: [field.name], offset: query.objectOffset), .string(value: word, likePattern: "%\(word)%"),
+                                        literalOffset: query.objectOffset)
+                                })
+                        })
                 })
-            })
             query.condition = query.condition.map { .and([$0, matches]) } ?? matches
             if query.items.isEmpty { query.items = [.field(SOQLFieldPath(components: ["Id"], offset: query.objectOffset))] }
             query.limit = min(query.limit ?? remaining, remaining)
             let compiled: CompiledSOQL
             do {
                 // SOSL searches long text areas: only field-level security applies here.
-                compiled = try SOQLCompiler.compile(query, schema: schema, includeDeleted: false, now: OrgStore.now(), ownerId: ownerId,
-                                                    policy: QueryPolicy(access: access))
+                compiled = try SOQLCompiler.compile(
+                    query, schema: schema, includeDeleted: false, now: OrgStore.now(), ownerId: ownerId,
+                    policy: QueryPolicy(access: access))
             } catch {
                 throw APIError(status: 400, errorCode: error.errorCode, message: error.message(for: sourceText))
             }
@@ -68,13 +76,16 @@ extension QueryEngine {
     }
 
     /// `/parameterizedSearch`: the same search from query parameters instead of SOSL text.
-    public func parameterizedSearch(_ items: [String: String], visibleTo ownerId: String?, access: FieldAccess = .administrator,
-                                    apiVersion: String) async throws -> [JSONValue] {
+    public func parameterizedSearch(
+        _ items: [String: String], visibleTo ownerId: String?, access: FieldAccess = .administrator,
+        apiVersion: String
+    ) async throws -> [JSONValue] {
         guard let term = items["q"], !term.isEmpty else { throw APIError(status: 400, errorCode: "MALFORMED_SEARCH", message: "q is required") }
         var search: SOSLSearch
         do {
-            search = SOSLSearch(alternatives: try SOQLParser.searchAlternatives(Array(term.utf8), escaped: [], offset: 0),
-                                scope: SOSLSearch.Scope(rawValue: (items["in"] ?? "ALL").uppercased()) ?? .all, returning: [], limit: nil)
+            search = SOSLSearch(
+                alternatives: try SOQLParser.searchAlternatives(Array(term.utf8), escaped: [], offset: 0),
+                scope: SOSLSearch.Scope(rawValue: (items["in"] ?? "ALL").uppercased()) ?? .all, returning: [], limit: nil)
         } catch {
             throw APIError(status: 400, errorCode: error.errorCode, message: error.detail)
         }

@@ -1,5 +1,5 @@
-import Foundation
 import ForceJSON
+import Foundation
 import SmartStore
 
 /// Named syncs in the Mobile SDK's `usersyncs.json` format:
@@ -72,10 +72,11 @@ public struct SyncsConfig: Sendable, Equatable {
                 continue
             }
             do {
-                entries.append(Entry(
-                    name: name, target: try SyncTarget(type: type, json: sync["target"]),
-                    options: try SyncOptions(json: sync["options"]),
-                    soupName: try JSONFields.requiredString(sync["soupName"], key: "soupName", in: "sync \"\(name)\"")))
+                entries.append(
+                    Entry(
+                        name: name, target: try SyncTarget(type: type, json: sync["target"]),
+                        options: try SyncOptions(json: sync["options"]),
+                        soupName: try JSONFields.requiredString(sync["soupName"], key: "soupName", in: "sync \"\(name)\"")))
             } catch let MobileSyncError.unsupportedTarget(reason) {
                 unsupported.append(Unsupported(name: name, type: type, reason: "not supported by forceterm yet: \(reason)"))
             } catch let MobileSyncError.invalidConfig(message) {
@@ -113,10 +114,11 @@ extension SyncsConfig {
     /// config is refused when it is loaded rather than after a round trip to the org.
     public func soupProblems(soups: Set<String>) -> [String] {
         entries.flatMap { entry -> [String] in
-            let used: [String] = switch entry.target {
-            case let .down(target): target.filledSoups(soupName: entry.soupName).map(\.soupName)
-            case let .up(target): [entry.soupName] + (target.parentChildren.map { [$0.children.soupName] } ?? [])
-            }
+            let used: [String] =
+                switch entry.target {
+                case let .down(target): target.filledSoups(soupName: entry.soupName).map(\.soupName)
+                case let .up(target): [entry.soupName] + (target.parentChildren.map { [$0.children.soupName] } ?? [])
+                }
             return used.filter { !soups.contains($0) }.map { soup in
                 "sync \"\(entry.name)\" uses the soup \"\(soup)\", which userstore.json does not define; add it there or change the sync's soupName"
             }
@@ -176,10 +178,11 @@ extension SyncsSoup {
             var changes: [SyncsConfigChange] = []
             for entry in config.entries {
                 guard let id = try lookupId(name: entry.name, in: transaction),
-                      var existing = try state(id: id, in: transaction)
+                    var existing = try state(id: id, in: transaction)
                 else {
-                    _ = try create(SyncState(name: entry.name, target: entry.target, options: entry.options, soupName: entry.soupName),
-                                   in: transaction)
+                    _ = try create(
+                        SyncState(name: entry.name, target: entry.target, options: entry.options, soupName: entry.soupName),
+                        in: transaction)
                     changes.append(.created(name: entry.name))
                     continue
                 }
@@ -188,7 +191,8 @@ extension SyncsSoup {
                     changes.append(.unchanged(name: entry.name))
                     continue
                 }
-                let differences = SyncsConfigChange.differences("soupName", .string(existing.soupName), .string(entry.soupName))
+                let differences =
+                    SyncsConfigChange.differences("soupName", .string(existing.soupName), .string(entry.soupName))
                     + SyncsConfigChange.differences("target", existing.target.json, entry.target.json)
                     + SyncsConfigChange.differences("", existing.options.json, entry.options.json)
                 existing.target = entry.target

@@ -56,8 +56,10 @@ public struct DownloadedRecordWriter: Sendable {
     /// holding one of them is our own write when merging.
     public var ownWrites: [Int64: JSONObject] = [:]
 
-    public init(soupName: String, idFieldName: String = "Id", modificationDateFieldName: String = "LastModifiedDate",
-                syncId: Int64) {
+    public init(
+        soupName: String, idFieldName: String = "Id", modificationDateFieldName: String = "LastModifiedDate",
+        syncId: Int64
+    ) {
         self.soupName = soupName
         self.idFieldName = idFieldName
         self.modificationDateFieldName = modificationDateFieldName
@@ -93,7 +95,9 @@ public struct DownloadedRecordWriter: Sendable {
                         result.skippedDirty += 1
                         continue
                     }
-                    if let index = written[id] { writes[index] = merged } else {
+                    if let index = written[id] {
+                        writes[index] = merged
+                    } else {
                         written[id] = writes.count
                         writes.append(merged)
                     }
@@ -101,10 +105,11 @@ public struct DownloadedRecordWriter: Sendable {
                     continue
                 }
                 if skip != .never, !existing.isDirty, existing[LocalField.syncId]?.int64Value == syncId,
-                   let modified = record[modificationDateFieldName]?.stringValue.flatMap(SalesforceTimestamp.parse),
-                   skip.covers(modified),
-                   existing[modificationDateFieldName]?.stringValue.flatMap(SalesforceTimestamp.parse) == modified,
-                   Self.holds(existing, every: record) {
+                    let modified = record[modificationDateFieldName]?.stringValue.flatMap(SalesforceTimestamp.parse),
+                    skip.covers(modified),
+                    existing[modificationDateFieldName]?.stringValue.flatMap(SalesforceTimestamp.parse) == modified,
+                    Self.holds(existing, every: record)
+                {
                     result.skippedUnchanged += 1
                     continue
                 }

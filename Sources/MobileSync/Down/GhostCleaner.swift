@@ -31,7 +31,8 @@ public struct GhostCleaner: Sendable {
     /// How many of this sync's records carry a server id (created here and never sent do not):
     /// after a complete sync down the server returns each of them unless it is a ghost.
     public func syncedCount(in transaction: StoreTransaction) throws -> Int {
-        let sql = "SELECT count(*) FROM {\(soupName)} WHERE {\(soupName):\(idFieldName)} IS NOT NULL"
+        let sql =
+            "SELECT count(*) FROM {\(soupName)} WHERE {\(soupName):\(idFieldName)} IS NOT NULL"
             + " AND coalesce({\(soupName):\(LocalField.locallyCreated)}, 'false') NOT IN ('true', '1', 1)"
             + (try thisSyncOnly(in: transaction))
         return Int(try Self.rows(sql, in: transaction).first?.first?.int64Value ?? -1)
@@ -72,7 +73,8 @@ public struct GhostCleaner: Sendable {
         var removed = 0
         for chunk in ids.chunked(into: 500) {
             let placeholders = Array(repeating: "?", count: chunk.count).joined(separator: ",")
-            let sql = "SELECT {\(soupName):_soupEntryId} FROM {\(soupName)} WHERE {\(soupName):\(idFieldName)} IN (\(placeholders))"
+            let sql =
+                "SELECT {\(soupName):_soupEntryId} FROM {\(soupName)} WHERE {\(soupName):\(idFieldName)} IN (\(placeholders))"
                 + " AND \(LocalField.cleanPredicate(soup: soupName))"
             let rows = try transaction.query(.smart(sql, pageSize: chunk.count * 2 + 1), arguments: chunk.map { .string($0) })
             let entryIds = rows.compactMap { $0.arrayValue?.first?.int64Value }

@@ -66,15 +66,16 @@ struct SyncDownTask: Sendable {
         // Our own creates whose answers were lost: adopted first, so their server copies in the
         // pages below update them instead of being stored as second records.
         for (soup, idField) in Self.soupsWithIdFields(of: target, soupName: state.soupName) {
-            try await InFlightCreates(store: store, syncs: syncs, remote: remote, soup: soup, idFieldName: idField, owningSyncDownId: nil,
-                                  checkAccepting: checkAccepting)
-                .recover { record, _ in record[LocalField.createInFlight]?["fields"]?.objectValue }
+            try await InFlightCreates(
+                store: store, syncs: syncs, remote: remote, soup: soup, idFieldName: idField, owningSyncDownId: nil,
+                checkAccepting: checkAccepting
+            )
+            .recover { record, _ in record[LocalField.createInFlight]?["fields"]?.objectValue }
         }
         let boundary = state.maxTimeStamp > 0 && !capped ? state.maxTimeStamp : nil
         // A capped sync records its mark only when a run completes, and a changed definition
         // resets it: with one, the records held come from this query and may be skipped.
-        let skip: DownloadedRecordWriter.SkipUnchanged = if let boundary { .atBoundary(boundary) }
-            else if capped, state.maxTimeStamp > 0 { .always } else { .never }
+        let skip: DownloadedRecordWriter.SkipUnchanged = if let boundary { .atBoundary(boundary) } else if capped, state.maxTimeStamp > 0 { .always } else { .never }
         let leftOut = LeftOutFields()
         let fetch = fetch(target, leftOut: leftOut)
         let page: SyncDownPage
@@ -107,8 +108,10 @@ struct SyncDownTask: Sendable {
     /// Saves `first` and every page after it, each with the sync's progress and tallies in one
     /// transaction; the progress counts the records of the pages committed (each one stored,
     /// unchanged or kept; parents only, for parent_children).
-    private func savePages(from first: SyncDownPage, of target: SyncDownTarget, fetch: any SyncDownFetch, boundary: Int64?, skip: DownloadedRecordWriter.SkipUnchanged,
-                           state initial: SyncState, summary: inout SyncDownSummary) async throws -> SyncState {
+    private func savePages(
+        from first: SyncDownPage, of target: SyncDownTarget, fetch: any SyncDownFetch, boundary: Int64?, skip: DownloadedRecordWriter.SkipUnchanged,
+        state initial: SyncState, summary: inout SyncDownSummary
+    ) async throws -> SyncState {
         var state = initial
         var page = first
         var skip = skip
@@ -123,9 +126,10 @@ struct SyncDownTask: Sendable {
         var lookahead = PageLookahead(fetch: fetch, since: boundary, pagesInFlight: pagesInFlight)
         // Values of ours whose answers were lost: merging must not mistake them for another user's.
         let ownWrites = try store.read { transaction in
-            try Dictionary(uniqueKeysWithValues: Self.soups(of: target, soupName: state.soupName).map { soup in
-                (soup, try WriteJournal(soup: soup).lost(in: transaction).writes.mapValues(\.fields))
-            })
+            try Dictionary(
+                uniqueKeysWithValues: Self.soups(of: target, soupName: state.soupName).map { soup in
+                    (soup, try WriteJournal(soup: soup).lost(in: transaction).writes.mapValues(\.fields))
+                })
         }
         do {
             while true {
@@ -145,8 +149,11 @@ struct SyncDownTask: Sendable {
                             soupName: soup, idFieldName: target.idFieldName, modificationDateFieldName: target.modificationDateFieldName,
                             syncId: state.id)
                         writer.ownWrites = ownWrites[soup] ?? [:]
-                        pageSummary = pageSummary + (try writeRecords(records.filter { $0.soup == soup }.map(\.record), writer: writer,
-                                                                      target: target, ownWrites: ownWrites, skip: skip, in: transaction))
+                        pageSummary =
+                            pageSummary
+                            + (try writeRecords(
+                                records.filter { $0.soup == soup }.map(\.record), writer: writer,
+                                target: target, ownWrites: ownWrites, skip: skip, in: transaction))
                     }
                     if sorted || reachedEnd { state.maxTimeStamp = newest }
                     if !reachedEnd, state.totalSize > 0, committed + records.count < state.totalSize {
@@ -209,9 +216,11 @@ struct SyncDownTask: Sendable {
 
     /// Saves one soup's records of a page (and a parent_children target's children); returns
     /// what became of them.
-    private func writeRecords(_ records: [JSONObject], writer: DownloadedRecordWriter, target: SyncDownTarget,
-                              ownWrites: [String: [Int64: JSONObject]], skip: DownloadedRecordWriter.SkipUnchanged,
-                              in transaction: StoreTransaction) throws -> SyncDownSummary {
+    private func writeRecords(
+        _ records: [JSONObject], writer: DownloadedRecordWriter, target: SyncDownTarget,
+        ownWrites: [String: [Int64: JSONObject]], skip: DownloadedRecordWriter.SkipUnchanged,
+        in transaction: StoreTransaction
+    ) throws -> SyncDownSummary {
         guard case let .parentChildren(spec) = target.kind else {
             return SyncDownSummary(try writer.save(records, skip: skip, in: transaction))
         }
@@ -270,8 +279,9 @@ struct SyncDownTask: Sendable {
             query = query.droppingSelected(query.selectFields.filter { SoqlQuery.isFieldPath($0) && !needed.contains($0) && !described.isReadable($0) })
         }
         var stored = 0
-        let writer = DownloadedRecordWriter(soupName: state.soupName, idFieldName: target.idFieldName,
-                                            modificationDateFieldName: target.modificationDateFieldName, syncId: state.id)
+        let writer = DownloadedRecordWriter(
+            soupName: state.soupName, idFieldName: target.idFieldName,
+            modificationDateFieldName: target.modificationDateFieldName, syncId: state.id)
         for chunk in ids.chunked(into: Self.arrivalsPerQuery) {
             try await checkAccepting()
             var page = try await SoqlFetch.askLeavingOutHidden(&query, needed: needed) { (query) async throws(SyncRemoteError) -> RemoteQueryPage in
@@ -297,7 +307,9 @@ struct SyncDownTask: Sendable {
 
     /// The parent ids and child ids a full run of a parent_children target would return now.
     func remoteTreeIds(_ target: SyncDownTarget, spec: ParentChildrenSpec) async throws -> (parents: Set<String>, children: Set<String>) {
-        try await ParentChildrenFetch(context: FetchContext(target: target, store: store, remote: remote, checkAccepting: checkAccepting),
-                                      spec: spec).treeIds()
+        try await ParentChildrenFetch(
+            context: FetchContext(target: target, store: store, remote: remote, checkAccepting: checkAccepting),
+            spec: spec
+        ).treeIds()
     }
 }

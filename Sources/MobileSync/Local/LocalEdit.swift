@@ -8,8 +8,10 @@ import Foundation
 public enum LocalEdit {
     /// A new record: `attributes.type`, a `local_` id, `__local__` and `__locally_created__` true,
     /// the other flags false. It has no base: every field is new.
-    public static func created(fields: JSONObject, sObjectType: String, localId: String, idFieldName: String = "Id",
-                               now: Int64 = LocalEdit.now()) -> JSONObject {
+    public static func created(
+        fields: JSONObject, sObjectType: String, localId: String, idFieldName: String = "Id",
+        now: Int64 = LocalEdit.now()
+    ) -> JSONObject {
         var document: JSONObject = ["attributes": ["type": .string(sObjectType)], idFieldName: .string(localId)]
         for (key, value) in fields { document[key] = value }
         document[LocalField.local] = true

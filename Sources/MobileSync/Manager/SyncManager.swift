@@ -1,5 +1,5 @@
-import Foundation
 import ForceJSON
+import Foundation
 import SmartStore
 
 /// The syncs of one store: create, run, re-run, stop and restart them, clean ghosts. Different
@@ -60,10 +60,12 @@ public actor SyncManager {
 
     /// Sets up `syncs_soup` and, when no other process is syncing this store, marks syncs left
     /// RUNNING by a crash as STOPPED (the next reSync resumes them incrementally).
-    public init(store: SmartStore, remote: any SyncRemote, lockTimeout: Duration = .zero,
-                massDeletionGuard: MassDeletionGuard = MassDeletionGuard(),
-                requestConcurrency: Int = SyncManager.defaultRequestConcurrency,
-                bulkLoadMinimum: Int = SyncManager.defaultBulkLoadMinimum, pagesInFlight: Int = 1) throws {
+    public init(
+        store: SmartStore, remote: any SyncRemote, lockTimeout: Duration = .zero,
+        massDeletionGuard: MassDeletionGuard = MassDeletionGuard(),
+        requestConcurrency: Int = SyncManager.defaultRequestConcurrency,
+        bulkLoadMinimum: Int = SyncManager.defaultBulkLoadMinimum, pagesInFlight: Int = 1
+    ) throws {
         self.store = store
         self.remote = remote
         self.lockTimeout = lockTimeout
@@ -102,14 +104,18 @@ public actor SyncManager {
         try syncs.create(SyncState(name: name, target: .up(target), options: options, soupName: soupName))
     }
 
-    public func syncDown(_ target: SyncDownTarget, options: SyncOptions, soupName: String, name: String? = nil,
-                         progress: ProgressCallback? = nil) async throws -> SyncState {
+    public func syncDown(
+        _ target: SyncDownTarget, options: SyncOptions, soupName: String, name: String? = nil,
+        progress: ProgressCallback? = nil
+    ) async throws -> SyncState {
         try checkAcceptingSyncs()
         return try await run(createSyncDown(target, options: options, soupName: soupName, name: name).id, progress: progress)
     }
 
-    public func syncUp(_ target: SyncUpTarget, options: SyncOptions, soupName: String, name: String? = nil,
-                       progress: ProgressCallback? = nil) async throws -> SyncState {
+    public func syncUp(
+        _ target: SyncUpTarget, options: SyncOptions, soupName: String, name: String? = nil,
+        progress: ProgressCallback? = nil
+    ) async throws -> SyncState {
         try checkAcceptingSyncs()
         return try await run(createSyncUp(target, options: options, soupName: soupName, name: name).id, progress: progress)
     }
@@ -208,11 +214,14 @@ public actor SyncManager {
             case .syncDown:
                 var summary = SyncDownSummary()
                 defer { lastSyncDownSummary[id] = summary }
-                sync = try await SyncDownTask(store: store, syncs: syncs, remote: remote, checkAccepting: check, report: report,
-                                              bulkLoadMinimum: bulkLoadMinimum, pagesInFlight: pagesInFlight).run(sync, summary: &summary)
+                sync = try await SyncDownTask(
+                    store: store, syncs: syncs, remote: remote, checkAccepting: check, report: report,
+                    bulkLoadMinimum: bulkLoadMinimum, pagesInFlight: pagesInFlight
+                ).run(sync, summary: &summary)
             case .syncUp:
-                var task = SyncUpTask(store: store, syncs: syncs, remote: remote, checkAccepting: check, report: report,
-                                      requestConcurrency: requestConcurrency)
+                var task = SyncUpTask(
+                    store: store, syncs: syncs, remote: remote, checkAccepting: check, report: report,
+                    requestConcurrency: requestConcurrency)
                 task.retryDelays = syncUpRetryDelays
                 var summary = SyncUpSummary()
                 defer { lastSyncUpSummary[id] = summary }
@@ -295,10 +304,11 @@ public actor SyncManager {
         }
         // A metadata or layout target stores one description per run: no ghosts (as in the SDK).
         if target.kind.describesAnObject { return 0 }
-        let soups: [(soup: String, idField: String)] = switch target.kind {
-        case let .briefcase(infos, _): infos.map { ($0.soupName, $0.idFieldName) }
-        default: [(sync.soupName, target.idFieldName)]
-        }
+        let soups: [(soup: String, idField: String)] =
+            switch target.kind {
+            case let .briefcase(infos, _): infos.map { ($0.soupName, $0.idFieldName) }
+            default: [(sync.soupName, target.idFieldName)]
+            }
         var removed = 0
         var arrived = 0
         for (soup, idField) in soups {

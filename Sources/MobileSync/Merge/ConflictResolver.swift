@@ -40,9 +40,10 @@ public struct SyncConflict: Sendable, Equatable {
         if record.isLocallyDeleted {
             kind = .deletedHere
         } else if let server = stored.server {
-            kind = .fields(Self.fieldNames(stored, record: record).map { name in
-                ConflictField(name: name, base: stored.base[name], mine: record[name] ?? .null, server: server[name] ?? .null)
-            })
+            kind = .fields(
+                Self.fieldNames(stored, record: record).map { name in
+                    ConflictField(name: name, base: stored.base[name], mine: record[name] ?? .null, server: server[name] ?? .null)
+                })
         } else {
             kind = .deletedOnServer
         }
@@ -118,8 +119,9 @@ public struct ConflictResolver: Sendable {
     public func resolve(entryId: Int64, fields names: [String]?, choice: ConflictChoice) throws {
         try store.write { transaction in
             guard var record = try transaction.retrieve([entryId], from: soupName).first,
-                  let conflict = SyncConflict(record: record, soupName: soupName),
-                  let stored = RecordConflict(record[LocalField.conflict]) else { return }
+                let conflict = SyncConflict(record: record, soupName: soupName),
+                let stored = RecordConflict(record[LocalField.conflict])
+            else { return }
             switch (conflict.kind, choice) {
             case (.fields, _):
                 let server = stored.server ?? [:]
@@ -163,9 +165,11 @@ public struct ConflictResolver: Sendable {
                 record[modificationDateFieldName] = stored.server?[modificationDateFieldName] ?? .null
                 if let server = stored.server {
                     var base = record.baseValues ?? [:]
-                    for (key, value) in server where record[key] != nil && !DownloadedRecordWriter.isEngineOwned(key)
+                    for (key, value) in server
+                    where record[key] != nil && !DownloadedRecordWriter.isEngineOwned(key)
                         && key != idFieldName && key != modificationDateFieldName && key != "attributes"
-                        && !FieldValues.same(record[key], value) {
+                        && !FieldValues.same(record[key], value)
+                    {
                         base[key] = value
                     }
                     record.setBase(base)

@@ -43,7 +43,8 @@ public struct FieldMerge: Sendable {
         // version the edit started from, which is then the base.
         var recorded = local.baseValues
         if recorded == nil, let version = local[modificationDateFieldName]?.stringValue.flatMap(SalesforceTimestamp.parse),
-           server[modificationDateFieldName]?.stringValue.flatMap(SalesforceTimestamp.parse) == version {
+            server[modificationDateFieldName]?.stringValue.flatMap(SalesforceTimestamp.parse) == version
+        {
             recorded = server.filter { key, value in !FieldValues.same(local[key], value) }
         }
         var base = recorded ?? [:]
@@ -83,8 +84,11 @@ public struct FieldMerge: Sendable {
         record.removeValue(forKey: LocalField.overwriteServer)
         record.removeValue(forKey: LocalField.conflict)
         if !conflicts.isEmpty {
-            record[LocalField.conflict] = RecordConflict(server: server, fields: conflicts, base: conflictBases,
-                                                         detectedAt: prior?.detectedAt ?? now).json
+            record[LocalField.conflict] =
+                RecordConflict(
+                    server: server, fields: conflicts, base: conflictBases,
+                    detectedAt: prior?.detectedAt ?? now
+                ).json
         }
         record.setBase(base)
         return Outcome(record: record, conflictingFields: conflicts, hasLocalChanges: !base.isEmpty, tookServerValues: took)
@@ -108,13 +112,18 @@ public struct FieldMerge: Sendable {
     public func serverChanged(_ local: JSONObject, comparedWith server: JSONObject, own: JSONObject? = nil) -> Bool {
         let own = own ?? [:]
         let base = local.baseValues ?? [:]
-        for (key, serverValue) in server where !DownloadedRecordWriter.isEngineOwned(key) && key != idFieldName
-            && key != modificationDateFieldName && key != "attributes" && updatableFields.map({ $0.contains(key) }) != false {
+        for (key, serverValue) in server
+        where !DownloadedRecordWriter.isEngineOwned(key) && key != idFieldName
+            && key != modificationDateFieldName && key != "attributes" && updatableFields.map({ $0.contains(key) }) != false
+        {
             let baseValue = base[key] ?? local[key]
             // The value the user last saw here (our own update that arrived, or the same edit
             // made twice) is no newer work the delete would remove.
             if FieldValues.same(serverValue, baseValue) || FieldValues.same(serverValue, local[key])
-                || own[key].map({ FieldValues.same($0, serverValue) }) == true { continue }
+                || own[key].map({ FieldValues.same($0, serverValue) }) == true
+            {
+                continue
+            }
             return true
         }
         return false

@@ -60,7 +60,8 @@ public struct DescribedFields: Sendable, Equatable {
     public static func stored(_ sobjectType: String, store: SmartStore, syncs: SyncsSoup) throws -> DescribedFields? {
         for state in try syncs.all() where state.type == .syncDown {
             guard case let .down(target) = state.target, case let .metadata(type) = target.kind,
-                  type.caseInsensitiveCompare(sobjectType) == .orderedSame else { continue }
+                type.caseInsensitiveCompare(sobjectType) == .orderedSame
+            else { continue }
             let soup = state.soupName
             guard try store.read({ try $0.hasSoup(soup) && $0.hasIndex(soup: soup, path: target.idFieldName) }) else { continue }
             let rows = try store.read { try $0.query(.exact(soup, path: target.idFieldName, matchKey: .string(type), pageSize: 2)) }

@@ -7,8 +7,10 @@ struct RequestWindow: Sendable {
     var width: Int
     let checkAccepting: @Sendable () async throws -> Void
 
-    func run<Answer: Sendable>(_ count: Int, request: @escaping @Sendable (Int) async throws -> Answer,
-                               handle: (Int, Answer) throws -> Void) async throws {
+    func run<Answer: Sendable>(
+        _ count: Int, request: @escaping @Sendable (Int) async throws -> Answer,
+        handle: (Int, Answer) throws -> Void
+    ) async throws {
         var failure: (any Error)?
         var next = 0
         await withTaskGroup(of: (Int, Result<Answer, any Error>).self) { group in

@@ -21,8 +21,10 @@ public struct SteppedRemote: SyncRemote {
 
     /// Runs `beforeCall` before each request leaves and `afterAnswer` once one got its answer;
     /// either may throw to fail the call, as a dropped connection would.
-    public init(remote: any SyncRemote, beforeCall: @escaping @Sendable (Int) async throws(SyncRemoteError) -> Void,
-                afterAnswer: @escaping @Sendable (Int) async throws(SyncRemoteError) -> Void) {
+    public init(
+        remote: any SyncRemote, beforeCall: @escaping @Sendable (Int) async throws(SyncRemoteError) -> Void,
+        afterAnswer: @escaping @Sendable (Int) async throws(SyncRemoteError) -> Void
+    ) {
         self.remote = remote
         self.beforeCall = beforeCall
         self.afterCall = { (call, answered) async throws(SyncRemoteError) in if answered { try await afterAnswer(call) } }
@@ -32,8 +34,18 @@ public struct SteppedRemote: SyncRemote {
     private final class Calls: Sendable {
         private let started = Mutex(0)
         private let finished = Mutex(0)
-        func start() -> Int { started.withLock { $0 += 1; return $0 } }
-        func finish() -> Int { finished.withLock { $0 += 1; return $0 } }
+        func start() -> Int {
+            started.withLock {
+                $0 += 1
+                return $0
+            }
+        }
+        func finish() -> Int {
+            finished.withLock {
+                $0 += 1
+                return $0
+            }
+        }
     }
 
     private func step<T>(_ body: () async throws(SyncRemoteError) -> T) async throws(SyncRemoteError) -> T {

@@ -182,10 +182,11 @@ extension RecordError {
             parsed = json
         }
         return (parsed.arrayValue ?? [parsed]).map { item in
-            RecordError(errorCode: item["errorCode"]?.stringValue ?? item["statusCode"]?.stringValue ?? "",
-                        message: item["message"]?.stringValue ?? item.stringValue ?? "",
-                        fields: item["fields"]?.arrayValue?.compactMap(\.stringValue) ?? [],
-                        duplicates: item["duplicates"]?.arrayValue?.compactMap(RecordReference.init) ?? [])
+            RecordError(
+                errorCode: item["errorCode"]?.stringValue ?? item["statusCode"]?.stringValue ?? "",
+                message: item["message"]?.stringValue ?? item.stringValue ?? "",
+                fields: item["fields"]?.arrayValue?.compactMap(\.stringValue) ?? [],
+                duplicates: item["duplicates"]?.arrayValue?.compactMap(RecordReference.init) ?? [])
         }
     }
 }

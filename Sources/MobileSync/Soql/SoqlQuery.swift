@@ -163,7 +163,10 @@ public struct SoqlQuery: Sendable, Equatable {
         while index < characters.count {
             let character = characters[index]
             if let open = quote {
-                if character == "\\" { index += 2; continue }
+                if character == "\\" {
+                    index += 2
+                    continue
+                }
                 if character == open { quote = nil }
                 index += 1
                 continue

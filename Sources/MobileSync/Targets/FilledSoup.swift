@@ -39,10 +39,12 @@ extension SyncDownTarget {
             return [FilledSoup(soupName: soupName, sobjectType: sobjectType, idFieldName: idFieldName, fields: fieldlist)]
         case let .parentChildren(spec):
             return [
-                FilledSoup(soupName: spec.parent.soupName, sobjectType: spec.parent.sobjectType, idFieldName: spec.parent.idFieldName,
-                           fields: spec.parentFieldlist),
-                FilledSoup(soupName: spec.children.soupName, sobjectType: spec.children.sobjectType, idFieldName: spec.children.idFieldName,
-                           fields: spec.childrenFieldlist),
+                FilledSoup(
+                    soupName: spec.parent.soupName, sobjectType: spec.parent.sobjectType, idFieldName: spec.parent.idFieldName,
+                    fields: spec.parentFieldlist),
+                FilledSoup(
+                    soupName: spec.children.soupName, sobjectType: spec.children.sobjectType, idFieldName: spec.children.idFieldName,
+                    fields: spec.childrenFieldlist),
             ]
         case let .briefcase(infos, _):
             return infos.map {

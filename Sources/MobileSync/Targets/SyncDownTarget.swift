@@ -127,7 +127,8 @@ public struct SyncDownTarget: Sendable, Equatable {
     public init(json: JSONValue) throws(MobileSyncError) {
         guard json.objectValue != nil else { throw .invalidTarget("a sync down target must be an object: \(json)") }
         let idField = try JSONFields.string(json["idFieldName"], key: "idFieldName") ?? Self.defaultIdFieldName
-        let modField = try JSONFields.string(json["modificationDateFieldName"], key: "modificationDateFieldName")
+        let modField =
+            try JSONFields.string(json["modificationDateFieldName"], key: "modificationDateFieldName")
             ?? Self.defaultModificationDateFieldName
         guard let type = try JSONFields.string(json["type"], key: "type") else {
             throw .invalidTarget("a sync down target needs a \"type\": soql, sosl, mru, refresh, parent_children, briefcase, metadata or layout")
@@ -158,8 +159,9 @@ public struct SyncDownTarget: Sendable, Equatable {
                 throw .invalidConfig("a briefcase target needs a non-empty \"infos\" list")
             }
             let count = try JSONFields.int(json["countIdsPerRetrieve"], key: "countIdsPerRetrieve") ?? 500
-            kind = .briefcase(infos: try infos.map { (info) throws(MobileSyncError) in try BriefcaseInfo(json: info) },
-                              countIdsPerRetrieve: min(max(count, 1), 2000))
+            kind = .briefcase(
+                infos: try infos.map { (info) throws(MobileSyncError) in try BriefcaseInfo(json: info) },
+                countIdsPerRetrieve: min(max(count, 1), 2000))
         case "metadata":
             kind = .metadata(sobjectType: try JSONFields.requiredString(json["sobjectType"], key: "sobjectType", in: "a metadata target"))
         case "layout":
@@ -225,9 +227,11 @@ public struct BriefcaseInfo: Sendable, Equatable {
     public var idFieldName: String
     public var modificationDateFieldName: String
 
-    public init(sobjectType: String, fieldlist: [String], soupName: String,
-                idFieldName: String = SyncDownTarget.defaultIdFieldName,
-                modificationDateFieldName: String = SyncDownTarget.defaultModificationDateFieldName) {
+    public init(
+        sobjectType: String, fieldlist: [String], soupName: String,
+        idFieldName: String = SyncDownTarget.defaultIdFieldName,
+        modificationDateFieldName: String = SyncDownTarget.defaultModificationDateFieldName
+    ) {
         self.sobjectType = sobjectType
         self.fieldlist = fieldlist
         self.soupName = soupName
@@ -265,9 +269,11 @@ public struct ParentChildrenSpec: Sendable, Equatable {
         public var sobjectTypePlural: String?
         public var parentIdFieldName: String?
 
-        public init(sobjectType: String, soupName: String, idFieldName: String = "Id",
-                    modificationDateFieldName: String = "LastModifiedDate", externalIdFieldName: String? = nil,
-                    sobjectTypePlural: String? = nil, parentIdFieldName: String? = nil) {
+        public init(
+            sobjectType: String, soupName: String, idFieldName: String = "Id",
+            modificationDateFieldName: String = "LastModifiedDate", externalIdFieldName: String? = nil,
+            sobjectTypePlural: String? = nil, parentIdFieldName: String? = nil
+        ) {
             self.sobjectType = sobjectType
             self.soupName = soupName
             self.idFieldName = idFieldName
@@ -316,8 +322,10 @@ public struct ParentChildrenSpec: Sendable, Equatable {
     public var parentSoqlFilter: String?
     public var relationshipType: RelationshipType
 
-    public init(parent: Side, children: Side, parentFieldlist: [String], childrenFieldlist: [String],
-                parentSoqlFilter: String? = nil, relationshipType: RelationshipType = .lookup) {
+    public init(
+        parent: Side, children: Side, parentFieldlist: [String], childrenFieldlist: [String],
+        parentSoqlFilter: String? = nil, relationshipType: RelationshipType = .lookup
+    ) {
         self.parent = parent
         self.children = children
         self.parentFieldlist = parentFieldlist

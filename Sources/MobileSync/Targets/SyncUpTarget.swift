@@ -103,10 +103,11 @@ public struct SyncUpTarget: Sendable, Equatable {
         case "SyncUpTarget": mode = .singleRecord
         case "ParentChildrenSyncUpTarget":
             let tree = try ParentChildrenUp(json: json)
-            self.init(mode: .batch, createFieldlist: try JSONFields.stringList(json["createFieldlist"], key: "createFieldlist"),
-                      updateFieldlist: try JSONFields.stringList(json["updateFieldlist"], key: "updateFieldlist"),
-                      externalIdFieldName: tree.parent.externalIdFieldName, idFieldName: tree.parent.idFieldName,
-                      modificationDateFieldName: tree.parent.modificationDateFieldName)
+            self.init(
+                mode: .batch, createFieldlist: try JSONFields.stringList(json["createFieldlist"], key: "createFieldlist"),
+                updateFieldlist: try JSONFields.stringList(json["updateFieldlist"], key: "updateFieldlist"),
+                externalIdFieldName: tree.parent.externalIdFieldName, idFieldName: tree.parent.idFieldName,
+                modificationDateFieldName: tree.parent.modificationDateFieldName)
             parentChildren = tree
             return
         default:
@@ -140,8 +141,10 @@ public struct ParentChildrenUp: Sendable, Equatable {
     public var childrenUpdateFieldlist: [String]?
     public var relationshipType: ParentChildrenSpec.RelationshipType
 
-    public init(parent: ParentChildrenSpec.Side, children: ParentChildrenSpec.Side, childrenCreateFieldlist: [String]?,
-                childrenUpdateFieldlist: [String]?, relationshipType: ParentChildrenSpec.RelationshipType) {
+    public init(
+        parent: ParentChildrenSpec.Side, children: ParentChildrenSpec.Side, childrenCreateFieldlist: [String]?,
+        childrenUpdateFieldlist: [String]?, relationshipType: ParentChildrenSpec.RelationshipType
+    ) {
         self.parent = parent
         self.children = children
         self.childrenCreateFieldlist = childrenCreateFieldlist
@@ -160,9 +163,10 @@ public struct ParentChildrenUp: Sendable, Equatable {
             if !list.contains(parentIdFieldName) { list.append(parentIdFieldName) }
             return list
         }
-        return SyncUpTarget(mode: .batch, createFieldlist: withParentField(childrenCreateFieldlist),
-                            updateFieldlist: withParentField(childrenUpdateFieldlist), externalIdFieldName: children.externalIdFieldName,
-                            idFieldName: children.idFieldName, modificationDateFieldName: children.modificationDateFieldName)
+        return SyncUpTarget(
+            mode: .batch, createFieldlist: withParentField(childrenCreateFieldlist),
+            updateFieldlist: withParentField(childrenUpdateFieldlist), externalIdFieldName: children.externalIdFieldName,
+            idFieldName: children.idFieldName, modificationDateFieldName: children.modificationDateFieldName)
     }
 
     var jsonFields: JSONObject {

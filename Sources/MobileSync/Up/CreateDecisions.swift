@@ -56,12 +56,15 @@ public struct CreateDecisions: Sendable {
             guard record.isCreateInDoubt, let sent = record[LocalField.createInFlight]?["fields"]?.objectValue else { throw Refusal.notInDoubt }
             // A sync down may have stored the server's record beside ours meanwhile: it is this
             // record, so its copy goes, unless it holds changes of its own.
-            let copies = try transaction.query(.smart("SELECT {\(soupName):_soup} FROM {\(soupName)} WHERE {\(soupName):\(idFieldName)} = ?", pageSize: 10),
-                                               arguments: [.string(serverId)]).compactMap { $0.arrayValue?.first?.objectValue }
+            let copies = try transaction.query(
+                .smart("SELECT {\(soupName):_soup} FROM {\(soupName)} WHERE {\(soupName):\(idFieldName)} = ?", pageSize: 10),
+                arguments: [.string(serverId)]
+            ).compactMap { $0.arrayValue?.first?.objectValue }
             if copies.contains(where: \.isDirty) { throw Refusal.copyChanged }
             try transaction.delete(copies.compactMap(\.soupEntryId).filter { $0 != entryId }, from: soupName)
-            _ = try InFlightCreates.adopt(serverId, entryId: entryId, fields: sent, serverIds: try LocalIdMap.all(in: transaction), soup: soupName,
-                                          idFieldName: idFieldName, owningSyncDownId: owner, in: transaction)
+            _ = try InFlightCreates.adopt(
+                serverId, entryId: entryId, fields: sent, serverIds: try LocalIdMap.all(in: transaction), soup: soupName,
+                idFieldName: idFieldName, owningSyncDownId: owner, in: transaction)
             // The org's values (a flow's change on save, the codes it filled) win where this
             // record still holds what was sent; a field changed here since stays a change.
             guard let copy = copies.first, var adopted = try transaction.retrieve([entryId], from: soupName).first else { return }

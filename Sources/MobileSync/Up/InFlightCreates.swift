@@ -36,8 +36,9 @@ struct InFlightCreates: Sendable {
     func recover(sentFields: (JSONObject, [String: String]) -> JSONObject?) async throws -> Int {
         // Only the journaled ones: parsing every dirty record here cost a twentieth of a sync up.
         let records = try store.read { transaction in
-            try SyncUpTask.dirtyRecords(soup: soup, alsoMatching: "json_extract({\(soup):_soup}, '$.\(LocalField.createInFlight)') IS NOT NULL",
-                                        in: transaction)
+            try SyncUpTask.dirtyRecords(
+                soup: soup, alsoMatching: "json_extract({\(soup):_soup}, '$.\(LocalField.createInFlight)') IS NOT NULL",
+                in: transaction)
         }.filter { $0[LocalField.createInFlight] != nil && !$0.isCreateInDoubt }
         guard !records.isEmpty else { return 0 }
         let serverIds = try store.read { try LocalIdMap.all(in: $0) }
@@ -47,11 +48,14 @@ struct InFlightCreates: Sendable {
         var lookups: [CreateRecovery.Lookup] = []
         for record in records {
             guard let entryId = record.soupEntryId, let type = record["attributes"]?["type"]?.stringValue,
-                  let sentAt = record[LocalField.createInFlight]?["sentAt"]?.int64Value, let fields = sentFields(record, serverIds) else { continue }
+                let sentAt = record[LocalField.createInFlight]?["sentAt"]?.int64Value, let fields = sentFields(record, serverIds)
+            else { continue }
             // Asked once per type, answered or not.
             if asked.insert(type).inserted, let fields = try await describe(type) { described[type] = fields }
-            lookups.append(CreateRecovery.Lookup(entryId: entryId, sobjectType: type, fields: fields, sentAt: sentAt, idField: idFieldName,
-                                                 createdBy: createdBy, described: described[type]))
+            lookups.append(
+                CreateRecovery.Lookup(
+                    entryId: entryId, sobjectType: type, fields: fields, sentAt: sentAt, idField: idFieldName,
+                    createdBy: createdBy, described: described[type]))
         }
         // Several lookups in flight (one connection carries them all over HTTP/2): one after
         // another, 50 lost creates cost 20 s on a 300 ms link.
@@ -92,20 +96,24 @@ struct InFlightCreates: Sendable {
         for (index, lookup) in lookups.enumerated() {
             switch findings[index] {
             case let .matched(ids)? where ids.count == 1 && taken.contains(ids[0]):
-                try leaveInDoubt(lookup.entryId, candidates: ids.map { CreateRecovery.Candidate(id: $0, name: nil) },
-                                 reason: "the one record on the server holding the values sent was taken by another create that lost its answer")
+                try leaveInDoubt(
+                    lookup.entryId, candidates: ids.map { CreateRecovery.Candidate(id: $0, name: nil) },
+                    reason: "the one record on the server holding the values sent was taken by another create that lost its answer")
             case let .matched(ids)? where ids.count > 1:
                 let free = ids.filter { !held.contains($0) && !taken.contains($0) }
-                try leaveInDoubt(lookup.entryId, candidates: (free.isEmpty ? ids : free).map { CreateRecovery.Candidate(id: $0, name: nil) },
-                                 reason: "\(ids.count) records on the server match the values sent")
+                try leaveInDoubt(
+                    lookup.entryId, candidates: (free.isEmpty ? ids : free).map { CreateRecovery.Candidate(id: $0, name: nil) },
+                    reason: "\(ids.count) records on the server match the values sent")
             case let .unmatched(candidates, refusal, complete)?:
                 let free = candidates.filter { !taken.contains($0.id) && !held.contains($0.id) }
                 if free.isEmpty, refusal == nil, complete {
                     try sendAgain(lookup.entryId)
                 } else {
-                    let reason = refusal.map { "the org refused the lookup (\($0))" }
-                        ?? (complete ? "no record on the server holds every value sent (the org may have changed one on save)"
-                                     : "you created more records then than can be told apart")
+                    let reason =
+                        refusal.map { "the org refused the lookup (\($0))" }
+                        ?? (complete
+                            ? "no record on the server holds every value sent (the org may have changed one on save)"
+                            : "you created more records then than can be told apart")
                     try leaveInDoubt(lookup.entryId, candidates: free, reason: reason)
                 }
             default:
@@ -122,8 +130,10 @@ struct InFlightCreates: Sendable {
         for chunk in Array(ids).chunked(into: 500) {
             let placeholders = Array(repeating: "?", count: chunk.count).joined(separator: ",")
             let rows = try store.read { transaction in
-                try transaction.query(.smart("SELECT {\(soup):\(idFieldName)} FROM {\(soup)} WHERE {\(soup):\(idFieldName)} IN (\(placeholders))",
-                                             pageSize: chunk.count + 1), arguments: chunk.map { .string($0) })
+                try transaction.query(
+                    .smart(
+                        "SELECT {\(soup):\(idFieldName)} FROM {\(soup)} WHERE {\(soup):\(idFieldName)} IN (\(placeholders))",
+                        pageSize: chunk.count + 1), arguments: chunk.map { .string($0) })
             }
             held.formUnion(rows.compactMap { $0.arrayValue?.first?.stringValue })
         }
@@ -147,15 +157,18 @@ struct InFlightCreates: Sendable {
     /// One lost create found on the server as `serverId`: adopted.
     private func adopt(_ serverId: String, entryId: Int64, fields: JSONObject, serverIds: [String: String]) throws -> Bool {
         try store.write { transaction in
-            try Self.adopt(serverId, entryId: entryId, fields: fields, serverIds: serverIds, soup: soup, idFieldName: idFieldName,
-                           owningSyncDownId: owningSyncDownId, in: transaction)
+            try Self.adopt(
+                serverId, entryId: entryId, fields: fields, serverIds: serverIds, soup: soup, idFieldName: idFieldName,
+                owningSyncDownId: owningSyncDownId, in: transaction)
         }
     }
 
     /// Adopts `serverId` as the server's copy of the record created at `entryId` and sent with
     /// `fields`, in `transaction`; false when the record is no longer a create on its way.
-    static func adopt(_ serverId: String, entryId: Int64, fields: JSONObject, serverIds: [String: String], soup: String,
-                      idFieldName: String, owningSyncDownId: Int64?, in transaction: StoreTransaction) throws -> Bool {
+    static func adopt(
+        _ serverId: String, entryId: Int64, fields: JSONObject, serverIds: [String: String], soup: String,
+        idFieldName: String, owningSyncDownId: Int64?, in transaction: StoreTransaction
+    ) throws -> Bool {
         guard var current = try transaction.retrieve([entryId], from: soup).first, current[LocalField.createInFlight] != nil else { return false }
         if let old = current[idFieldName]?.stringValue, LocalField.isLocalId(old) {
             try LocalIdMap.record(localId: old, serverId: serverId, soup: soup, in: transaction)
@@ -164,7 +177,10 @@ struct InFlightCreates: Sendable {
         var references: [String: String] = [:]
         for (field, value) in current {
             if let text = value.stringValue, LocalField.isLocalId(text), let mapped = serverIds[text],
-               fields[field]?.stringValue == mapped { references[field] = text }
+                fields[field]?.stringValue == mapped
+            {
+                references[field] = text
+            }
         }
         current.adoptServerIds(of: references, sent: fields)
         current.removeValue(forKey: LocalField.lastError)
@@ -188,14 +204,23 @@ struct InFlightCreates: Sendable {
         try store.write { transaction in
             guard var current = try transaction.retrieve([entryId], from: soup).first, current[LocalField.createInFlight] != nil else { return }
             current[LocalField.createInDoubt] = ["reason": .string(reason), "candidates": .array(candidates.prefix(Self.candidatesKept).map(\.json))]
-            let listed = candidates.isEmpty ? "" : "; it may be " + candidates.prefix(5).map { candidate in
-                candidate.name.map { "\($0) (\(candidate.id))" } ?? candidate.id
-            }.joined(separator: ", ") + (candidates.count > 5 ? " or \(candidates.count - 5) more" : "")
-            current[LocalField.lastError] = .string(JSONWriter.string(.array([RecordError(
-                errorCode: "CREATE_IN_DOUBT",
-                message: "this record's create may have reached the server before its answer was lost, and \(reason)\(listed). "
-                    + "It is not sent again until you decide: forceterm resolve ID --adopt SERVER_ID takes the server's record as this one, "
-                    + "--send-again creates it anew").json])))
+            let listed =
+                candidates.isEmpty
+                ? ""
+                : "; it may be "
+                    + candidates.prefix(5).map { candidate in
+                        candidate.name.map { "\($0) (\(candidate.id))" } ?? candidate.id
+                    }.joined(separator: ", ") + (candidates.count > 5 ? " or \(candidates.count - 5) more" : "")
+            current[LocalField.lastError] = .string(
+                JSONWriter.string(
+                    .array([
+                        RecordError(
+                            errorCode: "CREATE_IN_DOUBT",
+                            message: "this record's create may have reached the server before its answer was lost, and \(reason)\(listed). "
+                                + "It is not sent again until you decide: forceterm resolve ID --adopt SERVER_ID takes the server's record as this one, "
+                                + "--send-again creates it anew"
+                        ).json
+                    ])))
             _ = try transaction.update(current, id: entryId, in: soup)
         }
     }
@@ -240,8 +265,9 @@ public enum CreateRecovery {
         /// The strict lookup; when it finds nothing or the org refuses it, the user's creates of
         /// the moment. Only the refusal of the second is a failure of the sync.
         func find(in remote: any SyncRemote) async throws -> InFlightCreates.Finding {
-            let strict = CreateRecovery.query(sobjectType: sobjectType, fields: fields, sentAt: sentAt, idField: idField,
-                                              createdBy: createdBy, described: described)
+            let strict = CreateRecovery.query(
+                sobjectType: sobjectType, fields: fields, sentAt: sentAt, idField: idField,
+                createdBy: createdBy, described: described)
             var refusal: String?
             do {
                 let ids = try await remote.query(strict, batchSize: nil).records.compactMap { $0[idField]?.stringValue }
@@ -257,12 +283,14 @@ public enum CreateRecovery {
         /// records not held here.
         func createdAround(in remote: any SyncRemote, refusal: String?) async throws -> InFlightCreates.Finding {
             let nameField = described?.field("Name") != nil ? "Name" : nil
-            let loose = CreateRecovery.createdAround(sobjectType: sobjectType, sentAt: sentAt, idField: idField, nameField: nameField,
-                                                     createdBy: createdBy)
+            let loose = CreateRecovery.createdAround(
+                sobjectType: sobjectType, sentAt: sentAt, idField: idField, nameField: nameField,
+                createdBy: createdBy)
             let page = try await remote.query(loose, batchSize: nil)
-            return .unmatched(candidates: page.records.compactMap { record in
-                record[idField]?.stringValue.map { Candidate(id: $0, name: nameField.flatMap { record[$0]?.stringValue }) }
-            }, refusal: refusal, complete: page.records.count < CreateRecovery.createdAroundLimit)
+            return .unmatched(
+                candidates: page.records.compactMap { record in
+                    record[idField]?.stringValue.map { Candidate(id: $0, name: nameField.flatMap { record[$0]?.stringValue }) }
+                }, refusal: refusal, complete: page.records.count < CreateRecovery.createdAroundLimit)
         }
     }
 
@@ -272,8 +300,10 @@ public enum CreateRecovery {
     /// not filterable, and no more than `queryBudget` bytes once encoded. Text is escaped as SOQL
     /// wants. `createdBy`: the signed-in user, so that a record another user made with the same
     /// values (a training room typing the same exercise) is never taken for ours.
-    public static func query(sobjectType: String, fields: JSONObject, sentAt: Int64, idField: String = "Id", createdBy: String? = nil,
-                             described: DescribedFields? = nil) -> String {
+    public static func query(
+        sobjectType: String, fields: JSONObject, sentAt: Int64, idField: String = "Id", createdBy: String? = nil,
+        described: DescribedFields? = nil
+    ) -> String {
         var predicates = ["CreatedDate >= \(SalesforceTimestamp.format(sentAt - skewMillis))"]
         if let createdBy { predicates.append("CreatedById = \(SoqlString.literal(createdBy))") }
         let head = "select \(idField) from \(sobjectType) where "
@@ -299,10 +329,14 @@ public enum CreateRecovery {
 
     /// The records `createdBy` created of `sobjectType` around `sentAt`: the candidates when the
     /// values sent match none.
-    public static func createdAround(sobjectType: String, sentAt: Int64, idField: String = "Id", nameField: String?,
-                                     createdBy: String?) -> String {
-        var predicates = ["CreatedDate >= \(SalesforceTimestamp.format(sentAt - skewMillis))",
-                          "CreatedDate <= \(SalesforceTimestamp.format(sentAt + 2 * skewMillis))"]
+    public static func createdAround(
+        sobjectType: String, sentAt: Int64, idField: String = "Id", nameField: String?,
+        createdBy: String?
+    ) -> String {
+        var predicates = [
+            "CreatedDate >= \(SalesforceTimestamp.format(sentAt - skewMillis))",
+            "CreatedDate <= \(SalesforceTimestamp.format(sentAt + 2 * skewMillis))",
+        ]
         if let createdBy { predicates.append("CreatedById = \(SoqlString.literal(createdBy))") }
         let select = [idField] + (nameField.map { [$0] } ?? [])
         return "select \(select.joined(separator: ", ")) from \(sobjectType) where \(predicates.joined(separator: " and ")) order by CreatedDate limit \(createdAroundLimit)"

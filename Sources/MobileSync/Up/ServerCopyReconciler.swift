@@ -34,7 +34,8 @@ struct ServerCopyReconciler {
             var records = try transaction.retrieve(writes.keys.sorted(), from: soup)
             if leaveIfChanged {
                 // Creates have no date yet and are not on the server under an id: not read.
-                let unknownDate = "json_extract({\(soup):_soup}, '$.\(target.modificationDateFieldName)') IS NULL AND "
+                let unknownDate =
+                    "json_extract({\(soup):_soup}, '$.\(target.modificationDateFieldName)') IS NULL AND "
                     + "coalesce(json_extract({\(soup):_soup}, '$.\(LocalField.locallyCreated)'), 0) NOT IN (1, 'true', '1')"
                 records += try SyncUpTask.dirtyRecords(soup: soup, alsoMatching: unknownDate, in: transaction)
                     .filter { $0.soupEntryId.map { writes[$0] == nil } ?? false && Self.readsServerCopy(of: $0, target: target) }
@@ -42,7 +43,8 @@ struct ServerCopyReconciler {
                 // on DELETE ("Conditional Request Headers": "DELETE requests aren't supported"),
                 // so the server's copy is read first, as the SDK does, and a copy another user
                 // changed since our date is merged (a conflict) instead of deleted.
-                let deleted = "coalesce(json_extract({\(soup):_soup}, '$.\(LocalField.locallyDeleted)'), 0) IN (1, 'true', '1') AND "
+                let deleted =
+                    "coalesce(json_extract({\(soup):_soup}, '$.\(LocalField.locallyDeleted)'), 0) IN (1, 'true', '1') AND "
                     + "json_extract({\(soup):_soup}, '$.\(target.modificationDateFieldName)') IS NOT NULL"
                 records += try SyncUpTask.dirtyRecords(soup: soup, alsoMatching: deleted, in: transaction)
                     .filter { $0.soupEntryId.map { writes[$0] == nil } ?? false && Self.readsBeforeDelete($0, target: target) }
@@ -79,7 +81,8 @@ struct ServerCopyReconciler {
     /// conflict (not read: they wait as they are), or without a type.
     static func serverAddress(of record: JSONObject, target: SyncUpTarget) -> (type: String, id: String)? {
         guard !record.isLocallyCreated, !record.hasConflict, let id = record[target.idFieldName]?.stringValue, !LocalField.isLocalId(id),
-              let type = record["attributes"]?["type"]?.stringValue, !type.isEmpty else { return nil }
+            let type = record["attributes"]?["type"]?.stringValue, !type.isEmpty
+        else { return nil }
         return (type, id)
     }
 
@@ -99,8 +102,10 @@ struct ServerCopyReconciler {
 
     /// Merges each record with its server copy (`nil`: the server has no such record), reading it
     /// again in this transaction.
-    private func apply(_ serverCopies: [Int64: JSONObject?], lost: [Int64: WriteJournal.Entry], now: Int64,
-                       summary: inout SyncUpSummary, dates: inout [Int64: JSONValue], in transaction: StoreTransaction) throws {
+    private func apply(
+        _ serverCopies: [Int64: JSONObject?], lost: [Int64: WriteJournal.Entry], now: Int64,
+        summary: inout SyncUpSummary, dates: inout [Int64: JSONValue], in transaction: StoreTransaction
+    ) throws {
         let soup = recorder.soupName
         let target = recorder.target
         var removed: [Int64] = []

@@ -15,8 +15,10 @@ public struct PlannedWrite: Sendable, Equatable {
     /// The user chose to save it though the org's duplicate rule matched others.
     public var allowDuplicate: Bool
 
-    public init(entryId: Int64, action: Action, recordId: String?, write: RecordWrite, references: [String: String] = [:],
-                allowDuplicate: Bool = false) {
+    public init(
+        entryId: Int64, action: Action, recordId: String?, write: RecordWrite, references: [String: String] = [:],
+        allowDuplicate: Bool = false
+    ) {
         self.entryId = entryId
         self.action = action
         self.recordId = recordId
@@ -55,34 +57,34 @@ public struct SyncUpPlan: Sendable, Equatable {
         var requests: [WriteRequest] = []
         // Records to save though duplicates were found travel apart, under the header that allows it.
         for action in [PlannedWrite.Action.delete, .create, .upsert, .update] {
-          for allowed in [false, true] {
-            let group = writes.filter { $0.action == action && $0.allowDuplicate == allowed }
-            guard !group.isEmpty else { continue }
-            switch target.mode {
-            case .singleRecord:
-                requests += group.map { WriteRequest(route: .single, writes: [$0]) }
-            case .batch:
-                requests += Self.chunk(group, size: target.maxBatchSize, route: .composite)
-            case .collection:
-                let conditional = group.filter { $0.write.isConditional }
-                let plain = group.filter { !$0.write.isConditional }
-                if action == .upsert {
-                    // One collection upsert call takes one sObject type and one external-id field.
-                    var keys: [String] = []
-                    var byKey: [String: [PlannedWrite]] = [:]
-                    for write in plain {
-                        guard case let .upsert(type, field, _, _) = write.write else { continue }
-                        let key = type + "/" + field
-                        if byKey[key] == nil { keys.append(key) }
-                        byKey[key, default: []].append(write)
+            for allowed in [false, true] {
+                let group = writes.filter { $0.action == action && $0.allowDuplicate == allowed }
+                guard !group.isEmpty else { continue }
+                switch target.mode {
+                case .singleRecord:
+                    requests += group.map { WriteRequest(route: .single, writes: [$0]) }
+                case .batch:
+                    requests += Self.chunk(group, size: target.maxBatchSize, route: .composite)
+                case .collection:
+                    let conditional = group.filter { $0.write.isConditional }
+                    let plain = group.filter { !$0.write.isConditional }
+                    if action == .upsert {
+                        // One collection upsert call takes one sObject type and one external-id field.
+                        var keys: [String] = []
+                        var byKey: [String: [PlannedWrite]] = [:]
+                        for write in plain {
+                            guard case let .upsert(type, field, _, _) = write.write else { continue }
+                            let key = type + "/" + field
+                            if byKey[key] == nil { keys.append(key) }
+                            byKey[key, default: []].append(write)
+                        }
+                        for key in keys { requests += Self.chunk(byKey[key] ?? [], size: target.maxBatchSize, route: .collection) }
+                    } else {
+                        requests += Self.chunk(plain, size: target.maxBatchSize, route: .collection)
                     }
-                    for key in keys { requests += Self.chunk(byKey[key] ?? [], size: target.maxBatchSize, route: .collection) }
-                } else {
-                    requests += Self.chunk(plain, size: target.maxBatchSize, route: .collection)
+                    requests += Self.chunk(conditional, size: SyncUpTarget.Mode.batch.limit, route: .composite)
                 }
-                requests += Self.chunk(conditional, size: SyncUpTarget.Mode.batch.limit, route: .composite)
             }
-          }
         }
         return requests
     }
@@ -136,11 +138,14 @@ public struct SyncUpPlanner: Sendable {
                     errorCode: "NO_SOBJECT_TYPE", message: "the record has no attributes.type, so it cannot be sent; set it to the sObject type (e.g. Contact)")
                 continue
             }
-            let precondition = options.mergeMode == .leaveIfChanged && !record.overwritesServer
+            let precondition =
+                options.mergeMode == .leaveIfChanged && !record.overwritesServer
                 ? record[target.modificationDateFieldName]?.stringValue.flatMap(SalesforceTimestamp.parse) : nil
             if record.isLocallyDeleted, let recordId {
-                deletes.append(PlannedWrite(entryId: entryId, action: .delete, recordId: recordId,
-                                            write: .delete(sobjectType: type, id: recordId, ifUnmodifiedSince: precondition)))
+                deletes.append(
+                    PlannedWrite(
+                        entryId: entryId, action: .delete, recordId: recordId,
+                        write: .delete(sobjectType: type, id: recordId, ifUnmodifiedSince: precondition)))
                 continue
             }
             if isCreated {
@@ -155,16 +160,21 @@ public struct SyncUpPlanner: Sendable {
                     continue
                 }
                 if let externalField = target.externalIdFieldName,
-                   let externalId = record[externalField]?.stringValue, !externalId.isEmpty, !LocalField.isLocalId(externalId) {
+                    let externalId = record[externalField]?.stringValue, !externalId.isEmpty, !LocalField.isLocalId(externalId)
+                {
                     var upsertFields = fields
                     upsertFields.removeValue(forKey: externalField)
-                    creates.append(PlannedWrite(entryId: entryId, action: .upsert, recordId: recordId,
-                                                write: .upsert(sobjectType: type, externalIdField: externalField, externalId: externalId, fields: upsertFields),
-                                                references: references))
+                    creates.append(
+                        PlannedWrite(
+                            entryId: entryId, action: .upsert, recordId: recordId,
+                            write: .upsert(sobjectType: type, externalIdField: externalField, externalId: externalId, fields: upsertFields),
+                            references: references))
                 } else {
-                    creates.append(PlannedWrite(entryId: entryId, action: .create, recordId: recordId,
-                                                write: .create(sobjectType: type, fields: fields), references: references,
-                                                allowDuplicate: record.flag(LocalField.allowDuplicate)))
+                    creates.append(
+                        PlannedWrite(
+                            entryId: entryId, action: .create, recordId: recordId,
+                            write: .create(sobjectType: type, fields: fields), references: references,
+                            allowDuplicate: record.flag(LocalField.allowDuplicate)))
                 }
                 continue
             }
@@ -181,9 +191,11 @@ public struct SyncUpPlanner: Sendable {
                     // Without a recorded base every listed field goes, changed or not: one the
                     // user may not write is then left out rather than held, as nothing says it changed.
                     try keepWritable(&fields, type: type, creating: false, leavingOutValues: record.baseValues == nil)
-                    updates.append(PlannedWrite(entryId: entryId, action: .update, recordId: recordId,
-                                                write: .update(sobjectType: type, id: recordId, fields: fields, ifUnmodifiedSince: precondition),
-                                                references: references))
+                    updates.append(
+                        PlannedWrite(
+                            entryId: entryId, action: .update, recordId: recordId,
+                            write: .update(sobjectType: type, id: recordId, fields: fields, ifUnmodifiedSince: precondition),
+                            references: references))
                 } catch {
                     plan.refused[entryId] = error
                 }
@@ -237,8 +249,10 @@ public struct SyncUpPlanner: Sendable {
     }
 
     /// `project`, noting in `references` each field whose `local_` id was replaced.
-    func project(_ record: JSONObject, _ fieldNames: [String], serverIds: [String: String],
-                 references: inout [String: String]) throws(RecordError) -> JSONObject {
+    func project(
+        _ record: JSONObject, _ fieldNames: [String], serverIds: [String: String],
+        references: inout [String: String]
+    ) throws(RecordError) -> JSONObject {
         var fields: JSONObject = [:]
         for name in fieldNames where name != target.idFieldName && name != target.modificationDateFieldName {
             guard let value = record[name] else { continue }

@@ -45,8 +45,9 @@ public struct SyncUpRecorder: Sendable {
     }
 
     var fieldMerge: FieldMerge {
-        FieldMerge(idFieldName: target.idFieldName, modificationDateFieldName: target.modificationDateFieldName,
-                   updatableFields: updateFields.map(Set.init))
+        FieldMerge(
+            idFieldName: target.idFieldName, modificationDateFieldName: target.modificationDateFieldName,
+            updatableFields: updateFields.map(Set.init))
     }
 
     /// One write's answer from the server. `serverValues` is the server's copy for a refused
@@ -213,14 +214,17 @@ public struct SyncUpRecorder: Sendable {
             record.removeValue(forKey: LocalField.createInFlight)
             summary.errors += 1
         case (.create, _), (.upsert, _), (.delete, _):
-            let text: String = switch answer.outcome {
-            case .notFound: "the server answered not found"
-            case .preconditionFailed: "the server answered precondition failed"
-            default: "unexpected answer"
-            }
-            record[LocalField.lastError] = .string(JSONWriter.string(.array([
-                RecordError(errorCode: "UNEXPECTED_OUTCOME", message: "\(write.action.rawValue): \(text)").json,
-            ])))
+            let text: String =
+                switch answer.outcome {
+                case .notFound: "the server answered not found"
+                case .preconditionFailed: "the server answered precondition failed"
+                default: "unexpected answer"
+                }
+            record[LocalField.lastError] = .string(
+                JSONWriter.string(
+                    .array([
+                        RecordError(errorCode: "UNEXPECTED_OUTCOME", message: "\(write.action.rawValue): \(text)").json
+                    ])))
             record.removeValue(forKey: LocalField.createInFlight)
             summary.errors += 1
         }
@@ -234,7 +238,8 @@ public struct SyncUpRecorder: Sendable {
         var settled: [JSONObject] = []
         for var record in try transaction.retrieve(entryIds, from: soupName)
         where record.isDirty && !record.isLocallyCreated && !record.isLocallyDeleted && !record.hasConflict
-            && planner.changedFields(record, of: fields).isEmpty {
+            && planner.changedFields(record, of: fields).isEmpty
+        {
             record.markClean()
             settled.append(record)
         }

@@ -61,8 +61,10 @@ struct SyncUpTask: Sendable {
         let children = tree.children.soupName
         var removed = 0
         func entryIds(_ soup: String, where field: String, is id: String) throws -> [Int64] {
-            try transaction.query(.smart("SELECT {\(soup):_soupEntryId} FROM {\(soup)} WHERE {\(soup):\(field)} = ?", pageSize: 100_000),
-                                  arguments: [.string(id)]).compactMap { $0.arrayValue?.first?.int64Value }
+            try transaction.query(
+                .smart("SELECT {\(soup):_soupEntryId} FROM {\(soup)} WHERE {\(soup):\(field)} = ?", pageSize: 100_000),
+                arguments: [.string(id)]
+            ).compactMap { $0.arrayValue?.first?.int64Value }
         }
         for id in parentIds.sorted() where try entryIds(parents, where: tree.parent.idFieldName, is: id).isEmpty {
             let entries = try entryIds(children, where: tree.parentIdFieldName, is: id)
@@ -74,16 +76,21 @@ struct SyncUpTask: Sendable {
 
     /// One soup's sync up under `state` (whose definition is saved unchanged): `soup`, `target`
     /// and `options` are the sync's own, or one side of a parent_children sync.
-    private func run(_ initial: SyncState, soup: String, target: SyncUpTarget, options: SyncOptions,
-                     summary: inout SyncUpSummary) async throws -> SyncState {
+    private func run(
+        _ initial: SyncState, soup: String, target: SyncUpTarget, options: SyncOptions,
+        summary: inout SyncUpSummary
+    ) async throws -> SyncState {
         var state = initial
         var planner = SyncUpPlanner(target: target, options: options, soupName: soup)
         planner.described = try describes(forRecordsOf: soup)
-        let recorder = SyncUpRecorder(soupName: soup, target: target, mergeMode: options.mergeMode, updateFields: planner.updateFields,
-                                      owningSyncDownId: try InFlightCreates.owningSyncDownId(soup: soup, syncs: syncs))
+        let recorder = SyncUpRecorder(
+            soupName: soup, target: target, mergeMode: options.mergeMode, updateFields: planner.updateFields,
+            owningSyncDownId: try InFlightCreates.owningSyncDownId(soup: soup, syncs: syncs))
         // Creates found made on the server count as created: this run learnt what became of them.
-        let adopted = try await InFlightCreates(store: store, syncs: syncs, remote: remote, soup: soup, idFieldName: target.idFieldName,
-                                  owningSyncDownId: recorder.owningSyncDownId, checkAccepting: checkAccepting).recover { record, serverIds -> JSONObject? in
+        let adopted = try await InFlightCreates(
+            store: store, syncs: syncs, remote: remote, soup: soup, idFieldName: target.idFieldName,
+            owningSyncDownId: recorder.owningSyncDownId, checkAccepting: checkAccepting
+        ).recover { record, serverIds -> JSONObject? in
             // A create with an external id is an upsert: sending it again is safe.
             if let field = target.externalIdFieldName, let value = record[field]?.stringValue, !value.isEmpty, !LocalField.isLocalId(value) {
                 return nil
@@ -126,7 +133,8 @@ struct SyncUpTask: Sendable {
                 // The dates just read, for records still at an unknown one.
                 for index in records.indices {
                     guard let entryId = records[index].soupEntryId, let date = freshDates[entryId],
-                          records[index][target.modificationDateFieldName]?.isNull ?? true else { continue }
+                        records[index][target.modificationDateFieldName]?.isNull ?? true
+                    else { continue }
                     records[index][target.modificationDateFieldName] = date
                 }
             }
@@ -210,8 +218,10 @@ struct SyncUpTask: Sendable {
     /// later one in the commit that records the answer it waited for. Every answer that arrives is
     /// recorded, even after another request failed: records done on the server stay done; no new
     /// request leaves after a failure, and the first failure then ends the sync.
-    private func send(_ run: [WriteRequest], planner: SyncUpPlanner, target: SyncUpTarget, recorder: SyncUpRecorder,
-                      progress: inout RunProgress) async throws {
+    private func send(
+        _ run: [WriteRequest], planner: SyncUpPlanner, target: SyncUpTarget, recorder: SyncUpRecorder,
+        progress: inout RunProgress
+    ) async throws {
         let concurrency = max(requestConcurrency, 1)
         let journal = WriteJournal(soup: recorder.soupName)
         var failure: (any Error)?
@@ -260,8 +270,10 @@ struct SyncUpTask: Sendable {
 
     /// Records one request's answers in one commit, with the sync's progress, forgets its journal
     /// entry, runs `alsoInTransaction` (journaling the next request), and reports it.
-    private func record(_ answer: Answer, to request: WriteRequest, journalEntry: Int64?, recorder: SyncUpRecorder,
-                        progress: inout RunProgress, alsoInTransaction: (StoreTransaction) throws -> Void) throws {
+    private func record(
+        _ answer: Answer, to request: WriteRequest, journalEntry: Int64?, recorder: SyncUpRecorder,
+        progress: inout RunProgress, alsoInTransaction: (StoreTransaction) throws -> Void
+    ) throws {
         var summary = progress.summary
         var state = progress.state
         if !progress.resending { summary.sent += request.writes.count }
@@ -302,8 +314,9 @@ struct SyncUpTask: Sendable {
             }
             for (group, indexes) in refused.sorted(by: { $0.value[0] < $1.value[0] }) {
                 let fields = (group.isUpdate ? planner.updateFields : planner.createFields) ?? []
-                let found = try await remote.retrieve(sobjectType: group.sobjectType, ids: indexes.map { request.writes[$0].recordId ?? "" },
-                                                      fields: planner.readable(SyncDownTask.withSyncFieldsForUp(fields, target), of: group.sobjectType))
+                let found = try await remote.retrieve(
+                    sobjectType: group.sobjectType, ids: indexes.map { request.writes[$0].recordId ?? "" },
+                    fields: planner.readable(SyncDownTask.withSyncFieldsForUp(fields, target), of: group.sobjectType))
                 for (index, record) in zip(indexes, found) { serverValues[index] = record }
             }
             return .success(Answer(outcomes: outcomes, serverValues: serverValues))
@@ -328,7 +341,8 @@ struct SyncUpTask: Sendable {
         var runs: [[WriteRequest]] = []
         for request in requests {
             if request.route != .single, let last = runs.last, last[0].route == request.route,
-               last[0].writes.first?.action == request.writes.first?.action, last[0].allowsDuplicates == request.allowsDuplicates {
+                last[0].writes.first?.action == request.writes.first?.action, last[0].allowsDuplicates == request.allowsDuplicates
+            {
                 runs[runs.count - 1].append(request)
             } else {
                 runs.append([request])

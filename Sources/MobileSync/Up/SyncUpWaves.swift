@@ -18,7 +18,8 @@ import SmartStore
 public enum SyncUpWaves {
     public static func plan(_ ups: [SyncsConfig.Entry], store: SmartStore) throws -> [[SyncsConfig.Entry]] {
         var waves: [[SyncsConfig.Entry]] = []
-        var waveSoups: Set<String> = [], waveTypes: Set<String> = []
+        var waveSoups: Set<String> = []
+        var waveTypes: Set<String> = []
         var waveStandsAlone = true
         for entry in ups {
             guard case let .up(target) = entry.target else { continue }

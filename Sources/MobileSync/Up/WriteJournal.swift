@@ -50,8 +50,10 @@ public struct WriteJournal: Sendable {
     /// later requests' fields over earlier ones'.
     func lost(in transaction: StoreTransaction) throws -> (ids: [Int64], writes: [Int64: Entry]) {
         guard try transaction.hasSoup(Self.soupName) else { return ([], [:]) }
-        let rows = try transaction.query(.exact(Self.soupName, path: "soupName", matchKey: .string(soup),
-                                                orderPath: SmartStore.soupEntryId, pageSize: 100_000))
+        let rows = try transaction.query(
+            .exact(
+                Self.soupName, path: "soupName", matchKey: .string(soup),
+                orderPath: SmartStore.soupEntryId, pageSize: 100_000))
         var ids: [Int64] = []
         var writes: [Int64: Entry] = [:]
         for row in rows {

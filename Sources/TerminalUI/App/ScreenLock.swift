@@ -20,9 +20,11 @@ public struct ScreenLock {
     public var loginTimeout: Duration
     public var loginTimeoutDescription: String
 
-    public init(idleLimit: Duration?, reason: String, loginTimeout: Duration = .seconds(15 * 60), loginTimeoutDescription: String = "15 minutes",
-                isUnlockedInLogin: @escaping () -> Bool = { true }, keepUnlockedInLogin: @escaping () -> Void = {},
-                check: @escaping (String) -> PasscodeAnswer) {
+    public init(
+        idleLimit: Duration?, reason: String, loginTimeout: Duration = .seconds(15 * 60), loginTimeoutDescription: String = "15 minutes",
+        isUnlockedInLogin: @escaping () -> Bool = { true }, keepUnlockedInLogin: @escaping () -> Void = {},
+        check: @escaping (String) -> PasscodeAnswer
+    ) {
         self.idleLimit = idleLimit
         self.reason = reason
         self.loginTimeout = loginTimeout
@@ -93,8 +95,9 @@ enum LockScreen {
         let box = Rect(x: 0, y: 0, width: size.width, height: size.height).centered(width: width, height: lines.count + 5)
         Box.draw(in: &canvas, box, theme: theme, title: "Locked", style: theme.style(.dialog))
         for (index, line) in lines.enumerated() {
-            canvas.draw(line, x: box.x + 2, y: box.y + 1 + index, style: theme.style(prompt.refusal != nil && index == 2 ? .toastError : .dialog),
-                        maxWidth: box.width - 4)
+            canvas.draw(
+                line, x: box.x + 2, y: box.y + 1 + index, style: theme.style(prompt.refusal != nil && index == 2 ? .toastError : .dialog),
+                maxWidth: box.width - 4)
         }
         let field = "Passcode: " + dots
         canvas.draw(field, x: box.x + 2, y: box.y + lines.count + 2, style: theme.style(.fieldFocused), maxWidth: box.width - 4)

@@ -142,8 +142,10 @@ public struct TerminalApp {
     /// drawing stays a pure function of the model.
     public mutating func draw() {
         if let lockPrompt, let screenLock {
-            screen.present(LockScreen.render(lockPrompt, reason: lockPrompt.reason ?? screenLock.reason, syncing: model.sync?.isRunning == true,
-                                             size: screen.size, theme: theme))
+            screen.present(
+                LockScreen.render(
+                    lockPrompt, reason: lockPrompt.reason ?? screenLock.reason, syncing: model.sync?.isRunning == true,
+                    size: screen.size, theme: theme))
             return
         }
         let layout = ScreenLayout(size: screen.size)

@@ -1,4 +1,5 @@
 import ContactsApp
+
 /// An in-memory terminal: events come from a queue a test fills, and each presented canvas is kept
 /// so snapshots can read it as text plus an attribute map.
 public final class MemoryScreen: TerminalScreen {

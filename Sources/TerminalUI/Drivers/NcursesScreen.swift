@@ -1,5 +1,5 @@
-import ContactsApp
 import CNcursesw
+import ContactsApp
 import Foundation
 
 /// The real terminal, through ncursesw: UTF-8 locale, raw keys (so Ctrl-S reaches us instead of

@@ -1,4 +1,5 @@
 import ContactsApp
+
 /// What the event loop waits for: a key, a new terminal size, or a request to stop (SIGTERM,
 /// SIGHUP, SIGINT).
 public enum TerminalEvent: Sendable, Equatable {

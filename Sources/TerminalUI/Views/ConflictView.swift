@@ -10,7 +10,8 @@ extension ContactsScreen {
         let differing = comparison?.differingCount ?? 0
         let gone = comparison?.deletedOnServer == true
         let marker = theme.lines == .ascii ? ">" : "▸"
-        var question = gone
+        var question =
+            gone
             ? "\(name) was deleted on the server after you changed it here. Keep mine creates it again; take the server's removes it here."
             : "\(name) changed here and on the server (\(differing == 1 ? "1 field differs" : "\(differing) fields differ")). Which version wins?"
         // One field both sides changed: named, with both values, as the several-field question does.
@@ -26,7 +27,8 @@ extension ContactsScreen {
             // The marker is on the detail's row, which a narrow screen shows only with the detail open.
             let detailShown = canvas.size.width >= ScreenLayout.sideBySideMinimumWidth || model.detail.isOpen
             let marked = detailShown ? "marked \(marker), " : ""
-            question = "\(name): \(count) fields changed on both sides. \(label) (\(marked)↑/↓ picks another): "
+            question =
+                "\(name): \(count) fields changed on both sides. \(label) (\(marked)↑/↓ picks another): "
                 + "mine \"\(row?.local ?? "")\", the server's \"\(row?.server ?? "")\". Which wins?"
             choices = "m = mine   t = the server's   M / T = for all \(count)   Esc = later"
         }
@@ -36,7 +38,8 @@ extension ContactsScreen {
     /// A duplicate the org refused, or a create in doubt: what the org said, and the ways out.
     static func drawCreateDecision(_ model: AppModel, in canvas: inout Canvas, within body: Rect, theme: Theme) {
         guard let dialog = model.createDecision else { return }
-        let name = (try? RecordRepository(store: model.store, kind: model.list.kind).record(entryId: dialog.entryId)).flatMap { $0 }
+        let name =
+            (try? RecordRepository(store: model.store, kind: model.list.kind).record(entryId: dialog.entryId)).flatMap { $0 }
             .map(model.list.kind.displayName) ?? ""
         let words = model.messages.createDecision(dialog, name: name)
         let title: String = if case .duplicate = dialog.kind { "Duplicate" } else { "Create in doubt" }
@@ -46,7 +49,9 @@ extension ContactsScreen {
     /// Both versions of a conflicted record, differing fields highlighted, and how to settle it.
     static func conflictLines(_ comparison: ConflictComparison, record: LocalRecord, model: AppModel, ascii: Bool) -> [DetailLine] {
         let kind = model.list.kind
-        let what = comparison.deletion ?? "both sides changed " + comparison.conflictingFields.map { field in
+        let what =
+            comparison.deletion ?? "both sides changed "
+            + comparison.conflictingFields.map { field in
                 model.fieldNames(for: kind).contains(field) ? model.label(of: field, in: kind) : field
             }.joined(separator: ", ")
         var lines: [DetailLine] = [

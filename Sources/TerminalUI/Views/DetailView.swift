@@ -11,8 +11,9 @@ extension ContactsScreen {
         // The page keys scroll it once it has the keys; before that, Enter gives them.
         let label = { (command: AppCommand) in model.keymap.keys(for: command, in: .browsing).first?.label ?? "" }
         let open = model.detailOpen ? "" : label(.openDetail) + ", then "
-        DetailWidget.draw(in: &canvas, rect, title: content.title, lines: content.lines, theme: theme, labelWidth: content.labelWidth,
-                          scroll: model.detailScroll, keys: .init(up: open + label(.pageUp), down: open + label(.pageDown)))
+        DetailWidget.draw(
+            in: &canvas, rect, title: content.title, lines: content.lines, theme: theme, labelWidth: content.labelWidth,
+            scroll: model.detailScroll, keys: .init(up: open + label(.pageUp), down: open + label(.pageDown)))
     }
 
     /// Where the detail goes: a toast takes the body's last line, so the pane ends above it.
@@ -51,8 +52,10 @@ extension ContactsScreen {
             } else if record.isLocallyCreated, errors.contains(where: { $0.code == "DUPLICATES_DETECTED" }) {
                 lines.append(.text("\(key(.resolveConflict)) decides: save it anyway, open the org's, or discard yours", role: .hint))
             } else {
-                lines.append(.text("\(key(.editRecord)) fixes it (the fields are marked), \(key(.revertRecord)) reverts your changes; \(key(.sync)) sends it again",
-                                   role: .hint))
+                lines.append(
+                    .text(
+                        "\(key(.editRecord)) fixes it (the fields are marked), \(key(.revertRecord)) reverts your changes; \(key(.sync)) sends it again",
+                        role: .hint))
             }
             lines.append(.blank)
         }

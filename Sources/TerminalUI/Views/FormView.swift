@@ -20,9 +20,10 @@ extension ContactsScreen {
             }
             // The focused field scrolls to its cursor; the others show the start of a long value.
             let cursor = index != form.focusedIndex ? 0 : field.isTyped ? field.cursor : value.count
-            return FormFieldView(label: field.rule.label, value: value, cursor: cursor,
-                                 required: field.rule.required && field.rule.editable, problem: form.problems[field.name],
-                                 readOnly: !field.rule.editable)
+            return FormFieldView(
+                label: field.rule.label, value: value, cursor: cursor,
+                required: field.rule.required && field.rule.editable, problem: form.problems[field.name],
+                readOnly: !field.rule.editable)
         }
         FormWidget.draw(
             in: &canvas, rect, title: form.title + (form.isDirty ? " (modified)" : ""), fields: views, focusedIndex: form.focusedIndex,

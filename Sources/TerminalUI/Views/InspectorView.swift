@@ -35,8 +35,9 @@ enum InspectorView {
             return
         }
         let rows = page.rows.map { row in page.columns.indices.map { CellText.of(row.indices.contains($0) ? row[$0] : .null) } }
-        TableWidget.draw(in: &canvas, Rect(x: results.x, y: results.y, width: results.width, height: results.height - 1),
-                         headers: page.columns, rows: rows, selectedRow: nil, theme: theme)
+        TableWidget.draw(
+            in: &canvas, Rect(x: results.x, y: results.y, width: results.width, height: results.height - 1),
+            headers: page.columns, rows: rows, selectedRow: nil, theme: theme)
         canvas.draw(footer(page.summary), x: body.x + 1, y: body.maxY - 1, style: theme.style(.hint), maxWidth: body.width - 2)
     }
 

@@ -86,16 +86,20 @@ extension ContactsScreen {
         let byAccount = list.repository.sort == .account
         let column = model.listColumns[list.kind.soupName]
         let rows = list.visibleRows.map { record in
-            let secondary: String? = if byAccount || column == "AccountId" {
-                model.account(of: record)?.string("Name") ?? ""
-            } else {
-                column.map { model.displayValue(of: $0, in: record, kind: list.kind) }
-            }
+            let secondary: String? =
+                if byAccount || column == "AccountId" {
+                    model.account(of: record)?.string("Name") ?? ""
+                } else {
+                    column.map { model.displayValue(of: $0, in: record, kind: list.kind) }
+                }
             return row(for: record, kind: list.kind, theme: theme, secondary: secondary)
         }
-        let empty = !list.search.isEmpty ? "No results found"
-            : list.filter != .all ? model.messages.emptyFilter(list.filter.title(list.kind.plural))
-            : "No \(list.kind.plural) yet: \(model.messages.key(.newRecord)) creates one"
+        let empty =
+            !list.search.isEmpty
+            ? "No results found"
+            : list.filter != .all
+                ? model.messages.emptyFilter(list.filter.title(list.kind.plural))
+                : "No \(list.kind.plural) yet: \(model.messages.key(.newRecord)) creates one"
         ListWidget.draw(
             in: &canvas, layout.list, rows: rows, selectedRow: list.selectedIndex - list.topIndex,
             focused: !(layout.sideBySide && model.detailOpen), theme: theme, emptyMessage: empty)

@@ -13,7 +13,8 @@ enum SyncsView {
             return
         }
         guard !syncs.syncs.isEmpty else {
-            let hint = model.sync == nil
+            let hint =
+                model.sync == nil
                 ? "No syncs yet. Sign in with forceterm login; \(model.messages.key(.sync)) then runs the syncs of usersyncs.json."
                 : "No syncs yet: \(model.messages.key(.sync)) runs the syncs of usersyncs.json."
             DetailWidget.draw(in: &canvas, body, title: "Syncs", lines: [.text(hint, role: .hint)], theme: theme)
@@ -21,8 +22,10 @@ enum SyncsView {
         }
         let headers = ["Sync", "Dir", "Status", "Progress", "Total", "Last run"]
         let rows = syncs.syncs.map { state in
-            [state.name ?? "#\(state.id)", SyncText.kind(state), state.status.rawValue, "\(state.progress)%", SyncText.totals(state),
-             SyncText.time(state.endTime > 0 ? state.endTime : state.startTime, timeZone: model.timeZone)]
+            [
+                state.name ?? "#\(state.id)", SyncText.kind(state), state.status.rawValue, "\(state.progress)%", SyncText.totals(state),
+                SyncText.time(state.endTime > 0 ? state.endTime : state.startTime, timeZone: model.timeZone),
+            ]
         }
         let styles: [StyleRole] = syncs.syncs.map { state in
             switch state.status {
@@ -39,8 +42,9 @@ enum SyncsView {
         if let sync = model.sync, let timer = sync.automatic?.settings.interval, case let push = sync.serverPush, !push.isEmpty {
             let note = push.text(timerMinutes: max(1, Int((timer / 60).rounded())))
             let x = body.x + 1 + DisplayWidth.of(title) + 2
-            canvas.draw(note, x: x, y: body.y, style: theme.style(push.refused.isEmpty && push.interrupted == nil ? .hint : .markerUpdated),
-                        maxWidth: max(body.maxX - x - 1, 0))
+            canvas.draw(
+                note, x: x, y: body.y, style: theme.style(push.refused.isEmpty && push.interrupted == nil ? .hint : .markerUpdated),
+                maxWidth: max(body.maxX - x - 1, 0))
         }
         TableWidget.draw(
             in: &canvas, Rect(x: body.x, y: body.y + 1, width: body.width, height: tableHeight), headers: headers, rows: rows,
@@ -84,7 +88,8 @@ enum SyncsView {
             // A small terminal keeps its room for the selected sync: the outbox in one line.
             let oldest = syncs.outbox.compactMap(\.since).min()
             let waiting = syncs.outbox.filter { $0.needsYou != nil }.count
-            let line = "Waiting to send (\(syncs.outboxTotal)) · oldest " + Outbox.age(since: oldest, now: now)
+            let line =
+                "Waiting to send (\(syncs.outboxTotal)) · oldest " + Outbox.age(since: oldest, now: now)
                 + (waiting > 0 ? " · \(waiting) need\(waiting == 1 ? "s" : "") you" : "") + " · forceterm status lists them"
             canvas.draw(line, x: body.x + 1, y: top, style: theme.style(.title), maxWidth: body.width - 2)
             // The selected sync's box follows at once: its last error is what a small screen must keep.
@@ -92,16 +97,20 @@ enum SyncsView {
         }
         let shown = min(syncs.outbox.count, max(body.height / 4, 1))
         let more = syncs.outboxTotal - shown
-        canvas.draw("Waiting to send (\(syncs.outboxTotal))" + (more > 0 ? " · the oldest \(shown) here; forceterm status lists all" : ""),
-                    x: body.x + 1, y: top, style: theme.style(.title), maxWidth: body.width - 2)
+        canvas.draw(
+            "Waiting to send (\(syncs.outboxTotal))" + (more > 0 ? " · the oldest \(shown) here; forceterm status lists all" : ""),
+            x: body.x + 1, y: top, style: theme.style(.title), maxWidth: body.width - 2)
         let rows = syncs.outbox.prefix(shown).map { entry in
-            [entry.name.isEmpty ? entry.id : entry.name, entry.change.rawValue, Outbox.age(since: entry.since, now: now),
-             "\(entry.attempts)", model.nextTry(of: entry), entry.needsYou ?? entry.lastError ?? ""]
+            [
+                entry.name.isEmpty ? entry.id : entry.name, entry.change.rawValue, Outbox.age(since: entry.since, now: now),
+                "\(entry.attempts)", model.nextTry(of: entry), entry.needsYou ?? entry.lastError ?? "",
+            ]
         }
         let styles: [StyleRole] = syncs.outbox.prefix(shown).map { $0.needsYou != nil || $0.lastError != nil ? .markerError : .normal }
-        TableWidget.draw(in: &canvas, Rect(x: body.x, y: top + 1, width: body.width, height: rows.count + 1),
-                         headers: ["Record", "Change", "Waiting", "Tries", "Next try", "Last error"], rows: rows,
-                         selectedRow: nil, theme: theme, rowStyles: styles)
+        TableWidget.draw(
+            in: &canvas, Rect(x: body.x, y: top + 1, width: body.width, height: rows.count + 1),
+            headers: ["Record", "Change", "Waiting", "Tries", "Next try", "Last error"], rows: rows,
+            selectedRow: nil, theme: theme, rowStyles: styles)
         return top + 1 + rows.count + 1 + 1
     }
 }

@@ -34,8 +34,10 @@ public enum DetailWidget {
     /// Draws the title and the lines scrolled by `scroll` content rows (clamped). When the lines do
     /// not fit, the row under the title says how many are above and the last row how many are
     /// below, with `keys`, the keys that scroll, when there are any.
-    public static func draw(in canvas: inout Canvas, _ rect: Rect, title: String, lines: [DetailLine], theme: Theme, labelWidth: Int = 14,
-                            scroll: Int = 0, keys: ScrollKeys? = nil) {
+    public static func draw(
+        in canvas: inout Canvas, _ rect: Rect, title: String, lines: [DetailLine], theme: Theme, labelWidth: Int = 14,
+        scroll: Int = 0, keys: ScrollKeys? = nil
+    ) {
         canvas.fill(rect)
         guard rect.width > 4, rect.height > 0 else { return }
         let ellipsis = theme.lines.ellipsis
@@ -79,8 +81,10 @@ public enum DetailWidget {
     }
 
     /// Draws `lines` from the top of `rect`; `complete` is false when they did not all fit.
-    private static func drawLines(_ lines: [DetailLine], in canvas: inout Canvas, _ rect: Rect, theme: Theme,
-                                  labelWidth: Int) -> (rows: Int, complete: Bool, selectedRow: Int?) {
+    private static func drawLines(
+        _ lines: [DetailLine], in canvas: inout Canvas, _ rect: Rect, theme: Theme,
+        labelWidth: Int
+    ) -> (rows: Int, complete: Bool, selectedRow: Int?) {
         let ellipsis = theme.lines.ellipsis
         var y = rect.y
         var selectedRow: Int?

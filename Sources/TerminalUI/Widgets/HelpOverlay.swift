@@ -79,8 +79,10 @@ public enum HelpOverlay {
         return max(rows.count - geometry.rowsPerColumn * geometry.columnCount, 0)
     }
 
-    public static func draw(in canvas: inout Canvas, within area: Rect, sections: [Section], footer: String, notes: Notes? = nil,
-                            scroll: Int = 0, theme: Theme) {
+    public static func draw(
+        in canvas: inout Canvas, within area: Rect, sections: [Section], footer: String, notes: Notes? = nil,
+        scroll: Int = 0, theme: Theme
+    ) {
         let geometry = Geometry(area: area, notes: notes)
         Box.draw(in: &canvas, geometry.box, theme: theme, title: "Keys (? or Esc closes)")
         let inner = geometry.inner
@@ -97,8 +99,9 @@ public enum HelpOverlay {
         var hidden = false
         if scroll == 0, let placed = geometry.wholeSections(sections) {
             for (column, sectionRows) in placed.enumerated() {
-                drawRows(sectionRows, in: &canvas, x: inner.x + 1 + column * geometry.columnWidth, y: inner.y, keyWidth: geometry.keyWidth,
-                         width: geometry.columnWidth, theme: theme)
+                drawRows(
+                    sectionRows, in: &canvas, x: inner.x + 1 + column * geometry.columnWidth, y: inner.y, keyWidth: geometry.keyWidth,
+                    width: geometry.columnWidth, theme: theme)
             }
         } else {
             // Too many keys for the screen: the rows flow from column to column and scroll.
@@ -107,14 +110,16 @@ public enum HelpOverlay {
             for column in 0..<geometry.columnCount {
                 let slice = Array(rows.prefix(geometry.rowsPerColumn))
                 rows.removeFirst(slice.count)
-                drawRows(slice, in: &canvas, x: inner.x + 1 + column * geometry.columnWidth, y: inner.y, keyWidth: geometry.keyWidth,
-                         width: geometry.columnWidth, theme: theme)
+                drawRows(
+                    slice, in: &canvas, x: inner.x + 1 + column * geometry.columnWidth, y: inner.y, keyWidth: geometry.keyWidth,
+                    width: geometry.columnWidth, theme: theme)
             }
             hidden = rows.contains { if case .blank = $0 { false } else { true } }
         }
         let more = hidden ? "j/↓ more keys · " : (scroll > 0 ? "k/↑ back to the top · " : "")
-        canvas.draw((more + footer).truncated(toWidth: inner.width - 2, ellipsis: theme.lines.ellipsis), x: inner.x + 1, y: inner.maxY - 1,
-                    style: theme.style(.hint))
+        canvas.draw(
+            (more + footer).truncated(toWidth: inner.width - 2, ellipsis: theme.lines.ellipsis), x: inner.x + 1, y: inner.maxY - 1,
+            style: theme.style(.hint))
     }
 
     enum Row {

@@ -10,8 +10,10 @@ extension AppKeymap {
     /// The help screen's sections, straight from the table. Keys that work alike in the edit form
     /// and at the Inspector's prompt are listed once, in their own section.
     /// `tabs` are the tab bar's titles: the number keys are listed once per tab, with its name.
-    public static func helpSections(ascii: Bool, tabs: [String] = ["Contacts", "Accounts", "Syncs", "Inspector"],
-                                    keymap table: Keymap<AppCommand, AppMode> = table) -> [HelpOverlay.Section] {
+    public static func helpSections(
+        ascii: Bool, tabs: [String] = ["Contacts", "Accounts", "Syncs", "Inspector"],
+        keymap table: Keymap<AppCommand, AppMode> = table
+    ) -> [HelpOverlay.Section] {
         let numbered = Set((1...9).map { "tab \($0)" })
         let tabLines = tabs.prefix(9).enumerated().map { index, title in
             (keys: "\(index + 1)", help: Self.tabHelp[title] ?? "\(title) tab")
@@ -27,9 +29,11 @@ extension AppKeymap {
             HelpOverlay.Section(title: "Lists and detail", lines: browsing),
             HelpOverlay.Section(title: "Search (/)", lines: table.helpLines(for: .searching, ascii: ascii)),
             HelpOverlay.Section(title: "Edit form", lines: editing.filter { !isShared($0) }),
-            HelpOverlay.Section(title: "Inspector (\(tabs.count))", lines: table.helpLines(for: .inspecting, ascii: ascii).filter { line in
-                !browsing.contains { $0.keys == line.keys } && !numbered.contains(line.help)
-            } + typingQuery.filter { !isShared($0) }),
+            HelpOverlay.Section(
+                title: "Inspector (\(tabs.count))",
+                lines: table.helpLines(for: .inspecting, ascii: ascii).filter { line in
+                    !browsing.contains { $0.keys == line.keys } && !numbered.contains(line.help)
+                } + typingQuery.filter { !isShared($0) }),
             HelpOverlay.Section(title: "Typing (form, SQL prompt)", lines: editing.filter(isShared)),
             HelpOverlay.Section(title: "Questions", lines: table.helpLines(for: .confirmingDelete, ascii: ascii)),
             HelpOverlay.Section(title: "Conflict (c)", lines: table.helpLines(for: .resolvingConflict, ascii: ascii)),

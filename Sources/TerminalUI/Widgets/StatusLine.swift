@@ -66,8 +66,9 @@ public enum ToastWidget {
             blockWidth = width
         }
         for (index, line) in lines.enumerated() {
-            canvas.draw((" " + line).padded(toWidth: blockWidth), x: x, y: y - (lines.count - 1) + index,
-                        style: theme.style(isError ? .toastError : .toast))
+            canvas.draw(
+                (" " + line).padded(toWidth: blockWidth), x: x, y: y - (lines.count - 1) + index,
+                style: theme.style(isError ? .toastError : .toast))
         }
     }
 

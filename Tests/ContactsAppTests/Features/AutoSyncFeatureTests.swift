@@ -28,7 +28,10 @@ struct AutoSyncFeatureTests: DrivesAppModel {
 
         func syncUpThenDown(progress: @escaping @Sendable (SyncProgress) -> Void) async throws -> SyncSummary {
             runs.withLock { $0 += 1 }
-            let now = inFlight.withLock { $0 += 1; return $0 }
+            let now = inFlight.withLock {
+                $0 += 1
+                return $0
+            }
             most.withLock { $0 = max($0, now) }
             defer { inFlight.withLock { $0 -= 1 } }
             if offline.withLock({ $0 }) { throw SyncFailure(reason: "the org cannot be reached", connection: .offline) }

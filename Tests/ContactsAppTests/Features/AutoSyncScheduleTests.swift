@@ -49,7 +49,10 @@ struct AutoSyncScheduleTests {
         for _ in 0..<10 {
             schedule.started(at: now)
             schedule.finished(.failed, at: now, random: 0.5)
-            guard let retry = schedule.retryAt else { Issue.record("no retry after a failure"); return }
+            guard let retry = schedule.retryAt else {
+                Issue.record("no retry after a failure")
+                return
+            }
             waits.append(retry.timeIntervalSince(now))
             now = retry
         }
@@ -138,7 +141,10 @@ struct AutoSyncScheduleTests {
         var timerAt: Double?
         while now < 80 {
             schedule.finished(.synced, at: at(now), random: 0.5)
-            if schedule.due(at: at(now)) == .timer { timerAt = now; break }
+            if schedule.due(at: at(now)) == .timer {
+                timerAt = now
+                break
+            }
             schedule.noteServerChange(objects: ["Contact"])
             schedule.started(at: at(now), scope: schedule.scope(for: .serverChanges))
             now += 5

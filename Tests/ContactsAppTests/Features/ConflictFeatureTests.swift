@@ -120,9 +120,11 @@ extension ConflictFeatureTests {
         ])
         let saved = try fixture.addSyncedContact(
             first: "Ömer", last: "Okafor", title: "Mine",
-            extra: ["__local__": true, "__locally_updated__": true, "Department": "Mine dept",
-                    "__base__": ["Title": "Base", "Department": "Base dept"],
-                    "LastModifiedDate": "2025-03-01T09:00:00.000+0000", "__conflict__": conflict])
+            extra: [
+                "__local__": true, "__locally_updated__": true, "Department": "Mine dept",
+                "__base__": ["Title": "Base", "Department": "Base dept"],
+                "LastModifiedDate": "2025-03-01T09:00:00.000+0000", "__conflict__": conflict,
+            ])
         var model = try model(fixture)
         model.perform(.resolveConflict)
         #expect(model.conflictComparison?.conflictingFields == ["Title"])
@@ -141,14 +143,19 @@ extension ConflictFeatureTests {
         ])
         let saved = try fixture.addSyncedContact(
             first: "Ömer", last: "Okafor", title: "Mine",
-            extra: ["__local__": true, "__locally_updated__": true, "Department": "Mine dept",
-                    "__base__": ["Title": "Base", "Department": "Base dept"],
-                    "LastModifiedDate": "2025-03-01T09:00:00.000+0000", "__conflict__": conflict])
+            extra: [
+                "__local__": true, "__locally_updated__": true, "Department": "Mine dept",
+                "__base__": ["Title": "Base", "Department": "Base dept"],
+                "LastModifiedDate": "2025-03-01T09:00:00.000+0000", "__conflict__": conflict,
+            ])
         var other = serverCopy()
         other["LastName"] = "Zed"
-        try fixture.addSyncedContact(first: "Zoe", last: "Zed", title: "Mine too",
-                                     extra: ["__local__": true, "__locally_updated__": true, "LastModifiedDate": "2025-03-01T09:00:00.000+0000",
-                                             "__conflict__": .object(["server": .object(other), "detectedAt": 1_741_082_400_000])])
+        try fixture.addSyncedContact(
+            first: "Zoe", last: "Zed", title: "Mine too",
+            extra: [
+                "__local__": true, "__locally_updated__": true, "LastModifiedDate": "2025-03-01T09:00:00.000+0000",
+                "__conflict__": .object(["server": .object(other), "detectedAt": 1_741_082_400_000]),
+            ])
         var model = try model(fixture)
         while model.list.filter != .conflicts { model.perform(.nextFilter) }
         #expect(model.selected?.string("LastName") == "Okafor")

@@ -12,10 +12,12 @@ struct CreateDecisionFeatureTests: DrivesAppModel {
     /// A contact created here that the org's duplicate rule refused, naming `match`.
     func addDuplicate(_ fixture: StoreFixture, match: RecordReference) throws -> JSONObject {
         let error = RecordError(errorCode: "DUPLICATES_DETECTED", message: "Use one of these records?", duplicates: [match])
-        return try fixture.addSyncedContact(first: "Augusta", last: "King", extra: [
-            "Id": "local_7", "__local__": true, "__locally_created__": true, "Email": "ada@example.org",
-            "__last_error__": .string(JSONWriter.string(.array([error.json]))),
-        ])
+        return try fixture.addSyncedContact(
+            first: "Augusta", last: "King",
+            extra: [
+                "Id": "local_7", "__local__": true, "__locally_created__": true, "Email": "ada@example.org",
+                "__last_error__": .string(JSONWriter.string(.array([error.json]))),
+            ])
     }
 
     @Test("A duplicate: c shows the org's match; a saves it anyway on the next sync")
@@ -61,13 +63,17 @@ struct CreateDecisionFeatureTests: DrivesAppModel {
     @Test("A create in doubt: a number takes that candidate, n creates it anew; keys of the other kind leave the dialog open")
     func inDoubt() throws {
         let fixture = try StoreFixture()
-        let saved = try fixture.addSyncedContact(first: "Lena", last: "Flow", extra: [
-            "Id": "local_9", "__local__": true, "__locally_created__": true,
-            "__create_in_flight__": ["sentAt": 1, "fields": ["LastName": "Flow", "FirstName": "Lena"]],
-            "__create_in_doubt__": ["reason": "no record on the server holds every value sent",
-                                    "candidates": [["Id": "003000000000001AAA", "Name": "Lena Flow"]]],
-            "__last_error__": .string(JSONWriter.string(.array([RecordError(errorCode: "CREATE_IN_DOUBT", message: "…").json]))),
-        ])
+        let saved = try fixture.addSyncedContact(
+            first: "Lena", last: "Flow",
+            extra: [
+                "Id": "local_9", "__local__": true, "__locally_created__": true,
+                "__create_in_flight__": ["sentAt": 1, "fields": ["LastName": "Flow", "FirstName": "Lena"]],
+                "__create_in_doubt__": [
+                    "reason": "no record on the server holds every value sent",
+                    "candidates": [["Id": "003000000000001AAA", "Name": "Lena Flow"]],
+                ],
+                "__last_error__": .string(JSONWriter.string(.array([RecordError(errorCode: "CREATE_IN_DOUBT", message: "…").json]))),
+            ])
         var model = try model(fixture)
         let entryId = try #require(saved["_soupEntryId"]?.int64Value)
         model.perform(.resolveConflict)

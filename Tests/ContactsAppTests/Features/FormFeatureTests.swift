@@ -57,8 +57,9 @@ struct FormFeatureTests: DrivesAppModel {
         #expect(model.mode == .browsing)
         var stored = try fixture.document(entryId)
         #expect(stored["FirstName"]?.stringValue == "Anax")
-        #expect(stored["Title"]?.stringValue == "Jefa de ventas" && stored["Department"]?.stringValue == "Ventas",
-                "the values the form showed when it opened are not saved back over the sync's")
+        #expect(
+            stored["Title"]?.stringValue == "Jefa de ventas" && stored["Department"]?.stringValue == "Ventas",
+            "the values the form showed when it opened are not saved back over the sync's")
 
         model.perform(.editRecord)
         model.perform(.nextField)
@@ -128,13 +129,15 @@ struct FormFeatureTests: DrivesAppModel {
     @Test("A record the org refused: its errors in words, and e opens the form on the fields they name, marked")
     func refusedRecordRepair() throws {
         let fixture = try StoreFixture()
-        try fixture.addSyncedContact(first: "Ana", last: "Moreno", extra: [
-            "__local__": true, "__locally_updated__": true,
-            "__last_error__": [
-                ["errorCode": "REQUIRED_FIELD_MISSING", "message": "Required fields are missing: [LastName]", "fields": ["LastName"]],
-                ["errorCode": "SOMETHING_NEW", "message": "The org says no", "fields": []],
-            ],
-        ])
+        try fixture.addSyncedContact(
+            first: "Ana", last: "Moreno",
+            extra: [
+                "__local__": true, "__locally_updated__": true,
+                "__last_error__": [
+                    ["errorCode": "REQUIRED_FIELD_MISSING", "message": "Required fields are missing: [LastName]", "fields": ["LastName"]],
+                    ["errorCode": "SOMETHING_NEW", "message": "The org says no", "fields": []],
+                ],
+            ])
         var model = try model(fixture)
         let record = try #require(model.selected)
         let errors = RecordSyncError.errors(of: record)

@@ -33,13 +33,17 @@ struct RecordsFeatureTests: DrivesAppModel {
         try fixture.addSyncedContact(first: "Ana", last: "Clean")
         let bo = try fixture.addSyncedContact(first: "Bo", last: "Edited")
         _ = try RecordRepository(store: fixture.store, kind: .contact).update(entryId: try #require(bo["_soupEntryId"]?.int64Value), fields: ["Title": "New"])
-        try fixture.addSyncedContact(first: "Cy", last: "Refused", extra: [
-            "__local__": true, "__locally_updated__": true,
-            "__last_error__": [["errorCode": "REQUIRED_FIELD_MISSING", "message": "Required fields are missing: [LastName]", "fields": ["LastName"]]],
-        ])
-        try fixture.addSyncedContact(first: "Di", last: "Disputed", extra: [
-            "__local__": true, "__locally_updated__": true, "__conflict__": ["server": ["LastName": "Disputed"], "fields": ["Title"]],
-        ])
+        try fixture.addSyncedContact(
+            first: "Cy", last: "Refused",
+            extra: [
+                "__local__": true, "__locally_updated__": true,
+                "__last_error__": [["errorCode": "REQUIRED_FIELD_MISSING", "message": "Required fields are missing: [LastName]", "fields": ["LastName"]]],
+            ])
+        try fixture.addSyncedContact(
+            first: "Di", last: "Disputed",
+            extra: [
+                "__local__": true, "__locally_updated__": true, "__conflict__": ["server": ["LastName": "Disputed"], "fields": ["Title"]],
+            ])
         var model = try model(fixture)
         #expect(model.filterCounts == [.pending: 3, .errors: 1, .conflicts: 1])
         func names(_ model: AppModel) -> [String] { model.list.visibleRows.map { $0.string("LastName") } }

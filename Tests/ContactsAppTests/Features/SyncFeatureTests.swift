@@ -25,27 +25,35 @@ struct SyncFeatureTests: DrivesAppModel {
     func progressAcrossSyncs() {
         var run = SyncRunProgress(order: ["up", "downA", "downB", "downC"])
         let soups = ["up": "contacts", "downA": "accounts", "downB": "contacts", "downC": "sobject_metadata"]
-        let reports = [("up", 0), ("up", 100), ("downA", 0), ("downB", 50), ("downA", 50), ("downC", 100), ("downB", 40), ("downA", 100),
-                       ("downB", 100)]
+        let reports = [
+            ("up", 0), ("up", 100), ("downA", 0), ("downB", 50), ("downA", 50), ("downC", 100), ("downB", 40), ("downA", 100),
+            ("downB", 100),
+        ]
         let steps = reports.map { report in
-            run.update(name: report.0, phase: report.0 == "up" ? "Sync up" : "Sync down", soup: soups[report.0] ?? "", percent: report.1,
-                       ended: report.1 == 100)
+            run.update(
+                name: report.0, phase: report.0 == "up" ? "Sync up" : "Sync down", soup: soups[report.0] ?? "", percent: report.1,
+                ended: report.1 == 100)
         }
         #expect(steps.map(\.fraction) == [0, 0.25, 0.25, 0.375, 0.5, 0.75, 0.75, 0.875, 1])
         #expect(zip(steps, steps.dropFirst()).allSatisfy { $0.fraction <= $1.fraction })
         // The label names what runs now and counts what has ended: it never jumps back.
-        #expect(steps.map(\.phase) == ["Sync up contacts 0/4", "Sync up 1/4", "Sync down accounts 1/4", "Sync down accounts, contacts 1/4",
-                                        "Sync down accounts, contacts 1/4", "Sync down accounts, contacts 2/4", "Sync down accounts, contacts 2/4",
-                                        "Sync down contacts 3/4", "Sync down 4/4"])
+        #expect(
+            steps.map(\.phase) == [
+                "Sync up contacts 0/4", "Sync up 1/4", "Sync down accounts 1/4", "Sync down accounts, contacts 1/4",
+                "Sync down accounts, contacts 1/4", "Sync down accounts, contacts 2/4", "Sync down accounts, contacts 2/4",
+                "Sync down contacts 3/4", "Sync down 4/4",
+            ])
         var many = SyncRunProgress(order: ["a", "b", "c"])
         _ = many.update(name: "a", phase: "Sync down", soup: "accounts", percent: 0)
         _ = many.update(name: "b", phase: "Sync down", soup: "contacts", percent: 0)
-        #expect(many.update(name: "c", phase: "Sync down", soup: "sobject_metadata", percent: 0).phase == "Sync down accounts +2 0/3",
-                "a long list is said short, to fit the status line")
+        #expect(
+            many.update(name: "c", phase: "Sync down", soup: "sobject_metadata", percent: 0).phase == "Sync down accounts +2 0/3",
+            "a long list is said short, to fit the status line")
         var described = SyncRunProgress(order: ["down", "meta"])
         _ = described.update(name: "down", phase: "Sync down", soup: "contacts", percent: 0)
-        #expect(described.update(name: "meta", phase: "Sync down", soup: "", percent: 0).phase == "Sync down contacts 0/2",
-                "an object's description is not named")
+        #expect(
+            described.update(name: "meta", phase: "Sync down", soup: "", percent: 0).phase == "Sync down contacts 0/2",
+            "an object's description is not named")
         var odd = SyncRunProgress(order: [])
         #expect(odd.update(name: "x", phase: "Sync", soup: "x", percent: 250).fraction == 0, "an unknown sync moves nothing")
         var one = SyncRunProgress(order: ["x"])
@@ -159,8 +167,9 @@ extension SyncFeatureTests {
         #expect(SyncSummary(recordsWithErrors: 0, conflicts: 2, sent: 1).exchanged == "sent 1 change; nothing else new on the server")
         // Records removed as deleted on the server are news too (a trial read "nothing else new" after 30 went).
         #expect(SyncSummary(recordsWithErrors: 0, conflicts: 1, removedOnServer: 30).exchangedBriefly == "sent 0, got 0, 30 gone")
-        #expect(SyncSummary(recordsWithErrors: 0, conflicts: 0, sent: 2, removedOnServer: 30).exchanged
-            == "sent 2, got 0, 30 gone (deleted on the server)")
+        #expect(
+            SyncSummary(recordsWithErrors: 0, conflicts: 0, sent: 2, removedOnServer: 30).exchanged
+                == "sent 2, got 0, 30 gone (deleted on the server)")
     }
 
     @Test("A locale that is not UTF-8 stays said on the status line, whatever toast comes after")
@@ -243,7 +252,8 @@ extension SyncFeatureTests {
 /// A sync whose requests never reach the org, as a dropped network fails them.
 final class OfflineSync: SyncService {
     func syncUpThenDown(progress: @escaping @Sendable (SyncProgress) -> Void) async throws -> SyncSummary {
-        throw SyncFailure(reason: "syncUpContacts stopped: cannot reach Salesforce (connection refused). Local changes are kept in the store; run forceterm sync again.",
-                          connection: .offline)
+        throw SyncFailure(
+            reason: "syncUpContacts stopped: cannot reach Salesforce (connection refused). Local changes are kept in the store; run forceterm sync again.",
+            connection: .offline)
     }
 }

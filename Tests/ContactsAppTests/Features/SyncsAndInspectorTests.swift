@@ -1,6 +1,6 @@
 import ContactsApp
-import Foundation
 import ForceJSON
+import Foundation
 import MobileSync
 import SmartStore
 import Testing
@@ -60,8 +60,11 @@ struct SyncsAndInspectorTests: DrivesAppModel {
         var model = try model(fixture)
         model.perform(.showTab(.syncs))
         #expect(model.tab == .syncs)
-        #expect(model.syncs.syncs.map(\.name) == ["syncDownAccounts", "syncUpAccounts", "syncDownContacts", "syncUpContacts",
-                                                 "syncDownContactMetadata", "syncDownAccountMetadata"])
+        #expect(
+            model.syncs.syncs.map(\.name) == [
+                "syncDownAccounts", "syncUpAccounts", "syncDownContacts", "syncUpContacts",
+                "syncDownContactMetadata", "syncDownAccountMetadata",
+            ])
         model.perform(.moveDown)
         #expect(model.syncs.selected?.status == .failed)
         #expect(model.syncs.selected?.error.contains("connection refused") == true)
@@ -154,7 +157,8 @@ struct SyncsAndInspectorTests: DrivesAppModel {
         #expect(indices.rows.first?.first == "accounts", "sorted by soup, then path")
         #expect(indices.summary.totalRows > indices.rows.count, "paged: more indices than one page holds")
         while model.inspector.page?.rows.contains(where: { $0.first == "contacts" && $0.dropFirst().first == "LastName" }) != true,
-            let page = model.inspector.page, page.summary.page < page.summary.pageCount {
+            let page = model.inspector.page, page.summary.page < page.summary.pageCount
+        {
             model.perform(.moveDown)
         }
         #expect(model.inspector.page?.rows.contains { $0.first == "contacts" && $0.dropFirst().first == "LastName" } == true)

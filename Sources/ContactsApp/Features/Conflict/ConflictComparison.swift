@@ -51,8 +51,9 @@ public struct ConflictComparison: Sendable, Equatable {
             let theirs = server.map { LocalRecord.text($0[name]) } ?? ""
             guard !local.isEmpty || !theirs.isEmpty else { return nil }
             let field = conflicting[name]
-            return Row(field: name, local: local, server: theirs, base: field?.base.map { LocalRecord.text($0) },
-                       conflicting: field != nil || (wholeRecord && local != theirs && !Self.isSystemField(name)))
+            return Row(
+                field: name, local: local, server: theirs, base: field?.base.map { LocalRecord.text($0) },
+                conflicting: field != nil || (wholeRecord && local != theirs && !Self.isSystemField(name)))
         }
     }
 

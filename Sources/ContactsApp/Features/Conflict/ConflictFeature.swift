@@ -18,7 +18,8 @@ extension AppModel {
     /// The conflicting field `m` / `t` settle now; nil when they settle the whole conflict.
     public var highlightedConflictField: String? {
         guard case let .conflict(dialog) = overlay, let comparison = conflictComparison,
-              !comparison.deletedOnServer, !comparison.deletedHere else { return nil }
+            !comparison.deletedOnServer, !comparison.deletedHere
+        else { return nil }
         let fields = comparison.conflictingFields
         return fields.count > 1 ? fields[min(dialog.fieldIndex, fields.count - 1)] : nil
     }

@@ -21,8 +21,9 @@ public struct CreateDecisionDialog: Sendable, Equatable {
         entryId = record.entryId
         let errors = RecordError.stored(record.document[LocalField.lastError])
         if let doubt = record.document[LocalField.createInDoubt], !doubt.isNull {
-            kind = .inDoubt(reason: doubt["reason"]?.stringValue ?? "its answer was lost",
-                            candidates: doubt["candidates"]?.arrayValue?.compactMap(RecordReference.init) ?? [])
+            kind = .inDoubt(
+                reason: doubt["reason"]?.stringValue ?? "its answer was lost",
+                candidates: doubt["candidates"]?.arrayValue?.compactMap(RecordReference.init) ?? [])
         } else if record.isLocallyCreated, let duplicate = errors.first(where: { $0.errorCode == "DUPLICATES_DETECTED" }) {
             kind = .duplicate(message: duplicate.message, matches: duplicate.duplicates)
         } else {

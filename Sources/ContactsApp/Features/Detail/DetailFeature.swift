@@ -48,7 +48,8 @@ extension AppModel {
         if tab.kind?.role == .account, detail.isOpen {
             // Enter on one of the account's contacts opens it in the Contacts tab; back returns here.
             guard detail.accountContacts.indices.contains(detail.accountContactIndex),
-                  let contactIndex = lists.firstIndex(where: { $0.kind.role == .contact }) else { return }
+                let contactIndex = lists.firstIndex(where: { $0.kind.role == .contact })
+            else { return }
             let contact = detail.accountContacts[detail.accountContactIndex]
             backStack.append(Place(listIndex: listIndex, entryId: record.entryId))
             tab = .records(lists[contactIndex].kind)
@@ -116,9 +117,10 @@ extension AppModel {
         if detail.isOpen {
             try loadAccountContacts(of: account)
         } else {
-            detail.accountContactCount = try account.serverId.flatMap { id in
-                try contacts.map { try $0.repository.count(where: "AccountId", equals: id) }
-            } ?? 0
+            detail.accountContactCount =
+                try account.serverId.flatMap { id in
+                    try contacts.map { try $0.repository.count(where: "AccountId", equals: id) }
+                } ?? 0
         }
     }
 

@@ -128,7 +128,8 @@ extension AppModel {
         let repository = RecordRepository(store: store, kind: session.form.kind)
         // First the record as stored now (a sync may have changed it), then the rules against it.
         if case let .edit(entryId) = session.form.purpose, let stored = try repository.record(entryId: entryId),
-           let clash = session.form.rebase(onto: stored).first {
+            let clash = session.form.rebase(onto: stored).first
+        {
             // A sync changed a field the user changed too: said, and saved on the next save.
             toast = Toast(messages.changedWhileEditing(clash.rule.label, now: LocalRecord.text(stored.document[clash.name])), isError: true)
             return false

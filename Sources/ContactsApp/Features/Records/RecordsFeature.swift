@@ -86,17 +86,20 @@ extension AppModel {
         var kind = list.kind
         var record = selected
         if detail.isOpen, kind.role == .account, detail.accountContacts.indices.contains(detail.accountContactIndex),
-           let contacts = kinds.first(where: { $0.role == .contact }) {
+            let contacts = kinds.first(where: { $0.role == .contact })
+        {
             kind = contacts
             record = detail.accountContacts[detail.accountContactIndex]
         }
         guard let record else { return }
         let name = kind.displayName(of: record)
         if whole {
-            let lines = [name] + fieldNames(for: kind).compactMap { field -> String? in
-                let value = field == "AccountId" ? (account(of: record)?.string("Name") ?? "") : displayValue(of: field, in: record, kind: kind)
-                return value.isEmpty ? nil : "\(label(of: field, in: kind)): \(value)"
-            }
+            let lines =
+                [name]
+                + fieldNames(for: kind).compactMap { field -> String? in
+                    let value = field == "AccountId" ? (account(of: record)?.string("Name") ?? "") : displayValue(of: field, in: record, kind: kind)
+                    return value.isEmpty ? nil : "\(label(of: field, in: kind)): \(value)"
+                }
             clipboardText = lines.joined(separator: "\n")
             toast = Toast(messages.copied(record: name, fields: lines.count - 1))
             return

@@ -85,8 +85,10 @@ public struct SyncSummary: Sendable, Equatable {
     /// Fields the org newly hides from this user (said when it changes): the syncs brought the rest.
     public let hiddenFields: [String]
 
-    public init(recordsWithErrors: Int, conflicts: Int, apiUsage: APIUsageLevel? = nil, failedSyncs: [String] = [], sent: Int = 0,
-                receivedChanges: Int = 0, removedOnServer: Int = 0, hiddenFields: [String] = []) {
+    public init(
+        recordsWithErrors: Int, conflicts: Int, apiUsage: APIUsageLevel? = nil, failedSyncs: [String] = [], sent: Int = 0,
+        receivedChanges: Int = 0, removedOnServer: Int = 0, hiddenFields: [String] = []
+    ) {
         self.hiddenFields = hiddenFields
         self.recordsWithErrors = recordsWithErrors
         self.conflicts = conflicts
@@ -101,7 +103,9 @@ public struct SyncSummary: Sendable, Equatable {
     public var exchanged: String {
         // Three counts do not fit a toast's line in full words: said briefly, removals named.
         if removedOnServer > 0 { return exchangedBriefly + " (deleted on the server)" }
-        let received = receivedChanges == 0 ? "\(nothingNew) on the server"
+        let received =
+            receivedChanges == 0
+            ? "\(nothingNew) on the server"
             : "\(receivedChanges) record\(receivedChanges == 1 ? "" : "s") new or changed on the server"
         return "sent \(sent) change\(sent == 1 ? "" : "s"); " + received
     }
@@ -181,8 +185,10 @@ public final class SyncController: Sendable {
     private let clock: AppClock
     private let random: @Sendable () -> Double
 
-    public init(service: any SyncService, automatic: AutoSyncSettings? = nil, clock: AppClock = .system,
-                random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }) {
+    public init(
+        service: any SyncService, automatic: AutoSyncSettings? = nil, clock: AppClock = .system,
+        random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }
+    ) {
         self.service = service
         let signIn = service.sessionState
         session = Mutex(signIn)
@@ -226,11 +232,13 @@ public final class SyncController: Sendable {
     public func probeIfDue() {
         let now = clock.now()
         guard schedule.withLock({ $0?.probeDue(at: now) ?? false }) else { return }
-        guard probing.withLock({ busy in
-            if busy { return false }
-            busy = true
-            return true
-        }) else { return }
+        guard
+            probing.withLock({ busy in
+                if busy { return false }
+                busy = true
+                return true
+            })
+        else { return }
         let service = self.service
         Task.detached { [self] in
             let up = await service.linkIsUp()
@@ -357,8 +365,10 @@ public struct SyncFailure: Error, Sendable, Equatable, CustomStringConvertible {
     public let session: SessionState?
     /// Only the user can fix it (a locked store): automatic syncs wait instead of retrying.
     public let needsUser: Bool
-    public init(reason: String, connection: Connection = .unknown, apiUsage: APIUsageLevel? = nil, session: SessionState? = nil,
-                needsUser: Bool = false) {
+    public init(
+        reason: String, connection: Connection = .unknown, apiUsage: APIUsageLevel? = nil, session: SessionState? = nil,
+        needsUser: Bool = false
+    ) {
         self.needsUser = needsUser
         self.reason = reason
         self.connection = connection

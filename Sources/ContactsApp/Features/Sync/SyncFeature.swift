@@ -78,7 +78,8 @@ extension AppModel {
         let stamp = store.changeStamp()
         let now = clock.now()
         guard stamp != seenChanges, sync?.isRunning != true, [.browsing, .inspecting, .searching].contains(mode),
-              now.timeIntervalSince(lastOtherWritersRefresh) >= Self.otherWritersRefreshInterval else { return false }
+            now.timeIntervalSince(lastOtherWritersRefresh) >= Self.otherWritersRefreshInterval
+        else { return false }
         seenChanges = stamp
         lastOtherWritersRefresh = now
         do {
@@ -114,8 +115,10 @@ extension AppModel {
     /// each with shorter wordings for a narrow terminal.
     public var statusFacts: [StatusFact] {
         var facts = [
-            StatusFact(connectionText, sync.map { $0.sessionState == .signedIn ? [] : [$0.sessionState == .expired ? "session expired" : "not signed in"] }
-                ?? ["not signed in"]),
+            StatusFact(
+                connectionText,
+                sync.map { $0.sessionState == .signedIn ? [] : [$0.sessionState == .expired ? "session expired" : "not signed in"] }
+                    ?? ["not signed in"]),
             localChangeFact,
         ]
         if let last = sync?.isRunning == true ? syncs.lastSuccessfulRunBeforeThisOne : syncs.lastSuccessfulRun {
@@ -138,7 +141,8 @@ extension AppModel {
         if automaticSyncConnectionText != nil, localChangeCount > 0 {
             return StatusFact("\(localChangeCount) waiting to send", ["\(localChangeCount) pending"])
         }
-        return localChangeCount == 1 ? StatusFact("1 local change", ["1 pending"])
+        return localChangeCount == 1
+            ? StatusFact("1 local change", ["1 pending"])
             : StatusFact("\(localChangeCount) local changes", ["\(localChangeCount) pending"])
     }
 

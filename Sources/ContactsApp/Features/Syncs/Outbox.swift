@@ -63,9 +63,10 @@ public enum Outbox {
         }
         // A soup listed without its sObject (forceterm status reads any store): named by the record's own type.
         let named = kind.role == .other ? RecordKind(soupName: kind.soupName, sObjectType: document["attributes"]?["type"]?.stringValue ?? "") : kind
-        return OutboxEntry(soup: kind.soupName, entryId: record.entryId, id: record.string("Id"), name: named.displayName(of: record),
-                           change: change, since: since, attempts: tries.count,
-                           lastError: refusal.isEmpty ? tries.last?.error : refusal.joined(separator: "; "), needsYou: needsYou)
+        return OutboxEntry(
+            soup: kind.soupName, entryId: record.entryId, id: record.string("Id"), name: named.displayName(of: record),
+            change: change, since: since, attempts: tries.count,
+            lastError: refusal.isEmpty ? tries.last?.error : refusal.joined(separator: "; "), needsYou: needsYou)
     }
 
     /// "4 min", "2 h 5 min", "3 days" since `since`.

@@ -20,8 +20,10 @@ public enum SyncRunLog {
     /// Remembers which fields each sync down left out because the org hides them, and returns
     /// those whose list changed since it was last said (a sync that now leaves out none is
     /// forgotten, so a field hidden again is said again). `syncedDowns`: the sync downs that ran.
-    public static func noteHiddenFields(_ hidden: [(name: String, fields: [String])], syncedDowns: [String],
-                                        in store: SmartStore) throws -> [(name: String, fields: [String])] {
+    public static func noteHiddenFields(
+        _ hidden: [(name: String, fields: [String])], syncedDowns: [String],
+        in store: SmartStore
+    ) throws -> [(name: String, fields: [String])] {
         try store.write { transaction in
             _ = try transaction.registerSoup(soupName, indexSpecs: [IndexSpec(path: entryPath, type: .string)])
             let said = try transaction.query(.exact(soupName, path: entryPath, matchKey: "hiddenFields", pageSize: 1)).first?["bySync"]?.objectValue ?? [:]

@@ -28,7 +28,9 @@ struct PageLookahead {
     mutating func next(after page: SyncDownPage) -> Task<SyncDownPage, any Error> {
         guard case let .nextRecordsUrl(url, soup) = page.next else {
             cancelAll()
-            let fetch = self.fetch, since = self.since, continuation = page.next
+            let fetch = self.fetch
+            let since = self.since
+            let continuation = page.next
             let task = Task { try await fetch.nextPage(continuation, since: since) }
             current = task
             return task
@@ -46,7 +48,8 @@ struct PageLookahead {
         var nextOffset = ahead.last.flatMap { Self.offset(of: $0.url) }.map { $0 + size } ?? offset + size
         // Only pages before the last: the last one (offset + size reaching the total) waits its turn.
         while ahead.count + 1 < pagesInFlight, nextOffset + size < page.totalSize,
-              let guess = Self.url(url, withOffset: nextOffset) {
+            let guess = Self.url(url, withOffset: nextOffset)
+        {
             ahead.append((guess, request(guess, soup: soup)))
             nextOffset += size
         }
@@ -70,11 +73,16 @@ struct PageLookahead {
 
     /// A page's answer, the request cancelled if the sync's own task is.
     static func value(of task: Task<SyncDownPage, any Error>) async throws -> SyncDownPage {
-        try await withTaskCancellationHandler { try await task.value } onCancel: { task.cancel() }
+        try await withTaskCancellationHandler {
+            try await task.value
+        } onCancel: {
+            task.cancel()
+        }
     }
 
     private func request(_ url: String, soup: String) -> Task<SyncDownPage, any Error> {
-        let fetch = self.fetch, since = self.since
+        let fetch = self.fetch
+        let since = self.since
         return Task { try await fetch.nextPage(.nextRecordsUrl(url, soup: soup), since: since) }
     }
 

@@ -29,8 +29,9 @@ struct ParentChildrenFetch: SyncDownFetch {
                 if let id = parent[spec.parent.idFieldName]?.stringValue { parents.insert(id) }
                 // A parent without children has null here; a long child list comes in pages of its own.
                 guard let nested = parent[plural]?.objectValue else { continue }
-                let childPage = RemoteQueryPage(totalSize: 0, records: (nested["records"]?.arrayValue ?? []).compactMap(\.objectValue),
-                                                nextRecordsUrl: nested["done"]?.boolValue == false ? nested["nextRecordsUrl"]?.stringValue : nil)
+                let childPage = RemoteQueryPage(
+                    totalSize: 0, records: (nested["records"]?.arrayValue ?? []).compactMap(\.objectValue),
+                    nextRecordsUrl: nested["done"]?.boolValue == false ? nested["nextRecordsUrl"]?.stringValue : nil)
                 children.formUnion(try await context.ids(from: childPage, field: spec.children.idFieldName))
             }
             guard let next = page.nextRecordsUrl else { break }
@@ -70,8 +71,9 @@ struct BriefcaseFetch: SyncDownFetch {
         pending[0].ids.removeFirst(slice.count)
         let records = try await context.remote.retrieve(sobjectType: info.sobjectType, ids: slice, fields: context.withSyncFields(info.fieldlist))
         let more = pending.contains { !$0.ids.isEmpty }
-        return SyncDownPage(records: records.compactMap { $0 }.map { (info.soupName, $0) }, totalSize: 0,
-                            next: more ? .briefcase(pending: pending) : .none)
+        return SyncDownPage(
+            records: records.compactMap { $0 }.map { (info.soupName, $0) }, totalSize: 0,
+            next: more ? .briefcase(pending: pending) : .none)
     }
 
     func remoteIds(localIds: [String]) async throws -> Set<String> {

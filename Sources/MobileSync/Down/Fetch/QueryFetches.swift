@@ -29,8 +29,10 @@ struct SoqlFetch: SyncDownFetch {
     /// Asks `query`. A field the describe still listed (it changed since) is refused as a column
     /// the entity lacks, as a real org answers for a field hidden by field-level security: it is
     /// left out of `query` and the query asked again, one field at a time; never one of `needed`.
-    static func askLeavingOutHidden(_ query: inout SoqlQuery, needed: [String], leftOut: (String) -> Void = { _ in },
-                                    _ ask: (SoqlQuery) async throws(SyncRemoteError) -> RemoteQueryPage) async throws(SyncRemoteError) -> RemoteQueryPage {
+    static func askLeavingOutHidden(
+        _ query: inout SoqlQuery, needed: [String], leftOut: (String) -> Void = { _ in },
+        _ ask: (SoqlQuery) async throws(SyncRemoteError) -> RemoteQueryPage
+    ) async throws(SyncRemoteError) -> RemoteQueryPage {
         var tries = 0
         while true {
             do {
@@ -38,7 +40,8 @@ struct SoqlFetch: SyncDownFetch {
             } catch {
                 tries += 1
                 guard tries <= hiddenFieldRetries, let column = missingColumn(in: error), query.selects(column),
-                      !needed.contains(where: { $0.caseInsensitiveEquals(column) }) else { throw error }
+                    !needed.contains(where: { $0.caseInsensitiveEquals(column) })
+                else { throw error }
                 query = query.droppingSelected([column])
                 leftOut(column)
             }

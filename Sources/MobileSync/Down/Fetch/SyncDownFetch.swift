@@ -1,6 +1,6 @@
-import Synchronization
 import ForceJSON
 import SmartStore
+import Synchronization
 
 /// How one kind of sync down target asks the org for its records: the first page, the page after
 /// a continuation, and the ids a full run would return now (for ghost cleaning). Each kind has its
@@ -65,8 +65,9 @@ struct FetchContext: Sendable {
     var leftOut = LeftOutFields()
 
     func soqlPage(_ page: RemoteQueryPage, soup: String) -> SyncDownPage {
-        SyncDownPage(records: page.records.map { (soup, $0) }, totalSize: page.totalSize,
-                     next: page.nextRecordsUrl.map { .nextRecordsUrl($0, soup: soup) } ?? .none)
+        SyncDownPage(
+            records: page.records.map { (soup, $0) }, totalSize: page.totalSize,
+            next: page.nextRecordsUrl.map { .nextRecordsUrl($0, soup: soup) } ?? .none)
     }
 
     /// Every `field` of a query's records, following its pages.
