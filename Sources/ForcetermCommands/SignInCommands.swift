@@ -112,6 +112,7 @@ struct LoginCommand: ParsableCommand {
             let username = self.username
             let trustedCAFile = caFile
             let typedPassword = password
+            let force = force  // a value for the sendable closure below, not the command
             try AsyncCommand.run {
                 let token: OAuthToken
                 do throws(ForceAPIError) {
