@@ -136,3 +136,11 @@ struct Info: ParsableCommand {
         }
     }
 }
+
+extension LocalOrgCommand {
+    /// The executables' entry point. From top-level code the synchronous `main()` is chosen, which
+    /// refuses an asynchronous root command; inside an async function the async one runs.
+    public static func runAsRoot() async {
+        await main()
+    }
+}

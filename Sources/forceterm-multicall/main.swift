@@ -8,7 +8,7 @@ import SmartStoreToolCommands
 // linked to it, so the Swift runtime, Foundation and ICU's data are on the laptop once, not three times.
 switch URL(fileURLWithPath: CommandLine.arguments.first ?? "forceterm").lastPathComponent {
 case "localorg":
-    await LocalOrgCommand.main()
+    await LocalOrgCommand.runAsRoot()
 case "smartstore-tool":
     SmartStoreTool.main()
 default:

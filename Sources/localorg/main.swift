@@ -1,3 +1,3 @@
 import LocalOrgCommands
 
-await LocalOrgCommand.main()
+await LocalOrgCommand.runAsRoot()
