@@ -109,7 +109,7 @@ test-swift: deps
 
 ## test-python: an independent client (simple-salesforce) drives the real localorg binary over HTTPS,
 ## an independent SQLCipher 4 (PyPI's sqlcipher3-wheels) reads an encrypted store with its key and nothing reads it without,
-## the screenshot script runs through every screen the README shows (so it cannot go stale), and
+## the screenshot script runs through every screen docs/tui.md shows (so it cannot go stale), and
 ## forceterm syncs across an emulated lossy link between two network namespaces and signs in across a
 ## training room's veth link (both need root), and the trainer's page is driven in headless chromium
 ## while twelve forceterm processes sync at once.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Renders the README's screenshots: drives the real `forceterm --demo` in a detached tmux session
+# Renders the screenshots of README.md and docs/tui.md: drives the real `forceterm --demo` in a detached tmux session
 # (fresh demo data in a scratch directory), captures the pane with its colours (capture-pane -e)
 # and turns each capture into a PNG (scripts/screenshots/ansi_to_png.py: pyte + Pillow).
 # Usage: scripts/screenshots.sh BIN_DIR PYTHON   (make screenshots passes .build/debug and the venv's python)

@@ -1,6 +1,6 @@
 """Runs `scripts/screenshots.sh` (the script behind `make screenshots`) against the built binaries.
 
-The script drives `forceterm --demo` in tmux through every screen the README shows and fails when a
+The script drives `forceterm --demo` in tmux through every screen docs/tui.md shows and fails when a
 screen does not appear as it expects, so running it here keeps it from going stale as the app
 changes. The PNGs go to a scratch directory; the committed ones are not touched.
 """
