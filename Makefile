@@ -174,6 +174,7 @@ bench-tui: build-release
 bench-field: build-release
 	python3 scripts/field-link/bench_field.py $(BIN_RELEASE) $(if $(PROFILES),--profiles $(PROFILES)) $(if $(HTTP1),--http1)
 
-## clean: every build folder (the Swift build, forceterm's SQLite, the fuzzers', the package's) and the test venv.
+## clean: every build folder (the Swift build, forceterm's SQLite, the fuzzers', the package's, test-dist's
+## Debian root), the packages in dist/ and the test venv.
 clean:
-	rm -rf .build .build-sqlite3mc .build-fuzz $(DIST_BUILD) $(VENV)
+	rm -rf --one-file-system .build .build-sqlite3mc .build-fuzz $(DIST_BUILD) .build-debroot dist $(VENV)

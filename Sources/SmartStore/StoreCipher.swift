@@ -15,10 +15,9 @@ enum StoreCipher {
     }
 
     /// An encrypted page costs a decryption and an HMAC each time SQLite reads it from the file, and
-    /// a write-ahead log page three (written encrypted, read back and checked at the checkpoint,
-    /// written encrypted again): a larger page cache reads less, and checkpoints every 128 MB
-    /// rather than 16 MB copy a page changed by many commits once (`make bench-sync`: a first sync of
-    /// 100k contacts went from 2.6x an unencrypted store's time to about 1.5x). The log is cut back
+    /// one encryption when it is written to the log (a checkpoint copies the encrypted frame as it
+    /// is: vendor/sqlite3mc/checkpoint-copy.c). A larger page cache reads less, and checkpoints
+    /// every 128 MB rather than 16 MB copy a page changed by many commits once. The log is cut back
     /// to 64 MB after each checkpoint.
     static func tune(_ db: Database) throws {
         try db.execute(sql: "PRAGMA cache_size = -65536")

@@ -3,9 +3,9 @@ import ForceAPI
 import Foundation
 import SmartStore
 
-/// The session tokens in `credentials.json`, sealed with the store's key once the store has a
-/// passcode: a copied file is then no session without the passcode. The user's ids and addresses
-/// stay readable, so forceterm knows whose store to unlock. AES-256-GCM under a key derived from
+/// The session tokens in `credentials.json`, sealed with the store's key (the passcode's, or the
+/// key file's when the store has no passcode): a copied file alone is then no session. The user's
+/// ids and addresses stay readable, so forceterm knows whose store to unlock. AES-256-GCM under a key derived from
 /// the store key (HKDF-SHA256), so the store key itself never encrypts anything but the store.
 public enum SealedTokens {
     static let prefix = "forceterm-sealed:1:"

@@ -199,8 +199,8 @@ public enum StorePasscode {
             "Unlocked for \(policy.idleDescription) without use, in every terminal of this login (forceterm lock locks it now)."
             + SessionKeyring.sharedLoginsSuffix
         guard given.count < policy.minimumPasscodeLength else { return unlocked }
-        // The org raised its policy's pin length after this passcode was set (or a forceterm before
-        // 0.23 did not hold it to the org's length at sign-in).
+        // The org raised its policy's pin length after this passcode was set (or an older forceterm
+        // did not hold it to the org's length at sign-in).
         return unlocked + "\nYour org asks for passcodes of at least \(policy.minimumPasscodeLength) characters and yours has \(given.count): "
             + "run forceterm passcode to set a longer one."
     }

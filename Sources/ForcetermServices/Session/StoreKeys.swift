@@ -112,8 +112,8 @@ public enum StoreKeys {
 
     /// A store about to be created with no key of its own (`--store`) takes the
     /// signed-in user's key when their store has a passcode, so it is encrypted from its first page
-    /// and opens with the same passcode. Without such a passcode it is created unencrypted, as the
-    /// user's own store is.
+    /// and opens with the same passcode. Without such a passcode nothing is shared: `openWithKey`
+    /// gives the new store a key file of its own, as it does the user's store.
     /// The global store is left out: it is every user's of this account, not one user's.
     static func shareUserKey(withNewStore path: String, environment: [String: String] = ProcessInfo.processInfo.environment) throws {
         guard !FileManager.default.fileExists(atPath: path), let (owner, key) = try userKeyToShare(with: path, environment: environment) else { return }
