@@ -84,6 +84,12 @@ let package = Package(
         .target(
             name: "SalesforceIds",
             swiftSettings: strictConcurrency),
+        // SOQL's grammar: localorg runs the queries it parses, and forceterm checks a subscription's
+        // WHERE condition with it offline before storing it.
+        .target(
+            name: "SOQLSyntax",
+            dependencies: ["SalesforceTime"],
+            swiftSettings: strictConcurrency),
         .target(
             name: "SmartStore",
             dependencies: [
@@ -165,7 +171,7 @@ let package = Package(
         .target(
             name: "LocalOrg",
             dependencies: [
-                "ForceJSON", "SalesforceTime", "SalesforceIds",
+                "ForceJSON", "SalesforceTime", "SalesforceIds", "SOQLSyntax",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
@@ -200,9 +206,10 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strictConcurrency),
+        .testTarget(name: "SOQLSyntaxTests", dependencies: ["SOQLSyntax"]),
         .testTarget(
             name: "LocalOrgTests",
-            dependencies: ["LocalOrg", "ForceJSON", "SalesforceTime", "LocalOrgProcess", .product(name: "X509", package: "swift-certificates")]),
+            dependencies: ["LocalOrg", "SOQLSyntax", "ForceJSON", "SalesforceTime", "LocalOrgProcess", .product(name: "X509", package: "swift-certificates")]),
         // Test support: starts the real localorg binary; shared by the ForceAPI and CLI tests.
         .target(
             name: "LocalOrgProcess",
@@ -251,7 +258,7 @@ let package = Package(
 // instrumented for coverage and AddressSanitizer.
 if Context.environment["FORCETERM_FUZZ"] != nil {
     let fuzzing: [SwiftSetting] = [.unsafeFlags(["-sanitize=fuzzer,address"])]
-    for target in package.targets where ["LocalOrg", "ForceJSON", "SalesforceTime", "SalesforceIds", "ContactsApp", "CSVTable"].contains(target.name) {
+    for target in package.targets where ["LocalOrg", "SOQLSyntax", "ForceJSON", "SalesforceTime", "SalesforceIds", "ContactsApp", "CSVTable"].contains(target.name) {
         target.swiftSettings = (target.swiftSettings ?? []) + fuzzing
     }
     package.products.append(.executable(name: "localorg-fuzz", targets: ["localorg-fuzz"]))

@@ -1,4 +1,5 @@
 import Foundation
+import LocalOrgProcess
 import Testing
 
 #if canImport(Glibc)

@@ -1,4 +1,5 @@
 import ForceJSON
+import SOQLSyntax
 import Testing
 
 @testable import LocalOrg

@@ -1,6 +1,7 @@
 import ForceJSON
 import Foundation
 import GRDB
+import SOQLSyntax
 import SalesforceTime
 
 /// One briefcase rule: which records of an object a device should hold offline.

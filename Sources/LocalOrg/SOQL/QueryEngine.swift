@@ -1,5 +1,6 @@
 import ForceJSON
 import GRDB
+import SOQLSyntax
 import SalesforceTime
 
 /// Runs SOQL: parses, compiles, takes a snapshot of the matching ids in query order, and serves

@@ -1,4 +1,5 @@
 import GRDB
+import SOQLSyntax
 import SalesforceTime
 
 /// Aggregate queries: COUNT, SUM and the rest, GROUP BY and HAVING.

@@ -1,4 +1,5 @@
 import GRDB
+import SOQLSyntax
 import SalesforceTime
 
 /// WHERE and HAVING: conditions, comparisons and the literals they compare with, as SQL.

@@ -1,4 +1,5 @@
 import GRDB
+import SOQLSyntax
 import SalesforceTime
 
 /// Checks a parsed query against the schema and turns it into SQL.

@@ -1,3 +1,5 @@
+import SOQLSyntax
+
 /// A parsed SOSL search: `FIND {terms} [IN … FIELDS] [RETURNING Object(fields …), …] [LIMIT n]`.
 struct SOSLSearch: Sendable {
     enum Scope: String, Sendable { case all = "ALL", name = "NAME", email = "EMAIL", phone = "PHONE" }

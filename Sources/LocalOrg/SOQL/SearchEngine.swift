@@ -1,5 +1,6 @@
 import ForceJSON
 import GRDB
+import SOQLSyntax
 
 extension QueryEngine {
     /// Runs a SOSL search: each RETURNING object becomes a SOQL query whose WHERE also requires

@@ -1,128 +1,43 @@
-/// A field path as written in the query (`Name`, `Account.Name`), with where it starts; or a date
-/// function of one (`CALENDAR_YEAR(CreatedDate)`), which may carry an alias in a SELECT list.
-struct SOQLFieldPath: Sendable {
-    var components: [String]
-    var offset: Int
-    var dateFunction: SOQLDateFunction? = nil
-    var alias: String? = nil
-    var text: String { components.joined(separator: ".") }
-}
-
-/// SOQL's date functions, in WHERE, GROUP BY, and the SELECT list and ORDER BY of an aggregate
-/// query. A dateTime is taken in UTC (convertTimezone() is not supported); the fiscal year is the
-/// calendar year, as in an org that never changed it.
-enum SOQLDateFunction: String, Sendable, CaseIterable {
-    case calendarMonth = "CALENDAR_MONTH", calendarQuarter = "CALENDAR_QUARTER", calendarYear = "CALENDAR_YEAR"
-    case dayInMonth = "DAY_IN_MONTH", dayInWeek = "DAY_IN_WEEK", dayInYear = "DAY_IN_YEAR", dayOnly = "DAY_ONLY"
-    case fiscalMonth = "FISCAL_MONTH", fiscalQuarter = "FISCAL_QUARTER", fiscalYear = "FISCAL_YEAR"
-    case hourInDay = "HOUR_IN_DAY", weekInMonth = "WEEK_IN_MONTH", weekInYear = "WEEK_IN_YEAR"
-
-    /// Whether the function needs a time of day, so takes dateTime fields only.
-    var needsTime: Bool { self == .dayOnly || self == .hourInDay }
-}
-
-/// A literal on the right of a comparison.
-enum SOQLLiteral: Sendable {
-    case null
-    case boolean(Bool)
-    case integer(Int64)
-    case decimal(Double)
-    case string(value: String, likePattern: String)
-    case date(days: Int64)
-    case dateTime(seconds: Int64)
-    /// TODAY, YESTERDAY, TOMORROW, LAST_N_DAYS:n, NEXT_N_DAYS:n — a range of whole days.
-    case relativeDate(firstDayOffset: Int64, dayCount: Int64)
-}
-
-enum SOQLComparisonOperator: String, Sendable { case equal = "=", notEqual = "!=", less = "<", lessOrEqual = "<=", greater = ">", greaterOrEqual = ">=" }
-
-/// A WHERE condition tree.
-indirect enum SOQLCondition: Sendable {
-    case and([SOQLCondition])
-    case or([SOQLCondition])
-    case not(SOQLCondition)
-    case comparison(SOQLFieldPath, SOQLComparisonOperator, SOQLLiteral, literalOffset: Int)
-    case inList(SOQLFieldPath, negated: Bool, [SOQLLiteral], literalOffset: Int)
-    /// A semi-join or anti-join: `Id IN (SELECT AccountId FROM Contact …)`.
-    case inSubquery(SOQLFieldPath, negated: Bool, SOQLQuery)
-    /// `COUNT(Id) > 1`, allowed only in HAVING.
-    case aggregateComparison(SOQLAggregate, SOQLComparisonOperator, SOQLLiteral, literalOffset: Int)
-    case like(SOQLFieldPath, SOQLLiteral, literalOffset: Int)
-}
-
-/// An aggregate function call in a SELECT list or ORDER BY: `COUNT(Id)`, `SUM(AnnualRevenue) total`.
-struct SOQLAggregate: Sendable {
-    static let functions: Set<String> = ["COUNT", "COUNT_DISTINCT", "MIN", "MAX", "SUM", "AVG"]
-    var function: String
-    var field: SOQLFieldPath
-    var alias: String?
-    var offset: Int
-}
-
-struct SOQLOrdering: Sendable {
-    var field: SOQLFieldPath
-    /// Set when ordering by an aggregate (`ORDER BY COUNT(Id) DESC`); `field` is then its argument.
-    var aggregate: SOQLAggregate? = nil
-    var descending: Bool
-    /// nil: Salesforce's default (nulls first ascending, last descending).
-    var nullsFirst: Bool?
-}
-
-/// One item of a SELECT list: a field path or a child-relationship subquery.
-indirect enum SOQLSelectItem: Sendable {
-    case field(SOQLFieldPath)
-    /// `(SELECT LastName FROM Contacts …)`: its `objectName` is the relationship name.
-    case subquery(SOQLQuery)
-    case aggregate(SOQLAggregate)
-    /// `FIELDS(ALL)`, `FIELDS(STANDARD)` or `FIELDS(CUSTOM)`.
-    case fieldSet(String, offset: Int)
-}
-
-/// A parsed SELECT statement.
-struct SOQLQuery: Sendable {
-    var items: [SOQLSelectItem]
-    var isCount: Bool
-    var objectName: String
-    var objectOffset: Int
-    var condition: SOQLCondition?
-    var ordering: [SOQLOrdering]
-    var limit: Int?
-    var offset: Int?
-    var groupBy: [SOQLFieldPath] = []
-    var having: SOQLCondition?
-}
-
 /// Recursive-descent parser for the SOQL subset localorg runs.
-struct SOQLParser {
-    let tokens: [SOQLToken]
-    var index = 0
+package struct SOQLParser {
+    package let tokens: [SOQLToken]
+    package var index = 0
 
-    static let maximumOffset = 2000
+    package static let maximumOffset = 2000
 
-    static func parse(_ text: String) throws(SOQLError) -> SOQLQuery {
+    package static func parse(_ text: String) throws(SOQLError) -> SOQLQuery {
         var parser = SOQLParser(tokens: try SOQLLexer.tokenize(text))
         let query = try parser.parseQuery(nested: false)
         guard parser.current.kind == .end else { throw parser.unexpected() }
         return query
     }
 
-    init(tokens: [SOQLToken]) { self.tokens = tokens }
+    /// One WHERE condition and nothing after it, as a subscription's `--where` must be: text that
+    /// closes the condition early and opens another (`1=1) OR (Name != null`) stops at the stray token.
+    package static func parseCondition(_ text: String) throws(SOQLError) -> SOQLCondition {
+        var parser = SOQLParser(tokens: try SOQLLexer.tokenize(text))
+        let condition = try parser.parseCondition()
+        guard parser.current.kind == .end else { throw parser.unexpected() }
+        return condition
+    }
 
-    var current: SOQLToken { tokens[index] }
-    mutating func advance() { if index < tokens.count - 1 { index += 1 } }
+    package init(tokens: [SOQLToken]) { self.tokens = tokens }
 
-    func unexpected(_ token: SOQLToken? = nil) -> SOQLError {
+    package var current: SOQLToken { tokens[index] }
+    package mutating func advance() { if index < tokens.count - 1 { index += 1 } }
+
+    package func unexpected(_ token: SOQLToken? = nil) -> SOQLError {
         let culprit = token ?? current
         return SOQLError(errorCode: "MALFORMED_QUERY", detail: "unexpected token: \(culprit.kind == .end ? "<EOF>" : "'\(culprit.text)'")", offset: culprit.offset)
     }
 
-    mutating func expectKeyword(_ word: String) throws(SOQLError) {
+    package mutating func expectKeyword(_ word: String) throws(SOQLError) {
         guard current.isKeyword(word) else { throw unexpected() }
         advance()
     }
 
     /// A SELECT statement; `nested` for a child subquery, which ends at its closing parenthesis.
-    mutating func parseQuery(nested: Bool) throws(SOQLError) -> SOQLQuery {
+    package mutating func parseQuery(nested: Bool) throws(SOQLError) -> SOQLQuery {
         try expectKeyword("SELECT")
         var items: [SOQLSelectItem] = []
         var isCount = false
@@ -182,7 +97,7 @@ struct SOQLParser {
     }
 
     /// WHERE, ORDER BY, LIMIT and OFFSET, shared by SOQL and SOSL's RETURNING specs.
-    mutating func parseClauses(into query: inout SOQLQuery) throws(SOQLError) {
+    package mutating func parseClauses(into query: inout SOQLQuery) throws(SOQLError) {
         if current.isKeyword("WHERE") {
             advance()
             query.condition = try parseCondition()
@@ -247,7 +162,7 @@ struct SOQLParser {
     }
 
     /// `FUNCTION(field.path)`, the function one of `SOQLAggregate.functions`.
-    mutating func parseAggregate() throws(SOQLError) -> SOQLAggregate {
+    package mutating func parseAggregate() throws(SOQLError) -> SOQLAggregate {
         guard case let .identifier(name) = current.kind, SOQLAggregate.functions.contains(name.uppercased()) else { throw unexpected() }
         let offset = current.offset
         advance()
@@ -260,7 +175,7 @@ struct SOQLParser {
     }
 
     /// A field path, or a date function of one: `CALENDAR_YEAR(CreatedDate)`.
-    mutating func parseFieldExpression() throws(SOQLError) -> SOQLFieldPath {
+    package mutating func parseFieldExpression() throws(SOQLError) -> SOQLFieldPath {
         guard case let .identifier(name) = current.kind, let function = SOQLDateFunction(rawValue: name.uppercased()),
             tokens[index + 1].kind == .leftParenthesis
         else {
@@ -277,7 +192,7 @@ struct SOQLParser {
         return path
     }
 
-    mutating func parseFieldPath() throws(SOQLError) -> SOQLFieldPath {
+    package mutating func parseFieldPath() throws(SOQLError) -> SOQLFieldPath {
         guard case let .identifier(text) = current.kind, !text.hasPrefix("."), !text.hasSuffix("."), !text.contains("..") else { throw unexpected() }
         let path = SOQLFieldPath(components: text.split(separator: ".").map(String.init), offset: current.offset)
         advance()
@@ -285,7 +200,7 @@ struct SOQLParser {
     }
 
     /// `a AND b AND c` or `a OR b OR c`; mixing the two needs parentheses, as in Salesforce.
-    mutating func parseCondition() throws(SOQLError) -> SOQLCondition {
+    package mutating func parseCondition() throws(SOQLError) -> SOQLCondition {
         let first = try parseUnary()
         var operands = [first]
         var conjunction: String?
@@ -302,7 +217,7 @@ struct SOQLParser {
         return conjunction == "AND" ? .and(operands) : .or(operands)
     }
 
-    mutating func parseUnary() throws(SOQLError) -> SOQLCondition {
+    package mutating func parseUnary() throws(SOQLError) -> SOQLCondition {
         if current.isKeyword("NOT") {
             advance()
             return .not(try parseUnary())
@@ -358,7 +273,7 @@ struct SOQLParser {
         return .comparison(field, comparison, try parseLiteral(), literalOffset: offset)
     }
 
-    mutating func parseLiteral() throws(SOQLError) -> SOQLLiteral {
+    package mutating func parseLiteral() throws(SOQLError) -> SOQLLiteral {
         let token = current
         advance()
         switch token.kind {

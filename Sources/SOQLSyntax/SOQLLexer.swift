@@ -1,8 +1,8 @@
 import SalesforceTime
 
 /// One token of a SOQL statement, with the UTF-8 offset where it starts (for error positions).
-struct SOQLToken: Sendable, Equatable {
-    enum Kind: Sendable, Equatable {
+package struct SOQLToken: Sendable, Equatable {
+    package enum Kind: Sendable, Equatable {
         case identifier(String)
         /// A quoted string: its value, and the same text as a LIKE pattern (where `\%` and `\_`
         /// stay escaped and a literal backslash is doubled, for `LIKE … ESCAPE '\'`).
@@ -16,12 +16,18 @@ struct SOQLToken: Sendable, Equatable {
         case end
     }
 
-    var kind: Kind
-    var offset: Int
-    var text: String
+    package var kind: Kind
+    package var offset: Int
+    package var text: String
+
+    package init(kind: Kind, offset: Int, text: String) {
+        self.kind = kind
+        self.offset = offset
+        self.text = text
+    }
 
     /// True when this is the keyword `word` (keywords ignore case).
-    func isKeyword(_ word: String) -> Bool {
+    package func isKeyword(_ word: String) -> Bool {
         if case let .identifier(name) = kind { return name.uppercased() == word }
         return false
     }
@@ -29,20 +35,26 @@ struct SOQLToken: Sendable, Equatable {
 
 /// A query that cannot be run, with the UTF-8 offset of the culprit so the message can point at it
 /// like Salesforce's (`ERROR at Row:1:Column:N`).
-struct SOQLError: Error, Sendable {
-    var errorCode: String
-    var detail: String
-    var offset: Int
+package struct SOQLError: Error, Sendable {
+    package var errorCode: String
+    package var detail: String
+    package var offset: Int
+
+    package init(errorCode: String, detail: String, offset: Int) {
+        self.errorCode = errorCode
+        self.detail = detail
+        self.offset = offset
+    }
 }
 
 /// Splits SOQL text into tokens.
-struct SOQLLexer {
+package struct SOQLLexer {
     let bytes: [UInt8]
     var position = 0
 
-    init(_ text: String) { bytes = Array(text.utf8) }
+    package init(_ text: String) { bytes = Array(text.utf8) }
 
-    static func tokenize(_ text: String) throws(SOQLError) -> [SOQLToken] {
+    package static func tokenize(_ text: String) throws(SOQLError) -> [SOQLToken] {
         var lexer = SOQLLexer(text)
         var tokens: [SOQLToken] = []
         while true {
@@ -60,7 +72,7 @@ struct SOQLLexer {
     }
     private static func isIdentifierPart(_ byte: UInt8) -> Bool { isIdentifierStart(byte) || isDigit(byte) || byte == 46 }
 
-    mutating func next() throws(SOQLError) -> SOQLToken {
+    package mutating func next() throws(SOQLError) -> SOQLToken {
         while let current = byte(at: position), current == 32 || current == 9 || current == 10 || current == 13 { position += 1 }
         let start = position
         guard let current = byte(at: position) else { return SOQLToken(kind: .end, offset: start, text: "<EOF>") }
