@@ -171,7 +171,8 @@ extension SyncsSoup {
     /// Brings the named syncs in line with a config. Beyond the SDK (which only creates missing
     /// names), an existing sync whose definition changed takes the new one: a changed target
     /// (query, fields, type) starts over from scratch, changed options keep the high-water mark.
-    /// Syncs that are not in the file are left alone. Idempotent.
+    /// Syncs that are not in the file are left alone. A subscription is never replaced by a config
+    /// sync of its name: the file is refused with the name, and the store is left as it was. Idempotent.
     @discardableResult
     public func apply(_ config: SyncsConfig) throws -> [SyncsConfigChange] {
         try store.write { transaction in
@@ -185,6 +186,11 @@ extension SyncsSoup {
                         in: transaction)
                     changes.append(.created(name: entry.name))
                     continue
+                }
+                guard existing.subscription == nil else {
+                    throw MobileSyncError.invalidConfig(
+                        "usersyncs.json names the sync \(entry.name), which is a subscription (forceterm subscribe): "
+                            + "remove it with forceterm unsubscribe \(entry.name), or give the config's sync another name")
                 }
                 let targetChanged = existing.target != entry.target || existing.soupName != entry.soupName
                 guard targetChanged || existing.options != entry.options else {

@@ -65,6 +65,8 @@ public struct SyncState: Sendable, Equatable {
     /// (0: never). A check that only compared counts cannot see one record leave the set while
     /// another joins it (a sharing change), so every id is compared again after a while.
     public var idsComparedAt: Int64 = 0
+    /// Beyond the SDK: set when the sync is a subscription the user made, not one of the config's.
+    public var subscription: Subscription? = nil
 
     public var type: SyncType { target.type }
 
@@ -118,6 +120,7 @@ public struct SyncState: Sendable, Equatable {
         object["endTime"] = .int(endTime)
         object["error"] = .string(error)
         if idsComparedAt > 0 { object["idsComparedAt"] = .int(idsComparedAt) }
+        if let subscription { object["subscription"] = subscription.json }
         return object
     }
 
@@ -145,5 +148,6 @@ public struct SyncState: Sendable, Equatable {
         endTime = value["endTime"]?.int64Value ?? 0
         error = value["error"]?.stringValue ?? ""
         idsComparedAt = value["idsComparedAt"]?.int64Value ?? 0
+        if let subscription = value["subscription"], !subscription.isNull { self.subscription = try Subscription(json: subscription) }
     }
 }
