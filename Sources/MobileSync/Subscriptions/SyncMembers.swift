@@ -1,0 +1,87 @@
+import ForceJSON
+import SmartStore
+
+/// Which subscriptions hold which records. A config sync holds a record through its
+/// `__sync_id__`, as in the SDK; a subscription holds it through a row here, one per
+/// (subscription sync, record), written in the transaction that writes the record, so a killed
+/// process leaves a page and its rows together or neither. A row of `leaving` marks a record
+/// nothing holds any more that waits to send its change before it goes.
+public struct SyncMembers: Sendable {
+    public static let soupName = "sync_members"
+    /// The holder of a leaving row: no sync, only the unsent change keeps the record.
+    public static let leaving: Int64 = -1
+
+    static let keyPath = "key"
+    static let syncIdPath = "syncId"
+    static let recordPath = "record"
+
+    public static let indexSpecs: [IndexSpec] = [
+        IndexSpec(path: keyPath, type: .string),
+        IndexSpec(path: syncIdPath, type: .integer),
+        IndexSpec(path: recordPath, type: .string),
+    ]
+
+    /// Opens the soup, creating it with its indexes the first time.
+    public init(store: SmartStore) throws {
+        try store.registerSoup(Self.soupName, indexSpecs: Self.indexSpecs)
+    }
+
+    /// The record as rows name it: its soup and server id, so one soup's rows never match another's.
+    static func record(soup: String, id: String) -> String { "\(soup)/\(id)" }
+
+    static func row(syncId: Int64, soup: String, id: String) -> JSONObject {
+        let record = record(soup: soup, id: id)
+        return [keyPath: .string("\(syncId)/\(record)"), syncIdPath: .int(syncId), recordPath: .string(record)]
+    }
+
+    /// Records `syncId` as a holder of these records of `soup`; a row already there stays one row.
+    public func hold(_ ids: some Sequence<String>, syncId: Int64, soup: String, in transaction: StoreTransaction) throws {
+        try transaction.upsert(contentsOf: ids.lazy.map { Self.row(syncId: syncId, soup: soup, id: $0) }, in: Self.soupName, externalIdPath: Self.keyPath)
+    }
+
+    /// The server ids of `soup` that `syncId` holds (`leaving` for those waiting to leave), dirty
+    /// records included.
+    public func ids(syncId: Int64, soup: String, in transaction: StoreTransaction) throws -> [String] {
+        let prefix = Self.record(soup: soup, id: "")
+        return try rows(syncId: syncId, in: transaction).compactMap { row in
+            guard let record = row[Self.recordPath]?.stringValue, record.hasPrefix(prefix) else { return nil }
+            return String(record.dropFirst(prefix.count))
+        }
+    }
+
+    /// For each of these records of `soup`, the syncs with a row for it (`leaving` included).
+    public func holders(of ids: [String], soup: String, in transaction: StoreTransaction) throws -> [String: Set<Int64>] {
+        var holders: [String: Set<Int64>] = [:]
+        let prefix = Self.record(soup: soup, id: "")
+        for chunk in ids.chunked(into: 1_000) {
+            let rows = try transaction.entries(whereIndexed: Self.recordPath, isOneOf: chunk.map { Self.record(soup: soup, id: $0) }, in: Self.soupName)
+            for row in rows {
+                guard let record = row[Self.recordPath]?.stringValue, record.hasPrefix(prefix), let syncId = row[Self.syncIdPath]?.int64Value else { continue }
+                holders[String(record.dropFirst(prefix.count)), default: []].insert(syncId)
+            }
+        }
+        return holders
+    }
+
+    /// Removes the rows of `syncId` for these records of `soup`.
+    public func drop(_ ids: [String], syncId: Int64, soup: String, in transaction: StoreTransaction) throws {
+        for chunk in ids.chunked(into: 1_000) {
+            let keys = chunk.map { "\(syncId)/\(Self.record(soup: soup, id: $0))" }
+            let entryIds = try transaction.entries(whereIndexed: Self.keyPath, isOneOf: keys, in: Self.soupName).compactMap { $0[SmartStore.soupEntryId]?.int64Value }
+            try transaction.delete(entryIds, from: Self.soupName)
+        }
+    }
+
+    /// Every row of `syncId`, through its index.
+    func rows(syncId: Int64, in transaction: StoreTransaction) throws -> [JSONObject] {
+        var rows: [JSONObject] = []
+        var page = 0
+        let spec = QuerySpec.exact(Self.soupName, path: Self.syncIdPath, matchKey: .int(syncId), orderPath: SmartStore.soupEntryId, pageSize: 5_000)
+        while true {
+            let documents = try transaction.query(spec, pageIndex: page)
+            rows += documents.compactMap(\.objectValue)
+            if documents.count < spec.pageSize { return rows }
+            page += 1
+        }
+    }
+}
