@@ -86,15 +86,7 @@ public struct GhostCleaner: Sendable {
 
     /// Every row of a Smart SQL query, read 5,000 at a time.
     static func rows(_ sql: String, in transaction: StoreTransaction) throws -> [[JSONValue]] {
-        var values: [[JSONValue]] = []
-        var page = 0
-        let pageSize = 5_000
-        while true {
-            let rows = try transaction.query(.smart(sql, pageSize: pageSize), pageIndex: page)
-            values += rows.compactMap(\.arrayValue)
-            if rows.count < pageSize { return values }
-            page += 1
-        }
+        try transaction.everyPage(of: .smart(sql, pageSize: 5_000)).compactMap(\.arrayValue)
     }
 }
 

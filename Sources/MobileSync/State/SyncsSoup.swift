@@ -88,15 +88,8 @@ public struct SyncsSoup: Sendable {
     }
 
     public func all(in transaction: StoreTransaction) throws -> [SyncState] {
-        var states: [SyncState] = []
-        var page = 0
         let spec = QuerySpec.all(SyncState.soupName, orderPath: SmartStore.soupEntryId, pageSize: 500)
-        while true {
-            let documents = try transaction.query(spec, pageIndex: page)
-            states += try documents.compactMap { $0.objectValue }.map { try SyncState(json: $0) }
-            if documents.count < spec.pageSize { return states }
-            page += 1
-        }
+        return try transaction.everyPage(of: spec).compactMap(\.objectValue).map { try SyncState(json: $0) }
     }
 
     public func delete(id: Int64) throws {

@@ -74,14 +74,7 @@ public struct SyncMembers: Sendable {
 
     /// Every row of `syncId`, through its index.
     func rows(syncId: Int64, in transaction: StoreTransaction) throws -> [JSONObject] {
-        var rows: [JSONObject] = []
-        var page = 0
         let spec = QuerySpec.exact(Self.soupName, path: Self.syncIdPath, matchKey: .int(syncId), orderPath: SmartStore.soupEntryId, pageSize: 5_000)
-        while true {
-            let documents = try transaction.query(spec, pageIndex: page)
-            rows += documents.compactMap(\.objectValue)
-            if documents.count < spec.pageSize { return rows }
-            page += 1
-        }
+        return try transaction.everyPage(of: spec).compactMap(\.objectValue)
     }
 }
