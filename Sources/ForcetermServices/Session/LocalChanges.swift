@@ -43,5 +43,5 @@ public struct LocalChanges {
     }
 
     /// Soups the engine keeps for itself, which hold no records of the user's.
-    public static let bookkeepingSoups: Set<String> = [SyncState.soupName, LocalIdMap.soupName, WriteJournal.soupName, SyncRunLog.soupName]
+    public static let bookkeepingSoups: Set<String> = [SyncState.soupName, LocalIdMap.soupName, WriteJournal.soupName, SyncRunLog.soupName, SyncMembers.soupName]
 }

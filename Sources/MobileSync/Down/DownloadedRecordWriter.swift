@@ -48,10 +48,22 @@ public struct DownloadedRecordWriter: Sendable {
         }
     }
 
+    /// How a sync holds the records it writes.
+    public enum Holding: Sendable {
+        /// Through `__sync_id__`, which every write sets to the writing sync (the SDK's rule): a
+        /// config sync.
+        case claims
+        /// Through a row per record in `SyncMembers`, written in the page's transaction: a
+        /// subscription. A record's `__sync_id__` is set only when it has none, so the config
+        /// sync holding a record keeps it.
+        case member(SyncMembers)
+    }
+
     public var soupName: String
     public var idFieldName: String
     public var modificationDateFieldName: String
     public var syncId: Int64
+    public var holding: Holding = .claims
     /// Values this laptop sent whose answers were lost (`WriteJournal`), by entry id: the server
     /// holding one of them is our own write when merging.
     public var ownWrites: [Int64: JSONObject] = [:]
@@ -75,6 +87,8 @@ public struct DownloadedRecordWriter: Sendable {
             throw MobileSyncError.soupMissingIndex(soup: soupName, path: idFieldName)
         }
         var result = Result()
+        // A subscription holds every record of its page, even one it leaves as it is.
+        var held: [String] = []
         let stored = try storedRecords(ids: records.compactMap { $0[idFieldName]?.stringValue }, in: transaction)
         var writes: [JSONObject] = []
         /// Where a record of this page already is in `writes` (a record listed twice is written once, last copy winning).
@@ -88,6 +102,7 @@ public struct DownloadedRecordWriter: Sendable {
                 result.saved += 1
                 continue
             }
+            if case .member = holding { held.append(id) }
             let existing = written[id].map { writes[$0] } ?? stored[id]
             if let existing {
                 if existing.isDirty || existing.hasConflict {
@@ -104,7 +119,7 @@ public struct DownloadedRecordWriter: Sendable {
                     result.saved += 1
                     continue
                 }
-                if skip != .never, !existing.isDirty, existing[LocalField.syncId]?.int64Value == syncId,
+                if skip != .never, !existing.isDirty, holdsAlready(existing),
                     let modified = record[modificationDateFieldName]?.stringValue.flatMap(SalesforceTimestamp.parse),
                     skip.covers(modified),
                     existing[modificationDateFieldName]?.stringValue.flatMap(SalesforceTimestamp.parse) == modified,
@@ -116,7 +131,7 @@ public struct DownloadedRecordWriter: Sendable {
             }
             if let existing, heldAlready(record, by: existing) { result.heldAlready += 1 }
             // The stored copy's `_soupEntryId` survives the merge, so the batch upsert updates it.
-            let merged = Self.merge(server: record, over: existing, syncId: syncId)
+            let merged = Self.merge(server: record, over: existing, syncId: owner(of: existing))
             if let index = written[id] {
                 writes[index] = merged
             } else {
@@ -126,7 +141,26 @@ public struct DownloadedRecordWriter: Sendable {
             result.saved += 1
         }
         try transaction.upsert(contentsOf: writes, in: soupName)
+        if case let .member(members) = holding { try members.hold(held, syncId: syncId, soup: soupName, in: transaction) }
         return result
+    }
+
+    /// The `__sync_id__` a write leaves on a record: this sync's, unless a subscription writes a
+    /// record that already names a sync.
+    private func owner(of existing: JSONObject?) -> Int64 {
+        switch holding {
+        case .claims: syncId
+        case .member: existing?[LocalField.syncId]?.int64Value ?? syncId
+        }
+    }
+
+    /// Whether the stored copy is already this sync's: its `__sync_id__` for a config sync; any
+    /// stored copy for a subscription, whose page writes its row either way.
+    private func holdsAlready(_ existing: JSONObject) -> Bool {
+        switch holding {
+        case .claims: existing[LocalField.syncId]?.int64Value == syncId
+        case .member: true
+        }
     }
 
     /// A record with local changes with the server's copy merged in; `nil` when it is left as it
@@ -160,7 +194,7 @@ public struct DownloadedRecordWriter: Sendable {
             merged = outcome.record
             if !outcome.conflictingFields.isEmpty && conflict == nil { result.conflicts += 1 }
         }
-        merged[LocalField.syncId] = .int(syncId)
+        merged[LocalField.syncId] = .int(owner(of: local))
         guard merged != local else { return nil }
         result.merged += 1
         return merged

@@ -67,21 +67,70 @@ public struct GhostCleaner: Sendable {
     }
 
     /// Deletes these ghosts, checking again in this transaction that none has gained local
-    /// changes meanwhile. Returns how many were removed.
+    /// changes meanwhile. A ghost a subscription holds (a row in `SyncMembers`) stays: the sync
+    /// whose `__sync_id__` it carried no longer holds it, so that id moves to a subscription
+    /// holding it. Returns how many were removed.
     @discardableResult
     public func remove(_ ids: [String], in transaction: StoreTransaction) throws -> Int {
+        let members = try SyncMembers.existing(in: transaction)
         var removed = 0
         for chunk in ids.chunked(into: 500) {
+            let chunk = Array(chunk)
             let placeholders = Array(repeating: "?", count: chunk.count).joined(separator: ",")
             let sql =
-                "SELECT {\(soupName):_soupEntryId} FROM {\(soupName)} WHERE {\(soupName):\(idFieldName)} IN (\(placeholders))"
+                "SELECT {\(soupName):_soupEntryId}, {\(soupName):\(idFieldName)} FROM {\(soupName)} WHERE {\(soupName):\(idFieldName)} IN (\(placeholders))"
                 + " AND \(LocalField.cleanPredicate(soup: soupName))"
             let rows = try transaction.query(.smart(sql, pageSize: chunk.count * 2 + 1), arguments: chunk.map { .string($0) })
-            let entryIds = rows.compactMap { $0.arrayValue?.first?.int64Value }
+            let holders = try members?.holders(of: chunk, soup: soupName, in: transaction) ?? [:]
+            var entryIds: [Int64] = []
+            var kept: [String: Int64] = [:]
+            for row in rows {
+                guard let columns = row.arrayValue, columns.count == 2, let entryId = columns[0].int64Value else { continue }
+                if let id = columns[1].stringValue, let holder = holders[id]?.filter({ $0 != SyncMembers.leaving && $0 != syncId }).min() {
+                    kept[id] = holder
+                } else {
+                    entryIds.append(entryId)
+                }
+            }
             try transaction.delete(entryIds, from: soupName)
+            try hand(kept, in: transaction)
             removed += entryIds.count
         }
         return removed
+    }
+
+    /// Gives records this sync no longer holds to the subscription that still does, by id.
+    private func hand(_ records: [String: Int64], in transaction: StoreTransaction) throws {
+        guard !records.isEmpty else { return }
+        for var record in try transaction.entries(whereIndexed: idFieldName, isOneOf: Array(records.keys), in: soupName) {
+            guard let entryId = record.soupEntryId, let id = record[idFieldName]?.stringValue, let holder = records[id],
+                record[LocalField.syncId]?.int64Value == syncId
+            else { continue }
+            record[LocalField.syncId] = .int(holder)
+            _ = try transaction.update(record, id: entryId, in: soupName)
+        }
+    }
+
+    /// Makes this sync the holder of the records it returns (`remoteIds`) that only subscriptions
+    /// hold: a subscription's fetch leaves a record's `__sync_id__` as it finds it, so a record a
+    /// subscription brought first names the subscription, and this sync's count of its own
+    /// records would miss it on every check. Records another config sync (`configHolders`) holds
+    /// stay its. Returns how many changed hands.
+    @discardableResult
+    public func claim(_ remoteIds: Set<String>, configHolders: Set<Int64>, in transaction: StoreTransaction) throws -> Int {
+        guard let members = try SyncMembers.existing(in: transaction) else { return 0 }
+        let held = try members.heldIds(soup: soupName, in: transaction).intersection(remoteIds)
+        var claimed = 0
+        for chunk in held.sorted().chunked(into: 500) {
+            for var record in try transaction.entries(whereIndexed: idFieldName, isOneOf: Array(chunk), in: soupName) {
+                guard let entryId = record.soupEntryId else { continue }
+                if let owner = record[LocalField.syncId]?.int64Value, owner == syncId || configHolders.contains(owner) { continue }
+                record[LocalField.syncId] = .int(syncId)
+                _ = try transaction.update(record, id: entryId, in: soupName)
+                claimed += 1
+            }
+        }
+        return claimed
     }
 
     /// Every row of a Smart SQL query, read 5,000 at a time.

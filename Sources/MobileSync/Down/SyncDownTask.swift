@@ -124,6 +124,7 @@ struct SyncDownTask: Sendable {
         var committed = 0
         var newest = state.maxTimeStamp
         var lookahead = PageLookahead(fetch: fetch, since: boundary, pagesInFlight: pagesInFlight)
+        let holding = try holding(of: state)
         // Values of ours whose answers were lost: merging must not mistake them for another user's.
         let ownWrites = try store.read { transaction in
             try Dictionary(
@@ -149,6 +150,7 @@ struct SyncDownTask: Sendable {
                             soupName: soup, idFieldName: target.idFieldName, modificationDateFieldName: target.modificationDateFieldName,
                             syncId: state.id)
                         writer.ownWrites = ownWrites[soup] ?? [:]
+                        writer.holding = holding
                         pageSummary =
                             pageSummary
                             + (try writeRecords(
@@ -246,6 +248,11 @@ struct SyncDownTask: Sendable {
         return savedParents + SyncDownSummary(try childWriter.save(children, in: transaction))
     }
 
+    /// A subscription holds what it fetches through member rows; a config sync through `__sync_id__`.
+    private func holding(of state: SyncState) throws -> DownloadedRecordWriter.Holding {
+        state.subscription == nil ? .claims : .member(try SyncMembers(store: store))
+    }
+
     func isSortedByModification(_ target: SyncDownTarget) -> Bool {
         switch target.kind {
         case .soql: SoqlQuery(target.rewrittenSoql ?? "").isSortedBy(target.modificationDateFieldName)
@@ -279,9 +286,10 @@ struct SyncDownTask: Sendable {
             query = query.droppingSelected(query.selectFields.filter { SoqlQuery.isFieldPath($0) && !needed.contains($0) && !described.isReadable($0) })
         }
         var stored = 0
-        let writer = DownloadedRecordWriter(
+        var writer = DownloadedRecordWriter(
             soupName: state.soupName, idFieldName: target.idFieldName,
             modificationDateFieldName: target.modificationDateFieldName, syncId: state.id)
+        writer.holding = try holding(of: state)
         for chunk in ids.chunked(into: Self.arrivalsPerQuery) {
             try await checkAccepting()
             var page = try await SoqlFetch.askLeavingOutHidden(&query, needed: needed) { (query) async throws(SyncRemoteError) -> RemoteQueryPage in

@@ -247,7 +247,7 @@ public actor SyncManager {
 
     /// Takes the store's sync lock, or joins this manager's hold on it, polling until `lockTimeout`
     /// while another process or manager has it.
-    private func holdStoreLock() async throws {
+    func holdStoreLock() async throws {
         let clock = ContinuousClock()
         let deadline = clock.now.advanced(by: lockTimeout)
         // Checked again after each wait: a sync of this manager may have taken it meanwhile.
@@ -262,7 +262,7 @@ public actor SyncManager {
         lockHolders += 1
     }
 
-    private func releaseStoreLock() {
+    func releaseStoreLock() {
         lockHolders -= 1
         if lockHolders == 0 { heldLock = nil }
     }
@@ -333,6 +333,11 @@ public actor SyncManager {
             }
             let localIds = try store.read { try cleaner.cleanLocalIds(in: $0) }
             let remote = try await task.remoteIds(target, state: sync, localIds: localIds)
+            if sync.subscription == nil, try store.read({ try SyncMembers.existing(in: $0) }) != nil {
+                try store.write { transaction in
+                    try cleaner.claim(remote, configHolders: syncs.configHolders(of: soup, in: transaction), in: transaction)
+                }
+            }
             if case .soql = target.kind {
                 let held = try store.read { try Set(cleaner.allIds(in: $0)) }
                 arrived += try await task.fetchArrivals(remote.subtracting(held).sorted(), of: target, state: sync)

@@ -26,6 +26,14 @@ public struct SyncMembers: Sendable {
         try store.registerSoup(Self.soupName, indexSpecs: Self.indexSpecs)
     }
 
+    private init() {}
+
+    /// The soup if a subscription ever made it: a store without one holds no member, and a
+    /// reader (a config sync's ghost check) need not create it.
+    public static func existing(in transaction: StoreTransaction) throws -> SyncMembers? {
+        try transaction.hasSoup(soupName) ? SyncMembers() : nil
+    }
+
     /// The record as rows name it: its soup and server id, so one soup's rows never match another's.
     static func record(soup: String, id: String) -> String { "\(soup)/\(id)" }
 
@@ -47,6 +55,18 @@ public struct SyncMembers: Sendable {
             guard let record = row[Self.recordPath]?.stringValue, record.hasPrefix(prefix) else { return nil }
             return String(record.dropFirst(prefix.count))
         }
+    }
+
+    /// The server ids of `soup` that some subscription holds (leaving rows aside).
+    public func heldIds(soup: String, in transaction: StoreTransaction) throws -> Set<String> {
+        let prefix = Self.record(soup: soup, id: "")
+        let sql =
+            "SELECT {\(Self.soupName):\(Self.recordPath)} FROM {\(Self.soupName)} WHERE {\(Self.soupName):\(Self.syncIdPath)} <> \(Self.leaving)"
+            + " AND {\(Self.soupName):\(Self.recordPath)} >= ? AND {\(Self.soupName):\(Self.recordPath)} < ?"
+        // The ids of one soup are the range of records from "soup/" up to "soup0" ("0" follows "/").
+        let upper = Self.record(soup: soup, id: "").dropLast() + "0"
+        let rows = try transaction.everyPage(of: .smart(sql, pageSize: 5_000), arguments: [.string(prefix), .string(String(upper))])
+        return Set(rows.compactMap { $0.arrayValue?.first?.stringValue.map { String($0.dropFirst(prefix.count)) } })
     }
 
     /// For each of these records of `soup`, the syncs with a row for it (`leaving` included).
