@@ -20,6 +20,8 @@ public enum MobileSyncError: Error, Equatable, Sendable, CustomStringConvertible
     case store(String)
     /// A record's local changes cannot be reverted; the message says why and what to do instead.
     case cannotRevert(String)
+    /// A subscription refused before anything was stored; the reason names what to change.
+    case invalidSubscription(name: String, reason: String)
 
     public var description: String {
         switch self {
@@ -55,6 +57,8 @@ public enum MobileSyncError: Error, Equatable, Sendable, CustomStringConvertible
             message
         case let .cannotRevert(message):
             "cannot revert: \(message)"
+        case let .invalidSubscription(name, reason):
+            "cannot subscribe \(name): \(reason); nothing was stored"
         }
     }
 }

@@ -13,6 +13,8 @@ public struct DescribedFields: Sendable, Equatable {
         public var filterable: Bool
         public var createable: Bool
         public var updateable: Bool
+        /// A formula or roll-up: its value changes without its record being saved.
+        public var calculated: Bool = false
     }
 
     public let sobjectType: String
@@ -27,7 +29,7 @@ public struct DescribedFields: Sendable, Equatable {
             fields[name.lowercased()] = Field(
                 name: name, type: json["type"]?.stringValue ?? "string", length: Int(json["length"]?.int64Value ?? 0),
                 filterable: json["filterable"]?.boolValue ?? true, createable: json["createable"]?.boolValue ?? true,
-                updateable: json["updateable"]?.boolValue ?? true)
+                updateable: json["updateable"]?.boolValue ?? true, calculated: json["calculated"]?.boolValue ?? false)
         }
         byName = fields
     }

@@ -1,0 +1,132 @@
+import ForceJSON
+import Foundation
+import SmartStore
+
+/// Subscriptions made and removed at run time: named sync downs kept in syncs_soup beside the
+/// config's, as the Mobile SDK keeps the syncs an app creates by name. Every change to one is
+/// written under the sync lock, so a sync running meanwhile (here or in another process) never
+/// saves over it.
+extension SyncManager {
+    /// Stores the subscription `name` to the records of `soup` that `condition` selects, checked
+    /// offline first (`SubscriptionCondition`); the same name again changes its condition. The
+    /// state is NEW: `reSync(name:)` (or the next sync run) fetches its records.
+    public func subscribe(name: String, soup: String, condition text: String) async throws -> SyncState {
+        try checkAcceptingSyncs()
+        let name = try Self.checkedName(name)
+        let states = try syncs.all()
+        let existing = states.first { $0.name == name }
+        if let existing, existing.subscription == nil {
+            throw MobileSyncError.invalidSubscription(
+                name: name, reason: "usersyncs.json has a sync of that name, and the config's syncs cannot be changed at run time; choose another name")
+        }
+        let base = try SubscriptionBase.of(
+            soup: soup, name: name, syncs: states, recordType: try recordType(in: soup), describedObjects: Self.describedObjects(in: states))
+        let described = try DescribedFields.stored(base.sobjectType, store: store, syncs: syncs)
+        let condition = try SubscriptionCondition.validate(
+            text, name: name, object: base.sobjectType, allowed: base.filterableFields(described: described), described: described)
+        _ = try SyncMembers(store: store)
+        try await holdStoreLock()
+        defer { releaseStoreLock() }
+        return try store.write { transaction in
+            let target = SyncTarget.down(base.target(condition: condition.text))
+            guard let id = try syncs.lookupId(name: name, in: transaction), var state = try syncs.state(id: id, in: transaction) else {
+                var state = SyncState(name: name, target: target, options: SyncOptions(mergeMode: base.mergeMode), soupName: soup)
+                state.subscription = Subscription(name: name, selection: .condition(condition.text))
+                return try syncs.create(state, in: transaction)
+            }
+            guard var subscription = state.subscription, subscription.state != .removing else {
+                throw MobileSyncError.invalidSubscription(name: name, reason: "it is being removed; run forceterm unsubscribe \(name) to finish, then subscribe again")
+            }
+            guard state.soupName == soup, case let .condition(previous) = subscription.selection else {
+                throw MobileSyncError.invalidSubscription(
+                    name: name, reason: "it holds another soup or an account; unsubscribe it first, or choose another name")
+            }
+            if previous == condition.text, state.target == target { return state }
+            // The old records stay until the new set is known (its first run's ghost check
+            // lets go of those outside it): nothing is removed before the new condition is fetched.
+            subscription.previousCondition = subscription.state == .complete ? previous : subscription.previousCondition
+            subscription.selection = .condition(condition.text)
+            subscription.state = .pending
+            state.subscription = subscription
+            state.target = target
+            state.maxTimeStamp = -1
+            state.idsComparedAt = 0
+            state.transition(to: .new, now: Self.now())
+            try syncs.save(state, in: transaction)
+            return state
+        }
+    }
+
+    /// Removes the subscription `name` and lets go of its records: what nothing else holds leaves
+    /// the store, except records with unsent changes, which leave once a sync has sent them.
+    /// Marked `removing` first, so a process killed midway leaves a subscription that no sync
+    /// runs and that the same command finishes.
+    public func unsubscribe(name: String) async throws -> SubscriptionRelease.Outcome {
+        try checkAcceptingSyncs()
+        guard let found = try syncs.state(name: name) else { throw MobileSyncError.unknownSync(name) }
+        guard found.subscription != nil else {
+            throw MobileSyncError.invalidSubscription(name: name, reason: "it is a sync of usersyncs.json, not a subscription; remove it from the config instead")
+        }
+        let members = try SyncMembers(store: store)
+        try await holdStoreLock()
+        defer { releaseStoreLock() }
+        guard var state = try syncs.state(id: found.id) else { throw MobileSyncError.unknownSync(name) }
+        if state.subscription?.state != .removing {
+            state.subscription?.state = .removing
+            try syncs.save(state)
+        }
+        var outcome = SubscriptionRelease.Outcome()
+        let soups = Self.filledSoups(of: state)
+        for soup in soups {
+            let held = try store.read { try members.ids(syncId: state.id, soup: soup, in: $0) }
+            for chunk in held.chunked(into: Self.releasedPerTransaction) {
+                outcome =
+                    outcome
+                    + (try store.write { transaction in
+                        let release = SubscriptionRelease(
+                            soupName: soup, idFieldName: Self.idFieldName(of: state), configHolders: try syncs.configHolders(of: soup, in: transaction),
+                            members: members)
+                        return try release.release(Array(chunk), from: state.id, in: transaction)
+                    })
+            }
+        }
+        try store.write { transaction in try transaction.delete([state.id], from: SyncState.soupName) }
+        return outcome
+    }
+
+    /// Records let go per transaction by an unsubscribe: a large slice commits as it goes, and a
+    /// kill loses at most one chunk's work, which the command then does again.
+    static let releasedPerTransaction = 5_000
+
+    private static func checkedName(_ name: String) throws(MobileSyncError) -> String {
+        let trimmed = name.trimmingCharacters(in: .whitespaces)
+        guard !trimmed.isEmpty, trimmed == name, !name.contains(where: \.isNewline) else {
+            throw .invalidSubscription(name: name, reason: "a name needs at least one character and no spaces around it")
+        }
+        return name
+    }
+
+    /// The `attributes.type` of a record of `soup`, for a soup only sent up.
+    private func recordType(in soup: String) throws -> String? {
+        guard try store.read({ try $0.hasSoup(soup) }) else { return nil }
+        let rows = try store.query(.all(soup, pageSize: 1))
+        return rows.first?.objectValue?["attributes"]?["type"]?.stringValue
+    }
+
+    static func describedObjects(in states: [SyncState]) -> [String] {
+        states.compactMap { state in
+            guard case let .down(target) = state.target, case let .metadata(type) = target.kind else { return nil }
+            return type
+        }
+    }
+
+    static func filledSoups(of state: SyncState) -> [String] {
+        guard case let .down(target) = state.target else { return [] }
+        return target.filledSoups(soupName: state.soupName).filter(\.holdsRecords).map(\.soupName)
+    }
+
+    static func idFieldName(of state: SyncState) -> String {
+        guard case let .down(target) = state.target else { return SyncDownTarget.defaultIdFieldName }
+        return target.idFieldName
+    }
+}
