@@ -235,6 +235,7 @@ public actor SyncManager {
         } catch {
             sync = try syncs.state(id: id) ?? sync
             sync.error = "\(error)"
+            sync.subscription?.state = .error
             sync.transition(to: .failed, now: Self.now())
             try syncs.save(sync)
             report(sync)
@@ -299,6 +300,11 @@ public actor SyncManager {
         defer { releaseStoreLock() }
         let check: @Sendable () async throws -> Void = { [weak self] in try await self?.checkStillAccepting() }
         let task = SyncDownTask(store: store, syncs: syncs, remote: remote, checkAccepting: check, report: { _ in })
+        if sync.subscription != nil {
+            let (removed, arrived) = try await cleanSubscriptionGhosts(sync, target: target, task: task, force: force)
+            lastArrivals[id] = arrived
+            return removed
+        }
         if case let .parentChildren(spec) = target.kind {
             return try await cleanTreeGhosts(spec, of: target, syncId: id, task: task, force: force)
         }

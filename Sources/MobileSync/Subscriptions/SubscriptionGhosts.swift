@@ -1,0 +1,47 @@
+import ForceJSON
+import Foundation
+import SmartStore
+
+extension SyncManager {
+    /// The ghost check of a subscription, by its member rows rather than `__sync_id__`: records
+    /// of its set the store holds for another sync become its members (nothing is fetched), those
+    /// the store lacks are fetched (shared since, as for any SOQL sync), and those that left the
+    /// set are released: removed unless something else holds them or they have unsent changes.
+    /// A subscription whose sync is DONE is complete after it. Returns what was removed and what
+    /// arrived.
+    func cleanSubscriptionGhosts(_ sync: SyncState, target: SyncDownTarget, task: SyncDownTask, force: Bool) async throws -> (removed: Int, arrived: Int) {
+        let members = try SyncMembers(store: store)
+        let soup = sync.soupName
+        let cleaner = GhostCleaner(soupName: soup, idFieldName: target.idFieldName, syncId: sync.id)
+        let local = try store.read { try members.ids(syncId: sync.id, soup: soup, in: $0) }
+        let remote = try await task.remoteIds(target, state: sync, localIds: local)
+        let held = try store.read { try Set(cleaner.allIds(in: $0)) }
+        let adopted = remote.intersection(held).subtracting(local)
+        if !adopted.isEmpty {
+            try store.write { try members.hold(adopted.sorted(), syncId: sync.id, soup: soup, in: $0) }
+        }
+        let arrived = try await task.fetchArrivals(remote.subtracting(held).sorted(), of: target, state: sync)
+        let left = GhostCleaner.ghosts(localIds: local, remoteIds: remote)
+        try massDeletionGuard.check(deleting: left.count, of: try store.count(.all(soup)), soup: soup, force: force)
+        var outcome = SubscriptionRelease.Outcome()
+        for chunk in left.chunked(into: Self.releasedPerTransaction) {
+            outcome =
+                outcome
+                + (try store.write { transaction in
+                    let release = SubscriptionRelease(
+                        soupName: soup, idFieldName: target.idFieldName, configHolders: try syncs.configHolders(of: soup, in: transaction),
+                        members: members)
+                    return try release.release(Array(chunk), from: sync.id, in: transaction)
+                })
+        }
+        if var state = try syncs.state(id: sync.id) {
+            state.idsComparedAt = Self.now()
+            if state.status == .done {
+                state.subscription?.state = .complete
+                state.subscription?.previousCondition = nil
+            }
+            try syncs.save(state)
+        }
+        return (outcome.removed, arrived)
+    }
+}
