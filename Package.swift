@@ -253,6 +253,22 @@ let package = Package(
     ]
 )
 
+// `make dist` only: ICU's data without what forceterm never reads (vendor/icu-data/README.md).
+// FORCETERM_ICU_DATA names the filtered package vendor/icu-data/build.sh made, whose file name
+// starts with the symbol ICU looks for (icudt76_dat-HASH.dat); the object defining it is linked
+// into the one binary before the toolchain's copy is searched, so that copy stays out.
+if let icuData = Context.environment["FORCETERM_ICU_DATA"], let name = icuData.split(separator: "/").last,
+    let symbol = name.split(separator: "-").first
+{
+    package.targets.append(
+        .target(
+            name: "FilteredICUData", path: "vendor/icu-data/target",
+            cSettings: [.define("ICU_DATA_FILE", to: "\"\(icuData)\""), .define("ICU_DATA_SYMBOL", to: String(symbol))]))
+    for target in package.targets where target.name == "forceterm-multicall" {
+        target.dependencies.append("FilteredICUData")
+    }
+}
+
 // `make fuzz` only: libFuzzer on localorg's request handling. The harness has no main (libFuzzer's
 // is linked in), so it exists only when FORCETERM_FUZZ is set, with the code under test
 // instrumented for coverage and AddressSanitizer.

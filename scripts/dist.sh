@@ -28,6 +28,11 @@ for binary in forceterm-multicall; do
   fi
 done
 
+# ICU's data, which make dist links filtered (vendor/icu-data): said, so a link that took the
+# toolchain's 34 MB instead shows at once.
+icu_data=$(nm -S "$bin_dir/forceterm-multicall" | awk '$NF ~ /^icudt[0-9]+_dat$/ { print $2 }')
+echo "dist: ICU data in the binary: $(( 16#${icu_data:-0} / 1024 )) KiB"
+
 # The same files make install puts under a prefix, under /usr in the package.
 scripts/install.sh "$bin_dir" "$staging/$name/usr" >/dev/null
 strip --strip-unneeded "$staging/$name/usr/bin/forceterm" "$staging/$name/usr/lib/forceterm/"* 2>/dev/null || true

@@ -1,0 +1,1 @@
+// The filtered ICU data has no C interface: ICU finds it by its symbol (vendor/icu-data/README.md).
