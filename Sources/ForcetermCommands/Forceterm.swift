@@ -19,7 +19,8 @@ public struct Forceterm: ParsableCommand {
             QueryCommand.self, ListCommand.self, ShowCommand.self, AddressesCommand.self,
             CreateCommand.self, UpdateCommand.self, DeleteCommand.self, ImportCommand.self, ExportCommand.self,
             LoginCommand.self, LogoutCommand.self, SyncCommand.self, StatusCommand.self,
-            ResolveCommand.self, PasscodeCommand.self, UnlockCommand.self, LockCommand.self, AsideCommand.self,
+            ResolveCommand.self, SubscribeCommand.self, UnsubscribeCommand.self, SubscriptionsCommand.self,
+            PasscodeCommand.self, UnlockCommand.self, LockCommand.self, AsideCommand.self,
         ])
 
     @OptionGroup var storeOptions: StoreOptions

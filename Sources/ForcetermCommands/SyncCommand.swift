@@ -75,8 +75,9 @@ struct SyncCommand: ParsableCommand {
                 StandardStreams.writeError("forceterm: \(notice)\n")
             }
             TestCrashPoint.arm(store)
+            // The config's syncs, then the subscriptions made at run time (forceterm subscribe).
             var plan = SyncRun(
-                entries: configuration.syncs.entries, up: !downOnly, down: !upOnly, forceDelete: forceDelete,
+                entries: configuration.syncs.entries + (try SyncsSoup(store: store).subscriptionEntries()), up: !downOnly, down: !upOnly, forceDelete: forceDelete,
                 unsupported: configuration.syncs.unsupported)
             plan.onRerun = { StandardStreams.writeError("\($0)\n") }
             let json = self.json

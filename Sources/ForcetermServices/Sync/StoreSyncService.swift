@@ -100,8 +100,9 @@ public struct StoreSyncService: SyncService {
             store: store, remote: ForceClientRemote(client: StoreDevice.naming(session.client, store: store)), lockTimeout: SyncManager.briefLockWait,
             pagesInFlight: session.pagesInFlight)
         // A narrower run leaves out the file's unsupported sync downs too: the full runs report them.
+        // The subscriptions are read at each run: one made meanwhile (forceterm subscribe) joins it.
         let plan = SyncRun(
-            entries: scope.entries(of: entries), up: true, down: true, forceDelete: false,
+            entries: scope.entries(of: entries + (try SyncsSoup(store: store).subscriptionEntries())), up: true, down: true, forceDelete: false,
             unsupported: scope == .everything ? unsupported : unsupported.filter { $0.type == .syncUp })
         let bar = Mutex(SyncRunProgress(order: plan.order))
         // An object's description (metadata, layout) is stored in a soup of its own whose name

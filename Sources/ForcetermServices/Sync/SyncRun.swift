@@ -109,6 +109,8 @@ public struct SyncRun: Sendable {
                     report.failure = report.failure ?? "\(entry.name): \(guarded)"
                 }
             }
+            // Records no sync holds any more whose change this run sent leave now.
+            report.leftAfterSending = try await manager.sweepLeavingRecords()
             report.hiddenFields = try SyncRunLog.noteHiddenFields(
                 report.syncDowns.filter { !$0.summary.leftOutFields.isEmpty }
                     .map { ($0.name, $0.summary.leftOutFields) }, syncedDowns: report.syncDowns.map(\.name), in: store)

@@ -29,6 +29,8 @@ public struct SyncRunReport: Sendable {
     /// Records the org now shares with the user that no change of theirs brought (a territory or
     /// team change): found by the ghost check's ids and fetched.
     public var arrived = 0
+    /// Records no subscription holds any more that this run sent the change of, then removed.
+    public var leftAfterSending = 0
     /// Records that now carry a `__last_error__` / a `__conflict__`, across the synced soups.
     public var recordErrors = 0
     public var conflicts = 0
@@ -50,7 +52,7 @@ public struct SyncRunReport: Sendable {
     /// Whether the summary says something: anything moved either way, or records are left with
     /// errors or conflicts.
     public var hasNews: Bool {
-        sent > 0 || received > 0 || ghostsRemoved > 0 || arrived > 0 || conflicted > 0 || mergedFromServer > 0 || recordErrors > 0 || conflicts > 0
+        sent > 0 || received > 0 || ghostsRemoved > 0 || arrived > 0 || leftAfterSending > 0 || conflicted > 0 || mergedFromServer > 0 || recordErrors > 0 || conflicts > 0
     }
 
     /// Ends the run on `error`: its message, what it says about the connection, and the records
@@ -111,6 +113,7 @@ public struct SyncRunReport: Sendable {
         var object: JSONObject = [
             "sent": .int(Int64(sent)), "created": .int(Int64(created)), "updated": .int(Int64(updated)),
             "deleted": .int(Int64(deleted)), "ghostsRemoved": .int(Int64(ghostsRemoved)), "arrived": .int(Int64(arrived)),
+            "leftAfterSending": .int(Int64(leftAfterSending)),
             "errors": .int(Int64(recordErrors)), "conflicts": .int(Int64(conflicts)),
             "mergedFromServer": .int(Int64(mergedFromServer)), "confirmedAfterLostAnswer": .int(Int64(confirmedAfterLostAnswer)),
         ]
@@ -146,6 +149,11 @@ public struct SyncRunReport: Sendable {
         }
         let shared = arrived > 0 ? " \(arrived) record\(arrived == 1 ? "" : "s") newly shared with you arrived." : ""
         var lines = ["Sent \(sent) change\(sent == 1 ? "" : "s") (\(outcomes)); \(receivedText); removed \(ghostsRemoved) deleted on the server.\(shared)"]
+        if leftAfterSending > 0 {
+            lines.append(
+                "\(leftAfterSending) record\(leftAfterSending == 1 ? "" : "s") left the store once \(leftAfterSending == 1 ? "its change was" : "their changes were") sent (no subscription holds \(leftAfterSending == 1 ? "it" : "them") any more)."
+            )
+        }
         if recordErrors > 0 || conflicts > 0 {
             lines.append("\(recordErrors) record\(recordErrors == 1 ? "" : "s") with errors, \(conflicts) conflict\(conflicts == 1 ? "" : "s"); see forceterm status.")
         }

@@ -69,6 +69,25 @@ public struct SyncMembers: Sendable {
         return Set(rows.compactMap { $0.arrayValue?.first?.stringValue.map { String($0.dropFirst(prefix.count)) } })
     }
 
+    /// How many records of `soup` that `syncId` holds are in the soup (a row can outlive its
+    /// record, deleted by a sync up, until the next sweep).
+    public func heldCount(syncId: Int64, soup: String, idFieldName: String, in transaction: StoreTransaction) throws -> Int {
+        var count = 0
+        for chunk in try ids(syncId: syncId, soup: soup, in: transaction).chunked(into: 1_000) {
+            count += try transaction.entries(whereIndexed: idFieldName, isOneOf: Array(chunk), in: soup).count
+        }
+        return count
+    }
+
+    /// The soups with records waiting to leave.
+    public func soupsWithLeavingRecords(in transaction: StoreTransaction) throws -> [String] {
+        Set(
+            try rows(syncId: Self.leaving, in: transaction).compactMap { row in
+                row[Self.recordPath]?.stringValue?.split(separator: "/", maxSplits: 1).first.map(String.init)
+            }
+        ).sorted()
+    }
+
     /// For each of these records of `soup`, the syncs with a row for it (`leaving` included).
     public func holders(of ids: [String], soup: String, in transaction: StoreTransaction) throws -> [String: Set<Int64>] {
         var holders: [String: Set<Int64>] = [:]
