@@ -67,7 +67,7 @@ man: build
 ## (forceterm, with localorg and smartstore-tool as links to it),
 ## man pages and completions, as dist/forceterm-VERSION-linux-ARCH.tar.gz and dist/forceterm_VERSION_ARCH.deb.
 DIST_BUILD := .build-dist
-## ICU's data goes in without what forceterm never reads (vendor/icu-data/drop.txt): 7 MB instead of 34.
+## ICU's data goes in without what forceterm never reads (vendor/icu-data/drop.txt): 7.7 MB instead of 34.
 dist: deps
 	icu_data=$$(vendor/icu-data/build.sh $(DIST_BUILD)/icu-data) && FORCETERM_ICU_DATA="$$icu_data" \
 	  $(SWIFT) build -c release --static-swift-stdlib --scratch-path $(DIST_BUILD) --product forceterm-multicall $(BUILD_FLAGS)
