@@ -119,7 +119,7 @@ let package = Package(
         // links no libcurl; ForcetermServices' `ForceClientRemote` adapts ForceAPI's client to it.
         .target(
             name: "MobileSync",
-            dependencies: ["SmartStore", "ForceJSON", "SalesforceTime", "SOQLSyntax"],
+            dependencies: ["SmartStore", "ForceJSON", "SalesforceTime", "SalesforceIds", "SOQLSyntax"],
             swiftSettings: strictConcurrency),
         .systemLibrary(name: "CNcursesw"),
         .target(

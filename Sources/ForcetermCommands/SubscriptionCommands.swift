@@ -12,7 +12,7 @@ import SmartStore
 struct SubscribeCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "subscribe",
-        abstract: "Carry more records offline: a named SOQL condition on a soup's object, synced from now on.",
+        abstract: "Carry more records offline: a named SOQL condition on a soup's object, or one account and its contacts.",
         discussion: """
             The condition is one SOQL condition over the fields the soup's sync already fetches, \
             for example --where "MailingCity = 'Zürich'". It is checked against the object's \
@@ -22,13 +22,17 @@ struct SubscribeCommand: ParsableCommand {
             runs it with the config's syncs. Subscribing again with the same name changes its \
             condition; records it no longer selects leave once the new set is known.
 
+            --account ID takes one account and its contacts offline instead: two syncs, NAME and \
+            NAME.contacts, so contacts created or moved under the account arrive at the next sync.
+
             Exit status: 0 stored (and fetched); 1 refused or the fetch failed (the subscription \
             stays, and the next sync fetches it); 2 a usage error.
             """)
 
     @Argument(help: "The subscription's name, used by unsubscribe and shown by subscriptions.") var name: String
-    @Option(help: ArgumentHelp("The soup whose object the condition selects (contacts, accounts).", valueName: "soup")) var soup: String
-    @Option(name: .customLong("where"), help: ArgumentHelp("One SOQL condition, as after WHERE.", valueName: "condition")) var condition: String
+    @Option(help: ArgumentHelp("The soup whose object the condition selects (contacts, accounts).", valueName: "soup")) var soup: String?
+    @Option(name: .customLong("where"), help: ArgumentHelp("One SOQL condition, as after WHERE.", valueName: "condition")) var condition: String?
+    @Option(help: ArgumentHelp("One account to carry offline with its contacts, by its id.", valueName: "id")) var account: String?
     @Flag(help: "Only store the subscription; the next sync fetches its records. Works offline and signed out.") var noWait = false
     @OptionGroup var storeOptions: StoreOptions
     @OptionGroup var globalOptions: GlobalStoreOptions
@@ -40,6 +44,12 @@ struct SubscribeCommand: ParsableCommand {
     func validate() throws {
         try root.refuseOptions(except: [.store, .global, .config], in: "subscribe")
         _ = try globalOptions.explicitPath(storeOptions)
+        if account != nil, soup != nil || condition != nil {
+            throw ValidationError("--account takes an account and its contacts; --soup and --where select by a condition instead. Give one or the other.")
+        }
+        if account == nil, soup == nil || condition == nil {
+            throw ValidationError("give --soup SOUP and --where CONDITION (for example --soup contacts --where \"MailingCity = 'Zürich'\"), or --account ID.")
+        }
     }
 
     func run() throws {
@@ -57,21 +67,28 @@ struct SubscribeCommand: ParsableCommand {
                 StandardStreams.writeError("forceterm: \(notice)\n")
             }
             TestCrashPoint.arm(store)
-            let (name, soup, condition) = (self.name, self.soup, self.condition)
-            let state = try AsyncCommand.run { try await manager.subscribe(name: name, soup: soup, condition: condition) }
+            let (name, soup, condition, account) = (self.name, self.soup ?? "", self.condition ?? "", self.account)
+            let states = try AsyncCommand.run {
+                if let account { return try await manager.subscribe(name: name, account: account) }
+                return [try await manager.subscribe(name: name, soup: soup, condition: condition)]
+            }
             guard let session else {
                 StandardStreams.write("\(name): stored; the next forceterm sync fetches its records\n")
                 return
             }
-            let entry = SyncsConfig.Entry(name: name, target: state.target, options: state.options, soupName: state.soupName)
-            let plan = SyncRun(entries: [entry], up: false, down: true, forceDelete: false)
+            let entries = states.compactMap { state in
+                state.name.map { SyncsConfig.Entry(name: $0, target: state.target, options: state.options, soupName: state.soupName) }
+            }
+            let plan = SyncRun(entries: entries, up: false, down: true, forceDelete: false)
             let report = try AsyncCommand.run { try await plan.run(manager: manager, store: store) }
             session.client.shutdown()
             if let failure = report.failure {
                 throw ConfigError("\(failure)\nforceterm: the subscription \(name) is kept; the next forceterm sync fetches it")
             }
-            let held = try SubscriptionSummary.all(in: store).first { $0.name == name }?.held ?? 0
-            StandardStreams.write("\(name): \(held) record\(held == 1 ? "" : "s") of \(soup) held (\(report.received) fetched)\n")
+            let names = Set(states.compactMap(\.name))
+            let held = try SubscriptionSummary.all(in: store).filter { names.contains($0.name) }
+                .map { "\($0.held) record\($0.held == 1 ? "" : "s") of \($0.soupName)" }
+            StandardStreams.write("\(name): \(held.joined(separator: " and ")) held (\(report.received) fetched)\n")
         }
     }
 }
@@ -105,11 +122,15 @@ struct UnsubscribeCommand: ParsableCommand {
             let manager = try SyncManager(store: store, remote: OfflineRemote(), lockTimeout: SyncManager.briefLockWait)
             TestCrashPoint.arm(store)
             let name = self.name
-            let soup = try SyncsSoup(store: store).state(name: name)?.soupName ?? ""
+            var soups: [String] = []
+            for state in try SyncsSoup(store: store).subscriptions() where state.subscription?.name == name && !soups.contains(state.soupName) {
+                soups.append(state.soupName)
+            }
+            let soup = soups.joined(separator: " and ")
             let outcome = try AsyncCommand.run { try await manager.unsubscribe(name: name) }
             if json {
                 let object: JSONObject = [
-                    "name": .string(name), "soup": .string(soup), "removed": .int(Int64(outcome.removed)),
+                    "name": .string(name), "soups": .array(soups.map(JSONValue.string)), "removed": .int(Int64(outcome.removed)),
                     "waiting": .int(Int64(outcome.waiting)), "kept": .int(Int64(outcome.kept)),
                 ]
                 StandardStreams.write(JSONWriter.string(.object(object), pretty: true) + "\n")

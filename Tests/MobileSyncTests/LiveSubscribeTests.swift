@@ -107,4 +107,48 @@ struct LiveSubscribeTests {
         }()
         #expect(configSync.contains("it is a sync of usersyncs.json, not a subscription"))
     }
+
+    @Test("An account taken offline brings its contacts; one created under it arrives at the next sync, one moved away leaves")
+    func anAccountAndItsContacts() async throws {
+        let live = try await LiveSync()
+        defer { live.remove() }
+        try SyncsSoup(store: live.local.store).delete(name: "syncDownContacts")
+        let acme = try await live.createOnServer("Account", ["Name": "Acme"])
+        let other = try await live.createOnServer("Account", ["Name": "Other"])
+        let ada = try await live.createOnServer("Contact", ["LastName": "Ada", "AccountId": .string(acme)])
+        let bo = try await live.createOnServer("Contact", ["LastName": "Bo", "AccountId": .string(acme)])
+        _ = try await live.createOnServer("Contact", ["LastName": "Cy", "AccountId": .string(other)])
+        #expect(try await live.manager.reSync(name: "syncDownAccounts").status == .done)
+        let notAnId = await Self.refusalOfAccount(live, "Acme Inc")
+        #expect(notAnId?.contains("is not an account id") == true)
+        let states = try await live.manager.subscribe(name: "acme", account: acme)
+        #expect(states.map(\.name) == ["acme", "acme.contacts"] && states.map(\.soupName) == ["accounts", "contacts"])
+        for state in states {
+            #expect(try await live.manager.reSync(id: state.id).status == .done)
+            _ = try await live.manager.cleanResyncGhosts(id: state.id, justSynced: true)
+        }
+        #expect(Set(try live.local.documents("contacts").compactMap { $0["Id"]?.stringValue }) == [ada, bo])
+
+        try await LiveSync.nextSecond()
+        let dee = try await live.createOnServer("Contact", ["LastName": "Dee", "AccountId": .string(acme)])
+        try await live.client.update("Contact", id: bo, fields: ["AccountId": .string(other)])
+        #expect(try await live.manager.reSync(name: "acme.contacts").status == .done)
+        #expect(try await live.manager.cleanResyncGhosts(name: "acme.contacts") == 1, "Bo moved to another account")
+        #expect(Set(try live.local.documents("contacts").compactMap { $0["Id"]?.stringValue }) == [ada, dee])
+
+        // Unsubscribed: both syncs go; the account stays, the config's accounts sync holds it.
+        #expect(try await live.manager.unsubscribe(name: "acme") == SubscriptionRelease.Outcome(removed: 2, waiting: 0, kept: 1))
+        #expect(try SyncsSoup(store: live.local.store).subscriptions().isEmpty)
+        #expect(try live.local.documents("contacts").isEmpty)
+        #expect(try live.local.documents("accounts").compactMap { $0["Id"]?.stringValue }.sorted() == [acme, other].sorted())
+    }
+
+    static func refusalOfAccount(_ live: LiveSync, _ account: String) async -> String? {
+        do {
+            _ = try await live.manager.subscribe(name: "acme", account: account)
+            return nil
+        } catch {
+            return "\(error)"
+        }
+    }
 }

@@ -63,34 +63,44 @@ extension SyncManager {
     /// runs and that the same command finishes.
     public func unsubscribe(name: String) async throws -> SubscriptionRelease.Outcome {
         try checkAcceptingSyncs()
-        guard let found = try syncs.state(name: name) else { throw MobileSyncError.unknownSync(name) }
-        guard found.subscription != nil else {
-            throw MobileSyncError.invalidSubscription(name: name, reason: "it is a sync of usersyncs.json, not a subscription; remove it from the config instead")
+        let family = try syncs.subscriptions().filter { $0.subscription?.name == name }
+        guard !family.isEmpty else {
+            if try syncs.state(name: name) != nil {
+                throw MobileSyncError.invalidSubscription(
+                    name: name, reason: "it is a sync of usersyncs.json, not a subscription; remove it from the config instead")
+            }
+            throw MobileSyncError.unknownSync(name)
         }
         let members = try SyncMembers(store: store)
         try await holdStoreLock()
         defer { releaseStoreLock() }
-        guard var state = try syncs.state(id: found.id) else { throw MobileSyncError.unknownSync(name) }
-        if state.subscription?.state != .removing {
-            state.subscription?.state = .removing
-            try syncs.save(state)
+        // Every sync of the subscription (an account's two) is marked before any record goes.
+        var marked: [SyncState] = []
+        for found in family {
+            guard var state = try syncs.state(id: found.id) else { continue }
+            if state.subscription?.state != .removing {
+                state.subscription?.state = .removing
+                try syncs.save(state)
+            }
+            marked.append(state)
         }
         var outcome = SubscriptionRelease.Outcome()
-        let soups = Self.filledSoups(of: state)
-        for soup in soups {
-            let held = try store.read { try members.ids(syncId: state.id, soup: soup, in: $0) }
-            for chunk in held.chunked(into: Self.releasedPerTransaction) {
-                outcome =
-                    outcome
-                    + (try store.write { transaction in
-                        let release = SubscriptionRelease(
-                            soupName: soup, idFieldName: Self.idFieldName(of: state), configHolders: try syncs.configHolders(of: soup, in: transaction),
-                            members: members)
-                        return try release.release(Array(chunk), from: state.id, in: transaction)
-                    })
+        for state in marked {
+            for soup in Self.filledSoups(of: state) {
+                let held = try store.read { try members.ids(syncId: state.id, soup: soup, in: $0) }
+                for chunk in held.chunked(into: Self.releasedPerTransaction) {
+                    outcome =
+                        outcome
+                        + (try store.write { transaction in
+                            let release = SubscriptionRelease(
+                                soupName: soup, idFieldName: Self.idFieldName(of: state),
+                                configHolders: try syncs.configHolders(of: soup, in: transaction), members: members)
+                            return try release.release(Array(chunk), from: state.id, in: transaction)
+                        })
+                }
             }
+            try store.write { transaction in try transaction.delete([state.id], from: SyncState.soupName) }
         }
-        try store.write { transaction in try transaction.delete([state.id], from: SyncState.soupName) }
         return outcome
     }
 
@@ -98,7 +108,7 @@ extension SyncManager {
     /// kill loses at most one chunk's work, which the command then does again.
     static let releasedPerTransaction = 5_000
 
-    private static func checkedName(_ name: String) throws(MobileSyncError) -> String {
+    static func checkedName(_ name: String) throws(MobileSyncError) -> String {
         let trimmed = name.trimmingCharacters(in: .whitespaces)
         guard !trimmed.isEmpty, trimmed == name, !name.contains(where: \.isNewline) else {
             throw .invalidSubscription(name: name, reason: "a name needs at least one character and no spaces around it")
