@@ -69,9 +69,9 @@ man: build
 DIST_BUILD := .build-dist
 ## ICU's data goes in without what forceterm never reads (vendor/icu-data/drop.txt): 7.7 MB instead of 34.
 dist: deps
-	icu_data=$$(vendor/icu-data/build.sh $(DIST_BUILD)/icu-data) && FORCETERM_ICU_DATA="$$icu_data" \
-	  $(SWIFT) build -c release --static-swift-stdlib --scratch-path $(DIST_BUILD) --product forceterm-multicall $(BUILD_FLAGS)
-	$(SWIFT) build -c release --scratch-path $(DIST_BUILD) --product generate-manual $(BUILD_FLAGS)
+	icu_data=$$(vendor/icu-data/build.sh $(DIST_BUILD)/icu-data) && export FORCETERM_ICU_DATA="$$icu_data" && \
+	  $(SWIFT) build -c release --static-swift-stdlib --scratch-path $(DIST_BUILD) --product forceterm-multicall $(BUILD_FLAGS) && \
+	  $(SWIFT) build -c release --scratch-path $(DIST_BUILD) --product generate-manual $(BUILD_FLAGS)
 	scripts/dist.sh $(DIST_BUILD)/release $(VERSION) dist
 
 ## test-dist: make dist, then install the .deb into a clean Debian root (debootstrap; no Swift there)
