@@ -136,6 +136,11 @@ struct LiveSubscribeTests {
         #expect(try await live.manager.cleanResyncGhosts(name: "acme.contacts") == 1, "Bo moved to another account")
         #expect(Set(try live.local.documents("contacts").compactMap { $0["Id"]?.stringValue }) == [ada, dee])
 
+        // Another account under the same name: the same two syncs, to run whole next time.
+        let moved = try await live.manager.subscribe(name: "acme", account: other)
+        #expect(moved.map(\.id) == states.map(\.id) && moved.allSatisfy { $0.status == .new && $0.maxTimeStamp == -1 })
+        #expect(moved.allSatisfy { $0.subscription?.selection == .account(other) && $0.subscription?.state == .pending })
+
         // Unsubscribed: both syncs go; the account stays, the config's accounts sync holds it.
         #expect(try await live.manager.unsubscribe(name: "acme") == SubscriptionRelease.Outcome(removed: 2, waiting: 0, kept: 1))
         #expect(try SyncsSoup(store: live.local.store).subscriptions().isEmpty)

@@ -48,20 +48,14 @@ extension SyncManager {
                     state.subscription = Subscription(name: name, selection: .account(account))
                     return try syncs.create(state, in: transaction)
                 }
-                guard var subscription = state.subscription, subscription.name == name, case .account = subscription.selection,
+                guard let subscription = state.subscription, subscription.name == name, case .account = subscription.selection,
                     subscription.state != .removing
                 else {
                     throw MobileSyncError.invalidSubscription(
                         name: name, reason: "\(part.syncName) is already a subscription of another kind; unsubscribe it first, or choose another name")
                 }
                 if state.target == target { return state }
-                subscription.selection = .account(account)
-                subscription.state = .pending
-                state.subscription = subscription
-                state.target = target
-                state.maxTimeStamp = -1
-                state.idsComparedAt = 0
-                state.transition(to: .new, now: Self.now())
+                state.reselect(.account(account), target: target, now: Self.now())
                 try syncs.save(state, in: transaction)
                 return state
             }

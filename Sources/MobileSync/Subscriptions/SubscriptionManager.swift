@@ -45,13 +45,8 @@ extension SyncManager {
             // The old records stay until the new set is known (its first run's ghost check
             // lets go of those outside it): nothing is removed before the new condition is fetched.
             subscription.previousCondition = subscription.state == .complete ? previous : subscription.previousCondition
-            subscription.selection = .condition(condition.text)
-            subscription.state = .pending
             state.subscription = subscription
-            state.target = target
-            state.maxTimeStamp = -1
-            state.idsComparedAt = 0
-            state.transition(to: .new, now: Self.now())
+            state.reselect(.condition(condition.text), target: target, now: Self.now())
             try syncs.save(state, in: transaction)
             return state
         }
@@ -138,5 +133,18 @@ extension SyncManager {
     static func idFieldName(of state: SyncState) -> String {
         guard case let .down(target) = state.target else { return SyncDownTarget.defaultIdFieldName }
         return target.idFieldName
+    }
+}
+
+extension SyncState {
+    /// Points a subscription at another selection: its next run fetches the new set whole, and the
+    /// ghost check after that run lets go of what the old one held outside it.
+    mutating func reselect(_ selection: Subscription.Selection, target: SyncTarget, now: Int64) {
+        subscription?.selection = selection
+        subscription?.state = .pending
+        self.target = target
+        maxTimeStamp = -1
+        idsComparedAt = 0
+        transition(to: .new, now: now)
     }
 }
