@@ -103,6 +103,15 @@ struct SubscriptionCommandTests {
         #expect(text.hasPrefix("NAME  SOUP      STATE     HELD  LAST SYNC"), "\(text)")
         #expect(text.contains("bern  contacts  complete  2") && text.hasSuffix("MailingCity = 'Bern'\n"), "\(text)")
 
+        // The TUI gives the subscribed contacts their tab, though the config syncs no contacts down.
+        let session = try TmuxSession(
+            command: [Forceterm.executable.path, "--store", user.storePath, "--config", config], width: 120, height: 30,
+            environment: user.environment.compactMapValues { $0 })
+        defer { session.kill() }
+        try session.waitFor("Contacts (4)")
+        try session.send("q")
+        #expect(ProcessWatch.waitUntilGone(argument: user.storePath), "forceterm quits on q")
+
         // Unsubscribing the account removes what nothing else holds: the contacts but Bern's; the
         // account itself is the config's.
         let gone = try user.forceterm(["unsubscribe", "acme"])

@@ -44,7 +44,7 @@ public struct RecordCatalog {
                 scratch = directory
             }
         }
-        kinds = RecordKind.tabs(for: configuration.syncs, soups: Set(try store.soupNames()))
+        kinds = RecordKind.tabs(for: configuration.syncs.withSubscriptions(in: store), soups: Set(try store.soupNames()))
         let descriptions = ObjectDescriptions(store: store, soupBySObject: ObjectDescriptions.soups(in: configuration.syncs))
         schema = RecordSchema(kinds: kinds, syncedFields: try SyncedFields(usersyncsJSON: configuration.syncsJSON), descriptions: descriptions)
     }

@@ -34,7 +34,7 @@ public enum TUILauncher {
             listener?.stop()
             sync?.close()
         }
-        let kinds = RecordKind.tabs(for: config.syncs, soups: Set(try store.soupNames()))
+        let kinds = RecordKind.tabs(for: config.syncs.withSubscriptions(in: store), soups: Set(try store.soupNames()))
         let descriptions = ObjectDescriptions(store: store, soupBySObject: ObjectDescriptions.soups(in: config.syncs))
         var model = try AppModel(
             store: store, syncedFields: fields, kinds: kinds, sync: sync, offline: options.offline,
