@@ -75,6 +75,34 @@ struct SDKConfigTests {
     }
 
     @Test(
+        "The SDK's Swift template with a subscription added: its syncs run as before into a soup without a __sync_id__ index, the subscription runs beside them, and unsubscribing keeps what the template's sync holds",
+        .enabled(if: RealSalesforce.isAvailable, "needs ../shared/real-salesforce"))
+    func sdkConfigWithASubscription() throws {
+        let user = try SyncCommandTests.SignedIn(accounts: Self.seededAccounts, contacts: Self.seededContacts)
+        defer { user.remove() }
+        let config = RealSalesforce.mobileSyncConfig("templates-MobileSyncExplorerSwift").path
+        #expect(try user.forceterm(["sync", "--config", config]).exitCode == 0)
+        // The template keeps no describe (it has no metadata sync): offline, nothing checks the fields.
+        let queued = try user.forceterm(["subscribe", "slice", "--soup", "contacts", "--where", "LastName != null", "--no-wait", "--config", config])
+        #expect(queued.exitCode == 1 && queued.standardError.contains("subscribe while online"), "\(queued)")
+        let made = try user.forceterm(["subscribe", "slice", "--soup", "contacts", "--where", "LastName != null", "--config", config])
+        #expect(made.exitCode == 0 && made.standardOutput.hasPrefix("slice: \(Self.seededContacts) records of contacts held"), "\(made)")
+        for _ in 0..<2 {
+            let sync = try user.forceterm(["sync", "--config", config])
+            #expect(sync.exitCode == 0 && sync.standardOutput.contains("removed 0 deleted on the server"), "\(sync)")
+            let (status, json) = try user.json(["status"])
+            let syncs = json["syncs"]?.arrayValue ?? []
+            #expect(syncs.compactMap { $0["name"]?.stringValue }.sorted() == ["slice", "syncDownContacts", "syncUpContacts"], "\(status)")
+            #expect(syncs.allSatisfy { $0["status"] == "DONE" }, "\(status)")
+            #expect(try user.documents("contacts").count == Self.seededContacts)
+        }
+        let removed = try user.forceterm(["unsubscribe", "slice"])
+        #expect(removed.standardOutput == "slice: 0 records removed from contacts, \(Self.seededContacts) kept (other syncs hold them)\n", "\(removed)")
+        #expect(try user.forceterm(["sync", "--config", config]).exitCode == 0)
+        #expect(try user.documents("contacts").count == Self.seededContacts)
+    }
+
+    @Test(
         "The SDK test apps' files: every sync of a supported target with the org's fields is DONE; the IdX tree sync down fails alone, named",
         .enabled(if: RealSalesforce.isAvailable, "needs ../shared/real-salesforce"),
         arguments: [

@@ -71,4 +71,12 @@ public struct DescribedFields: Sendable, Equatable {
         }
         return nil
     }
+
+    /// The stored describe of `sobjectType`, else one asked of the org now (a config without a
+    /// metadata sync, as most of the Mobile SDK's are); nil when neither has one (offline, say).
+    static func storedOrAsked(_ sobjectType: String, store: SmartStore, syncs: SyncsSoup, remote: any SyncRemote) async throws -> DescribedFields? {
+        if let stored = try stored(sobjectType, store: store, syncs: syncs) { return stored }
+        guard let answer = try? await remote.resource("sobjects/\(sobjectType)/describe", query: []) else { return nil }
+        return DescribedFields(describe: answer)
+    }
 }

@@ -3,8 +3,8 @@ import SOQLSyntax
 
 /// A subscription's `--where`, checked offline before anything is stored: one SOQL condition,
 /// over fields the soup's sync down already asks for, that the user may read and Salesforce lets
-/// a WHERE filter on. The describe is the one a metadata sync stored, so the answer is the
-/// signed-in user's (a field their profile hides is not in it).
+/// a WHERE filter on. The describe is the one a metadata sync stored, or else the org's answer
+/// now; either is the signed-in user's (a field their profile hides is not in it).
 public struct SubscriptionCondition: Sendable, Equatable {
     public var text: String
     /// Whether the set it selects changes only when one of its records is saved: it names only
@@ -13,7 +13,7 @@ public struct SubscriptionCondition: Sendable, Equatable {
     public var isSelfContained: Bool
 
     /// Checks `text` as a condition on `object` for the subscription `name`. `allowed` is what the
-    /// soup's sync down asks for (`SubscriptionFields.base`); `described` the stored describe.
+    /// soup's sync down asks for (`SubscriptionBase`); `described` the stored describe, or the org's.
     public static func validate(
         _ text: String, name: String, object: String, allowed: [String], described: DescribedFields?
     ) throws(MobileSyncError) -> SubscriptionCondition {
@@ -29,7 +29,9 @@ public struct SubscriptionCondition: Sendable, Equatable {
                     + "with parentheses around a mix of AND and OR")
         }
         guard let described else {
-            throw refuse("forceterm has no description of \(object) yet to check the fields against; run forceterm sync once (its metadata sync keeps one)")
+            throw refuse(
+                "forceterm has no description of \(object) to check the fields against: the config keeps none (a metadata sync does) "
+                    + "and the org could not be asked; subscribe while online, without --no-wait")
         }
         var selfContained = true
         var paths: [SOQLFieldPath] = []

@@ -21,7 +21,7 @@ extension SyncManager {
         }
         let base = try SubscriptionBase.of(
             soup: soup, name: name, syncs: states, recordType: try recordType(in: soup), describedObjects: Self.describedObjects(in: states))
-        let described = try DescribedFields.stored(base.sobjectType, store: store, syncs: syncs)
+        let described = try await DescribedFields.storedOrAsked(base.sobjectType, store: store, syncs: syncs, remote: remote)
         let condition = try SubscriptionCondition.validate(
             text, name: name, object: base.sobjectType, allowed: base.filterableFields(described: described), described: described)
         _ = try SyncMembers(store: store)

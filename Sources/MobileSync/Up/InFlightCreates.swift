@@ -149,9 +149,7 @@ struct InFlightCreates: Sendable {
     /// The object's fields as the org describes them to this user: the stored describe, else one
     /// asked for now (a rare path: only after a lost answer). Nil when the org answers none.
     private func describe(_ sobjectType: String) async throws -> DescribedFields? {
-        if let stored = try DescribedFields.stored(sobjectType, store: store, syncs: syncs) { return stored }
-        guard let answer = try? await remote.resource("sobjects/\(sobjectType)/describe", query: []) else { return nil }
-        return DescribedFields(describe: answer)
+        try await DescribedFields.storedOrAsked(sobjectType, store: store, syncs: syncs, remote: remote)
     }
 
     /// One lost create found on the server as `serverId`: adopted.
