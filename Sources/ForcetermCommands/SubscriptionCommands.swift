@@ -16,8 +16,9 @@ struct SubscribeCommand: ParsableCommand {
         discussion: """
             The condition is one SOQL condition over the fields the soup's sync already fetches, \
             for example --where "MailingCity = 'Zürich'". It is checked against the object's \
-            description kept by the last forceterm sync (a field your profile hides, or a long \
-            text area, is refused) before anything is stored. The subscription is then fetched \
+            description kept by the last forceterm sync, or the org's for a config that keeps \
+            none (a field your profile hides, or a long text area, is refused) before anything \
+            is stored. The subscription is then fetched \
             (--no-wait only stores it) and every forceterm sync, s in the TUI and automatic sync \
             runs it with the config's syncs. Subscribing again with the same name changes its \
             condition; records it no longer selects leave once the new set is known.
@@ -33,7 +34,8 @@ struct SubscribeCommand: ParsableCommand {
     @Option(help: ArgumentHelp("The soup whose object the condition selects (contacts, accounts).", valueName: "soup")) var soup: String?
     @Option(name: .customLong("where"), help: ArgumentHelp("One SOQL condition, as after WHERE.", valueName: "condition")) var condition: String?
     @Option(help: ArgumentHelp("One account to carry offline with its contacts, by its id.", valueName: "id")) var account: String?
-    @Flag(help: "Only store the subscription; the next sync fetches its records. Works offline and signed out.") var noWait = false
+    @Flag(help: "Only store the subscription; the next sync fetches its records. Works offline once a metadata sync has kept the object's description.")
+    var noWait = false
     @OptionGroup var storeOptions: StoreOptions
     @OptionGroup var globalOptions: GlobalStoreOptions
     @OptionGroup var configOptions: ConfigOptions
