@@ -101,13 +101,8 @@ public struct GhostCleaner: Sendable {
 
     /// Gives records this sync no longer holds to the subscription that still does, by id.
     private func hand(_ records: [String: Int64], in transaction: StoreTransaction) throws {
-        guard !records.isEmpty else { return }
-        for var record in try transaction.entries(whereIndexed: idFieldName, isOneOf: Array(records.keys), in: soupName) {
-            guard let entryId = record.soupEntryId, let id = record[idFieldName]?.stringValue, let holder = records[id],
-                record[LocalField.syncId]?.int64Value == syncId
-            else { continue }
-            record[LocalField.syncId] = .int(holder)
-            _ = try transaction.update(record, id: entryId, in: soupName)
+        _ = try reassign(Array(records.keys), in: transaction) { record, id in
+            record[LocalField.syncId]?.int64Value == syncId ? records[id] : nil
         }
     }
 
@@ -120,17 +115,25 @@ public struct GhostCleaner: Sendable {
     public func claim(_ remoteIds: Set<String>, configHolders: Set<Int64>, in transaction: StoreTransaction) throws -> Int {
         guard let members = try SyncMembers.existing(in: transaction) else { return 0 }
         let held = try members.heldIds(soup: soupName, in: transaction).intersection(remoteIds)
-        var claimed = 0
-        for chunk in held.sorted().chunked(into: 500) {
+        return try reassign(held.sorted(), in: transaction) { record, _ in
+            if let owner = record[LocalField.syncId]?.int64Value, owner == syncId || configHolders.contains(owner) { return nil }
+            return syncId
+        }
+    }
+
+    /// Sets the `__sync_id__` of these records to what `owner` says (nil: left as it is), 500 ids
+    /// a query. Returns how many changed.
+    private func reassign(_ ids: [String], in transaction: StoreTransaction, owner: (JSONObject, String) -> Int64?) throws -> Int {
+        var changed = 0
+        for chunk in ids.chunked(into: 500) {
             for var record in try transaction.entries(whereIndexed: idFieldName, isOneOf: Array(chunk), in: soupName) {
-                guard let entryId = record.soupEntryId else { continue }
-                if let owner = record[LocalField.syncId]?.int64Value, owner == syncId || configHolders.contains(owner) { continue }
-                record[LocalField.syncId] = .int(syncId)
+                guard let entryId = record.soupEntryId, let id = record[idFieldName]?.stringValue, let holder = owner(record, id) else { continue }
+                record[LocalField.syncId] = .int(holder)
                 _ = try transaction.update(record, id: entryId, in: soupName)
-                claimed += 1
+                changed += 1
             }
         }
-        return claimed
+        return changed
     }
 
     /// Every row of a Smart SQL query, read 5,000 at a time.

@@ -76,12 +76,6 @@ public struct SubscriptionSummary: Sendable, Equatable {
     public static func waiting(in store: SmartStore) throws -> [String: Int] {
         guard try store.read({ try SyncMembers.existing(in: $0) }) != nil else { return [:] }
         let members = try SyncMembers(store: store)
-        return try store.read { transaction in
-            var counts: [String: Int] = [:]
-            for soup in try members.soupsWithLeavingRecords(in: transaction) {
-                counts[soup] = try members.ids(syncId: SyncMembers.leaving, soup: soup, in: transaction).count
-            }
-            return counts
-        }
+        return try store.read { try members.leavingCounts(in: $0) }
     }
 }

@@ -79,13 +79,19 @@ public struct SyncMembers: Sendable {
         return count
     }
 
+    /// How many records of each soup wait to leave, from one read of the leaving rows.
+    public func leavingCounts(in transaction: StoreTransaction) throws -> [String: Int] {
+        var counts: [String: Int] = [:]
+        for row in try rows(syncId: Self.leaving, in: transaction) {
+            guard let soup = row[Self.recordPath]?.stringValue?.split(separator: "/", maxSplits: 1).first else { continue }
+            counts[String(soup), default: 0] += 1
+        }
+        return counts
+    }
+
     /// The soups with records waiting to leave.
     public func soupsWithLeavingRecords(in transaction: StoreTransaction) throws -> [String] {
-        Set(
-            try rows(syncId: Self.leaving, in: transaction).compactMap { row in
-                row[Self.recordPath]?.stringValue?.split(separator: "/", maxSplits: 1).first.map(String.init)
-            }
-        ).sorted()
+        try leavingCounts(in: transaction).keys.sorted()
     }
 
     /// For each of these records of `soup`, the syncs with a row for it (`leaving` included).
