@@ -89,3 +89,20 @@ extension CanvasTests {
         #expect(row.count == 30, "every column still has one character")
     }
 }
+
+/// The subscription prompt wraps a long condition instead of scrolling it sideways.
+@Suite("The subscription prompt's rows")
+struct SubscriptionPromptRowsTests {
+    @Test("Rows of at most the width, a wide character never split, the cursor on its row and column")
+    func rows() {
+        let plain = SubscriptionPromptView.rows("abcdefg", cursor: 7, width: 3)
+        #expect(plain.rows == ["abc", "def", "g"] && plain.row == 2 && plain.column == 1)
+        let full = SubscriptionPromptView.rows("abcdef", cursor: 6, width: 3)
+        #expect(full.rows == ["abc", "def", ""] && full.row == 2 && full.column == 0, "the cursor after a full row starts the next")
+        let inside = SubscriptionPromptView.rows("abcdef", cursor: 4, width: 3)
+        #expect(inside.row == 1 && inside.column == 1)
+        let wide = SubscriptionPromptView.rows("a東京", cursor: 2, width: 4)
+        #expect(wide.rows == ["a東", "京"] && wide.row == 1 && wide.column == 0)
+        #expect(SubscriptionPromptView.rows("", cursor: 0, width: 5).rows == [""])
+    }
+}

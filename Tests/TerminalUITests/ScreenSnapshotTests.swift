@@ -71,15 +71,15 @@ struct ScreenSnapshotTests {
     @Test("Help that does not fit (demo notes above the keys) scrolls with j/k down to the last key")
     func helpScrolls() throws {
         let fixture = try ScreenFixture(size: Self.large)
-        fixture.app.helpNotes = HelpOverlay.Notes(title: "Demo org", lines: (1...12).map { "note line \($0)" })
+        fixture.app.helpNotes = HelpOverlay.Notes(title: "Demo org", lines: (1...10).map { "note line \($0)" })
         let first = try fixture.press(text: "?").text
-        #expect(first.contains("note line 12") && first.contains("j/↓ more keys"), "\(first)")
+        #expect(first.contains("note line 10") && first.contains("j/↓ more keys"), "\(first)")
         // Sections flow from column to column, so every browsing key shows at once...
         #expect(first.contains("quit (asks if a sync is running)"), "\(first)")
         #expect(!first.contains("decide later"))
         // ...and the last ones (the conflict and duplicate dialogs') come into view with j.
         var text = first
-        for _ in 0..<60 where !text.contains("k/↑ back to the top") {
+        for _ in 0..<120 where !text.contains("k/↑ back to the top") {
             text = try fixture.press([.character("j")]).text
         }
         #expect(text.contains("decide later") && text.contains("k/↑ back to the top"), "the last keys are reachable: \(text)")

@@ -60,6 +60,10 @@ public enum AppCommand: Sendable, Hashable {
     case cursorLeft, cursorRight, cursorHome, cursorEnd, deleteBackward, deleteForward
     /// Empties the focused field or the Inspector's prompt.
     case clearLine
+    /// A subscription from the list's search (`a`), and an account offline or back (`b`).
+    case subscribe, toggleOffline
+    /// The subscription prompt: the next step (Enter), or back (Esc).
+    case submitPrompt, cancelPrompt
 }
 
 /// What to do with a create the org did not take as it was.
@@ -89,9 +93,11 @@ public enum AppMode: String, Sendable, Hashable, CaseIterable {
     case inspecting
     /// Typing a Smart SQL query at the Inspector's prompt.
     case typingQuery
+    /// Typing a subscription's condition or name (`a`).
+    case typingSubscription
 
     /// Whether typed characters go into a text field in this mode.
-    public var takesText: Bool { self == .searching || self == .editing || self == .typingQuery || self == .pickingLookup }
+    public var takesText: Bool { self == .searching || self == .editing || self == .typingQuery || self == .pickingLookup || self == .typingSubscription }
 }
 
 /// A short message over the status line.

@@ -78,6 +78,8 @@ public struct AppModel: Sendable {
     /// they last looked for a missing session.
     var automaticSyncStamp: SmartStore.ChangeStamp?
     var lastSessionCheck = Date.distantPast
+    /// Subscriptions asked while a sync ran, made once it ends (`makeQueuedSubscriptionChanges`).
+    var queuedSubscriptionChanges: [SubscriptionChange] = []
     /// Text for the terminal's clipboard, waiting for the TUI to send it (`takeClipboardText`).
     public internal(set) var clipboardText: String?
     /// The field each soup's list shows in its second column, when the user chose one
@@ -167,6 +169,7 @@ public struct AppModel: Sendable {
             case .searching: try typeSearch(character)
             case .form: try typeIntoForm(character)
             case .typingQuery: inspector.type(character)
+            case let .subscribing(prompt): typeIntoSubscription(prompt, character)
             default: break
             }
         } catch {
@@ -181,6 +184,7 @@ public struct AppModel: Sendable {
         case nil: try browse(command)
         case .searching: try searching(command)
         case .typingQuery: typingQuery(command)
+        case let .subscribing(prompt): typingSubscription(prompt, command)
         case let .help(scroll): help(command, scroll: scroll)
         case let .question(question): try answer(question, command)
         case let .form(session): try editing(session, command)
@@ -222,6 +226,8 @@ public struct AppModel: Sendable {
         case .delete: if let record { try delete(record) }
         case .revert: if let record { try revert(record) }
         case .quit: shouldQuit = true
+        case let .unsubscribe(name):
+            if let refusal = change(.remove(name: name)) { toast = Toast(refusal, isError: true) }
         }
     }
 

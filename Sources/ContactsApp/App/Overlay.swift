@@ -16,6 +16,8 @@ public enum Overlay: Sendable {
     case decision(CreateDecisionDialog)
     /// The Inspector's prompt has the keys.
     case typingQuery
+    /// The subscription prompt (`a`): a condition, then a name.
+    case subscribing(SubscriptionPrompt)
 
     /// The keymap's context for this overlay.
     var mode: AppMode {
@@ -27,6 +29,7 @@ public enum Overlay: Sendable {
         case .conflict: .resolvingConflict
         case .decision: .decidingCreate
         case .typingQuery: .typingQuery
+        case .subscribing: .typingSubscription
         }
     }
 }
@@ -41,6 +44,8 @@ public struct Question: Sendable, Equatable {
         case revert
         /// Quitting while a sync runs.
         case quit
+        /// Removing the subscription of that name (`d` on Syncs, `b` on an offline account).
+        case unsubscribe(name: String)
     }
 
     public let subject: Subject
@@ -56,7 +61,7 @@ public struct Question: Sendable, Equatable {
 
     var mode: AppMode {
         switch subject {
-        case .delete: .confirmingDelete
+        case .delete, .unsubscribe: .confirmingDelete
         case .revert: .confirmingRevert
         case .quit: .confirmingQuit
         }

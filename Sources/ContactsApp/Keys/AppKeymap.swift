@@ -7,7 +7,7 @@ public enum AppKeymap {
     /// Modes where tab, sync and quit keys work: the record tabs and Syncs, and the Inspector.
     public static let tabs: Set<AppMode> = [.browsing, .inspecting]
     /// Modes with a line of text and a cursor: the edit form's fields and the Inspector's prompt.
-    public static let textLines: Set<AppMode> = [.editing, .typingQuery]
+    public static let textLines: Set<AppMode> = [.editing, .typingQuery, .typingSubscription]
     /// Moving keys also scroll the `?` screen when it does not fit.
     public static let moving: Set<AppMode> = tabs.union([.help])
 
@@ -28,12 +28,14 @@ public enum AppKeymap {
             Binding([.character("/")], .startSearch, in: [.browsing], help: "search as you type"),
             Binding([.character("n")], .newRecord, in: [.browsing], help: "new record (in an account's detail: new contact there)"),
             Binding([.character("e")], .editRecord, in: [.browsing], help: "edit the selected record"),
-            Binding([.character("d")], .deleteRecord, in: [.browsing], help: "delete (asks y/n); stays visible, marked -"),
+            Binding([.character("d")], .deleteRecord, in: [.browsing], help: "delete (asks y/n), marked -; Syncs: unsubscribe"),
             Binding([.character("u")], .undeleteRecord, in: [.browsing], help: "undelete a locally deleted record"),
             Binding([.character("r")], .revertRecord, in: [.browsing], help: "revert my changes (asks y/n)"),
             Binding([.character("f")], .nextFilter, in: [.browsing], help: "only changed / errors / conflicts"),
             Binding([.character("o")], .nextSort, in: [.browsing], help: "sort: last name, first name, account, last modified"),
             Binding([.character("s")], .sync, in: tabs, help: "sync: up, then down"),
+            Binding([.character("a")], .subscribe, in: [.browsing], help: "subscribe to what the search finds"),
+            Binding([.character("b")], .toggleOffline, in: [.browsing], help: "take an account offline, or back"),
             Binding([.character("c")], .resolveConflict, in: [.browsing], help: "resolve the selected conflict, duplicate or create in doubt"),
             Binding([.character("y")], .copyValue, in: [.browsing], help: "copy the email (else phone) to the clipboard (OSC 52)"),
             Binding([.character("Y")], .copyRecord, in: [.browsing], help: "copy the whole record as text"),
@@ -46,6 +48,10 @@ public enum AppKeymap {
             Binding([.enter], .runQuery, in: [.typingQuery], help: "run the query"),
             Binding([.escape, .control("c")], .stopEditingQuery, in: [.typingQuery], help: "stop typing; keep the results"),
             Binding([.backspace], .deleteBackward, in: [.typingQuery], help: "delete before the cursor"),
+            // The subscription prompt (a).
+            Binding([.enter], .submitPrompt, in: [.typingSubscription], help: "the condition, then the name: store and fetch"),
+            Binding([.escape, .control("c")], .cancelPrompt, in: [.typingSubscription], help: "back to the condition; close"),
+            Binding([.backspace], .deleteBackward, in: [.typingSubscription], help: "delete before the cursor"),
             // Search box.
             Binding([.enter], .keepSearch, in: [.searching], help: "keep the filter"),
             Binding([.escape, .control("c")], .clearSearch, in: [.searching], help: "clear the filter"),
@@ -104,6 +110,7 @@ public enum AppKeymap {
         ("new", .newRecord), ("edit", .editRecord), ("delete", .deleteRecord), ("undelete", .undeleteRecord),
         ("revert", .revertRecord), ("filter", .nextFilter), ("sort", .nextSort), ("sync", .sync), ("resolve", .resolveConflict),
         ("copy", .copyValue), ("copy-record", .copyRecord), ("help", .toggleHelp), ("quit", .quit), ("save", .save),
+        ("subscribe", .subscribe), ("offline", .toggleOffline),
     ]
 
     /// The table with the user's keys for some commands (config.toml's [keys]): each named

@@ -18,6 +18,19 @@ public struct SignedInSession: Sendable {
     /// Connections to the org at most over HTTP/1.1 (over HTTP/2 one carries every request).
     static let connectionsOverHTTP1 = 8
 
+    /// A session over a client signed in already (`load` reads the saved one); tests and the
+    /// engine's own tools use it as it is.
+    public init(
+        client: ForceClient, storePath: String, organizationId: String = "", loginURL: String = "",
+        pagesInFlight: Int = UserSettings.defaultPagesInFlight
+    ) {
+        self.client = client
+        self.storePath = storePath
+        self.organizationId = organizationId
+        self.loginURL = loginURL
+        self.pagesInFlight = pagesInFlight
+    }
+
     /// The session saved in `credentialStore` (by default the user's own, from `forceterm login`).
     /// `passcode` unlocks a locked store's sealed tokens (the TUI gives one that never asks);
     /// `knownKey`, a store's key already in hand, is used when that store is the session's;

@@ -32,6 +32,13 @@ public struct StoreSyncService: SyncService {
     /// The signed-in user's REST transport, kept between syncs (a connection still open).
     let transports = KeptTransport()
 
+    public init(store: SmartStore, entries: [SyncsConfig.Entry], sessions: SessionSource, unsupported: [SyncsConfig.Unsupported] = []) {
+        self.store = store
+        self.entries = entries
+        self.sessions = sessions
+        self.unsupported = unsupported
+    }
+
     public var sessionState: SessionState {
         switch sessions {
         case .fixed: .signedIn

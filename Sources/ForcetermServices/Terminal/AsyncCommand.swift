@@ -28,6 +28,24 @@ public enum AsyncCommand {
         return try result.get()
     }
 
+    /// The same without touching SIGINT, for a caller that owns the terminal (the TUI, whose raw
+    /// mode turns Ctrl-C into a key): a short store write that needs the sync manager's actor.
+    public static func wait<Value: Sendable>(for body: @escaping @Sendable () async throws -> Value) throws -> Value {
+        let outcome = Outcome<Value>()
+        let finished = DispatchSemaphore(value: 0)
+        Task {
+            do {
+                outcome.result = .success(try await body())
+            } catch {
+                outcome.result = .failure(error)
+            }
+            finished.signal()
+        }
+        finished.wait()
+        guard let result = outcome.result else { throw CancellationError() }
+        return try result.get()
+    }
+
     /// The task's result, handed from the task to the waiting thread (the semaphore orders the accesses).
     private final class Outcome<Value>: @unchecked Sendable {
         public var result: Result<Value, any Error>?

@@ -83,6 +83,8 @@ public enum ContactsScreen {
             drawConflictDialog(model, in: &canvas, within: body, theme: theme)
         case .decidingCreate:
             drawCreateDecision(model, in: &canvas, within: body, theme: theme)
+        case .typingSubscription:
+            if case let .subscribing(prompt) = model.overlay { SubscriptionPromptView.draw(prompt, in: &canvas, within: body, theme: theme) }
         case .help:
             HelpOverlay.draw(
                 in: &canvas, within: body, sections: helpSections(model, theme: theme),

@@ -16,16 +16,18 @@ enum SyncsView {
             let hint =
                 model.sync == nil
                 ? "No syncs yet. Sign in with forceterm login; \(model.messages.key(.sync)) then runs the syncs of usersyncs.json."
-                : "No syncs yet: \(model.messages.key(.sync)) runs the syncs of usersyncs.json."
+                : "No syncs yet: \(model.messages.key(.sync)) runs the syncs of usersyncs.json, \(model.messages.key(.subscribe)) subscribes to more."
             DetailWidget.draw(in: &canvas, body, title: "Syncs", lines: [.text(hint, role: .hint)], theme: theme)
             return
         }
-        let headers = ["Sync", "Dir", "Status", "Progress", "Total", "Last run"]
+        // The subscriptions' own column, only once there is one: what each holds and how it stands.
+        let subscribed = syncs.syncs.contains { $0.subscription != nil }
+        let headers = ["Sync", "Dir", "Status", "Progress", "Total", "Last run"] + (subscribed ? ["Subscription"] : [])
         let rows = syncs.syncs.map { state in
             [
                 state.name ?? "#\(state.id)", SyncText.kind(state), state.status.rawValue, "\(state.progress)%", SyncText.totals(state),
                 SyncText.time(state.endTime > 0 ? state.endTime : state.startTime, timeZone: model.timeZone),
-            ]
+            ] + (subscribed ? [subscriptionCell(syncs, state)] : [])
         }
         let styles: [StyleRole] = syncs.syncs.map { state in
             switch state.status {
@@ -66,6 +68,7 @@ enum SyncsView {
             lines.append(.field(label: "High-water", value: state.maxTimeStamp > 0 ? SyncText.time(state.maxTimeStamp, timeZone: model.timeZone) : "none: the next run fetches everything"))
         }
         lines.append(.field(label: "Merge mode", value: state.options.mergeMode.rawValue))
+        lines += subscriptionLines(model, state)
         if state.error.isEmpty {
             lines.append(.field(label: "Last error", value: "none"))
         } else {
@@ -74,6 +77,36 @@ enum SyncsView {
         DetailWidget.draw(
             in: &canvas, Rect(x: body.x, y: detailTop, width: body.width, height: max(body.maxY - detailTop, 0)),
             title: state.name ?? "#\(state.id)", lines: lines, theme: theme)
+    }
+
+    /// "complete, 12 held" for a subscription's row; empty for a sync of the config.
+    static func subscriptionCell(_ syncs: SyncsViewModel, _ state: SyncState) -> String {
+        guard let subscription = state.subscription else { return "" }
+        let held = syncs.subscription(of: state).map { ", \($0.held) held" } ?? ""
+        return subscription.state.rawValue + held
+    }
+
+    /// The selected subscription in full: what it selects, what it holds, what waits to leave,
+    /// and the keys that change it.
+    static func subscriptionLines(_ model: AppModel, _ state: SyncState) -> [DetailLine] {
+        guard let subscription = state.subscription else { return [] }
+        let selects =
+            switch subscription.selection {
+            case let .condition(text): text
+            case let .account(id): state.soupName == model.accounts?.kind.soupName ? "the account \(id)" : "the contacts of the account \(id)"
+            }
+        var lines: [DetailLine] = [
+            .field(label: "Subscription", value: "\(subscription.name), \(subscription.state.rawValue)"),
+            .field(label: "Selects", value: selects),
+        ]
+        if let held = model.syncs.subscription(of: state)?.held {
+            lines.append(.field(label: "Holds", value: "\(held) record\(held == 1 ? "" : "s") of \(state.soupName)"))
+        }
+        if let leaving = model.syncs.leaving[state.soupName], leaving > 0 {
+            lines.append(.field(label: "Leaving", value: "\(leaving) record\(leaving == 1 ? "" : "s") once \(leaving == 1 ? "its change is" : "their changes are") sent"))
+        }
+        lines.append(.text("\(model.messages.key(.deleteRecord)) unsubscribes; \(model.messages.key(.subscribe)) subscribes to a list's search", role: .hint))
+        return lines
     }
 
     /// Below this many rows the outbox is one line, not a table.

@@ -34,6 +34,9 @@ extension AppKeymap {
                 lines: table.helpLines(for: .inspecting, ascii: ascii).filter { line in
                     !browsing.contains { $0.keys == line.keys } && !numbered.contains(line.help)
                 } + typingQuery.filter { !isShared($0) }),
+            HelpOverlay.Section(
+                title: "Subscription prompt (a)",
+                lines: table.helpLines(for: .typingSubscription, ascii: ascii).filter { line in !editing.contains { $0 == line } }),
             HelpOverlay.Section(title: "Typing (form, SQL prompt)", lines: editing.filter(isShared)),
             HelpOverlay.Section(title: "Questions", lines: table.helpLines(for: .confirmingDelete, ascii: ascii)),
             HelpOverlay.Section(title: "Conflict (c)", lines: table.helpLines(for: .resolvingConflict, ascii: ascii)),

@@ -28,6 +28,8 @@ extension AppModel {
         case .undeleteRecord: try undeleteSelected()
         case .revertRecord: askToRevert()
         case .resolveConflict: openConflict()
+        case .subscribe: startSubscribing()
+        case .toggleOffline: toggleOffline()
         case .nextSort:
             let next = list.repository.sort.next(for: list.kind)
             let accountsSoup = accounts?.kind.soupName

@@ -1,3 +1,4 @@
+import MobileSync
 import Synchronization
 
 /// How far a running sync is.
@@ -130,33 +131,6 @@ public enum Connection: Sendable, Equatable {
 /// longer accepts.
 public enum SessionState: Sendable, Equatable {
     case signedIn, signedOut, expired
-}
-
-/// The sync the `s` key runs: sync up, then sync down, reporting progress. forceterm's store sync
-/// service implements it over MobileSync; a thrown error's description is shown to the user as
-/// "Sync failed: <reason>".
-public protocol SyncService: Sendable {
-    func syncUpThenDown(progress: @escaping @Sendable (SyncProgress) -> Void) async throws -> SyncSummary
-    /// The same, bringing down only what `scope` says (a service that cannot narrow runs everything).
-    func syncUpThenDown(_ scope: SyncScope, progress: @escaping @Sendable (SyncProgress) -> Void) async throws -> SyncSummary
-    /// The session as it stands now (the service reads the saved credentials again before each
-    /// sync, so a sign-in made elsewhere counts).
-    var sessionState: SessionState { get }
-    /// Whether the org's host can be reached now (a connection, no request): asked while
-    /// offline, so the link's return starts a sync at once.
-    func linkIsUp() async -> Bool
-    /// Lets go of what the service keeps between syncs (a connection to the org), before the
-    /// process exits.
-    func close()
-}
-
-extension SyncService {
-    public func syncUpThenDown(_ scope: SyncScope, progress: @escaping @Sendable (SyncProgress) -> Void) async throws -> SyncSummary {
-        try await syncUpThenDown(progress: progress)
-    }
-    public var sessionState: SessionState { .signedIn }
-    public func linkIsUp() async -> Bool { true }
-    public func close() {}
 }
 
 /// Runs one sync at a time in the background and lets the event loop read its state on each tick,
@@ -343,6 +317,19 @@ public final class SyncController: Sendable {
     public func close() {
         guard !isRunning else { return }
         service.close()
+    }
+
+    /// Stores a subscription through the service; refused while a sync of this process runs,
+    /// whose end the caller waits for (it holds the sync lock).
+    public func subscribe(_ request: SubscriptionRequest) throws -> [String] {
+        guard !isRunning else { throw SyncFailure(reason: "a sync is running") }
+        return try service.subscribe(request)
+    }
+
+    /// Removes a subscription through the service, under the same rule.
+    public func unsubscribe(name: String) throws -> SubscriptionRelease.Outcome {
+        guard !isRunning else { throw SyncFailure(reason: "a sync is running") }
+        return try service.unsubscribe(name: name)
     }
 
     /// The finished result, once: the state goes back to idle.

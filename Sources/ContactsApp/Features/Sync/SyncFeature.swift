@@ -37,7 +37,7 @@ extension AppModel {
     /// or a sync ended.
     @discardableResult
     public mutating func tick() -> Bool {
-        if sync?.isRunning == true { syncs.refresh() }
+        if sync?.isRunning == true { syncs.refresh(counting: false) }
         guard let result = sync?.takeFinished() else {
             let refreshed = noticeOtherWriters()
             return driveAutomaticSync() || refreshed
@@ -62,7 +62,10 @@ extension AppModel {
         }
         // "A sync is running, quit anyway?" has its answer once the sync has ended: the user asked
         // to quit, so it quits, and the sync's outcome is said on the terminal after.
-        if case let .question(question) = overlay, question.subject == .quit {
+        let quitting = if case let .question(question) = overlay, question.subject == .quit { true } else { false }
+        // A subscription asked meanwhile is stored even then; its fetch waits for the next start.
+        makeQueuedSubscriptionChanges(fetching: !quitting)
+        if quitting {
             overlay = nil
             shouldQuit = true
             farewell = toast?.message

@@ -6,6 +6,8 @@ extension AppModel {
         case .moveDown: syncs.move(by: 1)
         case .moveToTop, .pageUp: syncs.move(by: -syncs.syncs.count)
         case .moveToBottom, .pageDown: syncs.move(by: syncs.syncs.count)
+        case .subscribe: startSubscribing()
+        case .deleteRecord: askToUnsubscribe()
         default: try common(command)
         }
     }

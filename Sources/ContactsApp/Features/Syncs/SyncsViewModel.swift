@@ -14,6 +14,10 @@ public struct SyncsViewModel: Sendable {
     /// The first unsent changes, oldest first, and how many there are in all.
     public private(set) var outbox: [OutboxEntry] = []
     public private(set) var outboxTotal = 0
+    /// The subscriptions (one per sync: an account's are two) and the records of each soup that
+    /// wait to send a change before they leave.
+    public private(set) var subscriptions: [SubscriptionSummary] = []
+    public private(set) var leaving: [String: Int] = [:]
     /// Rows of the outbox read at most: the tab shows a screenful, `forceterm status` lists all.
     static let outboxRows = 100
 
@@ -22,6 +26,12 @@ public struct SyncsViewModel: Sendable {
     }
 
     public var selected: SyncState? { syncs.indices.contains(selectedIndex) ? syncs[selectedIndex] : nil }
+
+    /// The summary of `state`'s subscription, when it is one.
+    public func subscription(of state: SyncState) -> SubscriptionSummary? {
+        guard let name = state.subscription?.name else { return nil }
+        return subscriptions.first { $0.name == name && $0.soupName == state.soupName }
+    }
 
     /// When the last run of the named syncs completed (epoch ms), if one ever did: from
     /// `SyncRunLog`, else (a store synced elsewhere) the newest end of a DONE sync.
@@ -35,9 +45,12 @@ public struct SyncsViewModel: Sendable {
 
     private var lastCompletedRun: Int64?
 
-    public mutating func refresh() {
+    /// `counting` false leaves the subscriptions' counts as they were: a running sync reads the
+    /// states on every tick, and the counts join the soups.
+    public mutating func refresh(counting: Bool = true) {
         do {
             syncs = try store.hasSoup(SyncState.soupName) ? SyncsSoup(store: store).all() : []
+            if counting { (subscriptions, leaving) = (try SubscriptionSummary.all(in: store), try SubscriptionSummary.waiting(in: store)) }
             lastCompletedRun = try SyncRunLog.lastCompleted(in: store)
             loadError = nil
         } catch {
