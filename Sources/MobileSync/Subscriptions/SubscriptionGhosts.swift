@@ -22,7 +22,10 @@ extension SyncManager {
         }
         let arrived = try await task.fetchArrivals(remote.subtracting(held).sorted(), of: target, state: sync)
         let left = GhostCleaner.ghosts(localIds: local, remoteIds: remote)
-        try massDeletionGuard.check(deleting: left.count, of: try store.count(.all(soup)), soup: soup, force: force)
+        // A condition the user changed lets go of the old set's records outside the new one: that
+        // is what they asked for, not the server losing records, which the guard is for.
+        try massDeletionGuard.check(
+            deleting: left.count, of: try store.count(.all(soup)), soup: soup, force: force || sync.subscription?.previousCondition != nil)
         var outcome = SubscriptionRelease.Outcome()
         for chunk in left.chunked(into: Self.releasedPerTransaction) {
             outcome =

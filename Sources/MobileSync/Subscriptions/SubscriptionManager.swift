@@ -44,9 +44,12 @@ extension SyncManager {
             if previous == condition.text, state.target == target { return state }
             // The old records stay until the new set is known (its first run's ghost check
             // lets go of those outside it): nothing is removed before the new condition is fetched.
+            // The difference alone is fetched while the store holds exactly the old set, current
+            // to the high-water mark: complete, or changed again before the new one ever ran.
+            let exact = subscription.state == .complete || (subscription.previousCondition != nil && state.status == .new)
             subscription.previousCondition = subscription.state == .complete ? previous : subscription.previousCondition
             state.subscription = subscription
-            state.reselect(.condition(condition.text), target: target, now: Self.now())
+            state.reselect(.condition(condition.text), target: target, now: Self.now(), keepingHighWater: exact)
             try syncs.save(state, in: transaction)
             return state
         }
@@ -137,13 +140,15 @@ extension SyncManager {
 }
 
 extension SyncState {
-    /// Points a subscription at another selection: its next run fetches the new set whole, and the
-    /// ghost check after that run lets go of what the old one held outside it.
-    mutating func reselect(_ selection: Subscription.Selection, target: SyncTarget, now: Int64) {
+    /// Points a subscription at another selection. Its next run fetches the new set whole, or,
+    /// `keepingHighWater` (the store holds the old set, current to that mark), only what changed
+    /// since; the ghost check after it fetches the new set's other records by id (the
+    /// difference, as arrivals) and lets go of what the old set held outside the new one.
+    mutating func reselect(_ selection: Subscription.Selection, target: SyncTarget, now: Int64, keepingHighWater: Bool = false) {
         subscription?.selection = selection
         subscription?.state = .pending
         self.target = target
-        maxTimeStamp = -1
+        if !keepingHighWater { maxTimeStamp = -1 }
         idsComparedAt = 0
         transition(to: .new, now: now)
     }
