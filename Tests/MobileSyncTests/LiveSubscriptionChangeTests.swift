@@ -23,7 +23,9 @@ struct LiveSubscriptionChangeTests {
         return (received, await live.manager.lastArrivals[state.id] ?? 0, removed)
     }
 
-    @Test("Widening fetches only the records the old condition left out; narrowing fetches nothing and lets the rest go, past the mass-deletion guard; a change before the last one ran still fetches only the difference")
+    @Test(
+        "Widening fetches only the records the old condition left out; narrowing fetches nothing and lets the rest go, past the mass-deletion guard; a change before the last one ran still fetches only the difference"
+    )
     func difference() async throws {
         let live = try await LiveSync()
         defer { live.remove() }
