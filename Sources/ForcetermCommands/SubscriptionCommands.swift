@@ -21,7 +21,8 @@ struct SubscribeCommand: ParsableCommand {
             is stored. The subscription is then fetched \
             (--no-wait only stores it) and every forceterm sync, s in the TUI and automatic sync \
             runs it with the config's syncs. Subscribing again with the same name changes its \
-            condition; records it no longer selects leave once the new set is known.
+            condition: only the records it newly selects are fetched, and those it no longer \
+            selects leave once the new set is known.
 
             --account ID takes one account and its contacts offline instead: two syncs, NAME and \
             NAME.contacts, so contacts created or moved under the account arrive at the next sync.
