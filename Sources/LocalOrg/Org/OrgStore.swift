@@ -38,9 +38,15 @@ public final class OrgStore: Sendable {
     private let created = Mutex<NewOrgAdministrator?>(nil)
     /// The change events' transaction key and last sequence number in the writer's open transaction.
     let changeTransaction = Mutex<(key: String, sequence: Int64)?>(nil)
+    /// The filter indexes already made or found (`indexFilteredColumns`), by name.
+    let decidedFilterIndexes = Mutex<Set<String>>([])
+    let filterIndexThreshold: Int64
 
-    public init(path: String, schema: OrgSchema, firstUsers: FirstUsers = .demo) throws {
+    /// `filterIndexMinimumRows`: how large a table must be before a query's filter gets an index
+    /// (`FilterIndexes`); tests lower it.
+    public init(path: String, schema: OrgSchema, firstUsers: FirstUsers = .demo, filterIndexMinimumRows: Int64 = OrgStore.filterIndexMinimumRows) throws {
         self.schema = schema
+        self.filterIndexThreshold = filterIndexMinimumRows
         var configuration = Configuration()
         configuration.busyMode = .timeout(10)
         configuration.prepareDatabase { db in

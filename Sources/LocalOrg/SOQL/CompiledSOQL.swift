@@ -37,6 +37,8 @@ struct CompiledSOQL: Sendable {
     var limit: Int?
     /// Set for GROUP BY / aggregate-function queries, which return AggregateResult rows from `idsSQL`.
     var aggregate: CompiledAggregate? = nil
+    /// Text columns its WHERE compares for equality, which a large table gets an index on.
+    var filteredColumns: [FilteredColumn] = []
 }
 
 /// What each column of an aggregate query's rows becomes in its AggregateResult record.

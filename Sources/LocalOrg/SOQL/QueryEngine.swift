@@ -49,6 +49,7 @@ public actor QueryEngine {
         } catch {
             throw APIError(status: 400, errorCode: error.errorCode, message: error.message(for: text))
         }
+        try await store.indexFilteredColumns(compiled.filteredColumns)
         if let aggregate = compiled.aggregate {
             let rows = try await store.rows(sql: compiled.idsSQL, arguments: compiled.idsArguments)
             let records = rows.map { Self.renderAggregate($0, aggregate) }

@@ -20,11 +20,13 @@ extension SOQLCompiler {
         case let .comparison(path, comparison, literal, offset):
             let (column, field, _) = try valueExpression(path, from: object)
             try refuseLongText(field, .filtering, offset: path.offset)
+            if comparison == .equal { noteFiltered(path, field, object: object, folded: Self.needsUnicodeFolding(literal)) }
             return try compileComparison(column: column, field: field, comparison: comparison, literal: literal, offset: offset)
         case let .inList(path, negated, literals, offset):
             let (rawColumn, field, _) = try valueExpression(path, from: object)
             try refuseLongText(field, .filtering, offset: path.offset)
             let folded = field.type.isText && literals.contains(where: Self.needsUnicodeFolding)
+            if !negated { noteFiltered(path, field, object: object, folded: folded) }
             let column = folded ? "\(OrgStore.foldFunction)(\(rawColumn))" : rawColumn
             var placeholders: [String] = []
             var includesNull = false
@@ -143,6 +145,13 @@ extension SOQLCompiler {
         case .notEqual: return "\(column) IS NULL OR \(left) <> \(right)"  // SOQL's != also matches nulls
         default: return "\(left) \(comparison.rawValue) \(right)"
         }
+    }
+
+    /// Notes a text field of `object` itself (not a parent's) compared for equality.
+    mutating func noteFiltered(_ path: SOQLFieldPath, _ field: FieldDefinition, object: ObjectDefinition, folded: Bool) {
+        guard path.components.count == 1, path.dateFunction == nil, field.type.isText else { return }
+        let column = FilteredColumn(table: object.tableName, column: field.columnName, folded: folded)
+        if !filteredColumns.contains(column) { filteredColumns.append(column) }
     }
 
     /// Whether a string literal has letters beyond ASCII, which SQLite's NOCASE and LIKE do not fold.

@@ -16,6 +16,8 @@ struct SOQLCompiler {
     var columns: [String] = []
     var arguments: [DatabaseValue] = []
     var joinArguments: [DatabaseValue] = []
+    /// Text columns the WHERE compares for equality, for the index advisor (`FilterIndexes`).
+    var filteredColumns: [FilteredColumn] = []
     /// True while compiling HAVING, the only place aggregate comparisons may appear.
     var compilingHaving = false
     /// GROUP BY fields by canonical key, so HAVING can compare them too.
@@ -148,7 +150,7 @@ struct SOQLCompiler {
             object: object, isCount: query.isCount, idsSQL: idsSQL, idsArguments: idsArguments,
             rowsSQLPrefix: "SELECT t.\"Id\", \(selected) \(from) WHERE t.\"Id\" IN (", root: root,
             selectedColumnsSQL: selected, fromSQL: from, fromArguments: joinArguments, whereSQL: whereSQL, whereArguments: whereArguments,
-            orderSQL: orderParts.joined(separator: ", "), limit: query.limit)
+            orderSQL: orderParts.joined(separator: ", "), limit: query.limit, filteredColumns: filteredColumns)
     }
 
     /// `WHERE` parts common to every query on `object`: the recycle bin and sharing, then the condition.
