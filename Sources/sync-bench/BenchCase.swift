@@ -24,6 +24,10 @@ struct BenchCase: AsyncParsableCommand {
         case downFullAgain = "down-full-again"
         /// Local creates and updates sent up (half each), after a sync down of the records to update.
         case up
+        /// `forceterm subscribe` of a slice of `n` contacts, its first sync and ghost check.
+        case sliceFirst = "slice-first"
+        /// The same subscription synced again, nothing changed, with its ghost check.
+        case sliceResync = "slice-resync"
     }
 
     @Argument var kind: Kind
@@ -57,6 +61,8 @@ struct BenchCase: AsyncParsableCommand {
         case .downResync: result = try await downResync(definitions, session)
         case .downFullAgain: result = try await downSync(definitions, session, name: "benchSyncDownFullAgain", expected: nil)
         case .up: result = try await up(definitions, session)
+        case .sliceFirst: result = try await slice(definitions, session, first: true)
+        case .sliceResync: result = try await slice(definitions, session, first: false)
         }
         result["peakRSSMB"] = .double(ProcessMeasurements.peakRSSMegabytes())
         // Connections closed and threads stopped before exit handlers run (see CurlTransport.shutdown).

@@ -27,12 +27,15 @@ struct BenchRun: AsyncParsableCommand {
     @Option(help: "Local changes for the single-record sync-up case (one request per record: slow at 50 ms).") var singleUpSize = 1_000
     @Option(help: "Milliseconds localorg adds to each request in the sync-up cases (--latency).") var latency = 50
     @Option(help: "Share of the largest org's contacts changed on the server before the incremental resync.") var changedShare = 0.01
+    @Option(help: "Contacts of the slice a subscription takes offline (the baseline org has only these).") var slice = 5_000
+    @Option(help: "Contacts of the large org the slice is taken from (0 skips the subscription cases).") var sliceOrg = 1_000_000
 
     func validate() throws {
         if downSizes.isEmpty || downSizes.contains(where: { $0 < 100 }) { throw ValidationError("--down-sizes must be at least 100 each.") }
         if upSizes.isEmpty || upSizes.contains(where: { $0 < 2 }) || singleUpSize < 2 { throw ValidationError("sync-up sizes must be at least 2.") }
         if !(0.0001...0.5).contains(changedShare) { throw ValidationError("--changed-share must be between 0.0001 and 0.5.") }
         if latency < 0 { throw ValidationError("--latency cannot be negative.") }
+        if slice < 100 || (sliceOrg != 0 && sliceOrg <= slice) { throw ValidationError("--slice must be at least 100 and --slice-org larger than it (or 0).") }
     }
 
     func run() async throws {
@@ -49,6 +52,7 @@ struct BenchRun: AsyncParsableCommand {
 
         try await downCases(directory: directory, table: &table)
         let rtt = try await upCases(directory: directory, table: &table)
+        let sliceLines = sliceOrg > 0 ? try await sliceCases(directory: directory, table: &table) : []
         table.print()
         let rss = table.peakRSS(of: "sync down (engine + store) vs raw query")
         if let small = rss.first, let large = rss.last, rss.count > 1 {
@@ -58,6 +62,7 @@ struct BenchRun: AsyncParsableCommand {
                     small.megabytes, small.n, large.megabytes, large.n, large.megabytes / small.megabytes, Double(large.n) / Double(small.n)))
         }
         print(String(format: "Sync-up RTT: median of 9 one-record queries against localorg --latency %d: %.1f ms.", latency, rtt * 1000))
+        for line in sliceLines { print(line) }
     }
 
     // MARK: Cases
@@ -191,7 +196,7 @@ struct BenchRun: AsyncParsableCommand {
     }
 
     /// Runs one case in a child process and returns its JSON line.
-    private func runCase(_ arguments: [String]) throws -> JSONObject {
+    func runCase(_ arguments: [String]) throws -> JSONObject {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0]).standardizedFileURL
         process.arguments = ["case"] + arguments
@@ -211,7 +216,7 @@ struct BenchRun: AsyncParsableCommand {
     }
 
     /// A new org directory with `contacts` contacts (and one account per 100).
-    private func seedOrg(directory: String, name: String, contacts: Int) throws -> String {
+    func seedOrg(directory: String, name: String, contacts: Int) throws -> String {
         let org = "\(directory)/\(name)"
         let process = Process()
         process.executableURL = LocalOrgProcess.binary("localorg")
