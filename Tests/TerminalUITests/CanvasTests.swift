@@ -104,5 +104,9 @@ struct SubscriptionPromptRowsTests {
         let wide = SubscriptionPromptView.rows("a東京", cursor: 2, width: 4)
         #expect(wide.rows == ["a東", "京"] && wide.row == 1 && wide.column == 0)
         #expect(SubscriptionPromptView.rows("", cursor: 0, width: 5).rows == [""])
+        let words = SubscriptionPromptView.rows("Title LIKE '%a%' OR x", cursor: 13, width: 12)
+        #expect(words.rows == ["Title LIKE ", "'%a%' OR x"] && words.row == 1 && words.column == 2, "cut at a space: \(words)")
+        let long = SubscriptionPromptView.rows("ab abcdefghij", cursor: 0, width: 5)
+        #expect(long.rows == ["ab ", "abcde", "fghij"] && long.row == 0 && long.column == 0)
     }
 }

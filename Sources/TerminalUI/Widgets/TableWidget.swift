@@ -32,10 +32,14 @@ public enum TableWidget {
             }.joined(separator: String(repeating: " ", count: gap))
         }
         canvas.draw(line(headers), x: rect.x + 1, y: rect.y, style: theme.style(.title), maxWidth: rect.width - 2)
-        for (offset, row) in rows.prefix(max(rect.height - 1, 0)).enumerated() {
+        // More rows than fit: scrolled just enough to show the selected one.
+        let visible = max(rect.height - 1, 0)
+        let first = selectedRow.map { min(max(0, $0 - visible + 1), max(rows.count - visible, 0)) } ?? 0
+        for (offset, row) in rows.dropFirst(first).prefix(visible).enumerated() {
             let y = rect.y + 1 + offset
-            let selected = offset == selectedRow
-            let role = selected ? StyleRole.selection : (offset < rowStyles.count ? rowStyles[offset] : .normal)
+            let index = first + offset
+            let selected = index == selectedRow
+            let role = selected ? StyleRole.selection : (index < rowStyles.count ? rowStyles[index] : .normal)
             if selected { canvas.fill(Rect(x: rect.x, y: y, width: rect.width, height: 1), style: theme.style(.selection)) }
             canvas.draw(line(row), x: rect.x + 1, y: y, style: theme.style(role), maxWidth: rect.width - 2)
         }
