@@ -6,6 +6,7 @@ import Foundation
 import MobileSync
 import SalesforceTime
 import SmartStore
+import TerminalUI
 
 /// `forceterm subscribe`: adds a named slice of a soup's object to what this laptop carries, beside
 /// the config's syncs, and fetches it (unless --no-wait). Checked offline before anything is stored.
@@ -66,8 +67,15 @@ struct SubscribeCommand: ParsableCommand {
             let remote: any SyncRemote =
                 if let session { TestCrashPoint.wrapping(ForceClientRemote(client: try StoreDevice.naming(session.client, store: store))) } else { OfflineRemote() }
             let manager = try SyncManager(store: store, remote: remote, lockTimeout: SyncManager.briefLockWait, pagesInFlight: session?.pagesInFlight ?? 1)
-            for notice in try SyncsSoup(store: store).apply(configuration.syncs).compactMap(\.notice) {
-                StandardStreams.writeError("forceterm: \(notice)\n")
+            // The config's syncs are written to the store as `sync` writes them only when asked for
+            // (--config) or for a store that has none yet: a store the TUI syncs with another
+            // config keeps its definitions, which the subscription's fields come from.
+            let syncs = try SyncsSoup(store: store)
+            let configSyncsStored = try syncs.all().contains { $0.subscription == nil }
+            if configOptions.directory != nil || !configSyncsStored {
+                for notice in try syncs.apply(configuration.syncs).compactMap(\.notice) {
+                    StandardStreams.writeError("forceterm: \(notice)\n")
+                }
             }
             TestCrashPoint.arm(store)
             let (name, soup, condition, account) = (self.name, self.soup ?? "", self.condition ?? "", self.account)
@@ -222,9 +230,11 @@ struct SubscriptionsCommand: ParsableCommand {
         }
         let header = ["NAME", "SOUP", "STATE", "HELD", "LAST SYNC", "SELECTS"]
         var lines: [String] = []
-        let widths = (0..<header.count).map { column in ([header] + rows).map { $0[column].count }.max() ?? 0 }
-        for row in [header] + rows {
-            lines.append(zip(row, widths).map { $0.padding(toLength: $1, withPad: " ", startingAt: 0) }.joined(separator: "  ").trimmingTrailingSpaces)
+        // Padded by display width: a name in CJK takes two columns a character.
+        let table = rows.isEmpty ? [] : [header] + rows
+        let widths = (0..<header.count).map { column in table.map { $0[column].displayWidth }.max() ?? 0 }
+        for row in table {
+            lines.append(zip(row, widths).map { $0 + String(repeating: " ", count: max($1 - $0.displayWidth, 0)) }.joined(separator: "  ").trimmingTrailingSpaces)
         }
         for summary in summaries where !summary.error.isEmpty { lines.append("\(summary.name): last run failed: \(summary.error)") }
         for (soup, count) in waiting.sorted(by: { $0.key < $1.key }) {
