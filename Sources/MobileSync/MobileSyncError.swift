@@ -22,6 +22,8 @@ public enum MobileSyncError: Error, Equatable, Sendable, CustomStringConvertible
     case cannotRevert(String)
     /// A subscription refused before anything was stored; the reason names what to change.
     case invalidSubscription(name: String, reason: String)
+    /// An unsubscribe refused before any record was let go.
+    case cannotUnsubscribe(name: String, reason: String)
 
     public var description: String {
         switch self {
@@ -59,6 +61,8 @@ public enum MobileSyncError: Error, Equatable, Sendable, CustomStringConvertible
             "cannot revert: \(message)"
         case let .invalidSubscription(name, reason):
             "cannot subscribe \(name): \(reason); nothing was stored"
+        case let .cannotUnsubscribe(name, reason):
+            "cannot unsubscribe \(name): \(reason); nothing was removed"
         }
     }
 }

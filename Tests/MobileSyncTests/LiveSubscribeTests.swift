@@ -48,7 +48,9 @@ struct LiveSubscribeTests {
             #expect(refused?.hasSuffix("nothing was stored") == true)
         }
         let configName = await Self.refusal(live, "syncDownContacts", "MailingCity = 'Zürich'")
-        #expect(configName?.contains("usersyncs.json has a sync of that name") == true)
+        #expect(configName?.contains("usersyncs.json has a sync named syncDownContacts, and the config's syncs cannot be changed") == true)
+        let caseOnly = await Self.refusal(live, "syncdowncontacts", "MailingCity = 'Zürich'")
+        #expect(caseOnly?.contains("usersyncs.json has a sync named syncDownContacts, which differs only in case") == true, "\(caseOnly ?? "accepted")")
         let unknownSoup = await Self.refusal(live, "slice", soup: "leads", "Status = 'Open'")
         #expect(unknownSoup?.contains("no sync of the config fetches or sends the soup leads") == true)
         #expect(try SyncsSoup(store: live.local.store).all().count == before)

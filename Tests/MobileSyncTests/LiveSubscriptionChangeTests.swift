@@ -78,4 +78,38 @@ struct LiveSubscriptionChangeTests {
         let whole = try await live.manager.subscribe(name: "cities", soup: "contacts", condition: "MailingCity = 'Oslo'")
         #expect(whole.maxTimeStamp == -1)
     }
+
+    @Test(
+        "A quiet resync of a condition on the records' own fields checks one count, not every id; a record deleted on the server changes the count, and then the ids are compared; a relative date is always compared by id"
+    )
+    func countShortcut() async throws {
+        let live = try await LiveSync()
+        defer { live.remove() }
+        try SyncsSoup(store: live.local.store).delete(name: "syncDownContacts")
+        #expect(try await live.manager.reSync(name: "syncDownContactMetadata").status == .done)
+        var bern: [String] = []
+        for name in ["Cy", "Dee", "Eve"] { bern.append(try await live.createOnServer("Contact", ["LastName": .string(name), "MailingCity": "Bern"])) }
+        let made = try await live.manager.subscribe(name: "bern", soup: "contacts", condition: "MailingCity = 'Bern'")
+        #expect(made.subscription?.countable == true)
+        _ = try await Self.run(live, "bern")
+        let compared = try #require(try SyncsSoup(store: live.local.store).state(name: "bern")).idsComparedAt
+        try await Task.sleep(for: .milliseconds(20))
+        let quiet = try await Self.run(live, "bern")
+        #expect(quiet.removed == 0 && quiet.arrived == 0)
+        #expect(try SyncsSoup(store: live.local.store).state(name: "bern")?.idsComparedAt == compared, "counted, not compared")
+
+        try await live.server.command(["delete", "Contact", bern[0]])
+        let deleted = try await Self.run(live, "bern")
+        #expect(deleted.removed == 1, "\(deleted)")
+        #expect(try Self.stored(live) == Set(bern.dropFirst()))
+        #expect(try #require(try SyncsSoup(store: live.local.store).state(name: "bern")).idsComparedAt > compared)
+
+        let recent = try await live.manager.subscribe(name: "recent", soup: "contacts", condition: "LastModifiedDate = LAST_N_DAYS:7")
+        #expect(recent.subscription?.countable == false)
+        _ = try await Self.run(live, "recent")
+        let first = try #require(try SyncsSoup(store: live.local.store).state(name: "recent")).idsComparedAt
+        try await Task.sleep(for: .milliseconds(20))
+        _ = try await Self.run(live, "recent")
+        #expect(try #require(try SyncsSoup(store: live.local.store).state(name: "recent")).idsComparedAt > first)
+    }
 }

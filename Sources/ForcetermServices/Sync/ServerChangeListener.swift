@@ -35,7 +35,9 @@ public final class ServerChangeListener: Sendable {
         self.service = service
         self.controller = controller
         self.holdSeconds = holdSeconds
-        let objects = Self.objects(in: service.entries)
+        // The subscriptions' objects too, as the store holds them when listening starts (one made
+        // later for an object no sync brings is heard after a restart, as its tab appears then).
+        let objects = Self.objects(in: service.entries + ((try? SyncsSoup(store: service.store).subscriptionEntries()) ?? []))
         self.objects = Dictionary(objects.map { (StreamingClient.changeEventChannel(forObject: $0), $0) }, uniquingKeysWith: { first, _ in first })
     }
 

@@ -301,7 +301,7 @@ public actor SyncManager {
         let check: @Sendable () async throws -> Void = { [weak self] in try await self?.checkStillAccepting() }
         let task = SyncDownTask(store: store, syncs: syncs, remote: remote, checkAccepting: check, report: { _ in })
         if sync.subscription != nil {
-            let (removed, arrived) = try await cleanSubscriptionGhosts(sync, target: target, task: task, force: force)
+            let (removed, arrived) = try await cleanSubscriptionGhosts(sync, target: target, task: task, force: force, justSynced: justSynced)
             lastArrivals[id] = arrived
             return removed
         }

@@ -142,9 +142,10 @@ public struct SoqlQuery: Sendable, Equatable {
 
     /// `SELECT COUNT()` over the same records, for a ghost check that costs one small answer
     /// instead of every id; nil for a capped or grouped query, whose count says nothing about
-    /// which records are in it, and for one with a WHERE, whose set can change with no record edited.
-    public func countOnly() -> SoqlQuery? {
-        guard !isCapped, clauses[.groupBy] == nil, clauses[.having] == nil, clauses[.where] == nil else { return nil }
+    /// which records are in it, and for one with a WHERE, whose set can change with no record edited,
+    /// unless `keepingWhere` (the caller knows the condition is on the records' own fields).
+    public func countOnly(keepingWhere: Bool = false) -> SoqlQuery? {
+        guard !isCapped, clauses[.groupBy] == nil, clauses[.having] == nil, keepingWhere || clauses[.where] == nil else { return nil }
         var clauses = self.clauses
         clauses[.select] = "COUNT()"
         clauses[.orderBy] = nil

@@ -20,10 +20,7 @@ extension SyncManager {
         }
         let states = try syncs.all()
         let names = [name, Self.contactsSyncName(of: name)]
-        for state in states where state.subscription == nil && names.contains(state.name ?? "") {
-            throw MobileSyncError.invalidSubscription(
-                name: name, reason: "usersyncs.json has a sync named \(state.name ?? name), and the config's syncs cannot be changed at run time; choose another name")
-        }
+        try Self.refuseConfigNames(names, of: name, in: states)
         let described = Self.describedObjects(in: states)
         let parts: [(syncName: String, object: String, condition: String)] = [
             (name, "Account", "Id = '\(account)'"), (Self.contactsSyncName(of: name), "Contact", "AccountId = '\(account)'"),
@@ -45,7 +42,8 @@ extension SyncManager {
                 let target = SyncTarget.down(part.target)
                 guard let id = try syncs.lookupId(name: part.syncName, in: transaction), var state = try syncs.state(id: id, in: transaction) else {
                     var state = SyncState(name: part.syncName, target: target, options: SyncOptions(mergeMode: part.mergeMode), soupName: part.soup)
-                    state.subscription = Subscription(name: name, selection: .account(account))
+                    // `Id = 'X'` and `AccountId = 'X'` are the records' own fields: counts can be trusted.
+                    state.subscription = Subscription(name: name, selection: .account(account), countable: true)
                     return try syncs.create(state, in: transaction)
                 }
                 guard let subscription = state.subscription, subscription.name == name, case .account = subscription.selection,
@@ -55,6 +53,7 @@ extension SyncManager {
                         name: name, reason: "\(part.syncName) is already a subscription of another kind; unsubscribe it first, or choose another name")
                 }
                 if state.target == target { return state }
+                state.subscription?.countable = true
                 state.reselect(.account(account), target: target, now: Self.now())
                 try syncs.save(state, in: transaction)
                 return state

@@ -32,12 +32,16 @@ public struct Subscription: Sendable, Equatable {
     public var state: State
     /// The condition before the user changed it, kept until the difference has been fetched.
     public var previousCondition: String?
+    /// The condition is self-contained (`SubscriptionCondition.isSelfContained`): right after a
+    /// complete run, equal counts on both sides say nothing left the set or joined it.
+    public var countable: Bool
 
-    public init(name: String, selection: Selection, state: State = .pending, previousCondition: String? = nil) {
+    public init(name: String, selection: Selection, state: State = .pending, previousCondition: String? = nil, countable: Bool = false) {
         self.name = name
         self.selection = selection
         self.state = state
         self.previousCondition = previousCondition
+        self.countable = countable
     }
 
     public var json: JSONValue {
@@ -47,6 +51,7 @@ public struct Subscription: Sendable, Equatable {
         case let .account(id): object["account"] = .string(id)
         }
         if let previousCondition { object["previousWhere"] = .string(previousCondition) }
+        if countable { object["countable"] = .bool(true) }
         return .object(object)
     }
 
@@ -67,6 +72,8 @@ public struct Subscription: Sendable, Equatable {
         guard let state = State(rawValue: rawState) else {
             throw .invalidConfig("the subscription \(name) has an unknown state \"\(rawState)\"; use one of \(State.allCases.map(\.rawValue).joined(separator: ", "))")
         }
-        self.init(name: name, selection: selection, state: state, previousCondition: try JSONFields.string(json["previousWhere"], key: "previousWhere"))
+        self.init(
+            name: name, selection: selection, state: state, previousCondition: try JSONFields.string(json["previousWhere"], key: "previousWhere"),
+            countable: json["countable"]?.boolValue ?? false)
     }
 }

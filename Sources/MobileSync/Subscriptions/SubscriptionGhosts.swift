@@ -9,9 +9,12 @@ extension SyncManager {
     /// set are released: removed unless something else holds them or they have unsent changes.
     /// A subscription whose sync is DONE is complete after it. Returns what was removed and what
     /// arrived.
-    func cleanSubscriptionGhosts(_ sync: SyncState, target: SyncDownTarget, task: SyncDownTask, force: Bool) async throws -> (removed: Int, arrived: Int) {
+    func cleanSubscriptionGhosts(
+        _ sync: SyncState, target: SyncDownTarget, task: SyncDownTask, force: Bool, justSynced: Bool
+    ) async throws -> (removed: Int, arrived: Int) {
         let members = try SyncMembers(store: store)
         let soup = sync.soupName
+        if justSynced, try await countsAgree(sync, target: target, members: members) { return (0, 0) }
         let cleaner = GhostCleaner(soupName: soup, idFieldName: target.idFieldName, syncId: sync.id)
         let local = try store.read { try members.ids(syncId: sync.id, soup: soup, in: $0) }
         let remote = try await task.remoteIds(target, state: sync, localIds: local)
@@ -46,5 +49,20 @@ extension SyncManager {
             try syncs.save(state)
         }
         return (outcome.removed, arrived)
+    }
+
+    /// Right after a complete run of a self-contained condition, whether the server's count of its
+    /// set is the count the store holds. Its set changes only with its own records, which that run
+    /// returned, or through sharing and deletes, which change the count; one record leaving as
+    /// another joins leaves it equal, and the id comparison every `idComparisonInterval` finds it.
+    private func countsAgree(_ sync: SyncState, target: SyncDownTarget, members: SyncMembers) async throws -> Bool {
+        guard let subscription = sync.subscription, subscription.countable, subscription.state == .complete,
+            subscription.previousCondition == nil, sync.status == .done,
+            sync.idsComparedAt + Int64(idComparisonInterval.components.seconds) * 1000 > Self.now(),
+            case let .soql(query, _) = target.kind, let count = SoqlQuery(query).countOnly(keepingWhere: true),
+            let server = try? await remote.query(count.text, batchSize: nil).totalSize
+        else { return false }
+        let held = try store.read { try members.heldCount(syncId: sync.id, soup: sync.soupName, idFieldName: target.idFieldName, in: $0) }
+        return held == server
     }
 }

@@ -11,19 +11,7 @@ extension SyncManager {
     /// offline first (`SubscriptionCondition`); the same name again changes its condition. The
     /// state is NEW: `reSync(name:)` (or the next sync run) fetches its records.
     public func subscribe(name: String, soup: String, condition text: String) async throws -> SyncState {
-        try checkAcceptingSyncs()
-        let name = try Self.checkedName(name)
-        let states = try syncs.all()
-        let existing = states.first { $0.name == name }
-        if let existing, existing.subscription == nil {
-            throw MobileSyncError.invalidSubscription(
-                name: name, reason: "usersyncs.json has a sync of that name, and the config's syncs cannot be changed at run time; choose another name")
-        }
-        let base = try SubscriptionBase.of(
-            soup: soup, name: name, syncs: states, recordType: try recordType(in: soup), describedObjects: Self.describedObjects(in: states))
-        let described = try await DescribedFields.storedOrAsked(base.sobjectType, store: store, syncs: syncs, remote: remote)
-        let condition = try SubscriptionCondition.validate(
-            text, name: name, object: base.sobjectType, allowed: base.filterableFields(described: described), described: described)
+        let (name, base, condition) = try await checkedSubscription(name: name, soup: soup, condition: text)
         _ = try SyncMembers(store: store)
         try await holdStoreLock()
         defer { releaseStoreLock() }
@@ -31,7 +19,7 @@ extension SyncManager {
             let target = SyncTarget.down(base.target(condition: condition.text))
             guard let id = try syncs.lookupId(name: name, in: transaction), var state = try syncs.state(id: id, in: transaction) else {
                 var state = SyncState(name: name, target: target, options: SyncOptions(mergeMode: base.mergeMode), soupName: soup)
-                state.subscription = Subscription(name: name, selection: .condition(condition.text))
+                state.subscription = Subscription(name: name, selection: .condition(condition.text), countable: condition.isSelfContained)
                 return try syncs.create(state, in: transaction)
             }
             guard var subscription = state.subscription, subscription.state != .removing else {
@@ -48,10 +36,44 @@ extension SyncManager {
             // to the high-water mark: complete, or changed again before the new one ever ran.
             let exact = subscription.state == .complete || (subscription.previousCondition != nil && state.status == .new)
             subscription.previousCondition = subscription.state == .complete ? previous : subscription.previousCondition
+            subscription.countable = condition.isSelfContained
             state.subscription = subscription
             state.reselect(.condition(condition.text), target: target, now: Self.now(), keepingHighWater: exact)
             try syncs.save(state, in: transaction)
             return state
+        }
+    }
+
+    /// The checks `subscribe` makes before it stores anything, alone, needing no lock: the TUI
+    /// asks them at once when a sync of its own holds the lock, so a refusal is said while the
+    /// prompt is still open.
+    public func checkSubscription(name: String, soup: String, condition text: String) async throws {
+        _ = try await checkedSubscription(name: name, soup: soup, condition: text)
+    }
+
+    private func checkedSubscription(name: String, soup: String, condition text: String) async throws -> (String, SubscriptionBase, SubscriptionCondition) {
+        try checkAcceptingSyncs()
+        let name = try Self.checkedName(name)
+        let states = try syncs.all()
+        try Self.refuseConfigNames([name], of: name, in: states)
+        let base = try SubscriptionBase.of(
+            soup: soup, name: name, syncs: states, recordType: try recordType(in: soup), describedObjects: Self.describedObjects(in: states))
+        let described = try await DescribedFields.storedOrAsked(base.sobjectType, store: store, syncs: syncs, remote: remote)
+        let condition = try SubscriptionCondition.validate(
+            text, name: name, object: base.sobjectType, allowed: base.filterableFields(described: described), described: described)
+        return (name, base, condition)
+    }
+
+    /// Refuses `names` (a subscription's syncs) when a sync of the config has one of them, or one
+    /// that differs only in case, which would read as the same sync on the Syncs tab.
+    static func refuseConfigNames(_ names: [String], of subscription: String, in states: [SyncState]) throws(MobileSyncError) {
+        for state in states where state.subscription == nil {
+            guard let taken = state.name, let name = names.first(where: { $0.lowercased() == taken.lowercased() }) else { continue }
+            throw .invalidSubscription(
+                name: subscription,
+                reason: taken == name
+                    ? "usersyncs.json has a sync named \(taken), and the config's syncs cannot be changed at run time; choose another name"
+                    : "usersyncs.json has a sync named \(taken), which differs only in case; choose another name")
         }
     }
 
@@ -64,10 +86,10 @@ extension SyncManager {
         let family = try syncs.subscriptions().filter { $0.subscription?.name == name }
         guard !family.isEmpty else {
             if try syncs.state(name: name) != nil {
-                throw MobileSyncError.invalidSubscription(
+                throw MobileSyncError.cannotUnsubscribe(
                     name: name, reason: "it is a sync of usersyncs.json, not a subscription; remove it from the config instead")
             }
-            throw MobileSyncError.unknownSync(name)
+            throw MobileSyncError.cannotUnsubscribe(name: name, reason: "there is no subscription of that name (forceterm subscriptions lists them)")
         }
         let members = try SyncMembers(store: store)
         try await holdStoreLock()
