@@ -80,6 +80,8 @@ public struct AppModel: Sendable {
     var lastSessionCheck = Date.distantPast
     /// Subscriptions asked while a sync ran, made once it ends (`makeQueuedSubscriptionChanges`).
     var queuedSubscriptionChanges: [SubscriptionChange] = []
+    /// Subscriptions the running sync fetches for the first time: its toast says what they hold.
+    var fetchedSubscriptions: [String] = []
     /// Text for the terminal's clipboard, waiting for the TUI to send it (`takeClipboardText`).
     public internal(set) var clipboardText: String?
     /// The field each soup's list shows in its second column, when the user chose one

@@ -35,7 +35,7 @@ public enum AppKeymap {
             Binding([.character("o")], .nextSort, in: [.browsing], help: "sort: last name, first name, account, last modified"),
             Binding([.character("s")], .sync, in: tabs, help: "sync: up, then down"),
             Binding([.character("a")], .subscribe, in: [.browsing], help: "subscribe to what the search finds"),
-            Binding([.character("b")], .toggleOffline, in: [.browsing], help: "take an account offline, or back"),
+            Binding([.character("b")], .toggleOffline, in: [.browsing], help: "take an account offline (again: stop)"),
             Binding([.character("c")], .resolveConflict, in: [.browsing], help: "resolve the selected conflict, duplicate or create in doubt"),
             Binding([.character("y")], .copyValue, in: [.browsing], help: "copy the email (else phone) to the clipboard (OSC 52)"),
             Binding([.character("Y")], .copyRecord, in: [.browsing], help: "copy the whole record as text"),

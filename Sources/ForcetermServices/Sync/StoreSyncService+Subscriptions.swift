@@ -6,10 +6,7 @@ import MobileSync
 /// follows a subscribe fetches its records with progress on the status line.
 extension StoreSyncService {
     public func subscribe(_ request: SubscriptionRequest) throws -> [String] {
-        // The org is asked only for an object whose description no sync has kept.
-        let remote: any SyncRemote =
-            if let session = try? session() { ForceClientRemote(client: try StoreDevice.naming(session.client, store: store)) } else { OfflineRemote() }
-        let manager = try SyncManager(store: store, remote: remote, lockTimeout: SyncManager.briefLockWait)
+        let manager = try subscriptionManager()
         let states = try AsyncCommand.wait {
             switch request {
             case let .condition(name, soup, condition): [try await manager.subscribe(name: name, soup: soup, condition: condition)]
@@ -17,6 +14,20 @@ extension StoreSyncService {
             }
         }
         return states.compactMap(\.name)
+    }
+
+    public func checkSubscription(_ request: SubscriptionRequest) throws {
+        guard case let .condition(name, soup, condition) = request else { return }
+        let manager = try subscriptionManager()
+        try AsyncCommand.wait { try await manager.checkSubscription(name: name, soup: soup, condition: condition) }
+    }
+
+    /// A manager for one subscription change. The org is asked only for an object whose
+    /// description no sync has kept.
+    private func subscriptionManager() throws -> SyncManager {
+        let remote: any SyncRemote =
+            if let session = try? session() { ForceClientRemote(client: try StoreDevice.naming(session.client, store: store)) } else { OfflineRemote() }
+        return try SyncManager(store: store, remote: remote, lockTimeout: SyncManager.briefLockWait)
     }
 
     public func unsubscribe(name: String) throws -> SubscriptionRelease.Outcome {

@@ -41,33 +41,43 @@ enum SubscriptionPromptView {
         let keys =
             naming
             ? "Enter subscribes and fetches · Esc back to the condition"
-            : "One SOQL condition over the fields the sync fetches · Enter next · Esc close"
+            : "Enter next · Esc close · SOQL, as after WHERE; LIKE matches as typed, accents count"
         canvas.draw(keys, x: box.x + 2, y: box.maxY - 2, style: theme.style(.hint), maxWidth: inner)
     }
 
-    /// `text` cut into rows of at most `width` columns (a wide character never split), with the
-    /// cursor's row and column; the cursor after a full row starts the next.
+    /// `text` cut into rows of at most `width` columns, at a space where one is (a word longer
+    /// than a row is cut, a wide character never split), with the cursor's row and column; the
+    /// cursor after a full row starts the next.
     static func rows(_ text: String, cursor: Int, width: Int) -> (rows: [String], row: Int, column: Int) {
-        var rows = [""]
+        let characters = Array(text)
+        func columns(_ range: Range<Int>) -> Int { characters[range].reduce(0) { $0 + DisplayWidth.of($1) } }
+        var starts = [0]
         var used = 0
-        var at = (row: 0, column: 0)
-        for (index, character) in text.enumerated() {
-            let cells = DisplayWidth.of(character)
-            if used + cells > width {
-                rows.append("")
-                used = 0
+        var afterSpace: Int?
+        var index = 0
+        while index < characters.count {
+            let cells = DisplayWidth.of(characters[index])
+            if used + cells > width, used > 0 {
+                let start = starts[starts.count - 1]
+                if characters[index] != " ", let breakAt = afterSpace, breakAt > start {
+                    starts.append(breakAt)
+                    used = columns(breakAt..<index)
+                } else {
+                    starts.append(index)
+                    used = 0
+                }
+                afterSpace = nil
+                continue
             }
-            if index == cursor { at = (rows.count - 1, used) }
-            rows[rows.count - 1].append(character)
             used += cells
+            if characters[index] == " " { afterSpace = index + 1 }
+            index += 1
         }
-        if cursor >= text.count {
-            if used >= width {
-                rows.append("")
-                used = 0
-            }
-            at = (rows.count - 1, used)
-        }
-        return (rows, at.row, at.column)
+        if cursor >= characters.count, used >= width, !characters.isEmpty { starts.append(characters.count) }
+        let bounds = zip(starts, starts.dropFirst() + [characters.count])
+        let rows = bounds.map { String(characters[$0..<$1]) }
+        let cursor = min(max(cursor, 0), characters.count)
+        let row = starts.lastIndex { $0 <= cursor } ?? 0
+        return (rows, row, columns(starts[row]..<cursor))
     }
 }

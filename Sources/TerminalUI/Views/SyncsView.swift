@@ -79,11 +79,12 @@ enum SyncsView {
             title: state.name ?? "#\(state.id)", lines: lines, theme: theme)
     }
 
-    /// "complete, 12 held" for a subscription's row; empty for a sync of the config.
+    /// "12 held" for a complete subscription's row, "12 held, pending" for another; empty for a
+    /// sync of the config.
     static func subscriptionCell(_ syncs: SyncsViewModel, _ state: SyncState) -> String {
         guard let subscription = state.subscription else { return "" }
-        let held = syncs.subscription(of: state).map { ", \($0.held) held" } ?? ""
-        return subscription.state.rawValue + held
+        let held = syncs.subscription(of: state).map { "\($0.held) held" } ?? "–"
+        return subscription.state == .complete ? held : "\(held), \(subscription.state.rawValue)"
     }
 
     /// The selected subscription in full: what it selects, what it holds, what waits to leave,
@@ -105,7 +106,8 @@ enum SyncsView {
         if let leaving = model.syncs.leaving[state.soupName], leaving > 0 {
             lines.append(.field(label: "Leaving", value: "\(leaving) record\(leaving == 1 ? "" : "s") once \(leaving == 1 ? "its change is" : "their changes are") sent"))
         }
-        lines.append(.text("\(model.messages.key(.deleteRecord)) unsubscribes; \(model.messages.key(.subscribe)) subscribes to a list's search", role: .hint))
+        lines.append(
+            .field(label: "Keys", value: "\(model.messages.key(.deleteRecord)) unsubscribes; \(model.messages.key(.subscribe)) subscribes to a list's search"))
         return lines
     }
 

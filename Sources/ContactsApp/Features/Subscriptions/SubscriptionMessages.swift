@@ -25,6 +25,29 @@ extension Messages {
             + " a record with an unsent change leaves once it is sent."
     }
 
+    /// Said before a subscription of that name is changed to another condition.
+    public func replacesSubscription(_ name: String, selects: Subscription.Selection?) -> String {
+        let what =
+            switch selects {
+            case let .condition(text)?: " (\(text))"
+            case let .account(id)?: " (the account \(id))"
+            case nil: ""
+            }
+        return "\(name) exists\(what): Enter again changes it to this condition, or give another name"
+    }
+
+    public func offlineTakenBack(_ name: String) -> String { "\(name): not taken offline after all" }
+
+    /// "zurich holds 13 records of contacts"; an account's: "acme holds 1 record of accounts and 7 of contacts".
+    public func holds(_ name: String, _ counts: [(held: Int, soup: String)]) -> String {
+        guard !counts.isEmpty else { return "\(name) holds nothing yet" }
+        let parts = counts.enumerated().map { index, count in
+            index == 0 ? "\(Self.plural(count.held, "record")) of \(count.soup)" : "\(count.held) of \(count.soup)"
+        }
+        let total = counts.reduce(0) { $0 + $1.held }
+        return "\(name) holds " + parts.joined(separator: " and ") + (total == 0 ? ": nothing on the server matches" : "")
+    }
+
     public func subscriptionQueued(_ change: SubscriptionChange) -> String {
         switch change {
         case .add: "\(change.name): stored once this sync ends, then fetched"

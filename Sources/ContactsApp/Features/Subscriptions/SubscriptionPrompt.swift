@@ -14,6 +14,8 @@ public struct SubscriptionPrompt: Sendable, Equatable {
     public internal(set) var name: TextInput
     /// Why the last Enter was refused (the service's words): the prompt stays open to fix it.
     public internal(set) var error: String?
+    /// The subscription of this name the user was told exists: Enter again changes its condition.
+    var replacing: String?
 
     init(soupName: String, plural: String, condition: String, name: String) {
         self.soupName = soupName

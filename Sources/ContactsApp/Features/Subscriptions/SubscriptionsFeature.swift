@@ -62,6 +62,11 @@ extension AppModel {
         case .condition where condition.isEmpty: prompt.error = messages.emptySubscriptionCondition
         case .condition: prompt.step = .name
         case .name where name.isEmpty: prompt.error = messages.emptySubscriptionName
+        case .name where prompt.replacing != name && syncs.subscriptions.contains(where: { $0.name == name }):
+            // The same name changes that subscription: said once, Enter again does it.
+            let selects = syncs.subscriptions.first { $0.name == name }.map(\.selection)
+            prompt.replacing = name
+            prompt.error = messages.replacesSubscription(name, selects: selects)
         case .name:
             guard let refusal = change(.add(.condition(name: name, soup: prompt.soupName, condition: condition))) else {
                 overlay = nil
@@ -98,6 +103,15 @@ extension AppModel {
             toast = Toast(messages.offlineNeedsServerAccount(title), isError: true)
             return
         }
+        // Asked twice while a sync runs: the second press takes the first back.
+        if let queued = queuedSubscriptionChanges.firstIndex(where: {
+            if case let .add(.account(_, queuedId)) = $0 { return queuedId == id }
+            return false
+        }) {
+            let name = queuedSubscriptionChanges.remove(at: queued).name
+            toast = Toast(messages.offlineTakenBack(name))
+            return
+        }
         if let held = syncs.subscriptions.first(where: { $0.selection == .account(id) }) {
             let family = syncs.subscriptions.filter { $0.name == held.name }
             overlay = .question(Question(subject: .unsubscribe(name: held.name), text: messages.unsubscribeQuestion(held.name, held: family)))
@@ -119,6 +133,14 @@ extension AppModel {
     mutating func change(_ change: SubscriptionChange, fetching: Bool = true) -> String? {
         guard let sync else { return messages.subscriptionsNeedSync }
         if sync.isRunning {
+            guard !queuedSubscriptionChanges.contains(change) else {
+                toast = Toast(messages.subscriptionQueued(change))
+                return nil
+            }
+            // Checked now, while the prompt is open, though stored only after the sync.
+            if case let .add(request) = change {
+                do { try sync.checkSubscription(request) } catch { return "\(error)" }
+            }
             queuedSubscriptionChanges.append(change)
             toast = Toast(messages.subscriptionQueued(change))
             return nil
@@ -130,6 +152,7 @@ extension AppModel {
                 syncs.refresh()
                 // Its records come with a sync like `s`, its progress on the status line.
                 let fetching = fetching && sync.checkSession() != .signedOut && sync.start()
+                if fetching { fetchedSubscriptions.append(request.name) }
                 toast = Toast(messages.subscribed(request.name, syncs: names.count, fetching: fetching))
             case let .remove(name):
                 let outcome = try sync.unsubscribe(name: name)
@@ -155,6 +178,16 @@ extension AppModel {
                 toast = Toast(said.message + " · " + now.message)
             }
         }
+    }
+
+    /// After the sync that fetched subscriptions: what each holds now, before what the sync says.
+    mutating func sayWhatSubscriptionsHold(_ result: Result<SyncSummary, SyncFailure>) {
+        defer { fetchedSubscriptions = [] }
+        guard case .success = result, !fetchedSubscriptions.isEmpty else { return }
+        let held = fetchedSubscriptions.map { name in
+            messages.holds(name, syncs.subscriptions.filter { $0.name == name }.map { ($0.held, $0.soupName) })
+        }
+        toast = Toast((held + [toast?.message].compactMap { $0 }).joined(separator: " · "), isError: toast?.isError ?? false)
     }
 
     private mutating func canChangeSubscriptions() -> Bool {

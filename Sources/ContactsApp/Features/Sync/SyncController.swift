@@ -326,6 +326,9 @@ public final class SyncController: Sendable {
         return try service.subscribe(request)
     }
 
+    /// Checks a subscription without storing it: allowed while a sync runs.
+    public func checkSubscription(_ request: SubscriptionRequest) throws { try service.checkSubscription(request) }
+
     /// Removes a subscription through the service, under the same rule.
     public func unsubscribe(name: String) throws -> SubscriptionRelease.Outcome {
         guard !isRunning else { throw SyncFailure(reason: "a sync is running") }

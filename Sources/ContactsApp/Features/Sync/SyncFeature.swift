@@ -60,6 +60,7 @@ extension AppModel {
             case let .failure(failure): toast = Toast(messages.syncFailed(failure.reason), isError: true)
             }
         }
+        sayWhatSubscriptionsHold(result)
         // "A sync is running, quit anyway?" has its answer once the sync has ended: the user asked
         // to quit, so it quits, and the sync's outcome is said on the terminal after.
         let quitting = if case let .question(question) = overlay, question.subject == .quit { true } else { false }

@@ -20,6 +20,8 @@ public protocol SyncService: Sendable {
     /// fetches its records. Returns the names of the syncs it stored; throws why it was refused.
     /// Called while no sync of this process runs (it writes under the sync lock).
     func subscribe(_ request: SubscriptionRequest) throws -> [String]
+    /// The checks `subscribe` makes, storing nothing and needing no lock: asked while a sync runs.
+    func checkSubscription(_ request: SubscriptionRequest) throws
     /// Removes a subscription and lets go of its records, as `forceterm unsubscribe` does.
     func unsubscribe(name: String) throws -> SubscriptionRelease.Outcome
 }
@@ -33,5 +35,6 @@ extension SyncService {
     public func close() {}
     public func subscribe(_ request: SubscriptionRequest) throws -> [String] { throw SyncFailure(reason: Self.keepsNoSubscriptions) }
     public func unsubscribe(name: String) throws -> SubscriptionRelease.Outcome { throw SyncFailure(reason: Self.keepsNoSubscriptions) }
+    public func checkSubscription(_ request: SubscriptionRequest) throws { throw SyncFailure(reason: Self.keepsNoSubscriptions) }
     static var keepsNoSubscriptions: String { "this sync keeps no subscriptions; use forceterm subscribe" }
 }
