@@ -62,11 +62,14 @@ struct SubscriptionTUITests {
         let running = try session.waitFor("Sync down")
         #expect(running.contains("marlow is subscribed; fetching"), "\(running)")
         try session.waitFor("2 found", timeout: 60)
+        let done = try session.waitFor("Sync complete!", timeout: 60)
+        #expect(done.contains("marlow holds 2 records of contacts"), "\(done)")
 
         try session.send("3")
         try session.send("G")
-        let syncs = try session.waitFor("2 records of contacts")
-        #expect(syncs.contains("2 held") && syncs.contains("marlow, complete") && syncs.contains("LastName LIKE '%marlow%'"), "\(syncs)")
+        // The detail's Selects line is the Syncs tab's alone (the toast says "2 records of contacts" too).
+        let syncs = try session.waitFor("Selects")
+        #expect(syncs.contains("2 held") && syncs.contains("marlow, complete") && syncs.contains("2 records of contacts") && syncs.contains("LastName LIKE '%marlow%'"), "\(syncs)")
         try session.send("d")
         try session.waitFor("Stop carrying marlow?")
         try session.send("y")
