@@ -51,8 +51,10 @@ struct LiveSubscriptionChangeTests {
 
         let widened = try await live.manager.subscribe(name: "cities", soup: "contacts", condition: "MailingCity = 'Bern' OR MailingCity = 'Zürich'")
         #expect(widened.maxTimeStamp == mark && widened.subscription?.previousCondition == "MailingCity = 'Bern'")
+        let comparedBefore = try #require(try SyncsSoup(store: live.local.store).state(name: "cities")).idsComparedAt
         let wider = try await Self.run(live, "cities")
-        #expect(wider.arrived == 2 && wider.removed == 0, "Zürich's two came by id: \(wider)")
+        #expect(wider.arrived == 2 && wider.removed == 0, "Zürich's two came with the difference's query: \(wider)")
+        #expect(try SyncsSoup(store: live.local.store).state(name: "cities")?.idsComparedAt == comparedBefore, "no id crossed for the whole set")
         #expect(wider.received <= 3, "the incremental run returns at most the mark's second again: \(wider)")
         #expect(try Self.stored(live) == Set(bern + zurich))
         let complete = try #require(try SyncsSoup(store: live.local.store).state(name: "cities"))
@@ -77,6 +79,28 @@ struct LiveSubscriptionChangeTests {
         try SyncsSoup(store: live.local.store).save(failed)
         let whole = try await live.manager.subscribe(name: "cities", soup: "contacts", condition: "MailingCity = 'Oslo'")
         #expect(whole.maxTimeStamp == -1)
+    }
+
+    @Test("A record of the old set that left it on the server after the mark shows in the count, and every id is compared: it goes too")
+    func differenceFallsBack() async throws {
+        let live = try await LiveSync()
+        defer { live.remove() }
+        try SyncsSoup(store: live.local.store).delete(name: "syncDownContacts")
+        #expect(try await live.manager.reSync(name: "syncDownContactMetadata").status == .done)
+        let ada = try await live.createOnServer("Contact", ["LastName": "Ada", "MailingCity": "Zürich"])
+        var bern: [String] = []
+        for name in ["Cy", "Dee"] { bern.append(try await live.createOnServer("Contact", ["LastName": .string(name), "MailingCity": "Bern"])) }
+        _ = try await live.manager.subscribe(name: "cities", soup: "contacts", condition: "MailingCity = 'Bern'")
+        _ = try await Self.run(live, "cities")
+        let compared = try #require(try SyncsSoup(store: live.local.store).state(name: "cities")).idsComparedAt
+        try await live.server.command(["delete", "Contact", bern[0]])
+        _ = try await live.manager.subscribe(name: "cities", soup: "contacts", condition: "MailingCity = 'Bern' OR MailingCity = 'Zürich'")
+        try await Task.sleep(for: .milliseconds(20))
+        let wider = try await Self.run(live, "cities")
+        #expect(wider.removed == 1, "\(wider)")
+        #expect(try Self.stored(live) == [ada, bern[1]])
+        let state = try #require(try SyncsSoup(store: live.local.store).state(name: "cities"))
+        #expect(state.idsComparedAt > compared && state.subscription?.state == .complete && state.subscription?.previousCondition == nil)
     }
 
     @Test(

@@ -249,7 +249,7 @@ struct SyncDownTask: Sendable {
     }
 
     /// A subscription holds what it fetches through member rows; a config sync through `__sync_id__`.
-    private func holding(of state: SyncState) throws -> DownloadedRecordWriter.Holding {
+    func holding(of state: SyncState) throws -> DownloadedRecordWriter.Holding {
         state.subscription == nil ? .claims : .member(try SyncMembers(store: store))
     }
 
@@ -275,38 +275,6 @@ struct SyncDownTask: Sendable {
         return target.fetch(in: context)
     }
 
-    /// Stores the records of `ids` that a SOQL target's set holds on the server but this store
-    /// does not (shared with the user since the last sync: a sharing change leaves their dates
-    /// as they were, so the incremental query never brings them). Returns how many were stored.
-    func fetchArrivals(_ ids: [String], of target: SyncDownTarget, state: SyncState) async throws -> Int {
-        guard case .soql = target.kind, !ids.isEmpty else { return 0 }
-        var query = SoqlQuery(target.rewrittenSoql ?? "")
-        let needed = [target.idFieldName, target.modificationDateFieldName]
-        if let object = query.objectName, let described = try DescribedFields.stored(object, store: store, syncs: syncs) {
-            query = query.droppingSelected(query.selectFields.filter { SoqlQuery.isFieldPath($0) && !needed.contains($0) && !described.isReadable($0) })
-        }
-        var stored = 0
-        var writer = DownloadedRecordWriter(
-            soupName: state.soupName, idFieldName: target.idFieldName,
-            modificationDateFieldName: target.modificationDateFieldName, syncId: state.id)
-        writer.holding = try holding(of: state)
-        for chunk in ids.chunked(into: Self.arrivalsPerQuery) {
-            try await checkAccepting()
-            var page = try await SoqlFetch.askLeavingOutHidden(&query, needed: needed) { (query) async throws(SyncRemoteError) -> RemoteQueryPage in
-                try await remote.query(query.restricted(toIds: Array(chunk), idField: target.idFieldName).text, batchSize: nil)
-            }
-            while true {
-                let records = page.records
-                stored += try store.write { try writer.save(records, skip: .never, in: $0).saved }
-                guard let next = page.nextRecordsUrl else { break }
-                page = try await remote.queryMore(next)
-            }
-        }
-        return stored
-    }
-
-    /// Ids per query of `fetchArrivals`: 300 ids keep its URL near 8 KB, half a real org's limit.
-    static let arrivalsPerQuery = 300
 
     /// The ids a full run of the target would return now, for ghost cleaning.
     func remoteIds(_ target: SyncDownTarget, state: SyncState, localIds: [String]) async throws -> Set<String> {

@@ -129,6 +129,17 @@ public struct SoqlQuery: Sendable, Equatable {
         return SoqlQuery(clauses: clauses)
     }
 
+    /// The same query for the records where `condition` also holds: `(condition) and (WHERE)`.
+    public func narrowed(by condition: String) -> SoqlQuery {
+        var clauses = self.clauses
+        if let existing = clauses[.where], !existing.isEmpty {
+            clauses[.where] = "(\(condition)) and (\(existing))"
+        } else {
+            clauses[.where] = condition
+        }
+        return SoqlQuery(clauses: clauses)
+    }
+
     /// The same records, ids only, for finding ghosts. An uncapped query loses its ORDER BY (its
     /// set does not depend on it); a capped one keeps it, with the id as its last key, and keeps
     /// its LIMIT and OFFSET, so it names the very records a sync down of it fetches. Give it the

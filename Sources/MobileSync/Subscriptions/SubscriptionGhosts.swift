@@ -15,6 +15,7 @@ extension SyncManager {
         let members = try SyncMembers(store: store)
         let soup = sync.soupName
         if justSynced, try await countsAgree(sync, target: target, members: members) { return (0, 0) }
+        if let outcome = try await releaseDifference(sync, target: target, task: task, members: members) { return outcome }
         let cleaner = GhostCleaner(soupName: soup, idFieldName: target.idFieldName, syncId: sync.id)
         let local = try store.read { try members.ids(syncId: sync.id, soup: soup, in: $0) }
         let remote = try await task.remoteIds(target, state: sync, localIds: local)
@@ -49,6 +50,58 @@ extension SyncManager {
             try syncs.save(state)
         }
         return (outcome.removed, arrived)
+    }
+
+    /// A changed condition's check while the store holds the old set, current to the high-water
+    /// mark the run kept (`reselect(keepingHighWater:)`): the records the new condition adds come
+    /// in one query, the ids of those it leaves out in another, both as large as the change, not
+    /// the set; then one count says whether anything else moved (a record of the old set deleted
+    /// or changed since the mark, which neither query returns). A different count, or a query the
+    /// org refuses, leaves it to the comparison of every id (nil).
+    private func releaseDifference(
+        _ sync: SyncState, target: SyncDownTarget, task: SyncDownTask, members: SyncMembers
+    ) async throws -> (removed: Int, arrived: Int)? {
+        guard let subscription = sync.subscription, let previous = subscription.previousCondition,
+            case let .condition(current) = subscription.selection, sync.status == .done, sync.maxTimeStamp > 0,
+            case let .soql(query, _) = target.kind, let object = SoqlQuery(query).objectName,
+            let count = SoqlQuery(query).countOnly(keepingWhere: true)
+        else { return nil }
+        let soup = sync.soupName
+        let idField = target.idFieldName
+        do {
+            let arrived = try await task.fetchWhere("NOT (\(previous))", of: target, state: sync)
+            var page = try await remote.query("SELECT \(idField) FROM \(object) WHERE (\(previous)) AND (NOT (\(current)))", batchSize: nil)
+            var leftOut = Set<String>()
+            while true {
+                leftOut.formUnion(page.records.compactMap { $0[idField]?.stringValue })
+                guard let next = page.nextRecordsUrl else { break }
+                page = try await remote.queryMore(next)
+            }
+            let local = Set(try store.read { try members.ids(syncId: sync.id, soup: soup, in: $0) })
+            var outcome = SubscriptionRelease.Outcome()
+            for chunk in local.intersection(leftOut).sorted().chunked(into: Self.releasedPerTransaction) {
+                outcome =
+                    outcome
+                    + (try store.write { transaction in
+                        let release = SubscriptionRelease(
+                            soupName: soup, idFieldName: idField, configHolders: try syncs.configHolders(of: soup, in: transaction), members: members)
+                        return try release.release(Array(chunk), from: sync.id, in: transaction)
+                    })
+            }
+            let server = try await remote.query(count.text, batchSize: nil).totalSize
+            let held = try store.read { try members.heldCount(syncId: sync.id, soup: soup, idFieldName: idField, in: $0) }
+            guard server == held, var state = try syncs.state(id: sync.id) else { return nil }
+            state.subscription?.state = .complete
+            state.subscription?.previousCondition = nil
+            try syncs.save(state)
+            return (outcome.removed, arrived)
+        } catch MobileSyncError.stoppedByRequest {
+            throw MobileSyncError.stoppedByRequest
+        } catch is CancellationError {
+            throw CancellationError()
+        } catch {
+            return nil
+        }
     }
 
     /// Right after a complete run of a self-contained condition, whether the server's count of its
