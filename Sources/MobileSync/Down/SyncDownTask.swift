@@ -275,7 +275,6 @@ struct SyncDownTask: Sendable {
         return target.fetch(in: context)
     }
 
-
     /// The ids a full run of the target would return now, for ghost cleaning.
     func remoteIds(_ target: SyncDownTarget, state: SyncState, localIds: [String]) async throws -> Set<String> {
         try await fetch(target).remoteIds(localIds: localIds)
