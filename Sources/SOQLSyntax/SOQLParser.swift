@@ -4,6 +4,11 @@ package struct SOQLParser {
     package var index = 0
 
     package static let maximumOffset = 2000
+    /// Conditions nested deeper than this (parentheses, NOT) are refused: each level is a few
+    /// frames of this parser and of the compiler after it, and a query of a thousand `(` would
+    /// overflow a thread's stack (`make fuzz` found it) rather than get an answer.
+    package static let maximumNesting = 100
+    package var nesting = 0
 
     package static func parse(_ text: String) throws(SOQLError) -> SOQLQuery {
         var parser = SOQLParser(tokens: try SOQLLexer.tokenize(text))
@@ -217,13 +222,25 @@ package struct SOQLParser {
         return conjunction == "AND" ? .and(operands) : .or(operands)
     }
 
+    package mutating func nest() throws(SOQLError) {
+        nesting += 1
+        guard nesting <= Self.maximumNesting else {
+            throw SOQLError(
+                errorCode: "MALFORMED_QUERY", detail: "conditions nested more than \(Self.maximumNesting) deep; write fewer parentheses", offset: current.offset)
+        }
+    }
+
     package mutating func parseUnary() throws(SOQLError) -> SOQLCondition {
         if current.isKeyword("NOT") {
             advance()
+            try nest()
+            defer { nesting -= 1 }
             return .not(try parseUnary())
         }
         if current.kind == .leftParenthesis {
             advance()
+            try nest()
+            defer { nesting -= 1 }
             let inner = try parseCondition()
             guard current.kind == .rightParenthesis else { throw unexpected() }
             advance()

@@ -53,4 +53,20 @@ import Testing
             return
         }
     }
+
+    /// A condition nested a hundred deep parses; deeper is refused with the reason instead of
+    /// overflowing the stack (`make fuzz` found 729 `(` crashing the parser).
+    @Test func nestingHasALimit() throws {
+        let deep = String(repeating: "(", count: SOQLParser.maximumNesting) + "Name = 'a'" + String(repeating: ")", count: SOQLParser.maximumNesting)
+        _ = try SOQLParser.parseCondition(deep)
+        let nots = String(repeating: "NOT ", count: SOQLParser.maximumNesting) + "Name = 'a'"
+        _ = try SOQLParser.parseCondition(nots)
+        for text in ["(" + deep + ")", "NOT " + nots, String(repeating: "(", count: 5000), "SELECT Id FROM Contact WHERE " + String(repeating: "(", count: 5000)] {
+            #expect {
+                _ = text.hasPrefix("SELECT") ? try SOQLParser.parse(text).condition : try SOQLParser.parseCondition(text)
+            } throws: { error in
+                (error as? SOQLError)?.detail == "conditions nested more than 100 deep; write fewer parentheses"
+            }
+        }
+    }
 }
