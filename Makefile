@@ -128,13 +128,16 @@ test-python: deps venv $(SCREENSHOT_STAMP)
 ## forms, seeded from Fuzz/seeds and Salesforce's Postman collection. Fails on a crash, a hang, a 5xx
 ## or a refusal not shaped as Salesforce's. Then as long on forceterm's vCard, CSV and JSON importers,
 ## seeded from the real address books in Tests/Fixtures: fails on a crash, a hang or a refusal that
-## names no line. Its own build (.build-fuzz), not part of make test.
+## names no line. Then on subscription conditions (forceterm subscribe --where): fails when one is
+## accepted whose query would be more than that WHERE. Its own build (.build-fuzz), not part of make test.
 FUZZ_SECONDS ?= 300
 fuzz: deps
 	FORCETERM_FUZZ=1 $(SWIFT) build --scratch-path .build-fuzz --product localorg-fuzz $(BUILD_FLAGS)
 	FORCETERM_FUZZ=1 $(SWIFT) build --scratch-path .build-fuzz --product import-fuzz $(BUILD_FLAGS)
+	FORCETERM_FUZZ=1 $(SWIFT) build --scratch-path .build-fuzz --product condition-fuzz $(BUILD_FLAGS)
 	scripts/fuzz/run.sh .build-fuzz/debug/localorg-fuzz $(FUZZ_SECONDS) localorg
 	scripts/fuzz/run.sh .build-fuzz/debug/import-fuzz $(FUZZ_SECONDS) import
+	scripts/fuzz/run.sh .build-fuzz/debug/condition-fuzz $(FUZZ_SECONDS) condition
 
 ## venv: the test virtual environment, rebuilt only when PythonTests/requirements.txt changes.
 venv: $(VENV_STAMP)

@@ -274,7 +274,8 @@ if let icuData = Context.environment["FORCETERM_ICU_DATA"], let name = icuData.s
 // instrumented for coverage and AddressSanitizer.
 if Context.environment["FORCETERM_FUZZ"] != nil {
     let fuzzing: [SwiftSetting] = [.unsafeFlags(["-sanitize=fuzzer,address"])]
-    for target in package.targets where ["LocalOrg", "SOQLSyntax", "ForceJSON", "SalesforceTime", "SalesforceIds", "ContactsApp", "CSVTable"].contains(target.name) {
+    for target in package.targets
+    where ["LocalOrg", "SOQLSyntax", "ForceJSON", "SalesforceTime", "SalesforceIds", "ContactsApp", "CSVTable", "MobileSync"].contains(target.name) {
         target.swiftSettings = (target.swiftSettings ?? []) + fuzzing
     }
     package.products.append(.executable(name: "localorg-fuzz", targets: ["localorg-fuzz"]))
@@ -293,6 +294,15 @@ if Context.environment["FORCETERM_FUZZ"] != nil {
             name: "import-fuzz",
             dependencies: ["ContactsApp", "LocalOrgFuzzDriver"],
             path: "Fuzz/ImportFuzz",
+            swiftSettings: fuzzing + [.unsafeFlags(["-parse-as-library"])],
+            linkerSettings: [.unsafeFlags(["-sanitize=fuzzer,address"])]))
+    // A subscription's condition, as `forceterm subscribe --where` checks it.
+    package.products.append(.executable(name: "condition-fuzz", targets: ["condition-fuzz"]))
+    package.targets.append(
+        .executableTarget(
+            name: "condition-fuzz",
+            dependencies: ["MobileSync", "SOQLSyntax", "ForceJSON", "LocalOrgFuzzDriver"],
+            path: "Fuzz/ConditionFuzz",
             swiftSettings: fuzzing + [.unsafeFlags(["-parse-as-library"])],
             linkerSettings: [.unsafeFlags(["-sanitize=fuzzer,address"])]))
 }

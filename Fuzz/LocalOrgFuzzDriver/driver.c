@@ -15,3 +15,8 @@ int localorg_fuzz_main(int argc, char **argv) {
 int import_fuzz_main(int argc, char **argv) {
     return LLVMFuzzerRunDriver(&argc, &argv, LLVMFuzzerTestOneInput);
 }
+
+/* The subscription conditions' fuzzer (condition-fuzz), likewise. */
+int condition_fuzz_main(int argc, char **argv) {
+    return LLVMFuzzerRunDriver(&argc, &argv, LLVMFuzzerTestOneInput);
+}

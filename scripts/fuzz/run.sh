@@ -3,6 +3,7 @@
 # Usage: scripts/fuzz/run.sh FUZZER_BINARY SECONDS NAME
 #   NAME localorg: requests to localorg's API, seeded from Fuzz/seeds and Salesforce's Postman collection.
 #   NAME import:   files for forceterm import, seeded from the real address books in Tests/Fixtures.
+#   NAME condition: subscription conditions (forceterm subscribe --where), seeded from Fuzz/condition-seeds.
 # The corpus grows in .build-fuzz/NAME/corpus (kept between runs); inputs that crash or hang are
 # saved in .build-fuzz/NAME/findings/ and the run fails.
 set -euo pipefail
@@ -26,7 +27,11 @@ case $name in
         dict=Fuzz/import.dict
         cp Tests/Fixtures/address-books/*.vcf Tests/Fixtures/address-books/*.csv Fuzz/import-seeds/* "$corpus/"
         ;;
-    *) echo "run.sh: no fuzzer called $name (localorg, import)" >&2; exit 2 ;;
+    condition)
+        dict=Fuzz/salesforce.dict
+        cp Fuzz/condition-seeds/*.txt "$corpus/"
+        ;;
+    *) echo "run.sh: no fuzzer called $name (localorg, import, condition)" >&2; exit 2 ;;
 esac
 log=$work/last-run.log
 status=0
