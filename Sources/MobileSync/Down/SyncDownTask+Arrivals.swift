@@ -23,6 +23,12 @@ extension SyncDownTask {
         try await storeRecords(of: target, state: state, queries: [{ $0.narrowed(by: condition) }])
     }
 
+    /// Every `target.idFieldName` a SOQL query of ids returns, following its pages.
+    func ids(of soql: String, target: SyncDownTarget) async throws -> Set<String> {
+        let context = FetchContext(target: target, store: store, remote: remote, checkAccepting: checkAccepting)
+        return try await context.ids(from: try await remote.query(soql, batchSize: nil), field: target.idFieldName)
+    }
+
     /// Runs each of `queries` (the target's rewritten query, restricted), leaving out fields the
     /// stored describe hides, and stores every page with the sync's holding.
     private func storeRecords(of target: SyncDownTarget, state: SyncState, queries: [@Sendable (SoqlQuery) -> SoqlQuery]) async throws -> Int {

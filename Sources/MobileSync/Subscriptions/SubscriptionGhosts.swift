@@ -30,17 +30,7 @@ extension SyncManager {
         // is what they asked for, not the server losing records, which the guard is for.
         try massDeletionGuard.check(
             deleting: left.count, of: try store.count(.all(soup)), soup: soup, force: force || sync.subscription?.previousCondition != nil)
-        var outcome = SubscriptionRelease.Outcome()
-        for chunk in left.chunked(into: Self.releasedPerTransaction) {
-            outcome =
-                outcome
-                + (try store.write { transaction in
-                    let release = SubscriptionRelease(
-                        soupName: soup, idFieldName: target.idFieldName, configHolders: try syncs.configHolders(of: soup, in: transaction),
-                        members: members)
-                    return try release.release(Array(chunk), from: sync.id, in: transaction)
-                })
-        }
+        let outcome = try release(left, from: sync.id, soup: soup, idFieldName: target.idFieldName, members: members)
         if var state = try syncs.state(id: sync.id) {
             state.idsComparedAt = Self.now()
             if state.status == .done {
@@ -70,27 +60,10 @@ extension SyncManager {
         let idField = target.idFieldName
         do {
             let arrived = try await task.fetchWhere("NOT (\(previous))", of: target, state: sync)
-            var page = try await remote.query("SELECT \(idField) FROM \(object) WHERE (\(previous)) AND (NOT (\(current)))", batchSize: nil)
-            var leftOut = Set<String>()
-            while true {
-                leftOut.formUnion(page.records.compactMap { $0[idField]?.stringValue })
-                guard let next = page.nextRecordsUrl else { break }
-                page = try await remote.queryMore(next)
-            }
+            let leftOut = try await task.ids(of: "SELECT \(idField) FROM \(object) WHERE (\(previous)) AND (NOT (\(current)))", target: target)
             let local = Set(try store.read { try members.ids(syncId: sync.id, soup: soup, in: $0) })
-            var outcome = SubscriptionRelease.Outcome()
-            for chunk in local.intersection(leftOut).sorted().chunked(into: Self.releasedPerTransaction) {
-                outcome =
-                    outcome
-                    + (try store.write { transaction in
-                        let release = SubscriptionRelease(
-                            soupName: soup, idFieldName: idField, configHolders: try syncs.configHolders(of: soup, in: transaction), members: members)
-                        return try release.release(Array(chunk), from: sync.id, in: transaction)
-                    })
-            }
-            let server = try await remote.query(count.text, batchSize: nil).totalSize
-            let held = try store.read { try members.heldCount(syncId: sync.id, soup: soup, idFieldName: idField, in: $0) }
-            guard server == held, var state = try syncs.state(id: sync.id) else { return nil }
+            let outcome = try release(local.intersection(leftOut).sorted(), from: sync.id, soup: soup, idFieldName: idField, members: members)
+            guard try await heldCount(of: sync, target: target, members: members, matches: count), var state = try syncs.state(id: sync.id) else { return nil }
             state.subscription?.state = .complete
             state.subscription?.previousCondition = nil
             try syncs.save(state)
@@ -112,10 +85,31 @@ extension SyncManager {
         guard let subscription = sync.subscription, subscription.countable, subscription.state == .complete,
             subscription.previousCondition == nil, sync.status == .done,
             sync.idsComparedAt + Int64(idComparisonInterval.components.seconds) * 1000 > Self.now(),
-            case let .soql(query, _) = target.kind, let count = SoqlQuery(query).countOnly(keepingWhere: true),
-            let server = try? await remote.query(count.text, batchSize: nil).totalSize
+            case let .soql(query, _) = target.kind, let count = SoqlQuery(query).countOnly(keepingWhere: true)
         else { return false }
-        let held = try store.read { try members.heldCount(syncId: sync.id, soup: sync.soupName, idFieldName: target.idFieldName, in: $0) }
-        return held == server
+        return (try? await heldCount(of: sync, target: target, members: members, matches: count)) ?? false
+    }
+
+    /// Whether the server's answer to `count` (the condition's COUNT()) is the number of records
+    /// the subscription holds here.
+    private func heldCount(of sync: SyncState, target: SyncDownTarget, members: SyncMembers, matches count: SoqlQuery) async throws -> Bool {
+        let server = try await remote.query(count.text, batchSize: nil).totalSize
+        return server == (try store.read { try members.heldCount(syncId: sync.id, soup: sync.soupName, idFieldName: target.idFieldName, in: $0) })
+    }
+
+    /// Lets go of `ids` for the subscription sync `syncId`, a committed chunk at a time: what
+    /// nothing else holds leaves, a record with an unsent change waits (`SubscriptionRelease`).
+    func release(_ ids: [String], from syncId: Int64, soup: String, idFieldName: String, members: SyncMembers) throws -> SubscriptionRelease.Outcome {
+        var outcome = SubscriptionRelease.Outcome()
+        for chunk in ids.chunked(into: Self.releasedPerTransaction) {
+            outcome =
+                outcome
+                + (try store.write { transaction in
+                    let release = SubscriptionRelease(
+                        soupName: soup, idFieldName: idFieldName, configHolders: try syncs.configHolders(of: soup, in: transaction), members: members)
+                    return try release.release(Array(chunk), from: syncId, in: transaction)
+                })
+        }
+        return outcome
     }
 }

@@ -108,16 +108,7 @@ extension SyncManager {
         for state in marked {
             for soup in Self.filledSoups(of: state) {
                 let held = try store.read { try members.ids(syncId: state.id, soup: soup, in: $0) }
-                for chunk in held.chunked(into: Self.releasedPerTransaction) {
-                    outcome =
-                        outcome
-                        + (try store.write { transaction in
-                            let release = SubscriptionRelease(
-                                soupName: soup, idFieldName: Self.idFieldName(of: state),
-                                configHolders: try syncs.configHolders(of: soup, in: transaction), members: members)
-                            return try release.release(Array(chunk), from: state.id, in: transaction)
-                        })
-                }
+                outcome = outcome + (try release(held, from: state.id, soup: soup, idFieldName: Self.idFieldName(of: state), members: members))
             }
             try store.write { transaction in try transaction.delete([state.id], from: SyncState.soupName) }
         }
@@ -164,8 +155,8 @@ extension SyncManager {
 extension SyncState {
     /// Points a subscription at another selection. Its next run fetches the new set whole, or,
     /// `keepingHighWater` (the store holds the old set, current to that mark), only what changed
-    /// since; the ghost check after it fetches the new set's other records by id (the
-    /// difference, as arrivals) and lets go of what the old set held outside the new one.
+    /// since; the ghost check after it fetches the difference (`releaseDifference`) and lets go
+    /// of what the old set held outside the new one.
     mutating func reselect(_ selection: Subscription.Selection, target: SyncTarget, now: Int64, keepingHighWater: Bool = false) {
         subscription?.selection = selection
         subscription?.state = .pending
