@@ -33,6 +33,19 @@ struct BenchSession: Sendable {
     }
 }
 
+extension BenchSession {
+    /// The ids a query returns, following its pages.
+    func ids(_ soql: String) async throws -> [String] {
+        var ids: [String] = []
+        var page = try await client.query(soql)
+        while true {
+            ids += page.records.compactMap { $0["Id"]?.stringValue }
+            guard let next = page.nextRecordsURL else { return ids }
+            page = try await client.queryMore(next)
+        }
+    }
+}
+
 /// HTTP requests sent through a `ForceClient`, as its request log reports them (retries included).
 final class RequestCounter: Sendable {
     private let count = Mutex(0)

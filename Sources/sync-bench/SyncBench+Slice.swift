@@ -45,13 +45,7 @@ extension BenchRun {
     private func placeSlice(_ server: LocalOrgProcess, count: Int) async throws {
         let session = try await BenchSession.signIn(
             url: server.url, caFile: server.caFile, username: "trainer@localorg.test", password: "localorg-trainer")
-        var ids: [String] = []
-        var page = try await session.client.query("SELECT Id FROM Contact ORDER BY Id LIMIT \(count)")
-        while true {
-            ids += page.records.compactMap { $0["Id"]?.stringValue }
-            guard let next = page.nextRecordsURL else { break }
-            page = try await session.client.queryMore(next)
-        }
+        let ids = try await session.ids("SELECT Id FROM Contact ORDER BY Id LIMIT \(count)")
         // The last one a second later: a quiet resync receives again only the records of its
         // high-water mark's second, and a slice moved within one second would be all of them.
         for (index, start) in (Array(stride(from: 0, to: ids.count - 1, by: 200)) + [ids.count - 1]).enumerated() {

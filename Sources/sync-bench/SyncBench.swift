@@ -233,13 +233,7 @@ struct BenchRun: AsyncParsableCommand {
         let session = try await BenchSession.signIn(
             url: server.url, caFile: server.caFile, username: "trainer@localorg.test",
             password: "localorg-trainer")
-        var ids: [String] = []
-        var page = try await session.client.query("SELECT Id FROM Contact LIMIT \(count)")
-        while true {
-            ids += page.records.compactMap { $0["Id"]?.stringValue }
-            guard let next = page.nextRecordsURL else { break }
-            page = try await session.client.queryMore(next)
-        }
+        let ids = try await session.ids("SELECT Id FROM Contact LIMIT \(count)")
         guard ids.count == count else { throw BenchError("found \(ids.count) contacts to change on the server, expected \(count)") }
         for start in stride(from: 0, to: ids.count, by: 200) {
             let records: [JSONObject] = ids[start..<min(start + 200, ids.count)].map {

@@ -87,6 +87,11 @@ extension AppModel {
             return
         }
         guard canChangeSubscriptions() else { return }
+        ask(toUnsubscribe: name)
+    }
+
+    /// The y/n question before `name` goes, with what its syncs hold.
+    private mutating func ask(toUnsubscribe name: String) {
         let held = syncs.subscriptions.filter { $0.name == name }
         overlay = .question(Question(subject: .unsubscribe(name: name), text: messages.unsubscribeQuestion(name, held: held)))
     }
@@ -113,12 +118,12 @@ extension AppModel {
             return
         }
         if let held = syncs.subscriptions.first(where: { $0.selection == .account(id) }) {
-            let family = syncs.subscriptions.filter { $0.name == held.name }
-            overlay = .question(Question(subject: .unsubscribe(name: held.name), text: messages.unsubscribeQuestion(held.name, held: family)))
+            ask(toUnsubscribe: held.name)
             return
         }
         let taken = Set(syncs.syncs.compactMap(\.name))
-        let base = SubscriptionPrompt.suggestedName(search: title).isEmpty ? "account" : SubscriptionPrompt.suggestedName(search: title)
+        let suggested = SubscriptionPrompt.suggestedName(search: title)
+        let base = suggested.isEmpty ? "account" : suggested
         var name = base
         var number = 2
         while taken.contains(name) || taken.contains(SyncManager.contactsSyncName(of: name)) {
